@@ -1,0 +1,206 @@
+#include "core/device.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "core/gpu_runtime.h"
+#include "core/status.h"
+
+namespace cnnbench {
+
+std::string Device::ToString() const {
+  return is_cpu() ? "cpu" : absl::StrCat("cuda:", ordinal);
+}
+
+absl::StatusOr<Device> Device::Parse(absl::string_view text) {
+  if (text == "cpu") return Device::Cpu();
+  absl::string_view rest = text;
+  int ordinal = 0;
+  if (rest == "cuda" || rest == "gpu") return Device::Cuda(0);
+  if ((absl::ConsumePrefix(&rest, "cuda:") || absl::ConsumePrefix(&rest, "gpu:")) &&
+      absl::SimpleAtoi(rest, &ordinal) && ordinal >= 0)
+    return Device::Cuda(ordinal);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown device '", text, "' (expected cpu or cuda:N)"));
+}
+
+bool CudaBuiltIn() { return gpu::BuiltIn(); }
+int CudaDeviceCount() { return gpu::DeviceCount(); }
+
+absl::Status CheckDevice(const Device& device) {
+  if (device.is_cpu()) return absl::OkStatus();
+  if (!gpu::BuiltIn())
+    return absl::FailedPreconditionError(
+        absl::StrCat(device.ToString(), ": this build has no CUDA"));
+  const int count = gpu::DeviceCount();
+  if (device.ordinal >= count)
+    return absl::FailedPreconditionError(
+        absl::StrCat(device.ToString(), ": not present (", count, " GPU(s) visible)"));
+  return absl::OkStatus();
+}
+
+// ---- Buffer ----
+
+Buffer::~Buffer() { Release(); }
+
+Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    Release();
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+    device_ = other.device_;
+    kind_ = std::exchange(other.kind_, Kind::kNone);
+  }
+  return *this;
+}
+
+void Buffer::Release() {
+  switch (kind_) {
+    case Kind::kHost: std::free(data_); break;
+    case Kind::kPinned: gpu::FreeHost(data_); break;
+    case Kind::kCuda: gpu::Free(data_); break;
+    case Kind::kNone: break;
+  }
+  data_ = nullptr;
+  bytes_ = 0;
+  kind_ = Kind::kNone;
+}
+
+absl::StatusOr<Buffer> Buffer::Allocate(const Device& device, size_t bytes) {
+  Buffer buffer;
+  buffer.bytes_ = bytes;
+  buffer.device_ = device;
+  if (device.is_cpu()) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    buffer.data_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+    if (buffer.data_ == nullptr)
+      return OutOfMemoryError(absl::StrCat("host allocation of ", bytes, " bytes"));
+    buffer.kind_ = Kind::kHost;
+    return buffer;
+  }
+  RETURN_IF_ERROR(CheckDevice(device));
+  ASSIGN_OR_RETURN(buffer.data_, gpu::Malloc(device.ordinal, bytes == 0 ? 1 : bytes));
+  buffer.kind_ = Kind::kCuda;
+  return buffer;
+}
+
+absl::StatusOr<Buffer> Buffer::AllocatePinnedHost(size_t bytes) {
+  if (gpu::DeviceCount() == 0) return Allocate(Device::Cpu(), bytes);
+  Buffer buffer;
+  ASSIGN_OR_RETURN(buffer.data_, gpu::MallocHost(bytes == 0 ? 1 : bytes));
+  buffer.bytes_ = bytes;
+  buffer.kind_ = Kind::kPinned;
+  return buffer;
+}
+
+absl::Status CopyBytes(void* dst, const Device& dst_device, const void* src,
+                       const Device& src_device, size_t bytes) {
+  if (dst_device.is_cpu() && src_device.is_cpu()) {
+    if (bytes > 0) std::memcpy(dst, src, bytes);
+    return absl::OkStatus();
+  }
+  return gpu::Memcpy(dst, src, bytes);
+}
+
+// ---- Stream ----
+
+Stream::~Stream() {
+  if (handle_ != nullptr) gpu::StreamDestroy(handle_);
+}
+
+Stream::Stream(Stream&& other) noexcept
+    : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) gpu::StreamDestroy(handle_);
+    device_ = other.device_;
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+absl::StatusOr<Stream> Stream::Create(const Device& device) {
+  if (device.is_cpu()) return Stream(device, nullptr);
+  RETURN_IF_ERROR(CheckDevice(device));
+  ASSIGN_OR_RETURN(void* handle, gpu::StreamCreate(device.ordinal));
+  return Stream(device, handle);
+}
+
+absl::Status Stream::Synchronize() const {
+  if (device_.is_cpu()) return absl::OkStatus();
+  return gpu::StreamSynchronize(handle_);
+}
+
+// ---- Event ----
+
+Event::~Event() {
+  if (handle_ != nullptr) gpu::EventDestroy(handle_);
+}
+
+Event::Event(Event&& other) noexcept
+    : device_(other.device_), handle_(std::exchange(other.handle_, nullptr)), time_(other.time_) {}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != nullptr) gpu::EventDestroy(handle_);
+    device_ = other.device_;
+    handle_ = std::exchange(other.handle_, nullptr);
+    time_ = other.time_;
+  }
+  return *this;
+}
+
+absl::StatusOr<Event> Event::Create(const Device& device) {
+  if (device.is_cpu()) return Event(device, nullptr);
+  RETURN_IF_ERROR(CheckDevice(device));
+  ASSIGN_OR_RETURN(void* handle, gpu::EventCreate(device.ordinal));
+  return Event(device, handle);
+}
+
+absl::Status Event::Record(const Stream& stream) {
+  if (stream.device() != device_)
+    return absl::InvalidArgumentError(absl::StrCat("event on ", device_.ToString(),
+                                                   " recorded on a stream of ",
+                                                   stream.device().ToString()));
+  if (device_.is_cpu()) {
+    time_ = std::chrono::steady_clock::now();
+    return absl::OkStatus();
+  }
+  return gpu::EventRecord(handle_, stream.native_handle());
+}
+
+absl::Status Event::Synchronize() const {
+  if (device_.is_cpu()) return absl::OkStatus();
+  return gpu::EventSynchronize(handle_);
+}
+
+absl::StatusOr<double> Event::SecondsSince(const Event& start) const {
+  if (device_.is_cpu()) return std::chrono::duration<double>(time_ - start.time_).count();
+  return gpu::EventElapsedSeconds(start.handle_, handle_);
+}
+
+// ---- Timer ----
+
+absl::StatusOr<Timer> Timer::Create(const Stream& stream) {
+  ASSIGN_OR_RETURN(Event start, Event::Create(stream.device()));
+  ASSIGN_OR_RETURN(Event stop, Event::Create(stream.device()));
+  return Timer(&stream, std::move(start), std::move(stop));
+}
+
+absl::Status Timer::Start() { return start_.Record(*stream_); }
+absl::Status Timer::Stop() { return stop_.Record(*stream_); }
+
+absl::StatusOr<double> Timer::ElapsedSeconds() const {
+  RETURN_IF_ERROR(stop_.Synchronize());
+  return stop_.SecondsSince(start_);
+}
+
+}  // namespace cnnbench

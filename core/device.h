@@ -1,0 +1,138 @@
+// Devices (cpu, cuda:N), device memory, streams and events, and a timer that
+// uses device events on GPUs and a steady clock on the CPU.
+#ifndef CNNBENCH_CORE_DEVICE_H_
+#define CNNBENCH_CORE_DEVICE_H_
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/statusor.h"
+
+namespace cnnbench {
+
+enum class DeviceType { kCpu, kCuda };
+
+struct Device {
+  DeviceType type = DeviceType::kCpu;
+  int ordinal = 0;
+
+  static Device Cpu() { return {DeviceType::kCpu, 0}; }
+  static Device Cuda(int ordinal) { return {DeviceType::kCuda, ordinal}; }
+  bool is_cpu() const { return type == DeviceType::kCpu; }
+  bool is_cuda() const { return type == DeviceType::kCuda; }
+
+  std::string ToString() const;  // "cpu" or "cuda:0"
+  static absl::StatusOr<Device> Parse(absl::string_view text);
+
+  bool operator==(const Device& o) const { return type == o.type && ordinal == o.ordinal; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+};
+
+// True when this build has CUDA compiled in (not whether a GPU is present).
+bool CudaBuiltIn();
+// Number of usable GPUs: 0 when CUDA is not built in, no driver or no device.
+int CudaDeviceCount();
+// OK when `device` exists here; a clear error otherwise.
+absl::Status CheckDevice(const Device& device);
+
+// Owning device (or host) memory. Host memory is 64-byte aligned; `pinned`
+// host memory is page-locked when a GPU is present. Allocation failures are
+// OOM errors.
+class Buffer {
+ public:
+  Buffer() = default;
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  static absl::StatusOr<Buffer> Allocate(const Device& device, size_t bytes);
+  static absl::StatusOr<Buffer> AllocatePinnedHost(size_t bytes);
+
+  void* data() const { return data_; }
+  size_t size() const { return bytes_; }
+  const Device& device() const { return device_; }
+
+ private:
+  void Release();
+  enum class Kind { kNone, kHost, kPinned, kCuda };
+  void* data_ = nullptr;
+  size_t bytes_ = 0;
+  Device device_;
+  Kind kind_ = Kind::kNone;
+};
+
+// Copies `bytes` between host and/or device memory (synchronous).
+absl::Status CopyBytes(void* dst, const Device& dst_device, const void* src,
+                       const Device& src_device, size_t bytes);
+
+// An ordered queue of work on a device: a cudaStream_t on GPUs, a no-op on
+// the CPU (CPU work runs on the calling thread).
+class Stream {
+ public:
+  ~Stream();
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  static absl::StatusOr<Stream> Create(const Device& device);
+  absl::Status Synchronize() const;
+
+  const Device& device() const { return device_; }
+  // The cudaStream_t, or nullptr on the CPU.
+  void* native_handle() const { return handle_; }
+
+ private:
+  Stream(Device device, void* handle) : device_(device), handle_(handle) {}
+  Device device_;
+  void* handle_ = nullptr;
+};
+
+// A point in a stream's work: a cudaEvent_t on GPUs, a steady-clock reading
+// on the CPU.
+class Event {
+ public:
+  ~Event();
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  static absl::StatusOr<Event> Create(const Device& device);
+  absl::Status Record(const Stream& stream);
+  absl::Status Synchronize() const;
+  // Seconds from `start` to this event (both recorded and complete).
+  absl::StatusOr<double> SecondsSince(const Event& start) const;
+
+ private:
+  explicit Event(Device device, void* handle) : device_(device), handle_(handle) {}
+  Device device_;
+  void* handle_ = nullptr;
+  std::chrono::steady_clock::time_point time_;
+};
+
+// Times work on a stream: device events on GPUs, the steady clock on the CPU.
+class Timer {
+ public:
+  static absl::StatusOr<Timer> Create(const Stream& stream);
+  absl::Status Start();
+  absl::Status Stop();
+  // Waits for the stop event and returns the seconds between Start and Stop.
+  absl::StatusOr<double> ElapsedSeconds() const;
+
+ private:
+  Timer(const Stream* stream, Event start, Event stop)
+      : stream_(stream), start_(std::move(start)), stop_(std::move(stop)) {}
+  const Stream* stream_;
+  Event start_;
+  Event stop_;
+};
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_CORE_DEVICE_H_

@@ -1,0 +1,136 @@
+#include "core/dtype.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace cnnbench {
+namespace {
+
+struct DTypeEntry {
+  DType dtype;
+  absl::string_view name;
+  size_t size;
+  bool floating;
+};
+
+constexpr DTypeEntry kDTypes[] = {
+    {DType::kF32, "fp32", 4, true},   {DType::kF16, "fp16", 2, true},
+    {DType::kBF16, "bf16", 2, true},  {DType::kF64, "fp64", 8, true},
+    {DType::kI32, "int32", 4, false}, {DType::kI64, "int64", 8, false},
+    {DType::kU8, "uint8", 1, false},
+};
+
+const DTypeEntry& Entry(DType dtype) {
+  for (const auto& e : kDTypes)
+    if (e.dtype == dtype) return e;
+  return kDTypes[0];  // unreachable: every enumerator is listed
+}
+
+uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float BitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+}  // namespace
+
+size_t SizeOf(DType dtype) { return Entry(dtype).size; }
+absl::string_view DTypeName(DType dtype) { return Entry(dtype).name; }
+bool IsFloating(DType dtype) { return Entry(dtype).floating; }
+
+absl::StatusOr<DType> ParseDType(absl::string_view name) {
+  std::vector<absl::string_view> known;
+  for (const auto& e : kDTypes) {
+    if (e.name == name) return e.dtype;
+    known.push_back(e.name);
+  }
+  if (name == "float32" || name == "float") return DType::kF32;
+  if (name == "float16" || name == "half") return DType::kF16;
+  if (name == "bfloat16") return DType::kBF16;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown dtype '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
+}
+
+absl::string_view PrecisionName(Precision precision) {
+  switch (precision) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kTf32: return "tf32";
+    case Precision::kFp16: return "fp16";
+    case Precision::kBf16: return "bf16";
+  }
+  return "fp32";
+}
+
+absl::StatusOr<Precision> ParsePrecision(absl::string_view name) {
+  for (Precision p : {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16})
+    if (PrecisionName(p) == name) return p;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown precision '", name, "' (known: fp32, tf32, fp16, bf16)"));
+}
+
+DType ActivationType(Precision precision) {
+  switch (precision) {
+    case Precision::kFp16: return DType::kF16;
+    case Precision::kBf16: return DType::kBF16;
+    default: return DType::kF32;
+  }
+}
+
+Half FloatToHalf(float value) {
+  const uint32_t f = FloatBits(value);
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  const uint32_t abs = f & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // Inf or NaN (NaN keeps a quiet payload bit)
+    return Half{static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u))};
+  }
+  if (abs >= 0x477ff000u) {  // rounds to >= 65520: overflow to Inf
+    return Half{static_cast<uint16_t>(sign | 0x7c00u)};
+  }
+  if (abs < 0x38800000u) {  // below the smallest normal half (2^-14): subnormal or zero
+    // Scale to units of 2^-24 and round to nearest even with the FPU.
+    const float scaled = BitsFloat(abs) * 16777216.0f;  // exact: a power of two
+    const float rounded = std::nearbyint(scaled);       // default mode: ties to even
+    return Half{static_cast<uint16_t>(sign | static_cast<uint32_t>(rounded))};
+  }
+  // Normal: rebias the exponent and round the 13 dropped mantissa bits.
+  uint32_t h = ((abs >> 13) - ((127 - 15) << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // carries into the exponent
+  return Half{static_cast<uint16_t>(sign | h)};
+}
+
+float HalfToFloat(Half value) {
+  const uint32_t sign = (static_cast<uint32_t>(value.bits) & 0x8000u) << 16;
+  const uint32_t exp = (value.bits >> 10) & 0x1fu;
+  const uint32_t mant = value.bits & 0x3ffu;
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24
+    const float magnitude = static_cast<float>(mant) * (1.0f / 16777216.0f);
+    return sign ? -magnitude : magnitude;
+  }
+  if (exp == 31) return BitsFloat(sign | 0x7f800000u | (mant << 13));
+  return BitsFloat(sign | ((exp + 127 - 15) << 23) | (mant << 13));
+}
+
+BFloat16 FloatToBFloat16(float value) {
+  uint32_t f = FloatBits(value);
+  if ((f & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep it quiet
+    return BFloat16{static_cast<uint16_t>((f >> 16) | 0x40u)};
+  }
+  const uint32_t lsb = (f >> 16) & 1u;
+  f += 0x7fffu + lsb;  // round to nearest even
+  return BFloat16{static_cast<uint16_t>(f >> 16)};
+}
+
+float BFloat16ToFloat(BFloat16 value) {
+  return BitsFloat(static_cast<uint32_t>(value.bits) << 16);
+}
+
+}  // namespace cnnbench

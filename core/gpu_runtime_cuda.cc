@@ -1,0 +1,130 @@
+// gpu_runtime over the CUDA runtime, cuDNN, cuBLAS and NCCL.
+#include <cuda_runtime.h>
+
+#include "core/cuda_status.h"
+#include "core/gpu_runtime.h"
+
+namespace cnnbench::gpu {
+
+bool BuiltIn() { return true; }
+
+int DeviceCount() {
+  int count = 0;
+  // With no driver this is cudaErrorInsufficientDriver: any error means no GPU.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return 0;
+  }
+  return count;
+}
+
+absl::Status SetDevice(int ordinal) {
+  CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> Malloc(int ordinal, size_t bytes) {
+  RETURN_IF_ERROR(SetDevice(ordinal));
+  void* ptr = nullptr;
+  cudaError_t err = cudaMalloc(&ptr, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return OutOfMemoryError(absl::StrCat("cudaMalloc of ", bytes, " bytes on cuda:", ordinal));
+  }
+  CUDA_RETURN_IF_ERROR(err);
+  return ptr;
+}
+
+void Free(void* ptr) { cudaFree(ptr); }
+
+absl::StatusOr<void*> MallocHost(size_t bytes) {
+  void* ptr = nullptr;
+  CUDA_RETURN_IF_ERROR(cudaMallocHost(&ptr, bytes));
+  return ptr;
+}
+
+void FreeHost(void* ptr) { cudaFreeHost(ptr); }
+
+absl::Status Memcpy(void* dst, const void* src, size_t bytes) {
+  CUDA_RETURN_IF_ERROR(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  return absl::OkStatus();
+}
+
+absl::Status Memset(void* dst, int value, size_t bytes) {
+  CUDA_RETURN_IF_ERROR(cudaMemset(dst, value, bytes));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> StreamCreate(int ordinal) {
+  RETURN_IF_ERROR(SetDevice(ordinal));
+  cudaStream_t stream;
+  CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return static_cast<void*>(stream);
+}
+
+void StreamDestroy(void* stream) { cudaStreamDestroy(static_cast<cudaStream_t>(stream)); }
+
+absl::Status StreamSynchronize(void* stream) {
+  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> EventCreate(int ordinal) {
+  RETURN_IF_ERROR(SetDevice(ordinal));
+  cudaEvent_t event;
+  CUDA_RETURN_IF_ERROR(cudaEventCreate(&event));
+  return static_cast<void*>(event);
+}
+
+void EventDestroy(void* event) { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+
+absl::Status EventRecord(void* event, void* stream) {
+  CUDA_RETURN_IF_ERROR(
+      cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream)));
+  return absl::OkStatus();
+}
+
+absl::Status EventSynchronize(void* event) {
+  CUDA_RETURN_IF_ERROR(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> EventElapsedSeconds(void* start, void* stop) {
+  float ms = 0;
+  CUDA_RETURN_IF_ERROR(
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
+  return ms * 1e-3;
+}
+
+absl::StatusOr<DeviceProperties> GetDeviceProperties(int ordinal) {
+  cudaDeviceProp prop;
+  CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal));
+  DeviceProperties out;
+  out.name = prop.name;
+  out.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+  out.compute_capability_major = prop.major;
+  out.compute_capability_minor = prop.minor;
+  out.multiprocessors = prop.multiProcessorCount;
+  char bus[32] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), ordinal) == cudaSuccess) out.pci_bus_id = bus;
+  return out;
+}
+
+Versions GetVersions() {
+  Versions v;
+  if (cudaDriverGetVersion(&v.driver) != cudaSuccess) v.driver = 0;
+  if (cudaRuntimeGetVersion(&v.runtime) != cudaSuccess) v.runtime = 0;
+  cudaGetLastError();
+  v.toolkit = CUDART_VERSION;
+  v.cudnn = static_cast<int>(cudnnGetVersion());
+  v.cudnn_header = CUDNN_VERSION;
+  int major = 0, minor = 0, patch = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+      cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+    v.cublas = major * 10000 + minor * 100 + patch;
+  if (ncclGetVersion(&v.nccl) != ncclSuccess) v.nccl = 0;
+  return v;
+}
+
+}  // namespace cnnbench::gpu

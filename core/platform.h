@@ -1,0 +1,67 @@
+// What machine a run is on: host, CPU, GPUs, driver and library versions,
+// and the build (commit, config). Added to every benchmark JSON's context.
+#ifndef CNNBENCH_CORE_PLATFORM_H_
+#define CNNBENCH_CORE_PLATFORM_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cnnbench {
+
+struct GpuInfo {
+  std::string name;
+  int64_t memory_bytes = 0;
+  std::string compute_capability;  // "9.0"
+  int multiprocessors = 0;
+};
+
+struct PlatformInfo {
+  std::string host_name;
+  std::string os;      // PRETTY_NAME of /etc/os-release
+  std::string kernel;  // uname -r
+  std::string cpu_model;
+  int cpu_cores = 0;  // logical CPUs this process may use
+  std::string cpu_isa;  // the notable vector extensions present, e.g. "avx2 avx512f avx512_bf16"
+  int64_t memory_bytes = 0;
+
+  bool cuda_built_in = false;
+  int gpu_count = 0;
+  std::vector<GpuInfo> gpus;
+  // Versions as dotted strings; "none" where a library or driver is absent.
+  std::string driver_version;
+  std::string cuda_runtime_version;
+  std::string cuda_toolkit_version;
+  std::string cudnn_version;
+  std::string cublas_version;
+  std::string nccl_version;
+  std::string onednn_version;
+
+  std::string git_commit;
+  std::string build_config;  // "opt cuda gcc-12.2.0"
+  std::string platform;      // short name that reports group by
+
+  // Ordered (key, value) pairs for benchmark::AddCustomContext and reports.
+  std::vector<std::pair<std::string, std::string>> ToKeyValues() const;
+};
+
+// Reads everything from the running machine; never fails (unknown fields
+// are "unknown", absent GPUs give gpu_count 0).
+PlatformInfo CollectPlatformInfo();
+
+// The short default platform name: "1xNVIDIA-H200" on GPUs, "cpu-AMD-EPYC-2c" otherwise.
+std::string DefaultPlatformName(const PlatformInfo& info);
+
+// Versions encoded as the libraries do (12040 -> "12.4", 91900 -> "9.19.0").
+std::string CudaVersionString(int version);
+std::string CudnnVersionString(int version);
+std::string NcclVersionString(int version);
+
+// Set by the stamped build_info target.
+const char* BuildGitCommit();
+const char* BuildCompilationMode();
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_CORE_PLATFORM_H_

@@ -1,0 +1,55 @@
+#include "core/platform.h"
+
+#include <map>
+
+#include "core/device.h"
+#include "gtest/gtest.h"
+
+namespace cnnbench {
+namespace {
+
+TEST(PlatformTest, AllContextFieldsPresentAndFilled) {
+  PlatformInfo info = CollectPlatformInfo();
+  std::map<std::string, std::string> kv;
+  for (auto& [k, v] : info.ToKeyValues()) {
+    EXPECT_TRUE(kv.emplace(k, v).second) << "duplicate key " << k;
+    EXPECT_FALSE(v.empty()) << k;
+  }
+  for (const char* key :
+       {"platform", "host_name", "os", "cpu_model", "cpu_cores", "cpu_isa", "memory_bytes",
+        "gpu_count", "gpu_model", "driver_version", "cuda_runtime_version", "cudnn_version",
+        "cublas_version", "nccl_version", "onednn_version", "git_commit", "build_config"}) {
+    EXPECT_TRUE(kv.count(key)) << "missing " << key;
+  }
+  EXPECT_GE(info.cpu_cores, 1);
+  EXPECT_GT(info.memory_bytes, 0);
+  EXPECT_EQ(info.gpu_count, CudaDeviceCount());
+  EXPECT_EQ(static_cast<int>(info.gpus.size()), info.gpu_count);
+  // oneDNN is always linked: a dotted version like "2.6.3".
+  EXPECT_EQ(std::count(info.onednn_version.begin(), info.onednn_version.end(), '.'), 2)
+      << info.onednn_version;
+  EXPECT_NE(info.build_config.find(CudaBuiltIn() ? "cuda" : "nocuda"), std::string::npos);
+}
+
+TEST(PlatformTest, VersionEncodings) {
+  EXPECT_EQ(CudaVersionString(13000), "13.0");
+  EXPECT_EQ(CudaVersionString(12040), "12.4");
+  EXPECT_EQ(CudaVersionString(0), "none");
+  EXPECT_EQ(CudnnVersionString(91900), "9.19.0");
+  EXPECT_EQ(CudnnVersionString(8902), "8.9.2");
+  EXPECT_EQ(NcclVersionString(22803), "2.28.3");
+  EXPECT_EQ(NcclVersionString(2708), "2.7.8");
+}
+
+TEST(PlatformTest, DefaultNameIsShortAndSpaceless) {
+  PlatformInfo info;
+  info.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  info.cpu_cores = 2;
+  EXPECT_EQ(DefaultPlatformName(info), "cpu-AMD-EPYC-7B13-64-Core-2c");
+  info.gpu_count = 8;
+  info.gpus.push_back({"NVIDIA H200", 0, "9.0", 132});
+  EXPECT_EQ(DefaultPlatformName(info), "8xNVIDIA-H200");
+}
+
+}  // namespace
+}  // namespace cnnbench

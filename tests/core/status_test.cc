@@ -1,0 +1,47 @@
+#include "core/status.h"
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace cnnbench {
+namespace {
+
+absl::Status Fails() { return absl::InvalidArgumentError("bad stride"); }
+absl::Status Succeeds() { return absl::OkStatus(); }
+absl::StatusOr<int> Seven() { return 7; }
+absl::StatusOr<int> NoValue() { return absl::NotFoundError("no such model"); }
+
+absl::Status CallsFails() {
+  RETURN_IF_ERROR(Succeeds());
+  RETURN_IF_ERROR(Fails());
+  return absl::InternalError("not reached");
+}
+
+absl::StatusOr<int> AddsOne(bool fail) {
+  ASSIGN_OR_RETURN(int v, fail ? NoValue() : Seven());
+  return v + 1;
+}
+
+TEST(StatusTest, ReturnIfErrorKeepsCodeAndAddsLocation) {
+  absl::Status s = CallsFails();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("status_test.cc:"), absl::string_view::npos) << s.message();
+  EXPECT_NE(s.message().find("bad stride"), absl::string_view::npos);
+}
+
+TEST(StatusTest, AssignOrReturn) {
+  EXPECT_EQ(*AddsOne(false), 8);
+  auto failed = AddsOne(true);
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(failed.status().message().find("no such model"), absl::string_view::npos);
+}
+
+TEST(StatusTest, OutOfMemory) {
+  absl::Status oom = OutOfMemoryError("cudaMalloc of 8 GiB");
+  EXPECT_TRUE(IsOutOfMemory(oom));
+  EXPECT_TRUE(absl::StartsWith(oom.message(), "OOM"));
+  EXPECT_FALSE(IsOutOfMemory(absl::InvalidArgumentError("bad")));
+}
+
+}  // namespace
+}  // namespace cnnbench
