@@ -1,0 +1,197 @@
+// Plain descriptors of the layer operations. Each has a canonical one-line
+// string that parses back to the same descriptor (benchdnn style):
+//   conv:mb64_ic256oc512_ih56oh28kh1sh2ph0_iw56ow28kw1sw2pw0
+// The string is a benchmark name's shape part, a failure's reproduction line
+// and a line of a shape file.
+#ifndef CNNBENCH_KERNELS_DESC_H_
+#define CNNBENCH_KERNELS_DESC_H_
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/shape.h"
+
+namespace cnnbench {
+
+// How a window op pads, as TensorFlow defines it: SAME gives ceil(in/stride)
+// outputs and puts the odd padding element at the end (bottom/right); VALID
+// pads nothing; kExplicit uses the given pads.
+enum class Padding { kSame, kValid, kExplicit };
+
+// Activation dims shared by most descriptors: (n, c, h, w).
+struct Dims4 {
+  int64_t n = 1, c = 1, h = 1, w = 1;
+  Shape shape() const { return Shape{n, c, h, w}; }
+  int64_t elements() const { return n * c * h * w; }
+  bool operator==(const Dims4& o) const { return n == o.n && c == o.c && h == o.h && w == o.w; }
+};
+
+// Padding and output size of one spatial dimension.
+struct WindowDim {
+  int64_t in = 1, out = 1, kernel = 1, stride = 1, pad_before = 0, pad_after = 0, dilation = 1;
+  bool operator==(const WindowDim& o) const;
+};
+
+// Computes pads and output size for `padding` (SAME/VALID as TensorFlow);
+// for kExplicit, `pad_before`/`pad_after` are used. Errors when the window
+// does not fit.
+absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stride,
+                                        Padding padding, int64_t dilation = 1,
+                                        int64_t pad_before = 0, int64_t pad_after = 0);
+
+struct ConvDesc {
+  int64_t n = 1, c = 1, k = 1, groups = 1;
+  WindowDim h, w;
+  bool bias = false;
+
+  Dims4 input() const { return {n, c, h.in, w.in}; }
+  Dims4 output() const { return {n, k, h.out, w.out}; }
+  Shape weights_shape() const { return Shape{k, c / groups, h.kernel, w.kernel}; }  // (K,C/g,R,S)
+  double ForwardFlops() const;  // 2 * MACs
+  absl::Status Validate() const;
+  std::string ToString() const;
+  static absl::StatusOr<ConvDesc> Parse(absl::string_view text);
+  bool operator==(const ConvDesc& o) const;
+};
+
+enum class PoolAlgorithm { kMax, kAvg /* padded elements counted */, kAvgExcludePad };
+
+struct PoolDesc {
+  PoolAlgorithm algorithm = PoolAlgorithm::kMax;
+  int64_t n = 1, c = 1;
+  WindowDim h, w;
+
+  Dims4 input() const { return {n, c, h.in, w.in}; }
+  Dims4 output() const { return {n, c, h.out, w.out}; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // pool:max_mb32ic64_ih112oh56kh3sh2ph0_iw...
+  static absl::StatusOr<PoolDesc> Parse(absl::string_view text);
+  bool operator==(const PoolDesc& o) const;
+};
+
+// y(M,N) = op(a)(M,K) * op(b)(K,N), row-major.
+struct GemmDesc {
+  int64_t m = 1, n = 1, k = 1;
+  bool transpose_a = false, transpose_b = false;
+  double Flops() const { return 2.0 * m * n * k; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // gemm:m2048n2048k2048[_ta][_tb]
+  static absl::StatusOr<GemmDesc> Parse(absl::string_view text);
+  bool operator==(const GemmDesc& o) const;
+};
+
+// Fully connected: y(N,OC) = x(N,IC) * W(OC,IC)^T + b(OC). A 4D input is
+// flattened to IC = C*H*W.
+struct FcDesc {
+  int64_t n = 1, ic = 1, oc = 1;
+  bool bias = true;
+  GemmDesc AsGemm() const { return {n, oc, ic, false, true}; }
+  double ForwardFlops() const { return 2.0 * n * ic * oc; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // fc:mb32ic2048oc1001[_nobias]
+  static absl::StatusOr<FcDesc> Parse(absl::string_view text);
+  bool operator==(const FcDesc& o) const;
+};
+
+// Training-mode batch normalization over (N,H,W) per channel, with running
+// statistics updated as r = momentum * r + (1 - momentum) * batch.
+struct BatchNormDesc {
+  Dims4 dims;
+  double epsilon = 1e-3;
+  double momentum = 0.997;
+  bool scale = true;  // gamma present (tf_cnn_benchmarks' scale=True)
+  absl::Status Validate() const;
+  std::string ToString() const;  // bn:mb32ic64ih56iw56_eps0.001mom0.997
+  static absl::StatusOr<BatchNormDesc> Parse(absl::string_view text);
+  bool operator==(const BatchNormDesc& o) const;
+};
+
+struct ReluDesc {
+  Dims4 dims;
+  absl::Status Validate() const;
+  std::string ToString() const;  // relu:mb32ic64ih56iw56
+  static absl::StatusOr<ReluDesc> Parse(absl::string_view text);
+  bool operator==(const ReluDesc& o) const { return dims == o.dims; }
+};
+
+// Across-channel LRN as TensorFlow defines it:
+// y = x / (bias + alpha * sum_{|j-c|<=radius} x_j^2)^beta.
+struct LrnDesc {
+  Dims4 dims;
+  int64_t depth_radius = 5;
+  double bias = 1.0, alpha = 1e-4, beta = 0.75;
+  absl::Status Validate() const;
+  std::string ToString() const;  // lrn:mb..ic..ih..iw.._r5k1a0.0001b0.75
+  static absl::StatusOr<LrnDesc> Parse(absl::string_view text);
+  bool operator==(const LrnDesc& o) const;
+};
+
+// Inverted dropout: keeps each element with probability 1 - rate and scales
+// it by 1 / (1 - rate).
+struct DropoutDesc {
+  Dims4 dims;
+  double rate = 0.5;
+  absl::Status Validate() const;
+  std::string ToString() const;  // dropout:mb32ic4096ih1iw1_p0.5
+  static absl::StatusOr<DropoutDesc> Parse(absl::string_view text);
+  bool operator==(const DropoutDesc& o) const;
+};
+
+// Channel concatenation of inputs that share n, h, w.
+struct ConcatDesc {
+  int64_t n = 1, h = 1, w = 1;
+  std::vector<int64_t> channels;
+  Dims4 output() const;
+  absl::Status Validate() const;
+  std::string ToString() const;  // concat:mb32ih28iw28_ic64:128:32:32
+  static absl::StatusOr<ConcatDesc> Parse(absl::string_view text);
+  bool operator==(const ConcatDesc& o) const;
+};
+
+// Elementwise sum of two equal-shape tensors (residual connections).
+struct AddDesc {
+  Dims4 dims;
+  absl::Status Validate() const;
+  std::string ToString() const;  // add:mb32ic256ih56iw56
+  static absl::StatusOr<AddDesc> Parse(absl::string_view text);
+  bool operator==(const AddDesc& o) const { return dims == o.dims; }
+};
+
+// Mean softmax cross-entropy of logits (N, classes) against int32 labels.
+struct SoftmaxXentDesc {
+  int64_t n = 1, classes = 1;
+  absl::Status Validate() const;
+  std::string ToString() const;  // softmax_xent:mb32ic1001
+  static absl::StatusOr<SoftmaxXentDesc> Parse(absl::string_view text);
+  bool operator==(const SoftmaxXentDesc& o) const { return n == o.n && classes == o.classes; }
+};
+
+// SGD with momentum over `count` parameters (tf.train.MomentumOptimizer):
+//   g' = g + weight_decay * w;  v = momentum * v + g';  w -= learning_rate * v.
+// momentum 0 is plain SGD.
+struct SgdDesc {
+  int64_t count = 1;
+  double learning_rate = 0.1, momentum = 0.9, weight_decay = 0.0;
+  absl::Status Validate() const;
+  std::string ToString() const;  // sgd:n25557032_lr0.1m0.9wd0.0001
+  static absl::StatusOr<SgdDesc> Parse(absl::string_view text);
+  bool operator==(const SgdDesc& o) const;
+};
+
+// Any layer operation (everything but the optimizer).
+using OpDesc = std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc,
+                            DropoutDesc, ConcatDesc, AddDesc, SoftmaxXentDesc>;
+
+std::string OpDescToString(const OpDesc& desc);
+// Dispatches on the prefix before ':' ("conv", "pool", "fc", ...).
+absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text);
+// "conv", "pool", "fc", "bn", "relu", "lrn", "dropout", "concat", "add", "softmax_xent".
+absl::string_view OpKind(const OpDesc& desc);
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_KERNELS_DESC_H_
