@@ -18,4 +18,11 @@ std::string TensorSpec::DebugString() const {
                       "B");
 }
 
+bool Backend::SameLayout(const TensorSpec& a, const TensorSpec& b) const {
+  if (a.dtype != b.dtype || a.shape != b.shape || a.layout != b.layout || a.bytes != b.bytes)
+    return false;
+  if (a.is_plain()) return true;
+  return a.native == b.native;
+}
+
 }  // namespace cnnbench

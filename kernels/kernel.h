@@ -108,6 +108,11 @@ class Backend {
   // parameter initialisation, never between two layers of one backend.
   virtual absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                                void* dst) = 0;
+  // Whether data stored as `a` can be read as `b` with no reorder. The
+  // executor inserts a Reorder on every graph edge where this is false.
+  // Default: equal plain specs, or blocked specs sharing one `native` object
+  // (a consumer that takes its producer's layout returns that very spec).
+  virtual bool SameLayout(const TensorSpec& a, const TensorSpec& b) const;
 };
 
 // "reference" or "onednn" on the CPU.
