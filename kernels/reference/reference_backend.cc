@@ -1,0 +1,105 @@
+// The reference Backend: validates a descriptor and hands it to its op's
+// kernel constructor; the SGD optimizer; plain-layout Reorder (copies and
+// fp32 <-> fp64 conversion).
+#include "kernels/reference/reference_backend.h"
+
+#include <cstring>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/reference/common.h"
+#include "kernels/reference/ops.h"
+
+namespace cnnbench {
+namespace {
+
+using reference::KernelOr;
+
+// Dispatches one validated descriptor to its constructor.
+struct CreateVisitor {
+  DType dtype;
+  const std::vector<TensorSpec>& inputs;
+  KernelOr operator()(const ConvDesc& d) const { return reference::CreateConv(d, dtype, inputs); }
+  KernelOr operator()(const PoolDesc& d) const { return reference::CreatePool(d, dtype, inputs); }
+  KernelOr operator()(const FcDesc& d) const { return reference::CreateFc(d, dtype, inputs); }
+  KernelOr operator()(const BatchNormDesc& d) const {
+    return reference::CreateBatchNorm(d, dtype, inputs);
+  }
+  KernelOr operator()(const ReluDesc& d) const { return reference::CreateRelu(d, dtype, inputs); }
+  KernelOr operator()(const LrnDesc& d) const { return reference::CreateLrn(d, dtype, inputs); }
+  KernelOr operator()(const DropoutDesc& d) const {
+    return reference::CreateDropout(d, dtype, inputs);
+  }
+  KernelOr operator()(const ConcatDesc& d) const {
+    return reference::CreateConcat(d, dtype, inputs);
+  }
+  KernelOr operator()(const AddDesc& d) const { return reference::CreateAdd(d, dtype, inputs); }
+  KernelOr operator()(const SoftmaxXentDesc& d) const {
+    return reference::CreateSoftmaxXent(d, dtype, inputs);
+  }
+};
+
+// Element type conversion of `count` values.
+template <typename From, typename To>
+void Convert(const void* src, void* dst, int64_t count) {
+  const From* in = static_cast<const From*>(src);
+  To* out = static_cast<To*>(dst);
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
+}
+
+class ReferenceBackend final : public Backend {
+ public:
+  absl::string_view name() const override { return "reference"; }
+  Device device() const override { return Device::Cpu(); }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
+                                                 const std::vector<TensorSpec>& inputs) override {
+    if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
+        !status.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad descriptor '", OpDescToString(desc), "': ", status.message()));
+    if (dtype != DType::kF32 && dtype != DType::kF64)
+      return reference::UnsupportedDType(OpDescToString(desc), dtype);
+    return std::visit(CreateVisitor{dtype, inputs}, desc);
+  }
+
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
+    return reference::CreateSgd(desc);
+  }
+
+  absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
+                       void* dst) override {
+    const std::string what =
+        absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    // Every plain layout but NHWC is dense row-major in logical order.
+    auto row_major = [](const TensorSpec& s) { return s.is_plain() && s.layout != Layout::kNHWC; };
+    if (!row_major(from) || !row_major(to))
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: reference backend ", what, " (plain row-major only)"));
+    if (from.shape != to.shape)
+      return absl::InvalidArgumentError(absl::StrCat(what, ": shapes differ"));
+    if (src == nullptr || dst == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer"));
+    const int64_t count = from.shape.num_elements();
+    if (from.dtype == to.dtype) {
+      std::memcpy(dst, src, static_cast<size_t>(count) * SizeOf(from.dtype));
+      return absl::OkStatus();
+    }
+    if (from.dtype == DType::kF32 && to.dtype == DType::kF64) {
+      Convert<float, double>(src, dst, count);
+      return absl::OkStatus();
+    }
+    if (from.dtype == DType::kF64 && to.dtype == DType::kF32) {
+      Convert<double, float>(src, dst, count);
+      return absl::OkStatus();
+    }
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: reference backend ", what, " (fp32 <-> fp64 only)"));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> CreateReferenceBackend() { return std::make_unique<ReferenceBackend>(); }
+
+}  // namespace cnnbench

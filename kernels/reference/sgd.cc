@@ -1,0 +1,49 @@
+// Reference SGD with momentum (tf.train.MomentumOptimizer with L2 weight
+// decay folded into the gradient), in double per element.
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/reference/ops.h"
+
+namespace cnnbench {
+namespace reference {
+namespace {
+
+class SgdOptimizer final : public Optimizer {
+ public:
+  explicit SgdOptimizer(const SgdDesc& d) : d_(d) {}
+
+  absl::Status Update(float* params, const float* grads, float* momentum) override {
+    if (params == nullptr || grads == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(d_.ToString(), ": null params or grads"));
+    if (d_.momentum != 0.0 && momentum == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat(d_.ToString(), ": momentum > 0 needs the momentum buffer"));
+    for (int64_t i = 0; i < d_.count; ++i) {
+      const double w = params[i];
+      const double g = static_cast<double>(grads[i]) + d_.weight_decay * w;
+      double step = g;
+      if (d_.momentum != 0.0) {
+        step = d_.momentum * static_cast<double>(momentum[i]) + g;
+        momentum[i] = static_cast<float>(step);
+      }
+      params[i] = static_cast<float>(w - d_.learning_rate * step);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const SgdDesc d_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) {
+  if (absl::Status status = desc.Validate(); !status.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad descriptor '", desc.ToString(), "': ", status.message()));
+  return std::unique_ptr<Optimizer>(new SgdOptimizer(desc));
+}
+
+}  // namespace reference
+}  // namespace cnnbench
