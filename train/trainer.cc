@@ -50,7 +50,9 @@ struct Trainer::Layer {
   bool needs_grad = false;
   std::vector<int> grad_edges;  // this node's output gradient, one per consuming edge
   int dy = kNoBuffer;           // what the backward pass reads
+  bool any_dx = false;          // some input needs a gradient
   int profile_index = -1;
+  KernelArgs args;              // bound once after allocation: a step allocates nothing
 };
 
 Trainer::~Trainer() = default;
@@ -259,7 +261,32 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
   if (sgd.count > 0) {
     ASSIGN_OR_RETURN(optimizer_, backend->CreateOptimizer(sgd));
   }
-  return InitializeParameters();
+  RETURN_IF_ERROR(InitializeParameters());
+
+  // Bind every kernel's buffers once; addresses never change after this.
+  char* params = static_cast<char*>(params_.data());
+  char* grads = static_cast<char*>(grads_.data());
+  char* state = static_cast<char*>(state_.data());
+  for (auto& layer_ptr : layers_) {
+    Layer& layer = *layer_ptr;
+    KernelArgs& args = layer.args;
+    for (auto& in : layer.inputs) {
+      args.x.push_back(BufferData(in.buffer));
+      args.dx.push_back(BufferData(in.reorder ? in.grad_tmp : in.grad));
+      layer.any_dx = layer.any_dx || in.needs_grad;
+    }
+    args.y = BufferData(layer.y);
+    for (size_t offset : layer.param_offsets) {
+      args.params.push_back(params + offset);
+      args.dparams.push_back(grads + offset);
+    }
+    for (size_t offset : layer.state_offsets) args.state.push_back(state + offset);
+    args.saved = BufferData(layer.saved);
+    args.scratch = scratch_.data();
+    args.dy = BufferData(layer.dy);
+    args.training = true;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Trainer::InitializeParameters() {
@@ -317,19 +344,7 @@ absl::StatusOr<float> Trainer::Step() {
   const bool profile = options_.profile;
   LayerTime& edges = profile_[profile_.size() - 2];
   LayerTime& update = profile_.back();
-  char* params = static_cast<char*>(params_.data());
-  char* grads = static_cast<char*>(grads_.data());
-  char* state = static_cast<char*>(state_.data());
   if (options_.poison_freed) std::memset(arena_.data(), 0xff, arena_.size());
-
-  auto bind = [&](Layer& layer, KernelArgs& args) {
-    for (auto& in : layer.inputs) args.x.push_back(BufferData(in.buffer));
-    args.y = BufferData(layer.y);
-    for (size_t offset : layer.param_offsets) args.params.push_back(params + offset);
-    for (size_t offset : layer.state_offsets) args.state.push_back(state + offset);
-    args.saved = BufferData(layer.saved);
-    args.scratch = scratch_.data();
-  };
 
   // Forward.
   for (auto& layer_ptr : layers_) {
@@ -340,11 +355,8 @@ absl::StatusOr<float> Trainer::Step() {
         RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source), in.to,
                                           BufferData(in.buffer)));
     if (profile) edges.forward_seconds += SecondsSince(start);
-    KernelArgs args;
-    bind(layer, args);
-    args.training = true;
     if (profile) start = Clock::now();
-    absl::Status s = layer.kernel->Forward(args);
+    absl::Status s = layer.kernel->Forward(layer.args);
     if (profile) profile_[layer.profile_index].forward_seconds += SecondsSince(start);
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat("forward of ", layer.name, ": ", s.message()));
@@ -370,19 +382,10 @@ absl::StatusOr<float> Trainer::Step() {
         }
       }
       if (profile) edges.backward_seconds += SecondsSince(start);
-      KernelArgs args;
-      bind(layer, args);
-      args.dy = BufferData(layer.dy);
-      bool any_dx = false;
-      for (auto& in : layer.inputs) {
-        args.dx.push_back(BufferData(in.reorder ? in.grad_tmp : in.grad));
-        any_dx = any_dx || in.needs_grad;
-      }
-      for (size_t offset : layer.param_offsets) args.dparams.push_back(grads + offset);
       if (profile) start = Clock::now();
       absl::Status s = absl::OkStatus();
-      if (any_dx) s = layer.kernel->BackwardData(args);
-      if (s.ok() && !layer.param_offsets.empty()) s = layer.kernel->BackwardWeights(args);
+      if (layer.any_dx) s = layer.kernel->BackwardData(layer.args);
+      if (s.ok() && !layer.param_offsets.empty()) s = layer.kernel->BackwardWeights(layer.args);
       if (profile) profile_[layer.profile_index].backward_seconds += SecondsSince(start);
       if (!s.ok())
         return absl::Status(s.code(), absl::StrCat("backward of ", layer.name, ": ", s.message()));

@@ -1,0 +1,154 @@
+#include "bench/names.h"
+
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace cnnbench::bench {
+namespace {
+
+bool OneOf(absl::string_view s, std::initializer_list<absl::string_view> options) {
+  for (absl::string_view o : options)
+    if (s == o) return true;
+  return false;
+}
+
+absl::Status Bad(absl::string_view name, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat("case name '", name, "': ", why));
+}
+
+template <typename T>
+bool ParseKeyed(absl::string_view part, absl::string_view key, T* value) {
+  return absl::ConsumePrefix(&part, key) && absl::ConsumePrefix(&part, ":") &&
+         absl::SimpleAtoi(part, value) && *value >= 0;
+}
+
+// Strips what Google Benchmark appends to a registered name.
+std::string StripHarnessSuffixes(absl::string_view name) {
+  std::vector<std::string> parts = absl::StrSplit(name, '/');
+  while (!parts.empty()) {
+    const std::string& last = parts.back();
+    if (last == "manual_time" || last == "real_time" || absl::StartsWith(last, "iterations:") ||
+        absl::StartsWith(last, "repeats:") || absl::StartsWith(last, "threads:") ||
+        absl::StartsWith(last, "min_time:")) {
+      if (absl::StartsWith(last, "threads:") && parts.size() >= 2 && parts[0] == "input" &&
+          parts.size() == 4)
+        break;  // input's own threads:<T>
+      parts.pop_back();
+    } else {
+      break;
+    }
+  }
+  std::string out = absl::StrJoin(parts, "/");
+  for (absl::string_view agg : {"_mean", "_median", "_stddev", "_cv"})
+    if (absl::EndsWith(out, agg)) out.resize(out.size() - agg.size());
+  return out;
+}
+
+bool IsPrecision(absl::string_view p) { return OneOf(p, {"fp32", "tf32", "fp16", "bf16"}); }
+bool IsDevice(absl::string_view d) {
+  int ordinal;
+  return d == "cpu" || (absl::ConsumePrefix(&d, "cuda:") && absl::SimpleAtoi(d, &ordinal));
+}
+
+}  // namespace
+
+std::string TrainCaseName(absl::string_view model, absl::string_view precision,
+                          absl::string_view data, int64_t batch, int gpus) {
+  return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch, "/gpus:", gpus);
+}
+
+std::string KernelCaseName(absl::string_view family, absl::string_view pass,
+                           absl::string_view precision, absl::string_view device,
+                           absl::string_view shape) {
+  return absl::StrCat(family, "/", pass, "/", precision, "/", device, "/", shape);
+}
+
+std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, int64_t bytes,
+                              int ranks) {
+  return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
+}
+
+absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
+  const std::string name = StripHarnessSuffixes(raw);
+  std::vector<std::string> p = absl::StrSplit(name, '/');
+  CaseName c;
+  c.family = p[0];
+  if (c.family == "train") {
+    if (p.size() != 6) return Bad(raw, "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>");
+    c.model = p[1];
+    c.precision = p[2];
+    c.data = p[3];
+    if (c.model.empty()) return Bad(raw, "empty model");
+    if (!IsPrecision(c.precision)) return Bad(raw, "precision must be fp32, tf32, fp16 or bf16");
+    if (!OneOf(c.data, {"synthetic", "real"})) return Bad(raw, "data must be synthetic or real");
+    if (!ParseKeyed(p[4], "batch", &c.batch) || c.batch == 0) return Bad(raw, "bad batch:<B>");
+    if (!ParseKeyed(p[5], "gpus", &c.gpus)) return Bad(raw, "bad gpus:<G>");
+    return c;
+  }
+  if (OneOf(c.family, {"conv", "fc", "batchnorm", "relu"})) {
+    if (p.size() != 5) return Bad(raw, absl::StrCat(c.family, "/<pass>/<precision>/<device>/<shape>"));
+    c.pass = p[1];
+    c.precision = p[2];
+    c.device = p[3];
+    c.shape = p[4];
+    const bool three_passes = c.family == "conv" || c.family == "fc";
+    if (three_passes ? !OneOf(c.pass, {"fwd", "bwd_data", "bwd_filter"})
+                     : !OneOf(c.pass, {"fwd", "bwd"}))
+      return Bad(raw, absl::StrCat("unknown pass '", c.pass, "'"));
+  } else if (c.family == "pool") {
+    if (p.size() != 6) return Bad(raw, "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>");
+    c.algorithm = p[1];
+    c.pass = p[2];
+    c.precision = p[3];
+    c.device = p[4];
+    c.shape = p[5];
+    if (!OneOf(c.algorithm, {"max", "avg"})) return Bad(raw, "pool algorithm must be max or avg");
+    if (!OneOf(c.pass, {"fwd", "bwd"})) return Bad(raw, "pool pass must be fwd or bwd");
+  } else if (c.family == "gemm") {
+    if (p.size() != 4) return Bad(raw, "gemm/<precision>/<device>/<shape>");
+    c.precision = p[1];
+    c.device = p[2];
+    c.shape = p[3];
+  } else if (c.family == "allreduce") {
+    if (p.size() != 5) return Bad(raw, "allreduce/<impl>/<dtype>/bytes:<S>/ranks:<N>");
+    c.impl = p[1];
+    c.dtype = p[2];
+    if (!OneOf(c.impl, {"nccl", "mpi", "local"})) return Bad(raw, "impl must be nccl, mpi or local");
+    if (!OneOf(c.dtype, {"fp32", "fp16", "bf16", "fp64", "int32"})) return Bad(raw, "bad dtype");
+    if (!ParseKeyed(p[3], "bytes", &c.bytes)) return Bad(raw, "bad bytes:<S>");
+    if (!ParseKeyed(p[4], "ranks", &c.ranks) || c.ranks == 0) return Bad(raw, "bad ranks:<N>");
+    return c;
+  } else if (c.family == "input") {
+    if (p.size() != 4) return Bad(raw, "input/<tfrecord|folder>/<preprocess>/threads:<T>");
+    c.source = p[1];
+    c.preprocess = p[2];
+    if (!OneOf(c.source, {"tfrecord", "folder"})) return Bad(raw, "source must be tfrecord or folder");
+    if (!ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0) return Bad(raw, "bad threads:<T>");
+    return c;
+  } else {
+    return Bad(raw, absl::StrCat("unknown family '", c.family, "'"));
+  }
+  if (!IsPrecision(c.precision)) return Bad(raw, "precision must be fp32, tf32, fp16 or bf16");
+  if (!IsDevice(c.device)) return Bad(raw, "device must be cpu or cuda:N");
+  const std::string kind = c.family == "batchnorm" ? "bn" : c.family;
+  if (!absl::StartsWith(c.shape, kind + ":"))
+    return Bad(raw, absl::StrCat("shape must be a '", kind, ":' descriptor string"));
+  return c;
+}
+
+std::string CaseName::ToString() const {
+  if (family == "train") return TrainCaseName(model, precision, data, batch, gpus);
+  if (family == "pool") return KernelCaseName("pool", absl::StrCat(algorithm, "/", pass), precision, device, shape);
+  if (family == "gemm") return absl::StrCat("gemm/", precision, "/", device, "/", shape);
+  if (family == "allreduce") return AllReduceCaseName(impl, dtype, bytes, ranks);
+  if (family == "input") return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
+  return KernelCaseName(family, pass, precision, device, shape);
+}
+
+}  // namespace cnnbench::bench

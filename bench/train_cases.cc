@@ -1,0 +1,131 @@
+// train/<model>/<precision>/<data>/batch:<B>/gpus:<G>: one full training
+// step of a zoo model per iteration, timed with the device's clock.
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/names.h"
+#include "bench/suite.h"
+#include "benchmark/benchmark.h"
+#include "core/device.h"
+#include "core/status.h"
+#include "kernels/backends.h"
+#include "models/zoo.h"
+#include "train/init.h"
+#include "train/trainer.h"
+
+namespace cnnbench::bench {
+namespace {
+
+struct TrainCase {
+  std::string name;
+  std::string model;
+  Precision precision;
+  std::string data;
+  int64_t batch;
+  int gpus;
+  const SuiteOptions* options;
+  int progress_index;
+  // Built on the first repetition, released after the last one.
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Trainer> trainer;
+  int repetitions_done = 0;
+  absl::Status failure;  // a case that failed to prepare fails every repetition the same way
+};
+
+absl::Status Prepare(TrainCase& c) {
+  if (c.gpus > 0)
+    return absl::UnimplementedError(
+        "unsupported: GPU training steps need the CUDA backend, which this build lacks");
+  if (c.data == "real")
+    return absl::UnimplementedError("unsupported: real data needs the input pipeline (--data=synthetic)");
+  ModelOptions mo;
+  mo.batch = c.batch;
+  mo.image_size = c.options->image_size;
+  ASSIGN_OR_RETURN(Graph graph, BuildModel(c.model, mo));
+  ASSIGN_OR_RETURN(c.backend, CreateBackend(c.options->backend, Device::Cpu()));
+  TrainOptions to;
+  to.precision = c.precision;
+  ASSIGN_OR_RETURN(c.trainer, Trainer::Compile(graph, c.backend.get(), to));
+  // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
+  const Shape& image_shape = graph.nodes[graph.images].output;
+  std::vector<float> images(image_shape.num_elements());
+  std::vector<int32_t> labels(c.batch);
+  Rng rng(1234);
+  for (float& v : images) v = static_cast<float>(rng.Normal());
+  for (int32_t& l : labels) l = static_cast<int32_t>(rng.Next() % graph.classes);
+  RETURN_IF_ERROR(c.trainer->SetBatch(images.data(), labels.data()));
+  for (int i = 0; i < c.options->warmup_steps; ++i) RETURN_IF_ERROR(c.trainer->Step().status());
+  return absl::OkStatus();
+}
+
+void RunTrainCase(benchmark::State& state, TrainCase* c, Progress* progress) {
+  progress->Announce(c->progress_index);
+  if (c->trainer == nullptr && c->failure.ok()) {
+    c->failure = Prepare(*c);
+    if (!c->failure.ok()) {
+      c->trainer.reset();
+      c->backend.reset();
+    }
+  }
+  if (!c->failure.ok()) {
+    state.SkipWithError(std::string(c->failure.message()).c_str());
+    return;
+  }
+  float loss = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    auto step = c->trainer->Step();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!step.ok()) {
+      state.SkipWithError(std::string(step.status().message()).c_str());
+      break;
+    }
+    loss = *step;
+    state.SetIterationTime(seconds);
+  }
+  const int devices = std::max(1, c->gpus);
+  state.counters["images_per_second"] = benchmark::Counter(
+      static_cast<double>(c->batch * devices), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_memory_bytes"] =
+      benchmark::Counter(static_cast<double>(c->trainer->peak_memory_bytes()));
+  state.counters["loss"] = benchmark::Counter(loss);
+  state.SetLabel(absl::StrCat(c->options->backend, " batch ", c->batch, " x ", devices));
+  if (++c->repetitions_done >= c->options->repetitions) {
+    c->trainer.reset();  // free the memory before the next case
+    c->backend.reset();
+  }
+}
+
+}  // namespace
+
+absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress) {
+  for (const std::string& model : options.models) {
+    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
+    std::vector<int64_t> batches = options.batch_sizes;
+    if (batches.empty()) batches = {info.default_batch};
+    for (const std::string& precision_name : options.precisions) {
+      ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+      for (const std::string& data : options.data) {
+        for (int64_t batch : batches) {
+          for (int gpus : options.gpus) {
+            auto* c = new TrainCase{TrainCaseName(model, precision_name, data, batch, gpus),
+                                    model, precision, data, batch, gpus, &options, 0};
+            c->progress_index = progress.Add(c->name);
+            benchmark::RegisterBenchmark(c->name.c_str(), RunTrainCase, c, &progress)
+                ->Iterations(options.steps)
+                ->Repetitions(options.repetitions)
+                ->UseManualTime()
+                ->Unit(benchmark::kMillisecond);
+          }
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cnnbench::bench

@@ -1,0 +1,211 @@
+// The executor on the CPU backends: learns a learnable task, is
+// deterministic, never lets live buffers overlap, and profiles per layer.
+#include "train/trainer.h"
+
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+
+#include "gtest/gtest.h"
+#include "kernels/backends.h"
+#include "models/net_builder.h"
+#include "train/init.h"
+
+namespace cnnbench {
+namespace {
+
+constexpr int kBatch = 16, kClasses = 4, kSize = 12;
+
+// conv/bn/relu, a two-branch concat, max pool, a residual block, avg pool,
+// fc, dropout and logits.
+Graph SmallCnn() {
+  NetBuilder b(kBatch, 3, kSize, kSize, kClasses);
+  const int stem = b.Conv(8, {3, 3}, {.batch_norm = 1});
+  const int left = b.Conv(8, {1, 1});
+  b.set_top(stem);
+  const int right = b.Conv(8, {3, 3}, {.stride = 1, .padding = Padding::kSame});
+  b.Concat({left, right});
+  b.MaxPool({2, 2}, {.stride = 2});
+  const int shortcut = b.top();
+  b.Conv(16, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
+  b.Add(b.top(), shortcut);
+  b.Relu();
+  b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
+  b.Fc(32);
+  b.Dropout(0.1);
+  b.Logits();
+  auto graph = std::move(b).Build();
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return *graph;
+}
+
+// Label = the quadrant holding a bright 4x4 patch; the rest is noise.
+void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels) {
+  Rng rng(seed);
+  images->assign(kBatch * 3 * kSize * kSize, 0.0f);
+  labels->assign(kBatch, 0);
+  for (int n = 0; n < kBatch; ++n) {
+    const int label = rng.Next() % kClasses;
+    (*labels)[n] = label;
+    const int y0 = (label / 2) * 6 + 1, x0 = (label % 2) * 6 + 1;
+    for (int c = 0; c < 3; ++c)
+      for (int y = 0; y < kSize; ++y)
+        for (int x = 0; x < kSize; ++x) {
+          float v = static_cast<float>(rng.Uniform() * 0.5);
+          if (y >= y0 && y < y0 + 4 && x >= x0 && x < x0 + 4) v += 1.0f;
+          (*images)[((n * 3 + c) * kSize + y) * kSize + x] = v;
+        }
+  }
+}
+
+class TrainerTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::unique_ptr<Backend> MakeBackend() {
+    auto backend = CreateBackend(GetParam(), Device::Cpu());
+    EXPECT_TRUE(backend.ok()) << backend.status();
+    return *std::move(backend);
+  }
+};
+
+TEST_P(TrainerTest, LossFallsWellBelowChance) {
+  auto backend = MakeBackend();
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  options.momentum = 0.9;
+  auto trainer = Trainer::Compile(SmallCnn(), backend.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  const double chance = std::log(static_cast<double>(kClasses));
+  double first = 0, last = 0;
+  for (int step = 0; step < 60; ++step) {
+    MakeBatch(100 + step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = (*trainer)->Step();
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    ASSERT_TRUE(std::isfinite(*loss)) << "step " << step;
+    if (step == 0) first = *loss;
+    if (step >= 55) last += *loss / 5;
+  }
+  EXPECT_NEAR(first, chance, 0.5);
+  EXPECT_LT(last, 0.25 * chance) << "first loss " << first;
+}
+
+TEST_P(TrainerTest, SameSeedSameLossToTheBit) {
+  std::vector<float> losses[2];
+  for (int run = 0; run < 2; ++run) {
+    auto backend = MakeBackend();
+    auto trainer = Trainer::Compile(SmallCnn(), backend.get(), TrainOptions{});
+    ASSERT_TRUE(trainer.ok()) << trainer.status();
+    std::vector<float> images;
+    std::vector<int32_t> labels;
+    for (int step = 0; step < 5; ++step) {
+      MakeBatch(step, &images, &labels);
+      ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+      auto loss = (*trainer)->Step();
+      ASSERT_TRUE(loss.ok()) << loss.status();
+      losses[run].push_back(*loss);
+    }
+  }
+  for (int step = 0; step < 5; ++step)
+    EXPECT_EQ(std::memcmp(&losses[0][step], &losses[1][step], sizeof(float)), 0)
+        << "step " << step << ": " << losses[0][step] << " vs " << losses[1][step];
+}
+
+TEST_P(TrainerTest, MemoryPlanHoldsWhenFreedBuffersArePoisoned) {
+  // Poisoning fills every buffer with NaN when its planned lifetime ends (and
+  // the whole arena before a step): a plan that frees too early turns the
+  // loss or the parameters into NaN or changes them.
+  std::vector<float> losses[2];
+  std::vector<float> weights[2];
+  for (int poison = 0; poison < 2; ++poison) {
+    auto backend = MakeBackend();
+    TrainOptions options;
+    options.poison_freed = poison == 1;
+    Graph graph = SmallCnn();
+    auto trainer = Trainer::Compile(graph, backend.get(), options);
+    ASSERT_TRUE(trainer.ok()) << trainer.status();
+    ASSERT_TRUE(VerifyPlan((*trainer)->buffer_requests(), (*trainer)->memory_plan()).ok());
+    // Reuse happened: the arena is smaller than the sum of its buffers.
+    EXPECT_LT((*trainer)->memory_plan().arena_bytes, (*trainer)->memory_plan().sum_bytes);
+    std::vector<float> images;
+    std::vector<int32_t> labels;
+    for (int step = 0; step < 3; ++step) {
+      MakeBatch(step, &images, &labels);
+      ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+      auto loss = (*trainer)->Step();
+      ASSERT_TRUE(loss.ok()) << loss.status();
+      losses[poison].push_back(*loss);
+    }
+    auto w = (*trainer)->ReadParameter(2, 0);  // the first conv's weights
+    ASSERT_TRUE(w.ok()) << w.status();
+    weights[poison] = *w;
+  }
+  EXPECT_EQ(losses[0], losses[1]);
+  EXPECT_EQ(weights[0], weights[1]);
+  for (float w : weights[1]) ASSERT_TRUE(std::isfinite(w));
+}
+
+TEST_P(TrainerTest, ProfileSumsToTheStep) {
+  auto backend = MakeBackend();
+  TrainOptions options;
+  options.profile = true;
+  auto trainer = Trainer::Compile(SmallCnn(), backend.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  MakeBatch(1, &images, &labels);
+  ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+  ASSERT_TRUE((*trainer)->Step().ok());  // warm-up
+  (*trainer)->ResetProfile();
+  const int steps = 5;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < steps; ++i) ASSERT_TRUE((*trainer)->Step().ok());
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double layers = 0;
+  for (const LayerTime& t : (*trainer)->profile()) {
+    EXPECT_GE(t.forward_seconds, 0);
+    EXPECT_GE(t.backward_seconds, 0);
+    layers += t.forward_seconds + t.backward_seconds;
+  }
+  EXPECT_GT(layers, 0.90 * total) << "profile " << layers << " s of " << total << " s";
+  EXPECT_LE(layers, total * 1.0001);
+}
+
+TEST_P(TrainerTest, DanglingBranchIsAClearError) {
+  NetBuilder b(2, 3, 8, 8, 4);
+  const int in = b.top();
+  b.Conv(4, {3, 3});  // never used
+  b.set_top(in);
+  b.Conv(4, {3, 3});
+  b.Logits();
+  auto graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok());
+  auto backend = MakeBackend();
+  auto trainer = Trainer::Compile(*graph, backend.get(), TrainOptions{});
+  ASSERT_FALSE(trainer.ok());
+  EXPECT_NE(trainer.status().message().find("conv0"), absl::string_view::npos)
+      << trainer.status().message();
+}
+
+TEST_P(TrainerTest, LabelOutOfRangeIsAnError) {
+  auto backend = MakeBackend();
+  auto trainer = Trainer::Compile(SmallCnn(), backend.get(), TrainOptions{});
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  MakeBatch(1, &images, &labels);
+  labels[3] = kClasses;  // one past the last class
+  ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+  auto loss = (*trainer)->Step();
+  ASSERT_FALSE(loss.ok());
+  EXPECT_EQ(loss.status().code(), absl::StatusCode::kInvalidArgument) << loss.status();
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuBackends, TrainerTest, ::testing::Values("reference", "onednn"),
+                         [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace cnnbench
