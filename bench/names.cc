@@ -30,6 +30,8 @@ bool ParseKeyed(absl::string_view part, absl::string_view key, T* value) {
 
 // Strips what Google Benchmark appends to a registered name.
 std::string StripHarnessSuffixes(absl::string_view name) {
+  for (absl::string_view agg : {"_mean", "_median", "_stddev", "_cv"})
+    if (absl::ConsumeSuffix(&name, agg)) break;
   std::vector<std::string> parts = absl::StrSplit(name, '/');
   while (!parts.empty()) {
     const std::string& last = parts.back();
@@ -44,10 +46,7 @@ std::string StripHarnessSuffixes(absl::string_view name) {
       break;
     }
   }
-  std::string out = absl::StrJoin(parts, "/");
-  for (absl::string_view agg : {"_mean", "_median", "_stddev", "_cv"})
-    if (absl::EndsWith(out, agg)) out.resize(out.size() - agg.size());
-  return out;
+  return absl::StrJoin(parts, "/");
 }
 
 bool IsPrecision(absl::string_view p) { return OneOf(p, {"fp32", "tf32", "fp16", "bf16"}); }

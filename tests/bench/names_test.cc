@@ -1,0 +1,65 @@
+#include "bench/names.h"
+
+#include "gtest/gtest.h"
+
+namespace cnnbench::bench {
+namespace {
+
+TEST(NamesTest, TrainNameRoundTrips) {
+  const std::string name = TrainCaseName("resnet50", "fp16", "synthetic", 64, 8);
+  EXPECT_EQ(name, "train/resnet50/fp16/synthetic/batch:64/gpus:8");
+  auto c = ParseCaseName(name);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->family, "train");
+  EXPECT_EQ(c->model, "resnet50");
+  EXPECT_EQ(c->precision, "fp16");
+  EXPECT_EQ(c->data, "synthetic");
+  EXPECT_EQ(c->batch, 64);
+  EXPECT_EQ(c->gpus, 8);
+  EXPECT_EQ(c->ToString(), name);
+}
+
+TEST(NamesTest, HarnessSuffixesAreStripped) {
+  for (const char* raw : {"train/vgg16/fp32/real/batch:32/gpus:0/iterations:100/repeats:5/manual_time",
+                          "train/vgg16/fp32/real/batch:32/gpus:0/manual_time_mean",
+                          "train/vgg16/fp32/real/batch:32/gpus:0/real_time"}) {
+    auto c = ParseCaseName(raw);
+    ASSERT_TRUE(c.ok()) << raw << ": " << c.status();
+    EXPECT_EQ(c->ToString(), "train/vgg16/fp32/real/batch:32/gpus:0");
+  }
+}
+
+TEST(NamesTest, KernelNamesRoundTrip) {
+  for (const std::string name :
+       {"conv/bwd_filter/fp32/cpu/conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1",
+        "fc/fwd/bf16/cuda:0/fc:mb32ic2048oc1001",
+        "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2ph0_iw112ow56kw3sw2pw0",
+        "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
+        "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
+        "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8"}) {
+    auto c = ParseCaseName(name);
+    ASSERT_TRUE(c.ok()) << name << ": " << c.status();
+    EXPECT_EQ(c->ToString(), name);
+  }
+}
+
+TEST(NamesTest, GrammarViolationsAreClearErrors) {
+  for (const char* bad : {"train/resnet50/fp8/synthetic/batch:64/gpus:1",
+                          "train/resnet50/fp32/synthetic/batch:0/gpus:1",
+                          "train/resnet50/fp32/fake/batch:64/gpus:1",
+                          "train/resnet50/fp32/synthetic/batch:64",
+                          "conv/fwd2/fp32/cpu/conv:mb1",
+                          "conv/fwd/fp32/tpu:0/conv:mb1",
+                          "conv/fwd/fp32/cpu/pool:max",
+                          "pool/min/fwd/fp32/cpu/pool:max",
+                          "allreduce/gloo/fp32/bytes:8/ranks:2",
+                          "allreduce/local/fp32/bytes:8/ranks:0",
+                          "frobnicate/x"}) {
+    auto c = ParseCaseName(bad);
+    EXPECT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.status().message().find(bad), absl::string_view::npos) << c.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace cnnbench::bench

@@ -1,0 +1,121 @@
+// Runs //bench:all with the tiny preset end to end and validates its JSON:
+// names follow the grammar, counters are present and positive, the context
+// holds the platform and methodology, skipped cases carry their reason.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "bench/names.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace cnnbench::bench {
+namespace {
+
+std::string BenchBinary() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench",
+                      "/bench/all");
+}
+
+std::string TempPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
+}
+
+int Run(const std::string& args, std::string* output) {
+  const std::string log = TempPath("bench.log");
+  const std::string cmd = absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1");
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  output->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return rc;
+}
+
+TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
+  const std::string json_path = TempPath("tiny.json");
+  std::string output;
+  // gpus:1 and bf16 cannot run on a CPU-only machine: they must be skipped
+  // with a reason while the rest of the sweep goes on.
+  const int rc = Run(absl::StrCat("--preset=tiny --gpus=0,1 --benchmark_out=", json_path,
+                                  " --benchmark_out_format=json --platform=test-box"),
+                     &output);
+  ASSERT_EQ(rc, 0) << output;
+  EXPECT_NE(output.find("[1/"), std::string::npos) << "no progress lines:\n" << output;
+
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << output;
+  nlohmann::json run = nlohmann::json::parse(in);
+  const auto& context = run.at("context");
+  for (const char* key : {"platform", "host_name", "cpu_model", "cpu_cores", "gpu_count",
+                          "driver_version", "cuda_runtime_version", "cudnn_version",
+                          "cublas_version", "nccl_version", "onednn_version", "git_commit",
+                          "build_config", "preset", "methodology", "steps", "warmup_steps"})
+    EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
+  EXPECT_EQ(context.at("platform"), "test-box");
+  EXPECT_EQ(context.at("preset"), "tiny");
+
+  std::set<std::string> families;
+  int ran = 0, skipped = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    const std::string name = b.at("name");
+    auto parsed = ParseCaseName(name);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    if (b.value("run_type", "") == "aggregate") continue;
+    if (b.value("error_occurred", false)) {
+      ++skipped;
+      const std::string why = b.value("error_message", "");
+      EXPECT_FALSE(why.empty()) << name;
+      if (parsed->family == "train" && parsed->gpus > 0)
+        EXPECT_TRUE(absl::StrContains(why, "unsupported")) << name << ": " << why;
+      continue;
+    }
+    ++ran;
+    families.insert(parsed->family);
+    auto positive = [&](const char* counter) {
+      ASSERT_TRUE(b.contains(counter)) << name << " lacks " << counter;
+      EXPECT_GT(b.at(counter).get<double>(), 0) << name << " " << counter;
+    };
+    if (parsed->family == "train") {
+      positive("images_per_second");
+      positive("peak_memory_bytes");
+    } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm") {
+      positive("flops");
+    } else if (parsed->family == "allreduce") {
+      positive("algbw");
+      positive("busbw");
+    } else {
+      positive("bytes_per_second");
+    }
+  }
+  EXPECT_GT(skipped, 0) << "the gpus:1 cases should be skipped with a reason";
+  EXPECT_GT(ran, 0);
+  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce"})
+    EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
+}
+
+TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
+  std::string output;
+  ASSERT_EQ(Run("--preset=tiny --list", &output), 0) << output;
+  EXPECT_NE(output.find("train/trivial/fp32/synthetic/batch:2/gpus:0"), std::string::npos)
+      << output;
+}
+
+TEST(SuiteTest, BadFlagsAreClearErrors) {
+  std::string output;
+  EXPECT_NE(Run("--preset=huge", &output), 0);
+  EXPECT_NE(output.find("unknown preset 'huge'"), std::string::npos) << output;
+  EXPECT_NE(Run("--preset=tiny --models=resnet9000 --list", &output), 0);
+  EXPECT_NE(output.find("resnet9000"), std::string::npos) << output;
+  EXPECT_NE(Run("--preset=tiny --batch_sizes=8,x --list", &output), 0);
+  EXPECT_NE(output.find("'x'"), std::string::npos) << output;
+  EXPECT_NE(Run("--no_such_flag", &output), 0);
+}
+
+}  // namespace
+}  // namespace cnnbench::bench
