@@ -1,0 +1,200 @@
+// Channel concatenation (oneDNN concat; backward reorders each channel slice
+// of dy, a sub-memory view, into dx_i's layout) and the residual add (sum).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/onednn/ops.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+using dnnl::memory;
+
+class ConcatKernel : public OneDnnKernel {
+ public:
+  ConcatKernel(std::shared_ptr<Context> context, const ConcatDesc& desc)
+      : OneDnnKernel(std::move(context), desc.ToString()) {}
+
+  absl::Status Init(const ConcatDesc& d, DType dtype, const Inputs& inputs) {
+    const size_t count = d.channels.size();
+    RETURN_IF_ERROR(CheckInputCount(inputs, count, what_));
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    std::vector<memory::desc> srcs;
+    for (size_t i = 0; i < count; ++i) {
+      const Shape shape{d.n, d.channels[i], d.h, d.w};
+      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, i, dtype, shape, what_));
+      signature_.inputs.push_back(given != nullptr ? *given : TensorSpec::Plain(dtype, shape));
+      ASSIGN_OR_RETURN(memory::desc src,
+                       DescFromSpec(signature_.inputs.back(), ToDims(shape),
+                                    absl::StrCat("input ", i), what_));
+      srcs.push_back(src);
+    }
+    const memory::dims dst_dims = ToDims(d.output().shape());
+    // oneDNN's choice of output layout, unless a channel slice of it cannot
+    // be addressed (a blocked layout with slices not on block boundaries):
+    // then the plain one.
+    try {
+      Build(d, srcs, AnyDesc(dst_dims, type));
+    } catch (const dnnl::error&) {
+      Build(d, srcs, PlainDesc(dst_dims, type));
+    }
+    signature_.output = SpecFromDesc(forward_.desc(DNNL_ARG_DST), dtype, d.output().shape());
+    size_t scratch = forward_.scratchpad_bytes();
+    for (const BoundPrimitive& slice : slices_) scratch = std::max(scratch, slice.scratchpad_bytes());
+    signature_.scratch_bytes = scratch;
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    implementation_ = forward_.implementation();
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    for (size_t i = 0; i < slices_.size(); ++i) RETURN_IF_ERROR(Input(args, i).status());
+    RETURN_IF_ERROR(RequireScratch(args));
+    return Guarded(what_, [&]() -> absl::Status {
+      for (size_t i = 0; i < slices_.size(); ++i)
+        forward_.Set(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), args.x[i]);
+      forward_.Set(DNNL_ARG_DST, args.y);
+      forward_.SetScratchpad(args.scratch);
+      forward_.Execute(context_->stream);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(RequireScratch(args));
+    return Guarded(what_, [&]() -> absl::Status {
+      for (size_t i = 0; i < slices_.size() && i < args.dx.size(); ++i) {
+        if (args.dx[i] == nullptr) continue;
+        slices_[i].Set(DNNL_ARG_FROM, args.dy);  // the view's offset selects the slice
+        slices_[i].Set(DNNL_ARG_TO, args.dx[i]);
+        slices_[i].SetScratchpad(args.scratch);
+        slices_[i].Execute(context_->stream);
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  // Creates the concat with output `dst` and one reorder per input from its
+  // slice of dy; throws dnnl::error when that is impossible.
+  void Build(const ConcatDesc& d, const std::vector<memory::desc>& srcs, const memory::desc& dst) {
+    const dnnl::engine& engine = context_->engine;
+    dnnl::concat::primitive_desc pd(dst, 1, srcs, engine, UserScratchpadAttr());
+    std::vector<int> args = {DNNL_ARG_DST};
+    for (size_t i = 0; i < srcs.size(); ++i) args.push_back(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i));
+    BoundPrimitive forward(pd, dnnl::concat(pd), args, engine);
+    const memory::desc out = pd.dst_desc();
+    std::vector<BoundPrimitive> slices;
+    int64_t offset = 0;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      const memory::desc slice =
+          out.submemory_desc({d.n, d.channels[i], d.h, d.w}, {0, offset, 0, 0});
+      slices.push_back(MakeReorder(*context_, slice, srcs[i]));
+      offset += d.channels[i];
+    }
+    forward_ = std::move(forward);
+    slices_ = std::move(slices);
+  }
+
+  BoundPrimitive forward_;
+  std::vector<BoundPrimitive> slices_;  // dy's channel slice i -> dx_i
+};
+
+class AddKernel : public OneDnnKernel {
+ public:
+  AddKernel(std::shared_ptr<Context> context, const AddDesc& desc)
+      : OneDnnKernel(std::move(context), desc.ToString()) {}
+
+  absl::Status Init(const AddDesc& d, DType dtype, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    (void)type;
+    const dnnl::engine& engine = context_->engine;
+    const Shape shape = d.dims.shape();
+    std::vector<memory::desc> srcs;
+    for (size_t i = 0; i < 2; ++i) {
+      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, i, dtype, shape, what_));
+      signature_.inputs.push_back(given != nullptr ? *given : TensorSpec::Plain(dtype, shape));
+      ASSIGN_OR_RETURN(memory::desc src, DescFromSpec(signature_.inputs.back(), ToDims(shape),
+                                                      absl::StrCat("input ", i), what_));
+      srcs.push_back(src);
+    }
+    // y takes x0's layout (residual: the main branch), x1 is read as it is.
+    dnnl::sum::primitive_desc pd(srcs[0], {1.0f, 1.0f}, srcs, engine, UserScratchpadAttr());
+    forward_ = BoundPrimitive(pd, dnnl::sum(pd),
+                              {DNNL_ARG_MULTIPLE_SRC, DNNL_ARG_MULTIPLE_SRC + 1, DNNL_ARG_DST},
+                              engine);
+    size_t scratch = forward_.scratchpad_bytes();
+    for (size_t i = 0; i < 2; ++i) {
+      copies_[i] = MakeReorder(*context_, srcs[0], srcs[i]);  // dy (y's layout) -> dx_i
+      scratch = std::max(scratch, copies_[i].scratchpad_bytes());
+    }
+    signature_.output = signature_.inputs[0];
+    signature_.scratch_bytes = scratch;
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    implementation_ = forward_.implementation();
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x0, Input(args, 0));
+    ASSIGN_OR_RETURN(const void* x1, Input(args, 1));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    RETURN_IF_ERROR(RequireScratch(args));
+    return Guarded(what_, [&]() -> absl::Status {
+      forward_.Set(DNNL_ARG_MULTIPLE_SRC, x0);
+      forward_.Set(DNNL_ARG_MULTIPLE_SRC + 1, x1);
+      forward_.Set(DNNL_ARG_DST, args.y);
+      forward_.SetScratchpad(args.scratch);
+      forward_.Execute(context_->stream);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(RequireScratch(args));
+    return Guarded(what_, [&]() -> absl::Status {
+      for (size_t i = 0; i < 2 && i < args.dx.size(); ++i) {
+        // An executor may hand dy itself as dx0 (same layout): nothing to copy.
+        if (args.dx[i] == nullptr || (args.dx[i] == args.dy && i == 0)) continue;
+        copies_[i].Set(DNNL_ARG_FROM, args.dy);
+        copies_[i].Set(DNNL_ARG_TO, args.dx[i]);
+        copies_[i].SetScratchpad(args.scratch);
+        copies_[i].Execute(context_->stream);
+      }
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  BoundPrimitive forward_;
+  BoundPrimitive copies_[2];
+};
+
+}  // namespace
+
+KernelOr CreateConcat(std::shared_ptr<Context> context, const ConcatDesc& desc, DType dtype,
+                      const Inputs& inputs) {
+  RETURN_IF_ERROR(desc.Validate());
+  auto kernel = std::make_unique<ConcatKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+KernelOr CreateAdd(std::shared_ptr<Context> context, const AddDesc& desc, DType dtype,
+                   const Inputs& inputs) {
+  RETURN_IF_ERROR(desc.Validate());
+  auto kernel = std::make_unique<AddKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+}  // namespace onednn
+}  // namespace cnnbench

@@ -1,0 +1,91 @@
+// Fully connected layers with oneDNN's inner product. A 4-D input is read
+// as it is: oneDNN flattens C*H*W itself, with the weights viewed as
+// (OC,C,H,W) (row-major, the same bytes as (OC,IC)).
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/onednn/ops.h"
+#include "kernels/onednn/weighted_layer.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+using dnnl::memory;
+
+class FcKernel : public WeightedLayer {
+ public:
+  FcKernel(std::shared_ptr<Context> context, const FcDesc& desc)
+      : WeightedLayer(std::move(context), desc.ToString(), desc.bias) {}
+
+  absl::Status Init(const FcDesc& d, DType dtype, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    const dnnl::engine& engine = context_->engine;
+    // (N,IC), unless the producer's spec is (N,C,H,W) with C*H*W == IC.
+    const TensorSpec* given = inputs.empty() ? nullptr : &inputs[0];
+    Shape input_shape{d.n, d.ic};
+    if (given != nullptr) {
+      const Shape& s = given->shape;
+      const bool matches =
+          s.rank() == 4 ? s[0] == d.n && s[1] * s[2] * s[3] == d.ic : s == input_shape;
+      if (given->dtype != dtype || !matches)
+        return absl::InvalidArgumentError(absl::StrCat(
+            what_, ": input 0 spec ", given->DebugString(), " should be ", DTypeName(dtype), "[",
+            d.n, ",", d.ic, "] or [", d.n, ",C,H,W] with C*H*W = ", d.ic));
+      input_shape = s;
+    }
+    const memory::dims src_dims = ToDims(input_shape);
+    memory::dims weights_dims = src_dims;
+    weights_dims[0] = d.oc;
+    const memory::desc bias_md = PlainDesc({d.oc}, memory::data_type::f32);
+
+    memory::desc src_md = AnyDesc(src_dims, type);
+    if (given != nullptr && !given->is_plain()) {
+      ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
+    }
+    const dnnl::primitive_attr attr = UserScratchpadAttr();
+    const memory::desc any_weights = AnyDesc(weights_dims, type);
+    const memory::desc any_dst = AnyDesc({d.n, d.oc}, type);
+    auto fwd_desc = bias_ ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training,
+                                                              src_md, any_weights, bias_md, any_dst)
+                          : dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training,
+                                                              src_md, any_weights, any_dst);
+    dnnl::inner_product_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
+    const memory::desc src = fwd_pd.src_desc();
+    const memory::desc weights = fwd_pd.weights_desc();
+    const memory::desc dst = fwd_pd.dst_desc();
+
+    dnnl::inner_product_backward_data::desc bwd_data_desc(src, any_weights, dst);
+    dnnl::inner_product_backward_data::primitive_desc bwd_data_pd(bwd_data_desc, attr, engine,
+                                                                  fwd_pd);
+    auto bwd_weights_desc =
+        bias_ ? dnnl::inner_product_backward_weights::desc(src, weights, bias_md, dst)
+              : dnnl::inner_product_backward_weights::desc(src, weights, dst);
+    dnnl::inner_product_backward_weights::primitive_desc bwd_weights_pd(bwd_weights_desc, attr,
+                                                                        engine, fwd_pd);
+    Bind(fwd_pd, dnnl::inner_product_forward(fwd_pd), bwd_data_pd,
+         dnnl::inner_product_backward_data(bwd_data_pd), bwd_weights_pd,
+         dnnl::inner_product_backward_weights(bwd_weights_pd));
+
+    signature_.inputs = {given != nullptr && !given->is_plain()
+                             ? *given
+                             : SpecFromDesc(src, dtype, input_shape)};
+    signature_.output = SpecFromDesc(dst, dtype, Shape{d.n, d.oc});
+    signature_.params = {SpecFromDesc(weights, dtype, Shape{d.oc, d.ic})};
+    if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.oc}));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+KernelOr CreateFc(std::shared_ptr<Context> context, const FcDesc& desc, DType dtype,
+                  const Inputs& inputs) {
+  RETURN_IF_ERROR(desc.Validate());
+  auto kernel = std::make_unique<FcKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+}  // namespace onednn
+}  // namespace cnnbench

@@ -1,0 +1,183 @@
+// The oneDNN backend: one engine and stream, descriptor dispatch, the SGD
+// optimizer, and Reorder with its primitives cached by (from, to) layout.
+#include "kernels/onednn/onednn_backend.h"
+
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/onednn/common.h"
+#include "kernels/onednn/ops.h"
+
+namespace cnnbench {
+namespace {
+
+using dnnl::memory;
+using onednn::Context;
+using onednn::KernelOr;
+
+struct CreateVisitor {
+  const std::shared_ptr<Context>& context;
+  DType dtype;
+  const std::vector<TensorSpec>& inputs;
+  KernelOr operator()(const ConvDesc& d) const {
+    return onednn::CreateConv(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const PoolDesc& d) const {
+    return onednn::CreatePool(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const FcDesc& d) const { return onednn::CreateFc(context, d, dtype, inputs); }
+  KernelOr operator()(const BatchNormDesc& d) const {
+    return onednn::CreateBatchNorm(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const ReluDesc& d) const {
+    return onednn::CreateRelu(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const LrnDesc& d) const { return onednn::CreateLrn(context, d, dtype, inputs); }
+  KernelOr operator()(const DropoutDesc& d) const {
+    return onednn::CreateDropout(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const ConcatDesc& d) const {
+    return onednn::CreateConcat(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const AddDesc& d) const { return onednn::CreateAdd(context, d, dtype, inputs); }
+  KernelOr operator()(const SoftmaxXentDesc& d) const {
+    return onednn::CreateSoftmaxXent(context, d, dtype, inputs);
+  }
+};
+
+// A (from, to) pair of memory descriptors: the reorder cache's key.
+struct ReorderKey {
+  memory::desc from, to;
+  bool operator==(const ReorderKey& o) const { return from == o.from && to == o.to; }
+};
+
+size_t HashDesc(const memory::desc& desc) {
+  const dnnl_memory_desc_t& d = desc.data;
+  size_t h = std::hash<int>()(d.ndims) ^ (std::hash<int>()(d.data_type) << 1);
+  auto mix = [&h](int64_t v) { h = h * 1000003u ^ std::hash<int64_t>()(v); };
+  for (int i = 0; i < d.ndims; ++i) mix(d.dims[i]);
+  mix(d.format_kind);
+  mix(d.offset0);
+  if (d.format_kind == dnnl_blocked) {
+    const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+    for (int i = 0; i < d.ndims; ++i) mix(b.strides[i]);
+    for (int i = 0; i < b.inner_nblks; ++i) {
+      mix(b.inner_blks[i]);
+      mix(b.inner_idxs[i]);
+    }
+  }
+  return h;
+}
+
+struct ReorderKeyHash {
+  size_t operator()(const ReorderKey& k) const {
+    return HashDesc(k.from) * 31u + HashDesc(k.to);
+  }
+};
+
+// The oneDNN dims a spec is reordered with: a blocked spec's own, else its
+// shape's (a scalar as one element).
+memory::dims NativeDims(const TensorSpec& spec) {
+  if (const memory::desc* native = onednn::NativeDesc(spec)) return native->dims();
+  if (spec.shape.rank() == 0) return {1};
+  return onednn::ToDims(spec.shape);
+}
+
+class OneDnnBackend : public Backend {
+ public:
+  explicit OneDnnBackend(std::shared_ptr<Context> context) : context_(std::move(context)) {}
+
+  absl::string_view name() const override { return "onednn"; }
+  Device device() const override { return Device::Cpu(); }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
+                                                 const std::vector<TensorSpec>& inputs) override {
+    const std::string what = OpDescToString(desc);
+    if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
+        !status.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad descriptor '", what, "': ", status.message()));
+    if (dtype == DType::kBF16 && !context_->has_bf16)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: bf16 needs avx512_bf16 (", what, ")"));
+    if (dtype != DType::kF32 && dtype != DType::kBF16)
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(dtype),
+                                                   " on the onednn backend (", what, ")"));
+    return std::visit(CreateVisitor{context_, dtype, inputs}, desc);
+  }
+
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
+    return onednn::CreateSgd(desc);
+  }
+
+  absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
+                       void* dst) override {
+    const std::string what =
+        absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    if (src == nullptr || dst == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer"));
+    if (from.shape.num_elements() != to.shape.num_elements())
+      return absl::InvalidArgumentError(absl::StrCat(what, ": element counts differ"));
+    // Two dense row-major copies of one type: a memcpy.
+    auto row_major = [](const TensorSpec& s) { return s.is_plain() && s.layout != Layout::kNHWC; };
+    if (row_major(from) && row_major(to) && from.dtype == to.dtype) {
+      if (dst != src)
+        std::memcpy(dst, src, static_cast<size_t>(from.shape.num_elements()) * SizeOf(from.dtype));
+      return absl::OkStatus();
+    }
+    // A blocked side fixes the dims both sides are viewed with (so plain
+    // (K,C/g,R,S) weights meet oneDNN's (g,K/g,C/g,R,S), and plain (OC,IC)
+    // fc weights its (OC,C,H,W)).
+    const memory::dims dims = !from.is_plain() ? NativeDims(from) : NativeDims(to);
+    return onednn::Guarded(what, [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(memory::desc from_md, onednn::DescFromSpec(from, dims, "source", what));
+      ASSIGN_OR_RETURN(memory::desc to_md, onednn::DescFromSpec(to, dims, "destination", what));
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = reorders_.find(ReorderKey{from_md, to_md});
+      if (it == reorders_.end()) {
+        dnnl::reorder::primitive_desc pd(context_->engine, from_md, context_->engine, to_md);
+        onednn::BoundPrimitive reorder(pd, dnnl::reorder(pd), {DNNL_ARG_FROM, DNNL_ARG_TO},
+                                       context_->engine);
+        it = reorders_.emplace(ReorderKey{from_md, to_md}, std::move(reorder)).first;
+      }
+      it->second.Set(DNNL_ARG_FROM, src);
+      it->second.Set(DNNL_ARG_TO, dst);
+      it->second.Execute(context_->stream);
+      return absl::OkStatus();
+    });
+  }
+
+  // Besides the default (equal plain specs, or one shared native object),
+  // two blocked specs of this backend with equal descriptors match.
+  bool SameLayout(const TensorSpec& a, const TensorSpec& b) const override {
+    if (Backend::SameLayout(a, b)) return true;
+    const memory::desc* da = onednn::NativeDesc(a);
+    const memory::desc* db = onednn::NativeDesc(b);
+    return da != nullptr && db != nullptr && a.dtype == b.dtype && a.shape == b.shape &&
+           a.bytes == b.bytes && *da == *db;
+  }
+
+ private:
+  std::shared_ptr<Context> context_;
+  std::mutex mutex_;  // guards the cache and the stream for concurrent Reorder calls
+  std::unordered_map<ReorderKey, onednn::BoundPrimitive, ReorderKeyHash> reorders_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend() {
+  return onednn::Guarded("onednn backend", []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+    auto context = std::make_shared<Context>();
+    context->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    context->stream = dnnl::stream(context->engine);
+    context->has_bf16 = onednn::CpuHasBf16();
+    return std::unique_ptr<Backend>(new OneDnnBackend(std::move(context)));
+  });
+}
+
+}  // namespace cnnbench

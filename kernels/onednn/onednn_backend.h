@@ -1,0 +1,27 @@
+// The oneDNN CPU backend (also declared in kernels/backends.h, which this
+// library cannot include: //kernels:backends depends on it).
+#ifndef CNNBENCH_KERNELS_ONEDNN_ONEDNN_BACKEND_H_
+#define CNNBENCH_KERNELS_ONEDNN_ONEDNN_BACKEND_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "kernels/kernel.h"
+
+namespace cnnbench {
+
+// oneDNN primitives on the CPU: fp32 everywhere, bf16 where the CPU has
+// avx512_bf16 (else Unimplemented "unsupported: bf16 needs avx512_bf16").
+// Layouts are oneDNN's choice (format_tag::any) and are reported as
+// Layout::kBlocked specs whose `native` is the dnnl::memory::desc.
+//
+// Input layouts: a blocked producer spec is always read as it is (the
+// signature's input is that very spec). For a plain or absent spec,
+// convolution and fully connected layers let oneDNN choose the input layout
+// (the caller reorders at that edge when SameLayout says so); the other ops
+// read plain inputs as they are.
+absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend();
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_KERNELS_ONEDNN_ONEDNN_BACKEND_H_

@@ -1,0 +1,138 @@
+// Max and average pooling (with or without padded elements counted) with
+// oneDNN's dilated pooling (v2) primitives; the max workspace is `saved`.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/onednn/ops.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+using dnnl::memory;
+
+dnnl::algorithm PoolAlgorithmOf(PoolAlgorithm algorithm) {
+  switch (algorithm) {
+    case PoolAlgorithm::kMax:
+      return dnnl::algorithm::pooling_max;
+    case PoolAlgorithm::kAvg:
+      return dnnl::algorithm::pooling_avg_include_padding;
+    case PoolAlgorithm::kAvgExcludePad:
+      return dnnl::algorithm::pooling_avg_exclude_padding;
+  }
+  return dnnl::algorithm::pooling_max;
+}
+
+class PoolKernel : public OneDnnKernel {
+ public:
+  PoolKernel(std::shared_ptr<Context> context, const PoolDesc& desc)
+      : OneDnnKernel(std::move(context), desc.ToString()) {}
+
+  absl::Status Init(const PoolDesc& d, DType dtype, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
+    ASSIGN_OR_RETURN(const TensorSpec* given,
+                     GivenInput(inputs, 0, dtype, d.input().shape(), what_));
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    const dnnl::engine& engine = context_->engine;
+    const memory::dims src_dims = ToDims(d.input().shape());
+    const memory::dims dst_dims = ToDims(d.output().shape());
+    const memory::dims strides = {d.h.stride, d.w.stride};
+    const memory::dims kernel = {d.h.kernel, d.w.kernel};
+    const memory::dims dilation = {d.h.dilation - 1, d.w.dilation - 1};
+    const memory::dims pad_l = {d.h.pad_before, d.w.pad_before};
+    const memory::dims pad_r = {d.h.pad_after, d.w.pad_after};
+    const dnnl::algorithm algorithm = PoolAlgorithmOf(d.algorithm);
+
+    memory::desc src_md = PlainDesc(src_dims, type);
+    if (given != nullptr) {
+      ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
+    }
+    const dnnl::primitive_attr attr = UserScratchpadAttr();
+    dnnl::pooling_v2_forward::desc fwd_desc(dnnl::prop_kind::forward_training, algorithm, src_md,
+                                            AnyDesc(dst_dims, type), strides, kernel, dilation,
+                                            pad_l, pad_r);
+    dnnl::pooling_v2_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
+    const memory::desc dst = fwd_pd.dst_desc();
+    workspace_ = fwd_pd.workspace_desc().get_size() > 0;
+    std::vector<int> fwd_args = {DNNL_ARG_SRC, DNNL_ARG_DST};
+    if (workspace_) fwd_args.push_back(DNNL_ARG_WORKSPACE);
+    forward_ = BoundPrimitive(fwd_pd, dnnl::pooling_v2_forward(fwd_pd), fwd_args, engine);
+
+    // Inference keeps no workspace, so it needs no `saved`.
+    dnnl::pooling_v2_forward::desc inf_desc(dnnl::prop_kind::forward_inference, algorithm,
+                                            src_md, dst, strides, kernel, dilation, pad_l, pad_r);
+    dnnl::pooling_v2_forward::primitive_desc inf_pd(inf_desc, attr, engine);
+    inference_ = BoundPrimitive(inf_pd, dnnl::pooling_v2_forward(inf_pd),
+                                {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
+
+    dnnl::pooling_v2_backward::desc bwd_desc(algorithm, src_md, dst, strides, kernel, dilation,
+                                             pad_l, pad_r);
+    dnnl::pooling_v2_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
+    std::vector<int> bwd_args = {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC};
+    if (workspace_) bwd_args.push_back(DNNL_ARG_WORKSPACE);
+    backward_ = BoundPrimitive(bwd_pd, dnnl::pooling_v2_backward(bwd_pd), bwd_args, engine);
+
+    signature_.inputs = {given != nullptr ? *given : TensorSpec::Plain(dtype, d.input().shape())};
+    signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
+    signature_.saved_bytes = workspace_ ? fwd_pd.workspace_desc().get_size() : 0;
+    signature_.scratch_bytes =
+        std::max({forward_.scratchpad_bytes(), inference_.scratchpad_bytes(),
+                  backward_.scratchpad_bytes()});
+    // The max workspace records the argmax: backward reads neither x nor y.
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    implementation_ = forward_.implementation();
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    RETURN_IF_ERROR(RequireScratch(args));
+    if (args.training) RETURN_IF_ERROR(RequireSaved(args));
+    BoundPrimitive& primitive = args.training ? forward_ : inference_;
+    return Guarded(what_, [&]() -> absl::Status {
+      primitive.Set(DNNL_ARG_SRC, x);
+      primitive.Set(DNNL_ARG_DST, args.y);
+      if (args.training && workspace_) primitive.Set(DNNL_ARG_WORKSPACE, args.saved);
+      primitive.SetScratchpad(args.scratch);
+      primitive.Execute(context_->stream);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(RequireSaved(args));
+    RETURN_IF_ERROR(RequireScratch(args));
+    return Guarded(what_, [&]() -> absl::Status {
+      backward_.Set(DNNL_ARG_DIFF_DST, args.dy);
+      backward_.Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
+      if (workspace_) backward_.Set(DNNL_ARG_WORKSPACE, args.saved);
+      backward_.SetScratchpad(args.scratch);
+      backward_.Execute(context_->stream);
+      return absl::OkStatus();
+    });
+  }
+
+ private:
+  bool workspace_ = false;  // max pooling: the argmax workspace lives in `saved`
+  BoundPrimitive forward_;
+  BoundPrimitive inference_;
+  BoundPrimitive backward_;
+};
+
+}  // namespace
+
+KernelOr CreatePool(std::shared_ptr<Context> context, const PoolDesc& desc, DType dtype,
+                    const Inputs& inputs) {
+  RETURN_IF_ERROR(desc.Validate());
+  auto kernel = std::make_unique<PoolKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+}  // namespace onednn
+}  // namespace cnnbench

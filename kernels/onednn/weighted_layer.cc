@@ -1,0 +1,114 @@
+#include "kernels/onednn/weighted_layer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/status.h"
+
+namespace cnnbench {
+namespace onednn {
+
+void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward,
+                         const dnnl::primitive_desc_base& backward_data_pd,
+                         dnnl::primitive backward_data,
+                         const dnnl::primitive_desc_base& backward_weights_pd,
+                         dnnl::primitive backward_weights) {
+  const dnnl::engine& engine = context_->engine;
+  std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+  std::vector<int> backward_weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST,
+                                            DNNL_ARG_DIFF_WEIGHTS};
+  if (bias_) {
+    forward_args.push_back(DNNL_ARG_BIAS);
+    backward_weights_args.push_back(DNNL_ARG_DIFF_BIAS);
+  }
+  forward_ = BoundPrimitive(forward_pd, std::move(forward), forward_args, engine);
+  backward_data_ = BoundPrimitive(backward_data_pd, std::move(backward_data),
+                                  {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC}, engine);
+  backward_weights_ = BoundPrimitive(backward_weights_pd, std::move(backward_weights),
+                                     backward_weights_args, engine);
+  // The weights are only read by backward data, so it may take them in the
+  // layout its fastest kernel wants (jit:avx2 wants OIhw8o8i where forward
+  // chose OIhw8i8o; with the forward's layout oneDNN falls back to ref:any).
+  const dnnl::memory::desc& weights = forward_.desc(DNNL_ARG_WEIGHTS);
+  const dnnl::memory::desc& data_weights = backward_data_.desc(DNNL_ARG_WEIGHTS);
+  size_t reorder_scratchpad = 0;
+  if (data_weights != weights) {
+    weights_reorder_ = MakeReorder(*context_, weights, data_weights);
+    reordered_weights_bytes_ = AlignUp(data_weights.get_size());
+    reorder_scratchpad = weights_reorder_.scratchpad_bytes();
+  }
+  signature_.scratch_bytes = std::max(
+      {forward_.scratchpad_bytes(),
+       reordered_weights_bytes_ + std::max(reorder_scratchpad, backward_data_.scratchpad_bytes()),
+       backward_weights_.scratchpad_bytes()});
+  signature_.backward_reads_inputs = true;  // backward weights reads x
+  signature_.backward_reads_output = false;
+  implementation_ = forward_.implementation();
+}
+
+absl::Status WeightedLayer::Forward(const KernelArgs& args) {
+  ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+  ASSIGN_OR_RETURN(void* weights, Param(args.params, 0, "weights"));
+  void* bias = nullptr;
+  if (bias_) {
+    ASSIGN_OR_RETURN(bias, Param(args.params, 1, "bias"));
+  }
+  RETURN_IF_ERROR(Require(args.y, "y"));
+  RETURN_IF_ERROR(RequireScratch(args));
+  return Guarded(what_, [&]() -> absl::Status {
+    forward_.Set(DNNL_ARG_SRC, x);
+    forward_.Set(DNNL_ARG_WEIGHTS, weights);
+    if (bias_) forward_.Set(DNNL_ARG_BIAS, bias);
+    forward_.Set(DNNL_ARG_DST, args.y);
+    forward_.SetScratchpad(args.scratch);
+    forward_.Execute(context_->stream);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
+  if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+  ASSIGN_OR_RETURN(void* weights, Param(args.params, 0, "weights"));
+  RETURN_IF_ERROR(Require(args.dy, "dy"));
+  RETURN_IF_ERROR(RequireScratch(args));
+  return Guarded(what_, [&]() -> absl::Status {
+    char* scratch = static_cast<char*>(args.scratch);
+    const void* data_weights = weights;
+    if (weights_reorder_.valid()) {
+      weights_reorder_.Set(DNNL_ARG_FROM, weights);
+      weights_reorder_.Set(DNNL_ARG_TO, scratch);
+      weights_reorder_.SetScratchpad(scratch + reordered_weights_bytes_);
+      weights_reorder_.Execute(context_->stream);
+      data_weights = scratch;
+    }
+    backward_data_.Set(DNNL_ARG_DIFF_DST, args.dy);
+    backward_data_.Set(DNNL_ARG_WEIGHTS, data_weights);
+    backward_data_.Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
+    backward_data_.SetScratchpad(scratch + reordered_weights_bytes_);
+    backward_data_.Execute(context_->stream);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WeightedLayer::BackwardWeights(const KernelArgs& args) {
+  ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+  ASSIGN_OR_RETURN(void* dweights, Param(args.dparams, 0, "dweights"));
+  void* dbias = nullptr;
+  if (bias_) {
+    ASSIGN_OR_RETURN(dbias, Param(args.dparams, 1, "dbias"));
+  }
+  RETURN_IF_ERROR(Require(args.dy, "dy"));
+  RETURN_IF_ERROR(RequireScratch(args));
+  return Guarded(what_, [&]() -> absl::Status {
+    backward_weights_.Set(DNNL_ARG_SRC, x);
+    backward_weights_.Set(DNNL_ARG_DIFF_DST, args.dy);
+    backward_weights_.Set(DNNL_ARG_DIFF_WEIGHTS, dweights);
+    if (bias_) backward_weights_.Set(DNNL_ARG_DIFF_BIAS, dbias);
+    backward_weights_.SetScratchpad(args.scratch);
+    backward_weights_.Execute(context_->stream);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace onednn
+}  // namespace cnnbench
