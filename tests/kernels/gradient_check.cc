@@ -141,6 +141,17 @@ void FillIntegers(const TensorSpec& spec, void* data, uint64_t seed, int64_t low
     SetElement(spec, data, i, static_cast<double>(low + static_cast<int64_t>(rng() % span)));
 }
 
+void FillDefaults(KernelBuffers& b, uint64_t seed) {
+  const KernelSignature& sig = b.signature;
+  uint64_t stream = seed * 1000;
+  for (size_t i = 0; i < sig.inputs.size(); ++i)
+    if (IsFloatingSpec(sig.inputs[i])) FillUniform(sig.inputs[i], b.x[i].data(), ++stream, -1, 1);
+  for (size_t j = 0; j < sig.params.size(); ++j)
+    FillUniform(sig.params[j], b.params[j].data(), ++stream, -1, 1);
+  for (size_t k = 0; k < sig.state.size(); ++k)
+    FillUniform(sig.state[k], b.state[k].data(), ++stream, 0.5, 1.5);
+}
+
 absl::Status CompareTensors(absl::string_view what, const std::vector<double>& actual,
                             const std::vector<double>& expected, double rtol, double atol) {
   if (actual.size() != expected.size())

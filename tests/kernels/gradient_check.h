@@ -57,6 +57,12 @@ absl::Status FromDoubles(const TensorSpec& spec, void* data, const std::vector<d
 void FillUniform(const TensorSpec& spec, void* data, uint64_t seed, double low, double high);
 void FillIntegers(const TensorSpec& spec, void* data, uint64_t seed, int64_t low, int64_t high);
 
+// The usual starting point of a test: every floating input and param
+// uniform in [-1, 1), state uniform in [0.5, 1.5) (a valid running
+// variance), each tensor from its own seed derived from `seed`. Integer
+// inputs (labels) are left to the caller.
+void FillDefaults(KernelBuffers& buffers, uint64_t seed);
+
 // OK when |actual - expected| <= atol + rtol * |expected| everywhere; else
 // an error naming `what`, the count of mismatches and the worst ones.
 absl::Status CompareTensors(absl::string_view what, const std::vector<double>& actual,
