@@ -76,14 +76,13 @@ class BatchNormKernel : public OneDnnKernel {
       signature_.params.push_back(TensorSpec::Plain(DType::kF32, channels));
     signature_.state = {TensorSpec::Plain(DType::kF32, channels),
                         TensorSpec::Plain(DType::kF32, channels)};
-    // saved: batch mean (C) then biased batch variance (C), as oneDNN keeps them.
+    // saved: batch mean, biased batch variance (as oneDNN keeps them), then
+    // dgamma and dbeta from BackwardData's pass for BackwardWeights to copy.
     stats_bytes_ = AlignUp(sizeof(float) * d.dims.c);
-    signature_.saved_bytes = 2 * stats_bytes_;
-    // Scratch: the primitives' scratchpad after room for the diff of the
-    // data (when only dparams are wanted) and of gamma/beta (when only dx is).
-    diff_params_bytes_ = 2 * stats_bytes_;
-    diff_data_bytes_ = AlignUp(data_md.get_size());
-    scratchpad_offset_ = diff_params_bytes_ + diff_data_bytes_;
+    signature_.saved_bytes = 4 * stats_bytes_;
+    // scratch: a dx nobody asked for (BackwardWeights on its own), then the
+    // primitives' scratchpad.
+    scratchpad_offset_ = AlignUp(data_md.get_size());
     signature_.scratch_bytes =
         scratchpad_offset_ + std::max({forward_.scratchpad_bytes(), inference_.scratchpad_bytes(),
                                        backward_.scratchpad_bytes()});
@@ -118,8 +117,8 @@ class BatchNormKernel : public OneDnnKernel {
       });
     }
     RETURN_IF_ERROR(RequireSaved(args));
-    float* mean = static_cast<float*>(args.saved);
-    float* variance = reinterpret_cast<float*>(static_cast<char*>(args.saved) + stats_bytes_);
+    float* mean = Saved(args, 0);
+    float* variance = Saved(args, 1);
     RETURN_IF_ERROR(Guarded(what_, [&]() -> absl::Status {
       Bind(forward_, p);
       forward_.Set(DNNL_ARG_SRC, x);
@@ -132,38 +131,39 @@ class BatchNormKernel : public OneDnnKernel {
     }));
     // TensorFlow's update, with the unbiased variance (x m/(m-1)).
     const double m = static_cast<double>(d.dims.n) * d.dims.h * d.dims.w;
-    const float unbias = m > 1 ? static_cast<float>(m / (m - 1)) : 1.0f;
-    const float momentum = static_cast<float>(d.momentum);
-    const float rest = static_cast<float>(1.0 - d.momentum);
+    const double unbias = m > 1 ? m / (m - 1) : 1.0;
     for (int64_t c = 0; c < d.dims.c; ++c) {
-      running_mean[c] = momentum * running_mean[c] + rest * mean[c];
-      running_var[c] = momentum * running_var[c] + rest * (variance[c] * unbias);
+      running_mean[c] = static_cast<float>(d.momentum * running_mean[c] +
+                                           (1.0 - d.momentum) * mean[c]);
+      running_var[c] = static_cast<float>(d.momentum * running_var[c] +
+                                          (1.0 - d.momentum) * (variance[c] * unbias));
     }
     return absl::OkStatus();
   }
 
-  // Runs the backward primitive once for dx and dgamma/dbeta: dparams given
-  // here are written too, and a following BackwardWeights for the same
-  // forward, dy and buffers then has nothing left to do.
+  // oneDNN computes dx and dgamma/dbeta in one pass: BackwardData keeps the
+  // latter in saved, and a BackwardWeights after it (same forward, x and dy)
+  // copies them instead of running the pass again.
   absl::Status BackwardData(const KernelArgs& args) override {
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
-    const bool with_dparams = HasAllDparams(args);
-    RETURN_IF_ERROR(RunBackward(args, args.dx[0], with_dparams));
-    if (with_dparams)
-      done_ = {forward_count_, args.dy, args.saved, {args.dparams[0], LastDparam(args)}};
+    RETURN_IF_ERROR(RequireSaved(args));
+    RETURN_IF_ERROR(RunBackward(args, args.dx[0], Params{Saved(args, 2), Saved(args, 3)}));
+    done_ = {forward_count_, args.x[0], args.dy, args.saved};
     return absl::OkStatus();
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
-    if (HasAllDparams(args) && done_.forward_count == forward_count_ && done_.dy == args.dy &&
-        done_.saved == args.saved && done_.dparams[0] == args.dparams[0] &&
-        done_.dparams[1] == LastDparam(args)) {
-      done_.forward_count = -1;  // used once: a second call recomputes
+    ASSIGN_OR_RETURN(Params diff, ParamsOf(args.dparams, "dparams"));
+    const BackwardRecord now = {forward_count_, args.x.empty() ? nullptr : args.x[0], args.dy,
+                                args.saved};
+    if (done_ == now) {
+      const size_t bytes = sizeof(float) * desc_.dims.c;
+      if (desc_.scale) std::memcpy(diff.gamma, Saved(args, 2), bytes);
+      std::memcpy(diff.beta, Saved(args, 3), bytes);
       return absl::OkStatus();
     }
-    ASSIGN_OR_RETURN(Params unused, ParamsOf(args.dparams, "dparams"));
-    (void)unused;
-    return RunBackward(args, nullptr, true);
+    RETURN_IF_ERROR(RequireScratch(args));
+    return RunBackward(args, args.scratch, diff);
   }
 
  private:
@@ -171,13 +171,21 @@ class BatchNormKernel : public OneDnnKernel {
     void* gamma = nullptr;  // absent with _noscale
     void* beta = nullptr;
   };
-  // Which backward wrote dparams last, so BackwardWeights can skip a rerun.
+  // The pass whose dgamma/dbeta saved holds.
   struct BackwardRecord {
     int64_t forward_count = -1;
+    const void* x = nullptr;
     const void* dy = nullptr;
     const void* saved = nullptr;
-    void* dparams[2] = {nullptr, nullptr};  // fixed size: no allocation per call
+    bool operator==(const BackwardRecord& o) const {
+      return forward_count == o.forward_count && x == o.x && dy == o.dy && saved == o.saved;
+    }
   };
+
+  // Vector i of saved: 0 mean, 1 variance, 2 dgamma, 3 dbeta.
+  float* Saved(const KernelArgs& args, int i) const {
+    return reinterpret_cast<float*>(static_cast<char*>(args.saved) + i * stats_bytes_);
+  }
 
   absl::StatusOr<Params> ParamsOf(const std::vector<void*>& list, absl::string_view name) const {
     Params p;
@@ -190,43 +198,23 @@ class BatchNormKernel : public OneDnnKernel {
     return p;
   }
 
-  bool HasAllDparams(const KernelArgs& args) const {
-    const size_t count = desc_.scale ? 2 : 1;
-    if (args.dparams.size() < count) return false;
-    for (size_t i = 0; i < count; ++i)
-      if (args.dparams[i] == nullptr) return false;
-    return true;
-  }
-
-  // dbeta's pointer (the second dparam with gamma, the only one without).
-  void* LastDparam(const KernelArgs& args) const {
-    return args.dparams[desc_.scale ? 1 : 0];
-  }
-
   void Bind(BoundPrimitive& primitive, const Params& p) {
     if (desc_.scale) primitive.Set(DNNL_ARG_SCALE, p.gamma);
     primitive.Set(DNNL_ARG_SHIFT, p.beta);
   }
 
-  // dx (or scratch when null) and dgamma/dbeta (into dparams when
-  // `write_dparams`, else scratch).
-  absl::Status RunBackward(const KernelArgs& args, void* dx, bool write_dparams) {
+  // One backward pass writing dx and dgamma/dbeta (`diff`).
+  absl::Status RunBackward(const KernelArgs& args, void* dx, const Params& diff) {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, "params"));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireSaved(args));
     RETURN_IF_ERROR(RequireScratch(args));
     char* scratch = static_cast<char*>(args.scratch);
-    Params diff{scratch, scratch + stats_bytes_};
-    if (write_dparams) {
-      ASSIGN_OR_RETURN(diff, ParamsOf(args.dparams, "dparams"));
-    }
-    if (dx == nullptr) dx = scratch + diff_params_bytes_;
-    const char* saved = static_cast<const char*>(args.saved);
     return Guarded(what_, [&]() -> absl::Status {
       backward_.Set(DNNL_ARG_SRC, x);
-      backward_.Set(DNNL_ARG_MEAN, saved);
-      backward_.Set(DNNL_ARG_VARIANCE, saved + stats_bytes_);
+      backward_.Set(DNNL_ARG_MEAN, Saved(args, 0));
+      backward_.Set(DNNL_ARG_VARIANCE, Saved(args, 1));
       backward_.Set(DNNL_ARG_DIFF_DST, args.dy);
       backward_.Set(DNNL_ARG_DIFF_SRC, dx);
       if (desc_.scale) {
@@ -244,10 +232,8 @@ class BatchNormKernel : public OneDnnKernel {
   BoundPrimitive forward_;
   BoundPrimitive inference_;
   BoundPrimitive backward_;
-  size_t stats_bytes_ = 0;         // one (C) fp32 vector, aligned
-  size_t diff_params_bytes_ = 0;   // scratch head: dgamma, dbeta nobody asked for
-  size_t diff_data_bytes_ = 0;     // then a dx nobody asked for
-  size_t scratchpad_offset_ = 0;   // then the primitives' scratchpad
+  size_t stats_bytes_ = 0;        // one (C) fp32 vector of saved, aligned
+  size_t scratchpad_offset_ = 0;  // scratch: a spare dx, then the primitives' scratchpad
   int64_t forward_count_ = 0;
   BackwardRecord done_;
 };

@@ -1,0 +1,121 @@
+// oneDNN convolution against the reference backend: forward, backward data
+// and backward weights on integer data (exact in fp32) over odd sizes,
+// stride > 1, TensorFlow's asymmetric SAME padding, explicit asymmetric
+// padding, dilation, groups, depthwise and bias.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "gtest/gtest.h"
+#include "kernels/desc.h"
+#include "tests/kernels/onednn_test_util.h"
+
+namespace cnnbench {
+namespace {
+
+using onednn_test::CompareWithReference;
+using onednn_test::OneDnn;
+
+struct ConvCase {
+  int64_t n, c, k, ih, iw, kh, kw, sh, sw;
+  Padding padding;
+  int64_t groups = 1, dilation = 1;
+  bool bias = false;
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;  // for Padding::kExplicit
+};
+
+std::string ConvString(const ConvCase& c) {
+  ConvDesc d;
+  d.n = c.n;
+  d.c = c.c;
+  d.k = c.k;
+  d.groups = c.groups;
+  d.bias = c.bias;
+  d.h = MakeWindowDim(c.ih, c.kh, c.sh, c.padding, c.dilation, c.pt, c.pb).value();
+  d.w = MakeWindowDim(c.iw, c.kw, c.sw, c.padding, c.dilation, c.pl, c.pr).value();
+  return d.ToString();
+}
+
+std::vector<std::string> Cases() {
+  return {
+      // 3x3 SAME on odd 7x7, bias.
+      ConvString({2, 8, 16, 7, 7, 3, 3, 1, 1, Padding::kSame, 1, 1, true}),
+      // SAME stride 2 on an even input: TensorFlow pads 0 before, 1 after.
+      ConvString({2, 5, 7, 8, 8, 3, 3, 2, 2, Padding::kSame}),
+      // First-layer style: 3 channels, 7x7 stride 2.
+      ConvString({2, 3, 8, 15, 15, 7, 7, 2, 2, Padding::kSame, 1, 1, true}),
+      // ResNet projection: 1x1 stride 2 VALID.
+      ConvString({2, 16, 32, 9, 9, 1, 1, 2, 2, Padding::kValid}),
+      // Explicit asymmetric padding, non-square kernel and strides.
+      ConvString({2, 4, 6, 7, 6, 3, 2, 2, 1, Padding::kExplicit, 1, 1, true, 1, 2, 0, 1}),
+      // Dilation 2.
+      ConvString({2, 8, 8, 9, 9, 3, 3, 1, 1, Padding::kSame, 1, 2}),
+      // Grouped (2 groups), odd output channels per group.
+      ConvString({2, 8, 6, 6, 6, 3, 3, 1, 1, Padding::kSame, 2}),
+      // Depthwise, stride 2.
+      ConvString({2, 16, 16, 9, 9, 3, 3, 2, 2, Padding::kSame, 16, 1, true}),
+      // 5x5 VALID stride 3 on 11x13.
+      ConvString({3, 4, 4, 11, 13, 5, 5, 3, 3, Padding::kValid}),
+      // Blocked-friendly channels (jit, nChw8c on AVX2).
+      ConvString({1, 32, 32, 6, 6, 3, 3, 1, 1, Padding::kSame, 1, 1, true}),
+  };
+}
+
+class OneDnnConvTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OneDnnConvTest, MatchesReference) {
+  ASSERT_NE(OneDnn(), nullptr);
+  absl::StatusOr<OpDesc> desc = ParseOpDesc(GetParam());
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  absl::Status status = CompareWithReference(*desc);
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, OneDnnConvTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return absl::StrReplaceAll(info.param, {{":", "_"}});
+                         });
+
+TEST(OneDnnConvLayoutTest, ChoosesABlockedLayoutAndAJitKernel) {
+  ASSERT_NE(OneDnn(), nullptr);
+  absl::StatusOr<ConvDesc> desc =
+      ConvDesc::Parse(ConvString({2, 32, 64, 14, 14, 3, 3, 1, 1, Padding::kSame}));
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, DType::kF32, {});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const KernelSignature& sig = (*kernel)->signature();
+  // On AVX2 and AVX-512 machines oneDNN's direct convolution works on
+  // channel-blocked activations and weights.
+  EXPECT_EQ(sig.output.layout, Layout::kBlocked) << sig.output.DebugString();
+  EXPECT_EQ(sig.params[0].layout, Layout::kBlocked) << sig.params[0].DebugString();
+  EXPECT_NE(sig.output.native, nullptr);
+  EXPECT_EQ(sig.output.shape, (Shape{2, 64, 14, 14}));
+  EXPECT_EQ(sig.params[0].shape, (Shape{64, 32, 3, 3}));
+  EXPECT_NE((*kernel)->implementation().find("jit"), std::string::npos)
+      << (*kernel)->implementation();
+}
+
+TEST(OneDnnConvLayoutTest, ReadsABlockedProducerAsItIs) {
+  ASSERT_NE(OneDnn(), nullptr);
+  absl::StatusOr<ConvDesc> first =
+      ConvDesc::Parse(ConvString({2, 16, 32, 10, 10, 3, 3, 1, 1, Padding::kSame}));
+  absl::StatusOr<ConvDesc> second =
+      ConvDesc::Parse(ConvString({2, 32, 16, 10, 10, 3, 3, 2, 2, Padding::kSame, 1, 1, true}));
+  ASSERT_TRUE(first.ok() && second.ok());
+  absl::StatusOr<std::unique_ptr<Kernel>> a = OneDnn()->Create(*first, DType::kF32, {});
+  ASSERT_TRUE(a.ok()) << a.status();
+  const TensorSpec produced = (*a)->signature().output;
+  absl::StatusOr<std::unique_ptr<Kernel>> b = OneDnn()->Create(*second, DType::kF32, {produced});
+  ASSERT_TRUE(b.ok()) << b.status();
+  // The very spec comes back: no reorder on this edge.
+  EXPECT_EQ((*b)->signature().inputs[0].native, produced.native);
+  EXPECT_TRUE(OneDnn()->SameLayout(produced, (*b)->signature().inputs[0]));
+  // And the numbers still match the reference with that layout.
+  onednn_test::CompareOptions options;
+  options.onednn_inputs = {produced};
+  absl::Status status = CompareWithReference(*second, options);
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+}  // namespace
+}  // namespace cnnbench
