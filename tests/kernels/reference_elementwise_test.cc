@@ -1,0 +1,194 @@
+// Reference relu, add, concat and dropout: exact forward, the documented
+// backward formulas, dropout's reproducible mask, and finite differences.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/desc.h"
+#include "kernels/reference/dropout_mask.h"
+#include "kernels/reference/reference_backend.h"
+#include "tests/kernels/gradient_check.h"
+
+namespace cnnbench {
+namespace {
+
+using kernel_test::CheckGradients;
+using kernel_test::CreateKernelUnderTest;
+using kernel_test::FillDefaults;
+using kernel_test::FillUniform;
+using kernel_test::FromDoubles;
+using kernel_test::GradientCheckOptions;
+using kernel_test::KernelUnderTest;
+using kernel_test::SetElement;
+using kernel_test::ToDoubles;
+
+KernelUnderTest Make(const OpDesc& desc, DType dtype) {
+  std::unique_ptr<Backend> backend = CreateReferenceBackend();
+  absl::StatusOr<KernelUnderTest> k = CreateKernelUnderTest(*backend, desc, dtype);
+  EXPECT_TRUE(k.ok()) << k.status();
+  return std::move(k).value();
+}
+
+class ElementwiseTest : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ElementwiseTest, Relu) {
+  KernelUnderTest k = Make(ReluDesc{{1, 2, 1, 3}}, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {-2, -1, 0, 1, 2, 3}).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(), {1, 2, 3, 4, 5, 6}).ok());
+  KernelArgs args = k.buffers.Args();
+  ASSERT_TRUE(k.kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()), (std::vector<double>{0, 0, 0, 1, 2, 3}));
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()),
+            (std::vector<double>{0, 0, 0, 4, 5, 6}));
+}
+
+TEST_P(ElementwiseTest, Add) {
+  KernelUnderTest k = Make(AddDesc{{2, 1, 1, 2}}, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {1, 2, 3, 4}).ok());
+  ASSERT_TRUE(FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {10, -20, 30, -40}).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(), {5, 6, 7, 8}).ok());
+  KernelArgs args = k.buffers.Args();
+  ASSERT_TRUE(k.kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()), (std::vector<double>{11, -18, 33, -36}));
+  args.dx[1] = nullptr;  // that input needs no gradient
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()), (std::vector<double>{5, 6, 7, 8}));
+}
+
+TEST_P(ElementwiseTest, ConcatStacksChannels) {
+  // Inputs of 1 and 2 channels, 2 images of 1x2.
+  KernelUnderTest k = Make(ConcatDesc{2, 1, 2, {1, 2}}, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  ASSERT_EQ(sig.inputs.size(), 2u);
+  EXPECT_EQ(sig.output.shape, (Shape{2, 3, 1, 2}));
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {1, 2, 3, 4}).ok());
+  ASSERT_TRUE(FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {5, 6, 7, 8, 9, 10, 11, 12}).ok());
+  KernelArgs args = k.buffers.Args();
+  ASSERT_TRUE(k.kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()),
+            (std::vector<double>{1, 2, 5, 6, 7, 8, 3, 4, 9, 10, 11, 12}));
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(),
+                          {-1, -2, -5, -6, -7, -8, -3, -4, -9, -10, -11, -12})
+                  .ok());
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()),
+            (std::vector<double>{-1, -2, -3, -4}));
+  EXPECT_EQ(ToDoubles(sig.inputs[1], k.buffers.dx[1].data()),
+            (std::vector<double>{-5, -6, -7, -8, -9, -10, -11, -12}));
+}
+
+TEST_P(ElementwiseTest, DropoutKeepsScalesAndReproduces) {
+  const DropoutDesc desc{{2, 3, 4, 5}, 0.5};
+  KernelUnderTest k = Make(desc, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  const int64_t count = desc.dims.elements();
+  std::vector<double> x(count), dy(count, 3.0);
+  for (int64_t i = 0; i < count; ++i) x[i] = i + 1;
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), x).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(), dy).ok());
+  KernelArgs args = k.buffers.Args();
+  for (uint64_t call = 0; call < 2; ++call) {
+    ASSERT_TRUE(k.kernel->Forward(args).ok());
+    ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+    const std::vector<double> y = ToDoubles(sig.output, k.buffers.y.data());
+    const std::vector<double> dx = ToDoubles(sig.inputs[0], k.buffers.dx[0].data());
+    int kept = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      // The mask is the documented counter-based one: call `call`, element i.
+      const bool keep = DropoutKeeps(call, i, 0.5);
+      kept += keep;
+      EXPECT_EQ(y[i], keep ? 2 * x[i] : 0.0) << i;
+      EXPECT_EQ(dx[i], keep ? 6.0 : 0.0) << i;
+    }
+    EXPECT_GT(kept, 0);
+    EXPECT_LT(kept, count);
+  }
+  // A new kernel starts the count again: the same first mask.
+  KernelUnderTest again = Make(desc, GetParam());
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], again.buffers.x[0].data(), x).ok());
+  ASSERT_TRUE(again.kernel->Forward(again.buffers.Args()).ok());
+  for (int64_t i = 0; i < count; ++i)
+    EXPECT_EQ(ToDoubles(sig.output, again.buffers.y.data())[i],
+              DropoutKeeps(0, i, 0.5) ? 2 * x[i] : 0.0);
+  // Inference: identity, in both directions.
+  KernelArgs inference = k.buffers.Args(/*training=*/false);
+  ASSERT_TRUE(k.kernel->Forward(inference).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()), x);
+  ASSERT_TRUE(k.kernel->BackwardData(inference).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()), dy);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, ElementwiseTest, ::testing::Values(DType::kF32, DType::kF64));
+
+TEST(DropoutTest, KeepsAboutOneMinusRate) {
+  for (double rate : {0.0, 0.1, 0.5, 0.9}) {
+    int kept = 0;
+    const int count = 100000;
+    for (int i = 0; i < count; ++i) kept += DropoutKeeps(3, i, rate);
+    EXPECT_NEAR(static_cast<double>(kept) / count, 1 - rate, 0.01) << rate;
+  }
+}
+
+TEST(ElementwiseGradientTest, Relu) {
+  for (Dims4 dims : {Dims4{2, 3, 5, 5}, Dims4{1, 1, 7, 3}}) {
+    KernelUnderTest k = Make(ReluDesc{dims}, DType::kF64);
+    FillDefaults(k.buffers, 17);
+    // Keep |x| well above the step: relu has a kink at 0.
+    const TensorSpec& spec = k.kernel->signature().inputs[0];
+    std::vector<double> x = ToDoubles(spec, k.buffers.x[0].data());
+    for (double& v : x) v = v < 0 ? v - 0.01 : v + 0.01;
+    ASSERT_TRUE(FromDoubles(spec, k.buffers.x[0].data(), x).ok());
+    absl::Status status = CheckGradients(*k.kernel, k.buffers);
+    EXPECT_TRUE(status.ok()) << status;
+  }
+}
+
+TEST(ElementwiseGradientTest, AddAndConcat) {
+  for (OpDesc desc : {OpDesc(AddDesc{{2, 3, 3, 5}}), OpDesc(ConcatDesc{2, 3, 1, {1, 3, 2}}),
+                      OpDesc(ConcatDesc{1, 5, 3, {4}})}) {
+    KernelUnderTest k = Make(desc, DType::kF64);
+    FillDefaults(k.buffers, 19);
+    absl::Status status = CheckGradients(*k.kernel, k.buffers);
+    EXPECT_TRUE(status.ok()) << OpDescToString(desc) << ": " << status;
+  }
+}
+
+TEST(ElementwiseGradientTest, Dropout) {
+  for (double rate : {0.0, 0.3, 0.5}) {
+    const DropoutDesc desc{{2, 3, 3, 3}, rate};
+    KernelUnderTest k = Make(desc, DType::kF64);
+    FillDefaults(k.buffers, 23);
+    GradientCheckOptions options;
+    // The mask follows the call count: each evaluation starts from call 0.
+    std::unique_ptr<Backend> backend = CreateReferenceBackend();
+    options.fresh_kernel = [&]() { return backend->Create(desc, DType::kF64, {}); };
+    absl::Status status = CheckGradients(*k.kernel, k.buffers, options);
+    EXPECT_TRUE(status.ok()) << desc.ToString() << ": " << status;
+  }
+}
+
+TEST(ElementwiseSignatureTest, Liveness) {
+  struct Case {
+    OpDesc desc;
+    bool reads_inputs;
+    size_t saved_bytes;
+  };
+  for (const Case& c : {Case{ReluDesc{{2, 3, 4, 5}}, true, 0},
+                        Case{AddDesc{{2, 3, 4, 5}}, false, 0},
+                        Case{ConcatDesc{2, 4, 5, {1, 2}}, false, 0},
+                        Case{DropoutDesc{{2, 3, 4, 5}, 0.5}, false, 120}}) {
+    KernelUnderTest k = Make(c.desc, DType::kF32);
+    const KernelSignature& sig = k.kernel->signature();
+    EXPECT_EQ(sig.backward_reads_inputs, c.reads_inputs) << OpDescToString(c.desc);
+    EXPECT_FALSE(sig.backward_reads_output);
+    EXPECT_GE(sig.saved_bytes, c.saved_bytes);
+    EXPECT_TRUE(sig.params.empty());
+    EXPECT_TRUE(sig.state.empty());
+  }
+}
+
+}  // namespace
+}  // namespace cnnbench
