@@ -110,10 +110,10 @@ int NetBuilder::Conv(int64_t filters, Window kernel, ConvOptions options) {
   desc.groups = options.groups;
   desc.h = *h;
   desc.w = *w;
-  desc.bias = !bn;
+  desc.bias = !bn && options.bias;
   if (absl::Status s = desc.Validate(); !s.ok()) return Fail("conv", s);
   AddOp("conv", desc, {top_}, desc.output().shape());
-  if (bn) BatchNorm();
+  if (bn) BatchNorm(conv_batch_norm_);
   if (options.activation == Activation::kRelu) Relu();
   return top_;
 }
@@ -144,6 +144,13 @@ int NetBuilder::MaxPool(Window window, PoolOptions options) {
 int NetBuilder::AvgPool(Window window, PoolOptions options) {
   return Pool(options.exclude_padding ? PoolAlgorithm::kAvgExcludePad : PoolAlgorithm::kAvg,
               window, options);
+}
+
+int NetBuilder::SpatialMean() {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(top_, "avgpool");
+  if (!dims.ok()) return Fail("avgpool", dims.status());
+  return AvgPool({dims->h, dims->w}, {.stride = 1, .padding = Padding::kValid});
 }
 
 int NetBuilder::Fc(int64_t units, FcOptions options) {

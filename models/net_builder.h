@@ -35,6 +35,9 @@ struct ConvOptions {
   // -1: the builder's default (set in the constructor); 0: off; 1: on.
   // With batch norm the conv has no bias: conv -> bn -> activation.
   int batch_norm = -1;
+  // Without batch norm: whether the conv adds a bias (tf_cnn_benchmarks'
+  // `bias=None` turns it off, as in ResNet v2's last conv of a block).
+  bool bias = true;
 };
 
 struct PoolOptions {
@@ -68,6 +71,9 @@ class NetBuilder {
   int Fc(int64_t units, FcOptions options = {});
   int BatchNorm(BatchNormOptions options = {});
   int Relu();
+  // Average over the whole remaining height and width (tf_cnn_benchmarks'
+  // spatial_mean): (N,C,H,W) -> (N,C,1,1), whatever the image size.
+  int SpatialMean();
   int Lrn(int64_t depth_radius, double bias, double alpha, double beta);
   int Dropout(double rate);
   // Channel concat of the given outputs; becomes the top.
@@ -84,6 +90,10 @@ class NetBuilder {
   // Prefix for the names of the layers that follow ("block2/unit1/").
   void set_scope(std::string scope) { scope_ = std::move(scope); }
   bool batch_norm_by_default() const { return batch_norm_by_default_; }
+  // The batch norm that Conv adds (tf_cnn_benchmarks' batch_norm_config);
+  // explicit BatchNorm() calls take their own options.
+  void set_conv_batch_norm(BatchNormOptions options) { conv_batch_norm_ = options; }
+  const BatchNormOptions& conv_batch_norm() const { return conv_batch_norm_; }
   int64_t batch() const { return graph_.batch; }
   int64_t classes() const { return graph_.classes; }
   const absl::Status& status() const { return status_; }
@@ -102,6 +112,7 @@ class NetBuilder {
   int top_ = -1;
   std::string scope_;
   bool batch_norm_by_default_;
+  BatchNormOptions conv_batch_norm_;
   absl::Status status_;
   std::vector<std::pair<std::string, int>> counters_;
 };

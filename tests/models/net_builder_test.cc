@@ -94,3 +94,49 @@ TEST(NetBuilderTest, MissingLogitsAndBadInput) {
 
 }  // namespace
 }  // namespace cnnbench
+
+namespace cnnbench {
+namespace {
+
+TEST(NetBuilderTest, SpatialMeanAveragesTheWholeImage) {
+  NetBuilder b(2, 3, 9, 7, 10);
+  b.Conv(4, {3, 3});
+  const int mean = b.SpatialMean();
+  EXPECT_EQ(b.top_shape(), (Shape{2, 4, 1, 1}));
+  b.Logits();
+  auto graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const auto& pool = std::get<PoolDesc>(graph->nodes[mean].op);
+  EXPECT_EQ(pool.h.kernel, 9);
+  EXPECT_EQ(pool.w.kernel, 7);
+  EXPECT_NE(pool.algorithm, PoolAlgorithm::kMax);
+}
+
+TEST(NetBuilderTest, ConvBiasCanBeTurnedOff) {
+  NetBuilder b(1, 3, 8, 8, 10);
+  const int with_bias = b.Conv(4, {1, 1}, {.activation = Activation::kNone});
+  const int without = b.Conv(4, {1, 1}, {.activation = Activation::kNone, .bias = false});
+  b.Logits();
+  auto graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok());
+  EXPECT_TRUE(std::get<ConvDesc>(graph->nodes[with_bias].op).bias);
+  EXPECT_FALSE(std::get<ConvDesc>(graph->nodes[without].op).bias);
+}
+
+TEST(NetBuilderTest, ConvBatchNormTakesTheBuilderConfig) {
+  NetBuilder b(1, 3, 8, 8, 10, /*batch_norm_by_default=*/true);
+  b.set_conv_batch_norm({.epsilon = 1e-5, .momentum = 0.9, .scale = false});
+  const int bn = b.Conv(4, {3, 3}, {.activation = Activation::kNone});
+  const int explicit_bn = b.BatchNorm();  // its own (default) options
+  b.Logits();
+  auto graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok());
+  const auto& conv_bn = std::get<BatchNormDesc>(graph->nodes[bn].op);
+  EXPECT_EQ(conv_bn.epsilon, 1e-5);
+  EXPECT_EQ(conv_bn.momentum, 0.9);
+  EXPECT_FALSE(conv_bn.scale);
+  EXPECT_TRUE(std::get<BatchNormDesc>(graph->nodes[explicit_bn].op).scale);
+}
+
+}  // namespace
+}  // namespace cnnbench

@@ -1,0 +1,221 @@
+#include "models/zoo.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "models/zoo_models.h"
+
+namespace cnnbench {
+namespace {
+
+// Image sizes and default batch sizes are tf_cnn_benchmarks' (model_config.py
+// and each model's constructor); MobileNet v1 takes its v2 model's 224 / 32.
+std::vector<ModelInfo> MakeRegistry() {
+  return {
+      {.name = "trivial",
+       .image_size = 227,
+       .default_batch = 32,
+       .description = "two fully connected layers on the pixels",
+       .build = [](NetBuilder& b) { Trivial(b); }},
+      {.name = "lenet",
+       .image_size = 28,
+       .default_batch = 32,
+       .batch_norm_switch = true,
+       .description = "LeNet-5 (TensorFlow's MNIST tutorial network)",
+       .build = [](NetBuilder& b) { LeNet(b); }},
+      {.name = "alexnet",
+       .image_size = 227,
+       .default_batch = 512,
+       .batch_norm_switch = true,
+       .description = "AlexNet, one-weird-trick variant (no LRN)",
+       .build = [](NetBuilder& b) { AlexNet(b); }},
+      {.name = "overfeat",
+       .image_size = 231,
+       .default_batch = 32,
+       .batch_norm_switch = true,
+       .description = "OverFeat, fast model",
+       .build = [](NetBuilder& b) { OverFeat(b); }},
+      {.name = "vgg11",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm_switch = true,
+       .description = "VGG configuration A",
+       .build =
+           [](NetBuilder& b) {
+             Vgg(b, {1, 1, 2, 2, 2});
+           }},
+      {.name = "vgg16",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm_switch = true,
+       .description = "VGG configuration D",
+       .build =
+           [](NetBuilder& b) {
+             Vgg(b, {2, 2, 3, 3, 3});
+           }},
+      {.name = "vgg19",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm_switch = true,
+       .description = "VGG configuration E",
+       .build =
+           [](NetBuilder& b) {
+             Vgg(b, {2, 2, 4, 4, 4});
+           }},
+      {.name = "googlenet",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm_switch = true,
+       .description = "Inception v1 (no LRN, no auxiliary heads)",
+       .build = [](NetBuilder& b) { GoogLeNet(b); }},
+      {.name = "inception3",
+       .image_size = 299,
+       .default_batch = 32,
+       .batch_norm = true,
+       .batch_norm_switch = true,
+       .description = "Inception v3 (no auxiliary head)",
+       .build = [](NetBuilder& b) { InceptionV3(b); }},
+      {.name = "inception4",
+       .image_size = 299,
+       .default_batch = 32,
+       .batch_norm = true,
+       .batch_norm_switch = true,
+       .description = "Inception v4",
+       .build = [](NetBuilder& b) { InceptionV4(b); }},
+      {.name = "resnet18",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-18 (basic blocks)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {2, 2, 2, 2}, .bottleneck = false});
+           }},
+      {.name = "resnet34",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-34 (basic blocks)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 6, 3}, .bottleneck = false});
+           }},
+      {.name = "resnet50",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm = true,
+       .description = "ResNet-50 v1 (stride in the first 1x1 conv)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 6, 3}});
+           }},
+      {.name = "resnet50_v1.5",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm = true,
+       .description = "ResNet-50 v1.5 (stride in the 3x3 conv)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 6, 3}, .version = ResNetVersion::kV1_5});
+           }},
+      {.name = "resnet50_v2",
+       .image_size = 224,
+       .default_batch = 64,
+       .batch_norm = true,
+       .description = "ResNet-50 v2 (pre-activation)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 6, 3}, .version = ResNetVersion::kV2});
+           }},
+      {.name = "resnet101",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-101 v1",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 23, 3}});
+           }},
+      {.name = "resnet101_v2",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-101 v2 (pre-activation)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 4, 23, 3}, .version = ResNetVersion::kV2});
+           }},
+      {.name = "resnet152",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-152 v1",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 8, 36, 3}});
+           }},
+      {.name = "resnet152_v2",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "ResNet-152 v2 (pre-activation)",
+       .build =
+           [](NetBuilder& b) {
+             ResNet(b, {.blocks_per_stage = {3, 8, 36, 3}, .version = ResNetVersion::kV2});
+           }},
+      {.name = "mobilenet",
+       .image_size = 224,
+       .default_batch = 32,
+       .batch_norm = true,
+       .description = "MobileNet v1 (depthwise separable)",
+       .build = [](NetBuilder& b) { MobileNetV1(b); }},
+  };
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& ListModels() {
+  static const std::vector<ModelInfo>* const models = new std::vector<ModelInfo>(MakeRegistry());
+  return *models;
+}
+
+absl::StatusOr<ModelInfo> FindModel(absl::string_view name) {
+  std::vector<absl::string_view> names;
+  for (const ModelInfo& info : ListModels()) {
+    if (info.name == name) return info;
+    names.push_back(info.name);
+  }
+  return absl::NotFoundError(
+      absl::StrCat("unknown model '", name, "'; known models: ", absl::StrJoin(names, ", ")));
+}
+
+absl::StatusOr<Graph> BuildModel(absl::string_view name, const ModelOptions& options) {
+  absl::StatusOr<ModelInfo> info = FindModel(name);
+  if (!info.ok()) return info.status();
+  if (options.batch < 0 || options.image_size < 0)
+    return absl::InvalidArgumentError(absl::StrCat(name, ": batch (", options.batch,
+                                                   ") and image size (", options.image_size,
+                                                   ") must be positive, or 0 for the model's own"));
+  bool batch_norm = info->batch_norm;
+  if (options.batch_norm.has_value() && *options.batch_norm != batch_norm) {
+    if (!info->batch_norm_switch)
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " has no batch-norm switch: its definition fixes batch norm ",
+                       batch_norm ? "on" : "off", " layer by layer"));
+    batch_norm = *options.batch_norm;
+  }
+  const int64_t batch = options.batch > 0 ? options.batch : info->default_batch;
+  const int64_t size = options.image_size > 0 ? options.image_size : info->image_size;
+  NetBuilder b(batch, 3, size, size, options.classes, batch_norm);
+  b.set_conv_batch_norm(kTfCnnBatchNorm);
+  info->build(b);
+  b.Logits();
+  absl::StatusOr<Graph> graph = std::move(b).Build();
+  if (!graph.ok())
+    return absl::Status(graph.status().code(), absl::StrCat(name, " at ", size, "x", size, ": ",
+                                                            graph.status().message()));
+  return graph;
+}
+
+}  // namespace cnnbench

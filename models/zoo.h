@@ -1,0 +1,51 @@
+// The model zoo: tf_cnn_benchmarks' ImageNet models (plus MobileNet v1) by
+// name, each with the image size and default per-device batch size that
+// suite gives it.
+//   absl::StatusOr<Graph> g = BuildModel("resnet50", {.batch = 32});
+#ifndef CNNBENCH_MODELS_ZOO_H_
+#define CNNBENCH_MODELS_ZOO_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/optional.h"
+#include "models/graph.h"
+#include "models/net_builder.h"
+
+namespace cnnbench {
+
+struct ModelOptions {
+  int64_t batch = 0;       // 0: the model's default batch size
+  int64_t classes = 1001;  // ImageNet plus background, as tf_cnn_benchmarks
+  int64_t image_size = 0;  // 0: the model's own (square images)
+  // Unset: as the definition has it. Only models whose definition follows the
+  // builder-wide switch (tf_cnn_benchmarks' `use_batch_norm`) can change it.
+  absl::optional<bool> batch_norm = absl::nullopt;
+};
+
+// Writes one architecture into a builder that already holds the images.
+using ModelFunction = void (*)(NetBuilder& b);
+
+struct ModelInfo {
+  std::string name;
+  int64_t image_size = 224;
+  int64_t default_batch = 32;
+  bool batch_norm = false;         // whether the definition uses batch norm
+  bool batch_norm_switch = false;  // whether ModelOptions::batch_norm may change it
+  std::string description;
+  ModelFunction build = nullptr;
+};
+
+// Every model, in the order tf_cnn_benchmarks lists them.
+const std::vector<ModelInfo>& ListModels();
+// The model's entry, or NotFound listing the known names.
+absl::StatusOr<ModelInfo> FindModel(absl::string_view name);
+// The training graph of a model: images (N,3,S,S) -> ... -> logits -> loss.
+absl::StatusOr<Graph> BuildModel(absl::string_view name, const ModelOptions& options = {});
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_MODELS_ZOO_H_

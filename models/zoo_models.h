@@ -1,0 +1,52 @@
+// The architectures of the zoo, one function per model family, each written
+// against NetBuilder from the images up to (not including) the logits. Only
+// zoo.cc and the tests include this; users go through BuildModel().
+#ifndef CNNBENCH_MODELS_ZOO_MODELS_H_
+#define CNNBENCH_MODELS_ZOO_MODELS_H_
+
+#include <array>
+#include <cstdint>
+
+#include "models/net_builder.h"
+
+namespace cnnbench {
+
+// tf_cnn_benchmarks' ConvNetBuilder.batch_norm() defaults: what a conv gets
+// from the builder-wide `use_batch_norm` switch (Inception v3/v4), and what a
+// bare batch_norm() call gets (ResNet v2's pre-activations). No gamma.
+inline constexpr BatchNormOptions kTfCnnBatchNorm = {
+    .epsilon = 1e-3, .momentum = 0.999, .scale = false};
+
+// simple.cc
+void Trivial(NetBuilder& b);
+void LeNet(NetBuilder& b);
+void OverFeat(NetBuilder& b);
+// alexnet.cc
+void AlexNet(NetBuilder& b);
+// vgg.cc: convolutions per stage, {1,1,2,2,2} (A, vgg11) to {2,2,4,4,4} (E, vgg19).
+void Vgg(NetBuilder& b, const std::array<int, 5>& convs_per_stage);
+// googlenet.cc
+void GoogLeNet(NetBuilder& b);
+// inception.cc
+void InceptionV3(NetBuilder& b);
+void InceptionV4(NetBuilder& b);
+
+// resnet.cc
+enum class ResNetVersion {
+  kV1,    // stride in the first 1x1 conv of a bottleneck (the paper's Caffe model)
+  kV1_5,  // stride in the 3x3 conv (fb.resnet.torch, torchvision)
+  kV2,    // pre-activation (He et al., "Identity Mappings in Deep Residual Networks")
+};
+struct ResNetConfig {
+  std::array<int, 4> blocks_per_stage = {3, 4, 6, 3};
+  bool bottleneck = true;  // false: two 3x3 convs per block (ResNet-18/34)
+  ResNetVersion version = ResNetVersion::kV1;
+};
+void ResNet(NetBuilder& b, const ResNetConfig& config);
+
+// mobilenet.cc
+void MobileNetV1(NetBuilder& b);
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_MODELS_ZOO_MODELS_H_
