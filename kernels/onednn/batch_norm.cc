@@ -59,8 +59,11 @@ class BatchNormKernel : public OneDnnKernel {
     dnnl::batch_normalization_backward::desc bwd_desc(dnnl::prop_kind::backward, data_md, data_md,
                                                       epsilon, params);
     dnnl::batch_normalization_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
+    // oneDNN lists beta among the backward pass's inputs, though dx does not
+    // depend on it.
     std::vector<int> bwd_args = {DNNL_ARG_SRC,      DNNL_ARG_MEAN,     DNNL_ARG_VARIANCE,
-                                 DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC, DNNL_ARG_DIFF_SHIFT};
+                                 DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC, DNNL_ARG_SHIFT,
+                                 DNNL_ARG_DIFF_SHIFT};
     if (d.scale) {
       bwd_args.push_back(DNNL_ARG_SCALE);
       bwd_args.push_back(DNNL_ARG_DIFF_SCALE);
@@ -221,6 +224,7 @@ class BatchNormKernel : public OneDnnKernel {
         backward_.Set(DNNL_ARG_SCALE, p.gamma);
         backward_.Set(DNNL_ARG_DIFF_SCALE, diff.gamma);
       }
+      backward_.Set(DNNL_ARG_SHIFT, p.beta);
       backward_.Set(DNNL_ARG_DIFF_SHIFT, diff.beta);
       backward_.SetScratchpad(scratch + scratchpad_offset_);
       backward_.Execute(context_->stream);

@@ -1,0 +1,51 @@
+// bf16 on the oneDNN backend (CPUs with avx512_bf16 only; skipped
+// elsewhere, with the reason): each op against the fp32 reference. Inputs
+// are integers in [-2, 2], exact in bf16; outputs are rounded to bf16's 8
+// significant bits, hence rtol 1/128.
+#include <string>
+
+#include "gtest/gtest.h"
+#include "kernels/desc.h"
+#include "tests/kernels/onednn_test_util.h"
+
+namespace cnnbench {
+namespace {
+
+using onednn_test::CompareOptions;
+using onednn_test::CompareWithReference;
+using onednn_test::OneDnn;
+
+class OneDnnBf16Test : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OneDnnBf16Test, MatchesReference) {
+  ASSERT_NE(OneDnn(), nullptr);
+  absl::StatusOr<OpDesc> desc = ParseOpDesc(GetParam());
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  auto probe = OneDnn()->Create(*desc, DType::kBF16, {});
+  if (!probe.ok() && probe.status().code() == absl::StatusCode::kUnimplemented)
+    GTEST_SKIP() << probe.status().message();
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  CompareOptions o;
+  o.dtype = DType::kBF16;
+  o.low = -2;
+  o.high = 2;
+  o.forward_rtol = o.backward_rtol = 1.0 / 128;
+  o.forward_atol = o.backward_atol = 1e-2;
+  absl::Status status = CompareWithReference(*desc, o);
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, OneDnnBf16Test,
+    ::testing::Values("conv:mb2_ic16oc16_ih8oh4kh3sh2pt0pb1_iw8ow4kw3sw2pl0pr1_bias",
+                      "fc:mb4ic64oc16", "pool:avg_mb2ic16_ih6oh3kh2sh2ph0_iw6ow3kw2sw2pw0",
+                      "relu:mb2ic16ih5iw5", "bn:mb2ic16ih5iw5_eps0.001mom0.9",
+                      "lrn:mb2ic16ih3iw3_r2k2a0.3b0.75", "dropout:mb2ic16ih3iw3_p0.5",
+                      "concat:mb2ih3iw3_ic8:16", "add:mb2ic16ih4iw4", "softmax_xent:mb4ic10"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = info.param.substr(0, info.param.find(':'));
+      return name + "_" + std::to_string(info.index);
+    });
+
+}  // namespace
+}  // namespace cnnbench
