@@ -1,0 +1,144 @@
+#include "tools/report/run_file.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/report/results.h"
+
+namespace cnnbench::report {
+namespace {
+
+bool Contains(const std::vector<std::string>& lines, const std::string& part) {
+  for (const std::string& line : lines) {
+    if (line.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RunFileTest, NotJsonIsAnErrorNamingTheFile) {
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("runs/a.json", "{\"context\": {", &warnings);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.status().message().find("runs/a.json: not JSON"), absl::string_view::npos)
+      << file.status();
+}
+
+TEST(RunFileTest, JsonWithoutBenchmarksIsAnError) {
+  std::vector<std::string> warnings;
+  for (const char* text : {"[1, 2]", "{\"context\": {}}", "{\"benchmarks\": 3}"}) {
+    auto file = ParseRunFile("b.json", text, &warnings);
+    ASSERT_FALSE(file.ok()) << text;
+    EXPECT_NE(file.status().message().find("b.json: not Google Benchmark JSON output"),
+              absl::string_view::npos)
+        << file.status();
+  }
+}
+
+TEST(RunFileTest, KeepsIterationsAndTheMeanIgnoresOtherAggregates) {
+  const char* text = R"({
+    "context": {"date": "2026-01-01T00:00:00+00:00", "platform": "p", "num_cpus": 2,
+                "date": "2017-05-01T00:00:00+00:00"},
+    "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time", "run_type": "iteration",
+       "real_time": 2.0, "time_unit": "ms", "images_per_second": 100},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time", "run_type": "iteration",
+       "real_time": 4.0, "time_unit": "ms", "images_per_second": 110},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time_mean",
+       "run_name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time",
+       "run_type": "aggregate", "aggregate_name": "mean", "repetitions": 2,
+       "images_per_second": 105},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time_stddev",
+       "run_name": "train/vgg16/fp32/synthetic/batch:64/gpus:1/real_time",
+       "run_type": "aggregate", "aggregate_name": "stddev", "images_per_second": 7}
+    ]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("f.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  // A key written twice (Google Benchmark's date, then a custom one): the later counts.
+  EXPECT_EQ(file->Context("date"), "2017-05-01T00:00:00+00:00");
+  EXPECT_EQ(file->Context("num_cpus"), "2");
+  ASSERT_EQ(file->cases.size(), 1u);
+  ASSERT_EQ(file->cases[0].iterations.size(), 2u);
+  EXPECT_DOUBLE_EQ(file->cases[0].iterations[1].at("images_per_second"), 110);
+  EXPECT_DOUBLE_EQ(file->cases[0].iterations[1].at("seconds"), 0.004);
+  EXPECT_DOUBLE_EQ(file->cases[0].mean.at("images_per_second"), 105);
+}
+
+TEST(ResultsTest, MergesFilesOfOnePlatformWeightingAggregateOnlyMeans) {
+  // File 1: two repetitions (100, 110); file 2: aggregates only, mean 130 over 3.
+  const char* one = R"({"context": {"platform": "p", "git_commit": "a"}, "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "images_per_second": 100},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "images_per_second": 110}]})";
+  const char* two = R"({"context": {"platform": "p", "git_commit": "b"}, "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1_mean",
+       "run_name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "run_type": "aggregate",
+       "aggregate_name": "mean", "repetitions": 3, "images_per_second": 130}]})";
+  std::vector<std::string> warnings;
+  Results results;
+  AddRunFile(*ParseRunFile("one.json", one, &warnings), results, &warnings);
+  AddRunFile(*ParseRunFile("two.json", two, &warnings), results, &warnings);
+  ASSERT_EQ(results.platforms.size(), 1u);
+  const Measurement& m =
+      results.platforms[0].train.at(TrainCase{"vgg16", "fp32", "synthetic", 64, 1});
+  EXPECT_EQ(m.samples, 5);
+  EXPECT_DOUBLE_EQ(*m.Mean("images_per_second"), (100 + 110 + 3 * 130) / 5.0);
+  EXPECT_EQ(m.commits, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(results.platforms[0].files, (std::vector<std::string>{"one.json", "two.json"}));
+}
+
+TEST(RunFileTest, FailedCasesKeepTheirMessage) {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:512/gpus:1", "error_occurred": true,
+       "error_message": "OOM: cudaMalloc failed"},
+      {"name": "train/vgg16/fp32/real/batch:64/gpus:1", "error_occurred": true,
+       "error_message": "no shards"}]})";
+  std::vector<std::string> warnings;
+  Results results;
+  AddRunFile(*ParseRunFile("f.json", text, &warnings), results, &warnings);
+  const auto& train = results.platforms[0].train;
+  EXPECT_TRUE(train.at(TrainCase{"vgg16", "fp32", "synthetic", 512, 1}).oom());
+  const Measurement& failed = train.at(TrainCase{"vgg16", "fp32", "real", 64, 1});
+  EXPECT_FALSE(failed.ok());
+  EXPECT_FALSE(failed.oom());
+  EXPECT_EQ(failed.errors, std::vector<std::string>{"no shards"});
+}
+
+TEST(RunFileTest, WarnsOncePerEntryNamingFileAndEntry) {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "train/vgg16/fp64/synthetic/batch:64/gpus:1", "images_per_second": 1},
+      {"name": "train/vgg16/fp64/synthetic/batch:64/gpus:1", "images_per_second": 1},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "flops": 1},
+      {"name": "allreduce/nccl/fp32/bytes:1000/ranks:4", "real_time": 1, "time_unit": "s"},
+      {"no_name": 1}]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("w.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(Contains(warnings,
+                       "w.json: entry 'train/vgg16/fp64/synthetic/batch:64/gpus:1': "
+                       "precision 'fp64'"));
+  EXPECT_TRUE(Contains(warnings,
+                       "w.json: entry 'train/vgg16/fp32/synthetic/batch:64/gpus:1': "
+                       "has no images_per_second counter"));
+  EXPECT_TRUE(Contains(warnings, "w.json: entry '#4': has no \"name\""));
+  EXPECT_TRUE(Contains(warnings, "w.json: no train cases"));
+  EXPECT_EQ(warnings.size(), 4u);
+  // The all-reduce case gave only a time: bandwidths follow nccl-tests' definitions.
+  ASSERT_EQ(file->cases.size(), 1u);
+  const Counters& c = file->cases[0].iterations[0];
+  EXPECT_DOUBLE_EQ(c.at("algbw"), 1000);
+  EXPECT_DOUBLE_EQ(c.at("busbw"), 1000 * 2.0 * 3 / 4);
+}
+
+TEST(ResultsTest, PlatformFallsBackToHostNameWithAWarning) {
+  const char* text = R"({"context": {"host_name": "node7"}, "benchmarks": []})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("h.json", text, &warnings);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(PlatformOf(*file, &warnings), "node7");
+  EXPECT_TRUE(Contains(warnings, "h.json: context has no \"platform\""));
+}
+
+}  // namespace
+}  // namespace cnnbench::report

@@ -1,0 +1,118 @@
+#include "tools/report/compare.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "tools/report/format_number.h"
+#include "tools/report/records.h"
+#include "tools/report/train_tables.h"
+
+namespace cnnbench::report {
+namespace {
+
+std::string ValueText(const std::optional<double>& v) {
+  return v ? FormatThroughput(*v) : "failed or not run";
+}
+
+const PlatformResults* BaseFor(const PlatformResults& p, const Results& current,
+                               const Results& base) {
+  if (const PlatformResults* same = base.Find(p.name)) return same;
+  if (current.platforms.size() == 1 && base.platforms.size() == 1) return &base.platforms[0];
+  return nullptr;
+}
+
+// Every (platform, key) record of `results` by key.
+std::map<std::pair<std::string, std::string>, Record> RecordsByKey(const Results& results) {
+  std::map<std::pair<std::string, std::string>, Record> out;
+  for (Record& r : MakeRecords(results))
+    out.emplace(std::make_pair(r.platform, r.key), std::move(r));
+  return out;
+}
+
+}  // namespace
+
+std::string Regression::Describe() const {
+  std::string text = absl::StrCat(platform, " ", key, ": ", ValueText(base), " -> ",
+                                  ValueText(current), " ", unit);
+  if (base && current && *base > 0)
+    absl::StrAppend(&text, " (", FormatRatio(*current / *base), ")");
+  return text;
+}
+
+Comparison Compare(const Results& current, const Results& base, double threshold) {
+  Comparison out;
+  const auto base_records = RecordsByKey(base);
+  const std::string limit = FormatRatio(1 - threshold);
+  for (const PlatformResults& p : current.platforms) {
+    Section section{"Comparison with base", {}, {}};
+    const PlatformResults* b = BaseFor(p, current, base);
+    if (b == nullptr) {
+      Table missing;
+      missing.title = "No base";
+      missing.header = {"Platform", "Base platforms"};
+      std::string names;
+      for (const PlatformResults& q : base.platforms)
+        absl::StrAppend(&names, names.empty() ? "" : ", ", q.name);
+      missing.rows = {{p.name, names}};
+      missing.notes = {"The base files hold no platform of this name; nothing compared."};
+      section.tables.push_back(std::move(missing));
+      out.sections.push_back(std::move(section));
+      continue;
+    }
+
+    // Regressions over every kind of case, by canonical name.
+    std::vector<Regression> found;
+    Results one;
+    one.platforms.push_back(p);
+    for (const Record& r : MakeRecords(one)) {
+      auto it = base_records.find({b->name, r.key});
+      if (it == base_records.end() || !it->second.value) continue;
+      const double base_value = *it->second.value;
+      if (!r.value || (base_value > 0 && *r.value / base_value < 1 - threshold)) {
+        found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value});
+      }
+    }
+    Table summary;
+    summary.title = absl::StrCat("Regressions (ratio below ", limit, ")");
+    summary.header = {"Case", "Unit", "Base", "This run", "Ratio"};
+    for (const Regression& r : found) {
+      summary.rows.push_back({r.key, r.unit, ValueText(r.base), ValueText(r.current),
+                              r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-"});
+    }
+    summary.notes.push_back(absl::StrCat("Base: ", b->name, " (", b->files.size(), " file",
+                                         b->files.size() == 1 ? "" : "s", ")."));
+    if (found.empty()) summary.notes.push_back("No regressions.");
+    section.tables.push_back(std::move(summary));
+    out.regressions.insert(out.regressions.end(), found.begin(), found.end());
+
+    // The results tables with ratios.
+    for (const TrainGroup& group : TrainGroups(p)) {
+      Table t = GroupTable(
+          group, absl::StrCat("This run / base: ", group.Describe()),
+          [&](const TrainCase& c, Footnotes& notes, const std::string& where) -> std::string {
+            auto now_it = p.train.find(c);
+            auto base_it = b->train.find(c);
+            if (now_it == p.train.end()) return ThroughputCell(nullptr, notes, where);
+            const Measurement& now = now_it->second;
+            if (base_it == b->train.end() || !base_it->second.ok()) {
+              if (!now.ok()) return ThroughputCell(&now, notes, where);
+              return absl::StrCat("new", notes.Mark("no base result", where));
+            }
+            if (!now.ok()) return absl::StrCat(ThroughputCell(&now, notes, where), "!");
+            double ratio =
+                *now.Mean("images_per_second") / *base_it->second.Mean("images_per_second");
+            return absl::StrCat(FormatRatio(ratio), ratio < 1 - threshold ? "!" : "");
+          });
+      t.notes.insert(t.notes.begin(),
+                     absl::StrCat("Cells: images/sec of this run / base; ! marks a regression "
+                                  "(below ",
+                                  limit, ")."));
+      section.tables.push_back(std::move(t));
+    }
+    out.sections.push_back(std::move(section));
+  }
+  return out;
+}
+
+}  // namespace cnnbench::report

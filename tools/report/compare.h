@@ -1,0 +1,40 @@
+// This run against a base run: the results tables again with each cell the
+// ratio this / base, and the cells (of every kind) that fell more than a
+// threshold below base listed as regressions, for CI.
+#ifndef CNNBENCH_TOOLS_REPORT_COMPARE_H_
+#define CNNBENCH_TOOLS_REPORT_COMPARE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/report/results.h"
+#include "tools/report/table.h"
+
+namespace cnnbench::report {
+
+struct Regression {
+  std::string platform;
+  std::string key;  // canonical case name
+  std::string unit;
+  std::optional<double> base;
+  std::optional<double> current;  // empty: the case failed or did not run this time
+
+  // "dgx1 train/resnet50/...: 1734 -> 1540 images/sec (0.89)".
+  std::string Describe() const;
+};
+
+struct Comparison {
+  // Per platform of `current`, in its order: the "Comparison with base" section.
+  std::vector<Section> sections;
+  std::vector<Regression> regressions;
+};
+
+// A ratio below 1 - threshold is a regression. A platform is compared with
+// the base platform of the same name or, when both sides hold exactly one
+// platform, with that one.
+Comparison Compare(const Results& current, const Results& base, double threshold);
+
+}  // namespace cnnbench::report
+
+#endif  // CNNBENCH_TOOLS_REPORT_COMPARE_H_

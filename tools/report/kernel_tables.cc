@@ -1,0 +1,171 @@
+#include "tools/report/kernel_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/report/format_number.h"
+#include "tools/report/train_tables.h"
+
+namespace cnnbench::report {
+namespace {
+
+// A failed or missing case's cell; "" when the case has a value.
+std::string FailureCell(const Measurement* m, Footnotes& notes, const std::string& where) {
+  if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
+  if (m->oom()) return "OOM";
+  if (!m->ok())
+    return absl::StrCat("N/A", notes.Mark(absl::StrCat("failed: ", m->errors.front()), where));
+  return "";
+}
+
+Section KernelSection(const PlatformResults& p) {
+  Section section{"Kernels", {}, {}};
+  // (op, variant, device) in first-seen order, each with its shapes and precisions.
+  using GroupKey = std::tuple<std::string, std::string, std::string>;
+  std::vector<GroupKey> order;
+  std::map<GroupKey, std::vector<std::string>> shapes;
+  std::map<GroupKey, std::vector<std::string>> precisions;
+  for (const KernelCase& c : p.kernel_order) {
+    GroupKey key{c.op, c.variant, c.device};
+    if (!shapes.count(key)) order.push_back(key);
+    AddDistinct(c.shape, shapes[key]);
+    AddDistinct(c.precision, precisions[key]);
+  }
+  for (const GroupKey& key : order) {
+    const auto& [op, variant, device] = key;
+    std::vector<std::string>& columns = precisions[key];
+    std::sort(columns.begin(), columns.end(), [](const std::string& a, const std::string& b) {
+      return std::make_pair(PrecisionRank(a), a) < std::make_pair(PrecisionRank(b), b);
+    });
+    // Compute kernels report FLOP/s; memory-bound ones (pooling) only bytes/s.
+    bool flops = false, bytes = false;
+    for (const auto& [c, m] : p.kernels) {
+      if (c.op == op && c.variant == variant && c.device == device) {
+        flops = flops || m.Mean("flops");
+        bytes = bytes || m.Mean("bytes_per_second");
+      }
+    }
+    if (!flops && !bytes) flops = op != "pool";  // all failed: the kind's usual unit
+    Table t;
+    t.title = absl::StrCat(op, variant.empty() ? "" : " ", variant, " on ", device, ", ",
+                           flops ? "TFLOP/s" : "GB/s");
+    t.header = {"Shape"};
+    t.header.insert(t.header.end(), columns.begin(), columns.end());
+    Footnotes notes;
+    for (const std::string& shape : shapes[key]) {
+      std::vector<std::string> row = {shape};
+      for (const std::string& precision : columns) {
+        auto it = p.kernels.find(KernelCase{op, variant, precision, device, shape});
+        const Measurement* m = it == p.kernels.end() ? nullptr : &it->second;
+        std::string cell = FailureCell(m, notes, absl::StrCat(shape, ", ", precision));
+        if (cell.empty()) {
+          std::optional<double> v = m->Mean(flops ? "flops" : "bytes_per_second");
+          cell = v ? FormatThroughput(*v / (flops ? 1e12 : 1e9)) : "-";
+        }
+        row.push_back(cell);
+      }
+      t.rows.push_back(std::move(row));
+    }
+    t.notes = notes.Notes();
+    section.tables.push_back(std::move(t));
+  }
+  return section;
+}
+
+int DtypeBytes(const std::string& dtype) {
+  static const std::map<std::string, int> kSizes = {
+      {"int8", 1},   {"uint8", 1}, {"fp16", 2},  {"half", 2},   {"bf16", 2},
+      {"fp32", 4},   {"float", 4}, {"int32", 4}, {"uint32", 4}, {"fp64", 8},
+      {"double", 8}, {"int64", 8}, {"uint64", 8}};
+  auto it = kSizes.find(dtype);
+  return it == kSizes.end() ? 0 : it->second;
+}
+
+Section AllReduceSection(const PlatformResults& p) {
+  Section section{"All-reduce", {}, {}};
+  std::map<std::pair<std::string, int>, std::vector<const AllReduceCase*>> groups;
+  for (const auto& [c, m] : p.allreduce) groups[{c.impl, c.ranks}].push_back(&c);
+  for (auto& [key, cases] : groups) {
+    std::sort(cases.begin(), cases.end(), [](const AllReduceCase* a, const AllReduceCase* b) {
+      return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
+    });
+    Table t;
+    t.title = absl::StrCat("All-reduce, ", key.first, ", ", key.second, " ranks");
+    t.header = {"size (B)",  "count (elements)", "type",        "redop",
+                "time (us)", "algbw (GB/s)",     "busbw (GB/s)"};
+    Footnotes notes;
+    for (const AllReduceCase* c : cases) {
+      const Measurement& m = p.allreduce.at(*c);
+      int element = DtypeBytes(c->dtype);
+      std::vector<std::string> row = {absl::StrCat(c->bytes),
+                                      element ? absl::StrCat(c->bytes / element) : "-", c->dtype,
+                                      "sum"};
+      std::string failure = FailureCell(&m, notes, absl::StrCat(c->bytes, " B ", c->dtype));
+      if (!failure.empty()) {
+        row.insert(row.end(), {failure, "-", "-"});
+      } else {
+        auto seconds = m.Mean("seconds");
+        auto algbw = m.Mean("algbw"), busbw = m.Mean("busbw");
+        row.push_back(seconds ? FormatMicroseconds(*seconds * 1e6) : "-");
+        row.push_back(algbw ? absl::StrFormat("%.2f", *algbw / 1e9) : "-");
+        row.push_back(busbw ? absl::StrFormat("%.2f", *busbw / 1e9) : "-");
+      }
+      t.rows.push_back(std::move(row));
+    }
+    t.notes = notes.Notes();
+    t.notes.push_back("busbw = algbw * 2(n-1)/n, as nccl-tests defines it.");
+    section.tables.push_back(std::move(t));
+  }
+  return section;
+}
+
+Section InputSection(const PlatformResults& p) {
+  Section section{"Input pipeline", {}, {}};
+  std::vector<std::pair<std::string, std::string>> columns;
+  std::set<int> threads;
+  for (const auto& [c, m] : p.input) {
+    if (std::find(columns.begin(), columns.end(), std::make_pair(c.source, c.preprocess)) ==
+        columns.end()) {
+      columns.emplace_back(c.source, c.preprocess);
+    }
+    threads.insert(c.threads);
+  }
+  Table t;
+  t.title = "Input pipeline, images/sec";
+  t.header = {"Threads"};
+  for (const auto& [source, preprocess] : columns) {
+    t.header.push_back(absl::StrCat(source, " ", preprocess));
+  }
+  Footnotes notes;
+  for (int n : threads) {
+    std::vector<std::string> row = {absl::StrCat(n)};
+    for (const auto& [source, preprocess] : columns) {
+      auto it = p.input.find(InputCase{source, preprocess, n});
+      const Measurement* m = it == p.input.end() ? nullptr : &it->second;
+      row.push_back(ThroughputCell(
+          m, notes,
+          absl::StrCat(source, " ", preprocess, ", ", n, n == 1 ? " thread" : " threads")));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = notes.Notes();
+  section.tables.push_back(std::move(t));
+  return section;
+}
+
+}  // namespace
+
+std::vector<Section> KernelSections(const PlatformResults& p) {
+  std::vector<Section> sections;
+  if (!p.kernels.empty()) sections.push_back(KernelSection(p));
+  if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p));
+  if (!p.input.empty()) sections.push_back(InputSection(p));
+  return sections;
+}
+
+}  // namespace cnnbench::report

@@ -1,0 +1,20 @@
+// Tables for the non-training cases of one platform: compute kernels
+// (TFLOP/s or GB/s per precision), all-reduce (busbw vs size, as nccl-tests
+// prints it) and the input pipeline (images/sec per thread count).
+#ifndef CNNBENCH_TOOLS_REPORT_KERNEL_TABLES_H_
+#define CNNBENCH_TOOLS_REPORT_KERNEL_TABLES_H_
+
+#include <vector>
+
+#include "tools/report/results.h"
+#include "tools/report/table.h"
+
+namespace cnnbench::report {
+
+// Sections "Kernels", "All-reduce" and "Input pipeline", each only when the
+// platform has such cases.
+std::vector<Section> KernelSections(const PlatformResults& platform);
+
+}  // namespace cnnbench::report
+
+#endif  // CNNBENCH_TOOLS_REPORT_KERNEL_TABLES_H_

@@ -1,0 +1,48 @@
+// tools/report end to end: reads benchmark JSON files, builds the tables for
+// each platform, optionally compares with base files, and renders one format.
+#ifndef CNNBENCH_TOOLS_REPORT_REPORT_H_
+#define CNNBENCH_TOOLS_REPORT_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "tools/report/formats.h"
+#include "tools/report/results.h"
+#include "tools/report/table.h"
+
+namespace cnnbench::report {
+
+struct ReportOptions {
+  std::string format = "markdown";   // markdown, csv, html, jsonl
+  std::vector<std::string> inputs;   // JSON files
+  std::vector<std::string> compare;  // base JSON files; empty: no comparison
+  double regression_threshold = 0.05;
+  bool fail_on_regression = false;
+  std::string title = "cnnbench results";
+};
+
+// Exit codes of //tools:report.
+enum ExitCode { kExitOk = 0, kExitRegression = 1, kExitBadInput = 2 };
+
+struct ReportOutput {
+  std::string text;                   // the rendered report
+  std::vector<std::string> warnings;  // entries skipped, files without train cases, ...
+  std::vector<std::string> errors;    // files that could not be used at all
+  std::vector<std::string> regressions;
+  int exit_code = kExitOk;
+};
+
+// Reads files into merged per-platform results; a file that cannot be used
+// adds an error and the others still count.
+Results LoadResults(const std::vector<std::string>& paths, std::vector<std::string>* warnings,
+                    std::vector<std::string>* errors);
+
+// Every section of every platform (environment, training, kernels).
+Report BuildReport(const Results& results, const std::string& title);
+
+// The whole run. `render_chart` draws HTML charts (RenderChartSvg in the tool).
+ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart);
+
+}  // namespace cnnbench::report
+
+#endif  // CNNBENCH_TOOLS_REPORT_REPORT_H_

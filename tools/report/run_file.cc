@@ -1,0 +1,245 @@
+#include "tools/report/run_file.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "tools/report/model_names.h"
+
+namespace cnnbench::report {
+namespace {
+
+// ordered_json keeps the context in file order.
+using Json = nlohmann::ordered_json;
+
+// Catches nlohmann's parse error message without exceptions.
+class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
+ public:
+  std::string message;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    message = e.what();
+    return false;
+  }
+};
+
+// The counters the tables use; anything else in an entry is ignored.
+constexpr const char* kCounterNames[] = {"images_per_second", "flops", "bytes_per_second", "algbw",
+                                         "busbw"};
+
+double SecondsPerUnit(const std::string& unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1;
+  return 0;  // unknown: no time
+}
+
+Counters ReadCounters(const Json& entry) {
+  Counters counters;
+  for (const char* name : kCounterNames) {
+    auto it = entry.find(name);
+    if (it != entry.end() && it->is_number()) counters[name] = it->get<double>();
+  }
+  auto time = entry.find("real_time");
+  auto unit = entry.find("time_unit");
+  if (time != entry.end() && time->is_number() && unit != entry.end() && unit->is_string()) {
+    double scale = SecondsPerUnit(unit->get<std::string>());
+    if (scale > 0) counters["seconds"] = time->get<double>() * scale;
+  }
+  return counters;
+}
+
+std::string StringField(const Json& entry, const char* key) {
+  auto it = entry.find(key);
+  return it != entry.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool BoolField(const Json& entry, const char* key) {
+  auto it = entry.find(key);
+  return it != entry.end() && it->is_boolean() && it->get<bool>();
+}
+
+// Fills algbw/busbw from the time when a collective case reports only time,
+// with nccl-tests' definitions.
+void CompleteAllReduce(const AllReduceCase& c, Counters& counters) {
+  auto seconds = counters.find("seconds");
+  if (!counters.count("algbw") && seconds != counters.end() && seconds->second > 0) {
+    counters["algbw"] = static_cast<double>(c.bytes) / seconds->second;
+  }
+  auto algbw = counters.find("algbw");
+  if (!counters.count("busbw") && algbw != counters.end()) {
+    counters["busbw"] = algbw->second * 2.0 * (c.ranks - 1) / c.ranks;
+  }
+}
+
+// True when `c` has the counter the case's tables print.
+bool HasNeededCounter(const CaseName& name, const Counters& c) {
+  if (std::holds_alternative<TrainCase>(name) || std::holds_alternative<InputCase>(name)) {
+    return c.count("images_per_second") > 0;
+  }
+  if (std::holds_alternative<KernelCase>(name))
+    return c.count("flops") || c.count("bytes_per_second");
+  return c.count("busbw") > 0;
+}
+
+const char* NeededCounterText(const CaseName& name) {
+  if (std::holds_alternative<TrainCase>(name) || std::holds_alternative<InputCase>(name)) {
+    return "images_per_second";
+  }
+  if (std::holds_alternative<KernelCase>(name)) return "flops or bytes_per_second";
+  return "busbw, algbw or a time";
+}
+
+}  // namespace
+
+std::string RunFile::Context(absl::string_view key) const {
+  std::string value;
+  for (const auto& [k, v] : context) {
+    if (k == key) value = v;
+  }
+  return value;
+}
+
+absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view text,
+                                     std::vector<std::string>* warnings) {
+  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    SyntaxErrorCatcher catcher;
+    Json::sax_parse(text.begin(), text.end(), &catcher);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", catcher.message));
+  }
+  auto benchmarks = json.is_object() ? json.find("benchmarks") : json.end();
+  if (!json.is_object() || benchmarks == json.end() || !benchmarks->is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": not Google Benchmark JSON output (no \"benchmarks\" array); "
+                     "write it with --benchmark_out=FILE --benchmark_out_format=json"));
+  }
+  RunFile file;
+  file.path = std::string(path);
+  auto context = json.find("context");
+  if (context == json.end() || !context->is_object()) {
+    warnings->push_back(absl::StrCat(path, ": no \"context\" object; the platform is unknown"));
+  } else {
+    for (const auto& [key, value] : context->items()) {
+      if (value.is_string()) {
+        file.context.emplace_back(key, value.get<std::string>());
+      } else if (value.is_number() || value.is_boolean()) {
+        file.context.emplace_back(key, value.dump());
+      }
+    }
+  }
+
+  std::map<std::string, size_t> index;  // canonical name -> position in file.cases
+  std::set<std::string> warned;         // one warning per entry, not per repetition
+  auto warn = [&](const std::string& entry, const std::string& why) {
+    if (warned.insert(entry).second) {
+      warnings->push_back(absl::StrCat(path, ": entry '", entry, "': ", why));
+    }
+  };
+  for (size_t i = 0; i < benchmarks->size(); ++i) {
+    const Json& entry = (*benchmarks)[i];
+    std::string name = entry.is_object() ? StringField(entry, "name") : "";
+    if (name.empty()) {
+      warn(absl::StrCat("#", i), "has no \"name\"; skipped");
+      continue;
+    }
+    std::string run_name = StringField(entry, "run_name");
+    if (run_name.empty()) run_name = name;
+    const bool aggregate = StringField(entry, "run_type") == "aggregate";
+    if (aggregate && StringField(entry, "aggregate_name") != "mean") continue;
+
+    absl::StatusOr<CaseName> parsed = ParseCaseName(run_name);
+    if (!parsed.ok()) {
+      warn(run_name, absl::StrCat(parsed.status().message(), "; skipped"));
+      continue;
+    }
+    std::string key = CanonicalName(*parsed);
+    auto [it, inserted] = index.emplace(key, file.cases.size());
+    if (inserted) {
+      file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, ""});
+      if (const auto* train = std::get_if<TrainCase>(&*parsed);
+          train != nullptr && !IsKnownModel(train->model)) {
+        warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", train->model,
+                                         "' is not in tf_cnn_benchmarks' zoo; shown as is"));
+      }
+    }
+    FileCase& c = file.cases[it->second];
+
+    std::string error = StringField(entry, "error_message");
+    if (error.empty()) error = StringField(entry, "skip_message");
+    if (BoolField(entry, "error_occurred") || BoolField(entry, "skipped")) {
+      if (c.error.empty()) c.error = error.empty() ? "skipped with no message" : error;
+      continue;
+    }
+    Counters counters = ReadCounters(entry);
+    if (const auto* allreduce = std::get_if<AllReduceCase>(&c.name)) {
+      CompleteAllReduce(*allreduce, counters);
+    }
+    if (aggregate) {
+      c.mean = counters;
+      auto reps = entry.find("repetitions");
+      c.mean_repetitions = reps != entry.end() && reps->is_number_integer() ? reps->get<int>() : 1;
+    } else {
+      c.iterations.push_back(counters);
+    }
+  }
+
+  // Keep only cases with the counter their tables need (or a failure to show).
+  std::vector<FileCase> usable;
+  for (FileCase& c : file.cases) {
+    bool has_counter = c.iterations.empty() ? HasNeededCounter(c.name, c.mean) : true;
+    for (const Counters& it : c.iterations)
+      has_counter = has_counter && HasNeededCounter(c.name, it);
+    const bool measured = !c.iterations.empty() || c.mean_repetitions > 0;
+    if (measured && !has_counter) {
+      warn(c.entry, absl::StrCat("has no ", NeededCounterText(c.name), " counter; skipped"));
+      continue;
+    }
+    if (measured && !c.error.empty()) {
+      warn(c.entry,
+           absl::StrCat("some repetitions failed (", c.error, "); the table shows the others"));
+      c.error.clear();
+    }
+    usable.push_back(std::move(c));
+  }
+  file.cases = std::move(usable);
+
+  size_t train = 0;
+  for (const FileCase& c : file.cases) train += std::holds_alternative<TrainCase>(c.name);
+  if (file.cases.empty()) {
+    warnings->push_back(absl::StrCat(path, ": no cnnbench cases the report can use"));
+  } else if (train == 0) {
+    warnings->push_back(absl::StrCat(path,
+                                     ": no train cases (only kernel, collective or input "
+                                     "cases); no training tables from this file"));
+  }
+  return file;
+}
+
+absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::string>* warnings) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
+  return ParseRunFile(path, text.str(), warnings);
+}
+
+}  // namespace cnnbench::report

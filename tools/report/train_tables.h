@@ -1,0 +1,60 @@
+// The training tables of one platform, laid out as the published pages lay
+// them out: environment, options, configuration, results per precision and
+// data kind (rows = GPU count, columns = models), synthetic vs real, scaling
+// efficiency, throughput by batch size; and the charts that go with them.
+#ifndef CNNBENCH_TOOLS_REPORT_TRAIN_TABLES_H_
+#define CNNBENCH_TOOLS_REPORT_TRAIN_TABLES_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/report/results.h"
+#include "tools/report/table.h"
+
+namespace cnnbench::report {
+
+// The cases one results table shows: one precision and data kind and, per
+// model, one batch size. The main table has each model at its largest batch
+// size (the "batch size per GPU" of the options table); the "other results"
+// tables have one batch size each, as the published pages do.
+struct TrainGroup {
+  std::string precision;
+  std::string data;
+  bool main = true;
+  std::vector<std::pair<std::string, int>> columns;  // (model, batch) in model order
+  std::vector<int> gpus;                             // rows, ascending; 0 = CPU
+
+  // "training synthetic data, fp32, batch size 64 per GPU".
+  std::string Describe() const;
+  // "Training synthetic data, ..." or "Other results: training synthetic data, ...".
+  std::string Title() const;
+};
+
+std::vector<TrainGroup> TrainGroups(const PlatformResults& platform);
+
+// Prints one cell of a group's table.
+using CellPrinter =
+    std::function<std::string(const TrainCase& c, Footnotes& notes, const std::string& where)>;
+
+// A group's table with rows = GPU count and columns = models.
+Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell);
+
+// images/sec (3 significant figures), OOM, or N/A with a footnote.
+std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where);
+
+// "1", "8", or "CPU" for gpus:0.
+std::string GpuLabel(int gpus);
+
+Table EnvironmentTable(const PlatformResults& platform);
+Table OptionsTable(const PlatformResults& platform);
+Table ConfigurationTable(const PlatformResults& platform);
+
+// The training sections (results, synthetic vs real, scaling, batch sizes);
+// empty when the platform has no train cases.
+std::vector<Section> TrainSections(const PlatformResults& platform);
+
+}  // namespace cnnbench::report
+
+#endif  // CNNBENCH_TOOLS_REPORT_TRAIN_TABLES_H_

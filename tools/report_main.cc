@@ -1,0 +1,75 @@
+// //tools:report: Google Benchmark JSON from //bench:all -> the published
+// per-platform tables (Markdown, CSV, JSON lines) or an HTML page with charts.
+//   ./bazelw run //tools:report -- [--format=...] [--compare=base.json] run.json ...
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "tools/report/charts.h"
+#include "tools/report/report.h"
+
+ABSL_FLAG(std::string, format, "markdown", "markdown, csv, html or jsonl");
+ABSL_FLAG(std::vector<std::string>, compare, {},
+          "base JSON file(s), comma-separated: adds this-run/base ratio tables and regressions");
+ABSL_FLAG(double, regression_threshold, 0.05,
+          "a ratio below 1 - threshold is a regression (0.05: more than 5% slower)");
+ABSL_FLAG(bool, fail_on_regression, false, "exit 1 when --compare finds a regression");
+ABSL_FLAG(std::string, output, "", "write the report here instead of stdout");
+ABSL_FLAG(std::string, title, "cnnbench results", "the report's title");
+
+namespace {
+
+// `bazel run` starts the tool in its runfiles; paths on the command line
+// are relative to where the user typed them.
+std::string FromUserDirectory(const std::string& path) {
+  const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || dir == nullptr || *dir == '\0') return path;
+  return absl::StrCat(dir, "/", path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "
+      "[--fail_on_regression] [--output=FILE] run1.json [run2.json ...]");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+
+  cnnbench::report::ReportOptions options;
+  options.format = absl::GetFlag(FLAGS_format);
+  for (size_t i = 1; i < args.size(); ++i) options.inputs.push_back(FromUserDirectory(args[i]));
+  for (const std::string& base : absl::GetFlag(FLAGS_compare)) {
+    options.compare.push_back(FromUserDirectory(base));
+  }
+  options.regression_threshold = absl::GetFlag(FLAGS_regression_threshold);
+  options.fail_on_regression = absl::GetFlag(FLAGS_fail_on_regression);
+  options.title = absl::GetFlag(FLAGS_title);
+
+  cnnbench::report::ReportOutput out =
+      cnnbench::report::RunReport(options, cnnbench::report::RenderChartSvg);
+  for (const std::string& w : out.warnings)
+    std::fprintf(stderr, "report: warning: %s\n", w.c_str());
+  for (const std::string& e : out.errors) std::fprintf(stderr, "report: error: %s\n", e.c_str());
+  for (const std::string& r : out.regressions) {
+    std::fprintf(stderr, "report: regression: %s\n", r.c_str());
+  }
+
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (output.empty()) {
+    std::fwrite(out.text.data(), 1, out.text.size(), stdout);
+  } else {
+    std::ofstream file(FromUserDirectory(output), std::ios::binary);
+    file << out.text;
+    if (!file) {
+      std::fprintf(stderr, "report: error: cannot write %s\n", output.c_str());
+      return cnnbench::report::kExitBadInput;
+    }
+  }
+  return out.exit_code;
+}
