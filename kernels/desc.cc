@@ -90,17 +90,22 @@ class Scanner {
   absl::StatusOr<int64_t> Int(absl::string_view key) {
     if (!TryConsume(key))
       return Error(absl::StrCat("expected field '", key, "' at offset ", pos_, Rest()));
+    return Number(key);
+  }
+
+  // A non-negative decimal integer, the value of `field`.
+  absl::StatusOr<int64_t> Number(absl::string_view field) {
     size_t start = pos_;
     int64_t value = 0;
     while (pos_ < text_.size() && absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]))) {
       int digit = text_[pos_] - '0';
       if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
-        return Error(absl::StrCat("field '", key, "' is out of range"));
+        return Error(absl::StrCat("field '", field, "' is out of range"));
       value = value * 10 + digit;
       ++pos_;
     }
     if (pos_ == start)
-      return Error(absl::StrCat("field '", key, "' needs an integer at offset ", start, Rest()));
+      return Error(absl::StrCat("field '", field, "' needs an integer at offset ", start, Rest()));
     return value;
   }
 
@@ -617,7 +622,7 @@ absl::StatusOr<ConcatDesc> ConcatDesc::Parse(absl::string_view text) {
   SCAN_ASSIGN(c, s.Int("ic"));
   d.channels.push_back(c);
   while (s.TryConsume(":")) {
-    SCAN_ASSIGN(c, s.Int(""));
+    SCAN_ASSIGN(c, s.Number("ic"));
     d.channels.push_back(c);
   }
   return Finish(s, d);
