@@ -1,0 +1,82 @@
+// Every zoo model compiles and runs one training step on the CPU (oneDNN)
+// with a finite loss, batch 2. zoo_train_test runs each at a reduced image
+// size (the smallest the architecture admits, at least 32); the `large`
+// target zoo_train_real_size_test, built with CNNBENCH_ZOO_REAL_SIZE, runs
+// them at their real sizes.
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/backends.h"
+#include "models/summary.h"
+#include "models/zoo.h"
+#include "train/trainer.h"
+
+namespace cnnbench {
+namespace {
+
+constexpr int64_t kBatch = 2;
+
+// Graphs are cheap to build, so the smallest admitted size is searched for
+// rather than written down per model.
+int64_t ReducedImageSize(const ModelInfo& info) {
+  for (int64_t size = 32; size < info.image_size; ++size)
+    if (BuildModel(info.name, {.batch = kBatch, .image_size = size}).ok()) return size;
+  return info.image_size;
+}
+
+std::vector<std::string> ModelNames() {
+  std::vector<std::string> names;
+  for (const ModelInfo& info : ListModels()) names.push_back(info.name);
+  return names;
+}
+
+class ZooTrainTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(ZooTrainTest, OneStepHasFiniteLoss) {
+  absl::StatusOr<ModelInfo> info = FindModel(GetParam());
+  ASSERT_TRUE(info.ok()) << info.status();
+#ifdef CNNBENCH_ZOO_REAL_SIZE
+  const int64_t size = info->image_size;
+#else
+  const int64_t size = ReducedImageSize(*info);
+#endif
+  absl::StatusOr<Graph> graph = BuildModel(info->name, {.batch = kBatch, .image_size = size});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<Backend>> backend = CreateBackend("onednn", Device::Cpu());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  absl::StatusOr<std::unique_ptr<Trainer>> trainer =
+      Trainer::Compile(*graph, backend->get(), TrainOptions{});
+  ASSERT_TRUE(trainer.ok()) << info->name << " at " << size << ": " << trainer.status();
+  // The backend's own parameter tensors agree with the descriptor count.
+  EXPECT_EQ((*trainer)->parameter_count(), Summarize(*graph).parameters);
+
+  // Synthetic batch as tf_cnn_benchmarks: pixels around 127 +- 60, random labels.
+  std::mt19937 rng(7);
+  std::normal_distribution<float> pixel(127.0f, 60.0f);
+  std::uniform_int_distribution<int32_t> label(0, static_cast<int32_t>(graph->classes) - 1);
+  std::vector<float> images(graph->nodes[graph->images].output.num_elements());
+  for (float& v : images) v = pixel(rng);
+  std::vector<int32_t> labels(kBatch);
+  for (int32_t& l : labels) l = label(rng);
+  ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+  absl::StatusOr<float> loss = (*trainer)->Step();
+  ASSERT_TRUE(loss.ok()) << info->name << " at " << size << ": " << loss.status();
+  EXPECT_TRUE(std::isfinite(*loss)) << info->name << " at " << size << ": loss " << *loss;
+  EXPECT_GT((*trainer)->peak_memory_bytes(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooTrainTest, testing::ValuesIn(ModelNames()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (c == '.') c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace cnnbench
