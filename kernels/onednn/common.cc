@@ -169,6 +169,7 @@ BoundPrimitive::BoundPrimitive(const dnnl::primitive_desc_base& pd, dnnl::primit
   if (scratchpad_bytes_ > 0)
     args_.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine, DNNL_MEMORY_NONE));
   implementation_ = pd.impl_info_str();
+  for (const auto& [id, m] : args_) exec_args_.push_back({id, m.get()});
 }
 
 void BoundPrimitive::SetScratchpad(void* scratch) {
@@ -176,7 +177,10 @@ void BoundPrimitive::SetScratchpad(void* scratch) {
 }
 
 void BoundPrimitive::Execute(dnnl::stream& stream) const {
-  primitive_.execute(stream, args_);
+  dnnl::error::wrap_c_api(
+      dnnl_primitive_execute(primitive_.get(), stream.get(), static_cast<int>(exec_args_.size()),
+                             exec_args_.data()),
+      "could not execute a primitive");
   stream.wait();
 }
 

@@ -116,6 +116,9 @@ class BoundPrimitive {
   bool valid_ = false;
   dnnl::primitive primitive_;
   std::unordered_map<int, dnnl::memory> args_;
+  // The same arguments for the C API, built once: the C++ execute() would
+  // rebuild this vector (an allocation) on every call.
+  std::vector<dnnl_exec_arg_t> exec_args_;
   std::unordered_map<int, dnnl::memory::desc> descs_;
   size_t scratchpad_bytes_ = 0;
   std::string implementation_;
