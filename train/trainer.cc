@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,17 @@ constexpr int kLabelsBuffer = -3;
 constexpr int kLossBuffer = -4;
 
 size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// The (N,C,H,W) an elementwise op's descriptor expects for input `k`, when it
+// has one: a plain (N,C) tensor from an fc layer is read as (N,C,1,1).
+std::optional<Shape> ExpectedInputShape(const OpDesc& op) {
+  if (const auto* d = std::get_if<ReluDesc>(&op)) return d->dims.shape();
+  if (const auto* d = std::get_if<DropoutDesc>(&op)) return d->dims.shape();
+  if (const auto* d = std::get_if<BatchNormDesc>(&op)) return d->dims.shape();
+  if (const auto* d = std::get_if<AddDesc>(&op)) return d->dims.shape();
+  if (const auto* d = std::get_if<LrnDesc>(&op)) return d->dims.shape();
+  return std::nullopt;
+}
 
 using Clock = std::chrono::steady_clock;
 double SecondsSince(Clock::time_point start) {
@@ -89,11 +101,17 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     const Node& node = graph.nodes[i];
     if (node.kind != Node::Kind::kOp) continue;
     std::vector<TensorSpec> in_specs;
+    const std::optional<Shape> expected = ExpectedInputShape(node.op);
     for (int in : node.inputs) {
       if (in < 0 || in >= i)
         return absl::InvalidArgumentError(
             absl::StrCat("node ", node.name, " reads node ", in, ", which does not come before it"));
-      in_specs.push_back(output_spec[in]);
+      TensorSpec spec = output_spec[in];
+      // Same bytes, same order: only the logical rank differs.
+      if (expected && spec.is_plain() && spec.shape != *expected &&
+          spec.shape.num_elements() == expected->num_elements())
+        spec = TensorSpec::Plain(spec.dtype, *expected);
+      in_specs.push_back(spec);
     }
     auto kernel = backend->Create(node.op, DType::kF32, in_specs);
     if (!kernel.ok())
@@ -112,7 +130,7 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       Layer::Input input;
       input.producer = node.inputs[k];
-      input.from = output_spec[input.producer];
+      input.from = in_specs[k];
       input.to = sig.inputs[k];
       input.reorder = !backend->SameLayout(input.from, input.to);
       layer->inputs.push_back(std::move(input));

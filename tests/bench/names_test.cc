@@ -33,7 +33,7 @@ TEST(NamesTest, KernelNamesRoundTrip) {
   for (const std::string name :
        {"conv/bwd_filter/fp32/cpu/conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1",
         "fc/fwd/bf16/cuda:0/fc:mb32ic2048oc1001",
-        "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2ph0_iw112ow56kw3sw2pw0",
+        "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2pt0pb1_iw112ow56kw3sw2pl0pr1",
         "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
         "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
         "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8"}) {
