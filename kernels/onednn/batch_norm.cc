@@ -99,7 +99,7 @@ class BatchNormKernel : public OneDnnKernel {
     const BatchNormDesc& d = desc_;
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.y, "y"));
-    ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, "params"));
+    ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, false));
     ASSIGN_OR_RETURN(void* running_mean_ptr, Param(args.state, 0, "running_mean"));
     ASSIGN_OR_RETURN(void* running_var_ptr, Param(args.state, 1, "running_var"));
     RETURN_IF_ERROR(RequireScratch(args));
@@ -156,7 +156,7 @@ class BatchNormKernel : public OneDnnKernel {
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
-    ASSIGN_OR_RETURN(Params diff, ParamsOf(args.dparams, "dparams"));
+    ASSIGN_OR_RETURN(Params diff, ParamsOf(args.dparams, true));
     const BackwardRecord now = {forward_count_, args.x.empty() ? nullptr : args.x[0], args.dy,
                                 args.saved};
     if (done_ == now) {
@@ -190,13 +190,15 @@ class BatchNormKernel : public OneDnnKernel {
     return reinterpret_cast<float*>(static_cast<char*>(args.saved) + i * stats_bytes_);
   }
 
-  absl::StatusOr<Params> ParamsOf(const std::vector<void*>& list, absl::string_view name) const {
+  // gamma (unless _noscale) and beta from params, or their gradients from
+  // dparams (`diff`). Literal names: no string is built on the success path.
+  absl::StatusOr<Params> ParamsOf(const std::vector<void*>& list, bool diff) const {
     Params p;
     if (desc_.scale) {
-      ASSIGN_OR_RETURN(p.gamma, Param(list, 0, absl::StrCat(name, "[0] (gamma)")));
-      ASSIGN_OR_RETURN(p.beta, Param(list, 1, absl::StrCat(name, "[1] (beta)")));
+      ASSIGN_OR_RETURN(p.gamma, Param(list, 0, diff ? "dparams[0] (dgamma)" : "params[0] (gamma)"));
+      ASSIGN_OR_RETURN(p.beta, Param(list, 1, diff ? "dparams[1] (dbeta)" : "params[1] (beta)"));
     } else {
-      ASSIGN_OR_RETURN(p.beta, Param(list, 0, absl::StrCat(name, "[0] (beta)")));
+      ASSIGN_OR_RETURN(p.beta, Param(list, 0, diff ? "dparams[0] (dbeta)" : "params[0] (beta)"));
     }
     return p;
   }
@@ -209,7 +211,7 @@ class BatchNormKernel : public OneDnnKernel {
   // One backward pass writing dx and dgamma/dbeta (`diff`).
   absl::Status RunBackward(const KernelArgs& args, void* dx, const Params& diff) {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
-    ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, "params"));
+    ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, false));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireSaved(args));
     RETURN_IF_ERROR(RequireScratch(args));

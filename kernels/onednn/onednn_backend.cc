@@ -117,12 +117,14 @@ class OneDnnBackend : public Backend {
 
   absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                        void* dst) override {
-    const std::string what =
-        absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    // Built only for an error: the executor reorders on graph edges every step.
+    auto what = [&] {
+      return absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    };
     if (src == nullptr || dst == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(what, ": null buffer"));
+      return absl::InvalidArgumentError(absl::StrCat(what(), ": null buffer"));
     if (from.shape.num_elements() != to.shape.num_elements())
-      return absl::InvalidArgumentError(absl::StrCat(what, ": element counts differ"));
+      return absl::InvalidArgumentError(absl::StrCat(what(), ": element counts differ"));
     // Two dense row-major copies of one type: a memcpy.
     auto row_major = [](const TensorSpec& s) { return s.is_plain() && s.layout != Layout::kNHWC; };
     if (row_major(from) && row_major(to) && from.dtype == to.dtype) {
@@ -134,9 +136,9 @@ class OneDnnBackend : public Backend {
     // (K,C/g,R,S) weights meet oneDNN's (g,K/g,C/g,R,S), and plain (OC,IC)
     // fc weights its (OC,C,H,W)).
     const memory::dims dims = !from.is_plain() ? NativeDims(from) : NativeDims(to);
-    return onednn::Guarded(what, [&]() -> absl::Status {
-      ASSIGN_OR_RETURN(memory::desc from_md, onednn::DescFromSpec(from, dims, "source", what));
-      ASSIGN_OR_RETURN(memory::desc to_md, onednn::DescFromSpec(to, dims, "destination", what));
+    ASSIGN_OR_RETURN(memory::desc from_md, onednn::DescFromSpec(from, dims, "source", "reorder"));
+    ASSIGN_OR_RETURN(memory::desc to_md, onednn::DescFromSpec(to, dims, "destination", "reorder"));
+    try {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = reorders_.find(ReorderKey{from_md, to_md});
       if (it == reorders_.end()) {
@@ -148,8 +150,10 @@ class OneDnnBackend : public Backend {
       it->second.Set(DNNL_ARG_FROM, src);
       it->second.Set(DNNL_ARG_TO, dst);
       it->second.Execute(context_->stream);
-      return absl::OkStatus();
-    });
+    } catch (const dnnl::error& e) {
+      return onednn::ErrorFromDnnl(e, what());
+    }
+    return absl::OkStatus();
   }
 
   // Besides the default (equal plain specs, or one shared native object),
