@@ -28,7 +28,7 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
 }
 
-int Run(const std::string& args, std::string* output) {
+int RunBench(const std::string& args, std::string* output) {
   const std::string log = TempPath("bench.log");
   const std::string cmd = absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1");
   const int rc = std::system(cmd.c_str());
@@ -42,7 +42,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   std::string output;
   // gpus:1 and bf16 cannot run on a CPU-only machine: they must be skipped
   // with a reason while the rest of the sweep goes on.
-  const int rc = Run(absl::StrCat("--preset=tiny --gpus=0,1 --benchmark_out=", json_path,
+  const int rc = RunBench(absl::StrCat("--preset=tiny --gpus=0,1 --benchmark_out=", json_path,
                                   " --benchmark_out_format=json --platform=test-box"),
                      &output);
   ASSERT_EQ(rc, 0) << output;
@@ -101,20 +101,20 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
 
 TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
   std::string output;
-  ASSERT_EQ(Run("--preset=tiny --list", &output), 0) << output;
+  ASSERT_EQ(RunBench("--preset=tiny --list", &output), 0) << output;
   EXPECT_NE(output.find("train/trivial/fp32/synthetic/batch:2/gpus:0"), std::string::npos)
       << output;
 }
 
 TEST(SuiteTest, BadFlagsAreClearErrors) {
   std::string output;
-  EXPECT_NE(Run("--preset=huge", &output), 0);
+  EXPECT_NE(RunBench("--preset=huge", &output), 0);
   EXPECT_NE(output.find("unknown preset 'huge'"), std::string::npos) << output;
-  EXPECT_NE(Run("--preset=tiny --models=resnet9000 --list", &output), 0);
+  EXPECT_NE(RunBench("--preset=tiny --models=resnet9000 --list", &output), 0);
   EXPECT_NE(output.find("resnet9000"), std::string::npos) << output;
-  EXPECT_NE(Run("--preset=tiny --batch_sizes=8,x --list", &output), 0);
+  EXPECT_NE(RunBench("--preset=tiny --batch_sizes=8,x --list", &output), 0);
   EXPECT_NE(output.find("'x'"), std::string::npos) << output;
-  EXPECT_NE(Run("--no_such_flag", &output), 0);
+  EXPECT_NE(RunBench("--no_such_flag", &output), 0);
 }
 
 }  // namespace
