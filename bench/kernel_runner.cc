@@ -1,0 +1,139 @@
+#include "bench/kernel_runner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "train/init.h"
+
+namespace cnnbench::bench {
+namespace {
+
+absl::StatusOr<Buffer> FilledBuffer(size_t bytes, DType dtype, Rng& rng, float scale) {
+  ASSIGN_OR_RETURN(Buffer b, Buffer::Allocate(Device::Cpu(), std::max<size_t>(bytes, 64)));
+  std::memset(b.data(), 0, b.size());  // int32 labels: class 0 is always valid
+  if (dtype == DType::kF32 && scale != 0) {
+    float* f = static_cast<float*>(b.data());
+    for (size_t i = 0; i < bytes / sizeof(float); ++i)
+      f[i] = static_cast<float>((rng.Uniform() * 2 - 1) * scale);
+  }
+  return b;
+}
+
+// The (N,C,H,W) input of ops that read one activation.
+std::optional<Dims4> ActivationInput(const OpDesc& desc) {
+  if (const auto* d = std::get_if<ConvDesc>(&desc)) return d->input();
+  if (const auto* d = std::get_if<PoolDesc>(&desc)) return d->input();
+  if (const auto* d = std::get_if<BatchNormDesc>(&desc)) return d->dims;
+  if (const auto* d = std::get_if<ReluDesc>(&desc)) return d->dims;
+  if (const auto* d = std::get_if<LrnDesc>(&desc)) return d->dims;
+  return std::nullopt;
+}
+
+// The layout a 3x3 convolution producing `dims` would write.
+absl::StatusOr<std::vector<TensorSpec>> NetworkInputs(Backend* backend, const OpDesc& desc,
+                                                      DType dtype) {
+  const auto dims = ActivationInput(desc);
+  if (!dims || std::holds_alternative<ConvDesc>(desc) || dims->h * dims->w == 1)
+    return std::vector<TensorSpec>{};  // convs pick their own; vectors stay plain
+  ConvDesc probe;
+  probe.n = dims->n;
+  probe.c = dims->c;
+  probe.k = dims->c;
+  ASSIGN_OR_RETURN(probe.h, MakeWindowDim(dims->h, 3, 1, Padding::kSame));
+  ASSIGN_OR_RETURN(probe.w, MakeWindowDim(dims->w, 3, 1, Padding::kSame));
+  ASSIGN_OR_RETURN(auto kernel, backend->Create(probe, dtype, {}));
+  return std::vector<TensorSpec>{kernel->signature().output};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* backend,
+                                                                   const OpDesc& desc,
+                                                                   Precision precision) {
+  if (precision == Precision::kTf32 || precision == Precision::kFp16)
+    if (backend->device().is_cpu())
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", PrecisionName(precision), " kernels on the CPU"));
+  const DType dtype = ActivationType(precision);
+  std::unique_ptr<KernelRunner> r(new KernelRunner());
+  r->desc_ = desc;
+  ASSIGN_OR_RETURN(std::vector<TensorSpec> inputs, NetworkInputs(backend, desc, dtype));
+  ASSIGN_OR_RETURN(r->kernel_, backend->Create(desc, dtype, inputs));
+  const KernelSignature& sig = r->kernel_->signature();
+  Rng rng(99);
+  auto add = [&](size_t bytes, DType type, float scale) -> absl::StatusOr<void*> {
+    ASSIGN_OR_RETURN(Buffer b, FilledBuffer(bytes, type, rng, scale));
+    r->buffers_.push_back(std::move(b));
+    return r->buffers_.back().data();
+  };
+  KernelArgs& a = r->args_;
+  for (const TensorSpec& in : sig.inputs) {
+    ASSIGN_OR_RETURN(void* x, add(in.bytes, in.dtype, 1.0f));
+    a.x.push_back(x);
+    ASSIGN_OR_RETURN(void* dx, add(in.bytes, in.dtype, 0.0f));
+    a.dx.push_back(in.dtype == DType::kI32 ? nullptr : dx);  // labels get no gradient
+  }
+  ASSIGN_OR_RETURN(a.y, add(sig.output.bytes, sig.output.dtype, 0.0f));
+  ASSIGN_OR_RETURN(void* dy, add(sig.output.bytes, sig.output.dtype, 1.0f));
+  a.dy = dy;
+  for (const TensorSpec& p : sig.params) {
+    ASSIGN_OR_RETURN(void* w, add(p.bytes, p.dtype, 0.1f));
+    a.params.push_back(w);
+    ASSIGN_OR_RETURN(void* dw, add(p.bytes, p.dtype, 0.0f));
+    a.dparams.push_back(dw);
+  }
+  for (const TensorSpec& s : sig.state) {
+    ASSIGN_OR_RETURN(void* st, add(s.bytes, s.dtype, 0.0f));
+    float* f = static_cast<float*>(st);
+    for (size_t i = 0; i < s.bytes / sizeof(float); ++i) f[i] = 1.0f;  // positive variances
+    a.state.push_back(st);
+  }
+  ASSIGN_OR_RETURN(a.saved, add(sig.saved_bytes, DType::kU8, 0));
+  ASSIGN_OR_RETURN(a.scratch, add(sig.scratch_bytes, DType::kU8, 0));
+  a.training = true;
+  RETURN_IF_ERROR(r->kernel_->Forward(a));
+  return r;
+}
+
+absl::Status KernelRunner::Run(Pass pass) {
+  switch (pass) {
+    case Pass::kForward: return kernel_->Forward(args_);
+    case Pass::kBackwardData:
+      RETURN_IF_ERROR(kernel_->BackwardData(args_));
+      if (std::holds_alternative<BatchNormDesc>(desc_)) return kernel_->BackwardWeights(args_);
+      return absl::OkStatus();
+    case Pass::kBackwardWeights: return kernel_->BackwardWeights(args_);
+  }
+  return absl::OkStatus();
+}
+
+double PassFlops(const OpDesc& desc) {
+  if (const auto* conv = std::get_if<ConvDesc>(&desc)) return conv->ForwardFlops();
+  if (const auto* fc = std::get_if<FcDesc>(&desc)) return fc->ForwardFlops();
+  return 0;
+}
+
+double PassBytes(const OpDesc& desc, Pass pass) {
+  auto tensor_bytes = [](const Dims4& d) { return 4.0 * d.elements(); };
+  const bool forward = pass == Pass::kForward;
+  if (const auto* p = std::get_if<PoolDesc>(&desc)) {
+    const double in = tensor_bytes(p->input()), out = tensor_bytes(p->output());
+    return forward ? in + out : in + 2 * out;
+  }
+  if (const auto* bn = std::get_if<BatchNormDesc>(&desc)) {
+    // Forward: a statistics pass, then read and write; backward: x and dy
+    // twice (reductions, then dx) and dx written.
+    const double t = tensor_bytes(bn->dims);
+    return forward ? 3 * t : 5 * t;
+  }
+  if (const auto* r = std::get_if<ReluDesc>(&desc)) {
+    const double t = tensor_bytes(r->dims);
+    return forward ? 2 * t : 3 * t;
+  }
+  return 0;
+}
+
+}  // namespace cnnbench::bench

@@ -1,0 +1,49 @@
+// Runs one layer operation's pass through a backend's Kernel interface, on
+// buffers made once: what a per-layer kernel case times, and what tests
+// compare against the training step's per-layer profile.
+#ifndef CNNBENCH_BENCH_KERNEL_RUNNER_H_
+#define CNNBENCH_BENCH_KERNEL_RUNNER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "kernels/kernel.h"
+
+namespace cnnbench::bench {
+
+enum class Pass { kForward, kBackwardData, kBackwardWeights };
+
+class KernelRunner {
+ public:
+  // The op's input gets the layout a convolution of the backend would hand
+  // it (as inside a network), so the case times what the step runs. One
+  // forward runs here, so the backward passes find their saved data.
+  static absl::StatusOr<std::unique_ptr<KernelRunner>> Create(Backend* backend,
+                                                              const OpDesc& desc,
+                                                              Precision precision);
+  // One call of the pass; batch norm's kBackwardData runs both of its
+  // backward passes, as the training step does.
+  absl::Status Run(Pass pass);
+  std::string implementation() const { return kernel_->implementation(); }
+  const KernelSignature& signature() const { return kernel_->signature(); }
+
+ private:
+  KernelRunner() = default;
+  OpDesc desc_;
+  std::unique_ptr<Kernel> kernel_;
+  std::vector<Buffer> buffers_;
+  KernelArgs args_;
+};
+
+// FLOPs of one call (conv, fc; 0 for other ops) and bytes moved by a
+// memory-bound pass (pool, batch norm, ReLU; 0 for others).
+double PassFlops(const OpDesc& desc);
+double PassBytes(const OpDesc& desc, Pass pass);
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_KERNEL_RUNNER_H_
