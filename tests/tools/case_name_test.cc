@@ -73,6 +73,7 @@ TEST(CaseNameTest, RejectsNamesOffTheGrammarWithTheReason) {
            Bad{"train/resnet50/fp32/synthetic/batch:64/gpus:-1", "gpus:<G>"},
            Bad{"BM_Memcpy/64", "not a cnnbench case name"},
            Bad{"conv/sideways/fp32/cpu/conv:mb1", "does not match conv/"},
+           Bad{"relu/bwd_data/fp32/cpu/relu:mb1", "does not match relu/<fwd|bwd>"},
            Bad{"allreduce/nccl/fp32/bytes:1k/ranks:2", "does not match allreduce/"},
        }) {
     auto name = ParseCaseName(bad.name);

@@ -77,9 +77,16 @@ absl::StatusOr<CaseName> ParseKernel(const std::vector<absl::string_view>& p) {
   KernelCase c;
   c.op = std::string(p[0]);
   size_t rest = 0;  // index of <precision>
-  if (c.op == "conv") {
+  if (c.op == "conv" || c.op == "fc") {
     if (p.size() != 5 || (p[1] != "fwd" && p[1] != "bwd_data" && p[1] != "bwd_filter")) {
-      return Bad("does not match conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>");
+      return Bad(absl::StrCat("does not match ", c.op,
+                              "/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>"));
+    }
+    c.variant = std::string(p[1]);
+    rest = 2;
+  } else if (c.op == "batchnorm" || c.op == "relu") {
+    if (p.size() != 5 || (p[1] != "fwd" && p[1] != "bwd")) {
+      return Bad(absl::StrCat("does not match ", c.op, "/<fwd|bwd>/<precision>/<device>/<shape>"));
     }
     c.variant = std::string(p[1]);
     rest = 2;
@@ -136,10 +143,15 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view name) {
   // after them (and "threads:<T>" is both an input case's part and a suffix).
   size_t expected = 0;
   if (parts[0] == "train" || parts[0] == "pool") expected = 6;
-  if (parts[0] == "conv" || parts[0] == "allreduce") expected = 5;
+  if (parts[0] == "conv" || parts[0] == "fc" || parts[0] == "batchnorm" || parts[0] == "relu" ||
+      parts[0] == "allreduce") {
+    expected = 5;
+  }
   if (parts[0] == "gemm" || parts[0] == "input") expected = 4;
   if (expected == 0) {
-    return Bad("not a cnnbench case name (train/, conv/, pool/, gemm/, allreduce/ or input/)");
+    return Bad(
+        "not a cnnbench case name (train/, conv/, fc/, pool/, batchnorm/, relu/, gemm/, "
+        "allreduce/ or input/)");
   }
   while (parts.size() > expected && IsBenchmarkSuffix(parts.back())) parts.pop_back();
   if (parts[0] == "train") return ParseTrain(parts);

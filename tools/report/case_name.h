@@ -1,7 +1,8 @@
 // Benchmark case names as DESIGN.md defines them, parsed into their parts:
 //   train/<model>/<precision>/<data>/batch:<B>/gpus:<G>
-//   conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
+//   conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>   (fc/ likewise)
 //   pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>
+//   batchnorm/<fwd|bwd>/<precision>/<device>/<shape>               (relu/ likewise)
 //   gemm/<precision>/<device>/<shape>
 //   allreduce/<impl>/<dtype>/bytes:<S>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
@@ -30,10 +31,10 @@ struct TrainCase {
   bool operator==(const TrainCase& o) const { return Tie() == o.Tie(); }
 };
 
-// conv, pool and gemm cases.
+// Layer kernel and GEMM cases.
 struct KernelCase {
-  std::string op;       // conv, pool, gemm
-  std::string variant;  // conv: fwd/bwd_data/bwd_filter; pool: "max fwd"; gemm: ""
+  std::string op;       // conv, fc, pool, batchnorm, relu, gemm
+  std::string variant;  // conv/fc: fwd, bwd_data, bwd_filter; pool: "max fwd"; gemm: ""
   std::string precision;
   std::string device;
   std::string shape;  // the descriptor's canonical string

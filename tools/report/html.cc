@@ -1,4 +1,9 @@
 // HTML output (formats.h): one self-contained page.
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "tools/report/formats.h"
@@ -11,11 +16,10 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; 
 h1 { font-size: 1.8em; } h2 { margin-top: 2em; border-bottom: 2px solid #ccc; }
 h3 { margin-top: 1.5em; }
 table { border-collapse: collapse; margin: 0.5em 0 0.3em; }
-caption { text-align: left; font-weight: 600; padding: 0.3em 0; }
+h4 { margin: 1.2em 0 0.3em; font-size: 1em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 th { background: #f2f2f2; }
-td { text-align: right; font-variant-numeric: tabular-nums; }
-td:first-child { text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
 p.note { font-size: 0.9em; color: #555; margin: 0.2em 0; }
 figure { display: inline-block; margin: 0.5em 1em 0.5em 0; }
 figcaption { font-size: 0.9em; color: #555; }
@@ -27,14 +31,40 @@ std::string Escape(const std::string& s) {
       s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
 }
 
-void AppendTable(const Table& table, const std::string& id, std::string& out) {
-  absl::StrAppend(&out, "<table id=\"", id, "\">\n<caption>", Escape(table.title),
-                  "</caption>\n<thead><tr>");
+// Numbers and their stand-ins (OOM, N/A, new, -) align right.
+bool IsNumeric(const std::string& cell) {
+  if (cell.empty()) return true;  // a blank sweep cell does not make a column text
+  return absl::ascii_isdigit(cell[0]) || cell == "-" || absl::StartsWith(cell, "N/A") ||
+         absl::StartsWith(cell, "OOM") || absl::StartsWith(cell, "new");
+}
+
+// A column of numbers aligns right; a column with any text aligns left.
+std::vector<bool> NumericColumns(const Table& table) {
+  std::vector<bool> numeric(table.header.size(), !table.rows.empty());
+  for (const auto& row : table.rows) {
+    for (size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
+      numeric[i] = numeric[i] && IsNumeric(row[i]);
+    }
+  }
+  return numeric;
+}
+
+void AppendTable(const Table& table, const std::string& section_title, const std::string& id,
+                 std::string& out) {
+  // A section's namesake table needs no title of its own (as in Markdown).
+  if (table.title != section_title) {
+    absl::StrAppend(&out, "<h4 id=\"", id, "-title\">", Escape(table.title), "</h4>\n");
+  }
+  absl::StrAppend(&out, "<table id=\"", id, "\">\n<thead><tr>");
   for (const std::string& h : table.header) absl::StrAppend(&out, "<th>", Escape(h), "</th>");
   absl::StrAppend(&out, "</tr></thead>\n<tbody>\n");
+  const std::vector<bool> numeric = NumericColumns(table);
   for (const auto& row : table.rows) {
     absl::StrAppend(&out, "<tr>");
-    for (const std::string& cell : row) absl::StrAppend(&out, "<td>", Escape(cell), "</td>");
+    for (size_t i = 0; i < row.size(); ++i) {
+      absl::StrAppend(&out, i < numeric.size() && numeric[i] ? "<td class=\"n\">" : "<td>",
+                      Escape(row[i]), "</td>");
+    }
     absl::StrAppend(&out, "</tr>\n");
   }
   absl::StrAppend(&out, "</tbody>\n</table>\n");
@@ -62,7 +92,7 @@ std::string RenderHtml(const Report& report, const ChartRenderer& render_chart,
     for (const Section& section : platform.sections) {
       absl::StrAppend(&body, "<h3>", Escape(section.title), "</h3>\n");
       for (const Table& table : section.tables) {
-        AppendTable(table, absl::StrCat("table-", tables++), body);
+        AppendTable(table, section.title, absl::StrCat("table-", tables++), body);
       }
       for (const Chart& chart : section.charts) {
         const std::string id = absl::StrCat("chart-", charts++);

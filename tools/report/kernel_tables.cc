@@ -44,16 +44,23 @@ Section KernelSection(const PlatformResults& p) {
     });
     // Compute kernels report FLOP/s; memory-bound ones (pooling) only bytes/s.
     bool flops = false, bytes = false;
+    double max_flops = 0;
     for (const auto& [c, m] : p.kernels) {
       if (c.op == op && c.variant == variant && c.device == device) {
         flops = flops || m.Mean("flops");
         bytes = bytes || m.Mean("bytes_per_second");
+        max_flops = std::max(max_flops, m.Mean("flops").value_or(0));
       }
     }
-    if (!flops && !bytes) flops = op != "pool";  // all failed: the kind's usual unit
+    // All failed: the kind's usual unit.
+    if (!flops && !bytes) flops = op == "conv" || op == "fc" || op == "gemm";
+    // TFLOP/s as DeepBench prints GPUs; GFLOP/s where nothing reaches one TFLOP/s (CPUs).
+    const bool giga = flops && max_flops < 1e12;
+    const char* counter = flops ? "flops" : "bytes_per_second";
+    const double scale = flops && !giga ? 1e12 : 1e9;
     Table t;
     t.title = absl::StrCat(op, variant.empty() ? "" : " ", variant, " on ", device, ", ",
-                           flops ? "TFLOP/s" : "GB/s");
+                           flops ? (giga ? "GFLOP/s" : "TFLOP/s") : "GB/s");
     t.header = {"Shape"};
     t.header.insert(t.header.end(), columns.begin(), columns.end());
     Footnotes notes;
@@ -64,8 +71,8 @@ Section KernelSection(const PlatformResults& p) {
         const Measurement* m = it == p.kernels.end() ? nullptr : &it->second;
         std::string cell = FailureCell(m, notes, absl::StrCat(shape, ", ", precision));
         if (cell.empty()) {
-          std::optional<double> v = m->Mean(flops ? "flops" : "bytes_per_second");
-          cell = v ? FormatThroughput(*v / (flops ? 1e12 : 1e9)) : "-";
+          std::optional<double> v = m->Mean(counter);
+          cell = v ? FormatThroughput(*v / scale) : "-";
         }
         row.push_back(cell);
       }

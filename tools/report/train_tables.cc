@@ -225,6 +225,7 @@ Table EnvironmentTable(const PlatformResults& p) {
       {"cnnbench commit", ShortCommits(p.ContextValues("git_commit"))},
       {"Build", OrUnknown(p.Context("build_config"))},
       {"Dataset", dataset},
+      {"Methodology", OrUnknown(p.Context("methodology"))},
       {"Test date", DateRange(p.ContextValues("date"))},
       {"Runs merged", absl::StrJoin(p.files, ", ")},
   };

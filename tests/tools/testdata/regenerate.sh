@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the report test fixtures and golden outputs:
-#   1. each *.spec here -> *.json, real Google Benchmark JSON written by
-#      //tests/tools:fixture_gen (the library runs the cases; the counter
+# Regenerates the report tests' golden outputs, and with --fixtures first the
+# fixtures themselves:
+#   --fixtures: each *.spec here -> *.json, real Google Benchmark JSON written
+#      by //tests/tools:fixture_gen (the library runs the cases; the counter
 #      values come from the spec); dgx1.json from dgx1_published.tsv;
-#   2. golden/* from //tools:report over those fixtures.
+#   always: golden/* from //tools:report over those fixtures.
 # Review the diff before committing: the goldens are what the tests expect.
+#   tests/tools/testdata/regenerate.sh [--fixtures]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ./bazelw build //tests/tools:fixture_gen //tools:report
@@ -44,17 +46,19 @@ dgx1_spec() {
       }
     }' "$d/dgx1_published.tsv"
 }
-dgx1_spec > "$d/dgx1.spec.generated"
-fixture "$d/dgx1.spec.generated" "$d/dgx1.json" --benchmark_repetitions=3
-rm "$d/dgx1.spec.generated"
+if [[ "${1:-}" == --fixtures ]]; then
+  dgx1_spec > "$d/dgx1.spec.generated"
+  fixture "$d/dgx1.spec.generated" "$d/dgx1.json" --benchmark_repetitions=3
+  rm "$d/dgx1.spec.generated"
 
-fixture "$d/gpu_box.spec" "$d/gpu_box.json" --benchmark_repetitions=3
-fixture "$d/gpu_box_base.spec" "$d/gpu_box_base.json" --benchmark_repetitions=3
-fixture "$d/cpu_box.spec" "$d/cpu_box.json" --benchmark_repetitions=3
-fixture "$d/cpu_box_more.spec" "$d/cpu_box_more.json" --benchmark_repetitions=2 \
-  --benchmark_report_aggregates_only=true
-fixture "$d/no_train.spec" "$d/no_train.json" --benchmark_repetitions=2
-fixture "$d/bad_names.spec" "$d/bad_names.json"
+  fixture "$d/gpu_box.spec" "$d/gpu_box.json" --benchmark_repetitions=3
+  fixture "$d/gpu_box_base.spec" "$d/gpu_box_base.json" --benchmark_repetitions=3
+  fixture "$d/cpu_box.spec" "$d/cpu_box.json" --benchmark_repetitions=3
+  fixture "$d/cpu_box_more.spec" "$d/cpu_box_more.json" --benchmark_repetitions=2 \
+    --benchmark_report_aggregates_only=true
+  fixture "$d/no_train.spec" "$d/no_train.json" --benchmark_repetitions=2
+  fixture "$d/bad_names.spec" "$d/bad_names.json"
+fi
 
 # Golden outputs: two platforms, one of them from two files.
 mkdir -p "$d/golden"
