@@ -26,7 +26,7 @@ ABSL_FLAG(std::string, title, "cnnbench results", "the report's title");
 namespace {
 
 // `bazel run` starts the tool in its runfiles; paths on the command line
-// are relative to where the user typed them.
+// are relative to where bazel was started (the repository root with ./bazelw).
 std::string FromUserDirectory(const std::string& path) {
   const char* dir = std::getenv("BUILD_WORKING_DIRECTORY");
   if (path.empty() || path[0] == '/' || dir == nullptr || *dir == '\0') return path;

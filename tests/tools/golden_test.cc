@@ -82,6 +82,9 @@ TEST(GoldenTest, CompareFlagsRegressionsAndFailsOnRequest) {
   EXPECT_EQ(
       out.regressions[0],
       "h200x2 train/resnet50/fp16/synthetic/batch:256/gpus:2: 6500 -> 5830 images/sec (0.90)");
+  EXPECT_EQ(out.regressions[1],
+            "h200x2 train/resnet50/fp16/real/batch:256/gpus:2: 5610 images/sec in base, failed "
+            "or not run now");
 
   options.fail_on_regression = true;
   EXPECT_EQ(RunReport(options, NoCharts).exit_code, kExitRegression);

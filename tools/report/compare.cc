@@ -33,10 +33,13 @@ std::map<std::pair<std::string, std::string>, Record> RecordsByKey(const Results
 }  // namespace
 
 std::string Regression::Describe() const {
+  if (!current) {
+    return absl::StrCat(platform, " ", key, ": ", ValueText(base), " ", unit,
+                        " in base, failed or not run now");
+  }
   std::string text = absl::StrCat(platform, " ", key, ": ", ValueText(base), " -> ",
                                   ValueText(current), " ", unit);
-  if (base && current && *base > 0)
-    absl::StrAppend(&text, " (", FormatRatio(*current / *base), ")");
+  if (base && *base > 0) absl::StrAppend(&text, " (", FormatRatio(*current / *base), ")");
   return text;
 }
 
