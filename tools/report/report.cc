@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/report/compare.h"
+#include "tools/report/environment_tables.h"
 #include "tools/report/kernel_tables.h"
 #include "tools/report/records.h"
 #include "tools/report/run_file.h"

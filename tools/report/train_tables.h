@@ -1,7 +1,7 @@
-// The training tables of one platform, laid out as the published pages lay
-// them out: environment, options, configuration, results per precision and
-// data kind (rows = GPU count, columns = models), synthetic vs real, scaling
-// efficiency, throughput by batch size; and the charts that go with them.
+// The training results of one platform, laid out as the published pages lay
+// them out: per precision and data kind, rows = GPU count and columns =
+// models; then synthetic vs real, scaling efficiency and throughput by batch
+// size, with the charts that go with them.
 #ifndef CNNBENCH_TOOLS_REPORT_TRAIN_TABLES_H_
 #define CNNBENCH_TOOLS_REPORT_TRAIN_TABLES_H_
 
@@ -43,13 +43,6 @@ Table GroupTable(const TrainGroup& group, const std::string& title, const CellPr
 
 // images/sec (3 significant figures), OOM, or N/A with a footnote.
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where);
-
-// "1", "8", or "CPU" for gpus:0.
-std::string GpuLabel(int gpus);
-
-Table EnvironmentTable(const PlatformResults& platform);
-Table OptionsTable(const PlatformResults& platform);
-Table ConfigurationTable(const PlatformResults& platform);
 
 // The training sections (results, synthetic vs real, scaling, batch sizes);
 // empty when the platform has no train cases.
