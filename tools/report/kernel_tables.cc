@@ -55,7 +55,7 @@ Section KernelSection(const PlatformResults& p) {
     // All failed: the kind's usual unit.
     if (!flops && !bytes) flops = op == "conv" || op == "fc" || op == "gemm";
     // TFLOP/s as DeepBench prints GPUs; GFLOP/s where nothing reaches one TFLOP/s (CPUs).
-    const bool giga = flops && max_flops < 1e12;
+    const bool giga = flops && max_flops > 0 && max_flops < 1e12;
     const char* counter = flops ? "flops" : "bytes_per_second";
     const double scale = flops && !giga ? 1e12 : 1e9;
     Table t;
