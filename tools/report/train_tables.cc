@@ -77,7 +77,7 @@ std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::st
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
   if (m->ok()) return FormatThroughput(*m->Mean("images_per_second"));
   if (m->oom()) return "OOM";
-  return absl::StrCat("N/A", notes.Mark(absl::StrCat("failed: ", m->errors.front()), where));
+  return absl::StrCat("N/A", notes.Mark(absl::StrCat("skipped: ", m->errors.front()), where));
 }
 
 Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell) {
