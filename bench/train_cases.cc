@@ -48,6 +48,10 @@ absl::Status Prepare(TrainCase& c) {
   ASSIGN_OR_RETURN(c.backend, CreateBackend(c.options->backend, Device::Cpu()));
   TrainOptions to;
   to.precision = c.precision;
+  // Linear scaling of the learning rate with the global batch (0.1 at 256),
+  // so synthetic-data runs stay finite at every batch size.
+  to.learning_rate = 0.1 * static_cast<double>(c.batch * std::max(1, c.gpus)) / 256.0;
+  to.momentum = 0.9;
   ASSIGN_OR_RETURN(c.trainer, Trainer::Compile(graph, c.backend.get(), to));
   // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
   const Shape& image_shape = graph.nodes[graph.images].output;

@@ -204,6 +204,39 @@ TEST_P(TrainerTest, LabelOutOfRangeIsAnError) {
   EXPECT_EQ(loss.status().code(), absl::StatusCode::kInvalidArgument) << loss.status();
 }
 
+// The two CPU backends run the same network from the same seed: their losses
+// and updated weights agree to fp32 rounding (summation orders differ).
+TEST(TrainerBackendsTest, OneDnnMatchesReference) {
+  std::vector<float> losses[2], weights[2];
+  const char* names[2] = {"reference", "onednn"};
+  for (int b = 0; b < 2; ++b) {
+    auto backend = CreateBackend(names[b], Device::Cpu());
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    TrainOptions options;
+    options.learning_rate = 0.05;
+    auto trainer = Trainer::Compile(SmallCnn(), backend->get(), options);
+    ASSERT_TRUE(trainer.ok()) << trainer.status();
+    std::vector<float> images;
+    std::vector<int32_t> labels;
+    for (int step = 0; step < 4; ++step) {
+      MakeBatch(step, &images, &labels);
+      ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+      auto loss = (*trainer)->Step();
+      ASSERT_TRUE(loss.ok()) << loss.status();
+      losses[b].push_back(*loss);
+    }
+    auto w = (*trainer)->ReadParameter(2, 0);
+    ASSERT_TRUE(w.ok()) << w.status();
+    weights[b] = *w;
+  }
+  for (int step = 0; step < 4; ++step)
+    EXPECT_NEAR(losses[1][step], losses[0][step], 1e-4 * std::fabs(losses[0][step]) + 1e-5)
+        << "step " << step;
+  ASSERT_EQ(weights[0].size(), weights[1].size());
+  for (size_t i = 0; i < weights[0].size(); ++i)
+    ASSERT_NEAR(weights[1][i], weights[0][i], 1e-4) << "weight " << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuBackends, TrainerTest, ::testing::Values("reference", "onednn"),
                          [](const auto& info) { return std::string(info.param); });
 
