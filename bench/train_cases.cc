@@ -2,6 +2,7 @@
 // step of a zoo model per iteration, timed with the device's clock.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -96,8 +97,10 @@ void RunTrainCase(benchmark::State& state, TrainCase* c, Progress* progress) {
       static_cast<double>(c->batch * devices), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(c->trainer->peak_memory_bytes()));
-  state.counters["loss"] = benchmark::Counter(loss);
-  state.SetLabel(absl::StrCat(c->options->backend, " batch ", c->batch, " x ", devices));
+  // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
+  if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
+  state.SetLabel(absl::StrCat(c->options->backend, " batch ", c->batch, " x ", devices,
+                              std::isfinite(loss) ? "" : ", loss not finite"));
   if (++c->repetitions_done >= c->options->repetitions) {
     c->trainer.reset();  // free the memory before the next case
     c->backend.reset();
