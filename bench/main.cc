@@ -16,6 +16,7 @@
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
+#include "core/invocation.h"
 
 ABSL_FLAG(std::string, preset, "",
           "quick | published | full | tiny (default: published with a GPU, quick without)");
@@ -120,6 +121,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
 }
 
 int Main(int argc, char** argv) {
+  ChangeToInvocationDirectory();  // relative --benchmark_out paths: where the user typed them
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
   absl::SetProgramUsageMessage(
       "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "

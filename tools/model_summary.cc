@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -111,6 +112,7 @@ int Run() {
 }  // namespace cnnbench
 
 int main(int argc, char** argv) {
+  cnnbench::ChangeToInvocationDirectory();
   absl::SetProgramUsageMessage(
       "model_summary --model=NAME [--classes=1000] [--format=table|shapes] [--batch=N] "
       "[--image_size=S] [--batch_norm=on|off]");

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -36,6 +37,7 @@ std::string FromUserDirectory(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cnnbench::ChangeToInvocationDirectory();  // input paths are relative to the user's folder
   absl::SetProgramUsageMessage(
       "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "
       "[--fail_on_regression] [--output=FILE] run1.json [run2.json ...]");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,7 @@ double ToSeconds(double value, const std::string& unit) {
 }
 
 int Main(int argc, char** argv) {
+  ChangeToInvocationDirectory();  // --json is relative to the user's folder
   absl::ParseCommandLine(argc, argv);
   const std::string path = absl::GetFlag(FLAGS_json);
   std::ifstream in(path);
