@@ -1,6 +1,8 @@
 // allreduce/local/<dtype>/bytes:<S>/ranks:<N>: the all-reduce harness (sizes
 // by factors of 2, result checked in the same run, algbw/busbw as nccl-tests
 // defines them), with the in-process `local` implementation.
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -116,9 +118,12 @@ void RunAllReduceCase(benchmark::State& state, AllReduceCase* c, Progress* progr
 
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Progress& progress) {
   const int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Sizes are capped by memory: send and receive buffers for every rank must
+  // fit in half of this machine's memory.
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   for (int ranks : options.allreduce_ranks) {
     for (int64_t bytes = std::max<int64_t>(options.allreduce_min_bytes, 8);
-         bytes <= options.allreduce_max_bytes; bytes *= 2) {
+         bytes <= options.allreduce_max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
       auto* c = new AllReduceCase{AllReduceCaseName("local", "fp32", bytes, ranks), bytes, ranks,
                                   threads};
       c->progress_index = progress.Add(c->name);
