@@ -55,6 +55,23 @@ memory::desc Any(const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
 }
 
+// Backward data with the weights as the forward stores them when oneDNN runs
+// the same kernel that way, else in the layout it prefers: the choice
+// kernels/onednn makes, restated here so the direct path does not go
+// through our code.
+template <typename PrimitiveDesc, typename Make>
+PrimitiveDesc SameKernelOrPreferred(Make make, const memory::desc& stored,
+                                    const memory::desc& any) {
+  PrimitiveDesc preferred = make(any);
+  if (preferred.weights_desc() == stored) return preferred;
+  try {
+    PrimitiveDesc as_stored = make(stored);
+    if (std::string(as_stored.impl_info_str()) == preferred.impl_info_str()) return as_stored;
+  } catch (const dnnl::error&) {
+  }
+  return preferred;
+}
+
 // One primitive with its arguments bound to memories oneDNN allocated.
 struct DirectPrimitive {
   dnnl::primitive primitive;
@@ -137,10 +154,15 @@ class DirectLayer {
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, direct, Any(src),
                                         Any(weights), Any(dst), strides, dilation, pad_l, pad_r),
         attr_, engine_);
-    dnnl::convolution_backward_data::primitive_desc bwd_data(
-        dnnl::convolution_backward_data::desc(direct, fwd.src_desc(), Any(weights),
-                                              fwd.dst_desc(), strides, dilation, pad_l, pad_r),
-        attr_, engine_, fwd);
+    using BackwardDataPd = dnnl::convolution_backward_data::primitive_desc;
+    const BackwardDataPd bwd_data = SameKernelOrPreferred<BackwardDataPd>(
+        [&](const memory::desc& w) {
+          return BackwardDataPd(
+              dnnl::convolution_backward_data::desc(direct, fwd.src_desc(), w, fwd.dst_desc(),
+                                                    strides, dilation, pad_l, pad_r),
+              attr_, engine_, fwd);
+        },
+        fwd.weights_desc(), Any(weights));
     dnnl::convolution_backward_weights::primitive_desc bwd_weights(
         dnnl::convolution_backward_weights::desc(direct, fwd.src_desc(), fwd.weights_desc(),
                                                  fwd.dst_desc(), strides, dilation, pad_l, pad_r),
@@ -162,9 +184,14 @@ class DirectLayer {
         dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, Any(src),
                                           Any(weights), Any(dst)),
         attr_, engine_);
-    dnnl::inner_product_backward_data::primitive_desc bwd_data(
-        dnnl::inner_product_backward_data::desc(fwd.src_desc(), Any(weights), fwd.dst_desc()),
-        attr_, engine_, fwd);
+    using BackwardDataPd = dnnl::inner_product_backward_data::primitive_desc;
+    const BackwardDataPd bwd_data = SameKernelOrPreferred<BackwardDataPd>(
+        [&](const memory::desc& w) {
+          return BackwardDataPd(
+              dnnl::inner_product_backward_data::desc(fwd.src_desc(), w, fwd.dst_desc()), attr_,
+              engine_, fwd);
+        },
+        fwd.weights_desc(), Any(weights));
     dnnl::inner_product_backward_weights::primitive_desc bwd_weights(
         dnnl::inner_product_backward_weights::desc(fwd.src_desc(), fwd.weights_desc(),
                                                    fwd.dst_desc()),
@@ -332,6 +359,9 @@ void Register(Case& c) {
 // The console reporter, plus each run's FLOP/s kept for the ratio table.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
+  // Plain text (no colour codes): the output goes into docs/results.
+  RatioReporter() : ConsoleReporter(OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
@@ -369,7 +399,7 @@ int main(int argc, char** argv) {
   // repetitions in random order, so drift hits both paths alike. Flags
   // given on the command line come later and win.
   std::vector<char*> args = {argv[0]};
-  std::string repetitions = "--benchmark_repetitions=5";
+  std::string repetitions = "--benchmark_repetitions=10";
   std::string interleave = "--benchmark_enable_random_interleaving=true";
   std::string min_time = "--benchmark_min_time=1";
   args.push_back(repetitions.data());

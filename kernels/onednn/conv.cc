@@ -57,10 +57,14 @@ class ConvKernel : public WeightedLayer {
     const memory::desc weights = fwd_pd.weights_desc();
     const memory::desc dst = fwd_pd.dst_desc();
 
-    dnnl::convolution_backward_data::desc bwd_data_desc(direct, src, any_weights, dst, strides,
-                                                        dilation, pad_l, pad_r);
-    dnnl::convolution_backward_data::primitive_desc bwd_data_pd(bwd_data_desc, attr, engine,
-                                                                fwd_pd);
+    using BackwardDataPd = dnnl::convolution_backward_data::primitive_desc;
+    const BackwardDataPd bwd_data_pd = ChooseBackwardData<BackwardDataPd>(
+        [&](const memory::desc& w) {
+          return BackwardDataPd(dnnl::convolution_backward_data::desc(
+                                    direct, src, w, dst, strides, dilation, pad_l, pad_r),
+                                attr, engine, fwd_pd);
+        },
+        weights, any_weights);
     auto bwd_weights_desc =
         bias_ ? dnnl::convolution_backward_weights::desc(direct, src, weights, bias_md, dst,
                                                          strides, dilation, pad_l, pad_r)

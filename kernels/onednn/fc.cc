@@ -55,9 +55,13 @@ class FcKernel : public WeightedLayer {
     const memory::desc weights = fwd_pd.weights_desc();
     const memory::desc dst = fwd_pd.dst_desc();
 
-    dnnl::inner_product_backward_data::desc bwd_data_desc(src, any_weights, dst);
-    dnnl::inner_product_backward_data::primitive_desc bwd_data_pd(bwd_data_desc, attr, engine,
-                                                                  fwd_pd);
+    using BackwardDataPd = dnnl::inner_product_backward_data::primitive_desc;
+    const BackwardDataPd bwd_data_pd = ChooseBackwardData<BackwardDataPd>(
+        [&](const memory::desc& w) {
+          return BackwardDataPd(dnnl::inner_product_backward_data::desc(src, w, dst), attr,
+                                engine, fwd_pd);
+        },
+        weights, any_weights);
     auto bwd_weights_desc =
         bias_ ? dnnl::inner_product_backward_weights::desc(src, weights, bias_md, dst)
               : dnnl::inner_product_backward_weights::desc(src, weights, dst);

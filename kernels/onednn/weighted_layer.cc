@@ -26,9 +26,8 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
                                   {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC}, engine);
   backward_weights_ = BoundPrimitive(backward_weights_pd, std::move(backward_weights),
                                      backward_weights_args, engine);
-  // The weights are only read by backward data, so it may take them in the
-  // layout its fastest kernel wants (jit:avx2 wants OIhw8o8i where forward
-  // chose OIhw8i8o; with the forward's layout oneDNN falls back to ref:any).
+  // Backward data may read the weights in another layout than the forward
+  // stores them (see ChooseBackwardData): reorder them into scratch first.
   const dnnl::memory::desc& weights = forward_.desc(DNNL_ARG_WEIGHTS);
   const dnnl::memory::desc& data_weights = backward_data_.desc(DNNL_ARG_WEIGHTS);
   size_t reorder_scratchpad = 0;

@@ -12,6 +12,25 @@
 namespace cnnbench {
 namespace onednn {
 
+// Backward data's primitive descriptor, made by `make(weights_desc)`: with
+// the weights as the forward stores them (`stored`) when oneDNN runs the
+// same kernel that way as with its preferred layout (`any`), so no reorder
+// is needed (gemm-based inner products); else the preferred one (jit
+// convolutions, which fall back to ref:any on the forward's layout).
+template <typename PrimitiveDesc, typename Make>
+PrimitiveDesc ChooseBackwardData(Make make, const dnnl::memory::desc& stored,
+                                 const dnnl::memory::desc& any) {
+  PrimitiveDesc preferred = make(any);
+  if (preferred.weights_desc() == stored) return preferred;
+  try {
+    PrimitiveDesc as_stored = make(stored);
+    if (std::string(as_stored.impl_info_str()) == preferred.impl_info_str()) return as_stored;
+  } catch (const dnnl::error&) {
+    // No kernel reads the stored layout: reorder.
+  }
+  return preferred;
+}
+
 class WeightedLayer : public OneDnnKernel {
  public:
   absl::Status Forward(const KernelArgs& args) override;
