@@ -33,6 +33,7 @@ ABSL_FLAG(int, steps, -1, "timed steps per repetition of a training case");
 ABSL_FLAG(int, warmup_steps, -1, "untimed steps before a training case");
 ABSL_FLAG(int, repetitions, -1, "repetitions of every case (aggregates: mean, median, stddev, cv)");
 ABSL_FLAG(int, image_size, 0, "override every model's image size");
+ABSL_FLAG(int, kernel_batch, -1, "batch of kernel cases (0: each model's default batch)");
 ABSL_FLAG(int, max_kernel_shapes, -1, "distinct layers per model and kernel family (0: all)");
 ABSL_FLAG(std::string, backend, "", "CPU backend: onednn (default) or reference");
 ABSL_FLAG(bool, list, false, "print the cases that would run and exit");
@@ -97,6 +98,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags() {
   if (absl::GetFlag(FLAGS_image_size) < 0)
     return absl::InvalidArgumentError("--image_size must be >= 0");
   if (absl::GetFlag(FLAGS_image_size) > 0) o.image_size = absl::GetFlag(FLAGS_image_size);
+  if (absl::GetFlag(FLAGS_kernel_batch) >= 0) o.kernel_batch = absl::GetFlag(FLAGS_kernel_batch);
   if (absl::GetFlag(FLAGS_max_kernel_shapes) >= 0)
     o.max_kernel_shapes = absl::GetFlag(FLAGS_max_kernel_shapes);
   if (!absl::GetFlag(FLAGS_backend).empty()) o.backend = absl::GetFlag(FLAGS_backend);
