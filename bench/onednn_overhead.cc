@@ -168,8 +168,8 @@ class DirectLayer {
         dnnl::convolution_backward_weights::desc(direct, fwd.src_desc(), fwd.weights_desc(),
                                                  fwd.dst_desc(), strides, dilation, pad_l, pad_r),
         attr_, engine_, fwd);
-    passes_.push_back(Bind(fwd, dnnl::convolution_forward(fwd),
-                           {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}));
+    passes_.push_back(
+        Bind(fwd, dnnl::convolution_forward(fwd), {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}));
     // Backward data's weights are its own copy (another layout).
     DirectPrimitive data = Bind(bwd_data, dnnl::convolution_backward_data(bwd_data),
                                 {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC});
@@ -182,8 +182,8 @@ class DirectLayer {
   void BuildFc(const FcDesc& d) {
     const memory::dims src = {d.n, d.ic}, weights = {d.oc, d.ic}, dst = {d.n, d.oc};
     dnnl::inner_product_forward::primitive_desc fwd(
-        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, Any(src),
-                                          Any(weights), Any(dst)),
+        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, Any(src), Any(weights),
+                                          Any(dst)),
         attr_, engine_);
     using BackwardDataPd = dnnl::inner_product_backward_data::primitive_desc;
     const BackwardDataPd bwd_data = SameKernelOrPreferred<BackwardDataPd>(
@@ -259,8 +259,8 @@ const memory::desc* NativeOf(const TensorSpec& spec) {
 // primitive"): a plain spec matches the plain row-major descriptor.
 bool SameBytesLayout(const TensorSpec& spec, const memory::desc& md) {
   if (const memory::desc* native = NativeOf(spec)) return *native == md;
-  memory::format_tag tag = md.dims().size() == 4 ? memory::format_tag::abcd
-                                                 : memory::format_tag::ab;
+  memory::format_tag tag =
+      md.dims().size() == 4 ? memory::format_tag::abcd : memory::format_tag::ab;
   return md == memory::desc(md.dims(), md.data_type(), tag);
 }
 
@@ -322,75 +322,79 @@ absl::Status SetUp(const OpDesc& desc, Case& c) {
   RETURN_IF_ERROR(CheckSame("forward y", o.y, d.arg(Pass::kForward, DNNL_ARG_DST)));
   RETURN_IF_ERROR(
       CheckSame("backward data dx", o.dx, d.arg(Pass::kBackwardData, DNNL_ARG_DIFF_SRC)));
-  RETURN_IF_ERROR(CheckSame("backward weights dw", o.dw,
-                            d.arg(Pass::kBackwardWeights, DNNL_ARG_DIFF_WEIGHTS)));
+  RETURN_IF_ERROR(
+      CheckSame("backward weights dw", o.dw, d.arg(Pass::kBackwardWeights, DNNL_ARG_DIFF_WEIGHTS)));
   return absl::OkStatus();
 }
 
 void Register(Case& c) {
   for (Pass pass : kPasses) {
     for (bool ours : {true, false}) {
-      const std::string name =
-          absl::StrCat("onednn_overhead/", c.name, "/", PassName(pass), "/", ours ? "ours" : "direct");
-      benchmark::RegisterBenchmark(name.c_str(), [&c, pass, ours](benchmark::State& state) {
-        if (!c.status.ok()) {
-          state.SkipWithError(c.status.ToString().c_str());
-          return;
-        }
-        for (auto _ : state) {
-          if (ours) {
-            absl::Status status = c.ours.Run(pass);
-            if (!status.ok()) {
-              state.SkipWithError(status.ToString().c_str());
-              break;
-            }
-          } else {
-            c.direct->Run(pass);
-          }
-        }
-        state.counters["flops"] =
-            benchmark::Counter(c.flops, benchmark::Counter::kIsIterationInvariantRate);
-      })
+      const std::string name = absl::StrCat("onednn_overhead/", c.name, "/", PassName(pass), "/",
+                                            ours ? "ours" : "direct");
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [&c, pass, ours](benchmark::State& state) {
+                                     if (!c.status.ok()) {
+                                       state.SkipWithError(c.status.ToString().c_str());
+                                       return;
+                                     }
+                                     for (auto _ : state) {
+                                       if (ours) {
+                                         absl::Status status = c.ours.Run(pass);
+                                         if (!status.ok()) {
+                                           state.SkipWithError(status.ToString().c_str());
+                                           break;
+                                         }
+                                       } else {
+                                         c.direct->Run(pass);
+                                       }
+                                     }
+                                     state.counters["flops"] = benchmark::Counter(
+                                         c.flops, benchmark::Counter::kIsIterationInvariantRate);
+                                   })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
     // The same two calls alternated within one case, each timed on its own:
     // a burst of load from elsewhere on the shared host then hits both paths
     // of a pair, where separate cases can catch it in one path only.
-    const std::string paired = absl::StrCat("onednn_overhead/", c.name, "/", PassName(pass), "/paired");
-    benchmark::RegisterBenchmark(paired.c_str(), [&c, pass](benchmark::State& state) {
-      if (!c.status.ok()) {
-        state.SkipWithError(c.status.ToString().c_str());
-        return;
-      }
-      using Clock = std::chrono::steady_clock;
-      double ours_seconds = 0, direct_seconds = 0;
-      int64_t calls = 0;
-      for (auto _ : state) {
-        const bool ours_first = calls % 2 == 0;  // neither path always runs on a warm cache
-        double seconds[2];
-        for (int k = 0; k < 2; ++k) {
-          const Clock::time_point start = Clock::now();
-          if ((k == 0) == ours_first) {
-            absl::Status status = c.ours.Run(pass);
-            if (!status.ok()) {
-              state.SkipWithError(status.ToString().c_str());
-              return;
-            }
-          } else {
-            c.direct->Run(pass);
+    const std::string paired =
+        absl::StrCat("onednn_overhead/", c.name, "/", PassName(pass), "/paired");
+    benchmark::RegisterBenchmark(
+        paired.c_str(),
+        [&c, pass](benchmark::State& state) {
+          if (!c.status.ok()) {
+            state.SkipWithError(c.status.ToString().c_str());
+            return;
           }
-          seconds[k] = std::chrono::duration<double>(Clock::now() - start).count();
-        }
-        ours_seconds += ours_first ? seconds[0] : seconds[1];
-        direct_seconds += ours_first ? seconds[1] : seconds[0];
-        state.SetIterationTime(seconds[0] + seconds[1]);
-        ++calls;
-      }
-      state.counters["ours_flops"] = c.flops * calls / ours_seconds;
-      state.counters["direct_flops"] = c.flops * calls / direct_seconds;
-      state.counters["ratio"] = direct_seconds / ours_seconds;
-    })
+          using Clock = std::chrono::steady_clock;
+          double ours_seconds = 0, direct_seconds = 0;
+          int64_t calls = 0;
+          for (auto _ : state) {
+            const bool ours_first = calls % 2 == 0;  // neither path always runs on a warm cache
+            double seconds[2];
+            for (int k = 0; k < 2; ++k) {
+              const Clock::time_point start = Clock::now();
+              if ((k == 0) == ours_first) {
+                absl::Status status = c.ours.Run(pass);
+                if (!status.ok()) {
+                  state.SkipWithError(status.ToString().c_str());
+                  return;
+                }
+              } else {
+                c.direct->Run(pass);
+              }
+              seconds[k] = std::chrono::duration<double>(Clock::now() - start).count();
+            }
+            ours_seconds += ours_first ? seconds[0] : seconds[1];
+            direct_seconds += ours_first ? seconds[1] : seconds[0];
+            state.SetIterationTime(seconds[0] + seconds[1]);
+            ++calls;
+          }
+          state.counters["ours_flops"] = c.flops * calls / ours_seconds;
+          state.counters["direct_flops"] = c.flops * calls / direct_seconds;
+          state.counters["ratio"] = direct_seconds / ours_seconds;
+        })
         ->Unit(benchmark::kMillisecond)
         ->UseManualTime();
   }
@@ -460,7 +464,7 @@ int main(int argc, char** argv) {
 
   const char* kShapes[] = {
       "conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1",  // 3x3, SAME
-      "fc:mb2048ic2048oc2048_nobias",                             // the 2048^3 GEMM
+      "fc:mb2048ic2048oc2048_nobias",                            // the 2048^3 GEMM
   };
   std::vector<std::unique_ptr<Case>> cases;
   for (const char* text : kShapes) {
@@ -482,15 +486,17 @@ int main(int argc, char** argv) {
   // Two estimates of ours/direct: the ratio of the separate cases' median
   // FLOP/s, and the median over repetitions of the paired case's ratio
   // (alternating calls; the steadier one on a shared machine).
-  std::printf("\nours/direct (target >= 0.95): separate = ratio of the median FLOP/s of the"
-              " ours and direct cases;\npaired = median over repetitions of the paired case,"
-              " which alternates the two calls\n");
+  std::printf(
+      "\nours/direct (target >= 0.95): separate = ratio of the median FLOP/s of the"
+      " ours and direct cases;\npaired = median over repetitions of the paired case,"
+      " which alternates the two calls\n");
   std::printf("%-56s %-11s %10s %12s %9s %7s %s\n", "layer", "pass", "ours GF/s", "direct GF/s",
               "separate", "paired", "repetitions");
   bool separate_met = true, paired_met = true;
   for (const auto& c : cases) {
     for (Pass pass : kPasses) {
-      const std::string prefix = absl::StrCat("onednn_overhead/", c->name, "/", PassName(pass), "/");
+      const std::string prefix =
+          absl::StrCat("onednn_overhead/", c->name, "/", PassName(pass), "/");
       const double ours = reporter.Median(prefix + "ours");
       const double direct = reporter.Median(prefix + "direct");
       const double paired = reporter.Median(prefix + "paired");

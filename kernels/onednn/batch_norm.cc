@@ -24,8 +24,7 @@ class BatchNormKernel : public OneDnnKernel {
   absl::Status Init(DType dtype, const Inputs& inputs) {
     const BatchNormDesc& d = desc_;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
-    ASSIGN_OR_RETURN(const TensorSpec* given,
-                     GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
+    ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     const dnnl::engine& engine = context_->engine;
     const memory::dims dims = ToDims(d.dims.shape());
@@ -61,15 +60,15 @@ class BatchNormKernel : public OneDnnKernel {
     dnnl::batch_normalization_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
     // oneDNN lists beta among the backward pass's inputs, though dx does not
     // depend on it.
-    std::vector<int> bwd_args = {DNNL_ARG_SRC,      DNNL_ARG_MEAN,     DNNL_ARG_VARIANCE,
-                                 DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC, DNNL_ARG_SHIFT,
+    std::vector<int> bwd_args = {DNNL_ARG_SRC,       DNNL_ARG_MEAN,     DNNL_ARG_VARIANCE,
+                                 DNNL_ARG_DIFF_DST,  DNNL_ARG_DIFF_SRC, DNNL_ARG_SHIFT,
                                  DNNL_ARG_DIFF_SHIFT};
     if (d.scale) {
       bwd_args.push_back(DNNL_ARG_SCALE);
       bwd_args.push_back(DNNL_ARG_DIFF_SCALE);
     }
-    backward_ = BoundPrimitive(bwd_pd, dnnl::batch_normalization_backward(bwd_pd), bwd_args,
-                               engine);
+    backward_ =
+        BoundPrimitive(bwd_pd, dnnl::batch_normalization_backward(bwd_pd), bwd_args, engine);
 
     const Shape channels{d.dims.c};
     const TensorSpec input = given != nullptr ? *given : TensorSpec::Plain(dtype, d.dims.shape());
@@ -136,8 +135,8 @@ class BatchNormKernel : public OneDnnKernel {
     const double m = static_cast<double>(d.dims.n) * d.dims.h * d.dims.w;
     const double unbias = m > 1 ? m / (m - 1) : 1.0;
     for (int64_t c = 0; c < d.dims.c; ++c) {
-      running_mean[c] = static_cast<float>(d.momentum * running_mean[c] +
-                                           (1.0 - d.momentum) * mean[c]);
+      running_mean[c] =
+          static_cast<float>(d.momentum * running_mean[c] + (1.0 - d.momentum) * mean[c]);
       running_var[c] = static_cast<float>(d.momentum * running_var[c] +
                                           (1.0 - d.momentum) * (variance[c] * unbias));
     }
@@ -246,8 +245,8 @@ class BatchNormKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc,
-                         DType dtype, const Inputs& inputs) {
+KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc, DType dtype,
+                         const Inputs& inputs) {
   RETURN_IF_ERROR(desc.Validate());
   auto kernel = std::make_unique<BatchNormKernel>(std::move(context), desc);
   RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(dtype, inputs); }));

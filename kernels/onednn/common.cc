@@ -86,8 +86,8 @@ absl::StatusOr<memory::desc> DescFromSpec(const TensorSpec& spec, const memory::
   int64_t elements = 1;
   for (int64_t d : dims) elements *= d;
   if (spec.shape.num_elements() != elements)
-    return error(absl::StrCat("expected ", elements, " elements as (",
-                              absl::StrJoin(dims, ","), ")"));
+    return error(
+        absl::StrCat("expected ", elements, " elements as (", absl::StrJoin(dims, ","), ")"));
   ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(spec.dtype));
   if (!spec.is_plain()) {
     const memory::desc* native = NativeDesc(spec);
@@ -116,8 +116,8 @@ absl::StatusOr<memory::desc> DescFromSpec(const TensorSpec& spec, const memory::
 absl::Status CheckInputCount(const std::vector<TensorSpec>& inputs, size_t count,
                              absl::string_view what) {
   if (!inputs.empty() && inputs.size() != count)
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", inputs.size(),
-                                                   " input specs given, expected ", count));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", inputs.size(), " input specs given, expected ", count));
   return absl::OkStatus();
 }
 
@@ -186,8 +186,7 @@ void BoundPrimitive::Execute(dnnl::stream& stream) const {
 
 BoundPrimitive MakeReorder(const Context& context, const memory::desc& from,
                            const memory::desc& to) {
-  dnnl::reorder::primitive_desc pd(context.engine, from, context.engine, to,
-                                   UserScratchpadAttr());
+  dnnl::reorder::primitive_desc pd(context.engine, from, context.engine, to, UserScratchpadAttr());
   return BoundPrimitive(pd, dnnl::reorder(pd), {DNNL_ARG_FROM, DNNL_ARG_TO}, context.engine);
 }
 
@@ -212,8 +211,8 @@ absl::StatusOr<void*> OneDnnKernel::Param(const std::vector<void*>& list, size_t
 
 absl::Status OneDnnKernel::RequireScratch(const KernelArgs& args) const {
   if (signature_.scratch_bytes > 0 && args.scratch == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat(what_, ": scratch (",
-                                                   signature_.scratch_bytes, " bytes) is null"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what_, ": scratch (", signature_.scratch_bytes, " bytes) is null"));
   return absl::OkStatus();
 }
 

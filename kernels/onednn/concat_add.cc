@@ -26,9 +26,8 @@ class ConcatKernel : public OneDnnKernel {
       const Shape shape{d.n, d.channels[i], d.h, d.w};
       ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, i, dtype, shape, what_));
       signature_.inputs.push_back(given != nullptr ? *given : TensorSpec::Plain(dtype, shape));
-      ASSIGN_OR_RETURN(memory::desc src,
-                       DescFromSpec(signature_.inputs.back(), ToDims(shape),
-                                    absl::StrCat("input ", i), what_));
+      ASSIGN_OR_RETURN(memory::desc src, DescFromSpec(signature_.inputs.back(), ToDims(shape),
+                                                      absl::StrCat("input ", i), what_));
       srcs.push_back(src);
     }
     const memory::dims dst_dims = ToDims(d.output().shape());
@@ -42,7 +41,8 @@ class ConcatKernel : public OneDnnKernel {
     }
     signature_.output = SpecFromDesc(forward_.desc(DNNL_ARG_DST), dtype, d.output().shape());
     size_t scratch = forward_.scratchpad_bytes();
-    for (const BoundPrimitive& slice : slices_) scratch = std::max(scratch, slice.scratchpad_bytes());
+    for (const BoundPrimitive& slice : slices_)
+      scratch = std::max(scratch, slice.scratchpad_bytes());
     signature_.scratch_bytes = scratch;
     signature_.backward_reads_inputs = false;
     signature_.backward_reads_output = false;
@@ -86,7 +86,8 @@ class ConcatKernel : public OneDnnKernel {
     const dnnl::engine& engine = context_->engine;
     dnnl::concat::primitive_desc pd(dst, 1, srcs, engine, UserScratchpadAttr());
     std::vector<int> args = {DNNL_ARG_DST};
-    for (size_t i = 0; i < srcs.size(); ++i) args.push_back(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i));
+    for (size_t i = 0; i < srcs.size(); ++i)
+      args.push_back(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i));
     BoundPrimitive forward(pd, dnnl::concat(pd), args, engine);
     const memory::desc out = pd.dst_desc();
     std::vector<BoundPrimitive> slices;
@@ -126,9 +127,9 @@ class AddKernel : public OneDnnKernel {
     }
     // y takes x0's layout (residual: the main branch), x1 is read as it is.
     dnnl::sum::primitive_desc pd(srcs[0], {1.0f, 1.0f}, srcs, engine, UserScratchpadAttr());
-    forward_ = BoundPrimitive(pd, dnnl::sum(pd),
-                              {DNNL_ARG_MULTIPLE_SRC, DNNL_ARG_MULTIPLE_SRC + 1, DNNL_ARG_DST},
-                              engine);
+    forward_ =
+        BoundPrimitive(pd, dnnl::sum(pd),
+                       {DNNL_ARG_MULTIPLE_SRC, DNNL_ARG_MULTIPLE_SRC + 1, DNNL_ARG_DST}, engine);
     size_t scratch = forward_.scratchpad_bytes();
     for (size_t i = 0; i < 2; ++i) {
       copies_[i] = MakeReorder(*context_, srcs[0], srcs[i]);  // dy (y's layout) -> dx_i

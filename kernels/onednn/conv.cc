@@ -26,9 +26,9 @@ class ConvKernel : public WeightedLayer {
     const memory::dims dst_dims = ToDims(d.output().shape());
     // oneDNN views grouped weights (K,C/g,R,S) as (g,K/g,C/g,R,S): the same bytes.
     const memory::dims weights_dims =
-        d.groups == 1 ? memory::dims{d.k, d.c, d.h.kernel, d.w.kernel}
-                      : memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.h.kernel,
-                                     d.w.kernel};
+        d.groups == 1
+            ? memory::dims{d.k, d.c, d.h.kernel, d.w.kernel}
+            : memory::dims{d.groups, d.k / d.groups, d.c / d.groups, d.h.kernel, d.w.kernel};
     const memory::dims strides = {d.h.stride, d.w.stride};
     const memory::dims dilation = {d.h.dilation - 1, d.w.dilation - 1};  // oneDNN: 0 = dense
     const memory::dims pad_l = {d.h.pad_before, d.w.pad_before};
@@ -45,13 +45,12 @@ class ConvKernel : public WeightedLayer {
     const dnnl::primitive_attr attr = UserScratchpadAttr();
     const memory::desc any_weights = AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc(dst_dims, type);
-    auto fwd_desc =
-        bias_ ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, direct, src_md,
-                                                any_weights, bias_md, any_dst, strides, dilation,
-                                                pad_l, pad_r)
-              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, direct, src_md,
-                                                any_weights, any_dst, strides, dilation, pad_l,
-                                                pad_r);
+    auto fwd_desc = bias_ ? dnnl::convolution_forward::desc(
+                                dnnl::prop_kind::forward_training, direct, src_md, any_weights,
+                                bias_md, any_dst, strides, dilation, pad_l, pad_r)
+                          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                            direct, src_md, any_weights, any_dst,
+                                                            strides, dilation, pad_l, pad_r);
     dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
     const memory::desc src = fwd_pd.src_desc();
     const memory::desc weights = fwd_pd.weights_desc();
@@ -60,8 +59,8 @@ class ConvKernel : public WeightedLayer {
     using BackwardDataPd = dnnl::convolution_backward_data::primitive_desc;
     const BackwardDataPd bwd_data_pd = ChooseBackwardData<BackwardDataPd>(
         [&](const memory::desc& w) {
-          return BackwardDataPd(dnnl::convolution_backward_data::desc(
-                                    direct, src, w, dst, strides, dilation, pad_l, pad_r),
+          return BackwardDataPd(dnnl::convolution_backward_data::desc(direct, src, w, dst, strides,
+                                                                      dilation, pad_l, pad_r),
                                 attr, engine, fwd_pd);
         },
         weights, any_weights);

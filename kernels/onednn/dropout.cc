@@ -38,8 +38,7 @@ class DropoutKernel : public OneDnnKernel {
   absl::Status Init(DType dtype, const Inputs& inputs) {
     const DropoutDesc& d = desc_;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
-    ASSIGN_OR_RETURN(const TensorSpec* given,
-                     GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
+    ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     const TensorSpec input = given != nullptr ? *given : TensorSpec::Plain(dtype, d.dims.shape());
     const memory::dims dims = ToDims(d.dims.shape());
     ASSIGN_OR_RETURN(memory::desc data_md, DescFromSpec(input, dims, "input 0", what_));

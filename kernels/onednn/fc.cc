@@ -58,8 +58,8 @@ class FcKernel : public WeightedLayer {
     using BackwardDataPd = dnnl::inner_product_backward_data::primitive_desc;
     const BackwardDataPd bwd_data_pd = ChooseBackwardData<BackwardDataPd>(
         [&](const memory::desc& w) {
-          return BackwardDataPd(dnnl::inner_product_backward_data::desc(src, w, dst), attr,
-                                engine, fwd_pd);
+          return BackwardDataPd(dnnl::inner_product_backward_data::desc(src, w, dst), attr, engine,
+                                fwd_pd);
         },
         weights, any_weights);
     auto bwd_weights_desc =
@@ -71,9 +71,8 @@ class FcKernel : public WeightedLayer {
          dnnl::inner_product_backward_data(bwd_data_pd), bwd_weights_pd,
          dnnl::inner_product_backward_weights(bwd_weights_pd));
 
-    signature_.inputs = {given != nullptr && !given->is_plain()
-                             ? *given
-                             : SpecFromDesc(src, dtype, input_shape)};
+    signature_.inputs = {
+        given != nullptr && !given->is_plain() ? *given : SpecFromDesc(src, dtype, input_shape)};
     signature_.output = SpecFromDesc(dst, dtype, Shape{d.n, d.oc});
     signature_.params = {SpecFromDesc(weights, dtype, Shape{d.oc, d.ic})};
     if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.oc}));

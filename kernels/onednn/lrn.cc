@@ -20,8 +20,7 @@ class LrnKernel : public OneDnnKernel {
 
   absl::Status Init(const LrnDesc& d, DType dtype, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
-    ASSIGN_OR_RETURN(const TensorSpec* given,
-                     GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
+    ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     const dnnl::engine& engine = context_->engine;
     const memory::dims dims = ToDims(d.dims.shape());
@@ -47,8 +46,8 @@ class LrnKernel : public OneDnnKernel {
     dnnl::lrn_forward::desc inf_desc(dnnl::prop_kind::forward_inference, algorithm, data_md,
                                      local_size, alpha, beta, k);
     dnnl::lrn_forward::primitive_desc inf_pd(inf_desc, attr, engine);
-    inference_ = BoundPrimitive(inf_pd, dnnl::lrn_forward(inf_pd), {DNNL_ARG_SRC, DNNL_ARG_DST},
-                                engine);
+    inference_ =
+        BoundPrimitive(inf_pd, dnnl::lrn_forward(inf_pd), {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
 
     dnnl::lrn_backward::desc bwd_desc(algorithm, data_md, data_md, local_size, alpha, beta, k);
     dnnl::lrn_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
@@ -60,9 +59,8 @@ class LrnKernel : public OneDnnKernel {
     signature_.inputs = {input};
     signature_.output = input;
     signature_.saved_bytes = workspace_ ? fwd_pd.workspace_desc().get_size() : 0;
-    signature_.scratch_bytes =
-        std::max({forward_.scratchpad_bytes(), inference_.scratchpad_bytes(),
-                  backward_.scratchpad_bytes()});
+    signature_.scratch_bytes = std::max(
+        {forward_.scratchpad_bytes(), inference_.scratchpad_bytes(), backward_.scratchpad_bytes()});
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
     implementation_ = forward_.implementation();

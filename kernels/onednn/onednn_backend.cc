@@ -37,14 +37,18 @@ struct CreateVisitor {
   KernelOr operator()(const ReluDesc& d) const {
     return onednn::CreateRelu(context, d, dtype, inputs);
   }
-  KernelOr operator()(const LrnDesc& d) const { return onednn::CreateLrn(context, d, dtype, inputs); }
+  KernelOr operator()(const LrnDesc& d) const {
+    return onednn::CreateLrn(context, d, dtype, inputs);
+  }
   KernelOr operator()(const DropoutDesc& d) const {
     return onednn::CreateDropout(context, d, dtype, inputs);
   }
   KernelOr operator()(const ConcatDesc& d) const {
     return onednn::CreateConcat(context, d, dtype, inputs);
   }
-  KernelOr operator()(const AddDesc& d) const { return onednn::CreateAdd(context, d, dtype, inputs); }
+  KernelOr operator()(const AddDesc& d) const {
+    return onednn::CreateAdd(context, d, dtype, inputs);
+  }
   KernelOr operator()(const SoftmaxXentDesc& d) const {
     return onednn::CreateSoftmaxXent(context, d, dtype, inputs);
   }
@@ -75,9 +79,7 @@ size_t HashDesc(const memory::desc& desc) {
 }
 
 struct ReorderKeyHash {
-  size_t operator()(const ReorderKey& k) const {
-    return HashDesc(k.from) * 31u + HashDesc(k.to);
-  }
+  size_t operator()(const ReorderKey& k) const { return HashDesc(k.from) * 31u + HashDesc(k.to); }
 };
 
 // The oneDNN dims a spec is reordered with: a blocked spec's own, else its
@@ -106,8 +108,8 @@ class OneDnnBackend : public Backend {
       return absl::UnimplementedError(
           absl::StrCat("unsupported: bf16 needs avx512_bf16 (", what, ")"));
     if (dtype != DType::kF32 && dtype != DType::kBF16)
-      return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(dtype),
-                                                   " on the onednn backend (", what, ")"));
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", DTypeName(dtype), " on the onednn backend (", what, ")"));
     return std::visit(CreateVisitor{context_, dtype, inputs}, desc);
   }
 

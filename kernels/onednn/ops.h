@@ -25,8 +25,8 @@ KernelOr CreatePool(std::shared_ptr<Context> context, const PoolDesc& desc, DTyp
                     const Inputs& inputs);
 KernelOr CreateFc(std::shared_ptr<Context> context, const FcDesc& desc, DType dtype,
                   const Inputs& inputs);
-KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc,
-                         DType dtype, const Inputs& inputs);
+KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc, DType dtype,
+                         const Inputs& inputs);
 KernelOr CreateRelu(std::shared_ptr<Context> context, const ReluDesc& desc, DType dtype,
                     const Inputs& inputs);
 KernelOr CreateLrn(std::shared_ptr<Context> context, const LrnDesc& desc, DType dtype,

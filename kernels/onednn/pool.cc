@@ -60,8 +60,8 @@ class PoolKernel : public OneDnnKernel {
     forward_ = BoundPrimitive(fwd_pd, dnnl::pooling_v2_forward(fwd_pd), fwd_args, engine);
 
     // Inference keeps no workspace, so it needs no `saved`.
-    dnnl::pooling_v2_forward::desc inf_desc(dnnl::prop_kind::forward_inference, algorithm,
-                                            src_md, dst, strides, kernel, dilation, pad_l, pad_r);
+    dnnl::pooling_v2_forward::desc inf_desc(dnnl::prop_kind::forward_inference, algorithm, src_md,
+                                            dst, strides, kernel, dilation, pad_l, pad_r);
     dnnl::pooling_v2_forward::primitive_desc inf_pd(inf_desc, attr, engine);
     inference_ = BoundPrimitive(inf_pd, dnnl::pooling_v2_forward(inf_pd),
                                 {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
@@ -76,9 +76,8 @@ class PoolKernel : public OneDnnKernel {
     signature_.inputs = {given != nullptr ? *given : TensorSpec::Plain(dtype, d.input().shape())};
     signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
     signature_.saved_bytes = workspace_ ? fwd_pd.workspace_desc().get_size() : 0;
-    signature_.scratch_bytes =
-        std::max({forward_.scratchpad_bytes(), inference_.scratchpad_bytes(),
-                  backward_.scratchpad_bytes()});
+    signature_.scratch_bytes = std::max(
+        {forward_.scratchpad_bytes(), inference_.scratchpad_bytes(), backward_.scratchpad_bytes()});
     // The max workspace records the argmax: backward reads neither x nor y.
     signature_.backward_reads_inputs = false;
     signature_.backward_reads_output = false;

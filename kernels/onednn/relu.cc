@@ -17,8 +17,7 @@ class ReluKernel : public OneDnnKernel {
 
   absl::Status Init(const ReluDesc& d, DType dtype, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
-    ASSIGN_OR_RETURN(const TensorSpec* given,
-                     GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
+    ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     const dnnl::engine& engine = context_->engine;
     const memory::dims dims = ToDims(d.dims.shape());
@@ -30,8 +29,8 @@ class ReluKernel : public OneDnnKernel {
     dnnl::eltwise_forward::desc fwd_desc(dnnl::prop_kind::forward_training,
                                          dnnl::algorithm::eltwise_relu, data_md, 0.0f);
     dnnl::eltwise_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
-    forward_ = BoundPrimitive(fwd_pd, dnnl::eltwise_forward(fwd_pd), {DNNL_ARG_SRC, DNNL_ARG_DST},
-                              engine);
+    forward_ =
+        BoundPrimitive(fwd_pd, dnnl::eltwise_forward(fwd_pd), {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
     // dx = dy * (x > 0): oneDNN's relu backward with alpha 0 reads x.
     dnnl::eltwise_backward::desc bwd_desc(dnnl::algorithm::eltwise_relu, data_md, data_md, 0.0f);
     dnnl::eltwise_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);

@@ -37,12 +37,10 @@ class SoftmaxXentKernel : public OneDnnKernel {
       logits_shape = s;
       const TensorSpec& labels = inputs[1];
       if (labels.dtype != DType::kI32 || labels.shape != Shape{d.n} || !labels.is_plain())
-        return absl::InvalidArgumentError(absl::StrCat(what_, ": input 1 spec ",
-                                                       labels.DebugString(),
-                                                       " should be plain int32[", d.n, "]"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            what_, ": input 1 spec ", labels.DebugString(), " should be plain int32[", d.n, "]"));
     }
-    const TensorSpec logits =
-        given != nullptr ? *given : TensorSpec::Plain(dtype, logits_shape);
+    const TensorSpec logits = given != nullptr ? *given : TensorSpec::Plain(dtype, logits_shape);
     const memory::dims dims = ToDims(logits_shape);
     ASSIGN_OR_RETURN(memory::desc logits_md, DescFromSpec(logits, dims, "input 0", what_));
     const memory::desc plain_f32 = PlainDesc(dims, memory::data_type::f32);
@@ -75,9 +73,8 @@ class SoftmaxXentKernel : public OneDnnKernel {
     const int32_t* labels = static_cast<const int32_t*>(labels_ptr);
     for (int64_t n = 0; n < d.n; ++n)  // check first: an error leaves y untouched
       if (labels[n] < 0 || labels[n] >= d.classes)
-        return absl::InvalidArgumentError(absl::StrCat(what_, ": label ", labels[n],
-                                                       " of example ", n, " is outside [0, ",
-                                                       d.classes, ")"));
+        return absl::InvalidArgumentError(absl::StrCat(what_, ": label ", labels[n], " of example ",
+                                                       n, " is outside [0, ", d.classes, ")"));
     float* grad = static_cast<float*>(args.saved);
     const float* logits = static_cast<const float*>(x);
     if (to_plain_.valid()) {

@@ -15,8 +15,7 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
                          dnnl::primitive backward_weights) {
   const dnnl::engine& engine = context_->engine;
   std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
-  std::vector<int> backward_weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST,
-                                            DNNL_ARG_DIFF_WEIGHTS};
+  std::vector<int> backward_weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
   if (bias_) {
     forward_args.push_back(DNNL_ARG_BIAS);
     backward_weights_args.push_back(DNNL_ARG_DIFF_BIAS);

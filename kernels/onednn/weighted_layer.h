@@ -47,8 +47,7 @@ class WeightedLayer : public OneDnnKernel {
   // implementation(). The subclass fills in the specs.
   void Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward,
             const dnnl::primitive_desc_base& backward_data_pd, dnnl::primitive backward_data,
-            const dnnl::primitive_desc_base& backward_weights_pd,
-            dnnl::primitive backward_weights);
+            const dnnl::primitive_desc_base& backward_weights_pd, dnnl::primitive backward_weights);
 
   const bool bias_;
 

@@ -58,8 +58,7 @@ TEST(OneDnnFcTest, RejectsAnInputOfTheWrongSize) {
                        {TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})});
   ASSERT_FALSE(fc.ok());
   EXPECT_EQ(fc.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(fc.status().message().find("fc:mb2ic40oc9"), absl::string_view::npos)
-      << fc.status();
+  EXPECT_NE(fc.status().message().find("fc:mb2ic40oc9"), absl::string_view::npos) << fc.status();
 }
 
 }  // namespace

@@ -45,10 +45,9 @@ void ExpectRoundTrip(const TensorSpec& spec) {
 
 TEST(OneDnnReorderTest, WeightsRoundTrip) {
   ASSERT_NE(OneDnn(), nullptr);
-  for (const char* text :
-       {"conv:mb2_ic16oc32_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
-        "conv:mb2_g2_ic16oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
-        "conv:mb2_g16_ic16oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1"}) {
+  for (const char* text : {"conv:mb2_ic16oc32_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
+                           "conv:mb2_g2_ic16oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
+                           "conv:mb2_g16_ic16oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1"}) {
     std::unique_ptr<Kernel> conv = MustCreate(*OneDnn(), text);
     ASSERT_NE(conv, nullptr);
     ExpectRoundTrip(conv->signature().params[0]);
@@ -73,9 +72,9 @@ TEST(OneDnnReorderTest, NhwcAndBf16) {
   std::vector<float> nchw(shape.num_elements());
   for (size_t i = 0; i < nchw.size(); ++i) nchw[i] = static_cast<float>(i);
   std::vector<float> stored(nchw.size());
-  ASSERT_TRUE(
-      OneDnn()->Reorder(TensorSpec::Plain(DType::kF32, shape), nchw.data(), nhwc, stored.data())
-          .ok());
+  ASSERT_TRUE(OneDnn()
+                  ->Reorder(TensorSpec::Plain(DType::kF32, shape), nchw.data(), nhwc, stored.data())
+                  .ok());
   EXPECT_EQ(stored[1], 20.0f);
   // Integers up to 256 are exact in bf16.
   ExpectRoundTrip(TensorSpec::Plain(DType::kBF16, Shape{4, 7}));
@@ -89,8 +88,8 @@ TEST(OneDnnReorderTest, Errors) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   TensorSpec no_native = TensorSpec::Plain(DType::kF32, Shape{3, 4});
   no_native.layout = Layout::kBlocked;
-  status = OneDnn()->Reorder(TensorSpec::Plain(DType::kF32, Shape{3, 4}), a.data(), no_native,
-                             b.data());
+  status =
+      OneDnn()->Reorder(TensorSpec::Plain(DType::kF32, Shape{3, 4}), a.data(), no_native, b.data());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   status = OneDnn()->Reorder(TensorSpec::Plain(DType::kF32, Shape{3, 4}), nullptr,
                              TensorSpec::Plain(DType::kF32, Shape{3, 4}), b.data());
@@ -214,8 +213,7 @@ TEST(OneDnnChainTest, ConvBnReluPoolMatchesReference) {
   for (size_t l : {0, 1}) {
     for (size_t i = 0; i < ref[l].kernel->signature().params.size(); ++i)
       compare(absl::StrCat(layers[l], " dparam ", i), dnn[l].kernel->signature().params[i],
-              dnn_args[l].dparams[i], ref[l].kernel->signature().params[i],
-              ref_args[l].dparams[i]);
+              dnn_args[l].dparams[i], ref[l].kernel->signature().params[i], ref_args[l].dparams[i]);
   }
 }
 

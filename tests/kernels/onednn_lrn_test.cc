@@ -35,10 +35,14 @@ void ExpectMatch(const std::string& text, const CompareOptions& options) {
 }
 
 // A large alpha, so that the normalisation term matters.
-TEST(OneDnnLrnTest, StrongNormalisation) { ExpectMatch("lrn:mb2ic7ih3iw5_r2k2a0.3b0.75", Options()); }
+TEST(OneDnnLrnTest, StrongNormalisation) {
+  ExpectMatch("lrn:mb2ic7ih3iw5_r2k2a0.3b0.75", Options());
+}
 
 // AlexNet's / GoogLeNet's settings.
-TEST(OneDnnLrnTest, AlexNetSettings) { ExpectMatch("lrn:mb2ic16ih5iw5_r5k1a0.0001b0.75", Options()); }
+TEST(OneDnnLrnTest, AlexNetSettings) {
+  ExpectMatch("lrn:mb2ic16ih5iw5_r5k1a0.0001b0.75", Options());
+}
 TEST(OneDnnLrnTest, RadiusOne) { ExpectMatch("lrn:mb1ic5ih4iw4_r1k1a0.5b0.5", Options()); }
 
 TEST(OneDnnLrnTest, Inference) {

@@ -29,11 +29,12 @@ std::string PoolString(PoolAlgorithm algorithm, int64_t n, int64_t c, int64_t ih
 
 std::vector<std::string> Cases() {
   std::vector<std::string> cases;
-  for (PoolAlgorithm a : {PoolAlgorithm::kMax, PoolAlgorithm::kAvg, PoolAlgorithm::kAvgExcludePad}) {
-    cases.push_back(PoolString(a, 2, 5, 8, 8, 3, 2, Padding::kSame));    // pads 0 before, 1 after
-    cases.push_back(PoolString(a, 2, 3, 9, 7, 3, 2, Padding::kValid));   // odd sizes
-    cases.push_back(PoolString(a, 1, 16, 7, 7, 2, 2, Padding::kSame));   // 2x2/2 on odd input
-    cases.push_back(PoolString(a, 2, 8, 6, 6, 3, 1, Padding::kSame));    // overlapping, stride 1
+  for (PoolAlgorithm a :
+       {PoolAlgorithm::kMax, PoolAlgorithm::kAvg, PoolAlgorithm::kAvgExcludePad}) {
+    cases.push_back(PoolString(a, 2, 5, 8, 8, 3, 2, Padding::kSame));   // pads 0 before, 1 after
+    cases.push_back(PoolString(a, 2, 3, 9, 7, 3, 2, Padding::kValid));  // odd sizes
+    cases.push_back(PoolString(a, 1, 16, 7, 7, 2, 2, Padding::kSame));  // 2x2/2 on odd input
+    cases.push_back(PoolString(a, 2, 8, 6, 6, 3, 1, Padding::kSame));   // overlapping, stride 1
   }
   return cases;
 }

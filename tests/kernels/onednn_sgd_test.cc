@@ -59,8 +59,7 @@ TEST(OneDnnSgdTest, MissingMomentumBufferIsAnError) {
   auto sgd = OneDnn()->CreateOptimizer(*SgdDesc::Parse("sgd:n2_lr0.5m0.9wd0"));
   ASSERT_TRUE(sgd.ok());
   std::vector<float> w = {1, 2}, g = {1, 1};
-  EXPECT_EQ((*sgd)->Update(w.data(), g.data(), nullptr).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ((*sgd)->Update(w.data(), g.data(), nullptr).code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

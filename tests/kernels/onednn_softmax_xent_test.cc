@@ -26,7 +26,8 @@ CompareOptions Options() {
 
 TEST(OneDnnSoftmaxXentTest, MatchesReference) {
   ASSERT_NE(OneDnn(), nullptr);
-  for (const char* text : {"softmax_xent:mb4ic10", "softmax_xent:mb3ic1001", "softmax_xent:mb1ic2"}) {
+  for (const char* text :
+       {"softmax_xent:mb4ic10", "softmax_xent:mb3ic1001", "softmax_xent:mb1ic2"}) {
     absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << desc.status();
     absl::Status status = CompareWithReference(*desc, Options());

@@ -19,9 +19,9 @@ using kernel_test::KernelUnderTest;
 TensorSpec PlainF32(const TensorSpec& spec) { return TensorSpec::Plain(DType::kF32, spec.shape); }
 
 std::vector<double> Fill(const Shape& shape, uint64_t seed, const CompareOptions& o) {
-  return o.integers ? IntegerValues(shape, seed, o.low, o.high)
-                    : RealValues(shape, seed, static_cast<double>(o.low),
-                                 static_cast<double>(o.high));
+  return o.integers
+             ? IntegerValues(shape, seed, o.low, o.high)
+             : RealValues(shape, seed, static_cast<double>(o.low), static_cast<double>(o.high));
 }
 
 // Writes the same values into the reference's plain buffer and the oneDNN
@@ -35,8 +35,8 @@ absl::Status SetBoth(const TensorSpec& ref_spec, const Buffer& ref, const Tensor
 absl::Status Compare(absl::string_view what, const TensorSpec& dnn_spec, const Buffer& dnn,
                      const TensorSpec& ref_spec, const Buffer& ref, double rtol, double atol) {
   ASSIGN_OR_RETURN(std::vector<double> actual, ReadPlain(dnn_spec, dnn.data()));
-  return kernel_test::CompareTensors(what, actual,
-                                     kernel_test::ToDoubles(ref_spec, ref.data()), rtol, atol);
+  return kernel_test::CompareTensors(what, actual, kernel_test::ToDoubles(ref_spec, ref.data()),
+                                     rtol, atol);
 }
 
 }  // namespace
@@ -103,10 +103,10 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   std::vector<TensorSpec> ref_inputs;
   for (const TensorSpec& spec : o.onednn_inputs)
     ref_inputs.push_back(spec.dtype == DType::kI32 ? spec : PlainF32(spec));
-  ASSIGN_OR_RETURN(KernelUnderTest ref, kernel_test::CreateKernelUnderTest(
-                                            *Reference(), desc, DType::kF32, ref_inputs));
-  ASSIGN_OR_RETURN(KernelUnderTest dnn, kernel_test::CreateKernelUnderTest(*OneDnn(), desc,
-                                                                          o.dtype, o.onednn_inputs));
+  ASSIGN_OR_RETURN(KernelUnderTest ref,
+                   kernel_test::CreateKernelUnderTest(*Reference(), desc, DType::kF32, ref_inputs));
+  ASSIGN_OR_RETURN(KernelUnderTest dnn,
+                   kernel_test::CreateKernelUnderTest(*OneDnn(), desc, o.dtype, o.onednn_inputs));
   const KernelSignature& rs = ref.kernel->signature();
   const KernelSignature& ds = dnn.kernel->signature();
   if (rs.inputs.size() != ds.inputs.size() || rs.params.size() != ds.params.size() ||
@@ -127,7 +127,8 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
     } else {
       values = Fill(rs.inputs[i].shape, ++seed, o);
     }
-    RETURN_IF_ERROR(SetBoth(rs.inputs[i], ref.buffers.x[i], ds.inputs[i], dnn.buffers.x[i], values));
+    RETURN_IF_ERROR(
+        SetBoth(rs.inputs[i], ref.buffers.x[i], ds.inputs[i], dnn.buffers.x[i], values));
   }
   for (size_t i = 0; i < rs.params.size(); ++i)
     RETURN_IF_ERROR(SetBoth(rs.params[i], ref.buffers.params[i], ds.params[i],
@@ -147,8 +148,8 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
                           ref.buffers.y, o.forward_rtol, o.forward_atol));
   for (size_t i = 0; i < rs.state.size(); ++i)
     RETURN_IF_ERROR(Compare(absl::StrCat(name, " forward state ", i), ds.state[i],
-                            dnn.buffers.state[i], rs.state[i], ref.buffers.state[i],
-                            o.forward_rtol, o.forward_atol));
+                            dnn.buffers.state[i], rs.state[i], ref.buffers.state[i], o.forward_rtol,
+                            o.forward_atol));
   if (!o.backward) return absl::OkStatus();
 
   RETURN_IF_ERROR(SetBoth(rs.output, ref.buffers.dy, ds.output, dnn.buffers.dy,
@@ -160,9 +161,8 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   RETURN_IF_ERROR(dnn.kernel->BackwardData(dnn.buffers.Args(o.training)));
   for (size_t i = 0; i < rs.inputs.size(); ++i) {
     if (rs.inputs[i].dtype == DType::kI32) continue;
-    RETURN_IF_ERROR(Compare(absl::StrCat(name, " backward dx", i), ds.inputs[i],
-                            dnn.buffers.dx[i], rs.inputs[i], ref.buffers.dx[i], o.backward_rtol,
-                            o.backward_atol));
+    RETURN_IF_ERROR(Compare(absl::StrCat(name, " backward dx", i), ds.inputs[i], dnn.buffers.dx[i],
+                            rs.inputs[i], ref.buffers.dx[i], o.backward_rtol, o.backward_atol));
   }
   if (rs.params.empty()) return absl::OkStatus();
   // dparams from BackwardWeights alone, on fresh (poisoned) buffers.

@@ -29,13 +29,13 @@ struct CompareOptions {
   DType dtype = DType::kF32;
   // The producers' specs given to the oneDNN kernel's Create (empty: none).
   std::vector<TensorSpec> onednn_inputs;
-  bool integers = true;         // fill x, params and dy with integers in [low, high]
-  int64_t low = -3, high = 3;   // else uniform reals in [low, high)
+  bool integers = true;        // fill x, params and dy with integers in [low, high]
+  int64_t low = -3, high = 3;  // else uniform reals in [low, high)
   double forward_rtol = 0, forward_atol = 0;
   double backward_rtol = 0, backward_atol = 0;
   bool training = true;
-  int forward_calls = 1;        // forwards before backward (dropout's call count)
-  bool backward = true;         // also compare BackwardData and BackwardWeights
+  int forward_calls = 1;  // forwards before backward (dropout's call count)
+  bool backward = true;   // also compare BackwardData and BackwardWeights
   uint64_t seed = 1;
 };
 
