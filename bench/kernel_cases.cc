@@ -2,6 +2,7 @@
 // layer of the chosen models (taken from the zoo's graphs, so a model's layers
 // and its kernel cases never disagree), each pass timed on its own through
 // the backend's Kernel interface.
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -93,8 +94,23 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Progress& progress
     mo.image_size = options.image_size;
     ASSIGN_OR_RETURN(Graph graph, BuildModel(model, mo));
     std::map<std::string, int> per_family;
-    for (const Node& node : graph.nodes) {
+    // Which outputs get gradients, as in the training step: a layer that
+    // reads only the images runs no backward-data pass, so it gets no case.
+    std::vector<bool> needs_grad(graph.nodes.size(), false);
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& node = graph.nodes[i];
       if (node.kind != Node::Kind::kOp) continue;
+      bool inputs_need_grad = false;
+      for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
+      needs_grad[i] = inputs_need_grad || std::holds_alternative<ConvDesc>(node.op) ||
+                      std::holds_alternative<FcDesc>(node.op) ||
+                      std::holds_alternative<BatchNormDesc>(node.op);
+    }
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const Node& node = graph.nodes[i];
+      if (node.kind != Node::Kind::kOp) continue;
+      bool inputs_need_grad = false;
+      for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
       std::string family;
       std::vector<std::pair<std::string, Pass>> passes;
       if (std::holds_alternative<ConvDesc>(node.op) || std::holds_alternative<FcDesc>(node.op)) {
@@ -116,6 +132,10 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Progress& progress
         continue;
       }
       if (!wants(family)) continue;
+      if (!inputs_need_grad && !std::holds_alternative<BatchNormDesc>(node.op))
+        passes.erase(std::remove_if(passes.begin(), passes.end(),
+                                    [](const auto& p) { return p.second == Pass::kBackwardData; }),
+                     passes.end());
       const std::string shape = OpDescToString(node.op);
       if (!seen.insert(shape).second) continue;
       if (options.max_kernel_shapes > 0 && per_family[family]++ >= options.max_kernel_shapes)
