@@ -35,7 +35,7 @@ void RunAllReduceCase(benchmark::State& state, AllReduceCase* c, Progress* progr
   const size_t count = c->bytes / sizeof(float);
   auto impl = CreateLocalAllReduce(c->ranks, c->threads);
   if (!impl.ok()) {
-    state.SkipWithError(std::string(impl.status().message()).c_str());
+    state.SkipWithError(SkipMessage(impl.status()).c_str());
     return;
   }
   std::vector<Buffer> send, recv;
@@ -45,7 +45,7 @@ void RunAllReduceCase(benchmark::State& state, AllReduceCase* c, Progress* progr
     auto s = Buffer::Allocate(Device::Cpu(), c->bytes);
     auto d = Buffer::Allocate(Device::Cpu(), c->bytes);
     if (!s.ok() || !d.ok()) {
-      state.SkipWithError(std::string((s.ok() ? d.status() : s.status()).message()).c_str());
+      state.SkipWithError(SkipMessage(s.ok() ? d.status() : s.status()).c_str());
       return;
     }
     send.push_back(*std::move(s));
@@ -81,7 +81,7 @@ void RunAllReduceCase(benchmark::State& state, AllReduceCase* c, Progress* progr
     absl::Status s = (*impl)->Run(send_ptrs, recv_ptrs, count, DType::kF32);
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
+      state.SkipWithError(SkipMessage(s).c_str());
       return;
     }
     out_of_place += t;
@@ -98,7 +98,7 @@ void RunAllReduceCase(benchmark::State& state, AllReduceCase* c, Progress* progr
     absl::Status s = (*impl)->Run(in, inplace_ptrs, count, DType::kF32);
     in_place += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
+      state.SkipWithError(SkipMessage(s).c_str());
       return;
     }
   }

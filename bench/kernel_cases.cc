@@ -51,7 +51,7 @@ void RunKernelCase(benchmark::State& state, KernelCase* c, Progress* progress) {
     if (!c->failure.ok()) c->backend.reset();
   }
   if (!c->failure.ok()) {
-    state.SkipWithError(std::string(c->failure.message()).c_str());
+    state.SkipWithError(SkipMessage(c->failure).c_str());
     return;
   }
   for (auto _ : state) {
@@ -60,7 +60,7 @@ void RunKernelCase(benchmark::State& state, KernelCase* c, Progress* progress) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
+      state.SkipWithError(SkipMessage(s).c_str());
       break;
     }
     state.SetIterationTime(seconds);

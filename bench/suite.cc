@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
@@ -19,6 +20,12 @@ void Progress::Announce(int index) {
   announced_[index] = true;
   std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, names_.size(), names_[index].c_str());
   std::fflush(stderr);
+}
+
+std::string SkipMessage(const absl::Status& status) {
+  std::string message(status.message());
+  if (IsOutOfMemory(status) && !absl::StartsWith(message, "OOM")) return "OOM: " + message;
+  return message;
 }
 
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count) {

@@ -42,6 +42,11 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
 // Registers every case `options` asks for; returns their names in order.
 absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options);
 
+// The reason a case is skipped with: out-of-memory failures start with
+// "OOM" (tables print them as OOM, as the published page does), whatever
+// file:line annotations the error gathered on its way up.
+std::string SkipMessage(const absl::Status& status);
+
 // Case families (each registers its cases; `progress` numbers them).
 class Progress;
 absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress);

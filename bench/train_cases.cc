@@ -56,12 +56,14 @@ absl::Status Prepare(TrainCase& c) {
   ASSIGN_OR_RETURN(c.trainer, Trainer::Compile(graph, c.backend.get(), to));
   // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
   const Shape& image_shape = graph.nodes[graph.images].output;
-  std::vector<float> images(image_shape.num_elements());
-  std::vector<int32_t> labels(c.batch);
+  ASSIGN_OR_RETURN(Buffer images, Buffer::Allocate(Device::Cpu(), image_shape.num_elements() * sizeof(float)));
+  ASSIGN_OR_RETURN(Buffer labels, Buffer::Allocate(Device::Cpu(), c.batch * sizeof(int32_t)));
   Rng rng(1234);
-  for (float& v : images) v = static_cast<float>(rng.Normal());
-  for (int32_t& l : labels) l = static_cast<int32_t>(rng.Next() % graph.classes);
-  RETURN_IF_ERROR(c.trainer->SetBatch(images.data(), labels.data()));
+  float* pixels = static_cast<float*>(images.data());
+  for (int64_t i = 0; i < image_shape.num_elements(); ++i) pixels[i] = static_cast<float>(rng.Normal());
+  int32_t* label = static_cast<int32_t*>(labels.data());
+  for (int64_t i = 0; i < c.batch; ++i) label[i] = static_cast<int32_t>(rng.Next() % graph.classes);
+  RETURN_IF_ERROR(c.trainer->SetBatch(pixels, label));
   for (int i = 0; i < c.options->warmup_steps; ++i) RETURN_IF_ERROR(c.trainer->Step().status());
   return absl::OkStatus();
 }
@@ -76,7 +78,7 @@ void RunTrainCase(benchmark::State& state, TrainCase* c, Progress* progress) {
     }
   }
   if (!c->failure.ok()) {
-    state.SkipWithError(std::string(c->failure.message()).c_str());
+    state.SkipWithError(SkipMessage(c->failure).c_str());
     return;
   }
   float loss = 0;
@@ -86,7 +88,7 @@ void RunTrainCase(benchmark::State& state, TrainCase* c, Progress* progress) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!step.ok()) {
-      state.SkipWithError(std::string(step.status().message()).c_str());
+      state.SkipWithError(SkipMessage(step.status()).c_str());
       break;
     }
     loss = *step;

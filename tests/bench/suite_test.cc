@@ -99,6 +99,27 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 
+TEST(SuiteTest, OutOfMemoryIsReportedAsOom) {
+  // A batch of a million 28x28 images plus activations does not fit: the
+  // case is skipped with a reason starting "OOM", and the run still succeeds.
+  const std::string json_path = TempPath("oom.json");
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --batch_sizes=1000000 "
+                                  "--benchmark_out=", json_path, " --benchmark_out_format=json"),
+                     &output),
+            0)
+      << output;
+  std::ifstream in(json_path);
+  nlohmann::json run = nlohmann::json::parse(in);
+  int ooms = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (!b.value("error_occurred", false)) continue;
+    EXPECT_TRUE(absl::StartsWith(b.value("error_message", ""), "OOM")) << b.dump();
+    ++ooms;
+  }
+  EXPECT_GT(ooms, 0) << output;
+}
+
 TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
   std::string output;
   ASSERT_EQ(RunBench("--preset=tiny --list", &output), 0) << output;
