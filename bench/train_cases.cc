@@ -23,12 +23,12 @@ namespace {
 struct TrainCase {
   std::string name;
   std::string model;
-  Precision precision;
+  Precision precision = Precision::kFp32;
   std::string data;
-  int64_t batch;
-  int gpus;
-  const SuiteOptions* options;
-  int progress_index;
+  int64_t batch = 0;
+  int gpus = 0;
+  const SuiteOptions* options = nullptr;
+  int progress_index = 0;
   // Built on the first repetition, released after the last one.
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Trainer> trainer;
@@ -121,8 +121,14 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress)
       for (const std::string& data : options.data) {
         for (int64_t batch : batches) {
           for (int gpus : options.gpus) {
-            auto* c = new TrainCase{TrainCaseName(model, precision_name, data, batch, gpus),
-                                    model, precision, data, batch, gpus, &options, 0};
+            auto* c = new TrainCase();
+            c->name = TrainCaseName(model, precision_name, data, batch, gpus);
+            c->model = model;
+            c->precision = precision;
+            c->data = data;
+            c->batch = batch;
+            c->gpus = gpus;
+            c->options = &options;
             c->progress_index = progress.Add(c->name);
             benchmark::RegisterBenchmark(c->name.c_str(), RunTrainCase, c, &progress)
                 ->Iterations(options.steps)

@@ -138,7 +138,8 @@ int Main(int argc, char** argv) {
     }
   }
   const double step = means[train];
-  std::printf("model %s batch %d (%s): %s\n", absl::GetFlag(FLAGS_model).c_str(), mo.batch,
+  std::printf("model %s batch %lld (%s): %s\n", absl::GetFlag(FLAGS_model).c_str(),
+              static_cast<long long>(mo.batch),
               precision.c_str(), path.c_str());
   std::printf("training step (mean):            %10.3f ms\n", step * 1e3);
   std::printf("sum of its layers' kernel cases: %10.3f ms\n", covered * 1e3);

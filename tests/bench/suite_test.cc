@@ -71,8 +71,9 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
       ++skipped;
       const std::string why = b.value("error_message", "");
       EXPECT_FALSE(why.empty()) << name;
-      if (parsed->family == "train" && parsed->gpus > 0)
+      if (parsed->family == "train" && parsed->gpus > 0) {
         EXPECT_TRUE(absl::StrContains(why, "unsupported")) << name << ": " << why;
+      }
       continue;
     }
     ++ran;

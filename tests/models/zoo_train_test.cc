@@ -21,6 +21,7 @@ namespace {
 
 constexpr int64_t kBatch = 2;
 
+#ifndef CNNBENCH_ZOO_REAL_SIZE
 // Graphs are cheap to build, so the smallest admitted size is searched for
 // rather than written down per model.
 int64_t ReducedImageSize(const ModelInfo& info) {
@@ -28,6 +29,7 @@ int64_t ReducedImageSize(const ModelInfo& info) {
     if (BuildModel(info.name, {.batch = kBatch, .image_size = size}).ok()) return size;
   return info.image_size;
 }
+#endif
 
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
