@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/names.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -126,6 +127,25 @@ TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
   ASSERT_EQ(RunBench("--preset=tiny --list", &output), 0) << output;
   EXPECT_NE(output.find("train/trivial/fp32/synthetic/batch:2/gpus:0"), std::string::npos)
       << output;
+}
+
+TEST(SuiteTest, EveryRegisteredNameFollowsTheGrammar) {
+  for (const char* preset : {"quick", "published", "full"}) {
+    std::string output;
+    ASSERT_EQ(RunBench(absl::StrCat("--preset=", preset, " --gpus=0,1,2 --data=synthetic,real "
+                                    "--precisions=fp32,tf32,fp16,bf16 --list"),
+                       &output),
+              0)
+        << output;
+    int names = 0;
+    for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
+      auto parsed = ParseCaseName(line);
+      ASSERT_TRUE(parsed.ok()) << preset << ": " << parsed.status();
+      EXPECT_EQ(parsed->ToString(), line);  // prints back to the registered name
+      ++names;
+    }
+    EXPECT_GT(names, 0) << preset;
+  }
 }
 
 TEST(SuiteTest, BadFlagsAreClearErrors) {

@@ -170,7 +170,8 @@ TEST_P(TrainerTest, ProfileSumsToTheStep) {
     EXPECT_GE(t.backward_seconds, 0);
     layers += t.forward_seconds + t.backward_seconds;
   }
-  EXPECT_GT(layers, 0.90 * total) << "profile " << layers << " s of " << total << " s";
+  // Within a few %: only the loop around the timed calls is outside them.
+  EXPECT_GT(layers, 0.95 * total) << "profile " << layers << " s of " << total << " s";
   EXPECT_LE(layers, total * 1.0001);
 }
 
