@@ -28,24 +28,24 @@ bool ParseKeyed(absl::string_view part, absl::string_view key, T* value) {
          absl::SimpleAtoi(part, value) && *value >= 0;
 }
 
-// Strips what Google Benchmark appends to a registered name.
+// Strips what Google Benchmark appends to a registered name. Each family has
+// a fixed number of parts, so only parts past that count can be suffixes
+// (an input case's own "threads:<T>" is not one).
 std::string StripHarnessSuffixes(absl::string_view name) {
   for (absl::string_view agg : {"_mean", "_median", "_stddev", "_cv"})
     if (absl::ConsumeSuffix(&name, agg)) break;
   std::vector<std::string> parts = absl::StrSplit(name, '/');
-  while (!parts.empty()) {
-    const std::string& last = parts.back();
-    if (last == "manual_time" || last == "real_time" || absl::StartsWith(last, "iterations:") ||
-        absl::StartsWith(last, "repeats:") || absl::StartsWith(last, "threads:") ||
-        absl::StartsWith(last, "min_time:")) {
-      if (absl::StartsWith(last, "threads:") && parts.size() >= 2 && parts[0] == "input" &&
-          parts.size() == 4)
-        break;  // input's own threads:<T>
-      parts.pop_back();
-    } else {
-      break;
-    }
-  }
+  size_t expected = parts.size();
+  if (parts[0] == "train" || parts[0] == "pool") expected = 6;
+  if (OneOf(parts[0], {"conv", "fc", "batchnorm", "relu", "allreduce"})) expected = 5;
+  if (parts[0] == "gemm" || parts[0] == "input") expected = 4;
+  auto is_suffix = [](absl::string_view part) {
+    return OneOf(part, {"manual_time", "real_time", "process_time"}) ||
+           absl::StartsWith(part, "iterations:") || absl::StartsWith(part, "repeats:") ||
+           absl::StartsWith(part, "threads:") || absl::StartsWith(part, "min_time:") ||
+           absl::StartsWith(part, "min_warmup_time:");
+  };
+  while (parts.size() > expected && is_suffix(parts.back())) parts.pop_back();
   return absl::StrJoin(parts, "/");
 }
 

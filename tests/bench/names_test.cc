@@ -22,11 +22,19 @@ TEST(NamesTest, TrainNameRoundTrips) {
 TEST(NamesTest, HarnessSuffixesAreStripped) {
   for (const char* raw : {"train/vgg16/fp32/real/batch:32/gpus:0/iterations:100/repeats:5/manual_time",
                           "train/vgg16/fp32/real/batch:32/gpus:0/manual_time_mean",
-                          "train/vgg16/fp32/real/batch:32/gpus:0/real_time"}) {
+                          "train/vgg16/fp32/real/batch:32/gpus:0/real_time",
+                          "train/vgg16/fp32/real/batch:32/gpus:0/min_warmup_time:0.1/process_time"}) {
     auto c = ParseCaseName(raw);
     ASSERT_TRUE(c.ok()) << raw << ": " << c.status();
     EXPECT_EQ(c->ToString(), "train/vgg16/fp32/real/batch:32/gpus:0");
   }
+}
+
+TEST(NamesTest, InputThreadsIsNotASuffix) {
+  auto c = ParseCaseName("input/folder/train/threads:8/iterations:3/threads:1/manual_time");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->threads, 8);
+  EXPECT_EQ(c->ToString(), "input/folder/train/threads:8");
 }
 
 TEST(NamesTest, KernelNamesRoundTrip) {

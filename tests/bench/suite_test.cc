@@ -29,9 +29,10 @@ std::string TempPath(const std::string& name) {
   return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
 }
 
-int RunBench(const std::string& args, std::string* output) {
+int RunBench(const std::string& args, std::string* output, const std::string& env = "") {
   const std::string log = TempPath("bench.log");
-  const std::string cmd = absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1");
+  const std::string cmd = absl::StrCat(env.empty() ? "" : "env " + env + " ", BenchBinary(), " ",
+                                       args, " > ", log, " 2>&1");
   const int rc = std::system(cmd.c_str());
   std::ifstream in(log);
   output->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -120,6 +121,21 @@ TEST(SuiteTest, OutOfMemoryIsReportedAsOom) {
     ++ooms;
   }
   EXPECT_GT(ooms, 0) << output;
+}
+
+TEST(SuiteTest, RelativeOutputPathIsTheUsersFolder) {
+  // Under `bazel run` the binary starts in its runfiles; Bazel names the
+  // folder the user typed the command in, where --benchmark_out=x.json belongs.
+  const std::string folder = TempPath("user_folder");
+  ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", folder).c_str()), 0);
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=rel.json "
+                                  "--benchmark_out_format=json"),
+                     &output, "BUILD_WORKING_DIRECTORY=" + folder),
+            0)
+      << output;
+  std::ifstream in(folder + "/rel.json");
+  EXPECT_TRUE(in.good()) << "no rel.json in " << folder << "\n" << output;
 }
 
 TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
