@@ -18,9 +18,8 @@ bool OneOf(absl::string_view s, std::initializer_list<absl::string_view> options
   return false;
 }
 
-absl::Status Bad(absl::string_view name, absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("case name '", name, "': ", why));
-}
+// The message leaves the name out: callers say which name (and file, entry) it is.
+absl::Status Bad(absl::string_view why) { return absl::InvalidArgumentError(std::string(why)); }
 
 template <typename T>
 bool ParseKeyed(absl::string_view part, absl::string_view key, T* value) {
@@ -52,7 +51,9 @@ std::string StripHarnessSuffixes(absl::string_view name) {
 bool IsPrecision(absl::string_view p) { return OneOf(p, {"fp32", "tf32", "fp16", "bf16"}); }
 bool IsDevice(absl::string_view d) {
   int ordinal;
-  return d == "cpu" || (absl::ConsumePrefix(&d, "cuda:") && absl::SimpleAtoi(d, &ordinal));
+  // "cuda" alone is device 0, as Device::Parse reads it.
+  return d == "cpu" || d == "cuda" ||
+         (absl::ConsumePrefix(&d, "cuda:") && absl::SimpleAtoi(d, &ordinal));
 }
 
 }  // namespace
@@ -79,65 +80,77 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
   CaseName c;
   c.family = p[0];
   if (c.family == "train") {
-    if (p.size() != 6) return Bad(raw, "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>");
+    if (p.size() != 6) return Bad("does not match train/<model>/<precision>/<data>/batch:<B>/gpus:<G>");
     c.model = p[1];
     c.precision = p[2];
     c.data = p[3];
-    if (c.model.empty()) return Bad(raw, "empty model");
-    if (!IsPrecision(c.precision)) return Bad(raw, "precision must be fp32, tf32, fp16 or bf16");
-    if (!OneOf(c.data, {"synthetic", "real"})) return Bad(raw, "data must be synthetic or real");
-    if (!ParseKeyed(p[4], "batch", &c.batch) || c.batch == 0) return Bad(raw, "bad batch:<B>");
-    if (!ParseKeyed(p[5], "gpus", &c.gpus)) return Bad(raw, "bad gpus:<G>");
+    if (c.model.empty()) return Bad("the model name is empty");
+    if (!IsPrecision(c.precision))
+      return Bad(absl::StrCat("precision '", c.precision, "' is not one of fp32, tf32, fp16, bf16"));
+    if (!OneOf(c.data, {"synthetic", "real"}))
+      return Bad(absl::StrCat("data '", c.data, "' is neither synthetic nor real"));
+    if (!ParseKeyed(p[4], "batch", &c.batch) || c.batch == 0)
+      return Bad(absl::StrCat("'", p[4], "' where batch:<B> (B > 0) belongs"));
+    if (!ParseKeyed(p[5], "gpus", &c.gpus))
+      return Bad(absl::StrCat("'", p[5], "' where gpus:<G> belongs"));
     return c;
   }
-  if (OneOf(c.family, {"conv", "fc", "batchnorm", "relu"})) {
-    if (p.size() != 5) return Bad(raw, absl::StrCat(c.family, "/<pass>/<precision>/<device>/<shape>"));
+  if (c.family == "conv" || c.family == "fc") {
+    if (p.size() != 5 || !OneOf(p[1], {"fwd", "bwd_data", "bwd_filter"}))
+      return Bad(absl::StrCat("does not match ", c.family,
+                              "/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>"));
     c.pass = p[1];
     c.precision = p[2];
     c.device = p[3];
     c.shape = p[4];
-    const bool three_passes = c.family == "conv" || c.family == "fc";
-    if (three_passes ? !OneOf(c.pass, {"fwd", "bwd_data", "bwd_filter"})
-                     : !OneOf(c.pass, {"fwd", "bwd"}))
-      return Bad(raw, absl::StrCat("unknown pass '", c.pass, "'"));
+  } else if (c.family == "batchnorm" || c.family == "relu") {
+    if (p.size() != 5 || !OneOf(p[1], {"fwd", "bwd"}))
+      return Bad(absl::StrCat("does not match ", c.family, "/<fwd|bwd>/<precision>/<device>/<shape>"));
+    c.pass = p[1];
+    c.precision = p[2];
+    c.device = p[3];
+    c.shape = p[4];
   } else if (c.family == "pool") {
-    if (p.size() != 6) return Bad(raw, "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>");
+    if (p.size() != 6 || !OneOf(p[1], {"max", "avg"}) || !OneOf(p[2], {"fwd", "bwd"}))
+      return Bad("does not match pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>");
     c.algorithm = p[1];
     c.pass = p[2];
     c.precision = p[3];
     c.device = p[4];
     c.shape = p[5];
-    if (!OneOf(c.algorithm, {"max", "avg"})) return Bad(raw, "pool algorithm must be max or avg");
-    if (!OneOf(c.pass, {"fwd", "bwd"})) return Bad(raw, "pool pass must be fwd or bwd");
   } else if (c.family == "gemm") {
-    if (p.size() != 4) return Bad(raw, "gemm/<precision>/<device>/<shape>");
+    if (p.size() != 4) return Bad("does not match gemm/<precision>/<device>/<shape>");
     c.precision = p[1];
     c.device = p[2];
     c.shape = p[3];
   } else if (c.family == "allreduce") {
-    if (p.size() != 5) return Bad(raw, "allreduce/<impl>/<dtype>/bytes:<S>/ranks:<N>");
+    if (p.size() != 5 || !OneOf(p[1], {"nccl", "mpi", "local"}) ||
+        !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32"}) ||
+        !ParseKeyed(p[3], "bytes", &c.bytes) || !ParseKeyed(p[4], "ranks", &c.ranks) ||
+        c.ranks == 0)
+      return Bad("does not match allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>");
     c.impl = p[1];
     c.dtype = p[2];
-    if (!OneOf(c.impl, {"nccl", "mpi", "local"})) return Bad(raw, "impl must be nccl, mpi or local");
-    if (!OneOf(c.dtype, {"fp32", "fp16", "bf16", "fp64", "int32"})) return Bad(raw, "bad dtype");
-    if (!ParseKeyed(p[3], "bytes", &c.bytes)) return Bad(raw, "bad bytes:<S>");
-    if (!ParseKeyed(p[4], "ranks", &c.ranks) || c.ranks == 0) return Bad(raw, "bad ranks:<N>");
     return c;
   } else if (c.family == "input") {
-    if (p.size() != 4) return Bad(raw, "input/<tfrecord|folder>/<preprocess>/threads:<T>");
+    if (p.size() != 4 || !OneOf(p[1], {"tfrecord", "folder"}) || p[2].empty() ||
+        !ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0)
+      return Bad("does not match input/<tfrecord|folder>/<preprocess>/threads:<T>");
     c.source = p[1];
     c.preprocess = p[2];
-    if (!OneOf(c.source, {"tfrecord", "folder"})) return Bad(raw, "source must be tfrecord or folder");
-    if (!ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0) return Bad(raw, "bad threads:<T>");
     return c;
   } else {
-    return Bad(raw, absl::StrCat("unknown family '", c.family, "'"));
+    return Bad(
+        "not a cnnbench case name (train/, conv/, fc/, pool/, batchnorm/, relu/, gemm/, "
+        "allreduce/ or input/)");
   }
-  if (!IsPrecision(c.precision)) return Bad(raw, "precision must be fp32, tf32, fp16 or bf16");
-  if (!IsDevice(c.device)) return Bad(raw, "device must be cpu or cuda:N");
+  if (!IsPrecision(c.precision))
+    return Bad(absl::StrCat("precision '", c.precision, "' is not one of fp32, tf32, fp16, bf16"));
+  if (!IsDevice(c.device))
+    return Bad(absl::StrCat("device '", c.device, "' is neither cpu nor cuda[:N]"));
   const std::string kind = c.family == "batchnorm" ? "bn" : c.family;
   if (!absl::StartsWith(c.shape, kind + ":"))
-    return Bad(raw, absl::StrCat("shape must be a '", kind, ":' descriptor string"));
+    return Bad(absl::StrCat("shape '", c.shape, "' is not a '", kind, ":' descriptor string"));
   return c;
 }
 

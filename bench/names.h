@@ -48,7 +48,8 @@ std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, i
 
 // Parses a name as Google Benchmark writes it: suffixes it adds
 // ("/manual_time", "/real_time", "/iterations:N", "/repeats:N", "/threads:N"
-// after ours, "_mean" etc. on aggregates) are removed first.
+// after ours, "_mean" etc. on aggregates) are removed first. The error says
+// which part breaks the grammar; callers add the name (and file, entry).
 absl::StatusOr<CaseName> ParseCaseName(absl::string_view name);
 
 }  // namespace cnnbench::bench

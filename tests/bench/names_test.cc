@@ -52,20 +52,28 @@ TEST(NamesTest, KernelNamesRoundTrip) {
 }
 
 TEST(NamesTest, GrammarViolationsAreClearErrors) {
-  for (const char* bad : {"train/resnet50/fp8/synthetic/batch:64/gpus:1",
-                          "train/resnet50/fp32/synthetic/batch:0/gpus:1",
-                          "train/resnet50/fp32/fake/batch:64/gpus:1",
-                          "train/resnet50/fp32/synthetic/batch:64",
-                          "conv/fwd2/fp32/cpu/conv:mb1",
-                          "conv/fwd/fp32/tpu:0/conv:mb1",
-                          "conv/fwd/fp32/cpu/pool:max",
-                          "pool/min/fwd/fp32/cpu/pool:max",
-                          "allreduce/gloo/fp32/bytes:8/ranks:2",
-                          "allreduce/local/fp32/bytes:8/ranks:0",
-                          "frobnicate/x"}) {
-    auto c = ParseCaseName(bad);
-    EXPECT_FALSE(c.ok()) << bad;
-    EXPECT_NE(c.status().message().find(bad), absl::string_view::npos) << c.status().message();
+  struct Bad {
+    const char* name;
+    const char* reason;  // part of the message
+  };
+  for (const Bad& bad : {
+           Bad{"train/resnet50/fp8/synthetic/batch:64/gpus:1", "precision 'fp8'"},
+           Bad{"train/resnet50/fp32/synthetic/batch:0/gpus:1", "'batch:0' where batch:<B>"},
+           Bad{"train/resnet50/fp32/fake/batch:64/gpus:1", "data 'fake'"},
+           Bad{"train/resnet50/fp32/synthetic/batch:64", "does not match train/"},
+           Bad{"conv/fwd2/fp32/cpu/conv:mb1", "does not match conv/"},
+           Bad{"conv/fwd/fp32/tpu:0/conv:mb1", "device 'tpu:0'"},
+           Bad{"conv/fwd/fp32/cpu/pool:max", "shape 'pool:max'"},
+           Bad{"relu/bwd_data/fp32/cpu/relu:mb1", "does not match relu/<fwd|bwd>"},
+           Bad{"pool/min/fwd/fp32/cpu/pool:max", "does not match pool/"},
+           Bad{"allreduce/gloo/fp32/bytes:8/ranks:2", "does not match allreduce/"},
+           Bad{"allreduce/local/fp32/bytes:8/ranks:0", "does not match allreduce/"},
+           Bad{"frobnicate/x", "not a cnnbench case name"},
+       }) {
+    auto c = ParseCaseName(bad.name);
+    ASSERT_FALSE(c.ok()) << bad.name;
+    EXPECT_NE(c.status().message().find(bad.reason), absl::string_view::npos)
+        << bad.name << ": " << c.status().message();
   }
 }
 
