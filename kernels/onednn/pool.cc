@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
+#include "kernels/onednn/window_kernel.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -24,10 +25,10 @@ dnnl::algorithm PoolAlgorithmOf(PoolAlgorithm algorithm) {
   return dnnl::algorithm::pooling_max;
 }
 
-class PoolKernel : public OneDnnKernel {
+class PoolKernel : public WindowKernel {
  public:
   PoolKernel(std::shared_ptr<Context> context, const PoolDesc& desc)
-      : OneDnnKernel(std::move(context), desc.ToString()) {}
+      : WindowKernel(std::move(context), desc.ToString(), /*backward_reads_src=*/false) {}
 
   absl::Status Init(const PoolDesc& d, DType dtype, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
@@ -84,43 +85,6 @@ class PoolKernel : public OneDnnKernel {
     implementation_ = forward_.implementation();
     return absl::OkStatus();
   }
-
-  absl::Status Forward(const KernelArgs& args) override {
-    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
-    RETURN_IF_ERROR(Require(args.y, "y"));
-    RETURN_IF_ERROR(RequireScratch(args));
-    if (args.training) RETURN_IF_ERROR(RequireSaved(args));
-    BoundPrimitive& primitive = args.training ? forward_ : inference_;
-    return Guarded(what_, [&]() -> absl::Status {
-      primitive.Set(DNNL_ARG_SRC, x);
-      primitive.Set(DNNL_ARG_DST, args.y);
-      if (args.training && workspace_) primitive.Set(DNNL_ARG_WORKSPACE, args.saved);
-      primitive.SetScratchpad(args.scratch);
-      primitive.Execute(context_->stream);
-      return absl::OkStatus();
-    });
-  }
-
-  absl::Status BackwardData(const KernelArgs& args) override {
-    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
-    RETURN_IF_ERROR(Require(args.dy, "dy"));
-    RETURN_IF_ERROR(RequireSaved(args));
-    RETURN_IF_ERROR(RequireScratch(args));
-    return Guarded(what_, [&]() -> absl::Status {
-      backward_.Set(DNNL_ARG_DIFF_DST, args.dy);
-      backward_.Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
-      if (workspace_) backward_.Set(DNNL_ARG_WORKSPACE, args.saved);
-      backward_.SetScratchpad(args.scratch);
-      backward_.Execute(context_->stream);
-      return absl::OkStatus();
-    });
-  }
-
- private:
-  bool workspace_ = false;  // max pooling: the argmax workspace lives in `saved`
-  BoundPrimitive forward_;
-  BoundPrimitive inference_;
-  BoundPrimitive backward_;
 };
 
 }  // namespace
