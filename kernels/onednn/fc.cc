@@ -12,6 +12,9 @@ namespace {
 
 using dnnl::memory;
 
+// Inputs at most this wide get plain weights (see Init).
+constexpr int64_t kNarrowFcInput = 32;
+
 class FcKernel : public WeightedLayer {
  public:
   FcKernel(std::shared_ptr<Context> context, const FcDesc& desc)
@@ -44,7 +47,14 @@ class FcKernel : public WeightedLayer {
       ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
-    const memory::desc any_weights = AnyDesc(weights_dims, type);
+    // oneDNN 2.6's brgemm backward-data inner product (avx512_core) reads
+    // through a null accumulator for narrow inputs with wide outputs (seen:
+    // ic <= 32 with oc >= 2048: a segfault inside the JIT code). Plain
+    // weights steer every pass to the gemm-based kernels, which handle
+    // these small layers correctly; real models' fc layers are far wider.
+    const bool narrow_input = d.ic <= kNarrowFcInput;
+    const memory::desc any_weights =
+        narrow_input ? PlainDesc(weights_dims, type) : AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc({d.n, d.oc}, type);
     auto fwd_desc = bias_ ? dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training,
                                                               src_md, any_weights, bias_md, any_dst)
