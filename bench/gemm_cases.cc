@@ -1,75 +1,118 @@
-// gemm/<precision>/cpu/gemm:m<M>n<N>k<K>: a square sweep through oneDNN's
-// matmul, each result spot-checked against a dot product in the same run.
-#include <chrono>
+// gemm/<precision>/<device>/gemm:m<M>n<N>k<K>: a square sweep through the
+// backend's GEMM op (what a precision cannot run there skips with the
+// backend's reason), its result checked against dot products in the same run.
+#include <algorithm>
+#include <cmath>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/harness.h"
 #include "bench/names.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
-#include "dnnl.h"
+#include "core/device.h"
+#include "core/status.h"
 #include "kernels/desc.h"
+#include "kernels/kernel.h"
 
 namespace cnnbench::bench {
 namespace {
 
-struct GemmCase {
-  std::string name;
-  GemmDesc desc;
-  int progress_index = 0;
-};
-
-void RunGemmCase(benchmark::State& state, GemmCase* c, Progress* progress) {
-  progress->Announce(c->progress_index);
-  const int64_t m = c->desc.m, n = c->desc.n, k = c->desc.k;
-  std::vector<float> a(m * k), b(k * n), out(m * n);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3;
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) - 2;
-  auto sgemm = [&] {
-    return dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, out.data(), n);
-  };
-  if (sgemm() != dnnl_success) {
-    state.SkipWithError(absl::StrCat("dnnl_sgemm failed on ", c->desc.ToString()).c_str());
-    return;
-  }
-  // Small integers: the fp32 result is exact, so any difference is a bug.
-  for (int64_t row : {int64_t{0}, m / 2, m - 1}) {
-    double expect = 0;
-    for (int64_t p = 0; p < k; ++p) expect += a[row * k + p] * b[p * n + (n - 1)];
-    if (out[row * n + n - 1] != static_cast<float>(expect)) {
-      state.SkipWithError(absl::StrCat("result check failed at row ", row, ": ",
-                                       out[row * n + n - 1], " vs ", expect)
-                              .c_str());
-      return;
+class GemmWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(const GemmDesc& desc,
+                                                           Precision precision,
+                                                           const SuiteOptions& options) {
+    std::unique_ptr<GemmWorkload> w(new GemmWorkload(desc));
+    ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, Device::Cpu()));
+    ASSIGN_OR_RETURN(w->kernel_,
+                     w->backend_->Create(OpDesc(desc), KernelOptions::ForPrecision(precision), {}));
+    const KernelSignature& sig = w->kernel_->signature();
+    const Device device = w->backend_->device();
+    // Small integers: exact in every precision, and so are the fp32 sums.
+    for (size_t i = 0; i < 2; ++i) {
+      const TensorSpec& spec = sig.inputs[i];
+      std::vector<float>& host = i == 0 ? w->a_ : w->b_;
+      host.resize(spec.shape.num_elements());
+      for (size_t j = 0; j < host.size(); ++j)
+        host[j] = static_cast<float>(j % (i == 0 ? 7 : 5)) - (i == 0 ? 3 : 2);
+      ASSIGN_OR_RETURN(Buffer b, Buffer::Allocate(device, spec.bytes));
+      RETURN_IF_ERROR(w->backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), host.data(),
+                                          spec, b.data()));
+      w->args_.x.push_back(b.data());
+      w->buffers_.push_back(std::move(b));
     }
+    ASSIGN_OR_RETURN(Buffer c, Buffer::Allocate(device, sig.output.bytes));
+    ASSIGN_OR_RETURN(Buffer scratch,
+                     Buffer::Allocate(device, std::max<size_t>(sig.scratch_bytes, 64)));
+    w->args_.y = c.data();
+    w->args_.scratch = scratch.data();
+    w->buffers_.push_back(std::move(c));
+    w->buffers_.push_back(std::move(scratch));
+    RETURN_IF_ERROR(w->Run());
+    RETURN_IF_ERROR(w->Check());
+    return std::unique_ptr<Workload>(std::move(w));
   }
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    sgemm();
-    benchmark::ClobberMemory();
-    state.SetIterationTime(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+  const Stream& stream() const override { return backend_->stream(); }
+  absl::Status Run() override { return kernel_->Forward(args_); }
+
+  absl::Status Report(benchmark::State& state) override {
+    RETURN_IF_ERROR(Check());  // what was timed computed the right thing
+    state.counters["flops"] =
+        benchmark::Counter(desc_.Flops(), benchmark::Counter::kIsIterationInvariantRate);
+    state.SetLabel(absl::StrCat(kernel_->implementation(), ", result checked"));
+    return absl::OkStatus();
   }
-  state.counters["flops"] =
-      benchmark::Counter(c->desc.Flops(), benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel("onednn sgemm");
-}
+
+ private:
+  explicit GemmWorkload(const GemmDesc& desc) : desc_(desc) {}
+
+  // Three rows of the last column against their dot products: exact in
+  // fp32; within the output's rounding (half an ulp, 2^-9) in bf16 and fp16.
+  absl::Status Check() {
+    const KernelSignature& sig = kernel_->signature();
+    const int64_t m = desc_.m, n = desc_.n, k = desc_.k;
+    std::vector<float> out(m * n);
+    RETURN_IF_ERROR(backend_->stream().Synchronize());
+    RETURN_IF_ERROR(backend_->Download(
+        sig.output, args_.y, TensorSpec::Plain(DType::kF32, sig.output.shape), out.data()));
+    const double tolerance = sig.output.dtype == DType::kF32 ? 0 : 1.0 / 512;
+    for (int64_t row : {int64_t{0}, m / 2, m - 1}) {
+      double expect = 0;
+      for (int64_t p = 0; p < k; ++p) expect += double{a_[row * k + p]} * b_[p * n + (n - 1)];
+      const double got = out[row * n + n - 1];
+      if (std::fabs(got - expect) > tolerance * std::fabs(expect))
+        return absl::InternalError(absl::StrCat(desc_.ToString(), ": result check failed at row ",
+                                                row, ": ", got, " vs ", expect));
+    }
+    return absl::OkStatus();
+  }
+
+  GemmDesc desc_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Kernel> kernel_;  // after backend_: destroyed first
+  std::vector<float> a_, b_;        // the inputs as uploaded
+  std::vector<Buffer> buffers_;
+  KernelArgs args_;
+};
 
 }  // namespace
 
-absl::Status RegisterGemmCases(const SuiteOptions& options, Progress& progress) {
+absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
   for (int64_t s : options.gemm_sizes) {
-    for (const std::string& precision : options.precisions) {
-      if (precision != "fp32") continue;  // the sweep is fp32 on the CPU
-      auto* c = new GemmCase();
-      c->desc = GemmDesc{s, s, s, false, false};
-      c->name = absl::StrCat("gemm/", precision, "/cpu/", c->desc.ToString());
-      c->progress_index = progress.Add(c->name);
-      benchmark::RegisterBenchmark(c->name.c_str(), RunGemmCase, c, &progress)
-          ->MinTime(options.kernel_min_time)
-          ->Repetitions(options.repetitions)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+    for (const std::string& precision_name : options.precisions) {
+      ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+      const GemmDesc desc{s, s, s, false, false};
+      TimedCase timed;
+      timed.name = KernelCaseName("gemm", "", precision_name, "cpu", desc.ToString());
+      timed.family = "gemm";
+      timed.unit = benchmark::kMillisecond;
+      timed.prepare = [desc, precision, &options] {
+        return GemmWorkload::Prepare(desc, precision, options);
+      };
+      harness.Register(std::move(timed));
     }
   }
   return absl::OkStatus();

@@ -5,19 +5,31 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "core/random.h"
 #include "core/status.h"
-#include "train/init.h"
 
 namespace cnnbench::bench {
 namespace {
 
+// The one place the runner creates kernels: how a case's precision reaches
+// the backend.
+absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(Backend* backend, const OpDesc& desc,
+                                                     Precision precision,
+                                                     const std::vector<TensorSpec>& inputs) {
+  return backend->Create(desc, KernelOptions::ForPrecision(precision), inputs);
+}
+
 absl::StatusOr<Buffer> FilledBuffer(size_t bytes, DType dtype, Rng& rng, float scale) {
   ASSIGN_OR_RETURN(Buffer b, Buffer::Allocate(Device::Cpu(), std::max<size_t>(bytes, 64)));
   std::memset(b.data(), 0, b.size());  // int32 labels: class 0 is always valid
-  if (dtype == DType::kF32 && scale != 0) {
+  if (scale == 0) return b;
+  auto value = [&] { return static_cast<float>((rng.Uniform() * 2 - 1) * scale); };
+  if (dtype == DType::kF32) {
     float* f = static_cast<float*>(b.data());
-    for (size_t i = 0; i < bytes / sizeof(float); ++i)
-      f[i] = static_cast<float>((rng.Uniform() * 2 - 1) * scale);
+    for (size_t i = 0; i < bytes / sizeof(float); ++i) f[i] = value();
+  } else if (dtype == DType::kBF16) {
+    BFloat16* h = static_cast<BFloat16*>(b.data());
+    for (size_t i = 0; i < bytes / sizeof(BFloat16); ++i) h[i] = FloatToBFloat16(value());
   }
   return b;
 }
@@ -32,11 +44,16 @@ std::optional<Dims4> ActivationInput(const OpDesc& desc) {
   return std::nullopt;
 }
 
-// The layout a 3x3 convolution producing `dims` would write.
+// The layout a 3x3 convolution producing the op's input would write. An fc
+// takes its input's shape from the network: after a pooling layer it reads
+// that 4D activation (in the backend's layout), after another fc a plain matrix.
 absl::StatusOr<std::vector<TensorSpec>> NetworkInputs(Backend* backend, const OpDesc& desc,
-                                                      DType dtype) {
-  const auto dims = ActivationInput(desc);
-  if (!dims || std::holds_alternative<ConvDesc>(desc) || dims->h * dims->w == 1)
+                                                      Precision precision,
+                                                      const Shape& network_input) {
+  std::optional<Dims4> dims = ActivationInput(desc);
+  if (std::holds_alternative<FcDesc>(desc) && network_input.rank() == 4)
+    dims = Dims4{network_input[0], network_input[1], network_input[2], network_input[3]};
+  else if (!dims || std::holds_alternative<ConvDesc>(desc) || dims->h * dims->w == 1)
     return std::vector<TensorSpec>{};  // convs pick their own; vectors stay plain
   ConvDesc probe;
   probe.n = dims->n;
@@ -44,7 +61,7 @@ absl::StatusOr<std::vector<TensorSpec>> NetworkInputs(Backend* backend, const Op
   probe.k = dims->c;
   ASSIGN_OR_RETURN(probe.h, MakeWindowDim(dims->h, 3, 1, Padding::kSame));
   ASSIGN_OR_RETURN(probe.w, MakeWindowDim(dims->w, 3, 1, Padding::kSame));
-  ASSIGN_OR_RETURN(auto kernel, backend->Create(probe, dtype, {}));
+  ASSIGN_OR_RETURN(auto kernel, CreateKernel(backend, probe, precision, {}));
   return std::vector<TensorSpec>{kernel->signature().output};
 }
 
@@ -52,16 +69,14 @@ absl::StatusOr<std::vector<TensorSpec>> NetworkInputs(Backend* backend, const Op
 
 absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* backend,
                                                                    const OpDesc& desc,
-                                                                   Precision precision) {
-  if (precision == Precision::kTf32 || precision == Precision::kFp16)
-    if (backend->device().is_cpu())
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: ", PrecisionName(precision), " kernels on the CPU"));
-  const DType dtype = ActivationType(precision);
+                                                                   Precision precision,
+                                                                   const Shape& network_input) {
   std::unique_ptr<KernelRunner> r(new KernelRunner());
+  r->backend_ = backend;
   r->desc_ = desc;
-  ASSIGN_OR_RETURN(std::vector<TensorSpec> inputs, NetworkInputs(backend, desc, dtype));
-  ASSIGN_OR_RETURN(r->kernel_, backend->Create(desc, dtype, inputs));
+  ASSIGN_OR_RETURN(std::vector<TensorSpec> inputs,
+                   NetworkInputs(backend, desc, precision, network_input));
+  ASSIGN_OR_RETURN(r->kernel_, CreateKernel(backend, desc, precision, inputs));
   const KernelSignature& sig = r->kernel_->signature();
   Rng rng(99);
   auto add = [&](size_t bytes, DType type, float scale) -> absl::StatusOr<void*> {
@@ -95,6 +110,7 @@ absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* back
   ASSIGN_OR_RETURN(a.scratch, add(sig.scratch_bytes, DType::kU8, 0));
   a.training = true;
   RETURN_IF_ERROR(r->kernel_->Forward(a));
+  RETURN_IF_ERROR(backend->stream().Synchronize());
   return r;
 }
 
@@ -116,8 +132,10 @@ double PassFlops(const OpDesc& desc) {
   return 0;
 }
 
-double PassBytes(const OpDesc& desc, Pass pass) {
-  auto tensor_bytes = [](const Dims4& d) { return 4.0 * d.elements(); };
+double PassBytes(const OpDesc& desc, Pass pass, DType dtype) {
+  auto tensor_bytes = [&](const Dims4& d) {
+    return static_cast<double>(SizeOf(dtype)) * d.elements();
+  };
   const bool forward = pass == Pass::kForward;
   if (const auto* p = std::get_if<PoolDesc>(&desc)) {
     const double in = tensor_bytes(p->input()), out = tensor_bytes(p->output());

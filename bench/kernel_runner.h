@@ -9,30 +9,36 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/layer_cases.h"
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/shape.h"
 #include "kernels/kernel.h"
 
 namespace cnnbench::bench {
 
-enum class Pass { kForward, kBackwardData, kBackwardWeights };
-
 class KernelRunner {
  public:
   // The op's input gets the layout a convolution of the backend would hand
-  // it (as inside a network), so the case times what the step runs. One
-  // forward runs here, so the backward passes find their saved data.
-  static absl::StatusOr<std::unique_ptr<KernelRunner>> Create(Backend* backend,
-                                                              const OpDesc& desc,
-                                                              Precision precision);
-  // One call of the pass; batch norm's kBackwardData runs both of its
-  // backward passes, as the training step does.
+  // it (as inside a network), so the case times what the step runs;
+  // `network_input` is the logical shape of that input in the network (an
+  // fc's descriptor does not say whether it reads a 4D activation or a
+  // matrix), empty when unknown. One forward runs here, so the backward
+  // passes find their saved data.
+  static absl::StatusOr<std::unique_ptr<KernelRunner>> Create(Backend* backend, const OpDesc& desc,
+                                                              Precision precision,
+                                                              const Shape& network_input = {});
+  // Enqueues one call of the pass on stream(); batch norm's kBackwardData
+  // runs both of its backward passes, as the training step does.
   absl::Status Run(Pass pass);
+  // The backend's stream, where every call is enqueued.
+  const Stream& stream() const { return backend_->stream(); }
   std::string implementation() const { return kernel_->implementation(); }
   const KernelSignature& signature() const { return kernel_->signature(); }
 
  private:
   KernelRunner() = default;
+  Backend* backend_ = nullptr;
   OpDesc desc_;
   std::unique_ptr<Kernel> kernel_;
   std::vector<Buffer> buffers_;
@@ -40,9 +46,10 @@ class KernelRunner {
 };
 
 // FLOPs of one call (conv, fc; 0 for other ops) and bytes moved by a
-// memory-bound pass (pool, batch norm, ReLU; 0 for others).
+// memory-bound pass (pool, batch norm, ReLU; 0 for others) whose
+// activations are stored as `dtype` (ActivationType of the precision).
 double PassFlops(const OpDesc& desc);
-double PassBytes(const OpDesc& desc, Pass pass);
+double PassBytes(const OpDesc& desc, Pass pass, DType dtype);
 
 }  // namespace cnnbench::bench
 

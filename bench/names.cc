@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/dtype.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -15,6 +16,12 @@ namespace {
 bool OneOf(absl::string_view s, std::initializer_list<absl::string_view> options) {
   for (absl::string_view o : options)
     if (s == o) return true;
+  return false;
+}
+
+bool Contains(const std::vector<std::string>& list, absl::string_view s) {
+  for (const std::string& item : list)
+    if (item == s) return true;
   return false;
 }
 
@@ -34,10 +41,8 @@ std::string StripHarnessSuffixes(absl::string_view name) {
   for (absl::string_view agg : {"_mean", "_median", "_stddev", "_cv"})
     if (absl::ConsumeSuffix(&name, agg)) break;
   std::vector<std::string> parts = absl::StrSplit(name, '/');
-  size_t expected = parts.size();
-  if (parts[0] == "train" || parts[0] == "pool") expected = 6;
-  if (OneOf(parts[0], {"conv", "fc", "batchnorm", "relu", "allreduce"})) expected = 5;
-  if (parts[0] == "gemm" || parts[0] == "input") expected = 4;
+  const CaseFamily* family = FindCaseFamily(parts[0]);
+  const size_t expected = family != nullptr ? family->parts : parts.size();
   auto is_suffix = [](absl::string_view part) {
     return OneOf(part, {"manual_time", "real_time", "process_time"}) ||
            absl::StartsWith(part, "iterations:") || absl::StartsWith(part, "repeats:") ||
@@ -48,7 +53,16 @@ std::string StripHarnessSuffixes(absl::string_view name) {
   return absl::StrJoin(parts, "/");
 }
 
-bool IsPrecision(absl::string_view p) { return OneOf(p, {"fp32", "tf32", "fp16", "bf16"}); }
+// The one table of precisions (core/dtype.h).
+bool IsPrecision(absl::string_view p) {
+  for (const PrecisionInfo& info : kPrecisions)
+    if (info.name == p) return true;
+  return false;
+}
+
+absl::Status BadPrecision(absl::string_view p) {
+  return Bad(absl::StrCat("precision '", p, "' is not one of ", PrecisionNamesList()));
+}
 bool IsDevice(absl::string_view d) {
   int ordinal;
   // "cuda" alone is device 0, as Device::Parse reads it.
@@ -56,111 +70,232 @@ bool IsDevice(absl::string_view d) {
          (absl::ConsumePrefix(&d, "cuda:") && absl::SimpleAtoi(d, &ordinal));
 }
 
+absl::StatusOr<CaseName> ParseTrain(const std::vector<std::string>& p, const CaseFamily& f) {
+  if (p.size() != f.parts) return Bad(absl::StrCat("does not match ", f.grammar));
+  CaseName c;
+  c.family = f.name;
+  c.model = p[1];
+  c.precision = p[2];
+  c.data = p[3];
+  if (c.model.empty()) return Bad("the model name is empty");
+  if (!IsPrecision(c.precision)) return BadPrecision(c.precision);
+  if (!OneOf(c.data, {"synthetic", "real"}))
+    return Bad(absl::StrCat("data '", c.data, "' is neither synthetic nor real"));
+  if (!ParseKeyed(p[4], "batch", &c.batch) || c.batch == 0)
+    return Bad(absl::StrCat("'", p[4], "' where batch:<B> (B > 0) belongs"));
+  if (!ParseKeyed(p[5], "gpus", &c.gpus))
+    return Bad(absl::StrCat("'", p[5], "' where gpus:<G> belongs"));
+  return c;
+}
+
+// conv, fc, pool, batchnorm, relu and gemm: [algorithm/][pass/]precision/device/shape.
+absl::StatusOr<CaseName> ParseKernel(const std::vector<std::string>& p, const CaseFamily& f) {
+  const bool pool = f.name == "pool";
+  const bool has_pass = !f.passes.empty();
+  if (p.size() != f.parts || (pool && !OneOf(p[1], {"max", "avg"})) ||
+      (has_pass && !Contains(f.passes, p[pool ? 2 : 1])))
+    return Bad(absl::StrCat("does not match ", f.grammar));
+  CaseName c;
+  c.family = f.name;
+  size_t i = 1;
+  if (pool) c.algorithm = p[i++];
+  if (has_pass) c.pass = p[i++];
+  c.precision = p[i++];
+  c.device = p[i++];
+  c.shape = p[i++];
+  if (!IsPrecision(c.precision)) return BadPrecision(c.precision);
+  if (!IsDevice(c.device))
+    return Bad(absl::StrCat("device '", c.device, "' is neither cpu nor cuda[:N]"));
+  if (!absl::StartsWith(c.shape, f.shape_kind + ":"))
+    return Bad(
+        absl::StrCat("shape '", c.shape, "' is not a '", f.shape_kind, ":' descriptor string"));
+  return c;
+}
+
+absl::StatusOr<CaseName> ParseAllReduce(const std::vector<std::string>& p, const CaseFamily& f) {
+  CaseName c;
+  c.family = f.name;
+  if (p.size() != f.parts || !OneOf(p[1], {"nccl", "mpi", "local"}) ||
+      !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32"}) ||
+      !ParseKeyed(p[3], "bytes", &c.bytes) || !ParseKeyed(p[4], "ranks", &c.ranks) || c.ranks == 0)
+    return Bad(absl::StrCat("does not match ", f.grammar));
+  c.impl = p[1];
+  c.dtype = p[2];
+  return c;
+}
+
+absl::StatusOr<CaseName> ParseInput(const std::vector<std::string>& p, const CaseFamily& f) {
+  CaseName c;
+  c.family = f.name;
+  if (p.size() != f.parts || !OneOf(p[1], {"tfrecord", "folder"}) || p[2].empty() ||
+      !ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0)
+    return Bad(absl::StrCat("does not match ", f.grammar));
+  c.source = p[1];
+  c.preprocess = p[2];
+  return c;
+}
+
 }  // namespace
+
+const std::vector<CaseFamily>& CaseFamilies() {
+  // clang-format off
+  static const auto* families = new std::vector<CaseFamily>{
+      // name, grammar, parts, passes, shape prefix, counter, registered
+      {"train", "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>", 6,
+       {}, "", "images_per_second", true},
+      {"conv", "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
+       {"fwd", "bwd_data", "bwd_filter"}, "conv", "flops", true},
+      {"fc", "fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
+       {"fwd", "bwd_data", "bwd_filter"}, "fc", "flops", true},
+      {"pool", "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>", 6,
+       {"fwd", "bwd"}, "pool", "bytes_per_second", true},
+      {"batchnorm", "batchnorm/<fwd|bwd>/<precision>/<device>/<shape>", 5,
+       {"fwd", "bwd"}, "bn", "bytes_per_second", true},
+      {"relu", "relu/<fwd|bwd>/<precision>/<device>/<shape>", 5,
+       {"fwd", "bwd"}, "relu", "bytes_per_second", true},
+      {"gemm", "gemm/<precision>/<device>/<shape>", 4,
+       {}, "gemm", "flops", true},
+      {"allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
+       {}, "", "busbw", true},
+      {"input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
+       {}, "", "images_per_second", false},
+  };
+  // clang-format on
+  return *families;
+}
+
+const CaseFamily* FindCaseFamily(absl::string_view name) {
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string RegisteredFamilyList() {
+  std::vector<std::string> names;
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.registered) names.push_back(f.name);
+  return absl::StrJoin(names, ", ");
+}
+
+CaseName CaseName::Train(absl::string_view model, absl::string_view precision,
+                         absl::string_view data, int64_t batch, int gpus) {
+  CaseName c;
+  c.family = "train";
+  c.model = std::string(model);
+  c.precision = std::string(precision);
+  c.data = std::string(data);
+  c.batch = batch;
+  c.gpus = gpus;
+  return c;
+}
+
+CaseName CaseName::Kernel(absl::string_view family, absl::string_view pass,
+                          absl::string_view precision, absl::string_view device,
+                          absl::string_view shape) {
+  CaseName c;
+  c.family = std::string(family);
+  if (family == "pool") {
+    std::pair<std::string, std::string> parts = absl::StrSplit(pass, absl::MaxSplits('/', 1));
+    c.algorithm = parts.first;
+    c.pass = parts.second;
+  } else {
+    c.pass = std::string(pass);
+  }
+  c.precision = std::string(precision);
+  c.device = std::string(device);
+  c.shape = std::string(shape);
+  return c;
+}
+
+CaseName CaseName::AllReduce(absl::string_view impl, absl::string_view dtype, int64_t bytes,
+                             int ranks) {
+  CaseName c;
+  c.family = "allreduce";
+  c.impl = std::string(impl);
+  c.dtype = std::string(dtype);
+  c.bytes = bytes;
+  c.ranks = ranks;
+  return c;
+}
+
+CaseName CaseName::Input(absl::string_view source, absl::string_view preprocess, int threads) {
+  CaseName c;
+  c.family = "input";
+  c.source = std::string(source);
+  c.preprocess = std::string(preprocess);
+  c.threads = threads;
+  return c;
+}
+
+std::string CaseName::ToString() const {
+  if (family == "train")
+    return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch,
+                        "/gpus:", gpus);
+  if (family == "allreduce")
+    return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
+  if (family == "input")
+    return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
+  std::vector<absl::string_view> parts = {family};
+  if (!algorithm.empty()) parts.push_back(algorithm);
+  if (!pass.empty()) parts.push_back(pass);
+  parts.insert(parts.end(), {precision, device, shape});
+  return absl::StrJoin(parts, "/");
+}
 
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
                           absl::string_view data, int64_t batch, int gpus) {
-  return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch, "/gpus:", gpus);
+  return CaseName::Train(model, precision, data, batch, gpus).ToString();
 }
 
 std::string KernelCaseName(absl::string_view family, absl::string_view pass,
                            absl::string_view precision, absl::string_view device,
                            absl::string_view shape) {
-  return absl::StrCat(family, "/", pass, "/", precision, "/", device, "/", shape);
+  return CaseName::Kernel(family, pass, precision, device, shape).ToString();
 }
 
 std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, int64_t bytes,
                               int ranks) {
-  return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
+  return CaseName::AllReduce(impl, dtype, bytes, ranks).ToString();
 }
 
 absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
-  const std::string name = StripHarnessSuffixes(raw);
-  std::vector<std::string> p = absl::StrSplit(name, '/');
-  CaseName c;
-  c.family = p[0];
-  if (c.family == "train") {
-    if (p.size() != 6) return Bad("does not match train/<model>/<precision>/<data>/batch:<B>/gpus:<G>");
-    c.model = p[1];
-    c.precision = p[2];
-    c.data = p[3];
-    if (c.model.empty()) return Bad("the model name is empty");
-    if (!IsPrecision(c.precision))
-      return Bad(absl::StrCat("precision '", c.precision, "' is not one of fp32, tf32, fp16, bf16"));
-    if (!OneOf(c.data, {"synthetic", "real"}))
-      return Bad(absl::StrCat("data '", c.data, "' is neither synthetic nor real"));
-    if (!ParseKeyed(p[4], "batch", &c.batch) || c.batch == 0)
-      return Bad(absl::StrCat("'", p[4], "' where batch:<B> (B > 0) belongs"));
-    if (!ParseKeyed(p[5], "gpus", &c.gpus))
-      return Bad(absl::StrCat("'", p[5], "' where gpus:<G> belongs"));
-    return c;
+  const std::vector<std::string> p = absl::StrSplit(StripHarnessSuffixes(raw), '/');
+  const CaseFamily* family = FindCaseFamily(p[0]);
+  if (family == nullptr) {
+    std::vector<std::string> prefixes;
+    for (const CaseFamily& f : CaseFamilies()) prefixes.push_back(f.name + "/");
+    return Bad(absl::StrCat("not a cnnbench case name (", absl::StrJoin(prefixes, ", "), ")"));
   }
-  if (c.family == "conv" || c.family == "fc") {
-    if (p.size() != 5 || !OneOf(p[1], {"fwd", "bwd_data", "bwd_filter"}))
-      return Bad(absl::StrCat("does not match ", c.family,
-                              "/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>"));
-    c.pass = p[1];
-    c.precision = p[2];
-    c.device = p[3];
-    c.shape = p[4];
-  } else if (c.family == "batchnorm" || c.family == "relu") {
-    if (p.size() != 5 || !OneOf(p[1], {"fwd", "bwd"}))
-      return Bad(absl::StrCat("does not match ", c.family, "/<fwd|bwd>/<precision>/<device>/<shape>"));
-    c.pass = p[1];
-    c.precision = p[2];
-    c.device = p[3];
-    c.shape = p[4];
-  } else if (c.family == "pool") {
-    if (p.size() != 6 || !OneOf(p[1], {"max", "avg"}) || !OneOf(p[2], {"fwd", "bwd"}))
-      return Bad("does not match pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>");
-    c.algorithm = p[1];
-    c.pass = p[2];
-    c.precision = p[3];
-    c.device = p[4];
-    c.shape = p[5];
-  } else if (c.family == "gemm") {
-    if (p.size() != 4) return Bad("does not match gemm/<precision>/<device>/<shape>");
-    c.precision = p[1];
-    c.device = p[2];
-    c.shape = p[3];
-  } else if (c.family == "allreduce") {
-    if (p.size() != 5 || !OneOf(p[1], {"nccl", "mpi", "local"}) ||
-        !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32"}) ||
-        !ParseKeyed(p[3], "bytes", &c.bytes) || !ParseKeyed(p[4], "ranks", &c.ranks) ||
-        c.ranks == 0)
-      return Bad("does not match allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>");
-    c.impl = p[1];
-    c.dtype = p[2];
-    return c;
-  } else if (c.family == "input") {
-    if (p.size() != 4 || !OneOf(p[1], {"tfrecord", "folder"}) || p[2].empty() ||
-        !ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0)
-      return Bad("does not match input/<tfrecord|folder>/<preprocess>/threads:<T>");
-    c.source = p[1];
-    c.preprocess = p[2];
-    return c;
-  } else {
-    return Bad(
-        "not a cnnbench case name (train/, conv/, fc/, pool/, batchnorm/, relu/, gemm/, "
-        "allreduce/ or input/)");
-  }
-  if (!IsPrecision(c.precision))
-    return Bad(absl::StrCat("precision '", c.precision, "' is not one of fp32, tf32, fp16, bf16"));
-  if (!IsDevice(c.device))
-    return Bad(absl::StrCat("device '", c.device, "' is neither cpu nor cuda[:N]"));
-  const std::string kind = c.family == "batchnorm" ? "bn" : c.family;
-  if (!absl::StartsWith(c.shape, kind + ":"))
-    return Bad(absl::StrCat("shape '", c.shape, "' is not a '", kind, ":' descriptor string"));
-  return c;
+  if (family->name == "train") return ParseTrain(p, *family);
+  if (family->name == "allreduce") return ParseAllReduce(p, *family);
+  if (family->name == "input") return ParseInput(p, *family);
+  return ParseKernel(p, *family);
 }
 
-std::string CaseName::ToString() const {
-  if (family == "train") return TrainCaseName(model, precision, data, batch, gpus);
-  if (family == "pool") return KernelCaseName("pool", absl::StrCat(algorithm, "/", pass), precision, device, shape);
-  if (family == "gemm") return absl::StrCat("gemm/", precision, "/", device, "/", shape);
-  if (family == "allreduce") return AllReduceCaseName(impl, dtype, bytes, ranks);
-  if (family == "input") return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
-  return KernelCaseName(family, pass, precision, device, shape);
+const std::vector<ModelDisplay>& ModelDisplayNames() {
+  static const auto* models = new std::vector<ModelDisplay>{
+      {"inception3", "InceptionV3", true},
+      {"resnet50", "ResNet-50", true},
+      {"resnet152", "ResNet-152", true},
+      {"alexnet", "AlexNet", true},
+      {"vgg16", "VGG16", true},
+      {"googlenet", "GoogLeNet"},
+      {"inception4", "InceptionV4"},
+      {"resnet18", "ResNet-18"},
+      {"resnet34", "ResNet-34"},
+      {"resnet101", "ResNet-101"},
+      {"resnet50_v1.5", "ResNet-50 v1.5"},
+      {"resnet50_v2", "ResNet-50 v2"},
+      {"resnet101_v2", "ResNet-101 v2"},
+      {"resnet152_v2", "ResNet-152 v2"},
+      {"vgg11", "VGG11"},
+      {"vgg19", "VGG19"},
+      {"overfeat", "OverFeat"},
+      {"mobilenet", "MobileNet"},
+      {"lenet", "LeNet"},
+      {"trivial", "Trivial"},
+  };
+  return *models;
 }
 
 }  // namespace cnnbench::bench

@@ -1,5 +1,7 @@
-// Benchmark case names: built in one place, parsed back, and checked against
-// the grammar (docs/benchmarks.md):
+// Benchmark case names (built in one place, parsed back, checked against
+// the grammar of docs/benchmarks.md), the table of case families and the
+// table of model display names: the one list of each that the suite, its
+// tools and the report read.
 //   train/<model>/<precision>/<data>/batch:<B>/gpus:<G>        gpus:0 = the CPU
 //   conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
 //   fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
@@ -14,30 +16,71 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace cnnbench::bench {
 
+// A case family: its name grammar and what its tables print.
+struct CaseFamily {
+  std::string name;     // "conv"
+  std::string grammar;  // "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>"
+  size_t parts = 0;     // '/'-separated parts of a name
+  // Kernel families: the passes a name carries and the prefix of its
+  // descriptor string ("bn" for batchnorm); empty for the others.
+  std::vector<std::string> passes;
+  std::string shape_kind;
+  std::string counter;      // what tables print: images_per_second, flops, bytes_per_second, busbw
+  bool registered = false;  // whether //bench:all registers it (--families)
+};
+
+// Every family, in the order the suite registers them.
+const std::vector<CaseFamily>& CaseFamilies();
+// The family, or null.
+const CaseFamily* FindCaseFamily(absl::string_view name);
+// "train, conv, ..., allreduce": what --families accepts.
+std::string RegisteredFamilyList();
+
+// One case's name, parsed. ToString() is the one printer of names.
 struct CaseName {
-  std::string family;  // train, conv, fc, pool, batchnorm, relu, gemm, allreduce, input
+  std::string family;                  // a CaseFamilies() name
   std::string model, precision, data;  // train
   int64_t batch = 0;
   int gpus = 0;
-  std::string pass;       // fwd, bwd_data, bwd_filter, bwd
-  std::string algorithm;  // pool: max, avg
-  std::string device;     // cpu, cuda:0
-  std::string shape;      // canonical descriptor string
+  std::string pass;         // fwd, bwd_data, bwd_filter, bwd
+  std::string algorithm;    // pool: max, avg
+  std::string device;       // cpu, cuda:0
+  std::string shape;        // canonical descriptor string
   std::string impl, dtype;  // allreduce
   int64_t bytes = 0;
   int ranks = 0;
   std::string source, preprocess;  // input
   int threads = 0;
 
+  static CaseName Train(absl::string_view model, absl::string_view precision,
+                        absl::string_view data, int64_t batch, int gpus);
+  // Pool's `pass` is "max/fwd" etc. (algorithm/pass), as in the name.
+  static CaseName Kernel(absl::string_view family, absl::string_view pass,
+                         absl::string_view precision, absl::string_view device,
+                         absl::string_view shape);
+  static CaseName AllReduce(absl::string_view impl, absl::string_view dtype, int64_t bytes,
+                            int ranks);
+  static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
+
   std::string ToString() const;
+
+  auto Tie() const {
+    return std::tie(family, model, precision, data, batch, gpus, pass, algorithm, device, shape,
+                    impl, dtype, bytes, ranks, source, preprocess, threads);
+  }
+  bool operator<(const CaseName& o) const { return Tie() < o.Tie(); }
+  bool operator==(const CaseName& o) const { return Tie() == o.Tie(); }
 };
 
+// Shorthands for CaseName::X(...).ToString().
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
                           absl::string_view data, int64_t batch, int gpus);
 std::string KernelCaseName(absl::string_view family, absl::string_view pass,
@@ -47,10 +90,23 @@ std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, i
                               int ranks);
 
 // Parses a name as Google Benchmark writes it: suffixes it adds
-// ("/manual_time", "/real_time", "/iterations:N", "/repeats:N", "/threads:N"
-// after ours, "_mean" etc. on aggregates) are removed first. The error says
-// which part breaks the grammar; callers add the name (and file, entry).
+// ("/manual_time", "/real_time", "/iterations:N", "/repeats:N", "/threads:N",
+// "/min_time:T" after ours, "_mean" etc. on aggregates) are removed first.
+// The error says which part breaks the grammar; callers add the name (and
+// file, entry).
 absl::StatusOr<CaseName> ParseCaseName(absl::string_view name);
+
+// A zoo model's display name as the published pages write it.
+struct ModelDisplay {
+  std::string model;       // the zoo's (tf_cnn_benchmarks') name: "resnet50"
+  std::string display;     // "ResNet-50"
+  bool published = false;  // a column of the published page (and the published preset)
+};
+
+// Every zoo model, in the order tables show them: the published page's five
+// columns first (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then
+// the rest of the zoo by family.
+const std::vector<ModelDisplay>& ModelDisplayNames();
 
 }  // namespace cnnbench::bench
 

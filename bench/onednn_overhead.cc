@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "bench/context.h"
+#include "bench/layer_cases.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/status.h"
@@ -37,7 +38,6 @@ namespace {
 
 using dnnl::memory;
 
-enum class Pass { kForward, kBackwardData, kBackwardWeights };
 constexpr Pass kPasses[] = {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights};
 
 const char* PassName(Pass pass) {

@@ -5,28 +5,20 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bench/names.h"
 #include "core/status.h"
 
 namespace cnnbench::bench {
+namespace {
 
-int Progress::Add(const std::string& name) {
-  names_.push_back(name);
-  announced_.push_back(false);
-  return static_cast<int>(names_.size()) - 1;
+std::vector<std::string> RegisteredFamilies() {
+  std::vector<std::string> names;
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.registered) names.push_back(f.name);
+  return names;
 }
 
-void Progress::Announce(int index) {
-  if (announced_[index]) return;
-  announced_[index] = true;
-  std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, names_.size(), names_[index].c_str());
-  std::fflush(stderr);
-}
-
-std::string SkipMessage(const absl::Status& status) {
-  std::string message(status.message());
-  if (IsOutOfMemory(status) && !absl::StartsWith(message, "OOM")) return "OOM: " + message;
-  return message;
-}
+}  // namespace
 
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count) {
   SuiteOptions o;
@@ -38,14 +30,15 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     // The published page: five models at their batch sizes, 1..N GPUs,
     // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
     o.families = {"train"};
-    o.models = {"inception3", "resnet50", "resnet152", "alexnet", "vgg16"};
+    for (const ModelDisplay& m : ModelDisplayNames())
+      if (m.published) o.models.push_back(m.model);
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
     if (o.gpus.empty()) o.gpus = {0};
     if (gpu_count > 0) o.precisions = {"fp32", "fp16"};
     return o;
   }
   if (preset == "full") {
-    o.families = {"train", "conv", "fc", "pool", "batchnorm", "relu", "gemm", "allreduce"};
+    o.families = RegisteredFamilies();
     o.models = {"alexnet", "googlenet", "inception3", "inception4", "vgg16", "resnet50",
                 "resnet50_v1.5", "resnet101", "resnet152", "mobilenet"};
     o.kernel_models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
@@ -57,7 +50,7 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   if (preset == "quick") {
     // Fits a small CPU in minutes and still covers several models and every
     // kernel family: short runs, one repetition, a few layers per family.
-    o.families = {"train", "conv", "fc", "pool", "batchnorm", "relu", "gemm", "allreduce"};
+    o.families = RegisteredFamilies();
     // Four of the published page's five models (resnet152 would double the time).
     o.models = {"inception3", "resnet50", "alexnet", "vgg16", "googlenet"};
     o.batch_sizes = {16};
@@ -76,7 +69,7 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   }
   if (preset == "tiny") {
     // For tests: one small model at a small image size, one kernel per family.
-    o.families = {"train", "conv", "fc", "pool", "batchnorm", "relu", "gemm", "allreduce"};
+    o.families = RegisteredFamilies();
     o.models = {"trivial"};
     o.batch_sizes = {2};
     o.kernel_models = {"lenet"};
@@ -91,33 +84,62 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.allreduce_max_bytes = 4096;
     o.allreduce_min_bytes = 1024;
     o.allreduce_ranks = {2};
+    o.allreduce_warmup = 1;
+    o.allreduce_iters = 2;
     return o;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown preset '", preset, "' (known: quick, published, full, tiny)"));
 }
 
-absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options) {
-  // Lives as long as the registered cases (the whole run).
-  static Progress* progress = new Progress();
+absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_flag,
+                              SuiteOptions& options) {
+  if (user.repetitions && repetitions_flag >= 0 && *user.repetitions != repetitions_flag)
+    return absl::InvalidArgumentError(absl::StrCat("--benchmark_repetitions=", *user.repetitions,
+                                                   " and --repetitions=", repetitions_flag,
+                                                   " disagree; give one of them"));
+  if (repetitions_flag >= 0) options.repetitions = repetitions_flag;
+  if (user.repetitions) options.repetitions = *user.repetitions;
+  if (options.repetitions < 1) return absl::InvalidArgumentError("--repetitions must be >= 1");
+  if (user.min_time) {
+    options.kernel_min_time = *user.min_time;
+    options.min_time_from_user = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
+                                                           const Device& device) {
+  return CreateBackend(options.backend, device);
+}
+
+TimingSettings TimingOf(const SuiteOptions& options) {
+  TimingSettings t;
+  t.repetitions = options.repetitions;
+  t.min_time = options.kernel_min_time;
+  t.min_time_from_user = options.min_time_from_user;
+  return t;
+}
+
+absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options,
+                                                       Harness& harness) {
   auto wants = [&](const char* family) {
     for (const auto& f : options.families)
       if (f == family) return true;
     return false;
   };
   for (const auto& f : options.families) {
-    if (f != "train" && f != "conv" && f != "fc" && f != "pool" && f != "batchnorm" &&
-        f != "relu" && f != "gemm" && f != "allreduce")
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown case family '", f,
-          "' (known: train, conv, fc, pool, batchnorm, relu, gemm, allreduce)"));
+    const CaseFamily* family = FindCaseFamily(f);
+    if (family == nullptr || !family->registered)
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown case family '", f, "' (known: ", RegisteredFamilyList(), ")"));
   }
-  if (wants("train")) RETURN_IF_ERROR(RegisterTrainCases(options, *progress));
+  if (wants("train")) RETURN_IF_ERROR(RegisterTrainCases(options, harness));
   if (wants("conv") || wants("fc") || wants("pool") || wants("batchnorm") || wants("relu"))
-    RETURN_IF_ERROR(RegisterKernelCases(options, *progress));
-  if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, *progress));
-  if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, *progress));
-  return progress->names();
+    RETURN_IF_ERROR(RegisterKernelCases(options, harness));
+  if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));
+  if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, harness.progress()));
+  return harness.progress().names();
 }
 
 }  // namespace cnnbench::bench

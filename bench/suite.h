@@ -4,16 +4,20 @@
 #define CNNBENCH_BENCH_SUITE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/harness.h"
+#include "core/device.h"
+#include "kernels/kernel.h"
 
 namespace cnnbench::bench {
 
 struct SuiteOptions {
   std::string preset;                   // quick, published, full, tiny
-  std::vector<std::string> families;    // train, conv, fc, pool, batchnorm, relu, gemm, allreduce
+  std::vector<std::string> families;    // registered CaseFamilies() (bench/names.h)
   std::vector<std::string> models;      // training cases
   std::vector<std::string> kernel_models;  // whose distinct layers become kernel cases
   int max_kernel_shapes = 0;            // per model and family; 0: all
@@ -26,12 +30,15 @@ struct SuiteOptions {
   int64_t kernel_batch = 0;             // batch of kernel cases; 0: the model's training batch
   int warmup_steps = 10;
   int steps = 100;
-  int repetitions = 5;
-  double kernel_min_time = 0.5;  // seconds per kernel case repetition
+  int repetitions = 5;              // every family (after --benchmark_repetitions)
+  double kernel_min_time = 0.5;     // seconds per kernel and GEMM case repetition
+  bool min_time_from_user = false;  // --benchmark_min_time given
   std::vector<int64_t> gemm_sizes;
   int64_t allreduce_min_bytes = 8;
   int64_t allreduce_max_bytes = int64_t{1} << 30;
   std::vector<int> allreduce_ranks;
+  int allreduce_warmup = 5;        // untimed all-reduces before each timed loop (nccl-tests' -w)
+  int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
   std::string backend = "onednn";  // for CPU cases
   std::string platform;
 };
@@ -39,34 +46,31 @@ struct SuiteOptions {
 // The preset's defaults for this machine (`gpu_count` GPUs visible).
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count);
 
-// Registers every case `options` asks for; returns their names in order.
-absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options);
+// Folds the user's timing flags into `options`: --benchmark_repetitions (or
+// the suite's --repetitions, `repetitions_flag` >= 0; both given must agree)
+// wins over the preset for every family, --benchmark_min_time over the
+// preset's min time of the cases that count time (kernel, GEMM).
+absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_flag,
+                              SuiteOptions& options);
+// The harness's settings for these options.
+TimingSettings TimingOf(const SuiteOptions& options);
 
-// The reason a case is skipped with: out-of-memory failures start with
-// "OOM" (tables print them as OOM, as the published page does), whatever
-// file:line annotations the error gathered on its way up.
-std::string SkipMessage(const absl::Status& status);
+// The backend a case runs on: --backend on the CPU. The one place the
+// suite creates backends.
+absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
+                                                           const Device& device);
 
-// Case families (each registers its cases; `progress` numbers them).
-class Progress;
-absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress);
-absl::Status RegisterKernelCases(const SuiteOptions& options, Progress& progress);
-absl::Status RegisterGemmCases(const SuiteOptions& options, Progress& progress);
+// Registers every case `options` asks for on `harness`; returns their names
+// in order. `options` and `harness` must outlive the run.
+absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options,
+                                                       Harness& harness);
+
+// Case families (each registers its cases).
+absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
+// Not on the harness yet: times itself and announces through `progress`.
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Progress& progress);
-
-// Numbers the cases as they are registered and prints "[i/N] name" on
-// stderr when case i starts, so a long sweep shows where it is.
-class Progress {
- public:
-  // Returns the case's index; call Announce(index) from the case.
-  int Add(const std::string& name);
-  void Announce(int index);
-  const std::vector<std::string>& names() const { return names_; }
-
- private:
-  std::vector<std::string> names_;
-  std::vector<bool> announced_;
-};
 
 }  // namespace cnnbench::bench
 

@@ -1,117 +1,108 @@
 // train/<model>/<precision>/<data>/batch:<B>/gpus:<G>: one full training
-// step of a zoo model per iteration, timed with the device's clock.
+// step of a zoo model per iteration, `--steps` of them per repetition.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/harness.h"
 #include "bench/names.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
+#include "core/random.h"
 #include "core/status.h"
-#include "kernels/backends.h"
+#include "kernels/kernel.h"
 #include "models/zoo.h"
-#include "train/init.h"
 #include "train/trainer.h"
 
 namespace cnnbench::bench {
 namespace {
 
 struct TrainCase {
-  std::string name;
   std::string model;
   Precision precision = Precision::kFp32;
   std::string data;
   int64_t batch = 0;
   int gpus = 0;
-  const SuiteOptions* options = nullptr;
-  int progress_index = 0;
-  // Built on the first repetition, released after the last one.
-  std::unique_ptr<Backend> backend;
-  std::unique_ptr<Trainer> trainer;
-  int repetitions_done = 0;
-  absl::Status failure;  // a case that failed to prepare fails every repetition the same way
 };
 
-absl::Status Prepare(TrainCase& c) {
+class TrainWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(const TrainCase& c,
+                                                           const SuiteOptions& options);
+
+  // The backend's stream: every kernel of the step is enqueued there.
+  const Stream& stream() const override { return backend_->stream(); }
+  // Enqueues one step; the harness's timer waits for it.
+  absl::Status Run() override { return trainer_->Step(); }
+  absl::Status Report(benchmark::State& state) override;
+
+ private:
+  TrainWorkload(const TrainCase& c, const SuiteOptions& options) : case_(c), options_(options) {}
+
+  TrainCase case_;
+  const SuiteOptions& options_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Trainer> trainer_;  // after backend_: destroyed first
+};
+
+absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase& c,
+                                                                 const SuiteOptions& options) {
   if (c.gpus > 0)
     return absl::UnimplementedError(
         "unsupported: GPU training steps need the CUDA backend, which this build lacks");
   if (c.data == "real")
-    return absl::UnimplementedError("unsupported: real data needs the input pipeline (--data=synthetic)");
+    return absl::UnimplementedError(
+        "unsupported: real data needs the input pipeline (--data=synthetic)");
+  std::unique_ptr<TrainWorkload> w(new TrainWorkload(c, options));
   ModelOptions mo;
   mo.batch = c.batch;
-  mo.image_size = c.options->image_size;
+  mo.image_size = options.image_size;
   ASSIGN_OR_RETURN(Graph graph, BuildModel(c.model, mo));
-  ASSIGN_OR_RETURN(c.backend, CreateBackend(c.options->backend, Device::Cpu()));
+  ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, Device::Cpu()));
   TrainOptions to;
   to.precision = c.precision;
   // Linear scaling of the learning rate with the global batch (0.1 at 256),
   // so synthetic-data runs stay finite at every batch size.
   to.learning_rate = 0.1 * static_cast<double>(c.batch * std::max(1, c.gpus)) / 256.0;
   to.momentum = 0.9;
-  ASSIGN_OR_RETURN(c.trainer, Trainer::Compile(graph, c.backend.get(), to));
+  ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), to));
   // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
   const Shape& image_shape = graph.nodes[graph.images].output;
-  ASSIGN_OR_RETURN(Buffer images, Buffer::Allocate(Device::Cpu(), image_shape.num_elements() * sizeof(float)));
+  ASSIGN_OR_RETURN(Buffer images,
+                   Buffer::Allocate(Device::Cpu(), image_shape.num_elements() * sizeof(float)));
   ASSIGN_OR_RETURN(Buffer labels, Buffer::Allocate(Device::Cpu(), c.batch * sizeof(int32_t)));
   Rng rng(1234);
   float* pixels = static_cast<float*>(images.data());
-  for (int64_t i = 0; i < image_shape.num_elements(); ++i) pixels[i] = static_cast<float>(rng.Normal());
+  for (int64_t i = 0; i < image_shape.num_elements(); ++i)
+    pixels[i] = static_cast<float>(rng.Normal());
   int32_t* label = static_cast<int32_t*>(labels.data());
   for (int64_t i = 0; i < c.batch; ++i) label[i] = static_cast<int32_t>(rng.Next() % graph.classes);
-  RETURN_IF_ERROR(c.trainer->SetBatch(pixels, label));
-  for (int i = 0; i < c.options->warmup_steps; ++i) RETURN_IF_ERROR(c.trainer->Step().status());
-  return absl::OkStatus();
+  RETURN_IF_ERROR(w->trainer_->SetBatch(pixels, label));
+  for (int i = 0; i < options.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
+  RETURN_IF_ERROR(w->trainer_->Synchronize());
+  return std::unique_ptr<Workload>(std::move(w));
 }
 
-void RunTrainCase(benchmark::State& state, TrainCase* c, Progress* progress) {
-  progress->Announce(c->progress_index);
-  if (c->trainer == nullptr && c->failure.ok()) {
-    c->failure = Prepare(*c);
-    if (!c->failure.ok()) {
-      c->trainer.reset();
-      c->backend.reset();
-    }
-  }
-  if (!c->failure.ok()) {
-    state.SkipWithError(SkipMessage(c->failure).c_str());
-    return;
-  }
-  float loss = 0;
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    auto step = c->trainer->Step();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!step.ok()) {
-      state.SkipWithError(SkipMessage(step.status()).c_str());
-      break;
-    }
-    loss = *step;
-    state.SetIterationTime(seconds);
-  }
-  const int devices = std::max(1, c->gpus);
+absl::Status TrainWorkload::Report(benchmark::State& state) {
+  ASSIGN_OR_RETURN(const float loss, trainer_->LastLoss());
+  const int devices = std::max(1, case_.gpus);
   state.counters["images_per_second"] = benchmark::Counter(
-      static_cast<double>(c->batch * devices), benchmark::Counter::kIsIterationInvariantRate);
+      static_cast<double>(case_.batch * devices), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_memory_bytes"] =
-      benchmark::Counter(static_cast<double>(c->trainer->peak_memory_bytes()));
+      benchmark::Counter(static_cast<double>(trainer_->peak_memory_bytes()));
   // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
-  state.SetLabel(absl::StrCat(c->options->backend, " batch ", c->batch, " x ", devices,
+  state.SetLabel(absl::StrCat(options_.backend, " batch ", case_.batch, " x ", devices,
                               std::isfinite(loss) ? "" : ", loss not finite"));
-  if (++c->repetitions_done >= c->options->repetitions) {
-    c->trainer.reset();  // free the memory before the next case
-    c->backend.reset();
-  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress) {
+absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
   for (const std::string& model : options.models) {
     ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
     std::vector<int64_t> batches = options.batch_sizes;
@@ -121,20 +112,15 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Progress& progress)
       for (const std::string& data : options.data) {
         for (int64_t batch : batches) {
           for (int gpus : options.gpus) {
-            auto* c = new TrainCase();
-            c->name = TrainCaseName(model, precision_name, data, batch, gpus);
-            c->model = model;
-            c->precision = precision;
-            c->data = data;
-            c->batch = batch;
-            c->gpus = gpus;
-            c->options = &options;
-            c->progress_index = progress.Add(c->name);
-            benchmark::RegisterBenchmark(c->name.c_str(), RunTrainCase, c, &progress)
-                ->Iterations(options.steps)
-                ->Repetitions(options.repetitions)
-                ->UseManualTime()
-                ->Unit(benchmark::kMillisecond);
+            const TrainCase c{model, precision, data, batch, gpus};
+            TimedCase timed;
+            timed.name = TrainCaseName(model, precision_name, data, batch, gpus);
+            timed.family = "train";
+            timed.iterations = options.steps;
+            timed.iterations_flag = "--steps";
+            timed.unit = benchmark::kMillisecond;
+            timed.prepare = [c, &options] { return TrainWorkload::Prepare(c, options); };
+            harness.Register(std::move(timed));
           }
         }
       }

@@ -109,6 +109,30 @@ absl::Status CopyBytes(void* dst, const Device& dst_device, const void* src,
   return gpu::Memcpy(dst, src, bytes);
 }
 
+absl::Status Memset(void* dst, const Device& device, int value, size_t bytes) {
+  if (device.is_cpu()) {
+    if (bytes > 0) std::memset(dst, value, bytes);
+    return absl::OkStatus();
+  }
+  return gpu::Memset(dst, value, bytes);
+}
+
+absl::Status CopyAsync(void* dst, const void* src, size_t bytes, const Stream& stream) {
+  if (stream.device().is_cpu()) {
+    if (bytes > 0 && dst != src) std::memcpy(dst, src, bytes);
+    return absl::OkStatus();
+  }
+  return gpu::MemcpyAsync(dst, src, bytes, stream.native_handle());
+}
+
+absl::Status MemsetAsync(void* dst, int value, size_t bytes, const Stream& stream) {
+  if (stream.device().is_cpu()) {
+    if (bytes > 0) std::memset(dst, value, bytes);
+    return absl::OkStatus();
+  }
+  return gpu::MemsetAsync(dst, value, bytes, stream.native_handle());
+}
+
 // ---- Stream ----
 
 Stream::~Stream() {
@@ -137,6 +161,15 @@ absl::StatusOr<Stream> Stream::Create(const Device& device) {
 absl::Status Stream::Synchronize() const {
   if (device_.is_cpu()) return absl::OkStatus();
   return gpu::StreamSynchronize(handle_);
+}
+
+absl::Status Stream::Wait(const Event& event) const {
+  if (event.device() != device_)
+    return absl::InvalidArgumentError(absl::StrCat("a stream of ", device_.ToString(),
+                                                   " cannot wait for an event of ",
+                                                   event.device().ToString()));
+  if (device_.is_cpu()) return absl::OkStatus();
+  return gpu::StreamWaitEvent(handle_, event.native_handle());
 }
 
 // ---- Event ----

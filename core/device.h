@@ -66,9 +66,20 @@ class Buffer {
   Kind kind_ = Kind::kNone;
 };
 
-// Copies `bytes` between host and/or device memory (synchronous).
+// Copies `bytes` between host and/or device memory, synchronously (on the
+// GPU through the per-thread default stream, never the legacy one).
 absl::Status CopyBytes(void* dst, const Device& dst_device, const void* src,
                        const Device& src_device, size_t bytes);
+// Fills `bytes` of `device` memory with the byte `value`, synchronously.
+absl::Status Memset(void* dst, const Device& device, int value, size_t bytes);
+
+class Stream;
+class Event;
+// Enqueued on `stream`: on a GPU they return before the work is done (host
+// memory must stay valid, and is only truly asynchronous when pinned); on the
+// CPU they run at once on the calling thread.
+absl::Status CopyAsync(void* dst, const void* src, size_t bytes, const Stream& stream);
+absl::Status MemsetAsync(void* dst, int value, size_t bytes, const Stream& stream);
 
 // An ordered queue of work on a device: a cudaStream_t on GPUs, a no-op on
 // the CPU (CPU work runs on the calling thread).
@@ -81,7 +92,12 @@ class Stream {
   Stream& operator=(const Stream&) = delete;
 
   static absl::StatusOr<Stream> Create(const Device& device);
+  // The CPU's stream (cannot fail).
+  static Stream Cpu() { return Stream(Device::Cpu(), nullptr); }
   absl::Status Synchronize() const;
+  // Work enqueued after this call waits until `event` (recorded on any stream
+  // of the same device) completes. On the CPU work is already in order.
+  absl::Status Wait(const Event& event) const;
 
   const Device& device() const { return device_; }
   // The cudaStream_t, or nullptr on the CPU.
@@ -108,6 +124,9 @@ class Event {
   absl::Status Synchronize() const;
   // Seconds from `start` to this event (both recorded and complete).
   absl::StatusOr<double> SecondsSince(const Event& start) const;
+  const Device& device() const { return device_; }
+  // The cudaEvent_t, or nullptr on the CPU.
+  void* native_handle() const { return handle_; }
 
  private:
   explicit Event(Device device, void* handle) : device_(device), handle_(handle) {}

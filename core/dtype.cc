@@ -59,29 +59,29 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
       absl::StrCat("unknown dtype '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
 }
 
+std::string PrecisionNamesList() {
+  std::string out;
+  for (const PrecisionInfo& p : kPrecisions) absl::StrAppend(&out, out.empty() ? "" : ", ", p.name);
+  return out;
+}
+
 absl::string_view PrecisionName(Precision precision) {
-  switch (precision) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kTf32: return "tf32";
-    case Precision::kFp16: return "fp16";
-    case Precision::kBf16: return "bf16";
-  }
-  return "fp32";
+  for (const PrecisionInfo& p : kPrecisions)
+    if (p.precision == precision) return p.name;
+  return "?";
 }
 
 absl::StatusOr<Precision> ParsePrecision(absl::string_view name) {
-  for (Precision p : {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16})
-    if (PrecisionName(p) == name) return p;
+  for (const PrecisionInfo& p : kPrecisions)
+    if (p.name == name) return p.precision;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown precision '", name, "' (known: fp32, tf32, fp16, bf16)"));
+      absl::StrCat("unknown precision '", name, "' (known: ", PrecisionNamesList(), ")"));
 }
 
 DType ActivationType(Precision precision) {
-  switch (precision) {
-    case Precision::kFp16: return DType::kF16;
-    case Precision::kBf16: return DType::kBF16;
-    default: return DType::kF32;
-  }
+  for (const PrecisionInfo& p : kPrecisions)
+    if (p.precision == precision) return p.activations;
+  return DType::kF32;
 }
 
 Half FloatToHalf(float value) {

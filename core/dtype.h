@@ -22,6 +22,22 @@ bool IsFloating(DType dtype);
 // bf16 with fp32 master weights).
 enum class Precision { kFp32, kTf32, kFp16, kBf16 };
 
+// The one list of precisions, in the order tables and flags list them;
+// bench, names and the report all read it (and PrecisionName/ParsePrecision).
+struct PrecisionInfo {
+  Precision precision;
+  absl::string_view name;  // "fp32", "tf32", "fp16", "bf16"
+  DType activations;       // the type activations are stored and computed in
+};
+inline constexpr PrecisionInfo kPrecisions[] = {
+    {Precision::kFp32, "fp32", DType::kF32},
+    {Precision::kTf32, "tf32", DType::kF32},
+    {Precision::kFp16, "fp16", DType::kF16},
+    {Precision::kBf16, "bf16", DType::kBF16},
+};
+// "fp32, tf32, fp16, bf16": for messages.
+std::string PrecisionNamesList();
+
 absl::string_view PrecisionName(Precision precision);
 absl::StatusOr<Precision> ParsePrecision(absl::string_view name);
 // The type activations are stored and computed in.

@@ -22,12 +22,19 @@ absl::StatusOr<void*> Malloc(int ordinal, size_t bytes);
 void Free(void* ptr);
 absl::StatusOr<void*> MallocHost(size_t bytes);  // page-locked
 void FreeHost(void* ptr);
+// Synchronous copy and fill on the per-thread default stream (never the
+// legacy default stream, which would serialise with every other stream).
 absl::Status Memcpy(void* dst, const void* src, size_t bytes);  // any direction
 absl::Status Memset(void* dst, int value, size_t bytes);
+// Enqueued on `stream` (a cudaStream_t); they return before the work is done.
+absl::Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
+absl::Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
 
 absl::StatusOr<void*> StreamCreate(int ordinal);
 void StreamDestroy(void* stream);
 absl::Status StreamSynchronize(void* stream);
+// Work enqueued on `stream` after this waits for `event` to complete.
+absl::Status StreamWaitEvent(void* stream, void* event);
 
 absl::StatusOr<void*> EventCreate(int ordinal);
 void EventDestroy(void* event);

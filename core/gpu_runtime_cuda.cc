@@ -46,12 +46,25 @@ absl::StatusOr<void*> MallocHost(size_t bytes) {
 void FreeHost(void* ptr) { cudaFreeHost(ptr); }
 
 absl::Status Memcpy(void* dst, const void* src, size_t bytes) {
-  CUDA_RETURN_IF_ERROR(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread));
+  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(cudaStreamPerThread));
   return absl::OkStatus();
 }
 
 absl::Status Memset(void* dst, int value, size_t bytes) {
-  CUDA_RETURN_IF_ERROR(cudaMemset(dst, value, bytes));
+  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(dst, value, bytes, cudaStreamPerThread));
+  CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(cudaStreamPerThread));
+  return absl::OkStatus();
+}
+
+absl::Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream) {
+  CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                                       static_cast<cudaStream_t>(stream)));
+  return absl::OkStatus();
+}
+
+absl::Status MemsetAsync(void* dst, int value, size_t bytes, void* stream) {
+  CUDA_RETURN_IF_ERROR(cudaMemsetAsync(dst, value, bytes, static_cast<cudaStream_t>(stream)));
   return absl::OkStatus();
 }
 
@@ -66,6 +79,12 @@ void StreamDestroy(void* stream) { cudaStreamDestroy(static_cast<cudaStream_t>(s
 
 absl::Status StreamSynchronize(void* stream) {
   CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  return absl::OkStatus();
+}
+
+absl::Status StreamWaitEvent(void* stream, void* event) {
+  CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream),
+                                           static_cast<cudaEvent_t>(event), 0));
   return absl::OkStatus();
 }
 

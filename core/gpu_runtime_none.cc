@@ -17,9 +17,12 @@ absl::StatusOr<void*> MallocHost(size_t) { return NotBuilt(); }
 void FreeHost(void*) {}
 absl::Status Memcpy(void*, const void*, size_t) { return NotBuilt(); }
 absl::Status Memset(void*, int, size_t) { return NotBuilt(); }
+absl::Status MemcpyAsync(void*, const void*, size_t, void*) { return NotBuilt(); }
+absl::Status MemsetAsync(void*, int, size_t, void*) { return NotBuilt(); }
 absl::StatusOr<void*> StreamCreate(int) { return NotBuilt(); }
 void StreamDestroy(void*) {}
 absl::Status StreamSynchronize(void*) { return NotBuilt(); }
+absl::Status StreamWaitEvent(void*, void*) { return NotBuilt(); }
 absl::StatusOr<void*> EventCreate(int) { return NotBuilt(); }
 void EventDestroy(void*) {}
 absl::Status EventRecord(void*, void*) { return NotBuilt(); }

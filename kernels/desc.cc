@@ -717,6 +717,7 @@ absl::string_view OpKind(const OpDesc& desc) {
     absl::string_view operator()(const ConcatDesc&) const { return "concat"; }
     absl::string_view operator()(const AddDesc&) const { return "add"; }
     absl::string_view operator()(const SoftmaxXentDesc&) const { return "softmax_xent"; }
+    absl::string_view operator()(const GemmDesc&) const { return "gemm"; }
   };
   return std::visit(Kind{}, desc);
 }
@@ -742,12 +743,18 @@ absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text) {
   if (kind == "concat") return ParseAs<ConcatDesc>(text);
   if (kind == "add") return ParseAs<AddDesc>(text);
   if (kind == "softmax_xent") return ParseAs<SoftmaxXentDesc>(text);
+  if (kind == "gemm") return ParseAs<GemmDesc>(text);
   return InvalidDesc(text, absl::StrCat("unknown op '", kind,
                                         "' (known: conv, pool, fc, bn, relu, lrn, dropout, "
-                                        "concat, add, softmax_xent)"));
+                                        "concat, add, softmax_xent, gemm)"));
 }
 
 #undef SCAN_ASSIGN
 #undef SCAN_CHECK
+
+bool HasParameters(const OpDesc& desc) {
+  return std::holds_alternative<ConvDesc>(desc) || std::holds_alternative<FcDesc>(desc) ||
+         std::holds_alternative<BatchNormDesc>(desc);
+}
 
 }  // namespace cnnbench

@@ -183,13 +183,17 @@ struct SgdDesc {
 };
 
 // Any layer operation (everything but the optimizer).
+// A GemmDesc as an op: inputs A (m,k) and B (k,n) (stored transposed with
+// _ta/_tb), output C = op(A) op(B) (m,n); backward gives dA and dB.
 using OpDesc = std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc,
-                            DropoutDesc, ConcatDesc, AddDesc, SoftmaxXentDesc>;
+                            DropoutDesc, ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
+// Whether the op has trainable parameters (conv, fc, batch norm).
+bool HasParameters(const OpDesc& desc);
 // Dispatches on the prefix before ':' ("conv", "pool", "fc", ...).
 absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text);
-// "conv", "pool", "fc", "bn", "relu", "lrn", "dropout", "concat", "add", "softmax_xent".
+// "conv", "pool", "fc", "bn", "relu", "lrn", "dropout", "concat", "add", "softmax_xent", "gemm".
 absl::string_view OpKind(const OpDesc& desc);
 
 }  // namespace cnnbench

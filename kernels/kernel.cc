@@ -1,6 +1,11 @@
 #include "kernels/kernel.h"
 
+#include <cmath>
+#include <cstring>
+#include <variant>
+
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 
 namespace cnnbench {
 
@@ -23,6 +28,149 @@ bool Backend::SameLayout(const TensorSpec& a, const TensorSpec& b) const {
     return false;
   if (a.is_plain()) return true;
   return a.native == b.native;
+}
+
+KernelOptions KernelOptions::ForDType(DType dtype) {
+  KernelOptions options;
+  options.dtype = dtype;
+  options.precision = dtype == DType::kF16    ? Precision::kFp16
+                      : dtype == DType::kBF16 ? Precision::kBf16
+                                              : Precision::kFp32;
+  return options;
+}
+
+KernelOptions KernelOptions::ForPrecision(Precision precision) {
+  KernelOptions options;
+  options.precision = precision;
+  options.dtype = ActivationType(precision);
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<Kernel>> Backend::Create(const OpDesc& desc,
+                                                        const KernelOptions& options,
+                                                        const std::vector<TensorSpec>& inputs) {
+  const std::string what = OpDescToString(desc);
+  if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
+      !status.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad descriptor '", what, "': ", status.message()));
+  // A storage type some precision uses must be that precision's. (fp64 is
+  // the reference's exact mode under fp32 math; other types are for the
+  // backend to refuse.)
+  const bool precision_type = options.dtype == DType::kF32 || options.dtype == DType::kF16 ||
+                              options.dtype == DType::kBF16;
+  if (precision_type && options.dtype != ActivationType(options.precision))
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": precision ", PrecisionName(options.precision), " does not store activations as ",
+        DTypeName(options.dtype)));
+  if (options.batch_offset < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": negative batch offset ", options.batch_offset));
+  // Passed on as they are: "unsupported: ..." is what a user reads first.
+  if (absl::Status supported = CheckSupported(desc, options); !supported.ok()) return supported;
+  return CreateKernel(desc, options, inputs);
+}
+
+absl::Status Backend::Fill(void* dst, int byte, size_t bytes) {
+  return MemsetAsync(dst, byte, bytes, stream());
+}
+
+absl::Status Backend::Copy(void* dst, const void* src, size_t bytes) {
+  return CopyAsync(dst, src, bytes, stream());
+}
+
+namespace {
+
+template <typename T>
+void AddInto(const std::vector<const void*>& srcs, size_t count, void* out) {
+  T* dst = static_cast<T*>(out);
+  const T* first = static_cast<const T*>(srcs[0]);
+  if (dst != first) std::memcpy(dst, first, count * sizeof(T));
+  for (size_t k = 1; k < srcs.size(); ++k) {
+    const T* src = static_cast<const T*>(srcs[k]);
+    for (size_t i = 0; i < count; ++i) dst[i] += src[i];
+  }
+}
+
+// bf16 sums in fp32, rounded once per element at the end.
+void AddIntoBf16(const std::vector<const void*>& srcs, size_t count, void* out) {
+  uint16_t* dst = static_cast<uint16_t*>(out);
+  for (size_t i = 0; i < count; ++i) {
+    float sum = 0;
+    for (const void* s : srcs) sum += BFloat16ToFloat(BFloat16{static_cast<const uint16_t*>(s)[i]});
+    dst[i] = FloatToBFloat16(sum).bits;
+  }
+}
+
+}  // namespace
+
+absl::Status Backend::AddN(const TensorSpec& spec, const std::vector<const void*>& srcs,
+                           void* dst) {
+  if (srcs.empty() || dst == nullptr)
+    return absl::InvalidArgumentError(
+        absl::StrCat("add_n of ", spec.DebugString(), ": no inputs or no output"));
+  for (const void* s : srcs)
+    if (s == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat("add_n of ", spec.DebugString(), ": null input"));
+  if (!device().is_cpu())
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: add_n on ", device().ToString(), " by backend ", name()));
+  // Elementwise over the stored bytes: a blocked layout's padding sums zeros.
+  const size_t count = spec.bytes / SizeOf(spec.dtype);
+  switch (spec.dtype) {
+    case DType::kF32: AddInto<float>(srcs, count, dst); return absl::OkStatus();
+    case DType::kF64: AddInto<double>(srcs, count, dst); return absl::OkStatus();
+    case DType::kBF16: AddIntoBf16(srcs, count, dst); return absl::OkStatus();
+    default:
+      return absl::UnimplementedError(absl::StrCat("unsupported: add_n of ", spec.DebugString()));
+  }
+}
+
+absl::Status Backend::Upload(const TensorSpec& host, const void* src, const TensorSpec& to,
+                             void* dst) {
+  if (!host.is_plain())
+    return absl::InvalidArgumentError(
+        absl::StrCat("upload from ", host.DebugString(), ": host data must be plain"));
+  if (!device().is_cpu())
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: upload to ", device().ToString(), " by backend ", name()));
+  return Reorder(host, src, to, dst);
+}
+
+absl::Status Backend::Download(const TensorSpec& from, const void* src, const TensorSpec& host,
+                               void* dst) {
+  if (!host.is_plain())
+    return absl::InvalidArgumentError(
+        absl::StrCat("download to ", host.DebugString(), ": host data must be plain"));
+  if (!device().is_cpu())
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: download from ", device().ToString(), " by backend ", name()));
+  return Reorder(from, src, host, dst);
+}
+
+absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args) {
+  if (args.params == nullptr || args.grads == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat(desc.ToString(), ": null params or grads"));
+  if (desc.momentum != 0.0 && args.momentum == nullptr)
+    return absl::InvalidArgumentError(
+        absl::StrCat(desc.ToString(), ": momentum > 0 needs the momentum buffer"));
+  CpuUpdatePlan plan;
+  if (args.step != nullptr) ++*args.step;
+  if (args.loss_scale != nullptr) {
+    const float scale = *args.loss_scale;
+    if (!(scale > 0) || !std::isfinite(scale))
+      return absl::InvalidArgumentError(
+          absl::StrCat(desc.ToString(), ": loss scale ", scale, " is not a positive number"));
+    plan.inverse_scale = 1.0 / scale;
+  }
+  if (args.overflow != nullptr) {
+    bool finite = true;
+    for (int64_t i = 0; i < desc.count; ++i) finite &= std::isfinite(args.grads[i]);
+    *args.overflow = finite ? 0 : 1;
+    plan.skip = !finite;
+  }
+  return plan;
 }
 
 }  // namespace cnnbench

@@ -12,6 +12,7 @@
 #define CNNBENCH_KERNELS_KERNEL_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,10 @@ struct KernelArgs {
   std::vector<void*> dx;       // nullptr entries: that input needs no gradient
   std::vector<void*> dparams;  // overwritten (not accumulated)
   bool training = true;        // bn uses batch statistics; dropout drops
+  // The training step, in device memory, read by random ops (dropout keys
+  // its mask with it, so a replayed step draws a new mask). nullptr: the
+  // kernel counts its own training calls.
+  const uint64_t* step = nullptr;
 };
 
 class Kernel {
@@ -74,6 +79,7 @@ class Kernel {
   const KernelSignature& signature() const { return signature_; }
   // What runs: "reference", or oneDNN's implementation name ("jit:avx2", ...).
   virtual std::string implementation() const = 0;
+  // Each call enqueues on the backend's stream and does not wait for it.
   virtual absl::Status Forward(const KernelArgs& args) = 0;
   virtual absl::Status BackwardData(const KernelArgs& args) = 0;
   // Ops without parameters do nothing here.
@@ -83,12 +89,52 @@ class Kernel {
   KernelSignature signature_;
 };
 
+// What the fused optimizer update reads and writes; every pointer is device
+// memory of the backend's device.
+struct UpdateArgs {
+  float* params = nullptr;         // `count` fp32 master weights
+  const float* grads = nullptr;    // their gradients (scaled by the loss scale)
+  float* momentum = nullptr;       // optimizer state
+  // Gradients are divided by *loss_scale before use (nullptr: 1). Read on
+  // the device, so a captured step sees the scale of the moment.
+  const float* loss_scale = nullptr;
+  // When given: set to 1, and the update skipped, if any gradient is not
+  // finite (fp16's dynamic loss scaling halves its scale then); else 0.
+  int32_t* overflow = nullptr;
+  // When given: incremented by every call, also a skipped one (the step
+  // counter random ops read; see KernelArgs::step).
+  uint64_t* step = nullptr;
+};
+
 // The fused optimizer update over `count` contiguous fp32 parameters,
 // gradients and momentum buffers.
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  virtual absl::Status Update(float* params, const float* grads, float* momentum) = 0;
+  virtual absl::Status Update(const UpdateArgs& args) = 0;
+  absl::Status Update(float* params, const float* grads, float* momentum) {
+    UpdateArgs args;
+    args.params = params;
+    args.grads = grads;
+    args.momentum = momentum;
+    return Update(args);
+  }
+};
+
+// How a kernel computes: the activations' storage type and the math mode
+// (tf32 and fp32 both store fp32; the reference also runs fp64 under fp32),
+// plus the keys of random ops.
+struct KernelOptions {
+  DType dtype = DType::kF32;
+  Precision precision = Precision::kFp32;
+  uint64_t seed = 0;         // the run's seed (dropout masks)
+  uint64_t node = 0;         // the layer's key among the graph's random ops
+  int64_t batch_offset = 0;  // global index of this batch's first example (data parallel)
+
+  // The options of a plain kernel storing `dtype`: fp32 math for fp32 and
+  // fp64, the matching mixed precision for fp16 and bf16.
+  static KernelOptions ForDType(DType dtype);
+  static KernelOptions ForPrecision(Precision precision);
 };
 
 class Backend {
@@ -96,24 +142,64 @@ class Backend {
   virtual ~Backend() = default;
   virtual absl::string_view name() const = 0;  // "reference", "onednn"
   virtual Device device() const = 0;
+  // The stream every kernel, fill, copy and reorder of this backend enqueues on.
+  virtual const Stream& stream() const = 0;
+  // Alignment of every buffer handed to a kernel (64 bytes on the CPU).
+  virtual size_t alignment() const { return 64; }
 
-  // `inputs`: the specs the producers' outputs have (their layouts); empty
-  // means plain layouts. `dtype`: the activations' type (fp32 or bf16).
-  // Unsupported configurations are absl::UnimplementedError("unsupported: ...").
-  virtual absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
-                                                         const std::vector<TensorSpec>& inputs) = 0;
+  // Validates the descriptor and the options (shared by every backend),
+  // asks the backend whether it runs them (CheckSupported), then creates the
+  // kernel (CreateKernel). `inputs`: the specs the producers' outputs have
+  // (their layouts); empty means plain layouts. Errors name the descriptor;
+  // what a backend cannot run is absl::UnimplementedError("unsupported: ...").
+  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, const KernelOptions& options,
+                                                 const std::vector<TensorSpec>& inputs);
+  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
+                                                 const std::vector<TensorSpec>& inputs) {
+    return Create(desc, KernelOptions::ForDType(dtype), inputs);
+  }
   virtual absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) = 0;
+
+  // Device memory operations, enqueued on stream(): a byte fill, a copy, and
+  // dst = sum of `srcs` (elementwise, `spec` describes each; dst may be srcs[0]).
+  virtual absl::Status Fill(void* dst, int byte, size_t bytes);
+  virtual absl::Status Copy(void* dst, const void* src, size_t bytes);
+  virtual absl::Status AddN(const TensorSpec& spec, const std::vector<const void*>& srcs,
+                            void* dst);
+
   // Copies `src` stored as `from` into `dst` stored as `to` (same logical
-  // shape; layouts and dtypes may differ). Used at graph edges and for
-  // parameter initialisation, never between two layers of one backend.
+  // shape; layouts and dtypes may differ), both in this backend's device
+  // memory. Used at graph edges, never between two layers of one backend.
   virtual absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                                void* dst) = 0;
+  // Host memory in a plain layout to device memory stored as `to`, and back.
+  // Synchronous: the host side may be reused on return. On the CPU, Reorder.
+  virtual absl::Status Upload(const TensorSpec& host, const void* src, const TensorSpec& to,
+                              void* dst);
+  virtual absl::Status Download(const TensorSpec& from, const void* src, const TensorSpec& host,
+                                void* dst);
   // Whether data stored as `a` can be read as `b` with no reorder. The
   // executor inserts a Reorder on every graph edge where this is false.
   // Default: equal plain specs, or blocked specs sharing one `native` object
   // (a consumer that takes its producer's layout returns that very spec).
   virtual bool SameLayout(const TensorSpec& a, const TensorSpec& b) const;
+
+ protected:
+  // OK when this backend runs `options` for `desc`; else
+  // UnimplementedError("unsupported: ..."). The descriptor is already valid.
+  virtual absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const = 0;
+  virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const OpDesc& desc, const KernelOptions& options, const std::vector<TensorSpec>& inputs) = 0;
 };
+
+// The part of an update every CPU optimizer shares: checks the arguments,
+// advances the step counter, reads the loss scale, and (when asked) checks
+// that every gradient is finite, setting the overflow flag.
+struct CpuUpdatePlan {
+  double inverse_scale = 1.0;  // multiply each gradient by this
+  bool skip = false;           // a gradient was not finite: leave the parameters
+};
+absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args);
 
 // "reference" or "onednn" on the CPU.
 absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(absl::string_view name,

@@ -33,6 +33,10 @@ struct Graph {
   std::vector<std::vector<int>> Consumers() const;
   // One line per node: "name  op-string  inputs -> shape".
   std::string DebugString() const;
+  // Which nodes' outputs need a gradient in a training step: a node with
+  // parameters, or one that reads such an output. A layer reading only the
+  // images (and labels) runs no backward-data pass.
+  std::vector<bool> NeedsGradient() const;
 };
 
 }  // namespace cnnbench

@@ -16,6 +16,18 @@ std::vector<std::vector<int>> Graph::Consumers() const {
   return consumers;
 }
 
+std::vector<bool> Graph::NeedsGradient() const {
+  std::vector<bool> needs(nodes.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].kind != Node::Kind::kOp) continue;
+    bool grad = HasParameters(nodes[i].op);
+    for (int in : nodes[i].inputs)
+      if (in >= 0 && static_cast<size_t>(in) < i) grad = grad || needs[in];
+    needs[i] = grad;
+  }
+  return needs;
+}
+
 std::string Graph::DebugString() const {
   std::string out;
   for (const Node& n : nodes) {

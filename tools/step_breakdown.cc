@@ -1,30 +1,46 @@
-// step_breakdown: compares a training case's step time with the sum of its
-// layers' kernel cases measured in the same run (framework overhead).
+// step_breakdown: where a training step's time goes, reported (never
+// asserted: timings belong to measurements, not tests).
 //   ./bazelw run //tools:step_breakdown -- --json=run.json --model=resnet50 --batch=32
-// Every conv/fc/pool/batchnorm/relu node of the model contributes the mean
-// time of its kernel cases (fwd, and the backward passes the step runs);
-// other nodes (add, concat, dropout, loss) and the update have no case and
-// are listed as uncovered.
+//     the training case's mean step time against the sum of its layers'
+//     kernel cases measured in the same run (framework overhead);
+//   ./bazelw run //tools:step_breakdown -- --profile --model=resnet50 --batch=32 [--json=run.json]
+//     runs the step here with per-layer profiling: how much of the step the
+//     profile covers, and each layer's time in the step (against its kernel
+//     cases in --json when given).
+// Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/layer_cases.h:
+// the passes the step runs); other nodes (add, concat, dropout, loss) and the
+// update have none and are listed as uncovered.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include "bench/layer_cases.h"
 #include "bench/names.h"
+#include "core/device.h"
+#include "core/invocation.h"
+#include "core/random.h"
+#include "core/status.h"
+#include "kernels/kernel.h"
 #include "models/zoo.h"
 #include "nlohmann/json.hpp"
+#include "train/trainer.h"
 
 ABSL_FLAG(std::string, json, "", "Google Benchmark JSON of one run");
 ABSL_FLAG(std::string, model, "resnet50", "zoo model of the training case");
 ABSL_FLAG(int, batch, 32, "batch size of the training case");
 ABSL_FLAG(std::string, precision, "fp32", "precision of the cases");
 ABSL_FLAG(int, image_size, 0, "image size override the run used (0: the model's)");
+ABSL_FLAG(bool, profile, false, "run the step here with per-layer profiling");
+ABSL_FLAG(int, steps, 10, "--profile: profiled steps");
+ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
+ABSL_FLAG(std::string, backend, "onednn", "--profile: CPU backend (onednn or reference)");
 
 namespace cnnbench {
 namespace {
@@ -36,23 +52,17 @@ double ToSeconds(double value, const std::string& unit) {
   return value;
 }
 
-int Main(int argc, char** argv) {
-  ChangeToInvocationDirectory();  // --json is relative to the user's folder
-  absl::ParseCommandLine(argc, argv);
-  const std::string path = absl::GetFlag(FLAGS_json);
+// Mean seconds per iteration of every successful case of a run (its mean
+// aggregate when written, else the mean of its repetitions).
+absl::StatusOr<std::map<std::string, double>> ReadMeans(const std::string& path) {
   std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "step_breakdown: cannot open --json=%s\n", path.c_str());
-    return 2;
-  }
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open --json=", path));
   nlohmann::json run;
   try {
     run = nlohmann::json::parse(in);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "step_breakdown: %s is not JSON: %s\n", path.c_str(), e.what());
-    return 2;
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not JSON: ", e.what()));
   }
-  // Mean seconds per iteration of every case (mean aggregate when present).
   std::map<std::string, std::pair<double, int>> sums;
   std::map<std::string, double> means;
   for (const auto& b : run.value("benchmarks", nlohmann::json::array())) {
@@ -70,7 +80,144 @@ int Main(int argc, char** argv) {
   }
   for (const auto& [name, s] : sums)
     if (!means.count(name)) means[name] = s.first / s.second;
+  return means;
+}
 
+// A layer's kernel-case seconds: forward, and its backward passes summed.
+struct CaseSeconds {
+  double forward = 0, backward = 0;
+  int missing = 0;
+};
+
+std::map<int, CaseSeconds> LayerCaseSeconds(const Graph& graph, const std::string& precision,
+                                            const std::map<std::string, double>& means) {
+  std::map<int, CaseSeconds> out;
+  for (const bench::LayerCases& layer : bench::GraphLayerCases(graph)) {
+    CaseSeconds& s = out[layer.node];
+    for (const bench::LayerPass& pass : layer.passes) {
+      const std::string name =
+          bench::KernelCaseName(layer.family, pass.name, precision, "cpu", layer.shape);
+      auto it = means.find(name);
+      if (it == means.end()) {
+        std::fprintf(stderr, "missing kernel case: %s\n", name.c_str());
+        ++s.missing;
+      } else {
+        (pass.pass == bench::Pass::kForward ? s.forward : s.backward) += it->second;
+      }
+    }
+  }
+  return out;
+}
+
+std::string Uncovered(const Graph& graph) {
+  std::map<std::string, int> kinds;
+  std::map<int, bool> covered;
+  for (const bench::LayerCases& layer : bench::GraphLayerCases(graph)) covered[layer.node] = true;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (graph.nodes[i].kind == Node::Kind::kOp && !covered.count(static_cast<int>(i)))
+      kinds[std::string(OpKind(graph.nodes[i].op))]++;
+  std::string text;
+  for (const auto& [kind, count] : kinds) absl::StrAppend(&text, " ", kind, " x", count);
+  return text;
+}
+
+// The training case against the sum of its layers' kernel cases. Returns 1
+// when kernel cases are missing from the run.
+int CompareWithKernelCases(const Graph& graph, const std::string& precision,
+                           const std::map<std::string, double>& means) {
+  const std::string train =
+      bench::TrainCaseName(absl::GetFlag(FLAGS_model), precision, "synthetic", graph.batch, 0);
+  auto step = means.find(train);
+  if (step == means.end()) {
+    std::fprintf(stderr, "step_breakdown: the run has no successful case %s\n", train.c_str());
+    return 2;
+  }
+  double covered = 0;
+  int missing = 0;
+  for (const auto& [node, s] : LayerCaseSeconds(graph, precision, means)) {
+    covered += s.forward + s.backward;
+    missing += s.missing;
+  }
+  std::printf("training step (mean):            %10.3f ms\n", step->second * 1e3);
+  std::printf("sum of its layers' kernel cases: %10.3f ms\n", covered * 1e3);
+  std::printf("step / sum of kernels:           %10.4f\n", step->second / covered);
+  std::printf("nodes without kernel cases (in the step, not the sum):%s, sgd update\n",
+              Uncovered(graph).c_str());
+  if (missing > 0) {
+    std::printf("%d kernel case(s) missing from the run: the sum is incomplete\n", missing);
+    return 1;
+  }
+  return 0;
+}
+
+// Runs the step here with per-layer profiling and reports how much of it
+// the profile covers and each layer's time (against its kernel cases when
+// `means` has them).
+absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
+                         const std::map<std::string, double>* means) {
+  ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                   CreateBackend(absl::GetFlag(FLAGS_backend), Device::Cpu()));
+  TrainOptions options;
+  options.precision = precision;
+  options.profile = true;
+  options.learning_rate = 0.1 * static_cast<double>(graph.batch) / 256.0;
+  ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer,
+                   Trainer::Compile(graph, backend.get(), options));
+  const Shape& image_shape = graph.nodes[graph.images].output;
+  std::vector<float> images(image_shape.num_elements());
+  std::vector<int32_t> labels(graph.batch);
+  Rng rng(1234);
+  for (float& x : images) x = static_cast<float>(rng.Normal());
+  for (int32_t& y : labels) y = static_cast<int32_t>(rng.Next() % graph.classes);
+  RETURN_IF_ERROR(trainer->SetBatch(images.data(), labels.data()));
+  for (int i = 0; i < absl::GetFlag(FLAGS_warmup_steps); ++i) RETURN_IF_ERROR(trainer->Step());
+  RETURN_IF_ERROR(trainer->Synchronize());
+  trainer->ResetProfile();
+  const int steps = std::max(1, absl::GetFlag(FLAGS_steps));
+  ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend->stream()));
+  RETURN_IF_ERROR(timer.Start());
+  for (int i = 0; i < steps; ++i) RETURN_IF_ERROR(trainer->Step());
+  RETURN_IF_ERROR(timer.Stop());
+  ASSIGN_OR_RETURN(const double total, timer.ElapsedSeconds());
+
+  const std::map<int, CaseSeconds> cases = means != nullptr
+                                               ? LayerCaseSeconds(graph, precision_name, *means)
+                                               : std::map<int, CaseSeconds>{};
+  std::map<std::string, int> node_of;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) node_of[graph.nodes[i].name] = i;
+  double profiled = 0;
+  std::printf("%-28s %-22s %10s %10s", "layer", "implementation", "fwd ms", "bwd ms");
+  if (means != nullptr) std::printf(" %10s %10s %8s", "case fwd", "case bwd", "case/step");
+  std::printf("\n");
+  for (const LayerTime& t : trainer->profile()) {
+    const double fwd = t.forward_seconds / steps, bwd = t.backward_seconds / steps;
+    profiled += fwd + bwd;
+    std::printf("%-28s %-22s %10.3f %10.3f", t.name.c_str(), t.implementation.c_str(), fwd * 1e3,
+                bwd * 1e3);
+    auto node = node_of.find(t.name);
+    auto c = node == node_of.end() ? cases.end() : cases.find(node->second);
+    if (c != cases.end() && c->second.missing == 0 && fwd + bwd > 0)
+      std::printf(" %10.3f %10.3f %8.2f", c->second.forward * 1e3, c->second.backward * 1e3,
+                  (c->second.forward + c->second.backward) / (fwd + bwd));
+    std::printf("\n");
+  }
+  const double step = total / steps;
+  std::printf("profiled step (mean of %d):  %10.3f ms\n", steps, step * 1e3);
+  std::printf("sum of the profile:          %10.3f ms (%.1f%% of the step)\n", profiled * 1e3,
+              100 * profiled / step);
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  ChangeToInvocationDirectory();  // --json is relative to the user's folder
+  absl::ParseCommandLine(argc, argv);
+  const std::string path = absl::GetFlag(FLAGS_json);
+  const bool profile = absl::GetFlag(FLAGS_profile);
+  if (path.empty() && !profile) {
+    std::fprintf(stderr, "step_breakdown: give --json=run.json, --profile, or both\n");
+    return 2;
+  }
   const std::string precision = absl::GetFlag(FLAGS_precision);
   ModelOptions mo;
   mo.batch = absl::GetFlag(FLAGS_batch);
@@ -80,79 +227,29 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "step_breakdown: %s\n", std::string(graph.status().message()).c_str());
     return 2;
   }
-  const std::string train =
-      bench::TrainCaseName(absl::GetFlag(FLAGS_model), precision, "synthetic", mo.batch, 0);
-  if (!means.count(train)) {
-    std::fprintf(stderr, "step_breakdown: %s has no successful case %s\n", path.c_str(),
-                 train.c_str());
-    return 2;
-  }
-  // Which nodes get gradients: the first layers (reading only the images)
-  // skip their backward-data pass, as the step does.
-  std::vector<bool> needs_grad(graph->nodes.size(), false);
-  double covered = 0;
-  int missing = 0;
-  std::map<std::string, int> uncovered;
-  for (size_t i = 0; i < graph->nodes.size(); ++i) {
-    const Node& node = graph->nodes[i];
-    if (node.kind != Node::Kind::kOp) continue;
-    bool inputs_need_grad = false;
-    for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
-    const std::string shape = OpDescToString(node.op);
-    std::vector<std::string> cases;
-    if (std::holds_alternative<ConvDesc>(node.op) || std::holds_alternative<FcDesc>(node.op)) {
-      const std::string family = std::holds_alternative<ConvDesc>(node.op) ? "conv" : "fc";
-      cases.push_back(bench::KernelCaseName(family, "fwd", precision, "cpu", shape));
-      if (inputs_need_grad)
-        cases.push_back(bench::KernelCaseName(family, "bwd_data", precision, "cpu", shape));
-      cases.push_back(bench::KernelCaseName(family, "bwd_filter", precision, "cpu", shape));
-      needs_grad[i] = true;
-    } else if (const auto* pool = std::get_if<PoolDesc>(&node.op)) {
-      const std::string alg = pool->algorithm == PoolAlgorithm::kMax ? "max" : "avg";
-      cases.push_back(bench::KernelCaseName("pool", alg + "/fwd", precision, "cpu", shape));
-      if (inputs_need_grad)
-        cases.push_back(bench::KernelCaseName("pool", alg + "/bwd", precision, "cpu", shape));
-      needs_grad[i] = inputs_need_grad;
-    } else if (std::holds_alternative<BatchNormDesc>(node.op)) {
-      cases.push_back(bench::KernelCaseName("batchnorm", "fwd", precision, "cpu", shape));
-      cases.push_back(bench::KernelCaseName("batchnorm", "bwd", precision, "cpu", shape));
-      needs_grad[i] = true;
-    } else if (std::holds_alternative<ReluDesc>(node.op)) {
-      cases.push_back(bench::KernelCaseName("relu", "fwd", precision, "cpu", shape));
-      if (inputs_need_grad)
-        cases.push_back(bench::KernelCaseName("relu", "bwd", precision, "cpu", shape));
-      needs_grad[i] = inputs_need_grad;
-    } else {
-      uncovered[std::string(OpKind(node.op))]++;
-      needs_grad[i] = inputs_need_grad;
-      continue;
+  std::printf("model %s batch %lld (%s)%s%s\n", absl::GetFlag(FLAGS_model).c_str(),
+              static_cast<long long>(mo.batch), precision.c_str(), path.empty() ? "" : ": ",
+              path.c_str());
+  std::map<std::string, double> means;
+  int status = 0;
+  if (!path.empty()) {
+    auto read = ReadMeans(path);
+    if (!read.ok()) {
+      std::fprintf(stderr, "step_breakdown: %s\n", std::string(read.status().message()).c_str());
+      return 2;
     }
-    for (const auto& c : cases) {
-      auto it = means.find(c);
-      if (it == means.end()) {
-        std::fprintf(stderr, "missing kernel case: %s\n", c.c_str());
-        ++missing;
-      } else {
-        covered += it->second;
-      }
+    means = *std::move(read);
+    status = CompareWithKernelCases(*graph, precision, means);
+    if (status == 2) return status;
+  }
+  if (profile) {
+    absl::Status s = ProfileStep(*graph, precision, path.empty() ? nullptr : &means);
+    if (!s.ok()) {
+      std::fprintf(stderr, "step_breakdown: %s\n", std::string(s.message()).c_str());
+      return 2;
     }
   }
-  const double step = means[train];
-  std::printf("model %s batch %lld (%s): %s\n", absl::GetFlag(FLAGS_model).c_str(),
-              static_cast<long long>(mo.batch),
-              precision.c_str(), path.c_str());
-  std::printf("training step (mean):            %10.3f ms\n", step * 1e3);
-  std::printf("sum of its layers' kernel cases: %10.3f ms\n", covered * 1e3);
-  std::printf("step / sum of kernels:           %10.4f\n", step / covered);
-  std::string nodes;
-  for (const auto& [kind, count] : uncovered) absl::StrAppend(&nodes, " ", kind, " x", count);
-  std::printf("nodes without kernel cases (in the step, not the sum):%s, sgd update\n",
-              nodes.c_str());
-  if (missing > 0) {
-    std::printf("%d kernel case(s) missing from the run: the sum is incomplete\n", missing);
-    return 1;
-  }
-  return 0;
+  return status;
 }
 
 }  // namespace

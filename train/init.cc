@@ -4,21 +4,6 @@
 
 namespace cnnbench {
 
-uint64_t Rng::Next() {
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-double Rng::Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-
-double Rng::Normal() {
-  const double u1 = 1.0 - Uniform();  // (0, 1]
-  const double u2 = Uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-}
-
 uint64_t ParameterSeed(uint64_t seed, int node, int index) {
   Rng rng(seed * 0x100000001b3ull + static_cast<uint64_t>(node) * 131 + index);
   return rng.Next();

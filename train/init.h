@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/random.h"  // Rng, which callers of the initialiser use too
 #include "core/shape.h"
 #include "kernels/desc.h"
 
@@ -19,19 +20,6 @@ uint64_t ParameterSeed(uint64_t seed, int node, int index);
 // Values of parameter `index` of `op` in plain layout.
 std::vector<float> InitialParameter(const OpDesc& op, int index, const Shape& shape,
                                     bool relu_after, uint64_t seed);
-
-// SplitMix64-based generator: the same numbers on every platform (the
-// standard library's distributions are not specified bit for bit).
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next();
-  double Uniform();  // [0, 1)
-  double Normal();   // standard normal (Box-Muller)
-
- private:
-  uint64_t state_;
-};
 
 }  // namespace cnnbench
 

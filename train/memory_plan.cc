@@ -8,7 +8,7 @@
 namespace cnnbench {
 namespace {
 
-size_t Align(size_t bytes) { return (bytes + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment; }
+size_t RoundUp(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
 bool LifetimesOverlap(const BufferRequest& a, const BufferRequest& b) {
   return a.first <= b.last && b.first <= a.last;
@@ -16,8 +16,10 @@ bool LifetimesOverlap(const BufferRequest& a, const BufferRequest& b) {
 
 }  // namespace
 
-MemoryPlan PlanMemory(const std::vector<BufferRequest>& requests) {
+MemoryPlan PlanMemory(const std::vector<BufferRequest>& requests, size_t alignment) {
   MemoryPlan plan;
+  plan.alignment = alignment;
+  auto Align = [alignment](size_t bytes) { return RoundUp(bytes, alignment); };
   plan.offsets.assign(requests.size(), 0);
   std::vector<int> order(requests.size());
   std::iota(order.begin(), order.end(), 0);
@@ -54,7 +56,7 @@ absl::Status VerifyPlan(const std::vector<BufferRequest>& requests, const Memory
   if (plan.offsets.size() != requests.size())
     return absl::InternalError("memory plan has a different number of buffers than requests");
   for (size_t i = 0; i < requests.size(); ++i) {
-    if (plan.offsets[i] % kPlanAlignment != 0 ||
+    if (plan.alignment == 0 || plan.offsets[i] % plan.alignment != 0 ||
         plan.offsets[i] + requests[i].bytes > plan.arena_bytes)
       return absl::InternalError(absl::StrCat("buffer ", requests[i].name, " at ",
                                               plan.offsets[i], " does not fit the arena of ",

@@ -23,13 +23,17 @@ struct MemoryPlan {
   std::vector<size_t> offsets;  // per request, in the arena
   size_t arena_bytes = 0;
   size_t sum_bytes = 0;  // what the requests would take without reuse
+  size_t alignment = 0;  // of every offset and size
 };
 
-constexpr size_t kPlanAlignment = 64;
+// The CPU backends' alignment; a backend states its own (Backend::alignment()).
+constexpr size_t kDefaultPlanAlignment = 64;
 
 // Greedy best fit, largest buffers first: each goes to the lowest offset
 // that does not overlap a placed buffer whose lifetime overlaps its own.
-MemoryPlan PlanMemory(const std::vector<BufferRequest>& requests);
+// Offsets and sizes are rounded up to `alignment` (a power of two).
+MemoryPlan PlanMemory(const std::vector<BufferRequest>& requests,
+                      size_t alignment = kDefaultPlanAlignment);
 
 // Checks the plan's invariant: no two requests with overlapping lifetimes
 // share a byte, and everything fits in the arena. The error names both.

@@ -1,12 +1,7 @@
 #include "train/trainer.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstring>
-#include <limits>
 #include <optional>
-#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
@@ -20,7 +15,9 @@ constexpr int kImagesBuffer = -2;
 constexpr int kLabelsBuffer = -3;
 constexpr int kLossBuffer = -4;
 
-size_t Align64(size_t bytes) { return (bytes + 63) / 64 * 64; }
+size_t AlignUp(size_t bytes, size_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
 
 // The (N,C,H,W) an elementwise op's descriptor expects for input `k`, when it
 // has one: a plain (N,C) tensor from an fc layer is read as (N,C,1,1).
@@ -33,9 +30,9 @@ std::optional<Shape> ExpectedInputShape(const OpDesc& op) {
   return std::nullopt;
 }
 
-using Clock = std::chrono::steady_clock;
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+absl::Status WithContext(const absl::Status& s, absl::string_view what) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
 }
 
 }  // namespace
@@ -57,44 +54,63 @@ struct Trainer::Layer {
   std::vector<Input> inputs;
   int y = kNoBuffer;
   int saved = kNoBuffer;
-  std::vector<size_t> param_offsets;  // bytes into params_/grads_/momentum_
+  std::vector<int> params;            // indices into params_list_
   std::vector<size_t> state_offsets;  // bytes into state_
   bool needs_grad = false;
   std::vector<int> grad_edges;  // this node's output gradient, one per consuming edge
   int dy = kNoBuffer;           // what the backward pass reads
   bool any_dx = false;          // some input needs a gradient
   int profile_index = -1;
-  KernelArgs args;              // bound once after allocation: a step allocates nothing
+  KernelArgs args[2];  // per input slot, bound once after allocation: a step allocates nothing
+};
+
+// One trainable tensor. The fp32 master lives in params_ at `offset` (its
+// gradient in grads_, its momentum in momentum_ at the same offset), stored
+// as the kernel wants it when the kernel takes fp32, else plain; a
+// low-precision kernel reads a working copy (lowp_params_) and writes its
+// gradient there too (lowp_grads_), which the step casts to fp32.
+struct Trainer::Param {
+  int layer = -1;
+  int index = 0;
+  TensorSpec spec;    // the kernel's
+  TensorSpec master;  // the fp32 master's
+  bool low_precision = false;
+  size_t offset = 0;       // bytes into params_/grads_/momentum_
+  size_t lowp_offset = 0;  // bytes into lowp_params_/lowp_grads_
 };
 
 Trainer::~Trainer() = default;
 
 absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Backend* backend,
                                                           const TrainOptions& options) {
+  if (backend == nullptr) return absl::InvalidArgumentError("Trainer::Compile: no backend");
   std::unique_ptr<Trainer> trainer(new Trainer());
-  RETURN_IF_ERROR(trainer->Build(graph, backend, options));
+  trainer->graph_ = graph;
+  trainer->backend_ = backend;
+  trainer->options_ = options;
+  trainer->activation_type_ = ActivationType(options.precision);
+  if (graph.images < 0 || graph.labels < 0 || graph.loss < 0)
+    return absl::InvalidArgumentError("graph needs images, labels and a loss node");
+  RETURN_IF_ERROR(trainer->CreateKernels(graph));
+  RETURN_IF_ERROR(trainer->RequestBuffers());
+  RETURN_IF_ERROR(trainer->PlanBuffers());
+  RETURN_IF_ERROR(trainer->AllocateAndBind());
   return trainer;
 }
 
-absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOptions& options) {
-  graph_ = graph;
-  backend_ = backend;
-  options_ = options;
-  if (options.precision != Precision::kFp32)
-    return absl::UnimplementedError(absl::StrCat(
-        "unsupported: precision ", PrecisionName(options.precision), " on ",
-        backend->device().ToString(), " (the executor runs fp32 there)"));
+// ---- Phase 1: kernels, in forward order; layouts flow from producer to consumer. ----
+absl::Status Trainer::CreateKernels(const Graph& graph) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
-  if (graph.images < 0 || graph.labels < 0 || graph.loss < 0)
-    return absl::InvalidArgumentError("graph needs images, labels and a loss node");
-  auto forward_step = [](int node) { return node; };
-  auto backward_step = [num_nodes](int node) { return 2 * num_nodes - 1 - node; };
-
-  // ---- Kernels, in forward order; layouts flow from producer to consumer. ----
   std::vector<TensorSpec> output_spec(num_nodes);
-  std::vector<int> layer_of(num_nodes, -1);
-  std::vector<bool> needs_grad(num_nodes, false);
-  images_spec_ = TensorSpec::Plain(DType::kF32, graph.nodes[graph.images].output);
+  layer_of_.assign(num_nodes, -1);
+  for (int i = 0; i < num_nodes; ++i)
+    for (int in : graph.nodes[i].inputs)
+      if (in < 0 || in >= i)
+        return absl::InvalidArgumentError(absl::StrCat("node ", graph.nodes[i].name,
+                                                       " reads node ", in,
+                                                       ", which does not come before it"));
+  const std::vector<bool> needs_grad = graph.NeedsGradient();
+  images_spec_ = TensorSpec::Plain(activation_type_, graph.nodes[graph.images].output);
   output_spec[graph.images] = images_spec_;
   output_spec[graph.labels] = TensorSpec::Plain(DType::kI32, graph.nodes[graph.labels].output);
   for (int i = 0; i < num_nodes; ++i) {
@@ -103,9 +119,6 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     std::vector<TensorSpec> in_specs;
     const std::optional<Shape> expected = ExpectedInputShape(node.op);
     for (int in : node.inputs) {
-      if (in < 0 || in >= i)
-        return absl::InvalidArgumentError(
-            absl::StrCat("node ", node.name, " reads node ", in, ", which does not come before it"));
       TensorSpec spec = output_spec[in];
       // Same bytes, same order: only the logical rank differs.
       if (expected && spec.is_plain() && spec.shape != *expected &&
@@ -113,11 +126,14 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
         spec = TensorSpec::Plain(spec.dtype, *expected);
       in_specs.push_back(spec);
     }
-    auto kernel = backend->Create(node.op, DType::kF32, in_specs);
+    KernelOptions kernel_options = KernelOptions::ForPrecision(options_.precision);
+    kernel_options.seed = options_.seed;
+    kernel_options.node = static_cast<uint64_t>(i);
+    kernel_options.batch_offset = options_.batch_offset;
+    auto kernel = backend_->Create(node.op, kernel_options, in_specs);
     if (!kernel.ok())
-      return absl::Status(kernel.status().code(),
-                          absl::StrCat("layer ", node.name, " (", OpDescToString(node.op),
-                                       "): ", kernel.status().message()));
+      return WithContext(kernel.status(),
+                         absl::StrCat("layer ", node.name, " (", OpDescToString(node.op), ")"));
     auto layer = std::make_unique<Layer>();
     layer->node = i;
     layer->name = node.name;
@@ -127,21 +143,23 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
       return absl::InternalError(absl::StrCat("layer ", node.name, ": kernel takes ",
                                               sig.inputs.size(), " inputs, node has ",
                                               node.inputs.size()));
+    if (sig.params.empty() == HasParameters(node.op))
+      return absl::InternalError(absl::StrCat("layer ", node.name, ": kernel has ",
+                                              sig.params.size(), " parameters, its op ",
+                                              HasParameters(node.op) ? "has" : "has none"));
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       Layer::Input input;
       input.producer = node.inputs[k];
       input.from = in_specs[k];
       input.to = sig.inputs[k];
-      input.reorder = !backend->SameLayout(input.from, input.to);
+      input.reorder = !backend_->SameLayout(input.from, input.to);
+      input.needs_grad = needs_grad[input.producer];
+      layer->any_dx = layer->any_dx || input.needs_grad;
       layer->inputs.push_back(std::move(input));
     }
     output_spec[i] = sig.output;
-    bool grad = !sig.params.empty();
-    for (int in : node.inputs) grad = grad || needs_grad[in];
-    needs_grad[i] = grad;
-    layer->needs_grad = grad;
-    for (auto& input : layer->inputs) input.needs_grad = needs_grad[input.producer];
-    layer_of[i] = static_cast<int>(layers_.size());
+    layer->needs_grad = needs_grad[i];
+    layer_of_[i] = static_cast<int>(layers_.size());
     LayerTime time;
     time.name = node.name;
     time.op = OpDescToString(node.op);
@@ -150,19 +168,28 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     profile_.push_back(time);
     layers_.push_back(std::move(layer));
   }
-  profile_.push_back({"edges", "reorders and gradient sums", "executor", 0, 0});
+  profile_.push_back({"edges", "reorders, casts and gradient sums", "executor", 0, 0});
   profile_.push_back({"update", "sgd", "executor", 0, 0});
-
-  // ---- Buffers and their lifetimes in the schedule. ----
-  auto request = [this](std::string name, size_t bytes, int first, int last) {
-    requests_.push_back({std::move(name), bytes, first, last});
-    return static_cast<int>(requests_.size()) - 1;
-  };
+  loss_spec_ = layers_[layer_of_[graph.loss]]->kernel->signature().output;
   const auto consumers = graph.Consumers();
   for (auto& layer_ptr : layers_)
     if (layer_ptr->node != graph.loss && consumers[layer_ptr->node].empty())
       return absl::InvalidArgumentError(absl::StrCat(
           "layer ", layer_ptr->name, ": its output is not used by any layer (a dangling branch)"));
+  return absl::OkStatus();
+}
+
+// ---- Phase 2: transient buffers and their lifetimes in the schedule. ----
+absl::Status Trainer::RequestBuffers() {
+  const Graph& graph = graph_;
+  const int num_nodes = static_cast<int>(graph.nodes.size());
+  auto forward_step = [](int node) { return node; };
+  auto backward_step = [num_nodes](int node) { return 2 * num_nodes - 1 - node; };
+  auto request = [this](std::string name, size_t bytes, int first, int last) {
+    requests_.push_back({std::move(name), bytes, first, last});
+    return static_cast<int>(requests_.size()) - 1;
+  };
+  const auto consumers = graph.Consumers();
   std::vector<int> output_buffer(num_nodes, kNoBuffer);
   output_buffer[graph.images] = kImagesBuffer;
   output_buffer[graph.labels] = kLabelsBuffer;
@@ -175,7 +202,7 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     } else {
       int last = forward_step(i);
       for (int c : consumers[i]) {
-        const Layer& consumer = *layers_[layer_of[c]];
+        const Layer& consumer = *layers_[layer_of_[c]];
         last = std::max(last, forward_step(c));
         for (const auto& in : consumer.inputs)
           if (in.producer == i && !in.reorder && consumer.kernel->signature().backward_reads_inputs)
@@ -211,7 +238,7 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
     for (size_t k = 0; k < layer.inputs.size(); ++k) {
       auto& input = layer.inputs[k];
       if (!input.needs_grad) continue;
-      Layer& producer = *layers_[layer_of[input.producer]];
+      Layer& producer = *layers_[layer_of_[input.producer]];
       input.grad = request(absl::StrCat(layer.name, "/dx", k), input.from.bytes, backward_step(i),
                            backward_step(input.producer));
       if (input.reorder)
@@ -227,210 +254,344 @@ absl::Status Trainer::Build(const Graph& graph, Backend* backend, const TrainOpt
       layer.dy = request(layer.name + "/dy_sum", layer.kernel->signature().output.bytes,
                          backward_step(layer.node), backward_step(layer.node));
   }
+  return absl::OkStatus();
+}
 
-  plan_ = PlanMemory(requests_);
+// ---- Phase 3: one plan for the arena; persistent blocks laid out. ----
+absl::Status Trainer::PlanBuffers() {
+  const size_t alignment = backend_->alignment();
+  plan_ = PlanMemory(requests_, alignment);
   RETURN_IF_ERROR(VerifyPlan(requests_, plan_));
-  ending_at_.assign(2 * num_nodes, {});
+  ending_at_.assign(2 * graph_.nodes.size(), {});
   for (int b = 0; b < static_cast<int>(requests_.size()); ++b)
     ending_at_[requests_[b].last].push_back(b);
 
-  // ---- Persistent memory: parameters (one block, so the update is fused), state. ----
-  size_t param_bytes = 0, state_bytes = 0, scratch_bytes = 0;
-  for (auto& layer : layers_) {
-    const KernelSignature& sig = layer->kernel->signature();
-    for (const TensorSpec& p : sig.params) {
-      if (p.dtype != DType::kF32)
-        return absl::UnimplementedError(absl::StrCat("layer ", layer->name,
-                                                     ": parameters must be fp32 (master copy)"));
-      layer->param_offsets.push_back(param_bytes);
-      param_bytes += Align64(p.bytes);
-      parameter_count_ += p.shape.num_elements();
+  // Parameters: one block, so the update is fused; state beside it.
+  size_t param_bytes = 0, lowp_bytes = 0, state_bytes = 0;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    Layer& layer = *layers_[l];
+    const KernelSignature& sig = layer.kernel->signature();
+    for (size_t p = 0; p < sig.params.size(); ++p) {
+      Param param;
+      param.layer = static_cast<int>(l);
+      param.index = static_cast<int>(p);
+      param.spec = sig.params[p];
+      param.low_precision = param.spec.dtype != DType::kF32;
+      if (param.low_precision && param.spec.dtype != activation_type_)
+        return absl::UnimplementedError(absl::StrCat(
+            "layer ", layer.name, ": parameter ", p, " stored as ", DTypeName(param.spec.dtype),
+            " under precision ", PrecisionName(options_.precision)));
+      param.master = param.low_precision ? TensorSpec::Plain(DType::kF32, param.spec.shape)
+                                         : param.spec;
+      param.offset = param_bytes;
+      param_bytes += AlignUp(param.master.bytes, alignment);
+      if (param.low_precision) {
+        param.lowp_offset = lowp_bytes;
+        lowp_bytes += AlignUp(param.spec.bytes, alignment);
+      }
+      parameter_count_ += param.spec.shape.num_elements();
+      layer.params.push_back(static_cast<int>(params_list_.size()));
+      params_list_.push_back(std::move(param));
     }
     for (const TensorSpec& s : sig.state) {
-      layer->state_offsets.push_back(state_bytes);
-      state_bytes += Align64(s.bytes);
+      layer.state_offsets.push_back(state_bytes);
+      state_bytes += AlignUp(s.bytes, alignment);
     }
-    scratch_bytes = std::max(scratch_bytes, sig.scratch_bytes);
   }
   params_bytes_ = param_bytes;
-  const Device device = backend->device();
+  lowp_bytes_ = lowp_bytes;
+  ASSIGN_OR_RETURN(state_, Buffer::Allocate(backend_->device(), state_bytes));
+  return absl::OkStatus();
+}
+
+// ---- Phase 4: allocate, initialise, and bind every kernel's buffers once. ----
+absl::Status Trainer::AllocateAndBind() {
+  const Device device = backend_->device();
+  size_t scratch_bytes = 0;
+  for (auto& layer : layers_)
+    scratch_bytes = std::max(scratch_bytes, layer->kernel->signature().scratch_bytes);
   ASSIGN_OR_RETURN(arena_, Buffer::Allocate(device, plan_.arena_bytes));
-  ASSIGN_OR_RETURN(params_, Buffer::Allocate(device, param_bytes));
-  ASSIGN_OR_RETURN(grads_, Buffer::Allocate(device, param_bytes));
-  ASSIGN_OR_RETURN(momentum_, Buffer::Allocate(device, param_bytes));
-  ASSIGN_OR_RETURN(state_, Buffer::Allocate(device, state_bytes));
+  ASSIGN_OR_RETURN(params_, Buffer::Allocate(device, params_bytes_));
+  ASSIGN_OR_RETURN(grads_, Buffer::Allocate(device, params_bytes_));
+  ASSIGN_OR_RETURN(momentum_, Buffer::Allocate(device, params_bytes_));
+  ASSIGN_OR_RETURN(lowp_params_, Buffer::Allocate(device, lowp_bytes_));
+  ASSIGN_OR_RETURN(lowp_grads_, Buffer::Allocate(device, lowp_bytes_));
   ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(device, scratch_bytes));
-  ASSIGN_OR_RETURN(images_, Buffer::Allocate(device, images_spec_.bytes));
-  ASSIGN_OR_RETURN(labels_, Buffer::Allocate(device, graph.batch * sizeof(int32_t)));
-  ASSIGN_OR_RETURN(loss_, Buffer::Allocate(device, 64));
+  for (Slot& slot : slots_) {
+    ASSIGN_OR_RETURN(Event done, Event::Create(device));
+    slot.done = std::make_unique<Event>(std::move(done));
+    RETURN_IF_ERROR(slot.done->Record(backend_->stream()));
+    ASSIGN_OR_RETURN(slot.images, Buffer::Allocate(device, images_spec_.bytes));
+    ASSIGN_OR_RETURN(slot.labels, Buffer::Allocate(device, graph_.batch * sizeof(int32_t)));
+  }
+  // The device-side scalars, each in its own aligned line.
+  const size_t line = backend_->alignment();
+  ASSIGN_OR_RETURN(scalars_, Buffer::Allocate(device, 4 * line));
+  char* scalars = static_cast<char*>(scalars_.data());
+  loss_ = reinterpret_cast<float*>(scalars);
+  device_step_ = reinterpret_cast<uint64_t*>(scalars + line);
+  loss_scale_ = reinterpret_cast<float*>(scalars + 2 * line);
+  overflow_ = reinterpret_cast<int32_t*>(scalars + 3 * line);
+
   // Padding between parameters stays zero, so the fused update leaves it zero.
-  std::memset(params_.data(), 0, param_bytes);
-  std::memset(grads_.data(), 0, param_bytes);
-  std::memset(momentum_.data(), 0, param_bytes);
-  std::memset(images_.data(), 0, images_.size());
-  std::memset(labels_.data(), 0, labels_.size());
-  std::memset(arena_.data(), 0, arena_.size());
+  for (Buffer* b : {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_,
+                    &slots_[0].images, &slots_[0].labels, &slots_[1].images, &slots_[1].labels,
+                    &scalars_, &state_})
+    RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
+  const float one = 1.0f;
+  const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
+  RETURN_IF_ERROR(backend_->Upload(scalar, &one, scalar, loss_scale_));
 
   SgdDesc sgd;
-  sgd.count = static_cast<int64_t>(param_bytes / sizeof(float));
-  sgd.learning_rate = options.learning_rate;
-  sgd.momentum = options.momentum;
-  sgd.weight_decay = options.weight_decay;
+  sgd.count = static_cast<int64_t>(params_bytes_ / sizeof(float));
+  sgd.learning_rate = options_.learning_rate;
+  sgd.momentum = options_.momentum;
+  sgd.weight_decay = options_.weight_decay;
   if (sgd.count > 0) {
-    ASSIGN_OR_RETURN(optimizer_, backend->CreateOptimizer(sgd));
+    ASSIGN_OR_RETURN(optimizer_, backend_->CreateOptimizer(sgd));
   }
   RETURN_IF_ERROR(InitializeParameters());
+  if (options_.profile) {
+    ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend_->stream()));
+    timer_ = std::make_unique<Timer>(std::move(timer));
+  }
 
-  // Bind every kernel's buffers once; addresses never change after this.
   char* params = static_cast<char*>(params_.data());
   char* grads = static_cast<char*>(grads_.data());
+  char* lowp_params = static_cast<char*>(lowp_params_.data());
+  char* lowp_grads = static_cast<char*>(lowp_grads_.data());
   char* state = static_cast<char*>(state_.data());
   for (auto& layer_ptr : layers_) {
     Layer& layer = *layer_ptr;
-    KernelArgs& args = layer.args;
-    for (auto& in : layer.inputs) {
-      args.x.push_back(BufferData(in.buffer));
-      args.dx.push_back(BufferData(in.reorder ? in.grad_tmp : in.grad));
-      layer.any_dx = layer.any_dx || in.needs_grad;
+    for (int slot = 0; slot < 2; ++slot) {
+      KernelArgs& args = layer.args[slot];
+      for (auto& in : layer.inputs) {
+        args.x.push_back(BufferData(in.buffer, slot));
+        args.dx.push_back(BufferData(in.reorder ? in.grad_tmp : in.grad, slot));
+      }
+      args.y = BufferData(layer.y, slot);
+      for (int p : layer.params) {
+        const Param& param = params_list_[p];
+        args.params.push_back(param.low_precision ? lowp_params + param.lowp_offset
+                                                  : params + param.offset);
+        args.dparams.push_back(param.low_precision ? lowp_grads + param.lowp_offset
+                                                   : grads + param.offset);
+      }
+      for (size_t offset : layer.state_offsets) args.state.push_back(state + offset);
+      args.saved = BufferData(layer.saved, slot);
+      args.scratch = scratch_.data();
+      args.dy = BufferData(layer.dy, slot);
+      args.training = true;
+      args.step = device_step_;
     }
-    args.y = BufferData(layer.y);
-    for (size_t offset : layer.param_offsets) {
-      args.params.push_back(params + offset);
-      args.dparams.push_back(grads + offset);
-    }
-    for (size_t offset : layer.state_offsets) args.state.push_back(state + offset);
-    args.saved = BufferData(layer.saved);
-    args.scratch = scratch_.data();
-    args.dy = BufferData(layer.dy);
-    args.training = true;
   }
-  return absl::OkStatus();
+  return backend_->stream().Synchronize();
 }
 
 absl::Status Trainer::InitializeParameters() {
   const auto consumers = graph_.Consumers();
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    Layer& layer = *layers_[l];
+  for (const Param& param : params_list_) {
+    const Layer& layer = *layers_[param.layer];
     const Node& node = graph_.nodes[layer.node];
-    const KernelSignature& sig = layer.kernel->signature();
     // A layer followed by a ReLU gets the ReLU-aware scale (as tf_cnn_benchmarks' affine).
-    bool relu_after = consumers[layer.node].size() == 1 &&
-                      std::holds_alternative<ReluDesc>(graph_.nodes[consumers[layer.node][0]].op);
-    for (size_t p = 0; p < sig.params.size(); ++p) {
-      const TensorSpec& spec = sig.params[p];
-      const TensorSpec plain = TensorSpec::Plain(DType::kF32, spec.shape);
-      const uint64_t seed = ParameterSeed(options_.seed, layer.node, static_cast<int>(p));
-      std::vector<float> values =
-          InitialParameter(node.op, static_cast<int>(p), spec.shape, relu_after, seed);
-      void* dst = static_cast<char*>(params_.data()) + layer.param_offsets[p];
-      RETURN_IF_ERROR(backend_->Reorder(plain, values.data(), spec, dst));
-    }
+    const bool relu_after =
+        consumers[layer.node].size() == 1 &&
+        std::holds_alternative<ReluDesc>(graph_.nodes[consumers[layer.node][0]].op);
+    const uint64_t seed = ParameterSeed(options_.seed, layer.node, param.index);
+    std::vector<float> values =
+        InitialParameter(node.op, param.index, param.spec.shape, relu_after, seed);
+    void* master = static_cast<char*>(params_.data()) + param.offset;
+    RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, param.spec.shape),
+                                     values.data(), param.master, master));
+    if (param.low_precision)
+      RETURN_IF_ERROR(backend_->Reorder(param.master, master, param.spec,
+                                        static_cast<char*>(lowp_params_.data()) +
+                                            param.lowp_offset));
+  }
+  for (auto& layer : layers_) {
+    const KernelSignature& sig = layer->kernel->signature();
     for (size_t s = 0; s < sig.state.size(); ++s) {
       const TensorSpec& spec = sig.state[s];
       // Batch norm's running mean starts at 0, running variance at 1.
       std::vector<float> values(spec.shape.num_elements(), s == 1 ? 1.0f : 0.0f);
-      void* dst = static_cast<char*>(state_.data()) + layer.state_offsets[s];
-      RETURN_IF_ERROR(
-          backend_->Reorder(TensorSpec::Plain(DType::kF32, spec.shape), values.data(), spec, dst));
+      void* dst = static_cast<char*>(state_.data()) + layer->state_offsets[s];
+      RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(),
+                                       spec, dst));
     }
   }
   return absl::OkStatus();
 }
 
-void* Trainer::BufferData(int buffer) const {
+void* Trainer::BufferData(int buffer, int slot) const {
   switch (buffer) {
     case kNoBuffer: return nullptr;
-    case kImagesBuffer: return images_.data();
-    case kLabelsBuffer: return labels_.data();
-    case kLossBuffer: return loss_.data();
+    case kImagesBuffer: return slots_[slot].images.data();
+    case kLabelsBuffer: return slots_[slot].labels.data();
+    case kLossBuffer: return loss_;
     default: return static_cast<char*>(arena_.data()) + plan_.offsets[buffer];
   }
 }
 
-void Trainer::PoisonBuffersEndingAt(int step) {
-  for (int b : ending_at_[step]) std::memset(BufferData(b), 0xff, requests_[b].bytes);  // NaNs
-}
-
-absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
-  std::memcpy(images_.data(), images, images_spec_.bytes);
-  std::memcpy(labels_.data(), labels, graph_.batch * sizeof(int32_t));
+absl::Status Trainer::PoisonBuffersEndingAt(int step) {
+  for (int b : ending_at_[step])  // 0xff bytes: NaN in fp32, bf16 and fp16
+    RETURN_IF_ERROR(backend_->Fill(BufferData(b, 0), 0xff, requests_[b].bytes));
   return absl::OkStatus();
 }
 
-absl::StatusOr<float> Trainer::Step() {
+absl::Status Trainer::Timed(double* sink, const std::function<absl::Status()>& work) {
+  if (!options_.profile) return work();
+  RETURN_IF_ERROR(timer_->Start());
+  absl::Status status = work();
+  RETURN_IF_ERROR(timer_->Stop());
+  ASSIGN_OR_RETURN(const double seconds, timer_->ElapsedSeconds());
+  *sink += seconds;
+  return status;
+}
+
+absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
+  if (images == nullptr || labels == nullptr)
+    return absl::InvalidArgumentError("SetBatch: null images or labels");
+  const int free_slot = 1 - active_slot_;
+  Slot& slot = slots_[free_slot];
+  // The free slot was last read by an earlier step, which may still be in
+  // flight on a device: wait for the end of its backward pass (the last read).
+  RETURN_IF_ERROR(slot.done->Synchronize());
+  RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, images_spec_.shape), images,
+                                   images_spec_, slot.images.data()));
+  const TensorSpec label_spec = TensorSpec::Plain(DType::kI32, Shape{graph_.batch});
+  RETURN_IF_ERROR(backend_->Upload(label_spec, labels, label_spec, slot.labels.data()));
+  active_slot_ = free_slot;
+  have_batch_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::Step() {
+  RETURN_IF_ERROR(ForwardBackward());
+  return Update();
+}
+
+absl::Status Trainer::ForwardBackward() {
   const int num_nodes = static_cast<int>(graph_.nodes.size());
-  const bool profile = options_.profile;
+  const int slot = active_slot_;
   LayerTime& edges = profile_[profile_.size() - 2];
-  LayerTime& update = profile_.back();
-  if (options_.poison_freed) std::memset(arena_.data(), 0xff, arena_.size());
+  if (options_.poison_freed) RETURN_IF_ERROR(backend_->Fill(arena_.data(), 0xff, arena_.size()));
 
   // Forward.
   for (auto& layer_ptr : layers_) {
     Layer& layer = *layer_ptr;
-    Clock::time_point start = profile ? Clock::now() : Clock::time_point();
-    for (auto& in : layer.inputs)
-      if (in.reorder)
-        RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source), in.to,
-                                          BufferData(in.buffer)));
-    if (profile) edges.forward_seconds += SecondsSince(start);
-    if (profile) start = Clock::now();
-    absl::Status s = layer.kernel->Forward(layer.args);
-    if (profile) profile_[layer.profile_index].forward_seconds += SecondsSince(start);
+    const KernelArgs& args = layer.args[slot];
+    RETURN_IF_ERROR(Timed(&edges.forward_seconds, [&]() -> absl::Status {
+      for (auto& in : layer.inputs)
+        if (in.reorder)
+          RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
+                                            BufferData(in.buffer, slot)));
+      return absl::OkStatus();
+    }));
+    absl::Status s = Timed(&profile_[layer.profile_index].forward_seconds,
+                           [&] { return layer.kernel->Forward(args); });
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat("forward of ", layer.name, ": ", s.message()));
-    if (options_.poison_freed) PoisonBuffersEndingAt(layer.node);
+    if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(layer.node));
   }
-  float loss = 0;
-  std::memcpy(&loss, loss_.data(), sizeof(float));
 
   // Backward.
+  char* grads = static_cast<char*>(grads_.data());
+  char* lowp_grads = static_cast<char*>(lowp_grads_.data());
   for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) {
     Layer& layer = **it;
+    const KernelArgs& args = layer.args[slot];
     const int step = 2 * num_nodes - 1 - layer.node;
     if (layer.needs_grad) {
-      Clock::time_point start = profile ? Clock::now() : Clock::time_point();
       if (layer.grad_edges.size() > 1) {
         // Gradients of an output read by several layers add up.
-        float* sum = static_cast<float*>(BufferData(layer.dy));
-        const size_t n = layer.kernel->signature().output.bytes / sizeof(float);
-        std::memcpy(sum, BufferData(layer.grad_edges[0]), n * sizeof(float));
-        for (size_t e = 1; e < layer.grad_edges.size(); ++e) {
-          const float* g = static_cast<const float*>(BufferData(layer.grad_edges[e]));
-          for (size_t j = 0; j < n; ++j) sum[j] += g[j];
-        }
+        RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&] {
+          std::vector<const void*> parts;
+          for (int e : layer.grad_edges) parts.push_back(BufferData(e, slot));
+          return backend_->AddN(layer.kernel->signature().output, parts,
+                                BufferData(layer.dy, slot));
+        }));
       }
-      if (profile) edges.backward_seconds += SecondsSince(start);
-      if (profile) start = Clock::now();
-      absl::Status s = absl::OkStatus();
-      if (layer.any_dx) s = layer.kernel->BackwardData(layer.args);
-      if (s.ok() && !layer.param_offsets.empty()) s = layer.kernel->BackwardWeights(layer.args);
-      if (profile) profile_[layer.profile_index].backward_seconds += SecondsSince(start);
+      absl::Status s = Timed(&profile_[layer.profile_index].backward_seconds, [&] {
+        absl::Status status = absl::OkStatus();
+        if (layer.any_dx) status = layer.kernel->BackwardData(args);
+        if (status.ok() && !layer.params.empty()) status = layer.kernel->BackwardWeights(args);
+        return status;
+      });
       if (!s.ok())
         return absl::Status(s.code(), absl::StrCat("backward of ", layer.name, ": ", s.message()));
-      if (profile) start = Clock::now();
-      for (auto& in : layer.inputs)
-        if (in.needs_grad && in.reorder)
-          RETURN_IF_ERROR(backend_->Reorder(in.to, BufferData(in.grad_tmp), in.from,
-                                            BufferData(in.grad)));
-      if (profile) edges.backward_seconds += SecondsSince(start);
+      RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&]() -> absl::Status {
+        for (auto& in : layer.inputs)
+          if (in.needs_grad && in.reorder)
+            RETURN_IF_ERROR(backend_->Reorder(in.to, BufferData(in.grad_tmp, slot), in.from,
+                                              BufferData(in.grad, slot)));
+        // Low-precision weight gradients become fp32 in the gradient block.
+        for (int p : layer.params) {
+          const Param& param = params_list_[p];
+          if (param.low_precision)
+            RETURN_IF_ERROR(backend_->Reorder(param.spec, lowp_grads + param.lowp_offset,
+                                              param.master, grads + param.offset));
+        }
+        return absl::OkStatus();
+      }));
+      if (gradient_ready_ && !layer.params.empty()) {
+        const Param& first = params_list_[layer.params.front()];
+        const Param& last = params_list_[layer.params.back()];
+        GradientRange range;
+        range.node = layer.node;
+        range.offset = first.offset;
+        range.bytes = AlignUp(last.offset + last.master.bytes, backend_->alignment()) -
+                      first.offset;
+        RETURN_IF_ERROR(gradient_ready_(range));
+      }
     }
-    if (options_.poison_freed) PoisonBuffersEndingAt(step);
+    if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(step));
   }
+  return slots_[slot].done->Record(backend_->stream());
+}
 
-  // Fused update over every parameter at once.
-  if (optimizer_ != nullptr) {
-    Clock::time_point start = profile ? Clock::now() : Clock::time_point();
-    RETURN_IF_ERROR(optimizer_->Update(static_cast<float*>(params_.data()),
-                                       static_cast<const float*>(grads_.data()),
-                                       static_cast<float*>(momentum_.data())));
-    if (profile) update.backward_seconds += SecondsSince(start);
-  }
+absl::Status Trainer::Update(const Event* ready) {
+  if (ready != nullptr) RETURN_IF_ERROR(backend_->stream().Wait(*ready));
+  LayerTime& update = profile_.back();
+  RETURN_IF_ERROR(Timed(&update.backward_seconds, [&]() -> absl::Status {
+    if (optimizer_ != nullptr) {
+      UpdateArgs args;
+      args.params = static_cast<float*>(params_.data());
+      args.grads = static_cast<const float*>(grads_.data());
+      args.momentum = static_cast<float*>(momentum_.data());
+      args.loss_scale = loss_scale_;
+      args.overflow = options_.precision == Precision::kFp16 ? overflow_ : nullptr;
+      args.step = device_step_;
+      RETURN_IF_ERROR(optimizer_->Update(args));
+    }
+    // Refresh the low-precision working copies from the updated masters.
+    char* params = static_cast<char*>(params_.data());
+    char* lowp_params = static_cast<char*>(lowp_params_.data());
+    for (const Param& param : params_list_)
+      if (param.low_precision)
+        RETURN_IF_ERROR(backend_->Reorder(param.master, params + param.offset, param.spec,
+                                          lowp_params + param.lowp_offset));
+    return absl::OkStatus();
+  }));
+  ++steps_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<float> Trainer::LastLoss() {
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  float loss = 0;
+  RETURN_IF_ERROR(
+      backend_->Download(loss_spec_, loss_, TensorSpec::Plain(DType::kF32, Shape{}), &loss));
   return loss;
 }
 
+absl::Status Trainer::Synchronize() { return backend_->stream().Synchronize(); }
+
 size_t Trainer::peak_memory_bytes() const {
-  return arena_.size() + params_.size() + grads_.size() + momentum_.size() + state_.size() +
-         scratch_.size() + images_.size() + labels_.size() + loss_.size();
+  size_t bytes = arena_.size() + params_.size() + grads_.size() + momentum_.size() +
+                 lowp_params_.size() + lowp_grads_.size() + state_.size() + scratch_.size() +
+                 scalars_.size();
+  for (const Slot& slot : slots_) bytes += slot.images.size() + slot.labels.size();
+  return bytes;
 }
 
 void Trainer::ResetProfile() {
@@ -438,15 +599,18 @@ void Trainer::ResetProfile() {
 }
 
 absl::StatusOr<std::vector<float>> Trainer::ReadParameter(int node, int index) const {
-  for (const auto& layer : layers_) {
-    if (layer->node != node) continue;
-    const auto& params = layer->kernel->signature().params;
-    if (index < 0 || index >= static_cast<int>(params.size())) break;
-    std::vector<float> out(params[index].shape.num_elements());
-    RETURN_IF_ERROR(backend_->Reorder(
-        params[index], static_cast<const char*>(params_.data()) + layer->param_offsets[index],
-        TensorSpec::Plain(DType::kF32, params[index].shape), out.data()));
-    return out;
+  if (node >= 0 && node < static_cast<int>(layer_of_.size()) && layer_of_[node] >= 0) {
+    const Layer& layer = *layers_[layer_of_[node]];
+    if (index >= 0 && index < static_cast<int>(layer.params.size())) {
+      const Param& param = params_list_[layer.params[index]];
+      std::vector<float> out(param.spec.shape.num_elements());
+      RETURN_IF_ERROR(backend_->stream().Synchronize());
+      RETURN_IF_ERROR(backend_->Download(param.master,
+                                         static_cast<const char*>(params_.data()) + param.offset,
+                                         TensorSpec::Plain(DType::kF32, param.spec.shape),
+                                         out.data()));
+      return out;
+    }
   }
   return absl::NotFoundError(absl::StrCat("node ", node, " has no parameter ", index));
 }

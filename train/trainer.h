@@ -2,10 +2,16 @@
 // checks, kernels, one memory plan, parameter initialisation), then runs
 // steps — forward, softmax cross-entropy, backward, fused SGD update — with no
 // allocation and no kernel creation inside a step.
+//
+// The executor never touches tensor memory itself: fills, copies, gradient
+// sums, casts and the loss read-back are backend operations enqueued on the
+// backend's stream, so the same executor runs when every buffer is device
+// memory. A step only enqueues; LastLoss() is the one call that waits.
 #ifndef CNNBENCH_TRAIN_TRAINER_H_
 #define CNNBENCH_TRAIN_TRAINER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,12 +26,18 @@
 namespace cnnbench {
 
 struct TrainOptions {
+  // Activations take the precision's storage type; parameters, gradients
+  // and optimizer state stay fp32 masters, with a low-precision working copy
+  // refreshed after each update where the kernels want one.
   Precision precision = Precision::kFp32;
-  uint64_t seed = 1;  // parameter initialisation
+  uint64_t seed = 1;  // parameter initialisation and dropout masks
   double learning_rate = 0.1;
   double momentum = 0.9;
   double weight_decay = 0.0;
-  bool profile = false;       // time every kernel (adds a clock read per call)
+  // Data parallelism: the global index of this replica's first example, so
+  // N replicas at batch B draw the dropout masks one replica at N*B would.
+  int64_t batch_offset = 0;
+  bool profile = false;       // time every kernel (core::Timer on the backend's stream)
   bool poison_freed = false;  // fill each transient buffer with NaN when its lifetime ends
 };
 
@@ -39,16 +51,47 @@ struct LayerTime {
   double backward_seconds = 0;
 };
 
+// A range of the contiguous fp32 gradient block (the same offsets as the
+// parameter block) whose gradients a step has just enqueued.
+struct GradientRange {
+  int node = -1;
+  size_t offset = 0;  // bytes
+  size_t bytes = 0;
+};
+
 class Trainer {
  public:
   static absl::StatusOr<std::unique_ptr<Trainer>> Compile(const Graph& graph, Backend* backend,
                                                           const TrainOptions& options);
   ~Trainer();
 
-  // Copies one batch: images (N,C,H,W) fp32 row-major, labels (N) int32.
+  // Uploads one batch into the free input slot and makes it the batch the
+  // next step reads: images (N,C,H,W) fp32 row-major, labels (N) int32, in
+  // host memory. There are two slots, each with its kernel arguments bound
+  // at compile time, so the next batch can be copied in while a step runs.
   absl::Status SetBatch(const float* images, const int32_t* labels);
-  // One training step on the current batch; returns its loss (before the update).
-  absl::StatusOr<float> Step();
+
+  // One training step on the current batch: ForwardBackward() then Update().
+  // Enqueues only; the loss is kept in device memory (see LastLoss()).
+  absl::Status Step();
+  // Forward, loss and backward of one step. The gradient hook (if any) is
+  // called as each layer's weight gradients are enqueued.
+  absl::Status ForwardBackward();
+  // The fused update of every parameter (and the low-precision copies);
+  // enqueued after `ready` completes when given (e.g. a gradient all-reduce
+  // on another stream).
+  absl::Status Update(const Event* ready = nullptr);
+  // The loss of the most recent step (before its update): waits for it.
+  absl::StatusOr<float> LastLoss();
+  // Waits until everything enqueued so far is done.
+  absl::Status Synchronize();
+
+  // Called during ForwardBackward after a layer's fp32 weight gradients
+  // have been enqueued, in backward order (the offsets fall from the end of
+  // the gradient block to its start). Data-parallel training starts each
+  // gradient bucket's all-reduce from here, overlapping the rest of backward.
+  using GradientReadyHook = std::function<absl::Status(const GradientRange&)>;
+  void SetGradientReadyHook(GradientReadyHook hook) { gradient_ready_ = std::move(hook); }
 
   // Every byte the executor holds: parameters, gradients, momentum, state,
   // inputs, scratch and the activation arena.
@@ -57,35 +100,71 @@ class Trainer {
   const std::vector<BufferRequest>& buffer_requests() const { return requests_; }
   const MemoryPlan& memory_plan() const { return plan_; }
   int64_t parameter_count() const { return parameter_count_; }
+  Backend* backend() const { return backend_; }
+  // The fp32 gradient block (device memory), `gradient_bytes()` long.
+  void* gradients() const { return grads_.data(); }
+  size_t gradient_bytes() const { return params_bytes_; }
+  // Steps run so far (the host's count; the device keeps its own for dropout).
+  int64_t steps() const { return steps_; }
 
   const std::vector<LayerTime>& profile() const { return profile_; }
   void ResetProfile();
 
-  // Parameter `index` of node `node` in plain layout (fp32).
+  // Parameter `index` of node `node` in plain layout (fp32 master).
   absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
 
  private:
   struct Layer;
+  struct Param;
   Trainer() = default;
-  absl::Status Build(const Graph& graph, Backend* backend, const TrainOptions& options);
+  // Compile's phases, in order.
+  absl::Status CreateKernels(const Graph& graph);
+  absl::Status RequestBuffers();
+  absl::Status PlanBuffers();
+  absl::Status AllocateAndBind();
   absl::Status InitializeParameters();
-  void* BufferData(int buffer) const;
-  void PoisonBuffersEndingAt(int step);
+
+  void* BufferData(int buffer, int slot) const;
+  absl::Status PoisonBuffersEndingAt(int step);
+  // Runs `work` between the profile timer's start and stop when profiling,
+  // adding the seconds to `*sink`; else just runs it.
+  absl::Status Timed(double* sink, const std::function<absl::Status()>& work);
 
   Graph graph_;
   Backend* backend_ = nullptr;
   TrainOptions options_;
+  DType activation_type_ = DType::kF32;
   std::vector<std::unique_ptr<Layer>> layers_;  // forward order
+  std::vector<int> layer_of_;                   // node -> index in layers_, or -1
+  std::vector<Param> params_list_;              // every parameter, forward order
   std::unique_ptr<Optimizer> optimizer_;
 
   std::vector<BufferRequest> requests_;  // arena buffers
   MemoryPlan plan_;
   std::vector<std::vector<int>> ending_at_;  // arena buffers whose lifetime ends at each step
-  Buffer arena_, params_, grads_, momentum_, state_, scratch_, images_, labels_, loss_;
-  TensorSpec images_spec_;
-  size_t params_bytes_ = 0;
+  Buffer arena_, params_, grads_, momentum_, state_, scratch_, lowp_params_, lowp_grads_;
+  // Device-side scalars: the loss, the step counter, the loss scale, the
+  // overflow flag (one small allocation, see AllocateAndBind).
+  Buffer scalars_;
+  float* loss_ = nullptr;
+  uint64_t* device_step_ = nullptr;
+  float* loss_scale_ = nullptr;
+  int32_t* overflow_ = nullptr;
+  struct Slot {
+    Buffer images, labels;
+    std::unique_ptr<Event> done;  // recorded after the last step that read this slot
+  };
+  Slot slots_[2];
+  int active_slot_ = 0;  // what the next step reads
+  bool have_batch_ = false;
+  TensorSpec images_spec_;  // on the device: the activation type
+  TensorSpec loss_spec_;
+  size_t params_bytes_ = 0, lowp_bytes_ = 0;
   int64_t parameter_count_ = 0;
+  int64_t steps_ = 0;
+  GradientReadyHook gradient_ready_;
   std::vector<LayerTime> profile_;
+  std::unique_ptr<Timer> timer_;
 };
 
 }  // namespace cnnbench

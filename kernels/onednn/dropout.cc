@@ -1,14 +1,14 @@
 // Inverted dropout (oneDNN has no primitive): plain loops with the shared
-// counter-based mask (kernels/reference/dropout_mask.h), so both backends
-// drop the same elements: the mask is drawn per logical (N,C,H,W) element
-// index and keyed by the count of training forwards.
+// counter-based mask (core/random.h), so every backend drops the same
+// elements: the mask is drawn per global logical (N,C,H,W) element index and
+// keyed by (seed, node, training step).
 #include <cstdint>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
-#include "kernels/reference/dropout_mask.h"
+#include "core/random.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -32,8 +32,14 @@ void ApplyMask(const void* in, const uint8_t* mask, double scale, int64_t count,
 
 class DropoutKernel : public OneDnnKernel {
  public:
-  DropoutKernel(std::shared_ptr<Context> context, const DropoutDesc& desc)
-      : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
+  DropoutKernel(std::shared_ptr<Context> context, const DropoutDesc& desc,
+                const KernelOptions& options)
+      : OneDnnKernel(std::move(context), desc.ToString()),
+        desc_(desc),
+        seed_(options.seed),
+        node_(options.node),
+        first_index_(static_cast<uint64_t>(options.batch_offset) *
+                     static_cast<uint64_t>(desc.dims.elements() / desc.dims.n)) {}
 
   absl::Status Init(DType dtype, const Inputs& inputs) {
     const DropoutDesc& d = desc_;
@@ -75,8 +81,9 @@ class DropoutKernel : public OneDnnKernel {
     RETURN_IF_ERROR(RequireScratch(args));
     uint8_t* mask = static_cast<uint8_t*>(args.saved);
     uint8_t* logical = mask_reorder_.valid() ? static_cast<uint8_t*>(args.scratch) : mask;
+    const uint64_t key = DropoutKey(seed_, node_, args.step != nullptr ? *args.step : calls_);
     for (int64_t i = 0; i < elements_; ++i)
-      logical[i] = DropoutKeeps(calls_, static_cast<uint64_t>(i), desc_.rate) ? 1 : 0;
+      logical[i] = DropoutKeeps(key, first_index_ + static_cast<uint64_t>(i), desc_.rate) ? 1 : 0;
     if (mask_reorder_.valid()) {
       RETURN_IF_ERROR(Guarded(what_, [&]() -> absl::Status {
         mask_reorder_.Set(DNNL_ARG_FROM, logical);
@@ -120,16 +127,18 @@ class DropoutKernel : public OneDnnKernel {
   size_t data_bytes_ = 0;
   BoundPrimitive mask_reorder_;  // logical -> x's layout, for blocked x
   size_t mask_offset_ = 0;       // scratch: logical mask, then the reorder's scratchpad
-  uint64_t calls_ = 0;           // training forwards so far: the mask's key
+  const uint64_t seed_, node_;
+  const uint64_t first_index_;  // global index of this batch's first element
+  uint64_t calls_ = 0;          // training forwards so far: the step when none is given
 };
 
 }  // namespace
 
-KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc, DType dtype,
-                       const Inputs& inputs) {
+KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc,
+                       const KernelOptions& options, const Inputs& inputs) {
   RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<DropoutKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(dtype, inputs); }));
+  auto kernel = std::make_unique<DropoutKernel>(std::move(context), desc, options);
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(options.dtype, inputs); }));
   return std::unique_ptr<Kernel>(std::move(kernel));
 }
 

@@ -22,6 +22,7 @@ using onednn::KernelOr;
 
 struct CreateVisitor {
   const std::shared_ptr<Context>& context;
+  const KernelOptions& options;
   DType dtype;
   const std::vector<TensorSpec>& inputs;
   KernelOr operator()(const ConvDesc& d) const {
@@ -41,7 +42,7 @@ struct CreateVisitor {
     return onednn::CreateLrn(context, d, dtype, inputs);
   }
   KernelOr operator()(const DropoutDesc& d) const {
-    return onednn::CreateDropout(context, d, dtype, inputs);
+    return onednn::CreateDropout(context, d, options, inputs);
   }
   KernelOr operator()(const ConcatDesc& d) const {
     return onednn::CreateConcat(context, d, dtype, inputs);
@@ -51,6 +52,9 @@ struct CreateVisitor {
   }
   KernelOr operator()(const SoftmaxXentDesc& d) const {
     return onednn::CreateSoftmaxXent(context, d, dtype, inputs);
+  }
+  KernelOr operator()(const GemmDesc& d) const {
+    return onednn::CreateGemm(context, d, dtype, inputs);
   }
 };
 
@@ -97,21 +101,7 @@ class OneDnnBackend : public Backend {
   absl::string_view name() const override { return "onednn"; }
   Device device() const override { return Device::Cpu(); }
 
-  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
-                                                 const std::vector<TensorSpec>& inputs) override {
-    const std::string what = OpDescToString(desc);
-    if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
-        !status.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad descriptor '", what, "': ", status.message()));
-    if (dtype == DType::kBF16 && !context_->has_bf16)
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: bf16 needs avx512_bf16 (", what, ")"));
-    if (dtype != DType::kF32 && dtype != DType::kBF16)
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: ", DTypeName(dtype), " on the onednn backend (", what, ")"));
-    return std::visit(CreateVisitor{context_, dtype, inputs}, desc);
-  }
+  const Stream& stream() const override { return stream_; }
 
   absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
     return onednn::CreateSgd(desc);
@@ -168,7 +158,31 @@ class OneDnnBackend : public Backend {
            a.bytes == b.bytes && *da == *db;
   }
 
+ protected:
+  absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
+    if (options.dtype == DType::kBF16 && !context_->has_bf16)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: bf16 needs avx512_bf16, which this CPU lacks (", OpDescToString(desc),
+          ")"));
+    if (options.dtype != DType::kF32 && options.dtype != DType::kBF16)
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
+                                                   " on the onednn backend (",
+                                                   OpDescToString(desc), ")"));
+    if (options.precision == Precision::kTf32)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: tf32 is a GPU math mode; the onednn backend runs fp32 or bf16 (",
+          OpDescToString(desc), ")"));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const OpDesc& desc, const KernelOptions& options,
+      const std::vector<TensorSpec>& inputs) override {
+    return std::visit(CreateVisitor{context_, options, options.dtype, inputs}, desc);
+  }
+
  private:
+  const Stream stream_ = Stream::Cpu();
   std::shared_ptr<Context> context_;
   std::mutex mutex_;  // guards the cache and the stream for concurrent Reorder calls
   std::unordered_map<ReorderKey, onednn::BoundPrimitive, ReorderKeyHash> reorders_;

@@ -31,12 +31,15 @@ KernelOr CreateRelu(std::shared_ptr<Context> context, const ReluDesc& desc, DTyp
                     const Inputs& inputs);
 KernelOr CreateLrn(std::shared_ptr<Context> context, const LrnDesc& desc, DType dtype,
                    const Inputs& inputs);
-KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc, DType dtype,
+KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc,
+                       const KernelOptions& options,
                        const Inputs& inputs);
 KernelOr CreateConcat(std::shared_ptr<Context> context, const ConcatDesc& desc, DType dtype,
                       const Inputs& inputs);
 KernelOr CreateAdd(std::shared_ptr<Context> context, const AddDesc& desc, DType dtype,
                    const Inputs& inputs);
+KernelOr CreateGemm(std::shared_ptr<Context> context, const GemmDesc& desc, DType dtype,
+                    const Inputs& inputs);
 KernelOr CreateSoftmaxXent(std::shared_ptr<Context> context, const SoftmaxXentDesc& desc,
                            DType dtype, const Inputs& inputs);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -14,40 +15,39 @@ class SgdOptimizer : public Optimizer {
  public:
   explicit SgdOptimizer(const SgdDesc& desc) : desc_(desc) {}
 
-  absl::Status Update(float* params, const float* grads, float* momentum) override {
-    if (params == nullptr || grads == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(desc_.ToString(), ": null params or grads"));
-    if (desc_.momentum != 0.0 && momentum == nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat(desc_.ToString(), ": momentum > 0 needs the momentum buffer"));
+  absl::Status Update(const UpdateArgs& args) override {
+    ASSIGN_OR_RETURN(const CpuUpdatePlan plan, PrepareCpuUpdate(desc_, args));
+    if (plan.skip) return absl::OkStatus();
     if (desc_.momentum == 0.0) {
-      Plain(params, grads);
+      Plain(args.params, args.grads, plan.inverse_scale);
     } else {
-      WithMomentum(params, grads, momentum);
+      WithMomentum(args.params, args.grads, args.momentum, plan.inverse_scale);
     }
     return absl::OkStatus();
   }
 
  private:
-  // g' = g + wd*w;  w -= lr*g'.
-  void Plain(float* __restrict w, const float* __restrict g) const {
+  // g' = g/scale + wd*w;  w -= lr*g'.
+  void Plain(float* __restrict w, const float* __restrict g, double inv_scale) const {
     const double lr = desc_.learning_rate, wd = desc_.weight_decay;
     const int64_t count = desc_.count;
 #pragma omp simd
     for (int64_t i = 0; i < count; ++i) {
       const double wi = w[i];
-      w[i] = static_cast<float>(wi - lr * (static_cast<double>(g[i]) + wd * wi));
+      w[i] = static_cast<float>(wi - lr * (static_cast<double>(g[i]) * inv_scale + wd * wi));
     }
   }
 
-  // g' = g + wd*w;  v = m*v + g';  w -= lr*v.
-  void WithMomentum(float* __restrict w, const float* __restrict g, float* __restrict v) const {
+  // g' = g/scale + wd*w;  v = m*v + g';  w -= lr*v.
+  void WithMomentum(float* __restrict w, const float* __restrict g, float* __restrict v,
+                    double inv_scale) const {
     const double lr = desc_.learning_rate, m = desc_.momentum, wd = desc_.weight_decay;
     const int64_t count = desc_.count;
 #pragma omp simd
     for (int64_t i = 0; i < count; ++i) {
       const double wi = w[i];
-      const double step = m * static_cast<double>(v[i]) + (static_cast<double>(g[i]) + wd * wi);
+      const double step =
+          m * static_cast<double>(v[i]) + (static_cast<double>(g[i]) * inv_scale + wd * wi);
       v[i] = static_cast<float>(step);
       w[i] = static_cast<float>(wi - lr * step);
     }

@@ -1,9 +1,10 @@
 // Reference inverted dropout: y = x * mask / (1 - rate) in training, y = x
-// in inference; the mask depends only on the training-call count.
+// in inference; the mask is core/random.h's, keyed by (seed, node, step) and
+// drawn per global element index.
 #include <cstdint>
 
 #include "kernels/reference/common.h"
-#include "kernels/reference/dropout_mask.h"
+#include "core/random.h"
 #include "kernels/reference/ops.h"
 
 namespace cnnbench {
@@ -13,8 +14,13 @@ namespace {
 template <typename T>
 class DropoutKernel final : public ReferenceKernel {
  public:
-  DropoutKernel(const DropoutDesc& d, KernelSignature signature)
-      : ReferenceKernel(d.ToString(), std::move(signature)), d_(d) {}
+  DropoutKernel(const DropoutDesc& d, const KernelOptions& options, KernelSignature signature)
+      : ReferenceKernel(d.ToString(), std::move(signature)),
+        d_(d),
+        seed_(options.seed),
+        node_(options.node),
+        first_index_(static_cast<uint64_t>(options.batch_offset) *
+                     static_cast<uint64_t>(d.dims.elements() / d.dims.n)) {}
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
@@ -27,8 +33,9 @@ class DropoutKernel final : public ReferenceKernel {
     }
     uint8_t* mask = static_cast<uint8_t*>(a.saved);  // 1 = kept, per element
     const double keep_scale = 1.0 / (1.0 - d_.rate);
+    const uint64_t key = DropoutKey(seed_, node_, a.step != nullptr ? *a.step : calls_);
     for (int64_t i = 0; i < count; ++i) {
-      const bool keep = DropoutKeeps(calls_, static_cast<uint64_t>(i), d_.rate);
+      const bool keep = DropoutKeeps(key, first_index_ + static_cast<uint64_t>(i), d_.rate);
       mask[i] = keep ? 1 : 0;
       y[i] = keep ? static_cast<T>(static_cast<double>(x[i]) * keep_scale) : T(0);
     }
@@ -53,13 +60,16 @@ class DropoutKernel final : public ReferenceKernel {
   }
 
   const DropoutDesc d_;
-  uint64_t calls_ = 0;  // training forwards so far: the mask's key
+  const uint64_t seed_, node_;
+  const uint64_t first_index_;  // global index of this batch's first element
+  uint64_t calls_ = 0;          // training forwards so far: the step when none is given
 };
 
 }  // namespace
 
-KernelOr CreateDropout(const DropoutDesc& desc, DType dtype,
+KernelOr CreateDropout(const DropoutDesc& desc, const KernelOptions& options,
                        const std::vector<TensorSpec>& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
   auto resolved =
       ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
@@ -69,7 +79,11 @@ KernelOr CreateDropout(const DropoutDesc& desc, DType dtype,
   sig.saved_bytes = static_cast<size_t>(desc.dims.elements());  // one byte per mask element
   sig.backward_reads_inputs = false;
   sig.backward_reads_output = false;
-  return MakeTyped<DropoutKernel>(dtype, desc, std::move(sig));
+  if (dtype == DType::kF64)
+    return std::unique_ptr<Kernel>(new DropoutKernel<double>(desc, options, std::move(sig)));
+  if (dtype == DType::kF32)
+    return std::unique_ptr<Kernel>(new DropoutKernel<float>(desc, options, std::move(sig)));
+  return UnsupportedDType(desc.ToString(), dtype);
 }
 
 }  // namespace reference

@@ -24,7 +24,8 @@ KernelOr CreateBatchNorm(const BatchNormDesc& desc, DType dtype,
 KernelOr CreateRelu(const ReluDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
 KernelOr CreateAdd(const AddDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
 KernelOr CreateLrn(const LrnDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateDropout(const DropoutDesc& desc, DType dtype,
+KernelOr CreateGemm(const GemmDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
+KernelOr CreateDropout(const DropoutDesc& desc, const KernelOptions& options,
                        const std::vector<TensorSpec>& inputs);
 KernelOr CreateConcat(const ConcatDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
 KernelOr CreateSoftmaxXent(const SoftmaxXentDesc& desc, DType dtype,

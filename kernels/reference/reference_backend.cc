@@ -17,6 +17,7 @@ using reference::KernelOr;
 
 // Dispatches one validated descriptor to its constructor.
 struct CreateVisitor {
+  const KernelOptions& options;
   DType dtype;
   const std::vector<TensorSpec>& inputs;
   KernelOr operator()(const ConvDesc& d) const { return reference::CreateConv(d, dtype, inputs); }
@@ -28,7 +29,7 @@ struct CreateVisitor {
   KernelOr operator()(const ReluDesc& d) const { return reference::CreateRelu(d, dtype, inputs); }
   KernelOr operator()(const LrnDesc& d) const { return reference::CreateLrn(d, dtype, inputs); }
   KernelOr operator()(const DropoutDesc& d) const {
-    return reference::CreateDropout(d, dtype, inputs);
+    return reference::CreateDropout(d, options, inputs);
   }
   KernelOr operator()(const ConcatDesc& d) const {
     return reference::CreateConcat(d, dtype, inputs);
@@ -37,6 +38,7 @@ struct CreateVisitor {
   KernelOr operator()(const SoftmaxXentDesc& d) const {
     return reference::CreateSoftmaxXent(d, dtype, inputs);
   }
+  KernelOr operator()(const GemmDesc& d) const { return reference::CreateGemm(d, dtype, inputs); }
 };
 
 // Element type conversion of `count` values.
@@ -51,17 +53,7 @@ class ReferenceBackend final : public Backend {
  public:
   absl::string_view name() const override { return "reference"; }
   Device device() const override { return Device::Cpu(); }
-
-  absl::StatusOr<std::unique_ptr<Kernel>> Create(const OpDesc& desc, DType dtype,
-                                                 const std::vector<TensorSpec>& inputs) override {
-    if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
-        !status.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad descriptor '", OpDescToString(desc), "': ", status.message()));
-    if (dtype != DType::kF32 && dtype != DType::kF64)
-      return reference::UnsupportedDType(OpDescToString(desc), dtype);
-    return std::visit(CreateVisitor{dtype, inputs}, desc);
-  }
+  const Stream& stream() const override { return stream_; }
 
   absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
     return reference::CreateSgd(desc);
@@ -96,6 +88,27 @@ class ReferenceBackend final : public Backend {
     return absl::UnimplementedError(
         absl::StrCat("unsupported: reference backend ", what, " (fp32 <-> fp64 only)"));
   }
+
+ protected:
+  absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
+    // fp64 storage runs under fp32 math (see KernelOptions).
+    if (options.dtype != DType::kF32 && options.dtype != DType::kF64)
+      return reference::UnsupportedDType(OpDescToString(desc), options.dtype);
+    if (options.precision == Precision::kTf32)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: tf32 on the reference backend, which computes in double (",
+                       OpDescToString(desc), ")"));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
+      const OpDesc& desc, const KernelOptions& options,
+      const std::vector<TensorSpec>& inputs) override {
+    return std::visit(CreateVisitor{options, options.dtype, inputs}, desc);
+  }
+
+ private:
+  const Stream stream_ = Stream::Cpu();
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/reference/ops.h"
 
 namespace cnnbench {
@@ -13,15 +14,14 @@ class SgdOptimizer final : public Optimizer {
  public:
   explicit SgdOptimizer(const SgdDesc& d) : d_(d) {}
 
-  absl::Status Update(float* params, const float* grads, float* momentum) override {
-    if (params == nullptr || grads == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(d_.ToString(), ": null params or grads"));
-    if (d_.momentum != 0.0 && momentum == nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat(d_.ToString(), ": momentum > 0 needs the momentum buffer"));
+  absl::Status Update(const UpdateArgs& args) override {
+    ASSIGN_OR_RETURN(const CpuUpdatePlan plan, PrepareCpuUpdate(d_, args));
+    if (plan.skip) return absl::OkStatus();
+    float* params = args.params;
+    float* momentum = args.momentum;
     for (int64_t i = 0; i < d_.count; ++i) {
       const double w = params[i];
-      const double g = static_cast<double>(grads[i]) + d_.weight_decay * w;
+      const double g = static_cast<double>(args.grads[i]) * plan.inverse_scale + d_.weight_decay * w;
       double step = g;
       if (d_.momentum != 0.0) {
         step = d_.momentum * static_cast<double>(momentum[i]) + g;

@@ -1,31 +1,51 @@
-// A layer's kernel case and that layer's time in the training step's
-// per-layer profile measure the same thing (same descriptor, same backend,
-// same layouts). Tolerance, on the fastest of 30 runs of each (the machine is
-// shared; minima are robust to interference): 1.5x for the convolution;
-// 3x for the memory-bound ReLU, whose case reruns on buffers hot in cache
-// while inside the step its output goes to memory the next layer then reads.
-#include <algorithm>
-#include <chrono>
-#include <limits>
+// A layer's kernel cases run what the training step runs on that layer:
+// the case's shape string parses back to the layer's very descriptor, the
+// backend picks the same implementation for the case as for the step, the
+// cases have the passes the step runs, and the step's profile has an entry
+// for every layer with cases. How their times compare is a measurement, not
+// a test: //tools:step_breakdown --profile reports it.
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "bench/kernel_runner.h"
+#include "bench/layer_cases.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "kernels/desc.h"
 #include "models/net_builder.h"
 #include "train/trainer.h"
 
 namespace cnnbench::bench {
 namespace {
 
-constexpr int kRuns = 30;
+template <typename T>
+bool Equal(const OpDesc& a, const OpDesc& b) {
+  const T* x = std::get_if<T>(&a);
+  const T* y = std::get_if<T>(&b);
+  return x != nullptr && y != nullptr && *x == *y;
+}
 
-TEST(LayerAgreementTest, KernelCaseMatchesStepProfile) {
+// The families with kernel cases, field by field.
+bool SameDesc(const OpDesc& a, const OpDesc& b) {
+  return Equal<ConvDesc>(a, b) || Equal<FcDesc>(a, b) || Equal<PoolDesc>(a, b) ||
+         Equal<BatchNormDesc>(a, b) || Equal<ReluDesc>(a, b);
+}
+
+std::vector<std::string> PassNames(const LayerCases& layer) {
+  std::vector<std::string> names;
+  for (const LayerPass& p : layer.passes) names.push_back(p.name);
+  return names;
+}
+
+TEST(LayerAgreementTest, KernelCasesRunWhatTheStepRuns) {
   NetBuilder b(8, 32, 28, 28, 10);
-  b.Conv(64, {3, 3});
-  const int conv = b.Conv(64, {3, 3}) - 1;  // conv -> relu (the top)
-  const int relu = conv + 1;
+  b.Conv(64, {3, 3});                     // conv0 -> relu0: reads the images
+  b.Conv(64, {3, 3}, {.batch_norm = 1});  // conv1 -> bn -> relu1
   b.MaxPool({2, 2}, {.stride = 2});
-  b.Logits();
+  b.Fc(32);    // reads the pool's 4D activation -> relu
+  b.Logits();  // reads a matrix
   auto graph = std::move(b).Build();
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto backend = CreateBackend("onednn", Device::Cpu());
@@ -38,50 +58,49 @@ TEST(LayerAgreementTest, KernelCaseMatchesStepProfile) {
   std::vector<int32_t> labels(8, 1);
   ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
   ASSERT_TRUE((*trainer)->Step().ok());
+  ASSERT_TRUE((*trainer)->Synchronize().ok());
 
-  for (int node : {conv, relu}) {
-    const std::string name = graph->nodes[node].name;
-    double step_fwd = std::numeric_limits<double>::max();
-    double step_bwd = std::numeric_limits<double>::max();
-    for (int i = 0; i < kRuns; ++i) {
-      (*trainer)->ResetProfile();
-      ASSERT_TRUE((*trainer)->Step().ok());
-      for (const LayerTime& t : (*trainer)->profile())
-        if (t.name == name) {
-          step_fwd = std::min(step_fwd, t.forward_seconds);
-          step_bwd = std::min(step_bwd, t.backward_seconds);
-        }
-    }
-    auto runner = KernelRunner::Create(backend->get(), graph->nodes[node].op, Precision::kFp32);
+  const std::vector<LayerCases> layers = GraphLayerCases(*graph);
+  std::set<std::string> families;
+  for (const LayerCases& layer : layers) {
+    const Node& node = graph->nodes[layer.node];
+    families.insert(layer.family);
+    SCOPED_TRACE(node.name + " " + layer.shape);
+
+    // Same descriptor: the name's shape part is the layer's, to the field.
+    auto parsed = ParseOpDesc(layer.shape);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_TRUE(SameDesc(*parsed, node.op));
+
+    // Same implementation: what the backend runs for the case and the step.
+    const LayerTime* in_step = nullptr;
+    for (const LayerTime& t : (*trainer)->profile())
+      if (t.name == node.name) in_step = &t;
+    ASSERT_NE(in_step, nullptr) << "the step's profile has no entry for this layer";
+    auto runner = KernelRunner::Create(backend->get(), *parsed, Precision::kFp32, layer.input);
     ASSERT_TRUE(runner.ok()) << runner.status();
-    auto best = [&](std::vector<Pass> passes) {
-      double fastest = std::numeric_limits<double>::max();
-      for (int i = 0; i < kRuns; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        for (Pass p : passes) EXPECT_TRUE((*runner)->Run(p).ok());
-        fastest = std::min(
-            fastest,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-      return fastest;
-    };
-    const double case_fwd = best({Pass::kForward});
-    const bool is_conv = std::holds_alternative<ConvDesc>(graph->nodes[node].op);
-    const double case_bwd = best(is_conv ? std::vector<Pass>{Pass::kBackwardData,
-                                                             Pass::kBackwardWeights}
-                                         : std::vector<Pass>{Pass::kBackwardData});
-    EXPECT_EQ((*runner)->implementation(),
-              [&] {
-                for (const LayerTime& t : (*trainer)->profile())
-                  if (t.name == name) return t.implementation;
-                return std::string();
-              }())
-        << name;
-    const double tolerance = is_conv ? 1.5 : 3.0;
-    EXPECT_LT(std::max(case_fwd, step_fwd) / std::min(case_fwd, step_fwd), tolerance)
-        << name << " forward: case " << case_fwd << " s, step " << step_fwd << " s";
-    EXPECT_LT(std::max(case_bwd, step_bwd) / std::min(case_bwd, step_bwd), tolerance)
-        << name << " backward: case " << case_bwd << " s, step " << step_bwd << " s";
+    EXPECT_EQ((*runner)->implementation(), in_step->implementation);
+    for (const LayerPass& pass : layer.passes)
+      EXPECT_TRUE((*runner)->Run(pass.pass).ok()) << pass.name;
+    EXPECT_TRUE((*runner)->stream().Synchronize().ok());
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"conv", "batchnorm", "relu", "pool", "fc"}));
+
+  // The passes the step runs: the first conv reads only the images, so it
+  // has no backward-data case; every later layer has one (its input carries
+  // the gradient the first conv's weights need).
+  ASSERT_GE(layers.size(), 4u);
+  EXPECT_EQ(PassNames(layers[0]), (std::vector<std::string>{"fwd", "bwd_filter"}));
+  EXPECT_EQ(PassNames(layers[1]), (std::vector<std::string>{"fwd", "bwd"}));  // relu0
+  EXPECT_EQ(PassNames(layers[2]), (std::vector<std::string>{"fwd", "bwd_data", "bwd_filter"}));
+  for (const LayerCases& layer : layers) {
+    if (layer.family == "batchnorm") {
+      EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"fwd", "bwd"}));
+    } else if (layer.family == "pool") {
+      EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"max/fwd", "max/bwd"}));
+    } else if (layer.family == "fc") {
+      EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"fwd", "bwd_data", "bwd_filter"}));
+    }
   }
 }
 

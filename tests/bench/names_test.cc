@@ -1,5 +1,10 @@
 #include "bench/names.h"
 
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace cnnbench::bench {
@@ -20,10 +25,11 @@ TEST(NamesTest, TrainNameRoundTrips) {
 }
 
 TEST(NamesTest, HarnessSuffixesAreStripped) {
-  for (const char* raw : {"train/vgg16/fp32/real/batch:32/gpus:0/iterations:100/repeats:5/manual_time",
-                          "train/vgg16/fp32/real/batch:32/gpus:0/manual_time_mean",
-                          "train/vgg16/fp32/real/batch:32/gpus:0/real_time",
-                          "train/vgg16/fp32/real/batch:32/gpus:0/min_warmup_time:0.1/process_time"}) {
+  for (const char* raw :
+       {"train/vgg16/fp32/real/batch:32/gpus:0/iterations:100/repeats:5/manual_time",
+        "train/vgg16/fp32/real/batch:32/gpus:0/manual_time_mean",
+        "train/vgg16/fp32/real/batch:32/gpus:0/real_time",
+        "train/vgg16/fp32/real/batch:32/gpus:0/min_warmup_time:0.1/process_time"}) {
     auto c = ParseCaseName(raw);
     ASSERT_TRUE(c.ok()) << raw << ": " << c.status();
     EXPECT_EQ(c->ToString(), "train/vgg16/fp32/real/batch:32/gpus:0");
@@ -75,6 +81,84 @@ TEST(NamesTest, GrammarViolationsAreClearErrors) {
     EXPECT_NE(c.status().message().find(bad.reason), absl::string_view::npos)
         << bad.name << ": " << c.status().message();
   }
+}
+
+TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
+  // One example name per family, built by the printer: the table's part
+  // count, passes and shape prefix must accept what the printer writes.
+  const std::vector<CaseName> examples = {
+      CaseName::Train("resnet50", "fp32", "synthetic", 32, 1),
+      CaseName::Kernel("conv", "bwd_data", "fp32", "cpu", "conv:mb1"),
+      CaseName::Kernel("fc", "bwd_filter", "bf16", "cuda:1", "fc:mb1ic2oc3"),
+      CaseName::Kernel("pool", "avg/bwd", "fp32", "cpu", "pool:avg"),
+      CaseName::Kernel("batchnorm", "bwd", "fp16", "cpu", "bn:mb1"),
+      CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb1"),
+      CaseName::Kernel("gemm", "", "tf32", "cuda", "gemm:m1n2k3"),
+      CaseName::AllReduce("nccl", "fp16", 1024, 8),
+      CaseName::Input("folder", "train", 4),
+  };
+  std::vector<std::string> families;
+  for (const CaseName& c : examples) {
+    const std::string name = c.ToString();
+    const CaseFamily* family = FindCaseFamily(c.family);
+    ASSERT_NE(family, nullptr) << name;
+    families.push_back(family->name);
+    // The grammar line names the family and has the table's part count.
+    EXPECT_EQ(family->grammar.substr(0, family->name.size() + 1), family->name + "/");
+    EXPECT_EQ(
+        static_cast<size_t>(std::count(family->grammar.begin(), family->grammar.end(), '/')) + 1,
+        family->parts)
+        << family->grammar;
+    EXPECT_EQ(static_cast<size_t>(std::count(name.begin(), name.end(), '/')) + 1, family->parts)
+        << name;
+    EXPECT_FALSE(family->counter.empty()) << name;
+    auto parsed = ParseCaseName(name + "/iterations:5/repeats:2/manual_time_mean");
+    ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status();
+    EXPECT_EQ(*parsed, c) << name;
+  }
+  // The examples cover the table, in its order.
+  std::vector<std::string> table;
+  for (const CaseFamily& f : CaseFamilies()) table.push_back(f.name);
+  EXPECT_EQ(families, table);
+  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce");
+}
+
+TEST(NamesTest, ShapePrefixComesFromTheTable) {
+  // batchnorm's descriptors are "bn:...", not "batchnorm:...".
+  EXPECT_TRUE(ParseCaseName("batchnorm/fwd/fp32/cpu/bn:mb1").ok());
+  auto wrong = ParseCaseName("batchnorm/fwd/fp32/cpu/batchnorm:mb1");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("'bn:'"), absl::string_view::npos) << wrong.status();
+}
+
+TEST(NamesTest, CaseNamesOrderAndCompareByEveryPart) {
+  const CaseName a = CaseName::Train("alexnet", "fp32", "synthetic", 32, 1);
+  CaseName b = a;
+  EXPECT_EQ(a, b);
+  b.gpus = 2;
+  EXPECT_FALSE(a == b);
+  EXPECT_TRUE(a < b);
+  EXPECT_FALSE(b < a);
+  const CaseName max = CaseName::Kernel("pool", "max/fwd", "fp32", "cpu", "pool:x");
+  const CaseName avg = CaseName::Kernel("pool", "avg/fwd", "fp32", "cpu", "pool:x");
+  EXPECT_EQ(max.algorithm, "max");
+  EXPECT_EQ(max.pass, "fwd");
+  EXPECT_FALSE(max == avg);
+}
+
+TEST(NamesTest, ModelDisplayNamesAreOneEntryPerModel) {
+  std::set<std::string> models, displays;
+  int published = 0;
+  bool published_first = true;
+  for (const ModelDisplay& m : ModelDisplayNames()) {
+    EXPECT_TRUE(models.insert(m.model).second) << "twice: " << m.model;
+    EXPECT_TRUE(displays.insert(m.display).second) << "twice: " << m.display;
+    if (m.published) published_first = published_first && published == models.size() - 1;
+    published += m.published;
+  }
+  // The published page's five columns, first.
+  EXPECT_EQ(published, 5);
+  EXPECT_TRUE(published_first);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -162,6 +164,156 @@ TEST(SuiteTest, EveryRegisteredNameFollowsTheGrammar) {
     }
     EXPECT_GT(names, 0) << preset;
   }
+}
+
+// Runs the suite with `args` and returns its JSON (fails the test on error).
+nlohmann::json RunJson(const std::string& name, const std::string& args, std::string* output,
+                       const std::string& env = "") {
+  const std::string json_path = TempPath(name + ".json");
+  std::remove(json_path.c_str());
+  const int rc =
+      RunBench(absl::StrCat(args, " --benchmark_out=", json_path, " --benchmark_out_format=json"),
+               output, env);
+  EXPECT_EQ(rc, 0) << *output;
+  std::ifstream in(json_path);
+  if (!in.good()) {
+    ADD_FAILURE() << "no JSON from " << args << "\n" << *output;
+    return nlohmann::json::object();
+  }
+  return nlohmann::json::parse(in);
+}
+
+// The iteration entries (no aggregates), by case name without suffixes.
+std::map<std::string, std::vector<nlohmann::json>> IterationsByCase(const nlohmann::json& run) {
+  std::map<std::string, std::vector<nlohmann::json>> out;
+  for (const auto& b : run.value("benchmarks", nlohmann::json::array())) {
+    if (b.value("run_type", "") != "iteration") continue;
+    auto parsed = ParseCaseName(b.at("name").get<std::string>());
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    if (parsed.ok()) out[parsed->ToString()].push_back(b);
+  }
+  return out;
+}
+
+TEST(SuiteTest, BenchmarkRepetitionsWinsForEveryFamily) {
+  // The tiny preset runs 2 repetitions; the user's flag says 3. (resnet50's
+  // first layers add the batch-norm family lenet lacks.)
+  std::string output;
+  const nlohmann::json run = RunJson(
+      "reps", "--preset=tiny --kernel_models=lenet,resnet50 --benchmark_repetitions=3", &output);
+  EXPECT_EQ(run.at("context").at("repetitions"), "3");
+  std::set<std::string> families;
+  for (const auto& [name, entries] : IterationsByCase(run)) {
+    families.insert(ParseCaseName(name)->family);
+    EXPECT_EQ(entries.size(), 3u) << name;
+    for (const auto& b : entries) EXPECT_EQ(b.at("repetitions"), 3) << name;
+  }
+  for (const CaseFamily& f : CaseFamilies()) {
+    if (!f.registered) continue;
+    EXPECT_TRUE(families.count(f.name)) << "no " << f.name << " case ran";
+  }
+}
+
+TEST(SuiteTest, BenchmarkRepetitionsFromTheEnvironment) {
+  // Google Benchmark reads BENCHMARK_<FLAG> when the command line is silent.
+  std::string output;
+  const nlohmann::json run =
+      RunJson("env_reps", "--preset=tiny --families=gemm", &output, "BENCHMARK_REPETITIONS=3");
+  const auto cases = IterationsByCase(run);
+  ASSERT_FALSE(cases.empty()) << output;
+  for (const auto& [name, entries] : cases) EXPECT_EQ(entries.size(), 3u) << name;
+}
+
+TEST(SuiteTest, ConflictingRepetitionFlagsAreAnError) {
+  std::string output;
+  EXPECT_NE(RunBench("--preset=tiny --repetitions=2 --benchmark_repetitions=3 --list", &output), 0);
+  EXPECT_NE(output.find("disagree"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --benchmark_repetitions=0 --list", &output), 0);
+  EXPECT_NE(output.find("--benchmark_repetitions=0"), std::string::npos) << output;
+}
+
+TEST(SuiteTest, BenchmarkMinTimeWinsForKernelAndGemmNotForCountedFamilies) {
+  // Google Benchmark names a case with the min time it runs under
+  // ("/min_time:0.020"): the setting, read without timing anything.
+  std::string output;
+  const nlohmann::json run =
+      RunJson("min_time",
+              "--preset=tiny --families=train,conv,fc,pool,batchnorm,relu,gemm,allreduce "
+              "--steps=3 --allreduce_iters=4 --benchmark_min_time=0.02",
+              &output);
+  int kernel_cases = 0, train_cases = 0, allreduce_cases = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("run_type", "") != "iteration") continue;
+    const std::string name = b.at("name");
+    if (absl::StartsWith(name, "train/")) {
+      ++train_cases;
+      EXPECT_EQ(name.find("min_time"), std::string::npos) << name;
+      EXPECT_EQ(b.at("iterations"), 3) << name << ": train cases run --steps per repetition";
+    } else if (absl::StartsWith(name, "allreduce/")) {
+      ++allreduce_cases;
+      EXPECT_EQ(name.find("min_time"), std::string::npos) << name;
+      EXPECT_EQ(b.at("iterations"), 4) << name << ": all-reduce cases run --allreduce_iters";
+    } else {
+      ++kernel_cases;
+      EXPECT_NE(name.find("/min_time:0.020/"), std::string::npos) << name;
+    }
+  }
+  EXPECT_GT(kernel_cases, 0) << output;
+  EXPECT_GT(train_cases, 0) << output;
+  EXPECT_GT(allreduce_cases, 0) << output;
+  const std::string note = "--benchmark_min_time does not apply to train cases";
+  const size_t first = output.find(note);
+  ASSERT_NE(first, std::string::npos) << output;
+  EXPECT_EQ(output.find(note, first + 1), std::string::npos) << "said more than once:\n" << output;
+  EXPECT_NE(output.find("--steps", first), std::string::npos) << output;
+}
+
+TEST(SuiteTest, PresetMinTimeWithoutTheFlag) {
+  std::string output;
+  const nlohmann::json run = RunJson("preset_min_time", "--preset=tiny --families=gemm", &output);
+  const auto cases = IterationsByCase(run);
+  ASSERT_FALSE(cases.empty()) << output;
+  for (const auto& [name, entries] : cases)
+    for (const auto& b : entries)
+      EXPECT_NE(b.at("name").get<std::string>().find("/min_time:0.010/"), std::string::npos)
+          << b.at("name");
+  EXPECT_EQ(output.find("does not apply"), std::string::npos) << output;
+}
+
+TEST(SuiteTest, Bf16MovesHalfTheBytesOfFp32) {
+  // bytes_per_second x seconds per iteration = the bytes one call moves,
+  // whatever the timing: bf16 activations are 2 bytes, fp32 ones 4.
+  std::string output;
+  const nlohmann::json run = RunJson(
+      "bytes", "--preset=tiny --families=pool,batchnorm,relu --precisions=fp32,bf16", &output);
+  std::map<std::string, double> bytes;  // name with the precision blanked -> bytes per call
+  std::map<std::string, double> fp32;
+  int compared = 0;
+  std::string skipped;
+  for (const auto& [name, entries] : IterationsByCase(run)) {
+    const nlohmann::json& b = entries.front();
+    if (b.value("error_occurred", false)) {
+      if (name.find("/bf16/") != std::string::npos) skipped = b.value("error_message", "");
+      continue;
+    }
+    ASSERT_EQ(b.at("time_unit"), "us") << name;
+    const double per_call =
+        b.at("bytes_per_second").get<double>() * b.at("real_time").get<double>() * 1e-6;
+    CaseName c = *ParseCaseName(name);
+    const std::string precision = c.precision;
+    c.precision = "*";
+    (precision == "fp32" ? fp32 : bytes)[c.ToString()] = per_call;
+  }
+  if (bytes.empty()) {
+    ASSERT_TRUE(absl::StrContains(skipped, "unsupported")) << skipped;
+    GTEST_SKIP() << "bf16 does not run here: " << skipped;
+  }
+  for (const auto& [key, bf16] : bytes) {
+    ASSERT_TRUE(fp32.count(key)) << key;
+    EXPECT_NEAR(bf16 / fp32[key], 0.5, 1e-6) << key << ": " << bf16 << " vs " << fp32[key];
+    ++compared;
+  }
+  EXPECT_GT(compared, 0);
 }
 
 TEST(SuiteTest, BadFlagsAreClearErrors) {

@@ -30,6 +30,14 @@ TEST(DTypeTest, PrecisionParse) {
   EXPECT_EQ(ActivationType(Precision::kBf16), DType::kBF16);
   EXPECT_EQ(ActivationType(Precision::kTf32), DType::kF32);
   EXPECT_FALSE(ParsePrecision("int8").ok());
+  EXPECT_NE(ParsePrecision("int8").status().message().find("fp32, tf32, fp16, bf16"),
+            absl::string_view::npos);
+  // The table is the one list: every entry round-trips, and names are unique.
+  for (const PrecisionInfo& p : kPrecisions) {
+    EXPECT_EQ(*ParsePrecision(p.name), p.precision);
+    EXPECT_EQ(PrecisionName(p.precision), p.name);
+    EXPECT_EQ(ActivationType(p.precision), p.activations);
+  }
 }
 
 TEST(HalfTest, ExactValuesRoundTrip) {

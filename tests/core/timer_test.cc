@@ -7,42 +7,90 @@
 namespace cnnbench {
 namespace {
 
-TEST(TimerTest, CpuTimerMeasuresASleep) {
+// No timing windows here: only bounds the system guarantees. A sleep lasts
+// at least its duration on the steady clock, so a timer around it cannot
+// read less; a timer around device work that has to happen reads more than
+// zero. Upper bounds depend on the machine's load and are never asserted.
+
+TEST(TimerTest, CpuTimerAroundASleepReadsAtLeastTheSleep) {
   auto stream = Stream::Create(Device::Cpu());
   ASSERT_TRUE(stream.ok());
   auto timer = Timer::Create(*stream);
   ASSERT_TRUE(timer.ok()) << timer.status();
+  const auto sleep = std::chrono::milliseconds(20);
   ASSERT_TRUE(timer->Start().ok());
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_TRUE(timer->Stop().ok());
-  auto seconds = timer->ElapsedSeconds();
-  ASSERT_TRUE(seconds.ok());
-  EXPECT_GE(*seconds, 0.019);
-  EXPECT_LT(*seconds, 2.0);  // generous: the machine is shared
-}
-
-TEST(TimerTest, CpuTimerIsMonotonic) {
-  auto stream = Stream::Create(Device::Cpu());
-  auto timer = Timer::Create(*stream);
-  ASSERT_TRUE(timer->Start().ok());
-  ASSERT_TRUE(timer->Stop().ok());
-  EXPECT_GE(*timer->ElapsedSeconds(), 0.0);
-}
-
-TEST(TimerTest, GpuTimerMeasuresDeviceWork) {
-  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no GPU";
-  auto stream = Stream::Create(Device::Cuda(0));
-  ASSERT_TRUE(stream.ok()) << stream.status();
-  auto timer = Timer::Create(*stream);
-  ASSERT_TRUE(timer.ok()) << timer.status();
-  auto buffer = Buffer::Allocate(Device::Cuda(0), 256 << 20);
-  ASSERT_TRUE(buffer.ok());
-  ASSERT_TRUE(timer->Start().ok());
-  ASSERT_TRUE(stream->Synchronize().ok());
+  std::this_thread::sleep_for(sleep);
   ASSERT_TRUE(timer->Stop().ok());
   auto seconds = timer->ElapsedSeconds();
   ASSERT_TRUE(seconds.ok()) << seconds.status();
-  EXPECT_GE(*seconds, 0.0);
+  EXPECT_GE(*seconds, std::chrono::duration<double>(sleep).count());
+}
+
+TEST(TimerTest, CpuElapsedIsFixedByStartAndStop) {
+  // What Start and Stop recorded, not the time of reading: reading it again
+  // later gives the same value, and a new Start/Stop pair replaces it.
+  auto stream = Stream::Create(Device::Cpu());
+  auto timer = Timer::Create(*stream);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  const auto sleep = std::chrono::milliseconds(5);
+  ASSERT_TRUE(timer->Start().ok());
+  std::this_thread::sleep_for(sleep);
+  ASSERT_TRUE(timer->Stop().ok());
+  auto first = timer->ElapsedSeconds();
+  ASSERT_TRUE(first.ok()) << first.status();
+  std::this_thread::sleep_for(sleep);
+  auto again = timer->ElapsedSeconds();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*first, *again);
+
+  ASSERT_TRUE(timer->Start().ok());
+  std::this_thread::sleep_for(4 * sleep);
+  ASSERT_TRUE(timer->Stop().ok());
+  auto second = timer->ElapsedSeconds();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_GE(*second, std::chrono::duration<double>(4 * sleep).count());
+}
+
+// A timer read out of order is an error, not a number: core's Timer does not
+// track whether Start and Stop were called yet (it reads its events as they
+// are), so these wait for it to (issue 9).
+TEST(TimerTest, DISABLED_StopBeforeStartIsAnError) {
+  auto stream = Stream::Create(Device::Cpu());
+  auto timer = Timer::Create(*stream);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  EXPECT_FALSE(timer->Stop().ok());
+}
+
+TEST(TimerTest, DISABLED_ElapsedBeforeStopIsAnError) {
+  auto stream = Stream::Create(Device::Cpu());
+  auto timer = Timer::Create(*stream);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  EXPECT_FALSE(timer->ElapsedSeconds().ok());
+  ASSERT_TRUE(timer->Start().ok());
+  EXPECT_FALSE(timer->ElapsedSeconds().ok());
+}
+
+TEST(TimerTest, GpuTimerMeasuresTheWorkEnqueuedBetweenItsEvents) {
+  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no GPU";
+  const Device gpu = Device::Cuda(0);
+  auto stream = Stream::Create(gpu);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  auto timer = Timer::Create(*stream);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  const size_t bytes = size_t{256} << 20;
+  auto buffer = Buffer::Allocate(gpu, bytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  ASSERT_TRUE(timer->Start().ok());
+  ASSERT_TRUE(MemsetAsync(buffer->data(), 0x5a, bytes, *stream).ok());  // 256 MiB of work
+  ASSERT_TRUE(timer->Stop().ok());
+  auto seconds = timer->ElapsedSeconds();
+  ASSERT_TRUE(seconds.ok()) << seconds.status();
+  EXPECT_GT(*seconds, 0.0);
+  // ElapsedSeconds waited for the stop event, so the work before it is done.
+  unsigned char last = 0;
+  ASSERT_TRUE(
+      CopyBytes(&last, Device::Cpu(), static_cast<char*>(buffer->data()) + bytes - 1, gpu, 1).ok());
+  EXPECT_EQ(last, 0x5a);
 }
 
 TEST(StreamTest, EventOnWrongDeviceIsAnError) {

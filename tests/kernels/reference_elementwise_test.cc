@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
-#include "kernels/reference/dropout_mask.h"
+#include "core/random.h"
 #include "kernels/reference/reference_backend.h"
 #include "tests/kernels/gradient_check.h"
 
@@ -97,8 +97,9 @@ TEST_P(ElementwiseTest, DropoutKeepsScalesAndReproduces) {
     const std::vector<double> dx = ToDoubles(sig.inputs[0], k.buffers.dx[0].data());
     int kept = 0;
     for (int64_t i = 0; i < count; ++i) {
-      // The mask is the documented counter-based one: call `call`, element i.
-      const bool keep = DropoutKeeps(call, i, 0.5);
+      // The mask is the documented counter-based one: seed 0, node 0, the
+      // kernel's own call count as the step (no step counter given), element i.
+      const bool keep = DropoutKeeps(DropoutKey(0, 0, call), i, 0.5);
       kept += keep;
       EXPECT_EQ(y[i], keep ? 2 * x[i] : 0.0) << i;
       EXPECT_EQ(dx[i], keep ? 6.0 : 0.0) << i;
@@ -112,7 +113,7 @@ TEST_P(ElementwiseTest, DropoutKeepsScalesAndReproduces) {
   ASSERT_TRUE(again.kernel->Forward(again.buffers.Args()).ok());
   for (int64_t i = 0; i < count; ++i)
     EXPECT_EQ(ToDoubles(sig.output, again.buffers.y.data())[i],
-              DropoutKeeps(0, i, 0.5) ? 2 * x[i] : 0.0);
+              DropoutKeeps(DropoutKey(0, 0, 0), i, 0.5) ? 2 * x[i] : 0.0);
   // Inference: identity, in both directions.
   KernelArgs inference = k.buffers.Args(/*training=*/false);
   ASSERT_TRUE(k.kernel->Forward(inference).ok());
@@ -127,9 +128,73 @@ TEST(DropoutTest, KeepsAboutOneMinusRate) {
   for (double rate : {0.0, 0.1, 0.5, 0.9}) {
     int kept = 0;
     const int count = 100000;
-    for (int i = 0; i < count; ++i) kept += DropoutKeeps(3, i, rate);
+    for (int i = 0; i < count; ++i) kept += DropoutKeeps(DropoutKey(1, 2, 3), i, rate);
     EXPECT_NEAR(static_cast<double>(kept) / count, 1 - rate, 0.01) << rate;
   }
+}
+
+// The y of one training forward of dropout `desc` created with `options`, on
+// x = 1 everywhere (so y is 0 or 1/(1-rate) per element), at `step` when given.
+std::vector<double> DropoutOutput(const DropoutDesc& desc, const KernelOptions& options,
+                                  const uint64_t* step) {
+  std::unique_ptr<Backend> backend = CreateReferenceBackend();
+  auto kernel = backend->Create(desc, options, {});
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  if (!kernel.ok()) return {};
+  const KernelSignature& sig = (*kernel)->signature();
+  const int64_t count = desc.dims.elements();
+  std::vector<float> x(count, 1.0f), y(count, -1.0f);
+  std::vector<uint8_t> saved(sig.saved_bytes);
+  KernelArgs args;
+  args.x = {x.data()};
+  args.y = y.data();
+  args.saved = saved.data();
+  args.step = step;
+  EXPECT_TRUE((*kernel)->Forward(args).ok());
+  return std::vector<double>(y.begin(), y.end());
+}
+
+TEST(DropoutTest, TwoLayersOfOneShapeDrawDifferentMasks) {
+  const DropoutDesc desc{{4, 8, 3, 3}, 0.5};
+  KernelOptions a, b;
+  a.seed = b.seed = 7;
+  a.node = 3;
+  b.node = 9;
+  const uint64_t step = 5;
+  EXPECT_NE(DropoutOutput(desc, a, &step), DropoutOutput(desc, b, &step));
+  EXPECT_EQ(DropoutOutput(desc, a, &step), DropoutOutput(desc, a, &step));
+}
+
+TEST(DropoutTest, TheStepCounterInMemoryKeysTheMask) {
+  const DropoutDesc desc{{4, 8, 3, 3}, 0.5};
+  KernelOptions options;
+  options.seed = 11;
+  const uint64_t step0 = 0, step1 = 1;
+  // A replayed step (same kernel, counter advanced in memory) draws a new mask.
+  EXPECT_NE(DropoutOutput(desc, options, &step0), DropoutOutput(desc, options, &step1));
+  // The documented key.
+  const std::vector<double> y = DropoutOutput(desc, options, &step1);
+  for (int64_t i = 0; i < desc.dims.elements(); ++i)
+    ASSERT_EQ(y[i], DropoutKeeps(DropoutKey(11, 0, 1), i, 0.5) ? 2.0 : 0.0) << i;
+}
+
+TEST(DropoutTest, ReplicasDrawTheSlicesOfTheWholeBatchsMask) {
+  // Two replicas at batch 3 (offsets 0 and 3) equal one replica at batch 6.
+  const Dims4 whole{6, 4, 5, 5}, part{3, 4, 5, 5};
+  KernelOptions options;
+  options.seed = 3;
+  options.node = 4;
+  const uint64_t step = 2;
+  const std::vector<double> all = DropoutOutput(DropoutDesc{whole, 0.5}, options, &step);
+  std::vector<double> joined = DropoutOutput(DropoutDesc{part, 0.5}, options, &step);
+  options.batch_offset = 3;
+  const std::vector<double> second = DropoutOutput(DropoutDesc{part, 0.5}, options, &step);
+  joined.insert(joined.end(), second.begin(), second.end());
+  EXPECT_EQ(joined, all);
+  // Not trivially so: the second replica's mask differs from the first's.
+  EXPECT_NE(second, DropoutOutput(DropoutDesc{part, 0.5}, KernelOptions{DType::kF32,
+                                                                        Precision::kFp32, 3, 4, 0},
+                                  &step));
 }
 
 TEST(ElementwiseGradientTest, Relu) {

@@ -81,7 +81,7 @@ TEST(ResultsTest, MergesFilesOfOnePlatformWeightingAggregateOnlyMeans) {
   AddRunFile(*ParseRunFile("two.json", two, &warnings), results, &warnings);
   ASSERT_EQ(results.platforms.size(), 1u);
   const Measurement& m =
-      results.platforms[0].train.at(TrainCase{"vgg16", "fp32", "synthetic", 64, 1});
+      results.platforms[0].train.at(CaseName::Train("vgg16", "fp32", "synthetic", 64, 1));
   EXPECT_EQ(m.samples, 5);
   EXPECT_DOUBLE_EQ(*m.Mean("images_per_second"), (100 + 110 + 3 * 130) / 5.0);
   EXPECT_EQ(m.commits, (std::vector<std::string>{"a", "b"}));
@@ -98,8 +98,8 @@ TEST(RunFileTest, FailedCasesKeepTheirMessage) {
   Results results;
   AddRunFile(*ParseRunFile("f.json", text, &warnings), results, &warnings);
   const auto& train = results.platforms[0].train;
-  EXPECT_TRUE(train.at(TrainCase{"vgg16", "fp32", "synthetic", 512, 1}).oom());
-  const Measurement& failed = train.at(TrainCase{"vgg16", "fp32", "real", 64, 1});
+  EXPECT_TRUE(train.at(CaseName::Train("vgg16", "fp32", "synthetic", 512, 1)).oom());
+  const Measurement& failed = train.at(CaseName::Train("vgg16", "fp32", "real", 64, 1));
   EXPECT_FALSE(failed.ok());
   EXPECT_FALSE(failed.oom());
   EXPECT_EQ(failed.errors, std::vector<std::string>{"no shards"});

@@ -1,5 +1,7 @@
 #include "train/memory_plan.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 #include "train/init.h"
 
@@ -34,18 +36,52 @@ TEST(MemoryPlanTest, RandomRequestsNeverOverlapWhileLive) {
   }
 }
 
-TEST(MemoryPlanTest, VerifyCatchesOverlap) {
-  std::vector<BufferRequest> requests = {{"a", 128, 0, 3}, {"b", 128, 2, 5}};
+// A hand-made plan with one overlap: the error names the two buffers that
+// overlap, with their byte ranges and steps, and no other buffer.
+TEST(MemoryPlanTest, VerifyNamesTheOverlappingPair) {
+  std::vector<BufferRequest> requests = {
+      {"conv1_out", 128, 0, 3}, {"pool2_grad", 128, 2, 5}, {"bystander", 128, 0, 5}};
   MemoryPlan bad;
-  bad.offsets = {0, 64};
-  bad.arena_bytes = 192;
+  bad.alignment = 64;
+  bad.offsets = {0, 64, 256};
+  bad.arena_bytes = 384;
   absl::Status s = VerifyPlan(requests, bad);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("a"), absl::string_view::npos);
-  EXPECT_NE(s.message().find("b"), absl::string_view::npos);
+  const std::string message(s.message());
+  EXPECT_NE(message.find("live buffers overlap"), std::string::npos) << message;
+  EXPECT_NE(message.find("conv1_out [0,128) steps 0-3"), std::string::npos) << message;
+  EXPECT_NE(message.find("pool2_grad [64,192) steps 2-5"), std::string::npos) << message;
+  EXPECT_EQ(message.find("bystander"), std::string::npos) << message;
+
   // Disjoint lifetimes may share bytes.
   requests[1].first = 4;
-  EXPECT_TRUE(VerifyPlan(requests, bad).ok());
+  EXPECT_TRUE(VerifyPlan(requests, bad).ok()) << VerifyPlan(requests, bad);
+}
+
+TEST(MemoryPlanTest, VerifyNamesABufferOutsideTheArena) {
+  std::vector<BufferRequest> requests = {{"fits", 64, 0, 1}, {"spills_over", 128, 2, 3}};
+  MemoryPlan bad;
+  bad.alignment = 64;
+  bad.offsets = {0, 64};
+  bad.arena_bytes = 128;
+  absl::Status s = VerifyPlan(requests, bad);
+  ASSERT_FALSE(s.ok());
+  const std::string message(s.message());
+  EXPECT_NE(message.find("buffer spills_over at 64 does not fit the arena of 128 bytes"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("fits "), std::string::npos) << message;
+}
+
+TEST(MemoryPlanTest, VerifyNamesAMisalignedBuffer) {
+  std::vector<BufferRequest> requests = {{"aligned", 64, 0, 1}, {"off_by_eight", 64, 2, 3}};
+  MemoryPlan bad;
+  bad.alignment = 64;
+  bad.offsets = {0, 8};
+  bad.arena_bytes = 128;
+  absl::Status s = VerifyPlan(requests, bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("buffer off_by_eight at 8"), absl::string_view::npos) << s;
 }
 
 TEST(RngTest, DeterministicAndRoughlyUniform) {

@@ -93,7 +93,7 @@ Comparison Compare(const Results& current, const Results& base, double threshold
     for (const TrainGroup& group : TrainGroups(p)) {
       Table t = GroupTable(
           group, absl::StrCat("This run / base: ", group.Describe()),
-          [&](const TrainCase& c, Footnotes& notes, const std::string& where) -> std::string {
+          [&](const CaseName& c, Footnotes& notes, const std::string& where) -> std::string {
             auto now_it = p.train.find(c);
             auto base_it = b->train.find(c);
             if (now_it == p.train.end()) return ThroughputCell(nullptr, notes, where);

@@ -25,50 +25,51 @@ std::string FailureCell(const Measurement* m, Footnotes& notes, const std::strin
 
 Section KernelSection(const PlatformResults& p) {
   Section section{"Kernels", {}, {}};
-  // (op, variant, device) in first-seen order, each with its shapes and precisions.
+  // (family, variant, device) in first-seen order, each with its shapes,
+  // precisions and cases.
   using GroupKey = std::tuple<std::string, std::string, std::string>;
+  struct Group {
+    std::vector<std::string> shapes, precisions;
+    std::map<std::pair<std::string, std::string>, const Measurement*> cells;  // (shape, precision)
+  };
   std::vector<GroupKey> order;
-  std::map<GroupKey, std::vector<std::string>> shapes;
-  std::map<GroupKey, std::vector<std::string>> precisions;
-  for (const KernelCase& c : p.kernel_order) {
-    GroupKey key{c.op, c.variant, c.device};
-    if (!shapes.count(key)) order.push_back(key);
-    AddDistinct(c.shape, shapes[key]);
-    AddDistinct(c.precision, precisions[key]);
+  std::map<GroupKey, Group> groups;
+  for (const CaseName& c : p.kernel_order) {
+    GroupKey key{c.family, KernelVariant(c), c.device};
+    if (!groups.count(key)) order.push_back(key);
+    Group& g = groups[key];
+    AddDistinct(c.shape, g.shapes);
+    AddDistinct(c.precision, g.precisions);
+    g.cells[{c.shape, c.precision}] = &p.kernels.at(c);
   }
   for (const GroupKey& key : order) {
-    const auto& [op, variant, device] = key;
-    std::vector<std::string>& columns = precisions[key];
+    const auto& [family, variant, device] = key;
+    Group& g = groups[key];
+    std::vector<std::string>& columns = g.precisions;
     std::sort(columns.begin(), columns.end(), [](const std::string& a, const std::string& b) {
       return std::make_pair(PrecisionRank(a), a) < std::make_pair(PrecisionRank(b), b);
     });
-    // Compute kernels report FLOP/s; memory-bound ones (pooling) only bytes/s.
-    bool flops = false, bytes = false;
+    // Compute kernels report FLOP/s; memory-bound ones (pooling) bytes/s:
+    // the family's counter (bench/names.h).
+    const bool flops = bench::FindCaseFamily(family)->counter == "flops";
     double max_flops = 0;
-    for (const auto& [c, m] : p.kernels) {
-      if (c.op == op && c.variant == variant && c.device == device) {
-        flops = flops || m.Mean("flops");
-        bytes = bytes || m.Mean("bytes_per_second");
-        max_flops = std::max(max_flops, m.Mean("flops").value_or(0));
-      }
-    }
-    // All failed: the kind's usual unit.
-    if (!flops && !bytes) flops = op == "conv" || op == "fc" || op == "gemm";
+    for (const auto& [cell, m] : g.cells)
+      max_flops = std::max(max_flops, m->Mean("flops").value_or(0));
     // TFLOP/s as DeepBench prints GPUs; GFLOP/s where nothing reaches one TFLOP/s (CPUs).
     const bool giga = flops && max_flops > 0 && max_flops < 1e12;
     const char* counter = flops ? "flops" : "bytes_per_second";
     const double scale = flops && !giga ? 1e12 : 1e9;
     Table t;
-    t.title = absl::StrCat(op, variant.empty() ? "" : " ", variant, " on ", device, ", ",
+    t.title = absl::StrCat(family, variant.empty() ? "" : " ", variant, " on ", device, ", ",
                            flops ? (giga ? "GFLOP/s" : "TFLOP/s") : "GB/s");
     t.header = {"Shape"};
     t.header.insert(t.header.end(), columns.begin(), columns.end());
     Footnotes notes;
-    for (const std::string& shape : shapes[key]) {
+    for (const std::string& shape : g.shapes) {
       std::vector<std::string> row = {shape};
       for (const std::string& precision : columns) {
-        auto it = p.kernels.find(KernelCase{op, variant, precision, device, shape});
-        const Measurement* m = it == p.kernels.end() ? nullptr : &it->second;
+        auto it = g.cells.find({shape, precision});
+        const Measurement* m = it == g.cells.end() ? nullptr : it->second;
         std::string cell = FailureCell(m, notes, absl::StrCat(shape, ", ", precision));
         if (cell.empty()) {
           std::optional<double> v = m->Mean(counter);
@@ -95,10 +96,10 @@ int DtypeBytes(const std::string& dtype) {
 
 Section AllReduceSection(const PlatformResults& p) {
   Section section{"All-reduce", {}, {}};
-  std::map<std::pair<std::string, int>, std::vector<const AllReduceCase*>> groups;
+  std::map<std::pair<std::string, int>, std::vector<const CaseName*>> groups;
   for (const auto& [c, m] : p.allreduce) groups[{c.impl, c.ranks}].push_back(&c);
   for (auto& [key, cases] : groups) {
-    std::sort(cases.begin(), cases.end(), [](const AllReduceCase* a, const AllReduceCase* b) {
+    std::sort(cases.begin(), cases.end(), [](const CaseName* a, const CaseName* b) {
       return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
     });
     Table t;
@@ -106,7 +107,7 @@ Section AllReduceSection(const PlatformResults& p) {
     t.header = {"size (B)",  "count (elements)", "type",        "redop",
                 "time (us)", "algbw (GB/s)",     "busbw (GB/s)"};
     Footnotes notes;
-    for (const AllReduceCase* c : cases) {
+    for (const CaseName* c : cases) {
       const Measurement& m = p.allreduce.at(*c);
       int element = DtypeBytes(c->dtype);
       std::vector<std::string> row = {absl::StrCat(c->bytes),
@@ -152,7 +153,7 @@ Section InputSection(const PlatformResults& p) {
   for (int n : threads) {
     std::vector<std::string> row = {absl::StrCat(n)};
     for (const auto& [source, preprocess] : columns) {
-      auto it = p.input.find(InputCase{source, preprocess, n});
+      auto it = p.input.find(CaseName::Input(source, preprocess, n));
       const Measurement* m = it == p.input.end() ? nullptr : &it->second;
       row.push_back(ThroughputCell(
           m, notes,

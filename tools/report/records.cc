@@ -24,7 +24,7 @@ void Finish(const Measurement& m, const char* value_field, std::optional<double>
 Record Start(const PlatformResults& p, const CaseName& name, const std::string& kind) {
   Record r;
   r.platform = p.name;
-  r.key = CanonicalName(name);
+  r.key = name.ToString();
   r.kind = kind;
   r.json["kind"] = kind;
   r.json["platform"] = p.name;
@@ -36,7 +36,7 @@ Record Start(const PlatformResults& p, const CaseName& name, const std::string& 
 std::vector<Record> MakeRecords(const Results& results) {
   std::vector<Record> records;
   for (const PlatformResults& p : results.platforms) {
-    std::vector<const std::pair<const TrainCase, Measurement>*> train;
+    std::vector<const std::pair<const CaseName, Measurement>*> train;
     for (const auto& entry : p.train) train.push_back(&entry);
     std::stable_sort(train.begin(), train.end(), [](const auto* a, const auto* b) {
       if (a->first.model != b->first.model) return ModelBefore(a->first.model, b->first.model);
@@ -57,10 +57,10 @@ std::vector<Record> MakeRecords(const Results& results) {
       Finish(m, "images_per_second", m.Mean("images_per_second"), r);
       records.push_back(std::move(r));
     }
-    for (const KernelCase& c : p.kernel_order) {
+    for (const CaseName& c : p.kernel_order) {
       const Measurement& m = p.kernels.at(c);
-      Record r = Start(p, c, c.op);
-      r.json["variant"] = c.variant;
+      Record r = Start(p, c, c.family);
+      r.json["variant"] = KernelVariant(c);
       r.json["precision"] = c.precision;
       r.json["device"] = c.device;
       r.json["shape"] = c.shape;

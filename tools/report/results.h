@@ -34,11 +34,12 @@ struct PlatformResults {
   std::vector<std::string> files;
   // Context keys in first-seen order with their distinct values.
   std::vector<std::pair<std::string, std::vector<std::string>>> context;
-  std::map<TrainCase, Measurement> train;
-  std::map<KernelCase, Measurement> kernels;
-  std::vector<KernelCase> kernel_order;  // first-seen order, which follows registration
-  std::map<AllReduceCase, Measurement> allreduce;
-  std::map<InputCase, Measurement> input;
+  // By family: train; the layer kernels and GEMM; allreduce; input.
+  std::map<CaseName, Measurement> train;
+  std::map<CaseName, Measurement> kernels;
+  std::vector<CaseName> kernel_order;  // first-seen order, which follows registration
+  std::map<CaseName, Measurement> allreduce;
+  std::map<CaseName, Measurement> input;
 
   // Distinct values joined with ", "; "" when no file has the key.
   std::string Context(absl::string_view key) const;

@@ -77,7 +77,7 @@ bool BoolField(const Json& entry, const char* key) {
 
 // Fills algbw/busbw from the time when a collective case reports only time,
 // with nccl-tests' definitions.
-void CompleteAllReduce(const AllReduceCase& c, Counters& counters) {
+void CompleteAllReduce(const CaseName& c, Counters& counters) {
   auto seconds = counters.find("seconds");
   if (!counters.count("algbw") && seconds != counters.end() && seconds->second > 0) {
     counters["algbw"] = static_cast<double>(c.bytes) / seconds->second;
@@ -88,22 +88,19 @@ void CompleteAllReduce(const AllReduceCase& c, Counters& counters) {
   }
 }
 
-// True when `c` has the counter the case's tables print.
-bool HasNeededCounter(const CaseName& name, const Counters& c) {
-  if (std::holds_alternative<TrainCase>(name) || std::holds_alternative<InputCase>(name)) {
-    return c.count("images_per_second") > 0;
-  }
-  if (std::holds_alternative<KernelCase>(name))
-    return c.count("flops") || c.count("bytes_per_second");
-  return c.count("busbw") > 0;
+// The counter the case's tables print: its family's (bench/names.h).
+const std::string& NeededCounter(const CaseName& name) {
+  return bench::FindCaseFamily(name.family)->counter;
 }
 
-const char* NeededCounterText(const CaseName& name) {
-  if (std::holds_alternative<TrainCase>(name) || std::holds_alternative<InputCase>(name)) {
-    return "images_per_second";
-  }
-  if (std::holds_alternative<KernelCase>(name)) return "flops or bytes_per_second";
-  return "busbw, algbw or a time";
+bool HasNeededCounter(const CaseName& name, const Counters& c) {
+  return c.count(NeededCounter(name)) > 0;
+}
+
+std::string NeededCounterText(const CaseName& name) {
+  // An all-reduce's busbw is completed from algbw or the time when missing.
+  if (name.family == "allreduce") return "busbw, algbw or a time";
+  return NeededCounter(name);
 }
 
 }  // namespace
@@ -170,13 +167,12 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
       warn(run_name, absl::StrCat(parsed.status().message(), "; skipped"));
       continue;
     }
-    std::string key = CanonicalName(*parsed);
+    std::string key = parsed->ToString();
     auto [it, inserted] = index.emplace(key, file.cases.size());
     if (inserted) {
       file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, ""});
-      if (const auto* train = std::get_if<TrainCase>(&*parsed);
-          train != nullptr && !IsKnownModel(train->model)) {
-        warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", train->model,
+      if (parsed->family == "train" && !IsKnownModel(parsed->model)) {
+        warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", parsed->model,
                                          "' is not in tf_cnn_benchmarks' zoo; shown as is"));
       }
     }
@@ -189,9 +185,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
       continue;
     }
     Counters counters = ReadCounters(entry);
-    if (const auto* allreduce = std::get_if<AllReduceCase>(&c.name)) {
-      CompleteAllReduce(*allreduce, counters);
-    }
+    if (c.name.family == "allreduce") CompleteAllReduce(c.name, counters);
     if (aggregate) {
       c.mean = counters;
       auto reps = entry.find("repetitions");
@@ -222,7 +216,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
   file.cases = std::move(usable);
 
   size_t train = 0;
-  for (const FileCase& c : file.cases) train += std::holds_alternative<TrainCase>(c.name);
+  for (const FileCase& c : file.cases) train += c.name.family == "train";
   if (file.cases.empty()) {
     warnings->push_back(absl::StrCat(path, ": no cnnbench cases the report can use"));
   } else if (train == 0) {

@@ -32,14 +32,14 @@ std::optional<Chart> ScalingChart(const PlatformResults& p, const std::string& m
     std::vector<std::optional<double>> values;
     bool any = false;
     for (int g : gpus) {
-      values.push_back(TrainThroughput(p, {model, precision, data, batch, g}));
+      values.push_back(TrainThroughput(p, CaseName::Train(model, precision, data, batch, g)));
       any = any || values.back().has_value();
     }
     if (!any) continue;
     chart.series.push_back(data);
     chart.values.push_back(std::move(values));
   }
-  if (auto single = TrainThroughput(p, {model, precision, "synthetic", batch, 1})) {
+  if (auto single = TrainThroughput(p, CaseName::Train(model, precision, "synthetic", batch, 1))) {
     chart.series.push_back("linear scaling");
     chart.reference_series = "linear scaling";
     chart.values.emplace_back();
@@ -72,7 +72,7 @@ std::optional<Chart> SyntheticVsRealChart(const PlatformResults& p, const std::s
     chart.series.push_back(data);
     chart.values.emplace_back();
     for (int g : gpus)
-      chart.values.back().push_back(TrainThroughput(p, {model, precision, data, batch, g}));
+      chart.values.back().push_back(TrainThroughput(p, CaseName::Train(model, precision, data, batch, g)));
   }
   return chart;
 }

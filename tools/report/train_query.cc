@@ -37,12 +37,12 @@ std::vector<std::string> MeasuredDataKinds(const PlatformResults& p) {
   return out;
 }
 
-const Measurement* FindTrain(const PlatformResults& p, const TrainCase& c) {
+const Measurement* FindTrain(const PlatformResults& p, const CaseName& c) {
   auto it = p.train.find(c);
   return it == p.train.end() ? nullptr : &it->second;
 }
 
-std::optional<double> TrainThroughput(const PlatformResults& p, const TrainCase& c) {
+std::optional<double> TrainThroughput(const PlatformResults& p, const CaseName& c) {
   const Measurement* m = FindTrain(p, c);
   if (m == nullptr || !m->ok()) return std::nullopt;
   return m->Mean("images_per_second");
@@ -52,7 +52,7 @@ std::map<std::pair<std::string, std::string>, int> PrimaryBatches(const Platform
   std::map<std::pair<std::string, std::string>, int> primary;
   for (const auto& [c, m] : p.train) {
     int& b = primary[{c.model, c.precision}];
-    b = std::max(b, c.batch);
+    b = std::max(b, static_cast<int>(c.batch));
   }
   return primary;
 }

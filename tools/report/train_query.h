@@ -28,10 +28,10 @@ std::vector<std::string> TrainModels(const PlatformResults& p);
 std::vector<std::string> MeasuredDataKinds(const PlatformResults& p);
 
 // The case's measurement, or null when it was not run.
-const Measurement* FindTrain(const PlatformResults& p, const TrainCase& c);
+const Measurement* FindTrain(const PlatformResults& p, const CaseName& c);
 
 // images/sec of a case that ran; empty when it failed or was not run.
-std::optional<double> TrainThroughput(const PlatformResults& p, const TrainCase& c);
+std::optional<double> TrainThroughput(const PlatformResults& p, const CaseName& c);
 
 // Each (model, precision)'s largest batch size: the options table's "batch
 // size per GPU" and the main results table's column.

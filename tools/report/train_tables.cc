@@ -89,7 +89,7 @@ Table GroupTable(const TrainGroup& group, const std::string& title, const CellPr
   for (int gpus : group.gpus) {
     std::vector<std::string> row = {GpuLabel(gpus)};
     for (const auto& [model, batch] : group.columns) {
-      TrainCase c{model, group.precision, group.data, batch, gpus};
+      const CaseName c = CaseName::Train(model, group.precision, group.data, batch, gpus);
       row.push_back(cell(c, notes, CellPlace(model, gpus)));
     }
     table.rows.push_back(std::move(row));
@@ -110,14 +110,14 @@ Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precisio
     std::set<std::string> kinds;
     for (const auto& [c, m] : p.train) {
       if (c.model == model && c.precision == precision) {
-        keys.insert({c.batch, -c.gpus});
+        keys.insert({static_cast<int>(c.batch), -c.gpus});
         kinds.insert(c.data);
       }
     }
     if (kinds.size() < 2) continue;
     for (const auto& [batch, neg_gpus] : keys) {
-      TrainCase synthetic{model, precision, "synthetic", batch, -neg_gpus};
-      TrainCase real{model, precision, "real", batch, -neg_gpus};
+      const CaseName synthetic = CaseName::Train(model, precision, "synthetic", batch, -neg_gpus);
+      const CaseName real = CaseName::Train(model, precision, "real", batch, -neg_gpus);
       std::string where = CellPlace(model, -neg_gpus);
       std::optional<double> s = TrainThroughput(p, synthetic), r = TrainThroughput(p, real);
       t.rows.push_back({ModelDisplayName(model), absl::StrCat(batch), GpuLabel(-neg_gpus),
@@ -139,8 +139,8 @@ std::optional<Table> ScalingTable(const PlatformResults& p, const TrainGroup& gr
   if (multi.gpus.empty()) return std::nullopt;
   Table t = GroupTable(
       multi, absl::StrCat("Scaling efficiency: ", group.Describe()),
-      [&p](const TrainCase& c, Footnotes& notes, const std::string& where) -> std::string {
-        TrainCase one = c;
+      [&p](const CaseName& c, Footnotes& notes, const std::string& where) -> std::string {
+        CaseName one = c;
         one.gpus = 1;
         std::optional<double> n = TrainThroughput(p, c), single = TrainThroughput(p, one);
         if (!n) return ThroughputCell(FindTrain(p, c), notes, where);  // OOM, failed or not run
@@ -177,7 +177,7 @@ std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string&
       for (int g : gpus) {
         std::vector<std::string> row = {ModelDisplayName(model), precision, GpuLabel(g)};
         for (int b : batches) {
-          const Measurement* m = FindTrain(p, TrainCase{model, precision, data, b, g});
+          const Measurement* m = FindTrain(p, CaseName::Train(model, precision, data, b, g));
           // A sweep is sparse by nature: an unmeasured size stays blank.
           row.push_back(m == nullptr ? "" : ThroughputCell(m, notes, CellPlace(model, g)));
         }
@@ -201,7 +201,7 @@ std::vector<Section> TrainSections(const PlatformResults& p) {
   Section scaling{"Scaling efficiency", {}, {}};
   for (const TrainGroup& group : groups) {
     results.tables.push_back(GroupTable(
-        group, group.Title(), [&p](const TrainCase& c, Footnotes& notes, const std::string& where) {
+        group, group.Title(), [&p](const CaseName& c, Footnotes& notes, const std::string& where) {
           return ThroughputCell(FindTrain(p, c), notes, where);
         }));
     if (auto table = ScalingTable(p, group)) scaling.tables.push_back(*table);

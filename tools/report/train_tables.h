@@ -36,7 +36,7 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& platform);
 
 // Prints one cell of a group's table.
 using CellPrinter =
-    std::function<std::string(const TrainCase& c, Footnotes& notes, const std::string& where)>;
+    std::function<std::string(const CaseName& c, Footnotes& notes, const std::string& where)>;
 
 // A group's table with rows = GPU count and columns = models.
 Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell);

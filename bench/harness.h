@@ -1,0 +1,146 @@
+// The one timing harness every case family runs through: a case is prepared
+// once (its Workload), each iteration is timed with core::Timer on the
+// workload's stream (device events on GPUs, the steady clock on the CPU),
+// and the workload is released before the next case is prepared.
+//
+//   Harness harness(timing);
+//   harness.Register({.name = "gemm/fp32/cpu/gemm:m64n64k64", .family = "gemm",
+//                     .prepare = [] { return MakeGemmWorkload(...); }});
+//   benchmark::RunSpecifiedBenchmarks();
+//   harness.Release();
+#ifndef CNNBENCH_BENCH_HARNESS_H_
+#define CNNBENCH_BENCH_HARNESS_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "core/device.h"
+
+namespace cnnbench::bench {
+
+// The reason a case is skipped with: out-of-memory failures start with
+// "OOM" (tables print them as OOM, as the published page does), whatever
+// file:line annotations the error gathered on its way up.
+std::string SkipMessage(const absl::Status& status);
+
+// Numbers the cases as they are registered and prints "[i/N] name" on
+// stderr when case i starts, so a long sweep shows where it is.
+class Progress {
+ public:
+  // Returns the case's index; call Announce(index) from the case.
+  int Add(const std::string& name);
+  void Announce(int index);
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<bool> announced_;
+};
+
+// Google Benchmark's timing flags as the user gave them. Its 1.7.1 header
+// declares no accessor for them, so they are read here, from argv before
+// benchmark::Initialize removes them, then from the BENCHMARK_* environment
+// variables, with Google Benchmark's own rules (`--flag=value`; the last one
+// given wins; the command line wins over the environment).
+struct BenchmarkTimingFlags {
+  std::optional<int> repetitions;  // --benchmark_repetitions
+  std::optional<double> min_time;  // --benchmark_min_time, seconds
+};
+absl::StatusOr<BenchmarkTimingFlags> ReadBenchmarkTimingFlags(int argc, const char* const* argv);
+
+// The timing settings every case gets, after the user's flags.
+struct TimingSettings {
+  int repetitions = 1;    // every family
+  double min_time = 0.5;  // seconds per repetition of the cases that count time
+  // The user gave --benchmark_min_time: families that count iterations say
+  // once that it does not apply to them, and which flag does.
+  bool min_time_from_user = false;
+};
+
+// A case while it runs. Made once by its case's `prepare`, then timed
+// iteration by iteration; destroyed when the next case starts or the run ends.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Where the timed work is enqueued: the timer's events are recorded there.
+  virtual const Stream& stream() const = 0;
+  // One timed iteration: enqueues (or, on the CPU, runs) the work on stream().
+  virtual absl::Status Run() = 0;
+  // `count` iterations in one go, for cases timed as one span (see
+  // TimedCase::time_span). Default: Run() `count` times.
+  virtual absl::Status RunIterations(int64_t count);
+  // After each repetition's timed loop: counters and label, and any check
+  // of the results; an error skips the repetition with its message.
+  virtual absl::Status Report(benchmark::State& state) { return absl::OkStatus(); }
+};
+
+using PrepareFunction = std::function<absl::StatusOr<std::unique_ptr<Workload>>()>;
+
+struct TimedCase {
+  std::string name;
+  std::string family;  // "train", "conv", "gemm", ... (for the one-time notes)
+  // 0: Google Benchmark runs as many iterations as fill the min time (kernel,
+  // GEMM). > 0: exactly this many per repetition (training steps, collective
+  // iterations), named by `iterations_flag` ("--steps").
+  int64_t iterations = 0;
+  std::string iterations_flag;
+  // With `iterations`: time a repetition's iterations as one span and give
+  // each the mean, as nccl-tests times its loop (collectives, where every
+  // rank makes all its calls in one go and no rank may wait on the host).
+  bool time_span = false;
+  benchmark::TimeUnit unit = benchmark::kMillisecond;
+  PrepareFunction prepare;
+};
+
+class Harness {
+ public:
+  explicit Harness(const TimingSettings& timing) : timing_(timing) {}
+  Harness(const Harness&) = delete;
+  Harness& operator=(const Harness&) = delete;
+
+  const TimingSettings& timing() const { return timing_; }
+  // Numbers the cases and prints "[i/N] name" as each starts. Families not
+  // on the harness yet (all-reduce) announce through it themselves.
+  Progress& progress() { return progress_; }
+
+  // Registers the case with Google Benchmark, its timing settings applied:
+  // manual time, the repetitions, and the min time or the fixed iteration count.
+  void Register(TimedCase c);
+  // Releases the workload still held (the last case's). Call after
+  // benchmark::RunSpecifiedBenchmarks.
+  void Release();
+
+ private:
+  struct Entry {
+    TimedCase spec;
+    int progress_index = 0;
+    absl::Status failure;  // a case that failed to prepare skips every repetition the same way
+  };
+  void RunCase(benchmark::State& state, Entry& entry);
+  // The entry's workload, prepared now unless it is the one held; null when
+  // preparing failed (entry.failure says why).
+  Workload* Activate(Entry& entry);
+  void NoteMinTime(const TimedCase& c);
+
+  TimingSettings timing_;
+  Progress progress_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  // The one prepared case: Google Benchmark runs a case's repetitions back
+  // to back, so a case is prepared once and released when the next starts
+  // (with --benchmark_enable_random_interleaving it is prepared again).
+  const Entry* active_ = nullptr;
+  std::unique_ptr<Workload> workload_;
+  std::optional<Timer> timer_;
+  std::set<std::string> noted_families_;
+};
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_HARNESS_H_

@@ -1,0 +1,39 @@
+// Which kernel cases a training graph's layers have: the conv, fc, pool,
+// batch-norm and ReLU layers, each with the passes the training step runs
+// on it. The suite registers these cases and //tools:step_breakdown sums
+// them, so the two never disagree.
+#ifndef CNNBENCH_BENCH_LAYER_CASES_H_
+#define CNNBENCH_BENCH_LAYER_CASES_H_
+
+#include <string>
+#include <vector>
+
+#include "models/graph.h"
+
+namespace cnnbench::bench {
+
+// A pass of one layer operation through the Kernel interface.
+enum class Pass { kForward, kBackwardData, kBackwardWeights };
+
+struct LayerPass {
+  std::string name;  // the name's pass part: "fwd", "bwd_data", "bwd_filter", "bwd", "max/fwd"
+  Pass pass;
+};
+
+struct LayerCases {
+  int node = -1;
+  std::string family;  // conv, fc, pool, batchnorm, relu
+  std::string shape;   // the descriptor's canonical string
+  Shape input;         // the logical shape of its (first) input in the network
+  // In step order. Batch norm's "bwd" runs both of its backward passes; a
+  // layer reading only the images runs no backward-data pass (so has no case).
+  std::vector<LayerPass> passes;
+};
+
+// Every layer of `graph` that has kernel cases, in graph order (repeated
+// shapes included).
+std::vector<LayerCases> GraphLayerCases(const Graph& graph);
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_LAYER_CASES_H_

@@ -1,0 +1,49 @@
+// Collectives with one communicator per rank, as NCCL's API has them: every
+// rank of a group calls the same collectives in the same order, each from
+// the thread that owns its communicator, and passes the stream the work
+// belongs to. Groups: local.h (threads of one process); NCCL and MPI later.
+#ifndef CNNBENCH_KERNELS_COLLECTIVES_COMMUNICATOR_H_
+#define CNNBENCH_KERNELS_COLLECTIVES_COMMUNICATOR_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "core/device.h"
+#include "core/dtype.h"
+
+namespace cnnbench {
+
+// kAvg is the sum divided by the number of ranks (data-parallel gradient
+// averaging), as ncclAvg.
+enum class ReduceOp { kSum, kAvg, kMax, kMin };
+
+absl::string_view ReduceOpName(ReduceOp op);  // "sum", "avg", "max", "min"
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual absl::string_view name() const = 0;  // "local" (later "nccl", "mpi")
+  virtual int rank() const = 0;                // 0 .. size() - 1
+  virtual int size() const = 0;                // ranks in the group
+
+  // On every rank, recv[i] = op over all ranks' send[i] for i < count.
+  // send == recv is the in-place variant; otherwise the two must not overlap.
+  // Every rank must make the same call (count, dtype, op): a mismatch is an
+  // InvalidArgument error on every rank, not a hang. The work belongs to
+  // `stream` (on the CPU it runs on the calling thread and is complete when
+  // the call returns). fp16 and bf16 accumulate in fp32 and round once;
+  // integers wrap around on overflow and kAvg truncates toward zero.
+  // A dtype or op the implementation lacks: UnimplementedError
+  // ("unsupported: ...") on every rank.
+  virtual absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype,
+                                 ReduceOp op, const Stream& stream) = 0;
+};
+
+// nccl-tests' bus bandwidth factor for all-reduce: busbw = algbw * 2(n-1)/n.
+inline double AllReduceBusFactor(int ranks) { return ranks <= 1 ? 1.0 : 2.0 * (ranks - 1) / ranks; }
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_KERNELS_COLLECTIVES_COMMUNICATOR_H_

@@ -1,0 +1,354 @@
+// The timing harness in process, with workloads that count what is done to
+// them: a case is prepared once and released before the next one prepares
+// (and at the end), the repetitions, min time and fixed iteration counts are
+// applied, failures skip with their reason, each iteration is timed around
+// the work, and Google Benchmark's timing flags are read as it reads them.
+#include "bench/harness.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "benchmark/benchmark.h"
+#include "core/status.h"
+#include "gtest/gtest.h"
+
+namespace cnnbench::bench {
+namespace {
+
+using BenchRun = benchmark::BenchmarkReporter::Run;
+
+// Keeps the runs Google Benchmark reports.
+class Recorder : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<BenchRun>& runs) override {
+    for (const BenchRun& r : runs)
+      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
+  }
+  std::vector<BenchRun> iterations;  // one per repetition, aggregates left out
+
+  std::vector<BenchRun> Of(const std::string& name) const {
+    std::vector<BenchRun> out;
+    for (const BenchRun& r : iterations)
+      if (absl::StartsWith(r.benchmark_name(), name + "/")) out.push_back(r);
+    return out;
+  }
+};
+
+// What happened to one case's workloads.
+struct Counts {
+  int prepared = 0;
+  int destroyed = 0;
+  int64_t runs = 0;
+  int64_t spans = 0;  // RunIterations calls
+  int live() const { return prepared - destroyed; }
+};
+
+struct Behaviour {
+  std::chrono::microseconds sleep{0};      // per Run (a lower bound on its time)
+  int64_t fail_at_run = -1;                // Run number (0-based) that fails
+  absl::Status report = absl::OkStatus();  // what Report returns
+};
+
+class CountingWorkload : public Workload {
+ public:
+  CountingWorkload(Counts& counts, const Behaviour& behaviour)
+      : counts_(counts), behaviour_(behaviour) {
+    ++counts_.prepared;
+  }
+  ~CountingWorkload() override { ++counts_.destroyed; }
+  const Stream& stream() const override { return stream_; }
+  absl::Status Run() override {
+    if (counts_.runs++ == behaviour_.fail_at_run)
+      return absl::UnimplementedError("unsupported: the workload's own reason");
+    if (behaviour_.sleep.count() > 0) std::this_thread::sleep_for(behaviour_.sleep);
+    return absl::OkStatus();
+  }
+  absl::Status RunIterations(int64_t count) override {
+    ++counts_.spans;
+    return Workload::RunIterations(count);
+  }
+  absl::Status Report(benchmark::State& state) override { return behaviour_.report; }
+
+ private:
+  Counts& counts_;
+  Behaviour behaviour_;
+  Stream stream_ = Stream::Cpu();
+};
+
+PrepareFunction Counting(Counts& counts, Behaviour behaviour = {}) {
+  return [&counts, behaviour]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    return std::unique_ptr<Workload>(new CountingWorkload(counts, behaviour));
+  };
+}
+
+TimedCase Fixed(const std::string& name, int64_t iterations, PrepareFunction prepare) {
+  TimedCase c;
+  c.name = name;
+  c.family = "train";
+  c.iterations = iterations;
+  c.iterations_flag = "--steps";
+  c.prepare = std::move(prepare);
+  return c;
+}
+
+TimedCase TimeBased(const std::string& name, PrepareFunction prepare) {
+  TimedCase c;
+  c.name = name;
+  c.family = "gemm";
+  c.unit = benchmark::kMicrosecond;
+  c.prepare = std::move(prepare);
+  return c;
+}
+
+// Registers nothing itself; runs what the test registered, then forgets it
+// (the harness the lambdas point into dies with the test).
+class HarnessTest : public ::testing::Test {
+ protected:
+  void SetUp() override { benchmark::ClearRegisteredBenchmarks(); }
+  void TearDown() override { benchmark::ClearRegisteredBenchmarks(); }
+  Recorder RunAll() {
+    Recorder recorder;
+    benchmark::RunSpecifiedBenchmarks(&recorder, "^harness_test/");
+    return recorder;
+  }
+};
+
+TEST_F(HarnessTest, PreparesOnceAndReleasesBeforeTheNextCase) {
+  Harness harness(TimingSettings{.repetitions = 3});
+  Counts a, b;
+  int a_live_when_b_prepared = -1;
+  harness.Register(Fixed("harness_test/a", 4, Counting(a)));
+  PrepareFunction make_b = Counting(b);
+  harness.Register(Fixed("harness_test/b", 2, [&] {
+    a_live_when_b_prepared = a.live();
+    return make_b();
+  }));
+  Recorder recorder = RunAll();
+
+  EXPECT_EQ(a.prepared, 1);
+  EXPECT_EQ(b.prepared, 1);
+  EXPECT_EQ(a_live_when_b_prepared, 0) << "a's workload was still held when b prepared";
+  EXPECT_EQ(a.runs, 3 * 4);
+  EXPECT_EQ(b.runs, 3 * 2);
+  EXPECT_EQ(b.live(), 1) << "the last case is held until Release()";
+  harness.Release();
+  EXPECT_EQ(b.live(), 0);
+
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/a");
+  ASSERT_EQ(runs.size(), 3u);
+  for (const BenchRun& r : runs) {
+    EXPECT_FALSE(r.error_occurred) << r.error_message;
+    EXPECT_EQ(r.iterations, 4);
+    EXPECT_EQ(r.repetitions, 3);
+  }
+}
+
+TEST_F(HarnessTest, TimeBasedCasesGetTheMinTimeAndAreStillPreparedOnce) {
+  Harness harness(TimingSettings{.repetitions = 2, .min_time = 0.002});
+  Counts counts;
+  harness.Register(
+      TimeBased("harness_test/t", Counting(counts, {.sleep = std::chrono::microseconds(100)})));
+  Recorder recorder = RunAll();
+  harness.Release();
+
+  // Google Benchmark calls the case several times to find its iteration
+  // count; the workload is made once all the same.
+  EXPECT_EQ(counts.prepared, 1);
+  EXPECT_EQ(counts.live(), 0);
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/t");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& r : runs) {
+    EXPECT_FALSE(r.error_occurred) << r.error_message;
+    EXPECT_EQ(r.repetitions, 2);
+    EXPECT_NE(r.benchmark_name().find("/min_time:0.002"), std::string::npos) << r.benchmark_name();
+  }
+}
+
+TEST_F(HarnessTest, EachIterationIsTimedAroundTheWork) {
+  // Sleeping is a lower bound the OS guarantees: the manual time of an
+  // iteration that sleeps 2 ms cannot be less, whatever the machine does.
+  Harness harness(TimingSettings{.repetitions = 1});
+  Counts counts;
+  const auto sleep = std::chrono::milliseconds(2);
+  harness.Register(Fixed("harness_test/s", 3, Counting(counts, {.sleep = sleep})));
+  Recorder recorder = RunAll();
+  harness.Release();
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/s");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GE(runs[0].real_accumulated_time, 3 * std::chrono::duration<double>(sleep).count());
+}
+
+TEST_F(HarnessTest, SpanTimingRunsTheIterationsInOneGo) {
+  Harness harness(TimingSettings{.repetitions = 2});
+  Counts counts;
+  const auto sleep = std::chrono::milliseconds(1);
+  TimedCase c = Fixed("harness_test/span", 5, Counting(counts, {.sleep = sleep}));
+  c.family = "allreduce";
+  c.time_span = true;
+  harness.Register(std::move(c));
+  Recorder recorder = RunAll();
+  harness.Release();
+  EXPECT_EQ(counts.spans, 2);  // once per repetition
+  EXPECT_EQ(counts.runs, 2 * 5);
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/span");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& r : runs) {
+    EXPECT_EQ(r.iterations, 5);
+    EXPECT_GE(r.real_accumulated_time, 5 * std::chrono::duration<double>(sleep).count());
+  }
+}
+
+TEST_F(HarnessTest, PrepareFailureSkipsEveryRepetitionWithItsReason) {
+  Harness harness(TimingSettings{.repetitions = 3});
+  int calls = 0;
+  harness.Register(Fixed("harness_test/oom", 2, [&]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    ++calls;
+    return AnnotateStatus(OutOfMemoryError("1 TB arena"), "plan.cc", 7);
+  }));
+  Recorder recorder = RunAll();
+  EXPECT_EQ(calls, 1) << "a case that failed to prepare is not prepared again";
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/oom");
+  ASSERT_EQ(runs.size(), 3u);
+  for (const BenchRun& r : runs) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_TRUE(absl::StartsWith(r.error_message, "OOM")) << r.error_message;
+    EXPECT_NE(r.error_message.find("1 TB arena"), std::string::npos) << r.error_message;
+  }
+}
+
+TEST_F(HarnessTest, RunFailureSkipsAndReleasesTheWorkload) {
+  Harness harness(TimingSettings{.repetitions = 2});
+  Counts counts;
+  harness.Register(Fixed("harness_test/fail", 3, Counting(counts, {.fail_at_run = 1})));
+  Recorder recorder = RunAll();
+  EXPECT_EQ(counts.prepared, 1);
+  EXPECT_EQ(counts.live(), 0) << "a failed workload is released at once";
+  EXPECT_EQ(counts.runs, 2) << "the second repetition does not run again";
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/fail");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& r : runs) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_EQ(r.error_message, "unsupported: the workload's own reason");
+  }
+}
+
+TEST_F(HarnessTest, ReportErrorSkipsTheRepetition) {
+  Harness harness(TimingSettings{.repetitions = 1});
+  Counts counts;
+  harness.Register(Fixed("harness_test/check", 2,
+                         Counting(counts, {.report = absl::InternalError("result check failed")})));
+  Recorder recorder = RunAll();
+  harness.Release();
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/check");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(runs[0].error_occurred);
+  EXPECT_EQ(runs[0].error_message, "result check failed");
+}
+
+TEST_F(HarnessTest, UserMinTimeIsNotedOnceForFamiliesThatCountIterations) {
+  Harness harness(TimingSettings{.repetitions = 1, .min_time = 0.001, .min_time_from_user = true});
+  Counts a, b, k;
+  harness.Register(Fixed("harness_test/train_a", 1, Counting(a)));
+  harness.Register(Fixed("harness_test/train_b", 1, Counting(b)));
+  harness.Register(TimeBased("harness_test/kernel", Counting(k)));
+  ::testing::internal::CaptureStderr();
+  RunAll();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  harness.Release();
+  const std::string note = "--benchmark_min_time does not apply to train cases";
+  const size_t first = err.find(note);
+  ASSERT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find(note, first + 1), std::string::npos) << "noted twice:\n" << err;
+  EXPECT_NE(err.find("--steps", first), std::string::npos) << err;
+  EXPECT_EQ(err.find("gemm cases"), std::string::npos) << "min time applies to gemm:\n" << err;
+}
+
+TEST_F(HarnessTest, NoNoteWithoutTheUsersMinTime) {
+  Harness harness(TimingSettings{.repetitions = 1});
+  Counts a;
+  harness.Register(Fixed("harness_test/train", 1, Counting(a)));
+  ::testing::internal::CaptureStderr();
+  RunAll();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  harness.Release();
+  EXPECT_EQ(err.find("does not apply"), std::string::npos) << err;
+}
+
+// ---- Google Benchmark's flags, read as it reads them ----
+
+absl::StatusOr<BenchmarkTimingFlags> Read(std::vector<const char*> args) {
+  args.insert(args.begin(), "bench");
+  return ReadBenchmarkTimingFlags(static_cast<int>(args.size()), args.data());
+}
+
+class TimingFlagsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv("BENCHMARK_REPETITIONS");
+    unsetenv("BENCHMARK_MIN_TIME");
+  }
+  void TearDown() override { SetUp(); }
+};
+
+TEST_F(TimingFlagsTest, AbsentFlagsAreUnset) {
+  auto flags = Read({"--preset=tiny", "--benchmark_filter=gemm"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_FALSE(flags->repetitions.has_value());
+  EXPECT_FALSE(flags->min_time.has_value());
+}
+
+TEST_F(TimingFlagsTest, TheLastOneGivenWins) {
+  auto flags =
+      Read({"--benchmark_repetitions=2", "--benchmark_min_time=0.25", "--benchmark_repetitions=7"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->repetitions, 7);
+  EXPECT_EQ(flags->min_time, 0.25);
+}
+
+TEST_F(TimingFlagsTest, OnlyTheEqualsFormIsAFlag) {
+  // Google Benchmark 1.7.1 reads `--name=value` only; "-name=" or a prefix of
+  // another flag is not this flag.
+  auto flags = Read({"-benchmark_repetitions=3", "--benchmark_repetitions", "4",
+                     "--benchmark_repetitions_x=5", "--benchmark_min_time_s=1"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_FALSE(flags->repetitions.has_value());
+  EXPECT_FALSE(flags->min_time.has_value());
+}
+
+TEST_F(TimingFlagsTest, EnvironmentWhenTheCommandLineIsSilent) {
+  setenv("BENCHMARK_REPETITIONS", "4", 1);
+  setenv("BENCHMARK_MIN_TIME", "0.125", 1);
+  auto flags = Read({});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->repetitions, 4);
+  EXPECT_EQ(flags->min_time, 0.125);
+  flags = Read({"--benchmark_repetitions=9"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->repetitions, 9);  // the command line wins
+}
+
+TEST_F(TimingFlagsTest, MalformedValuesNameTheFlag) {
+  auto flags = Read({"--benchmark_repetitions=many"});
+  ASSERT_FALSE(flags.ok());
+  EXPECT_NE(flags.status().message().find("--benchmark_repetitions=many"), absl::string_view::npos)
+      << flags.status();
+  flags = Read({"--benchmark_repetitions=0"});
+  EXPECT_FALSE(flags.ok());
+  flags = Read({"--benchmark_min_time=-1"});
+  ASSERT_FALSE(flags.ok());
+  EXPECT_NE(flags.status().message().find("--benchmark_min_time=-1"), absl::string_view::npos)
+      << flags.status();
+  setenv("BENCHMARK_MIN_TIME", "soon", 1);
+  flags = Read({});
+  ASSERT_FALSE(flags.ok());
+  EXPECT_NE(flags.status().message().find("BENCHMARK_MIN_TIME=soon"), absl::string_view::npos)
+      << flags.status();
+}
+
+}  // namespace
+}  // namespace cnnbench::bench

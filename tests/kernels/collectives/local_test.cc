@@ -1,0 +1,372 @@
+// The local group: every dtype and op against a reduction computed here,
+// sizes that do not divide among the ranks, count 0, one rank, in place and
+// out of place, back-to-back calls on the same communicators, and calls the
+// ranks disagree on (an error on every rank, never a hang).
+#include "kernels/collectives/local.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "gtest/gtest.h"
+#include "kernels/collectives/communicator.h"
+
+namespace cnnbench {
+namespace {
+
+constexpr DType kDTypes[] = {DType::kF32,  DType::kF64, DType::kF16,
+                             DType::kBF16, DType::kI32, DType::kI64};
+constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin};
+// 37 and 20011 divide among none of 2, 3, 4 ranks; 20011 also spans several
+// of the implementation's blocks per rank.
+constexpr size_t kCounts[] = {0, 1, 37, 20011};
+constexpr size_t kGuard = 16;   // elements past `count` that nothing may write
+constexpr double kPoison = 99;  // never a result: every result lies in [-20, 20]
+
+// Runs body(rank) on one thread per rank, the way a group is used.
+template <typename F>
+void OnEveryRank(int ranks, F body) {
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r) threads.emplace_back(body, r);
+  for (auto& t : threads) t.join();
+}
+
+// Rank r's element i: a small integer in [-5, 5], so a sum over up to four
+// ranks is exact in every dtype (bf16 holds integers up to 256) whatever the
+// order of accumulation.
+int64_t Value(int rank, size_t i) { return static_cast<int64_t>((rank * 7 + i * 3) % 11) - 5; }
+
+// Host buffer of `elements` elements of `dtype` (8-byte aligned).
+struct Elements {
+  Elements(DType dtype, size_t elements)
+      : dtype(dtype), words((elements * SizeOf(dtype) + 7) / 8 + 1) {}
+  void* data() { return words.data(); }
+
+  void Set(size_t i, double v) {
+    void* p = words.data();
+    switch (dtype) {
+      case DType::kF32:
+        static_cast<float*>(p)[i] = static_cast<float>(v);
+        break;
+      case DType::kF64:
+        static_cast<double*>(p)[i] = v;
+        break;
+      case DType::kF16:
+        static_cast<Half*>(p)[i] = FloatToHalf(static_cast<float>(v));
+        break;
+      case DType::kBF16:
+        static_cast<BFloat16*>(p)[i] = FloatToBFloat16(static_cast<float>(v));
+        break;
+      case DType::kI32:
+        static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+        break;
+      case DType::kI64:
+        static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
+        break;
+      default:
+        ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
+    }
+  }
+  double Get(size_t i) const {
+    const void* p = words.data();
+    switch (dtype) {
+      case DType::kF32:
+        return static_cast<const float*>(p)[i];
+      case DType::kF64:
+        return static_cast<const double*>(p)[i];
+      case DType::kF16:
+        return HalfToFloat(static_cast<const Half*>(p)[i]);
+      case DType::kBF16:
+        return BFloat16ToFloat(static_cast<const BFloat16*>(p)[i]);
+      case DType::kI32:
+        return static_cast<const int32_t*>(p)[i];
+      case DType::kI64:
+        return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+      default:
+        return 0;
+    }
+  }
+  // Bit-exact comparison of element i.
+  bool Same(size_t i, const Elements& other) const {
+    const size_t size = SizeOf(dtype);
+    return std::memcmp(reinterpret_cast<const char*>(words.data()) + i * size,
+                       reinterpret_cast<const char*>(other.words.data()) + i * size, size) == 0;
+  }
+
+  DType dtype;
+  std::vector<uint64_t> words;
+};
+
+// The reduction of element i over `ranks` ranks, computed plainly: the sum
+// of the values, then the op. Averages divide once, in the accumulation type
+// the interface promises (fp32 for fp32/fp16/bf16, fp64 for fp64, integer
+// division for integers).
+double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
+  int64_t sum = 0, max = Value(0, i), min = Value(0, i);
+  for (int r = 0; r < ranks; ++r) {
+    sum += Value(r, i);
+    max = std::max(max, Value(r, i));
+    min = std::min(min, Value(r, i));
+  }
+  switch (op) {
+    case ReduceOp::kSum:
+      return static_cast<double>(sum);
+    case ReduceOp::kMax:
+      return static_cast<double>(max);
+    case ReduceOp::kMin:
+      return static_cast<double>(min);
+    case ReduceOp::kAvg:
+      if (dtype == DType::kI32 || dtype == DType::kI64) return static_cast<double>(sum / ranks);
+      if (dtype == DType::kF64) return static_cast<double>(sum) / ranks;
+      return static_cast<float>(sum) / static_cast<float>(ranks);
+  }
+  return 0;
+}
+
+// One all-reduce on `comm`, checked: returns "" or what went wrong.
+std::string RunAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
+                        size_t count, bool in_place) {
+  const std::string what =
+      absl::StrCat("ranks ", comm.size(), ", rank ", comm.rank(), ", ", DTypeName(dtype), " ",
+                   ReduceOpName(op), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  Elements send(dtype, count + kGuard), recv(dtype, count + kGuard);
+  Elements expected(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    send.Set(i, static_cast<double>(Value(rank, i)));
+    recv.Set(i, in_place && i < count ? static_cast<double>(Value(rank, i)) : kPoison);
+    expected.Set(i, i < count ? Expected(dtype, op, comm.size(), i) : kPoison);
+  }
+  const Elements send_before = send;
+  absl::Status s =
+      comm.AllReduce(in_place ? recv.data() : send.data(), recv.data(), count, dtype, op, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    if (!recv.Same(i, expected))
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          recv.Get(i), ", expected ", expected.Get(i));
+    if (!in_place && !send.Same(i, send_before))
+      return absl::StrCat(what, ": the send buffer changed at element ", i);
+  }
+  return "";
+}
+
+TEST(LocalGroupTest, EveryDTypeAndOpMatchesAPlainReduction) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    // Every rank makes the same calls in the same order, back to back on the
+    // same communicators, and keeps going after a failure (stopping would
+    // leave the others waiting).
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kDTypes)
+        for (ReduceOp op : kOps)
+          for (size_t count : kCounts)
+            for (bool in_place : {false, true}) {
+              std::string failure =
+                  RunAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
+              if (failures[rank].empty()) failures[rank] = failure;
+            }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+TEST(LocalGroupTest, ManyBackToBackCallsOnTheSameCommunicators) {
+  // No synchronisation between calls but the collectives themselves: a rank
+  // that returned early would change its buffers while others still read.
+  constexpr int kRanks = 4, kCalls = 300;
+  auto group = CreateLocalGroup(kRanks);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<std::string> failures(kRanks);
+  OnEveryRank(kRanks, [&](int rank) {
+    auto stream = Stream::Create(Device::Cpu());
+    Communicator& comm = *(*group)[rank];
+    std::vector<float> data(64);
+    for (int call = 0; call < kCalls; ++call) {
+      const size_t count = 1 + (call * 37) % data.size();
+      for (size_t i = 0; i < count; ++i) data[i] = static_cast<float>((rank + 1) * (call + i % 3));
+      absl::Status s =
+          comm.AllReduce(data.data(), data.data(), count, DType::kF32, ReduceOp::kSum, *stream);
+      for (size_t i = 0; i < count && failures[rank].empty(); ++i) {
+        const float expected = static_cast<float>(kRanks * (kRanks + 1) / 2 * (call + i % 3));
+        if (!s.ok() || data[i] != expected)
+          failures[rank] = absl::StrCat("call ", call, " element ", i, ": ", s.ToString(), " ",
+                                        data[i], " vs ", expected);
+      }
+    }
+  });
+  for (int r = 0; r < kRanks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+}
+
+TEST(LocalGroupTest, IntegerSumsWrapAround) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<int32_t> result(2);
+  OnEveryRank(2, [&](int rank) {
+    auto stream = Stream::Create(Device::Cpu());
+    int32_t value = rank == 0 ? INT32_MAX : 1;
+    EXPECT_TRUE(
+        (*group)[rank]->AllReduce(&value, &value, 1, DType::kI32, ReduceOp::kSum, *stream).ok());
+    result[rank] = value;
+  });
+  EXPECT_EQ(result[0], INT32_MIN);
+  EXPECT_EQ(result[1], INT32_MIN);
+}
+
+TEST(LocalGroupTest, CreateNamesRanksAndRejectsAnEmptyGroup) {
+  auto group = CreateLocalGroup(3);
+  ASSERT_TRUE(group.ok()) << group.status();
+  ASSERT_EQ(group->size(), 3u);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ((*group)[r]->rank(), r);
+    EXPECT_EQ((*group)[r]->size(), 3);
+    EXPECT_EQ((*group)[r]->name(), "local");
+  }
+  for (int ranks : {0, -2}) {
+    auto empty = CreateLocalGroup(ranks);
+    ASSERT_FALSE(empty.ok());
+    EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(empty.status().message(), absl::StrCat("got ", ranks)))
+        << empty.status();
+  }
+}
+
+// What each rank passes in one collective of a test.
+struct RankCall {
+  size_t count = 8;
+  DType dtype = DType::kF32;
+  ReduceOp op = ReduceOp::kSum;
+  bool null_send = false;
+  bool overlapping = false;  // receive buffer one element past the send buffer
+};
+
+// Runs one collective with calls[r] on rank r; returns every rank's status.
+std::vector<absl::Status> RunCalls(std::vector<std::unique_ptr<Communicator>>& group,
+                                   const std::vector<RankCall>& calls) {
+  std::vector<absl::Status> statuses(group.size());
+  OnEveryRank(static_cast<int>(group.size()), [&](int rank) {
+    auto stream = Stream::Create(Device::Cpu());
+    const RankCall& c = calls[rank];
+    std::vector<double> send(c.count + 1, 1.0), recv(c.count + 1, 0.0);  // room for any dtype
+    void* recv_ptr = c.overlapping ? static_cast<void*>(send.data() + 1) : recv.data();
+    statuses[rank] = group[rank]->AllReduce(c.null_send ? nullptr : send.data(), recv_ptr, c.count,
+                                            c.dtype, c.op, *stream);
+  });
+  return statuses;
+}
+
+TEST(LocalGroupTest, CallsTheRanksDisagreeOnFailOnEveryRankAndTheGroupGoesOn) {
+  auto group = CreateLocalGroup(3);
+  ASSERT_TRUE(group.ok()) << group.status();
+  struct Case {
+    const char* what;
+    RankCall odd;       // rank 1's call; ranks 0 and 2 make the default one
+    const char* named;  // what rank 1's side of the message says
+  };
+  for (const Case& c : {Case{"count", RankCall{.count = 10}, "count 10"},
+                        Case{"dtype", RankCall{.dtype = DType::kF64}, "fp64"},
+                        Case{"op", RankCall{.op = ReduceOp::kMax}, "max"}}) {
+    std::vector<RankCall> calls(3);
+    calls[1] = c.odd;
+    std::vector<absl::Status> statuses = RunCalls(*group, calls);
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument)
+          << c.what << ", rank " << r << ": " << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), "disagree")) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), c.named)) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), "count 8, fp32, sum")) << statuses[r];
+    }
+    // The refused collective left the group usable.
+    statuses = RunCalls(*group, std::vector<RankCall>(3));
+    for (int r = 0; r < 3; ++r) EXPECT_TRUE(statuses[r].ok()) << c.what << ": " << statuses[r];
+  }
+}
+
+TEST(LocalGroupTest, OneRanksBadArgumentsFailEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  for (RankCall bad : {RankCall{.null_send = true}, RankCall{.overlapping = true}}) {
+    std::vector<RankCall> calls(2);
+    calls[1] = bad;
+    std::vector<absl::Status> statuses = RunCalls(*group, calls);
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), "rank 1 of 2")) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), bad.null_send ? "null" : "overlap"))
+          << statuses[r];
+    }
+  }
+}
+
+TEST(LocalGroupTest, UnsupportedDTypeOrOpIsUnimplementedOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  for (RankCall call : {RankCall{.dtype = DType::kU8}, RankCall{.op = static_cast<ReduceOp>(42)}}) {
+    std::vector<absl::Status> statuses = RunCalls(*group, std::vector<RankCall>(2, call));
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kUnimplemented) << statuses[r];
+      EXPECT_TRUE(absl::StartsWith(statuses[r].message(), "unsupported: ")) << statuses[r];
+      EXPECT_TRUE(
+          absl::StrContains(statuses[r].message(), call.dtype == DType::kU8 ? "uint8" : "42"))
+          << statuses[r];
+    }
+  }
+}
+
+TEST(LocalGroupTest, ASecondThreadOnOneCommunicatorIsRefused) {
+  // Two threads call rank 0's communicator; neither can finish before rank 1
+  // calls, so the one that returns first must be the refused one.
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  auto stream = Stream::Create(Device::Cpu());
+  ASSERT_TRUE(stream.ok());
+  float data[2][1] = {{1}, {1}};
+  absl::Status statuses[2];
+  std::atomic<int> returned{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      statuses[t] =
+          (*group)[0]->AllReduce(data[t], data[t], 1, DType::kF32, ReduceOp::kSum, *stream);
+      ++returned;
+    });
+  while (returned.load() == 0) std::this_thread::yield();
+  const bool refused = statuses[0].code() == absl::StatusCode::kFailedPrecondition ||
+                       statuses[1].code() == absl::StatusCode::kFailedPrecondition;
+  float rank1 = 2;
+  // Rank 1 completes the accepted call; without a refusal both calls went
+  // through together and rank 1 would wait forever, so it only joins then.
+  if (refused) {
+    EXPECT_TRUE(
+        (*group)[1]->AllReduce(&rank1, &rank1, 1, DType::kF32, ReduceOp::kSum, *stream).ok());
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_TRUE(refused) << statuses[0] << " / " << statuses[1];
+  const int accepted = statuses[0].ok() ? 0 : 1;
+  EXPECT_TRUE(statuses[accepted].ok()) << statuses[accepted];
+  EXPECT_TRUE(absl::StrContains(statuses[1 - accepted].message(), "one thread"))
+      << statuses[1 - accepted];
+  EXPECT_EQ(data[accepted][0], 3);
+  EXPECT_EQ(rank1, 3);
+}
+
+TEST(AllReduceBusFactorTest, IsNcclTestsFactor) {
+  EXPECT_EQ(AllReduceBusFactor(1), 1.0);
+  EXPECT_EQ(AllReduceBusFactor(2), 1.0);
+  EXPECT_EQ(AllReduceBusFactor(4), 1.5);
+  EXPECT_EQ(AllReduceBusFactor(8), 1.75);
+}
+
+}  // namespace
+}  // namespace cnnbench

@@ -1,0 +1,29 @@
+// A small network and a learnable task shared by the executor's tests.
+#ifndef CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
+#define CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/graph.h"
+#include "train/trainer.h"
+
+namespace cnnbench::train_test {
+
+constexpr int kBatch = 16, kClasses = 4, kSize = 12;
+
+// conv/bn/relu, a two-branch concat, max pool, a residual block, avg pool,
+// fc, dropout and logits, at batch `batch`.
+Graph SmallCnn(int batch = kBatch);
+
+// Label = the quadrant holding a bright 4x4 patch; the rest is noise.
+void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels,
+               int batch = kBatch);
+
+// One step, then its loss (Step() only enqueues; LastLoss() waits).
+absl::StatusOr<float> StepAndLoss(Trainer& trainer);
+
+}  // namespace cnnbench::train_test
+
+#endif  // CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
