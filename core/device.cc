@@ -228,10 +228,24 @@ absl::StatusOr<Timer> Timer::Create(const Stream& stream) {
   return Timer(&stream, std::move(start), std::move(stop));
 }
 
-absl::Status Timer::Start() { return start_.Record(*stream_); }
-absl::Status Timer::Stop() { return stop_.Record(*stream_); }
+absl::Status Timer::Start() {
+  RETURN_IF_ERROR(start_.Record(*stream_));
+  state_ = State::kStarted;
+  return absl::OkStatus();
+}
+
+absl::Status Timer::Stop() {
+  if (state_ != State::kStarted)
+    return absl::FailedPreconditionError("Timer::Stop without a Start before it");
+  RETURN_IF_ERROR(stop_.Record(*stream_));
+  state_ = State::kStopped;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<double> Timer::ElapsedSeconds() const {
+  if (state_ != State::kStopped)
+    return absl::FailedPreconditionError(
+        "Timer::ElapsedSeconds before a Start and Stop were recorded");
   RETURN_IF_ERROR(stop_.Synchronize());
   return stop_.SecondsSince(start_);
 }

@@ -140,16 +140,20 @@ class Timer {
  public:
   static absl::StatusOr<Timer> Create(const Stream& stream);
   absl::Status Start();
+  // An error unless Start came first.
   absl::Status Stop();
-  // Waits for the stop event and returns the seconds between Start and Stop.
+  // Waits for the stop event and returns the seconds between Start and Stop;
+  // an error before a Start/Stop pair.
   absl::StatusOr<double> ElapsedSeconds() const;
 
  private:
+  enum class State { kIdle, kStarted, kStopped };
   Timer(const Stream* stream, Event start, Event stop)
       : stream_(stream), start_(std::move(start)), stop_(std::move(stop)) {}
   const Stream* stream_;
   Event start_;
   Event stop_;
+  State state_ = State::kIdle;
 };
 
 }  // namespace cnnbench

@@ -9,61 +9,15 @@
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "models/net_builder.h"
-#include "train/init.h"
+#include "tests/train/small_cnn.h"
 
 namespace cnnbench {
 namespace {
 
-constexpr int kBatch = 16, kClasses = 4, kSize = 12;
-
-// conv/bn/relu, a two-branch concat, max pool, a residual block, avg pool,
-// fc, dropout and logits.
-Graph SmallCnn() {
-  NetBuilder b(kBatch, 3, kSize, kSize, kClasses);
-  const int stem = b.Conv(8, {3, 3}, {.batch_norm = 1});
-  const int left = b.Conv(8, {1, 1});
-  b.set_top(stem);
-  const int right = b.Conv(8, {3, 3}, {.stride = 1, .padding = Padding::kSame});
-  b.Concat({left, right});
-  b.MaxPool({2, 2}, {.stride = 2});
-  const int shortcut = b.top();
-  b.Conv(16, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
-  b.Add(b.top(), shortcut);
-  b.Relu();
-  b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
-  b.Fc(32);
-  b.Dropout(0.1);
-  b.Logits();
-  auto graph = std::move(b).Build();
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return *graph;
-}
-
-// Label = the quadrant holding a bright 4x4 patch; the rest is noise.
-void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels) {
-  Rng rng(seed);
-  images->assign(kBatch * 3 * kSize * kSize, 0.0f);
-  labels->assign(kBatch, 0);
-  for (int n = 0; n < kBatch; ++n) {
-    const int label = rng.Next() % kClasses;
-    (*labels)[n] = label;
-    const int y0 = (label / 2) * 6 + 1, x0 = (label % 2) * 6 + 1;
-    for (int c = 0; c < 3; ++c)
-      for (int y = 0; y < kSize; ++y)
-        for (int x = 0; x < kSize; ++x) {
-          float v = static_cast<float>(rng.Uniform() * 0.5);
-          if (y >= y0 && y < y0 + 4 && x >= x0 && x < x0 + 4) v += 1.0f;
-          (*images)[((n * 3 + c) * kSize + y) * kSize + x] = v;
-        }
-  }
-}
-
-// One step, then its loss (Step() only enqueues; LastLoss() waits).
-absl::StatusOr<float> StepAndLoss(Trainer& trainer) {
-  absl::Status status = trainer.Step();
-  if (!status.ok()) return status;
-  return trainer.LastLoss();
-}
+using train_test::kClasses;
+using train_test::MakeBatch;
+using train_test::SmallCnn;
+using train_test::StepAndLoss;
 
 class TrainerTest : public ::testing::TestWithParam<const char*> {
  protected:
