@@ -1,0 +1,27 @@
+// The GPU backend: cuDNN, cuBLASLt and small CUDA kernels on one device and
+// one stream. Built only with a CUDA toolkit; creating it needs a GPU.
+#ifndef CNNBENCH_KERNELS_CUDA_CUDA_BACKEND_H_
+#define CNNBENCH_KERNELS_CUDA_CUDA_BACKEND_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "core/device.h"
+#include "kernels/kernel.h"
+
+namespace cnnbench {
+
+struct CudaBackendOptions {
+  // Activations of fp16/bf16/tf32 kernels in NHWC (tensor cores' layout);
+  // false keeps NCHW. fp32 kernels use NCHW either way.
+  bool nhwc = true;
+};
+
+// An error naming the reason when this build has no CUDA or `device` is
+// not present.
+absl::StatusOr<std::unique_ptr<Backend>> CreateCudaBackend(const Device& device,
+                                                           const CudaBackendOptions& options = {});
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_KERNELS_CUDA_CUDA_BACKEND_H_

@@ -1,0 +1,68 @@
+// ReLU as a small CUDA kernel over the stored elements: layout-agnostic, so
+// the output keeps the input's spec (NCHW or NHWC).
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/cuda/ops.h"
+
+namespace cnnbench::cuda {
+namespace {
+
+class ReluKernel : public CudaKernel {
+ public:
+  ReluKernel(ContextPtr context, const ReluDesc& desc)
+      : CudaKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
+    if (inputs.size() > 1)
+      return absl::InvalidArgumentError(absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
+    const Shape shape = desc_.dims.shape();
+    TensorSpec input = DenseSpec(options.dtype, shape, ActivationLayout(*context_, options));
+    if (!inputs.empty()) {
+      const TensorSpec& given = inputs[0];
+      if (!given.is_plain() || given.dtype != options.dtype ||
+          given.shape.num_elements() != shape.num_elements())
+        return absl::InvalidArgumentError(absl::StrCat(what_, ": input spec ", given.DebugString(),
+                                                       " does not fit"));
+      input = given;
+    }
+    ASSIGN_OR_RETURN(elem_, ToElem(options.dtype));
+    signature_.inputs = {input};
+    signature_.output = input;
+    signature_.backward_reads_inputs = true;
+    signature_.backward_reads_output = false;
+    implementation_ = "cuda:relu";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    return Launched(LaunchReluForward(x, args.y, elem_, desc_.dims.elements(),
+                                      context_->raw_stream()),
+                    "relu forward");
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    return Launched(LaunchReluBackward(x, args.dy, args.dx[0], elem_, desc_.dims.elements(),
+                                       context_->raw_stream()),
+                    "relu backward");
+  }
+
+ private:
+  const ReluDesc desc_;
+  Elem elem_ = Elem::kF32;
+};
+
+}  // namespace
+
+KernelOr CreateRelu(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
+                    const Inputs& inputs) {
+  auto kernel = std::make_unique<ReluKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(kernel->Init(options, inputs));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
+
+}  // namespace cnnbench::cuda
