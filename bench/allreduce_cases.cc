@@ -1,19 +1,23 @@
-// allreduce/local/<dtype>/bytes:<S>/ranks:<N>: the all-reduce harness in the
-// manner of nccl-tests. Each rank is a thread holding its own communicator,
-// and every rank makes the same fixed number of collectives (warm-up, timed,
-// one checked; out of place, then in place), so none waits for a call another
-// never makes. Rank 0 times its collectives after a barrier; algbw and busbw
-// as nccl-tests defines them.
+// allreduce/local/<dtype>/bytes:<S>/ranks:<N>: all-reduce cases on the timing
+// harness, in the manner of nccl-tests. Each rank holds its own communicator;
+// rank 0 is the harness's thread and ranks 1..N-1 are threads started when
+// the case is prepared, parked between commands. Every rank makes the same
+// fixed number of collectives, so none waits for a call another never makes.
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "bench/harness.h"
 #include "bench/names.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
@@ -24,22 +28,14 @@
 
 // Defined beside the only code that reads them; -1 keeps the preset's value.
 ABSL_FLAG(int, allreduce_warmup, -1,
-          "untimed all-reduces before each timed loop of an allreduce case (default: the "
-          "preset's, 5 as nccl-tests' -w)");
+          "untimed all-reduces of each variant when an allreduce case is prepared, before its "
+          "first timed loop (default: the preset's, 5 as nccl-tests' -w)");
 ABSL_FLAG(int, allreduce_iters, -1,
           "timed all-reduces per variant and repetition of an allreduce case, the same on every "
           "rank (default: the preset's, 20 as nccl-tests' -n)");
 
 namespace cnnbench::bench {
 namespace {
-
-struct AllReduceCase {
-  std::string name;
-  int64_t bytes;
-  int ranks;
-  int warmup;  // untimed all-reduces before each timed loop
-  int progress_index = 0;
-};
 
 // Rank r's element i is (r + 1) * (i % 7): sums are small exact integers.
 float Pattern(int rank, size_t i) { return static_cast<float>((rank + 1) * (i % 7)); }
@@ -48,186 +44,255 @@ float Expected(int ranks, size_t i) {
 }
 constexpr float kPoison = -1;  // never an expected value
 
-// What one rank holds, and what it saw.
-struct Rank {
-  Communicator* comm = nullptr;
-  const Stream* stream = nullptr;
-  float* send = nullptr;
-  float* recv = nullptr;
-  float* token = nullptr;           // one element: an all-reduce of it is the barrier
-  std::string wrong;                // the first wrong result, if any
-  double out_of_place_seconds = 0;  // rank 0: its timed loops
-  double in_place_seconds = 0;
+// What every rank does next.
+enum class Task {
+  kFill,        // writes its buffers: their pages are faulted in by the thread that uses them
+  kOutOfPlace,  // `count` all-reduces send -> recv
+  kInPlace,     // `count` all-reduces recv -> recv
+  kCheck,       // one all-reduce of each variant, its result checked
+  kQuit,
+};
+struct Command {
+  Task task = Task::kQuit;
+  int64_t count = 0;
 };
 
-// Rank 0's clock: core::Timer around each collective on its stream. A timer
-// error is kept for the end rather than returned at once, which would leave
-// the other ranks waiting for collectives rank 0 never makes.
-class Clock {
- public:
-  explicit Clock(Timer* timer) : timer_(timer) {}
+// What one rank holds, and what its last check saw.
+struct Rank {
+  std::unique_ptr<Communicator> comm;
+  Stream stream = Stream::Cpu();
+  Buffer send;        // (count) fp32
+  Buffer recv;        // (count) fp32
+  std::string wrong;  // the first wrong result of the last check, if any
+};
 
-  // Runs `collective`; `seconds` is its time (0 on ranks that do not time).
-  template <typename F>
-  absl::Status Time(F&& collective, double* seconds) {
-    *seconds = 0;
-    if (timer_ == nullptr) return collective();
-    if (error_.ok()) error_ = timer_->Start();
-    absl::Status status = collective();
-    if (error_.ok()) error_ = timer_->Stop();
-    if (error_.ok()) {
-      absl::StatusOr<double> elapsed = timer_->ElapsedSeconds();
-      if (elapsed.ok())
-        *seconds = *elapsed;
-      else
-        error_ = elapsed.status();
-    }
-    return status;
-  }
-  const absl::Status& error() const { return error_; }
+absl::Status OnRank(int rank, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
+}
+
+class AllReduceWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(
+      std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup);
+  ~AllReduceWorkload() override;
+
+  // Rank 0's: the harness's timer brackets rank 0's calls.
+  const Stream& stream() const override { return ranks_[0].stream; }
+  absl::Status Run() override { return RunIterations(1); }
+  // `count` out-of-place all-reduces on every rank. Returns when rank 0's
+  // last one has (so every rank's result is written); the other threads
+  // report back before the next command, outside the timed span.
+  absl::Status RunIterations(int64_t count) override;
+  // Times the in-place loop the same way, checks both variants' results on
+  // every rank, and sets the counters.
+  absl::Status Report(benchmark::State& state) override;
 
  private:
-  Timer* timer_;
-  absl::Status error_;
+  AllReduceWorkload(int64_t bytes, int warmup) : bytes_(bytes), warmup_(warmup) {}
+
+  // Runs `command` on `rank` (called from that rank's thread). Stops at the
+  // first failed collective: a group fails a collective on every rank
+  // alike, so all ranks stop at the same call.
+  absl::Status Execute(Rank& rank, const Command& command);
+  // Hands `command` to ranks 1..N-1 once they are done with the last one.
+  void Post(const Command& command);
+  // Waits until ranks 1..N-1 are done; their first error since the last Finish.
+  absl::Status Finish();
+  // Post, rank 0's share, Finish.
+  absl::Status RunEverywhere(const Command& command);
+  // The loop of rank r's thread (r >= 1).
+  void Serve(int r);
+
+  const int64_t bytes_;
+  const int warmup_;
+  // Not resized once the rank threads run: they hold references into it.
+  std::vector<Rank> ranks_;
+  std::optional<Timer> in_place_timer_;  // on rank 0's stream
+  int64_t count_ = 0;                    // iterations of the last timed span
+
+  std::mutex mutex_;
+  std::condition_variable posted_;    // a new command for ranks 1..N-1
+  std::condition_variable finished_;  // none of them is running it any more
+  Command command_;                   // the last one posted
+  uint64_t generation_ = 0;           // commands posted so far
+  int busy_ = 0;                      // ranks still running command_
+  std::vector<absl::Status> errors_;  // per rank, the first since the last Finish
+  std::vector<std::thread> threads_;  // ranks 1..N-1
 };
 
-// `iterations` collectives; their time on rank 0 in `total`. With `state`
-// (rank 0, the out-of-place loop) they are the benchmark's iterations, each
-// reported as its manual time.
-template <typename F>
-absl::Status TimedLoop(int64_t iterations, F&& collective, Clock& clock, benchmark::State* state,
-                       double* total) {
-  *total = 0;
-  double seconds = 0;
-  if (state != nullptr) {
-    for (auto _ : *state) {
-      absl::Status s = clock.Time(collective, &seconds);
-      if (!s.ok()) {
-        // Leaving the loop early needs an error on the state; every rank
-        // failed this collective alike, so all of them stop here.
-        state->SkipWithError(SkipMessage(s).c_str());
-        return s;
-      }
-      state->SetIterationTime(seconds);
-      *total += seconds;
-    }
-    return absl::OkStatus();
+absl::StatusOr<std::unique_ptr<Workload>> AllReduceWorkload::Prepare(
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup) {
+  const int n = static_cast<int>(group.size());
+  if (n == 0) return absl::InvalidArgumentError("an all-reduce case needs at least one rank");
+  for (int r = 0; r < n; ++r)
+    if (group[r] == nullptr || group[r]->rank() != r || group[r]->size() != n)
+      return absl::InvalidArgumentError(
+          absl::StrCat("communicator ", r, " of ", n, " is not rank ", r, " of a group of ", n));
+  if (bytes <= 0 || bytes % sizeof(float) != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("bytes:", bytes, " is not a positive number of fp32 elements"));
+  if (warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
+
+  std::unique_ptr<AllReduceWorkload> w(new AllReduceWorkload(bytes, warmup));
+  // Everything that can fail on one rank alone is done before the rank
+  // threads start, so no rank waits for one that already gave up.
+  w->ranks_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    Rank& rank = w->ranks_[r];
+    rank.comm = std::move(group[r]);
+    ASSIGN_OR_RETURN(rank.stream, Stream::Create(Device::Cpu()));
+    ASSIGN_OR_RETURN(rank.send, Buffer::Allocate(Device::Cpu(), bytes));
+    ASSIGN_OR_RETURN(rank.recv, Buffer::Allocate(Device::Cpu(), bytes));
   }
-  for (int64_t i = 0; i < iterations; ++i) {
-    RETURN_IF_ERROR(clock.Time(collective, &seconds));
-    *total += seconds;
+  ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
+  w->in_place_timer_.emplace(std::move(timer));
+  w->errors_.resize(n);
+  for (int r = 1; r < n; ++r) w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
+
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, warmup}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kInPlace, warmup}));
+  return std::unique_ptr<Workload>(std::move(w));
+}
+
+AllReduceWorkload::~AllReduceWorkload() {
+  if (threads_.empty()) return;
+  Post({Task::kQuit});
+  for (std::thread& t : threads_) t.join();
+}
+
+absl::Status AllReduceWorkload::Execute(Rank& rank, const Command& command) {
+  const size_t count = bytes_ / sizeof(float);
+  const int r = rank.comm->rank();
+  const int n = rank.comm->size();
+  float* send = static_cast<float*>(rank.send.data());  // (count)
+  float* recv = static_cast<float*>(rank.recv.data());  // (count)
+  auto all_reduce = [&](const float* in, float* out) {
+    return rank.comm->AllReduce(in, out, count, DType::kF32, ReduceOp::kSum, rank.stream);
+  };
+  auto check = [&](const char* variant) {
+    for (size_t i = 0; i < count && rank.wrong.empty(); ++i)
+      if (recv[i] != Expected(n, i))
+        rank.wrong = absl::StrCat(variant, " result wrong at rank ", r, " element ", i, ": ",
+                                  recv[i], " vs ", Expected(n, i));
+  };
+  switch (command.task) {
+    case Task::kFill:
+      for (size_t i = 0; i < count; ++i) send[i] = recv[i] = Pattern(r, i);
+      return absl::OkStatus();
+    case Task::kOutOfPlace:
+      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(all_reduce(send, recv));
+      return absl::OkStatus();
+    case Task::kInPlace:
+      // Each call sums the data into itself: it grows by a factor of the
+      // rank count per call, perhaps to inf (adds take the same time on it);
+      // the check starts again from the pattern.
+      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(all_reduce(recv, recv));
+      return absl::OkStatus();
+    case Task::kCheck:
+      rank.wrong.clear();
+      std::fill(recv, recv + count, kPoison);  // a result nobody wrote shows
+      RETURN_IF_ERROR(all_reduce(send, recv));
+      check("out-of-place");
+      std::copy(send, send + count, recv);
+      RETURN_IF_ERROR(all_reduce(recv, recv));
+      check("in-place");
+      return absl::OkStatus();
+    case Task::kQuit:
+      break;
   }
   return absl::OkStatus();
 }
 
-// The collectives every rank makes, in the same order. Rank 0 passes its
-// `state` and `timer`. Returns the first failed collective: a local group
-// fails a collective on every rank alike, so all ranks stop at the same call.
-absl::Status RunRank(const AllReduceCase& c, int64_t iterations, Rank& rank,
-                     benchmark::State* state, Timer* timer) {
-  const size_t count = c.bytes / sizeof(float);
-  const int r = rank.comm->rank();
-  Clock clock(timer);
-  auto all_reduce = [&](const float* send, float* recv, size_t n) {
-    return rank.comm->AllReduce(send, recv, n, DType::kF32, ReduceOp::kSum, *rank.stream);
-  };
-  auto check = [&](const char* variant) {
-    for (size_t i = 0; i < count && rank.wrong.empty(); ++i)
-      if (rank.recv[i] != Expected(c.ranks, i))
-        rank.wrong = absl::StrCat(variant, " result wrong at rank ", r, " element ", i, ": ",
-                                  rank.recv[i], " vs ", Expected(c.ranks, i));
-  };
-  // Every buffer is written by the thread that uses it before anything is
-  // timed: its pages are faulted in (and placed near that thread) here.
-  for (size_t i = 0; i < count; ++i) rank.send[i] = Pattern(r, i);
-  *rank.token = 0;
-  for (bool in_place : {false, true}) {
-    const float* send = in_place ? rank.recv : rank.send;
-    auto fresh_recv = [&] {
-      if (in_place) {
-        for (size_t i = 0; i < count; ++i) rank.recv[i] = Pattern(r, i);
-      } else {
-        std::fill(rank.recv, rank.recv + count, kPoison);  // a result nobody wrote shows
-      }
-    };
-    fresh_recv();
-    for (int w = 0; w < c.warmup; ++w) RETURN_IF_ERROR(all_reduce(send, rank.recv, count));
-    // Every rank has arrived before rank 0's clock starts.
-    RETURN_IF_ERROR(all_reduce(rank.token, rank.token, 1));
-    // In place, each call sums the data into itself (it grows by a factor of
-    // ranks per call, perhaps to inf: adds take the same time on it), so the
-    // checked call below starts again from the pattern.
-    RETURN_IF_ERROR(TimedLoop(
-        iterations, [&] { return all_reduce(send, rank.recv, count); }, clock,
-        in_place ? nullptr : state,
-        in_place ? &rank.in_place_seconds : &rank.out_of_place_seconds));
-    fresh_recv();
-    RETURN_IF_ERROR(all_reduce(send, rank.recv, count));
-    check(in_place ? "in-place" : "out-of-place");
+void AllReduceWorkload::Post(const Command& command) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return busy_ == 0; });
+    command_ = command;
+    ++generation_;
+    busy_ = command.task == Task::kQuit ? 0 : static_cast<int>(threads_.size());
   }
-  return clock.error();
+  posted_.notify_all();
 }
 
-void RunAllReduceCase(benchmark::State& state, const AllReduceCase* c, Progress* progress) {
-  progress->Announce(c->progress_index);
-  auto skip = [&](const absl::Status& s) { state.SkipWithError(SkipMessage(s).c_str()); };
-  // Everything that can fail on one rank alone is done before the rank
-  // threads start, so no rank waits for one that already gave up.
-  auto group = CreateLocalGroup(c->ranks);
-  if (!group.ok()) return skip(group.status());
-  std::vector<Buffer> buffers;
-  std::vector<Stream> streams;
-  streams.reserve(c->ranks);  // Rank keeps pointers to them
-  std::vector<Rank> ranks(c->ranks);
-  for (int r = 0; r < c->ranks; ++r) {
-    for (size_t bytes :
-         {static_cast<size_t>(c->bytes), static_cast<size_t>(c->bytes), sizeof(float)}) {
-      auto buffer = Buffer::Allocate(Device::Cpu(), bytes);
-      if (!buffer.ok()) return skip(buffer.status());
-      buffers.push_back(*std::move(buffer));
-    }
-    auto stream = Stream::Create(Device::Cpu());
-    if (!stream.ok()) return skip(stream.status());
-    streams.push_back(*std::move(stream));
-    Rank& rank = ranks[r];
-    rank.comm = (*group)[r].get();
-    rank.stream = &streams.back();
-    rank.send = static_cast<float*>(buffers[buffers.size() - 3].data());
-    rank.recv = static_cast<float*>(buffers[buffers.size() - 2].data());
-    rank.token = static_cast<float*>(buffers[buffers.size() - 1].data());
+absl::Status AllReduceWorkload::Finish() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [&] { return busy_ == 0; });
+  absl::Status first;
+  for (size_t r = 0; r < errors_.size(); ++r) {
+    if (first.ok()) first = OnRank(static_cast<int>(r), errors_[r]);
+    errors_[r] = absl::OkStatus();
   }
-  auto timer = Timer::Create(streams[0]);
-  if (!timer.ok()) return skip(timer.status());
+  return first;
+}
 
-  // Fixed by ->Iterations() at registration: the same count on every rank.
-  const int64_t iterations = state.max_iterations;
-  std::vector<absl::Status> statuses(c->ranks);
-  std::vector<std::thread> threads;
-  for (int r = 1; r < c->ranks; ++r)
-    threads.emplace_back(
-        [&, r] { statuses[r] = RunRank(*c, iterations, ranks[r], nullptr, nullptr); });
-  statuses[0] = RunRank(*c, iterations, ranks[0], &state, &*timer);
-  for (auto& t : threads) t.join();
+absl::Status AllReduceWorkload::RunEverywhere(const Command& command) {
+  Post(command);
+  const absl::Status mine = Execute(ranks_[0], command);
+  const absl::Status theirs = Finish();  // always: the next command needs them idle
+  if (!mine.ok()) return OnRank(0, mine);
+  return theirs;
+}
 
-  if (state.error_occurred()) return;  // rank 0's timed loop skipped with the reason
-  for (int r = 0; r < c->ranks; ++r)
-    if (!statuses[r].ok())
-      return skip(
-          absl::Status(statuses[r].code(), absl::StrCat("rank ", r, ": ", statuses[r].message())));
-  for (const Rank& rank : ranks)
-    if (!rank.wrong.empty()) return state.SkipWithError(rank.wrong.c_str());
+void AllReduceWorkload::Serve(int r) {
+  uint64_t seen = 0;
+  for (;;) {
+    Command command;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      posted_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      command = command_;
+    }
+    if (command.task == Task::kQuit) return;
+    absl::Status status = Execute(ranks_[r], command);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (errors_[r].ok()) errors_[r] = std::move(status);
+    if (--busy_ == 0) finished_.notify_all();
+  }
+}
 
-  const Rank& timed = ranks[0];
-  const double factor = AllReduceBusFactor(c->ranks);
-  const double algbw = c->bytes * iterations / timed.out_of_place_seconds;
-  const double algbw_in = c->bytes * iterations / timed.in_place_seconds;
-  state.counters["algbw"] = benchmark::Counter(algbw);
-  state.counters["busbw"] = benchmark::Counter(algbw * factor);
+absl::Status AllReduceWorkload::RunIterations(int64_t count) {
+  count_ = count;
+  const Command command{Task::kOutOfPlace, count};
+  Post(command);
+  return OnRank(0, Execute(ranks_[0], command));
+}
+
+absl::Status AllReduceWorkload::Report(benchmark::State& state) {
+  if (absl::Status s = Finish(); !s.ok()) return s;  // the timed span, on ranks 1..N-1
+
+  const Command in_place{Task::kInPlace, count_};
+  RETURN_IF_ERROR(in_place_timer_->Start());
+  Post(in_place);
+  const absl::Status mine = Execute(ranks_[0], in_place);
+  const absl::Status stopped = in_place_timer_->Stop();
+  if (absl::Status s = Finish(); !s.ok()) return s;
+  if (!mine.ok()) return OnRank(0, mine);
+  RETURN_IF_ERROR(stopped);
+  ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
+
+  if (absl::Status s = RunEverywhere({Task::kCheck}); !s.ok()) return s;
+  for (const Rank& rank : ranks_)
+    if (!rank.wrong.empty()) return absl::InternalError(rank.wrong);
+
+  // Out of place from the harness's manual time (bytes per iteration / its
+  // time); in place from this repetition's own span.
+  const int ranks = static_cast<int>(ranks_.size());
+  const double factor = AllReduceBusFactor(ranks);
+  const double bytes = static_cast<double>(bytes_);
+  state.counters["algbw"] =
+      benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["busbw"] =
+      benchmark::Counter(bytes * factor, benchmark::Counter::kIsIterationInvariantRate);
+  const double algbw_in = bytes * count_ / in_place_seconds;
   state.counters["algbw_inplace"] = benchmark::Counter(algbw_in);
   state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
-  state.SetBytesProcessed(c->bytes * iterations);
-  state.SetLabel(absl::StrCat("local, one thread per rank, ", c->warmup, " warm-up + ", iterations,
-                              " timed per variant, result checked"));
+  state.SetBytesProcessed(bytes_ * count_);
+  state.SetLabel(absl::StrCat(ranks_[0].comm->name(), ", one thread per rank, ", warmup_,
+                              " warm-up + ", count_, " timed per variant, result checked"));
+  return absl::OkStatus();
 }
 
 // The preset's count, or the flag's when given (-1: not given).
@@ -240,7 +305,12 @@ absl::StatusOr<int> CountFromFlag(const char* flag, int flag_value, int preset_v
 
 }  // namespace
 
-absl::Status RegisterAllReduceCases(const SuiteOptions& options, Progress& progress) {
+absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup) {
+  return AllReduceWorkload::Prepare(std::move(group), bytes, warmup);
+}
+
+absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness) {
   // Returned as they are: the message names the flag, no file:line needed.
   const absl::StatusOr<int> warmup = CountFromFlag(
       "allreduce_warmup", absl::GetFlag(FLAGS_allreduce_warmup), options.allreduce_warmup, 0);
@@ -254,16 +324,21 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Progress& progr
   for (int ranks : options.allreduce_ranks) {
     for (int64_t bytes = std::max<int64_t>(options.allreduce_min_bytes, 8);
          bytes <= options.allreduce_max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
-      auto* c = new AllReduceCase{AllReduceCaseName("local", "fp32", bytes, ranks), bytes, ranks,
-                                  *warmup};
-      c->progress_index = progress.Add(c->name);
-      // A fixed iteration count, never a min time: every rank must know how
-      // many collectives to make.
-      benchmark::RegisterBenchmark(c->name.c_str(), RunAllReduceCase, c, &progress)
-          ->Iterations(*iterations)
-          ->Repetitions(options.repetitions)
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
+      TimedCase timed;
+      timed.name = AllReduceCaseName("local", "fp32", bytes, ranks);
+      timed.family = "allreduce";
+      // A fixed count, never a min time: every rank must know how many
+      // collectives to make. Each rank makes them in one go, timed as a span.
+      timed.iterations = *iterations;
+      timed.iterations_flag = "--allreduce_iters";
+      timed.time_span = true;
+      timed.unit = benchmark::kMicrosecond;
+      timed.prepare = [ranks, bytes,
+                       warmup = *warmup]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+        ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> group, CreateLocalGroup(ranks));
+        return PrepareAllReduceWorkload(std::move(group), bytes, warmup);
+      };
+      harness.Register(std::move(timed));
     }
   }
   return absl::OkStatus();

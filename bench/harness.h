@@ -106,8 +106,7 @@ class Harness {
   Harness& operator=(const Harness&) = delete;
 
   const TimingSettings& timing() const { return timing_; }
-  // Numbers the cases and prints "[i/N] name" as each starts. Families not
-  // on the harness yet (all-reduce) announce through it themselves.
+  // Numbers the cases and prints "[i/N] name" as each starts.
   Progress& progress() { return progress_; }
 
   // Registers the case with Google Benchmark, its timing settings applied:

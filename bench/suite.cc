@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
   if (wants("conv") || wants("fc") || wants("pool") || wants("batchnorm") || wants("relu"))
     RETURN_IF_ERROR(RegisterKernelCases(options, harness));
   if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));
-  if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, harness.progress()));
+  if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, harness));
   return harness.progress().names();
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "bench/harness.h"
 #include "core/device.h"
+#include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 
 namespace cnnbench::bench {
@@ -37,7 +38,7 @@ struct SuiteOptions {
   int64_t allreduce_min_bytes = 8;
   int64_t allreduce_max_bytes = int64_t{1} << 30;
   std::vector<int> allreduce_ranks;
-  int allreduce_warmup = 5;        // untimed all-reduces before each timed loop (nccl-tests' -w)
+  int allreduce_warmup = 5;        // untimed all-reduces per variant at prepare (nccl-tests' -w)
   int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
   std::string backend = "onednn";  // for CPU cases
   std::string platform;
@@ -69,8 +70,13 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
-// Not on the harness yet: times itself and announces through `progress`.
-absl::Status RegisterAllReduceCases(const SuiteOptions& options, Progress& progress);
+absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness);
+
+// An all-reduce case's workload over `group` (element r is rank r's
+// communicator): `bytes` of fp32 per rank, `warmup` untimed calls of each
+// variant before it returns. The allreduce/local cases pass a local group.
+absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup);
 
 }  // namespace cnnbench::bench
 

@@ -268,6 +268,47 @@ TEST(SuiteTest, BenchmarkMinTimeWinsForKernelAndGemmNotForCountedFamilies) {
   EXPECT_NE(output.find("--steps", first), std::string::npos) << output;
 }
 
+TEST(SuiteTest, AllReduceCasesTakeTheRepetitionsButNotTheMinTime) {
+  // Collectives count calls (--allreduce_iters), so every rank knows how many
+  // to make: the user's repetitions apply, the min time is noted once.
+  std::string output;
+  const nlohmann::json run =
+      RunJson("allreduce",
+              "--preset=tiny --families=allreduce --benchmark_repetitions=3 --allreduce_iters=3 "
+              "--benchmark_min_time=0.02",
+              &output);
+  const auto cases = IterationsByCase(run);
+  ASSERT_FALSE(cases.empty()) << output;
+  for (const auto& [name, entries] : cases) {
+    EXPECT_EQ(ParseCaseName(name)->family, "allreduce") << name;
+    EXPECT_EQ(entries.size(), 3u) << name;
+    for (const auto& b : entries) {
+      ASSERT_FALSE(b.value("error_occurred", false))
+          << name << ": " << b.value("error_message", "");
+      EXPECT_EQ(b.at("repetitions"), 3) << name;
+      EXPECT_EQ(b.at("iterations"), 3) << name;
+      EXPECT_EQ(b.at("name").get<std::string>().find("min_time"), std::string::npos) << name;
+      EXPECT_NE(b.value("label", "").find("result checked"), std::string::npos) << name;
+      for (const char* counter : {"algbw", "busbw", "algbw_inplace", "busbw_inplace"}) {
+        ASSERT_TRUE(b.contains(counter)) << name << " lacks " << counter;
+        EXPECT_GT(b.at(counter).get<double>(), 0) << name << " " << counter;
+      }
+    }
+    // The harness announces a case once, however many repetitions it runs.
+    const std::string progress = "] " + name + "\n";
+    const size_t first = output.find(progress);
+    EXPECT_NE(first, std::string::npos) << "no progress line for " << name << ":\n" << output;
+    EXPECT_EQ(output.find(progress, first + 1), std::string::npos) << output;
+  }
+  const std::string note = "--benchmark_min_time does not apply to allreduce cases";
+  const size_t first = output.find(note);
+  ASSERT_NE(first, std::string::npos) << output;
+  EXPECT_EQ(output.find(note, first + 1), std::string::npos) << "said more than once:\n" << output;
+  const std::string line = output.substr(first, output.find('\n', first) - first);
+  EXPECT_NE(line.find("(3)"), std::string::npos) << line;
+  EXPECT_NE(line.find("--allreduce_iters"), std::string::npos) << line;
+}
+
 TEST(SuiteTest, PresetMinTimeWithoutTheFlag) {
   std::string output;
   const nlohmann::json run = RunJson("preset_min_time", "--preset=tiny --families=gemm", &output);
