@@ -220,6 +220,42 @@ absl::StatusOr<double> Event::SecondsSince(const Event& start) const {
   return gpu::EventElapsedSeconds(start.handle_, handle_);
 }
 
+// ---- CapturedWork ----
+
+CapturedWork::~CapturedWork() {
+  if (exec_ != nullptr) gpu::GraphDestroy(exec_);
+}
+
+CapturedWork::CapturedWork(CapturedWork&& other) noexcept
+    : exec_(std::exchange(other.exec_, nullptr)) {}
+
+CapturedWork& CapturedWork::operator=(CapturedWork&& other) noexcept {
+  if (this != &other) {
+    if (exec_ != nullptr) gpu::GraphDestroy(exec_);
+    exec_ = std::exchange(other.exec_, nullptr);
+  }
+  return *this;
+}
+
+absl::Status CapturedWork::BeginCapture(const Stream& stream) {
+  if (stream.device().is_cpu())
+    return absl::UnimplementedError("unsupported: capturing CPU work (CUDA graphs are GPU-only)");
+  return gpu::StreamBeginCapture(stream.native_handle());
+}
+
+absl::StatusOr<CapturedWork> CapturedWork::EndCapture(const Stream& stream) {
+  if (stream.device().is_cpu())
+    return absl::UnimplementedError("unsupported: capturing CPU work (CUDA graphs are GPU-only)");
+  CapturedWork work;
+  ASSIGN_OR_RETURN(work.exec_, gpu::StreamEndCapture(stream.native_handle()));
+  return work;
+}
+
+absl::Status CapturedWork::Launch(const Stream& stream) const {
+  if (exec_ == nullptr) return absl::FailedPreconditionError("CapturedWork::Launch: nothing captured");
+  return gpu::GraphLaunch(exec_, stream.native_handle());
+}
+
 // ---- Timer ----
 
 absl::StatusOr<Timer> Timer::Create(const Stream& stream) {

@@ -135,6 +135,29 @@ class Event {
   std::chrono::steady_clock::time_point time_;
 };
 
+// A stream's work recorded once and replayed as one launch (a CUDA graph):
+// between BeginCapture and End, work enqueued on the stream is recorded, not
+// run. GPUs only: on the CPU, BeginCapture is unsupported.
+class CapturedWork {
+ public:
+  CapturedWork() = default;
+  ~CapturedWork();
+  CapturedWork(CapturedWork&& other) noexcept;
+  CapturedWork& operator=(CapturedWork&& other) noexcept;
+  CapturedWork(const CapturedWork&) = delete;
+  CapturedWork& operator=(const CapturedWork&) = delete;
+
+  static absl::Status BeginCapture(const Stream& stream);
+  // Ends the capture begun on `stream` and makes the work replayable.
+  static absl::StatusOr<CapturedWork> EndCapture(const Stream& stream);
+  // Enqueues one replay on `stream`.
+  absl::Status Launch(const Stream& stream) const;
+  bool valid() const { return exec_ != nullptr; }
+
+ private:
+  void* exec_ = nullptr;  // cudaGraphExec_t
+};
+
 // Times work on a stream: device events on GPUs, the steady clock on the CPU.
 class Timer {
  public:

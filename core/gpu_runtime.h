@@ -36,6 +36,12 @@ absl::Status StreamSynchronize(void* stream);
 // Work enqueued on `stream` after this waits for `event` to complete.
 absl::Status StreamWaitEvent(void* stream, void* event);
 
+// Stream capture into a CUDA graph, instantiated for replay.
+absl::Status StreamBeginCapture(void* stream);
+absl::StatusOr<void*> StreamEndCapture(void* stream);  // the cudaGraphExec_t
+absl::Status GraphLaunch(void* exec, void* stream);
+void GraphDestroy(void* exec);
+
 absl::StatusOr<void*> EventCreate(int ordinal);
 void EventDestroy(void* event);
 absl::Status EventRecord(void* event, void* stream);

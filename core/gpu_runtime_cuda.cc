@@ -88,6 +88,32 @@ absl::Status StreamWaitEvent(void* stream, void* event) {
   return absl::OkStatus();
 }
 
+absl::Status StreamBeginCapture(void* stream) {
+  // Thread-local: other threads' CUDA calls (an input pipeline's copies)
+  // neither join nor break this capture.
+  CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream),
+                                              cudaStreamCaptureModeThreadLocal));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> StreamEndCapture(void* stream) {
+  cudaGraph_t graph = nullptr;
+  CUDA_RETURN_IF_ERROR(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  CUDA_RETURN_IF_ERROR(err);
+  return static_cast<void*>(exec);
+}
+
+absl::Status GraphLaunch(void* exec, void* stream) {
+  CUDA_RETURN_IF_ERROR(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec),
+                                       static_cast<cudaStream_t>(stream)));
+  return absl::OkStatus();
+}
+
+void GraphDestroy(void* exec) { cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec)); }
+
 absl::StatusOr<void*> EventCreate(int ordinal) {
   RETURN_IF_ERROR(SetDevice(ordinal));
   cudaEvent_t event;

@@ -23,6 +23,10 @@ absl::StatusOr<void*> StreamCreate(int) { return NotBuilt(); }
 void StreamDestroy(void*) {}
 absl::Status StreamSynchronize(void*) { return NotBuilt(); }
 absl::Status StreamWaitEvent(void*, void*) { return NotBuilt(); }
+absl::Status StreamBeginCapture(void*) { return NotBuilt(); }
+absl::StatusOr<void*> StreamEndCapture(void*) { return NotBuilt(); }
+absl::Status GraphLaunch(void*, void*) { return NotBuilt(); }
+void GraphDestroy(void*) {}
 absl::StatusOr<void*> EventCreate(int) { return NotBuilt(); }
 void EventDestroy(void*) {}
 absl::Status EventRecord(void*, void*) { return NotBuilt(); }

@@ -465,14 +465,43 @@ absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
   return absl::OkStatus();
 }
 
+bool Trainer::cuda_graph_active() const {
+  return options_.cuda_graph && !options_.profile && !backend_->device().is_cpu();
+}
+
 absl::Status Trainer::Step() {
-  RETURN_IF_ERROR(ForwardBackward());
-  return Update();
+  if (!cuda_graph_active()) {
+    RETURN_IF_ERROR(ForwardBackward());
+    return Update();
+  }
+  const int slot = active_slot_;
+  const Stream& stream = backend_->stream();
+  if (!graphs_[slot].valid()) {
+    RETURN_IF_ERROR(CapturedWork::BeginCapture(stream));
+    absl::Status enqueued = EnqueueForwardBackward(slot);
+    if (enqueued.ok()) enqueued = EnqueueUpdate();
+    // End the capture whatever happened, so the stream is usable again.
+    absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
+    RETURN_IF_ERROR(enqueued);
+    if (!captured.ok())
+      return absl::Status(captured.status().code(),
+                          absl::StrCat("capturing the step as a CUDA graph: ",
+                                       captured.status().message()));
+    graphs_[slot] = *std::move(captured);
+  }
+  RETURN_IF_ERROR(graphs_[slot].Launch(stream));
+  RETURN_IF_ERROR(slots_[slot].done->Record(stream));
+  ++steps_;
+  return absl::OkStatus();
 }
 
 absl::Status Trainer::ForwardBackward() {
+  RETURN_IF_ERROR(EnqueueForwardBackward(active_slot_));
+  return slots_[active_slot_].done->Record(backend_->stream());
+}
+
+absl::Status Trainer::EnqueueForwardBackward(int slot) {
   const int num_nodes = static_cast<int>(graph_.nodes.size());
-  const int slot = active_slot_;
   LayerTime& edges = profile_[profile_.size() - 2];
   if (options_.poison_freed) RETURN_IF_ERROR(backend_->Fill(arena_.data(), 0xff, arena_.size()));
 
@@ -546,11 +575,17 @@ absl::Status Trainer::ForwardBackward() {
     }
     if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(step));
   }
-  return slots_[slot].done->Record(backend_->stream());
+  return absl::OkStatus();
 }
 
 absl::Status Trainer::Update(const Event* ready) {
   if (ready != nullptr) RETURN_IF_ERROR(backend_->stream().Wait(*ready));
+  RETURN_IF_ERROR(EnqueueUpdate());
+  ++steps_;
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::EnqueueUpdate() {
   LayerTime& update = profile_.back();
   RETURN_IF_ERROR(Timed(&update.backward_seconds, [&]() -> absl::Status {
     if (optimizer_ != nullptr) {
@@ -572,7 +607,6 @@ absl::Status Trainer::Update(const Event* ready) {
                                           lowp_params + param.lowp_offset));
     return absl::OkStatus();
   }));
-  ++steps_;
   return absl::OkStatus();
 }
 

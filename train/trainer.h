@@ -39,6 +39,10 @@ struct TrainOptions {
   int64_t batch_offset = 0;
   bool profile = false;       // time every kernel (core::Timer on the backend's stream)
   bool poison_freed = false;  // fill each transient buffer with NaN when its lifetime ends
+  // On a GPU backend, Step() captures the whole step once per input slot as
+  // a CUDA graph and replays it (off while profiling, which reads timers
+  // inside the step). Ignored on the CPU.
+  bool cuda_graph = true;
 };
 
 // Time spent in one node's kernels (or in the executor's own work: "edges",
@@ -106,6 +110,8 @@ class Trainer {
   size_t gradient_bytes() const { return params_bytes_; }
   // Steps run so far (the host's count; the device keeps its own for dropout).
   int64_t steps() const { return steps_; }
+  // Whether Step() replays a captured CUDA graph.
+  bool cuda_graph_active() const;
 
   const std::vector<LayerTime>& profile() const { return profile_; }
   void ResetProfile();
@@ -126,6 +132,10 @@ class Trainer {
 
   void* BufferData(int buffer, int slot) const;
   absl::Status PoisonBuffersEndingAt(int step);
+  // The work of ForwardBackward/Update without the host-side bookkeeping, so
+  // a capture records exactly what a step enqueues.
+  absl::Status EnqueueForwardBackward(int slot);
+  absl::Status EnqueueUpdate();
   // Runs `work` between the profile timer's start and stop when profiling,
   // adding the seconds to `*sink`; else just runs it.
   absl::Status Timed(double* sink, const std::function<absl::Status()>& work);
@@ -155,6 +165,7 @@ class Trainer {
     std::unique_ptr<Event> done;  // recorded after the last step that read this slot
   };
   Slot slots_[2];
+  CapturedWork graphs_[2];  // per input slot, captured on first use
   int active_slot_ = 0;  // what the next step reads
   bool have_batch_ = false;
   TensorSpec images_spec_;  // on the device: the activation type

@@ -1,0 +1,122 @@
+// The executor on the cuda backend (skipped without a GPU): a small network
+// follows the CPU's loss curve for its first steps, a replayed CUDA graph
+// computes exactly what eager steps compute, and an absurd batch is an OOM
+// error, not a crash.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/backends.h"
+#include "models/net_builder.h"
+#include "models/zoo.h"
+#include "tests/train/small_cnn.h"
+#include "train/trainer.h"
+
+namespace cnnbench {
+namespace {
+
+using train_test::MakeBatch;
+using train_test::SmallCnn;
+using train_test::StepAndLoss;
+
+std::unique_ptr<Backend> GpuBackend() {
+  if (CudaDeviceCount() == 0) return nullptr;
+  auto backend = CreateBackend("cuda", Device::Cuda(0));
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  return backend.ok() ? *std::move(backend) : nullptr;
+}
+
+#define SKIP_WITHOUT_GPU(backend) \
+  if ((backend) == nullptr) GTEST_SKIP() << "no GPU"
+
+// fc -> relu -> fc -> softmax: only deterministic library calls.
+Graph SmallMlp() {
+  NetBuilder b(train_test::kBatch, 3, train_test::kSize, train_test::kSize, train_test::kClasses);
+  b.Fc(64);
+  b.Logits();
+  auto graph = std::move(b).Build();
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return *graph;
+}
+
+std::vector<float> Losses(Backend* backend, const Graph& graph, const TrainOptions& options,
+                          int steps) {
+  auto trainer = Trainer::Compile(graph, backend, options);
+  EXPECT_TRUE(trainer.ok()) << trainer.status();
+  if (!trainer.ok()) return {};
+  std::vector<float> images, losses;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < steps; ++step) {
+    MakeBatch(step, &images, &labels);
+    EXPECT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = StepAndLoss(**trainer);
+    EXPECT_TRUE(loss.ok()) << loss.status();
+    losses.push_back(loss.ok() ? *loss : NAN);
+  }
+  return losses;
+}
+
+TEST(GpuTrainTest, SmallCnnFollowsTheCpuLossCurve) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  auto cpu = CreateBackend("reference", Device::Cpu());
+  ASSERT_TRUE(cpu.ok());
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  const std::vector<float> expect = Losses(cpu->get(), SmallCnn(), options, 5);
+  for (Precision p : {Precision::kFp32, Precision::kTf32, Precision::kBf16, Precision::kFp16}) {
+    options.precision = p;
+    const std::vector<float> got = Losses(gpu.get(), SmallCnn(), options, 5);
+    ASSERT_EQ(got.size(), expect.size()) << PrecisionName(p);
+    const double tolerance = p == Precision::kFp32 ? 1e-4 : 3e-2;
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], expect[i], tolerance * std::fabs(expect[i]) + 1e-5)
+          << PrecisionName(p) << " step " << i;
+  }
+}
+
+TEST(GpuTrainTest, GraphReplayEqualsEagerStepsBitForBit) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  TrainOptions options;
+  options.cuda_graph = false;
+  const std::vector<float> eager = Losses(gpu.get(), SmallMlp(), options, 6);
+  options.cuda_graph = true;
+  auto trainer = Trainer::Compile(SmallMlp(), gpu.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  EXPECT_TRUE((*trainer)->cuda_graph_active());
+  const std::vector<float> replayed = Losses(gpu.get(), SmallMlp(), options, 6);
+  ASSERT_EQ(replayed.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i) EXPECT_EQ(replayed[i], eager[i]) << "step " << i;
+}
+
+TEST(GpuTrainTest, AnAbsurdBatchIsAnOomError) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  auto info = FindModel("resnet50");
+  ASSERT_TRUE(info.ok());
+  ModelOptions mo;
+  mo.batch = 1 << 16;  // about 10 TB of activations
+  auto graph = BuildModel("resnet50", mo);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto trainer = Trainer::Compile(*graph, gpu.get(), TrainOptions{});
+  ASSERT_FALSE(trainer.ok());
+  EXPECT_EQ(trainer.status().code(), absl::StatusCode::kResourceExhausted) << trainer.status();
+  EXPECT_NE(trainer.status().message().find("OOM"), std::string::npos) << trainer.status();
+  // The device is still usable afterwards.
+  EXPECT_FALSE(Losses(gpu.get(), SmallMlp(), TrainOptions{}, 1).empty());
+}
+
+TEST(GpuTrainTest, CudaGraphsAreOffOnTheCpu) {
+  auto cpu = CreateBackend("onednn", Device::Cpu());
+  ASSERT_TRUE(cpu.ok());
+  TrainOptions options;
+  options.cuda_graph = true;
+  auto trainer = Trainer::Compile(SmallMlp(), cpu->get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  EXPECT_FALSE((*trainer)->cuda_graph_active());
+}
+
+}  // namespace
+}  // namespace cnnbench
