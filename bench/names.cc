@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/dtype.h"
+#include "kernels/desc.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -109,6 +110,13 @@ absl::StatusOr<CaseName> ParseKernel(const std::vector<std::string>& p, const Ca
   if (!absl::StartsWith(c.shape, f.shape_kind + ":"))
     return Bad(
         absl::StrCat("shape '", c.shape, "' is not a '", f.shape_kind, ":' descriptor string"));
+  // The shape is a descriptor in its canonical form, so a name prints back
+  // to itself (and a trailing "_mean"-like word can only be a suffix).
+  absl::StatusOr<OpDesc> desc = ParseOpDesc(c.shape);
+  if (!desc.ok()) return Bad(absl::StrCat("shape: ", desc.status().message()));
+  if (OpDescToString(*desc) != c.shape)
+    return Bad(absl::StrCat("shape '", c.shape, "' is not canonical (that is '",
+                            OpDescToString(*desc), "')"));
   return c;
 }
 

@@ -88,11 +88,13 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   // count, passes and shape prefix must accept what the printer writes.
   const std::vector<CaseName> examples = {
       CaseName::Train("resnet50", "fp32", "synthetic", 32, 1),
-      CaseName::Kernel("conv", "bwd_data", "fp32", "cpu", "conv:mb1"),
+      CaseName::Kernel("conv", "bwd_data", "fp32", "cpu",
+                       "conv:mb64_ic256oc512_ih56oh28kh1sh2ph0_iw56ow28kw1sw2pw0"),
       CaseName::Kernel("fc", "bwd_filter", "bf16", "cuda:1", "fc:mb1ic2oc3"),
-      CaseName::Kernel("pool", "avg/bwd", "fp32", "cpu", "pool:avg"),
-      CaseName::Kernel("batchnorm", "bwd", "fp16", "cpu", "bn:mb1"),
-      CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb1"),
+      CaseName::Kernel("pool", "avg/bwd", "fp32", "cpu",
+                       "pool:avg_mb32ic64_ih112oh55kh3sh2ph0_iw112ow55kw3sw2pw0"),
+      CaseName::Kernel("batchnorm", "bwd", "fp16", "cpu", "bn:mb32ic64ih56iw56_eps0.001mom0.997"),
+      CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb32ic64ih56iw56"),
       CaseName::Kernel("gemm", "", "tf32", "cuda", "gemm:m1n2k3"),
       CaseName::AllReduce("nccl", "fp16", 1024, 8),
       CaseName::Input("folder", "train", 4),
@@ -125,10 +127,24 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
 
 TEST(NamesTest, ShapePrefixComesFromTheTable) {
   // batchnorm's descriptors are "bn:...", not "batchnorm:...".
-  EXPECT_TRUE(ParseCaseName("batchnorm/fwd/fp32/cpu/bn:mb1").ok());
+  EXPECT_TRUE(ParseCaseName("batchnorm/fwd/fp32/cpu/bn:mb1ic2ih3iw4_eps0.001mom0.997").ok());
   auto wrong = ParseCaseName("batchnorm/fwd/fp32/cpu/batchnorm:mb1");
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().message().find("'bn:'"), absl::string_view::npos) << wrong.status();
+}
+
+TEST(NamesTest, TheShapeIsACanonicalDescriptor) {
+  // Found by the fuzzer: a shape that is no descriptor printed back into a
+  // name that parsed differently.
+  auto garbage = ParseCaseName("gemm/fp32/cpu/gemm:m2048n20m:m2048n2048k2048_stddev");
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_NE(garbage.status().message().find("shape"), absl::string_view::npos) << garbage.status();
+  // A descriptor in another spelling than its canonical one.
+  auto spelled = ParseCaseName("pool/max/fwd/fp32/cpu/pool:max_mb1ic1_ih4oh2kh2sh2pt0pb0_iw4ow2kw2sw2pw0");
+  if (!spelled.ok())
+    EXPECT_NE(spelled.status().message().find("canonical"), absl::string_view::npos)
+        << spelled.status();
+  EXPECT_TRUE(ParseCaseName("gemm/fp32/cpu/gemm:m2048n2048k2048_mean").ok());
 }
 
 TEST(NamesTest, CaseNamesOrderAndCompareByEveryPart) {

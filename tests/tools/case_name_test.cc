@@ -36,16 +36,16 @@ TEST(CaseNameTest, ModelNamesWithDotsAndUnderscores) {
 
 TEST(CaseNameTest, ParsesKernelNames) {
   auto conv =
-      ParseCaseName("conv/bwd_filter/fp16/cuda/conv:mb64_ic3oc64_ih224oh112kh7sh2ph3/real_time");
+      ParseCaseName("conv/bwd_filter/fp16/cuda/conv:mb64_ic3oc64_ih224oh112kh7sh2ph3_iw224ow112kw7sw2pw3/real_time");
   ASSERT_TRUE(conv.ok()) << conv.status();
   EXPECT_TRUE(IsKernelCase(*conv));
   EXPECT_EQ(KernelVariant(*conv), "bwd_filter");
-  EXPECT_EQ(conv->shape, "conv:mb64_ic3oc64_ih224oh112kh7sh2ph3");
+  EXPECT_EQ(conv->shape, "conv:mb64_ic3oc64_ih224oh112kh7sh2ph3_iw224ow112kw7sw2pw3");
 
-  auto pool = ParseCaseName("pool/avg/bwd/fp32/cpu/pool:mb1");
+  auto pool = ParseCaseName("pool/avg/bwd/fp32/cpu/pool:avg_mb1ic1_ih4oh2kh2sh2ph0_iw4ow2kw2sw2pw0");
   ASSERT_TRUE(pool.ok()) << pool.status();
   EXPECT_EQ(KernelVariant(*pool), "avg bwd");
-  EXPECT_EQ(pool->ToString(), "pool/avg/bwd/fp32/cpu/pool:mb1");
+  EXPECT_EQ(pool->ToString(), "pool/avg/bwd/fp32/cpu/pool:avg_mb1ic1_ih4oh2kh2sh2ph0_iw4ow2kw2sw2pw0");
 
   auto gemm = ParseCaseName("gemm/fp32/cpu/gemm:m256n256k256/real_time");
   ASSERT_TRUE(gemm.ok()) << gemm.status();
