@@ -1,6 +1,7 @@
 // gemm/<precision>/<device>/gemm:m<M>n<N>k<K>: a square sweep through the
 // backend's GEMM op (what a precision cannot run there skips with the
-// backend's reason), its result checked against dot products in the same run.
+// backend's reason), its result checked against dot products in the same run;
+// on the CPU and, where one is visible, on a GPU (cuBLASLt).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -23,9 +24,10 @@ class GemmWorkload : public Workload {
  public:
   static absl::StatusOr<std::unique_ptr<Workload>> Prepare(const GemmDesc& desc,
                                                            Precision precision,
+                                                           const Device& device_of_case,
                                                            const SuiteOptions& options) {
     std::unique_ptr<GemmWorkload> w(new GemmWorkload(desc));
-    ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, Device::Cpu()));
+    ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, device_of_case));
     ASSIGN_OR_RETURN(w->kernel_,
                      w->backend_->Create(OpDesc(desc), KernelOptions::ForPrecision(precision), {}));
     const KernelSignature& sig = w->kernel_->signature();
@@ -101,18 +103,21 @@ class GemmWorkload : public Workload {
 }  // namespace
 
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
-  for (int64_t s : options.gemm_sizes) {
-    for (const std::string& precision_name : options.precisions) {
-      ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-      const GemmDesc desc{s, s, s, false, false};
-      TimedCase timed;
-      timed.name = KernelCaseName("gemm", "", precision_name, "cpu", desc.ToString());
-      timed.family = "gemm";
-      timed.unit = benchmark::kMillisecond;
-      timed.prepare = [desc, precision, &options] {
-        return GemmWorkload::Prepare(desc, precision, options);
-      };
-      harness.Register(std::move(timed));
+  for (const std::string& device_name : KernelDevices(options)) {
+    ASSIGN_OR_RETURN(const Device device, Device::Parse(device_name));
+    for (int64_t s : options.gemm_sizes) {
+      for (const std::string& precision_name : options.precisions) {
+        ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+        const GemmDesc desc{s, s, s, false, false};
+        TimedCase timed;
+        timed.name = KernelCaseName("gemm", "", precision_name, device_name, desc.ToString());
+        timed.family = "gemm";
+        timed.unit = benchmark::kMillisecond;
+        timed.prepare = [desc, precision, device, &options] {
+          return GemmWorkload::Prepare(desc, precision, device, options);
+        };
+        harness.Register(std::move(timed));
+      }
     }
   }
   return absl::OkStatus();

@@ -1,7 +1,7 @@
 // Per-layer kernel cases: every distinct conv, fc, pool, batch-norm and ReLU
 // layer of the chosen models (taken from the zoo's graphs, so a model's layers
 // and its kernel cases never disagree), each pass timed on its own through
-// the backend's Kernel interface.
+// the backend's Kernel interface, on the CPU and, where one is visible, a GPU.
 #include <map>
 #include <memory>
 #include <set>
@@ -25,6 +25,7 @@ struct KernelCase {
   Shape input;  // the layer's input in the network
   Pass pass;
   Precision precision;
+  Device device;
 };
 
 class KernelWorkload : public Workload {
@@ -32,7 +33,7 @@ class KernelWorkload : public Workload {
   static absl::StatusOr<std::unique_ptr<Workload>> Prepare(const KernelCase& c,
                                                            const SuiteOptions& options) {
     std::unique_ptr<KernelWorkload> w(new KernelWorkload(c));
-    ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, Device::Cpu()));
+    ASSIGN_OR_RETURN(w->backend_, CreateCaseBackend(options, c.device));
     ASSIGN_OR_RETURN(w->runner_,
                      KernelRunner::Create(w->backend_.get(), c.desc, c.precision, c.input));
     return std::unique_ptr<Workload>(std::move(w));
@@ -81,16 +82,21 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness) 
       if (!seen.insert(layer.shape).second) continue;
       if (options.max_kernel_shapes > 0 && per_family[layer.family]++ >= options.max_kernel_shapes)
         continue;
-      for (const std::string& precision_name : options.precisions) {
-        ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-        for (const LayerPass& pass : layer.passes) {
-          const KernelCase c{graph.nodes[layer.node].op, layer.input, pass.pass, precision};
-          TimedCase timed;
-          timed.name = KernelCaseName(layer.family, pass.name, precision_name, "cpu", layer.shape);
-          timed.family = layer.family;
-          timed.unit = benchmark::kMicrosecond;
-          timed.prepare = [c, &options] { return KernelWorkload::Prepare(c, options); };
-          harness.Register(std::move(timed));
+      for (const std::string& device_name : KernelDevices(options)) {
+        ASSIGN_OR_RETURN(const Device device, Device::Parse(device_name));
+        for (const std::string& precision_name : options.precisions) {
+          ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+          for (const LayerPass& pass : layer.passes) {
+            const KernelCase c{graph.nodes[layer.node].op, layer.input, pass.pass, precision,
+                               device};
+            TimedCase timed;
+            timed.name =
+                KernelCaseName(layer.family, pass.name, precision_name, device_name, layer.shape);
+            timed.family = layer.family;
+            timed.unit = benchmark::kMicrosecond;
+            timed.prepare = [c, &options] { return KernelWorkload::Prepare(c, options); };
+            harness.Register(std::move(timed));
+          }
         }
       }
     }

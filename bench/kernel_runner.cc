@@ -30,7 +30,19 @@ absl::StatusOr<Buffer> FilledBuffer(size_t bytes, DType dtype, Rng& rng, float s
   } else if (dtype == DType::kBF16) {
     BFloat16* h = static_cast<BFloat16*>(b.data());
     for (size_t i = 0; i < bytes / sizeof(BFloat16); ++i) h[i] = FloatToBFloat16(value());
+  } else if (dtype == DType::kF16) {
+    Half* h = static_cast<Half*>(b.data());
+    for (size_t i = 0; i < bytes / sizeof(Half); ++i) h[i] = FloatToHalf(value());
   }
+  return b;
+}
+
+// `host` as the backend's device holds it: itself on the CPU, else a copy
+// in device memory (the values are layout-agnostic, so raw bytes do).
+absl::StatusOr<Buffer> OnDevice(Buffer host, const Device& device) {
+  if (!device.is_cuda()) return host;
+  ASSIGN_OR_RETURN(Buffer b, Buffer::Allocate(device, host.size()));
+  RETURN_IF_ERROR(CopyBytes(b.data(), device, host.data(), Device::Cpu(), host.size()));
   return b;
 }
 
@@ -61,8 +73,13 @@ absl::StatusOr<std::vector<TensorSpec>> NetworkInputs(Backend* backend, const Op
   probe.k = dims->c;
   ASSIGN_OR_RETURN(probe.h, MakeWindowDim(dims->h, 3, 1, Padding::kSame));
   ASSIGN_OR_RETURN(probe.w, MakeWindowDim(dims->w, 3, 1, Padding::kSame));
-  ASSIGN_OR_RETURN(auto kernel, CreateKernel(backend, probe, precision, {}));
-  return std::vector<TensorSpec>{kernel->signature().output};
+  auto kernel = CreateKernel(backend, probe, precision, {});
+  if (absl::IsUnimplemented(kernel.status())) {
+    // No such convolution on this backend: take the layout its ReLU keeps.
+    kernel = CreateKernel(backend, ReluDesc{*dims}, precision, {});
+  }
+  RETURN_IF_ERROR(kernel.status());
+  return std::vector<TensorSpec>{(*kernel)->signature().output};
 }
 
 }  // namespace
@@ -79,8 +96,10 @@ absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* back
   ASSIGN_OR_RETURN(r->kernel_, CreateKernel(backend, desc, precision, inputs));
   const KernelSignature& sig = r->kernel_->signature();
   Rng rng(99);
+  const Device device = backend->device();
   auto add = [&](size_t bytes, DType type, float scale) -> absl::StatusOr<void*> {
-    ASSIGN_OR_RETURN(Buffer b, FilledBuffer(bytes, type, rng, scale));
+    ASSIGN_OR_RETURN(Buffer host, FilledBuffer(bytes, type, rng, scale));
+    ASSIGN_OR_RETURN(Buffer b, OnDevice(std::move(host), device));
     r->buffers_.push_back(std::move(b));
     return r->buffers_.back().data();
   };
@@ -101,10 +120,12 @@ absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* back
     a.dparams.push_back(dw);
   }
   for (const TensorSpec& s : sig.state) {
-    ASSIGN_OR_RETURN(void* st, add(s.bytes, s.dtype, 0.0f));
-    float* f = static_cast<float*>(st);
+    ASSIGN_OR_RETURN(Buffer host, FilledBuffer(s.bytes, s.dtype, rng, 0.0f));
+    float* f = static_cast<float*>(host.data());
     for (size_t i = 0; i < s.bytes / sizeof(float); ++i) f[i] = 1.0f;  // positive variances
-    a.state.push_back(st);
+    ASSIGN_OR_RETURN(Buffer b, OnDevice(std::move(host), device));
+    a.state.push_back(b.data());
+    r->buffers_.push_back(std::move(b));
   }
   ASSIGN_OR_RETURN(a.saved, add(sig.saved_bytes, DType::kU8, 0));
   ASSIGN_OR_RETURN(a.scratch, add(sig.scratch_bytes, DType::kU8, 0));

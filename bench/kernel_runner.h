@@ -1,6 +1,7 @@
 // Runs one layer operation's pass through a backend's Kernel interface, on
 // buffers made once: what a per-layer kernel case times, and what tests
-// compare against the training step's per-layer profile.
+// compare against the training step's per-layer profile. Buffers live where
+// the backend runs (host memory, or device memory on a GPU).
 #ifndef CNNBENCH_BENCH_KERNEL_RUNNER_H_
 #define CNNBENCH_BENCH_KERNEL_RUNNER_H_
 

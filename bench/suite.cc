@@ -23,6 +23,7 @@ std::vector<std::string> RegisteredFamilies() {
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count) {
   SuiteOptions o;
   o.preset = preset;
+  o.gpu_count = gpu_count;
   o.precisions = {"fp32"};
   o.data = {"synthetic"};
   o.allreduce_ranks = {2, 4};
@@ -45,6 +46,7 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.gpus = {0};
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
     o.gemm_sizes = {512, 1024, 2048, 4096};
+    if (gpu_count > 0) o.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
     return o;
   }
   if (preset == "quick") {
@@ -110,7 +112,22 @@ absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_
 
 absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
                                                            const Device& device) {
+  if (device.is_cuda()) {
+    // A GPU this machine lacks is a case that cannot run here: skipped, not failed.
+    const int visible = CudaDeviceCount();
+    if (device.ordinal >= visible)
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", device.ToString(),
+                                                   " is not present (", visible,
+                                                   " GPU(s) visible)"));
+    return CreateBackend("cuda", device);
+  }
   return CreateBackend(options.backend, device);
+}
+
+std::vector<std::string> KernelDevices(const SuiteOptions& options) {
+  std::vector<std::string> devices = {"cpu"};
+  if (options.gpu_count > 0) devices.push_back("cuda");
+  return devices;
 }
 
 TimingSettings TimingOf(const SuiteOptions& options) {

@@ -41,6 +41,7 @@ struct SuiteOptions {
   int allreduce_warmup = 5;        // untimed all-reduces per variant at prepare (nccl-tests' -w)
   int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
   std::string backend = "onednn";  // for CPU cases
+  int gpu_count = 0;                // GPUs visible: cuda cases register only with one
   std::string platform;
 };
 
@@ -56,10 +57,14 @@ absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_
 // The harness's settings for these options.
 TimingSettings TimingOf(const SuiteOptions& options);
 
-// The backend a case runs on: --backend on the CPU. The one place the
-// suite creates backends.
+// The backend a case runs on: --backend on the CPU, "cuda" on a GPU. The
+// one place the suite creates backends.
 absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
                                                            const Device& device);
+
+// The devices kernel and GEMM cases run on, as case names spell them:
+// "cpu", plus "cuda" (device 0) when a GPU is visible.
+std::vector<std::string> KernelDevices(const SuiteOptions& options);
 
 // Registers every case `options` asks for on `harness`; returns their names
 // in order. `options` and `harness` must outlive the run.

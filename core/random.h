@@ -6,10 +6,20 @@
 
 #include <cstdint>
 
+// Marks the functions below callable from CUDA device code too (nvcc sees
+// __host__ __device__); host compilers see plain inline functions.
+#ifndef CNNBENCH_HOST_DEVICE
+#ifdef __CUDACC__
+#define CNNBENCH_HOST_DEVICE __host__ __device__
+#else
+#define CNNBENCH_HOST_DEVICE
+#endif
+#endif
+
 namespace cnnbench {
 
 // SplitMix64's finaliser: a bijective mix of 64 bits.
-inline uint64_t MixBits64(uint64_t z) {
+CNNBENCH_HOST_DEVICE inline uint64_t MixBits64(uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -17,7 +27,9 @@ inline uint64_t MixBits64(uint64_t z) {
 }
 
 // A uniform double in [0, 1) from 64 random bits.
-inline double BitsToUniform(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+CNNBENCH_HOST_DEVICE inline double BitsToUniform(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
 
 // SplitMix64 generator: the standard library's distributions are not
 // specified bit for bit, this is.
@@ -38,7 +50,7 @@ class Rng {
 
 // The key of one dropout mask: the run's seed, the layer (graph node) and
 // the training step. Two layers, two steps or two seeds draw different masks.
-inline uint64_t DropoutKey(uint64_t seed, uint64_t node, uint64_t step) {
+CNNBENCH_HOST_DEVICE inline uint64_t DropoutKey(uint64_t seed, uint64_t node, uint64_t step) {
   return MixBits64(MixBits64(MixBits64(seed) ^ node) ^ step);
 }
 
@@ -46,7 +58,7 @@ inline uint64_t DropoutKey(uint64_t seed, uint64_t node, uint64_t step) {
 // probability `rate`. `index` is the element's global logical (N,C,H,W)
 // index, counting every example of the global batch, so data-parallel
 // replicas draw exactly the mask one replica of the whole batch would.
-inline bool DropoutKeeps(uint64_t key, uint64_t index, double rate) {
+CNNBENCH_HOST_DEVICE inline bool DropoutKeeps(uint64_t key, uint64_t index, double rate) {
   return BitsToUniform(MixBits64(key ^ MixBits64(index))) >= rate;
 }
 

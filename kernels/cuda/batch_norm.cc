@@ -1,11 +1,237 @@
-// Not built yet: the backend reports these ops as unsupported.
+// Batch normalization on cuDNN's spatial batch norm (NCHW or NHWC; fp32
+// parameters, running statistics and saved values for every activation
+// type). Training forward normalises with the batch statistics and updates
+// the running ones with factor 1 - momentum (cuDNN's running variance is the
+// unbiased one, as docs/kernels.md asks). Inference forward uses the running
+// statistics; a small kernel then writes them into saved, so backward reads
+// the same place in both modes.
+//
+// Saved (four 256-byte-aligned fp32 C-vectors): batch mean, 1/sqrt(var+eps),
+// then dgamma and dbeta. cuDNN computes dx, dgamma and dbeta in one pass:
+// BackwardData runs it and keeps dgamma/dbeta in saved; a BackwardWeights
+// right after (no forward since, same x, dy and saved) copies them, otherwise
+// it runs the pass itself with dx going to scratch. Frozen-statistics
+// backward (training = false) is an affine map: dx = dy * gamma * inv_std.
 #include "absl/strings/str_cat.h"
+#include "core/cuda_status.h"
+#include "core/status.h"
+#include "kernels/cuda/op_kernels.h"
+#include "kernels/cuda/op_spec.h"
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
+namespace {
 
-KernelOr CreateBatchNorm(ContextPtr, const BatchNormDesc& desc, const KernelOptions&, const Inputs&) {
-  return NotBuiltYet(absl::StrCat("batch norm ", desc.ToString()));
+// A failed cuDNN call's status, naming the layer too (out-of-memory
+// statuses keep their "OOM: " start).
+#define BN_CUDNN(expr)                                                                   \
+  do {                                                                                   \
+    if (cudnnStatus_t err_ = (expr); err_ != CUDNN_STATUS_SUCCESS) {                     \
+      const absl::Status status_ = CudnnError(err_, #expr, __FILE__, __LINE__);          \
+      if (IsOutOfMemory(status_)) return status_;                                        \
+      return absl::Status(status_.code(), absl::StrCat(what_, ": ", status_.message())); \
+    }                                                                                    \
+  } while (0)
+
+constexpr size_t kAlign = 256;
+size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+absl::StatusOr<cudnnDataType_t> CudnnType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return CUDNN_DATA_FLOAT;
+    case DType::kF16:
+      return CUDNN_DATA_HALF;
+    case DType::kBF16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: batch norm in ", DTypeName(dtype), " on the cuda backend"));
+  }
+}
+
+class BatchNormKernel : public CudaKernel {
+ public:
+  BatchNormKernel(ContextPtr context, const BatchNormDesc& desc)
+      : CudaKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  ~BatchNormKernel() override {
+    if (param_desc_ != nullptr) cudnnDestroyTensorDescriptor(param_desc_);
+    if (x_desc_ != nullptr) cudnnDestroyTensorDescriptor(x_desc_);
+  }
+
+  absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(what_, inputs, 1));
+    const Dims4& d = desc_.dims;
+    if (d.n * d.h * d.w < 2)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", what_, ": batch statistics need two elements per channel"));
+    ASSIGN_OR_RETURN(TensorSpec input,
+                     ResolveInput(what_, *context_, options, inputs, 0, d.shape()));
+    ASSIGN_OR_RETURN(elem_, ToElem(options.dtype));
+    ASSIGN_OR_RETURN(cudnnDataType_t type, CudnnType(options.dtype));
+    geometry_ = GeometryOf(d, input);
+    BN_CUDNN(cudnnCreateTensorDescriptor(&x_desc_));
+    BN_CUDNN(cudnnSetTensor4dDescriptor(x_desc_,
+                                        geometry_.nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                        type, static_cast<int>(d.n), static_cast<int>(d.c),
+                                        static_cast<int>(d.h), static_cast<int>(d.w)));
+    BN_CUDNN(cudnnCreateTensorDescriptor(&param_desc_));
+    BN_CUDNN(cudnnDeriveBNTensorDescriptor(param_desc_, x_desc_, kMode));
+
+    const TensorSpec vector = TensorSpec::Plain(DType::kF32, Shape{d.c});
+    if (desc_.scale) signature_.params.push_back(vector);  // gamma
+    signature_.params.push_back(vector);                   // beta
+    signature_.state = {vector, vector};                   // running mean, running variance
+    vector_bytes_ = AlignUp(static_cast<size_t>(d.c) * sizeof(float));
+    signature_.inputs = {input};
+    signature_.output = input;
+    signature_.saved_bytes = 4 * vector_bytes_;
+    signature_.scratch_bytes = static_cast<size_t>(d.elements()) * SizeOf(options.dtype);
+    signature_.backward_reads_inputs = true;
+    signature_.backward_reads_output = false;
+    if (!desc_.scale) {  // cuDNN always scales: gamma = 1
+      ASSIGN_OR_RETURN(ones_, Buffer::Allocate(context_->device, vector.bytes));
+      const std::vector<float> ones(static_cast<size_t>(d.c), 1.0f);
+      RETURN_IF_ERROR(
+          CopyBytes(ones_.data(), context_->device, ones.data(), Device::Cpu(), vector.bytes));
+    }
+    implementation_ = "cudnn:batchnorm_spatial";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    fresh_ = false;
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    RETURN_IF_ERROR(CheckParamsAndState(args));
+    const float one = 1.0f, zero = 0.0f;
+    if (args.training) {
+      RETURN_IF_ERROR(Require(args.saved, "saved"));
+      BN_CUDNN(cudnnBatchNormalizationForwardTraining(
+          context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_,
+          Gamma(args), args.params.back(), 1.0 - desc_.momentum, args.state[0], args.state[1],
+          desc_.epsilon, SavedAt(args, 0), SavedAt(args, 1)));
+      return absl::OkStatus();
+    }
+    BN_CUDNN(cudnnBatchNormalizationForwardInference(
+        context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_, Gamma(args),
+        args.params.back(), args.state[0], args.state[1], desc_.epsilon));
+    if (args.saved == nullptr) return absl::OkStatus();  // inference only
+    return Launched(LaunchBatchNormFrozenStats(static_cast<const float*>(args.state[0]),
+                                               static_cast<const float*>(args.state[1]),
+                                               desc_.epsilon, static_cast<float*>(SavedAt(args, 0)),
+                                               static_cast<float*>(SavedAt(args, 1)), desc_.dims.c,
+                                               context_->raw_stream()),
+                    "batch norm frozen statistics");
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    fresh_ = false;
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(Require(args.saved, "saved"));
+    RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
+    if (!args.training)
+      return Launched(
+          LaunchBatchNormFrozenBackward(
+              geometry_, args.dy, desc_.scale ? static_cast<const float*>(args.params[0]) : nullptr,
+              static_cast<const float*>(SavedAt(args, 1)), args.dx[0], elem_,
+              context_->raw_stream()),
+          "batch norm frozen backward");
+    RETURN_IF_ERROR(RunBackward(args, x, args.dx[0], SavedAt(args, 2), SavedAt(args, 3)));
+    fresh_ = true;
+    fresh_x_ = x;
+    fresh_dy_ = args.dy;
+    fresh_saved_ = args.saved;
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardWeights(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(Require(args.saved, "saved"));
+    const size_t expected = desc_.scale ? 2 : 1;
+    if (args.dparams.size() != expected)
+      return absl::InvalidArgumentError(absl::StrCat(
+          what_, ": expects ", expected, " parameter gradients, got ", args.dparams.size()));
+    for (void* p : args.dparams) RETURN_IF_ERROR(Require(p, "dparams"));
+    void* dgamma = desc_.scale ? args.dparams[0] : nullptr;
+    void* dbeta = args.dparams.back();
+    const size_t bytes = static_cast<size_t>(desc_.dims.c) * sizeof(float);
+    cudaStream_t stream = context_->raw_stream();
+    if (fresh_ && args.training && fresh_x_ == x && fresh_dy_ == args.dy &&
+        fresh_saved_ == args.saved) {
+      if (dgamma != nullptr)
+        RETURN_IF_ERROR(Launched(
+            cudaMemcpyAsync(dgamma, SavedAt(args, 2), bytes, cudaMemcpyDeviceToDevice, stream),
+            "batch norm dgamma copy"));
+      return Launched(
+          cudaMemcpyAsync(dbeta, SavedAt(args, 3), bytes, cudaMemcpyDeviceToDevice, stream),
+          "batch norm dbeta copy");
+    }
+    RETURN_IF_ERROR(RequireScratch(args));
+    RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
+    return RunBackward(args, x, args.scratch, dgamma != nullptr ? dgamma : SavedAt(args, 2), dbeta);
+  }
+
+ private:
+  static constexpr cudnnBatchNormMode_t kMode = CUDNN_BATCHNORM_SPATIAL;
+
+  // dx, dgamma and dbeta from the saved mean and inverse std (cuDNN's
+  // gradients with respect to the statistics, i.e. training mode).
+  absl::Status RunBackward(const KernelArgs& args, const void* x, void* dx, void* dgamma,
+                           void* dbeta) {
+    const float one = 1.0f, zero = 0.0f;
+    BN_CUDNN(cudnnBatchNormalizationBackward(context_->cudnn, kMode, &one, &zero, &one, &zero,
+                                             x_desc_, x, x_desc_, args.dy, x_desc_, dx, param_desc_,
+                                             Gamma(args), dgamma, dbeta, desc_.epsilon,
+                                             SavedAt(args, 0), SavedAt(args, 1)));
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckParamsAndState(const KernelArgs& args, bool state = true) const {
+    const size_t params = desc_.scale ? 2 : 1;
+    if (args.params.size() != params)
+      return absl::InvalidArgumentError(
+          absl::StrCat(what_, ": expects ", params, " parameters, got ", args.params.size()));
+    for (void* p : args.params) RETURN_IF_ERROR(Require(p, "parameter"));
+    if (!state) return absl::OkStatus();
+    if (args.state.size() != 2 || args.state[0] == nullptr || args.state[1] == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(what_, ": expects running mean and variance"));
+    return absl::OkStatus();
+  }
+
+  const void* Gamma(const KernelArgs& args) const {
+    return desc_.scale ? args.params[0] : ones_.data();
+  }
+  // Saved vector i: 0 mean, 1 inverse std, 2 dgamma, 3 dbeta.
+  void* SavedAt(const KernelArgs& args, int i) const {
+    return static_cast<char*>(args.saved) + static_cast<size_t>(i) * vector_bytes_;
+  }
+
+  const BatchNormDesc desc_;
+  ActivationGeometry geometry_;
+  Elem elem_ = Elem::kF32;
+  cudnnTensorDescriptor_t x_desc_ = nullptr;      // x, y, dy, dx
+  cudnnTensorDescriptor_t param_desc_ = nullptr;  // (1,C,1,1) fp32
+  size_t vector_bytes_ = 0;
+  Buffer ones_;  // gamma of `_noscale`
+  // What the last BackwardData left in saved (dgamma, dbeta) and for which call.
+  bool fresh_ = false;
+  const void* fresh_x_ = nullptr;
+  const void* fresh_dy_ = nullptr;
+  const void* fresh_saved_ = nullptr;
+};
+
+}  // namespace
+
+KernelOr CreateBatchNorm(ContextPtr context, const BatchNormDesc& desc,
+                         const KernelOptions& options, const Inputs& inputs) {
+  auto kernel = std::make_unique<BatchNormKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(kernel->Init(options, inputs));
+  return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 }  // namespace cnnbench::cuda

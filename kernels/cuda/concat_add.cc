@@ -1,15 +1,160 @@
-// Not built yet: the backend reports these ops as unsupported.
+// Channel concatenation and the residual add. Concat is one strided 2-D copy
+// per input (its channels are a contiguous run per example in NCHW, per
+// pixel in NHWC); its backward copies the slices back. Add sums with the
+// backend's AddN kernel; its backward copies dy to each requested dx.
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
+#include "kernels/cuda/op_spec.h"
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
+namespace {
 
-KernelOr CreateConcat(ContextPtr, const ConcatDesc& desc, const KernelOptions&, const Inputs&) {
-  return NotBuiltYet(absl::StrCat("concat ", desc.ToString()));
+class ConcatKernel : public CudaKernel {
+ public:
+  ConcatKernel(ContextPtr context, const ConcatDesc& desc)
+      : CudaKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(what_, inputs, desc_.channels.size()));
+    for (size_t i = 0; i < desc_.channels.size(); ++i) {
+      const Shape shape{desc_.n, desc_.channels[i], desc_.h, desc_.w};
+      ASSIGN_OR_RETURN(TensorSpec spec, ResolveInput(what_, *context_, options, inputs, i, shape));
+      if (i > 0 && IsNhwc(spec) != IsNhwc(signature_.inputs[0]))
+        return absl::UnimplementedError(
+            absl::StrCat("unsupported: ", what_, ": inputs in different layouts (",
+                         spec.DebugString(), ", ", signature_.inputs[0].DebugString(), ")"));
+      signature_.inputs.push_back(spec);
+    }
+    nhwc_ = IsNhwc(signature_.inputs[0]);
+    element_bytes_ = SizeOf(options.dtype);
+    signature_.output = OutputLike(signature_.inputs[0], desc_.output());
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    implementation_ = "cuda:concat";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    int64_t offset = 0;  // first output channel of input i
+    for (size_t i = 0; i < desc_.channels.size(); ++i) {
+      ASSIGN_OR_RETURN(const void* x, Input(args, i));
+      const Slice s = SliceOf(i, offset);
+      RETURN_IF_ERROR(Launched(
+          cudaMemcpy2DAsync(static_cast<char*>(args.y) + s.offset, s.wide_pitch, x, s.width,
+                            s.width, s.rows, cudaMemcpyDeviceToDevice, context_->raw_stream()),
+          "concat forward"));
+      offset += desc_.channels[i];
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    int64_t offset = 0;
+    for (size_t i = 0; i < desc_.channels.size(); ++i) {
+      const Slice s = SliceOf(i, offset);
+      offset += desc_.channels[i];
+      if (i >= args.dx.size() || args.dx[i] == nullptr) continue;
+      RETURN_IF_ERROR(Launched(
+          cudaMemcpy2DAsync(args.dx[i], s.width, static_cast<const char*>(args.dy) + s.offset,
+                            s.wide_pitch, s.width, s.rows, cudaMemcpyDeviceToDevice,
+                            context_->raw_stream()),
+          "concat backward"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // Input i's place in the output, in bytes: `rows` runs of `width` bytes,
+  // `wide_pitch` apart in the output, starting at `offset`.
+  struct Slice {
+    size_t offset, width, wide_pitch, rows;
+  };
+  Slice SliceOf(size_t i, int64_t first_channel) const {
+    const int64_t total = desc_.output().c, hw = desc_.h * desc_.w;
+    const size_t es = element_bytes_;
+    if (nhwc_)  // one run per pixel
+      return {static_cast<size_t>(first_channel) * es, static_cast<size_t>(desc_.channels[i]) * es,
+              static_cast<size_t>(total) * es, static_cast<size_t>(desc_.n * hw)};
+    return {static_cast<size_t>(first_channel * hw) * es,
+            static_cast<size_t>(desc_.channels[i] * hw) * es, static_cast<size_t>(total * hw) * es,
+            static_cast<size_t>(desc_.n)};
+  }
+
+  const ConcatDesc desc_;
+  bool nhwc_ = false;
+  size_t element_bytes_ = 4;
+};
+
+class AddKernel : public CudaKernel {
+ public:
+  AddKernel(ContextPtr context, const AddDesc& desc)
+      : CudaKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(what_, inputs, 2));
+    const Shape shape = desc_.dims.shape();
+    ASSIGN_OR_RETURN(TensorSpec a, ResolveInput(what_, *context_, options, inputs, 0, shape));
+    ASSIGN_OR_RETURN(TensorSpec b, ResolveInput(what_, *context_, options, inputs, 1, shape));
+    if (IsNhwc(a) != IsNhwc(b))
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", what_,
+                                                   ": inputs in different layouts (",
+                                                   a.DebugString(), ", ", b.DebugString(), ")"));
+    ASSIGN_OR_RETURN(elem_, ToElem(options.dtype));
+    bytes_ = static_cast<size_t>(desc_.dims.elements()) * SizeOf(options.dtype);
+    signature_.inputs = {a, b};
+    signature_.output = a;
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    implementation_ = "cuda:add";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* a, Input(args, 0));
+    ASSIGN_OR_RETURN(const void* b, Input(args, 1));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    AddNSources sources{};
+    sources.ptr[0] = a;
+    sources.ptr[1] = b;
+    return Launched(
+        LaunchAddN(sources, 2, args.y, elem_, desc_.dims.elements(), context_->raw_stream()),
+        "add forward");
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    for (size_t i = 0; i < 2 && i < args.dx.size(); ++i) {
+      if (args.dx[i] == nullptr || args.dx[i] == args.dy) continue;
+      RETURN_IF_ERROR(Require(args.dy, "dy"));
+      RETURN_IF_ERROR(Launched(cudaMemcpyAsync(args.dx[i], args.dy, bytes_,
+                                               cudaMemcpyDeviceToDevice, context_->raw_stream()),
+                               "add backward"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const AddDesc desc_;
+  Elem elem_ = Elem::kF32;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
+KernelOr CreateConcat(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
+                      const Inputs& inputs) {
+  auto kernel = std::make_unique<ConcatKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(kernel->Init(options, inputs));
+  return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
-KernelOr CreateAdd(ContextPtr, const AddDesc& desc, const KernelOptions&, const Inputs&) {
-  return NotBuiltYet(absl::StrCat("add ", desc.ToString()));
+KernelOr CreateAdd(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
+                   const Inputs& inputs) {
+  auto kernel = std::make_unique<AddKernel>(std::move(context), desc);
+  RETURN_IF_ERROR(kernel->Init(options, inputs));
+  return std::unique_ptr<Kernel>(std::move(kernel));
 }
 
 }  // namespace cnnbench::cuda

@@ -1,0 +1,29 @@
+// The convolution bias as two small CUDA kernels, outside cuDNN's graphs:
+// y += b over the channels, and db = the sum of dy over (N,H,W). The bias
+// is fp32 for every precision; y and dy are in the activation type and
+// layout (NCHW or NHWC). Host-callable; each enqueues on `stream` and
+// returns the launch's error.
+#ifndef CNNBENCH_KERNELS_CUDA_CONV_BIAS_H_
+#define CNNBENCH_KERNELS_CUDA_CONV_BIAS_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/device_kernels.h"
+
+namespace cnnbench::cuda {
+
+// y(n,k,p,q) += bias(k), y being (N,K,P,Q) stored NCHW (nhwc = false) or
+// NHWC; `plane` = P*Q. Accumulates in fp32 and rounds once.
+cudaError_t LaunchConvBiasAdd(void* y, Elem type, bool nhwc, const float* bias, int64_t n,
+                              int64_t k, int64_t plane, cudaStream_t stream);
+
+// dbias(k) = sum over n, p, q of dy(n,k,p,q), in fp32; deterministic (one
+// block per channel, a fixed reduction order).
+cudaError_t LaunchConvBiasGrad(const void* dy, Elem type, bool nhwc, float* dbias, int64_t n,
+                               int64_t k, int64_t plane, cudaStream_t stream);
+
+}  // namespace cnnbench::cuda
+
+#endif  // CNNBENCH_KERNELS_CUDA_CONV_BIAS_H_

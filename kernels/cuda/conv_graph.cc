@@ -1,0 +1,393 @@
+// ConvGraphs on cudnn-frontend: one graph per pass, plans from the
+// heuristics filtered by the precision's numerics, timed when asked.
+#include "kernels/cuda/conv_graph.h"
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cudnn_frontend.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace cnnbench::cuda {
+namespace {
+
+namespace fe = cudnn_frontend;
+
+// Tensor ids shared by the three graphs (see ConvBuffers).
+constexpr int64_t kUidX = 1;
+constexpr int64_t kUidW = 2;
+constexpr int64_t kUidY = 3;
+
+fe::DataType_t FeType(DType dtype) {
+  switch (dtype) {
+    case DType::kF16: return fe::DataType_t::HALF;
+    case DType::kBF16: return fe::DataType_t::BFLOAT16;
+    default: return fe::DataType_t::FLOAT;
+  }
+}
+
+std::vector<int64_t> Vec(const std::array<int64_t, 4>& a) { return {a.begin(), a.end()}; }
+std::vector<int64_t> Vec(const std::array<int64_t, 2>& a) { return {a.begin(), a.end()}; }
+
+// A cudnn-frontend error as a Status naming the descriptor, the pass and
+// the call; allocation failures are OOM, missing engines "unsupported".
+absl::Status FeStatus(fe::error_t error, absl::string_view what, absl::string_view call) {
+  const std::string message = error.get_message();
+  const std::string text = absl::StrCat(what, ": ", call, " failed: ", message);
+  if (absl::StrContains(message, "ALLOC_FAILED") || absl::StrContains(message, "out of memory"))
+    return OutOfMemoryError(text);
+  switch (error.get_code()) {
+    case fe::error_code_t::GRAPH_NOT_SUPPORTED:
+    case fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED:
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", text));
+    case fe::error_code_t::ATTRIBUTE_NOT_SET:
+    case fe::error_code_t::SHAPE_DEDUCTION_FAILED:
+    case fe::error_code_t::INVALID_VALUE:
+      return absl::InvalidArgumentError(text);
+    default:
+      return absl::InternalError(text);
+  }
+}
+
+#define FE_RETURN_IF_ERROR(expr, what)                                        \
+  do {                                                                        \
+    fe::error_t cnnbench_fe_ = (expr);                                        \
+    if (cnnbench_fe_.is_bad()) return FeStatus(cnnbench_fe_, (what), #expr);  \
+  } while (0)
+
+// Engines whose numerics break the precision's promise: tensor cores on
+// fp32 data are tf32 math; down-converted inputs or reduced-precision
+// reductions would break "fp32 compute" for every precision.
+std::vector<fe::NumericalNote_t> BarredNotes(const ConvProblem& p) {
+  std::vector<fe::NumericalNote_t> notes = {fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
+                                            fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
+  if (p.io_type == DType::kF32 && !p.allow_tf32) notes.push_back(fe::NumericalNote_t::TENSOR_CORE);
+  return notes;
+}
+
+// Frees what cudaMalloc gave, whatever happens to the timing.
+struct DeviceScratch {
+  std::vector<void*> pointers;
+  ~DeviceScratch() {
+    for (void* p : pointers) cudaFree(p);
+  }
+  void* Allocate(size_t bytes) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, std::max<size_t>(bytes, 1)) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it
+      return nullptr;
+    }
+    pointers.push_back(p);
+    return p;
+  }
+};
+
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~Events() {
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  }
+};
+
+}  // namespace
+
+struct ConvGraphs::Impl {
+  struct Pass {
+    std::shared_ptr<fe::graph::Graph> graph;
+    std::shared_ptr<fe::graph::Tensor_attributes> output;
+    std::vector<int64_t> candidates;  // built plans, in the heuristics' order
+    int64_t plan = -1;
+    int64_t workspace = 0;
+    std::string name;
+  };
+  ConvProblem problem;
+  std::array<Pass, 3> passes;
+  std::string what;  // the descriptor, for errors
+
+  Pass& at(ConvPass pass) { return passes[static_cast<int>(pass)]; }
+  const Pass& at(ConvPass pass) const { return passes[static_cast<int>(pass)]; }
+  std::string What(ConvPass pass) const { return absl::StrCat(what, " ", ConvPassName(pass)); }
+
+  absl::Status Build(ConvPass pass);
+  absl::Status BuildCandidates(ConvPass pass, cudnnHandle_t cudnn, int count);
+  absl::StatusOr<float> Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
+                             const ConvBuffers& buffers, void* workspace, int runs,
+                             cudaStream_t stream, Events& events);
+  absl::Status Select(ConvPass pass, int64_t plan);
+};
+
+absl::Status ConvGraphs::Impl::Build(ConvPass pass) {
+  const ConvProblem& p = problem;
+  const fe::DataType_t io = FeType(p.io_type);
+  auto graph = std::make_shared<fe::graph::Graph>();
+  graph->set_name(absl::StrCat(p.key, "/", ConvPassName(pass)))
+      .set_io_data_type(io)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto tensor = [&](const char* name, int64_t uid, const ConvTensor& t) {
+    return graph->tensor(fe::graph::Tensor_attributes()
+                             .set_name(name)
+                             .set_uid(uid)
+                             .set_dim(Vec(t.dims))
+                             .set_stride(Vec(t.strides))
+                             .set_data_type(io));
+  };
+  std::shared_ptr<fe::graph::Tensor_attributes> out;
+  const ConvTensor* out_shape = nullptr;
+  int64_t out_uid = 0;
+  switch (pass) {
+    case ConvPass::kForward: {
+      auto x = tensor("x", kUidX, p.x);
+      auto w = tensor("w", kUidW, p.w);
+      out = graph->conv_fprop(x, w,
+                              fe::graph::Conv_fprop_attributes()
+                                  .set_name("fprop")
+                                  .set_pre_padding(Vec(p.pre_padding))
+                                  .set_post_padding(Vec(p.post_padding))
+                                  .set_stride(Vec(p.stride))
+                                  .set_dilation(Vec(p.dilation))
+                                  .set_compute_data_type(fe::DataType_t::FLOAT));
+      out_shape = &p.y;
+      out_uid = kUidY;
+      break;
+    }
+    case ConvPass::kBackwardData: {
+      auto dy = tensor("dy", kUidY, p.y);
+      auto w = tensor("w", kUidW, p.w);
+      out = graph->conv_dgrad(dy, w,
+                              fe::graph::Conv_dgrad_attributes()
+                                  .set_name("dgrad")
+                                  .set_pre_padding(Vec(p.pre_padding))
+                                  .set_post_padding(Vec(p.post_padding))
+                                  .set_stride(Vec(p.stride))
+                                  .set_dilation(Vec(p.dilation))
+                                  .set_compute_data_type(fe::DataType_t::FLOAT));
+      out_shape = &p.x;
+      out_uid = kUidX;
+      break;
+    }
+    case ConvPass::kBackwardFilter: {
+      auto x = tensor("x", kUidX, p.x);
+      auto dy = tensor("dy", kUidY, p.y);
+      out = graph->conv_wgrad(dy, x,
+                              fe::graph::Conv_wgrad_attributes()
+                                  .set_name("wgrad")
+                                  .set_pre_padding(Vec(p.pre_padding))
+                                  .set_post_padding(Vec(p.post_padding))
+                                  .set_stride(Vec(p.stride))
+                                  .set_dilation(Vec(p.dilation))
+                                  .set_compute_data_type(fe::DataType_t::FLOAT));
+      out_shape = &p.w;
+      out_uid = kUidW;
+      break;
+    }
+  }
+  out->set_output(true)
+      .set_uid(out_uid)
+      .set_dim(Vec(out_shape->dims))
+      .set_stride(Vec(out_shape->strides))
+      .set_data_type(io);
+  FE_RETURN_IF_ERROR(graph->validate(), What(pass));
+  Pass& slot = at(pass);
+  slot.graph = std::move(graph);
+  slot.output = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudnn, int count) {
+  Pass& slot = at(pass);
+  fe::graph::Graph& graph = *slot.graph;
+  const std::string where = What(pass);
+  FE_RETURN_IF_ERROR(graph.build_operation_graph(cudnn), where);
+  // Mode A can refuse a graph the fallback list still covers.
+  if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
+    FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
+  graph.deselect_numeric_notes(BarredNotes(problem));
+  slot.candidates.clear();
+  std::string last_error;
+  const int64_t configs = graph.get_execution_plan_count();
+  for (int64_t i = 0; i < configs && static_cast<int>(slot.candidates.size()) < count; ++i) {
+    fe::error_t built = graph.build_plan_at_index(i);
+    if (built.is_good()) {
+      slot.candidates.push_back(i);
+    } else {
+      last_error = built.get_message();
+    }
+  }
+  if (slot.candidates.empty())
+    return absl::UnimplementedError(absl::StrCat(
+        "unsupported: ", where, ": none of cuDNN's ", configs,
+        " engine configurations builds with ", PrecisionName(problem.precision),
+        " numerics", last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<float> ConvGraphs::Impl::Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
+                                             const ConvBuffers& buffers, void* workspace,
+                                             int runs, cudaStream_t stream, Events& events) {
+  std::unordered_map<int64_t, void*> pack = {{kUidX, buffers.x}, {kUidW, buffers.w},
+                                             {kUidY, buffers.y}};
+  const fe::graph::Graph& graph = *at(pass).graph;
+  FE_RETURN_IF_ERROR(graph.execute_plan_at_index(cudnn, pack, workspace, plan), What(pass));
+  float best = std::numeric_limits<float>::infinity();
+  for (int run = 0; run < runs; ++run) {
+    if (cudaEventRecord(events.start, stream) != cudaSuccess)
+      return absl::InternalError("cudaEventRecord failed");
+    FE_RETURN_IF_ERROR(graph.execute_plan_at_index(cudnn, pack, workspace, plan), What(pass));
+    if (cudaEventRecord(events.stop, stream) != cudaSuccess ||
+        cudaEventSynchronize(events.stop) != cudaSuccess)
+      return absl::InternalError(absl::StrCat(What(pass), ": timing a plan failed: ",
+                                              cudaGetErrorString(cudaGetLastError())));
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, events.start, events.stop) == cudaSuccess)
+      best = std::min(best, ms);
+  }
+  return best;
+}
+
+absl::Status ConvGraphs::Impl::Select(ConvPass pass, int64_t plan) {
+  Pass& slot = at(pass);
+  fe::graph::Graph& graph = *slot.graph;
+  const std::string where = What(pass);
+  slot.plan = plan;
+  FE_RETURN_IF_ERROR(graph.get_workspace_size_plan_at_index(plan, slot.workspace), where);
+  FE_RETURN_IF_ERROR(graph.get_plan_name_at_index(plan, slot.name), where);
+  // Done here so the first Run does no host-side set-up.
+  FE_RETURN_IF_ERROR(graph.prepare_variant_pack_template(), where);
+  return absl::OkStatus();
+}
+
+bool ConvGraphsAvailable() { return true; }
+
+std::string ConvGraphsUnavailableReason() { return ""; }
+
+ConvGraphs::ConvGraphs(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ConvGraphs::~ConvGraphs() = default;
+
+absl::StatusOr<std::unique_ptr<ConvGraphs>> ConvGraphs::Validate(const ConvProblem& problem) {
+  auto impl = std::make_unique<Impl>();
+  impl->problem = problem;
+  impl->what = problem.desc.ToString();
+  for (ConvPass pass : kConvPasses) RETURN_IF_ERROR(impl->Build(pass));
+  return std::unique_ptr<ConvGraphs>(new ConvGraphs(std::move(impl)));
+}
+
+absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& choice) {
+  Impl& impl = *impl_;
+  const int count = std::max(choice.candidates, 1);
+  for (ConvPass pass : kConvPasses) RETURN_IF_ERROR(impl.BuildCandidates(pass, cudnn, count));
+
+  bool timed = false;
+  for (ConvPass pass : kConvPasses) timed = timed || impl.at(pass).candidates.size() > 1;
+  timed = timed && choice.timed;
+  if (!timed) {
+    for (ConvPass pass : kConvPasses)
+      RETURN_IF_ERROR(impl.Select(pass, impl.at(pass).candidates.front()));
+    return absl::OkStatus();
+  }
+
+  // Scratch tensors and the largest candidate's workspace, freed on return.
+  // Where they do not fit, the heuristics' first choice stands.
+  const ConvProblem& p = impl.problem;
+  const size_t element = SizeOf(p.io_type);
+  int64_t workspace_bytes = 0;
+  for (ConvPass pass : kConvPasses)
+    for (int64_t plan : impl.at(pass).candidates) {
+      int64_t bytes = 0;
+      FE_RETURN_IF_ERROR(
+          impl.at(pass).graph->get_workspace_size_plan_at_index(plan, bytes), impl.What(pass));
+      workspace_bytes = std::max(workspace_bytes, bytes);
+    }
+  DeviceScratch scratch;
+  ConvBuffers buffers;
+  buffers.x = scratch.Allocate(static_cast<size_t>(p.x.elements()) * element);
+  buffers.w = scratch.Allocate(static_cast<size_t>(p.w.elements()) * element);
+  buffers.y = scratch.Allocate(static_cast<size_t>(p.y.elements()) * element);
+  void* workspace = scratch.Allocate(static_cast<size_t>(workspace_bytes));
+  cudaStream_t stream = nullptr;
+  Events events;
+  bool ready = buffers.x != nullptr && buffers.w != nullptr && buffers.y != nullptr &&
+               workspace != nullptr && cudnnGetStream(cudnn, &stream) == CUDNN_STATUS_SUCCESS &&
+               cudaEventCreate(&events.start) == cudaSuccess &&
+               cudaEventCreate(&events.stop) == cudaSuccess;
+  // Zeros: timing garbage could meet denormals or NaNs.
+  for (const auto& [pointer, bytes] :
+       {std::pair<void*, int64_t>{buffers.x, p.x.elements()}, {buffers.w, p.w.elements()},
+        {buffers.y, p.y.elements()}})
+    ready = ready && cudaMemsetAsync(pointer, 0, static_cast<size_t>(bytes) * element, stream) ==
+                         cudaSuccess;
+  if (!ready) cudaGetLastError();
+
+  for (ConvPass pass : kConvPasses) {
+    const std::vector<int64_t>& candidates = impl.at(pass).candidates;
+    int64_t best = candidates.front();
+    if (ready && candidates.size() > 1) {
+      float best_ms = std::numeric_limits<float>::infinity();
+      for (int64_t plan : candidates) {
+        absl::StatusOr<float> ms = impl.Time(pass, plan, cudnn, buffers, workspace,
+                                             std::max(choice.timed_runs, 1), stream, events);
+        if (!ms.ok()) {
+          if (IsOutOfMemory(ms.status())) return ms.status();
+          continue;  // a candidate that fails to run is not chosen
+        }
+        if (*ms < best_ms) {
+          best_ms = *ms;
+          best = plan;
+        }
+      }
+    }
+    RETURN_IF_ERROR(impl.Select(pass, best));
+  }
+  if (ready && cudaStreamSynchronize(stream) != cudaSuccess)
+    return absl::InternalError(absl::StrCat(impl.what, ": timing the plans failed: ",
+                                            cudaGetErrorString(cudaGetLastError())));
+  return absl::OkStatus();
+}
+
+absl::Status ConvGraphs::Run(ConvPass pass, cudnnContext* cudnn, const ConvBuffers& buffers,
+                             void* workspace) const {
+  const Impl::Pass& slot = impl_->at(pass);
+  if (slot.plan < 0)
+    return absl::FailedPreconditionError(
+        absl::StrCat(impl_->What(pass), ": no plan chosen (ChoosePlans not called)"));
+  std::unordered_map<int64_t, void*> pack = {{kUidX, buffers.x}, {kUidW, buffers.w},
+                                             {kUidY, buffers.y}};
+  FE_RETURN_IF_ERROR(slot.graph->execute_plan_at_index(cudnn, pack, workspace, slot.plan),
+                     impl_->What(pass));
+  return absl::OkStatus();
+}
+
+const ConvProblem& ConvGraphs::problem() const { return impl_->problem; }
+
+int64_t ConvGraphs::workspace_bytes(ConvPass pass) const { return impl_->at(pass).workspace; }
+
+std::string ConvGraphs::plan_name(ConvPass pass) const { return impl_->at(pass).name; }
+
+std::string ConvGraphs::implementation() const {
+  return absl::StrCat("cudnn:fprop=", plan_name(ConvPass::kForward),
+                      ",dgrad=", plan_name(ConvPass::kBackwardData),
+                      ",wgrad=", plan_name(ConvPass::kBackwardFilter));
+}
+
+ConvTensor ConvGraphs::output(ConvPass pass) const {
+  ConvTensor t;
+  const auto& out = impl_->at(pass).output;
+  const std::vector<int64_t> dims = out->get_dim();
+  const std::vector<int64_t> strides = out->get_stride();
+  for (size_t i = 0; i < 4 && i < dims.size(); ++i) t.dims[i] = dims[i];
+  for (size_t i = 0; i < 4 && i < strides.size(); ++i) t.strides[i] = strides[i];
+  return t;
+}
+
+}  // namespace cnnbench::cuda

@@ -1,0 +1,263 @@
+// The cuda backend's convolution. Host-only (every build): the descriptor ->
+// cuDNN translation (dims, NCHW/NHWC strides, pre/post padding, strides,
+// dilation, groups), the scratch arithmetic, and the three cuDNN graphs
+// built and validated (where the build has cudnn-frontend). On a GPU: every
+// pass against the reference, over the shapes the models use.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/cuda/conv_graph.h"
+#include "kernels/cuda/conv_problem.h"
+#include "kernels/desc.h"
+#include "tests/kernels/cuda/cuda_test_util.h"
+
+namespace cnnbench {
+namespace {
+
+using cuda::ConvPass;
+using cuda::ConvProblem;
+using cuda::ConvTensor;
+using cuda::MakeConvProblem;
+using Dims = std::array<int64_t, 4>;
+
+// Shapes the models use, small enough for the fp64 reference.
+const char* const kShapes[] = {
+    "conv:mb2_ic16oc32_ih14oh14kh3sh1ph1_iw14ow14kw3sw1pw1",         // 3x3
+    "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1",            // 3x3 stride 2
+    "conv:mb2_ic32oc16_ih8oh4kh1sh2ph0_iw8ow4kw1sw2pw0",             // 1x1 stride 2
+    "conv:mb2_ic3oc16_ih32oh16kh7sh2pt2pb3_iw32ow16kw7sw2pl2pr3",    // 7x7 stem, SAME
+    "conv:mb2_g4_ic16oc32_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",      // groups
+    "conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",     // depthwise
+    "conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1",         // asymmetric padding
+    "conv:mb2_ic8oc8_ih12oh12kh3sh1ph2dh2_iw12ow12kw3sw1pw2dw2",     // dilation
+    "conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias",         // bias
+    "conv:mb3_ic8oc8_ih11oh5kh3sh2pt0pb1_iw7ow7kw1sw1pw0_bias",      // rectangular, odd
+};
+
+ConvDesc Desc(const std::string& text) {
+  auto desc = ConvDesc::Parse(text);
+  EXPECT_TRUE(desc.ok()) << text << ": " << desc.status();
+  return desc.ok() ? *desc : ConvDesc{};
+}
+
+TEST(ConvProblemTest, DenseStridesOfBothLayouts) {
+  const Dims dims = {2, 3, 4, 5};
+  EXPECT_EQ(cuda::DenseStrides(dims, Layout::kNCHW), (Dims{60, 20, 5, 1}));
+  EXPECT_EQ(cuda::DenseStrides(dims, Layout::kNHWC), (Dims{60, 1, 15, 3}));
+}
+
+TEST(ConvProblemTest, Fp32IsNchwWithoutTf32) {
+  ConvDesc d = Desc("conv:mb2_ic16oc32_ih14oh14kh3sh1ph1_iw14ow14kw3sw1pw1");
+  auto p = MakeConvProblem(d, Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->io_type, DType::kF32);
+  EXPECT_FALSE(p->allow_tf32);
+  EXPECT_EQ(p->x.dims, (Dims{2, 16, 14, 14}));
+  EXPECT_EQ(p->x.strides, (Dims{16 * 14 * 14, 14 * 14, 14, 1}));
+  EXPECT_EQ(p->w.dims, (Dims{32, 16, 3, 3}));
+  EXPECT_EQ(p->w.strides, (Dims{16 * 9, 9, 3, 1}));
+  EXPECT_EQ(p->y.dims, (Dims{2, 32, 14, 14}));
+  EXPECT_EQ(p->pre_padding, (std::array<int64_t, 2>{1, 1}));
+  EXPECT_EQ(p->post_padding, (std::array<int64_t, 2>{1, 1}));
+  EXPECT_EQ(p->stride, (std::array<int64_t, 2>{1, 1}));
+  EXPECT_EQ(p->dilation, (std::array<int64_t, 2>{1, 1}));
+  EXPECT_EQ(p->key, d.ToString() + "/fp32/nchw");
+}
+
+TEST(ConvProblemTest, TensorCorePrecisionsInNhwc) {
+  ConvDesc d = Desc("conv:mb2_ic3oc16_ih32oh16kh7sh2pt2pb3_iw32ow16kw7sw2pl2pr3");
+  auto half = MakeConvProblem(d, Precision::kFp16, Layout::kNHWC);
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->io_type, DType::kF16);
+  // Logical dims, NHWC strides: (K,C,R,S) weights stored (K,R,S,C).
+  EXPECT_EQ(half->x.dims, (Dims{2, 3, 32, 32}));
+  EXPECT_EQ(half->x.strides, (Dims{3 * 32 * 32, 1, 32 * 3, 3}));
+  EXPECT_EQ(half->w.dims, (Dims{16, 3, 7, 7}));
+  EXPECT_EQ(half->w.strides, (Dims{7 * 7 * 3, 1, 7 * 3, 3}));
+  EXPECT_EQ(half->y.strides, (Dims{16 * 16 * 16, 1, 16 * 16, 16}));
+  // SAME padding of a 7x7 stride-2 window over 32: 2 before, 3 after.
+  EXPECT_EQ(half->pre_padding, (std::array<int64_t, 2>{2, 2}));
+  EXPECT_EQ(half->post_padding, (std::array<int64_t, 2>{3, 3}));
+  EXPECT_EQ(half->stride, (std::array<int64_t, 2>{2, 2}));
+  auto bf16 = MakeConvProblem(d, Precision::kBf16, Layout::kNHWC);
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_EQ(bf16->io_type, DType::kBF16);
+  auto tf32 = MakeConvProblem(d, Precision::kTf32, Layout::kNHWC);
+  ASSERT_TRUE(tf32.ok());
+  EXPECT_EQ(tf32->io_type, DType::kF32);
+  EXPECT_TRUE(tf32->allow_tf32);
+  EXPECT_NE(tf32->key, half->key);
+}
+
+TEST(ConvProblemTest, GroupsDilationAndAsymmetricPadding) {
+  auto grouped = MakeConvProblem(Desc("conv:mb2_g4_ic16oc32_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1"),
+                                 Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(grouped.ok());
+  EXPECT_EQ(grouped->w.dims, (Dims{32, 4, 3, 3}));  // C/g input channels per filter
+  auto depthwise = MakeConvProblem(
+      Desc("conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1"), Precision::kBf16,
+      Layout::kNHWC);
+  ASSERT_TRUE(depthwise.ok());
+  EXPECT_EQ(depthwise->w.dims, (Dims{16, 1, 3, 3}));
+  auto padded = MakeConvProblem(Desc("conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1"),
+                                Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ(padded->pre_padding, (std::array<int64_t, 2>{1, 2}));   // top, left
+  EXPECT_EQ(padded->post_padding, (std::array<int64_t, 2>{2, 1}));  // bottom, right
+  auto dilated = MakeConvProblem(Desc("conv:mb2_ic8oc8_ih12oh12kh3sh1ph2dh2_iw12ow12kw3sw1pw2dw2"),
+                                 Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(dilated.ok());
+  EXPECT_EQ(dilated->dilation, (std::array<int64_t, 2>{2, 2}));
+  auto strided = MakeConvProblem(Desc("conv:mb3_ic8oc8_ih11oh5kh3sh2pt0pb1_iw7ow7kw1sw1pw0_bias"),
+                                 Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(strided.ok());
+  EXPECT_EQ(strided->stride, (std::array<int64_t, 2>{2, 1}));
+  EXPECT_EQ(strided->pre_padding, (std::array<int64_t, 2>{0, 0}));
+  EXPECT_EQ(strided->post_padding, (std::array<int64_t, 2>{1, 0}));
+}
+
+TEST(ConvProblemTest, RejectsWhatCudnnCannotBeAskedFor) {
+  ConvDesc d = Desc("conv:mb2_ic16oc32_ih14oh14kh3sh1ph1_iw14ow14kw3sw1pw1");
+  auto blocked = MakeConvProblem(d, Precision::kFp32, Layout::kBlocked);
+  EXPECT_EQ(blocked.status().code(), absl::StatusCode::kInvalidArgument);
+  ConvDesc wrong = d;
+  wrong.h.out = 13;  // not what the window gives
+  auto bad = MakeConvProblem(wrong, Precision::kFp32, Layout::kNCHW);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("conv:mb2"), std::string::npos)
+      << bad.status();
+}
+
+TEST(ConvProblemTest, ScratchIsTheLargestWorkspaceAligned) {
+  EXPECT_EQ(cuda::ConvScratchBytes({0, 0, 0}, 256), 0u);
+  EXPECT_EQ(cuda::ConvScratchBytes({1, 0, 0}, 256), 256u);
+  EXPECT_EQ(cuda::ConvScratchBytes({100, 5000, 300}, 256), 5120u);
+  EXPECT_EQ(cuda::ConvScratchBytes({512, 256, 512}, 256), 512u);
+  EXPECT_EQ(cuda::ConvScratchBytes({7, 3, 0}, 1), 7u);
+}
+
+// The validated graph's output tensor is the problem's: y for fprop, x for
+// dgrad, w for wgrad, with the layout's strides.
+void ExpectGraphsFit(const std::string& text, Precision precision, Layout layout) {
+  SCOPED_TRACE(text + " " + std::string(PrecisionName(precision)));
+  auto problem = MakeConvProblem(Desc(text), precision, layout);
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  auto graphs = cuda::ConvGraphs::Validate(*problem);
+  ASSERT_TRUE(graphs.ok()) << graphs.status();
+  const ConvTensor fprop = (*graphs)->output(ConvPass::kForward);
+  EXPECT_EQ(fprop.dims, problem->y.dims);
+  EXPECT_EQ(fprop.strides, problem->y.strides);
+  const ConvTensor dgrad = (*graphs)->output(ConvPass::kBackwardData);
+  EXPECT_EQ(dgrad.dims, problem->x.dims);
+  EXPECT_EQ(dgrad.strides, problem->x.strides);
+  const ConvTensor wgrad = (*graphs)->output(ConvPass::kBackwardFilter);
+  EXPECT_EQ(wgrad.dims, problem->w.dims);
+  EXPECT_EQ(wgrad.strides, problem->w.strides);
+  EXPECT_EQ((*graphs)->problem().key, problem->key);
+}
+
+TEST(ConvGraphTest, ThreeGraphsValidateWithoutADevice) {
+  if (!cuda::ConvGraphsAvailable()) GTEST_SKIP() << cuda::ConvGraphsUnavailableReason();
+  for (const char* shape : kShapes) {
+    ExpectGraphsFit(shape, Precision::kFp32, Layout::kNCHW);
+    ExpectGraphsFit(shape, Precision::kFp16, Layout::kNHWC);
+  }
+  ExpectGraphsFit(kShapes[0], Precision::kBf16, Layout::kNHWC);
+  ExpectGraphsFit(kShapes[0], Precision::kTf32, Layout::kNHWC);
+  ExpectGraphsFit(kShapes[3], Precision::kFp16, Layout::kNCHW);
+}
+
+TEST(ConvGraphTest, WithoutTheHeadersConvolutionIsUnsupported) {
+  if (cuda::ConvGraphsAvailable()) GTEST_SKIP() << "this build has cudnn-frontend";
+  auto problem = MakeConvProblem(Desc(kShapes[0]), Precision::kFp32, Layout::kNCHW);
+  ASSERT_TRUE(problem.ok());
+  auto graphs = cuda::ConvGraphs::Validate(*problem);
+  ASSERT_FALSE(graphs.ok());
+  EXPECT_EQ(graphs.status().message().rfind("unsupported: ", 0), 0u) << graphs.status();
+  EXPECT_NE(std::string(graphs.status().message()).find("cudnn-frontend headers not found"),
+            std::string::npos);
+}
+
+// On a GPU.
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda_test::Cuda() == nullptr) GTEST_SKIP() << cuda_test::NoGpuReason()
+
+TEST(CudaConvTest, SignatureSaysWhatTheKernelReads) {
+  SKIP_WITHOUT_GPU();
+  const ConvDesc d = Desc("conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias");
+  auto fp32 = cuda_test::Cuda()->Create(d, KernelOptions::ForPrecision(Precision::kFp32), {});
+  ASSERT_TRUE(fp32.ok()) << fp32.status();
+  const KernelSignature& s = (*fp32)->signature();
+  EXPECT_EQ(s.inputs[0].layout, Layout::kNCHW);
+  EXPECT_EQ(s.params[0].layout, Layout::kNCHW);
+  EXPECT_EQ(s.params[0].shape, d.weights_shape());
+  EXPECT_EQ(s.params[1].dtype, DType::kF32);
+  EXPECT_EQ((*fp32)->implementation().rfind("cudnn:fprop=", 0), 0u) << (*fp32)->implementation();
+  auto bf16 = cuda_test::Cuda()->Create(d, KernelOptions::ForPrecision(Precision::kBf16), {});
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  const KernelSignature& h = (*bf16)->signature();
+  EXPECT_EQ(h.inputs[0].layout, Layout::kNHWC);
+  EXPECT_EQ(h.output.layout, Layout::kNHWC);
+  EXPECT_EQ(h.params[0].layout, Layout::kNHWC);  // (K,R,S,C/g) over logical (K,C/g,R,S)
+  EXPECT_EQ(h.params[0].dtype, DType::kBF16);
+  EXPECT_EQ(h.params[1].dtype, DType::kF32);
+  EXPECT_EQ(h.scratch_bytes % 256, 0u);
+  // The same descriptor twice: the plans come from the backend's cache.
+  auto again = cuda_test::Cuda()->Create(d, KernelOptions::ForPrecision(Precision::kBf16), {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->implementation(), (*bf16)->implementation());
+}
+
+void Compare(Precision precision, double rtol, double atol) {
+  for (const char* shape : kShapes) {
+    cuda_test::CompareOptions o;
+    o.precision = precision;
+    o.forward_rtol = o.backward_rtol = rtol;
+    o.forward_atol = o.backward_atol = atol;
+    absl::Status status = cuda_test::CompareWithReference(Desc(shape), o);
+    EXPECT_TRUE(status.ok()) << PrecisionName(precision) << " " << shape << ": " << status;
+  }
+}
+
+// Small integers: products and fp32 sums are exact, so fp32 is held tight
+// (only Winograd/FFT engines round); the low precisions round the results
+// once (bf16 keeps 8 bits): rel 1e-2.
+TEST(CudaConvTest, Fp32MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  Compare(Precision::kFp32, 1e-5, 1e-3);
+}
+
+TEST(CudaConvTest, Tf32MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  Compare(Precision::kTf32, 1e-2, 1e-2);
+}
+
+TEST(CudaConvTest, Fp16MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  Compare(Precision::kFp16, 1e-2, 1e-2);
+}
+
+TEST(CudaConvTest, Bf16MatchesTheReference) {
+  SKIP_WITHOUT_GPU();
+  Compare(Precision::kBf16, 1e-2, 1e-2);
+}
+
+// Real-valued inputs, where tf32 rounds each product's inputs to 10 bits.
+TEST(CudaConvTest, Tf32OnRealValues) {
+  SKIP_WITHOUT_GPU();
+  cuda_test::CompareOptions o;
+  o.precision = Precision::kTf32;
+  o.integers = false;
+  o.low = -1;
+  o.high = 1;
+  o.forward_rtol = o.backward_rtol = 1e-2;
+  o.forward_atol = o.backward_atol = 5e-2;
+  absl::Status status = cuda_test::CompareWithReference(Desc(kShapes[0]), o);
+  EXPECT_TRUE(status.ok()) << status;
+}
+
+}  // namespace
+}  // namespace cnnbench

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU check, inside a bundle made by tools/device_bundle.sh: every GPU
+# test, then a fixed sweep, all within CNNBENCH_CHECK_SECONDS (345):
+# resnet50_v1.5 training at batch 256 in fp32/tf32/fp16/bf16 (and bf16
+# without CUDA graphs where the flag exists), resnet50's 3x3 convolutions,
+# an 8192^3 bf16 GEMM, and PyTorch's torchvision resnet50 (channels_last,
+# autocast bf16 and fp16, the same batch, warm-up and steps) for the ratio.
+#
+#   ./gpu_check.sh RESULTS_DIR
+#
+# Writes to RESULTS_DIR: summary.txt (the table, also printed), check.json
+# (every number and skip reason), libs.txt, tests.log, bench.log, torch.log.
+# A case that cannot run shows as skipped with its reason; the script goes on.
+set -u
+BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="${1:?usage: gpu_check.sh RESULTS_DIR}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+BUDGET="${CNNBENCH_CHECK_SECONDS:-345}"
+WARMUP="${CNNBENCH_CHECK_WARMUP:-5}"
+STEPS="${CNNBENCH_CHECK_STEPS:-20}"
+PYTHON="${PYTHON:-python3}"
+START=$SECONDS
+: >"$WORK/steps.tsv"
+: >"$OUT/tests.log"
+: >"$OUT/bench.log"
+: >"$OUT/torch.log"
+
+left() { echo $((BUDGET - (SECONDS - START))); }
+
+# step KIND NAME LIMIT LOG JSON CMD...: runs CMD under min(LIMIT, time left)
+# and records kind, name, exit status, seconds and the JSON it should write.
+step() {
+  local kind="$1" name="$2" limit="$3" log="$4" json="$5" rc t0
+  shift 5
+  local remaining
+  remaining=$(left)
+  if [ "$remaining" -lt 15 ]; then
+    printf '%s\t%s\tskipped\t0\tout of time (the check has %ss)\t%s\n' "$kind" "$name" "$BUDGET" "$json" >>"$WORK/steps.tsv"
+    return
+  fi
+  [ "$limit" -gt "$remaining" ] && limit=$remaining
+  echo "== $kind $name (limit ${limit}s)" | tee -a "$log" >&2
+  t0=$SECONDS
+  timeout -k 5 "$limit" "$@" >>"$log" 2>&1
+  rc=$?
+  local detail=""
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && detail="timed out after ${limit}s"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$name" "$rc" "$((SECONDS - t0))" "$detail" "$json" >>"$WORK/steps.tsv"
+}
+
+skip() {  # skip KIND NAME REASON
+  printf '%s\t%s\tskipped\t0\t%s\t\n' "$1" "$2" "$3" >>"$WORK/steps.tsv"
+  echo "== $1 $2: skipped: $3" >&2
+}
+
+# 0. Libraries.
+"$BUNDLE/run.sh" --libs >"$OUT/libs.txt" 2>&1
+libs_rc=$?
+cat "$OUT/libs.txt" >&2
+if [ $libs_rc -ne 0 ]; then
+  echo "gpu_check: the CUDA libraries or APIs the build needs are missing (libs.txt); nothing runs" >&2
+  "$PYTHON" "$BUNDLE/summarize.py" "$WORK" "$OUT" "libraries missing (see libs.txt)"
+  exit 2
+fi
+
+# 1. Every GPU test.
+mkdir -p "$WORK/tests"
+for t in "$BUNDLE"/bin/*_test; do
+  [ -x "$t" ] || continue
+  name="$(basename "$t")"
+  step test "$name" 90 "$OUT/tests.log" "$WORK/tests/$name.json" \
+    "$BUNDLE/run.sh" "$name" --gtest_output="json:$WORK/tests/$name.json"
+done
+
+# 2. The sweep through //bench:all.
+bench() {  # bench NAME LIMIT ARGS...
+  local name="$1" limit="$2"
+  shift 2
+  step bench "$name" "$limit" "$OUT/bench.log" "$WORK/bench_$name.json" \
+    "$BUNDLE/run.sh" bench_all --benchmark_out="$WORK/bench_$name.json" \
+    --benchmark_out_format=json --repetitions=1 "$@"
+}
+train() {  # train NAME PRECISION [ARGS...]
+  local name="$1" precision="$2"
+  shift 2
+  bench "$name" 75 --families=train --models=resnet50_v1.5 --batch_sizes=256 --gpus=1 \
+    --data=synthetic --precisions="$precision" --warmup_steps="$WARMUP" --steps="$STEPS" "$@"
+}
+train train_bf16 bf16
+train train_fp16 fp16
+step torch torch 120 "$OUT/torch.log" "$WORK/torch.json" \
+  "$PYTHON" "$BUNDLE/peers/torch_train_step.py" --batch=256 --warmup_steps="$WARMUP" \
+  --steps="$STEPS" --precisions=bf16,fp16 --json="$WORK/torch.json"
+bench gemm_bf16_8192 45 --preset=full --families=gemm --precisions=bf16 \
+  --benchmark_filter='^gemm/bf16/cuda/gemm:m8192n8192k8192/' --benchmark_min_time=0.5
+bench conv3x3 60 --families=conv --kernel_models=resnet50 --kernel_batch=256 \
+  --max_kernel_shapes=0 --precisions=fp32,bf16 --benchmark_min_time=0.1 \
+  --benchmark_filter='^conv/.*/cuda/conv:mb256_ic(64oc64|128oc128|256oc256|512oc512)_ih[0-9]+oh[0-9]+kh3'
+train train_fp32 fp32
+train train_tf32 tf32
+# CUDA graph off for bf16 (the default is on), where this build has the flag.
+if timeout 20 "$BUNDLE/run.sh" bench_all --helpfull 2>/dev/null | grep -q -- '--cuda_graph'; then
+  train train_bf16_no_graph bf16 --cuda_graph=false
+else
+  skip bench train_bf16_no_graph "this build's //bench:all has no --cuda_graph flag (CUDA graph on/off not compared)"
+fi
+
+"$PYTHON" "$BUNDLE/summarize.py" "$WORK" "$OUT" ""
+echo "gpu_check: $((SECONDS - START))s; results in $OUT" >&2

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Builds //bench:all and the GPU test binaries and gathers them, with the
+# non-CUDA shared libraries they need, into one folder for a machine with a
+# GPU but no Bazel (README.md, "Running on a GPU machine"):
+#
+#   tools/device_bundle.sh OUT_DIR        # then, there: OUT_DIR/gpu_check.sh RESULTS_DIR
+#
+# OUT_DIR/bin: the programs; lib: their shared libraries except glibc's own
+# and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
+# libraries they need; build_versions.txt: the versions they were built
+# against; run.sh, gpu_check.sh, summarize.py, peers/. Binaries and
+# libraries are stripped; the folder must stay under CNNBENCH_BUNDLE_MAX_MIB
+# (60). Extra Bazel flags: $CNNBENCH_BUNDLE_BAZEL_FLAGS.
+set -euo pipefail
+OUT="${1:?usage: tools/device_bundle.sh OUT_DIR}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MAX_MIB="${CNNBENCH_BUNDLE_MAX_MIB:-60}"
+CUDA_HOME="${CUDA_PATH:-/usr/local/cuda}"
+cd "$ROOT"
+
+[ -d "$CUDA_HOME/include" ] || { echo "device_bundle: no CUDA toolkit at $CUDA_HOME" >&2; exit 1; }
+
+# The GPU tests: fixed core ones, every test of the cuda backend and the
+# suite's cuda cases, and the training tests named for GPUs.
+TESTS=(//tests/core:cuda_test //tests/core:stream_test //tests/core:timer_test)
+while IFS= read -r t; do
+  [ -n "$t" ] && TESTS+=("$t")
+done < <(./bazelw query --noshow_progress \
+           'kind(cc_test, //tests/kernels/cuda:all + //tests/bench/cuda_cases:all) +
+            attr(name, "gpu|cuda", kind(cc_test, //tests/train:all))' 2>/dev/null | sort -u)
+echo "device_bundle: building //bench:all and ${#TESTS[@]} tests" >&2
+# shellcheck disable=SC2086
+./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all "${TESTS[@]}"
+
+rm -rf "$OUT"
+mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/peers"
+BIN="$(./bazelw info bazel-bin 2>/dev/null)"
+SOURCES=("$BIN/bench/all")
+cp -L "$BIN/bench/all" "$OUT/bin/bench_all"
+for t in "${TESTS[@]}"; do
+  pkg="${t#//}"; pkg="${pkg%%:*}"; name="${t##*:}"
+  cp -L "$BIN/$pkg/$name" "$OUT/bin/$name"
+  SOURCES+=("$BIN/$pkg/$name")
+done
+chmod u+w "$OUT"/bin/*
+
+# glibc's parts come from the machine; CUDA's are found there by run.sh.
+is_system() {
+  case "$1" in
+    linux-vdso.so.*|ld-linux*|libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libutil.so.*|libresolv.so.*) return 0 ;;
+  esac
+  return 1
+}
+is_cuda() {
+  case "$1" in
+    libcuda.so.*|libcudart.so.*|libcublas.so.*|libcublasLt.so.*|libcudnn*.so.*|libnccl.so.*|libnvrtc*.so.*|libnvJitLink.so.*|libcurand.so.*|libcufft.so.*|libcusparse.so.*|libcusolver.so.*|libnvToolsExt.so.*|libnvidia-*.so.*) return 0 ;;
+  esac
+  return 1
+}
+: >"$OUT/cuda_libs.txt.tmp"
+# ldd where Bazel built them: tests find Bazel's own shared libraries
+# through run paths relative to there.
+for b in "${SOURCES[@]}"; do
+  while read -r soname arrow path _; do
+    [ "$arrow" = "=>" ] || continue
+    is_system "$soname" && continue
+    if is_cuda "$soname"; then
+      [ "$soname" = libcuda.so.1 ] || echo "$soname" >>"$OUT/cuda_libs.txt.tmp"
+      continue
+    fi
+    if [ "$path" = "not" ]; then
+      echo "device_bundle: $(basename "$b") needs $soname, which is not found here" >&2
+      exit 1
+    fi
+    [ -e "$OUT/lib/$soname" ] || cp -L "$path" "$OUT/lib/$soname"
+  done < <(env -u LD_LIBRARY_PATH ldd "$b")
+done
+sort -u "$OUT/cuda_libs.txt.tmp" >"$OUT/cuda_libs.txt"
+rm "$OUT/cuda_libs.txt.tmp"
+chmod u+w "$OUT"/lib/* 2>/dev/null || true
+strip --strip-unneeded "$OUT"/bin/* "$OUT"/lib/* 2>/dev/null || true
+
+# The versions this build compiled against, beside which run.sh prints the loaded ones.
+define() { sed -n "s/^#define $2 *\([0-9]*\).*/\1/p" "$CUDA_HOME/include/$1" | head -1; }
+soname_of() { grep -m1 "^$1" "$OUT/cuda_libs.txt" || echo "$1"; }
+{
+  echo "cudart=$(( $(define cuda_runtime_api.h CUDART_VERSION) / 1000 )).$(( $(define cuda_runtime_api.h CUDART_VERSION) % 1000 / 10 ))"
+  echo "cudnn=$(define cudnn_version.h CUDNN_MAJOR).$(define cudnn_version.h CUDNN_MINOR).$(define cudnn_version.h CUDNN_PATCHLEVEL)"
+  echo "cublasLt=$(define cublas_api.h CUBLAS_VER_MAJOR).$(define cublas_api.h CUBLAS_VER_MINOR).$(define cublas_api.h CUBLAS_VER_PATCH)"
+  echo "nccl=$(define nccl.h NCCL_MAJOR).$(define nccl.h NCCL_MINOR).$(define nccl.h NCCL_PATCH)"
+  echo "cudart_soname=$(soname_of libcudart.so)"
+  echo "cudnn_soname=$(soname_of libcudnn.so)"
+  echo "cublaslt_soname=$(soname_of libcublasLt.so)"
+  echo "nccl_soname=$(soname_of libnccl.so)"
+  echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
+  echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo -dirty)"
+  echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} >"$OUT/build_versions.txt"
+
+cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/summarize.py "$OUT/"
+cp tools/peers/torch_train_step.py "$OUT/peers/"
+chmod +x "$OUT/run.sh" "$OUT/gpu_check.sh"
+
+size_kib=$(du -sk "$OUT" | cut -f1)
+echo "device_bundle: $OUT: $(ls "$OUT/bin" | wc -l) programs, $(ls "$OUT/lib" | wc -l) libraries, $((size_kib / 1024)) MiB" >&2
+du -sk "$OUT"/bin/* "$OUT"/lib/* | sort -rn | head -8 >&2
+if [ "$size_kib" -gt $((MAX_MIB * 1024)) ]; then
+  echo "device_bundle: $OUT is over ${MAX_MIB} MiB" >&2
+  exit 1
+fi

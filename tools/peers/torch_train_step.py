@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Times PyTorch training steps of torchvision's resnet50 (v1.5: stride in
+the 3x3) on synthetic data on a GPU: the peer that cnnbench's
+train/resnet50_v1.5/.../gpus:1 cases are compared with in the device
+bundle's gpu_check.sh. Channels-last, SGD with momentum, autocast in bf16 or
+fp16 (fp16 with a gradient scaler), fp32 and tf32 without autocast. Not part
+of the suite or its build.
+
+    python3 tools/peers/torch_train_step.py --batch=256 --precisions=bf16,fp16
+
+Prints one JSON line per precision (model, precision, batch, steps, step_ms,
+images_per_second, or skipped with the reason) and, with --json, writes
+them as a list.
+"""
+import argparse
+import json
+import time
+
+
+def run(precision, args):
+    import torch
+    import torchvision
+
+    if not torch.cuda.is_available():
+        return {"skipped": "no CUDA device visible to PyTorch"}
+    torch.backends.cudnn.benchmark = True
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    device = torch.device("cuda")
+    model = torchvision.models.resnet50(num_classes=args.classes)
+    model = model.to(device).to(memory_format=torch.channels_last)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+    images = torch.randn(args.batch, 3, args.image_size, args.image_size, device=device)
+    images = images.contiguous(memory_format=torch.channels_last)
+    labels = torch.randint(0, args.classes, (args.batch,), device=device)
+    autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=autocast or torch.float32, enabled=autocast is not None):
+            loss = loss_fn(model(images), labels)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        return loss
+
+    for _ in range(args.warmup_steps):
+        step()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(args.steps):
+        loss = step()
+    end.record()
+    torch.cuda.synchronize()
+    step_ms = start.elapsed_time(end) / args.steps
+    return {"step_ms": step_ms, "images_per_second": args.batch * 1000.0 / step_ms,
+            "loss": float(loss), "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--warmup_steps", type=int, default=5)
+    parser.add_argument("--classes", type=int, default=1001)
+    parser.add_argument("--image_size", type=int, default=224)
+    parser.add_argument("--precisions", default="bf16,fp16")
+    parser.add_argument("--json", default="")
+    args = parser.parse_args()
+    results = []
+    for precision in args.precisions.split(","):
+        row = {"framework": "pytorch", "model": "resnet50", "precision": precision,
+               "batch": args.batch, "steps": args.steps, "warmup_steps": args.warmup_steps}
+        t0 = time.time()
+        try:
+            row.update(run(precision, args))
+        except ImportError as e:
+            row["skipped"] = f"PyTorch or torchvision not importable ({e})"
+        except Exception as e:  # OOM or a CUDA error: report it, go on
+            row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        row["seconds"] = round(time.time() - t0, 1)
+        print(json.dumps(row), flush=True)
+        results.append(row)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f)
+
+
+if __name__ == "__main__":
+    main()
