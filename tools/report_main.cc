@@ -3,7 +3,6 @@
 //   ./bazelw run //tools:report -- [--format=...] [--compare=base.json] run.json ...
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "tools/report/charts.h"
+#include "tools/report/output_file.h"
 #include "tools/report/report.h"
 
 ABSL_FLAG(std::string, format, "markdown", "markdown, csv, html or jsonl");
@@ -21,7 +21,12 @@ ABSL_FLAG(std::vector<std::string>, compare, {},
 ABSL_FLAG(double, regression_threshold, 0.05,
           "a ratio below 1 - threshold is a regression (0.05: more than 5% slower)");
 ABSL_FLAG(bool, fail_on_regression, false, "exit 1 when --compare finds a regression");
-ABSL_FLAG(std::string, output, "", "write the report here instead of stdout");
+ABSL_FLAG(double, max_cv, 0.05,
+          "mark cells whose coefficient of variation over repetitions is above this "
+          "(0.05: 5%)");
+ABSL_FLAG(std::string, output, "",
+          "write the report here instead of stdout (never one of the inputs); a regular file "
+          "is replaced whole, through a temporary file beside it");
 ABSL_FLAG(std::string, title, "cnnbench results", "the report's title");
 
 namespace {
@@ -40,7 +45,7 @@ int main(int argc, char** argv) {
   cnnbench::ChangeToInvocationDirectory();  // input paths are relative to the user's folder
   absl::SetProgramUsageMessage(
       "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "
-      "[--fail_on_regression] [--output=FILE] run1.json [run2.json ...]");
+      "[--fail_on_regression] [--max_cv=0.05] [--output=FILE] run1.json [run2.json ...]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
 
   cnnbench::report::ReportOptions options;
@@ -51,7 +56,19 @@ int main(int argc, char** argv) {
   }
   options.regression_threshold = absl::GetFlag(FLAGS_regression_threshold);
   options.fail_on_regression = absl::GetFlag(FLAGS_fail_on_regression);
+  options.max_cv = absl::GetFlag(FLAGS_max_cv);
   options.title = absl::GetFlag(FLAGS_title);
+
+  // Before anything is read: the report must never replace one of its inputs.
+  const std::string output = FromUserDirectory(absl::GetFlag(FLAGS_output));
+  if (!output.empty()) {
+    std::vector<std::string> inputs = options.inputs;
+    inputs.insert(inputs.end(), options.compare.begin(), options.compare.end());
+    if (absl::Status s = cnnbench::report::CheckNotAnInput(output, inputs); !s.ok()) {
+      std::fprintf(stderr, "report: error: %s\n", std::string(s.message()).c_str());
+      return cnnbench::report::kExitBadInput;
+    }
+  }
 
   cnnbench::report::ReportOutput out =
       cnnbench::report::RunReport(options, cnnbench::report::RenderChartSvg);
@@ -62,16 +79,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "report: regression: %s\n", r.c_str());
   }
 
-  const std::string output = absl::GetFlag(FLAGS_output);
-  if (output.empty()) {
-    std::fwrite(out.text.data(), 1, out.text.size(), stdout);
-  } else {
-    std::ofstream file(FromUserDirectory(output), std::ios::binary);
-    file << out.text;
-    if (!file) {
-      std::fprintf(stderr, "report: error: cannot write %s\n", output.c_str());
-      return cnnbench::report::kExitBadInput;
-    }
+  if (out.text.empty() && out.exit_code != cnnbench::report::kExitOk) return out.exit_code;
+  const absl::Status written = output.empty() ? cnnbench::report::WriteStandardOutput(out.text)
+                                              : cnnbench::report::WriteOutputFile(output, out.text);
+  if (!written.ok()) {
+    std::fprintf(stderr, "report: error: %s\n", std::string(written.message()).c_str());
+    return cnnbench::report::kExitBadInput;
   }
   return out.exit_code;
 }

@@ -64,7 +64,7 @@ TEST(GoldenTest, JsonlRecordsHaveTheDashboardFields) {
     if (record["kind"] != "train") continue;
     ++train;
     for (const char* field : {"platform", "model", "precision", "data", "batch", "gpus",
-                              "images_per_second", "commit", "date"}) {
+                              "images_per_second", "repetitions", "cv", "commit", "date"}) {
       EXPECT_TRUE(record.contains(field)) << field << " missing in " << line;
     }
   }

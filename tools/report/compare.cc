@@ -15,9 +15,26 @@ std::string ValueText(const std::optional<double>& v) {
   return v ? FormatThroughput(*v) : "failed or not run";
 }
 
+// "steps 100 vs 5, image_size 224 vs 112": the settings both sides recorded
+// with different values.
+std::string SettingDifferences(const PlatformResults& now, const PlatformResults& base) {
+  std::string out;
+  for (const auto& [key, value] : now.settings) {
+    for (const auto& [base_key, base_value] : base.settings) {
+      if (key == base_key && value != base_value) {
+        absl::StrAppend(&out, out.empty() ? "" : ", ", key, " ", value, " vs ", base_value);
+      }
+    }
+  }
+  return out;
+}
+
 const PlatformResults* BaseFor(const PlatformResults& p, const Results& current,
                                const Results& base) {
   if (const PlatformResults* same = base.Find(p.name)) return same;
+  for (const PlatformResults& b : base.platforms) {
+    if (b.platform == p.platform && SettingDifferences(p, b).empty()) return &b;
+  }
   if (current.platforms.size() == 1 && base.platforms.size() == 1) return &base.platforms[0];
   return nullptr;
 }
@@ -61,16 +78,31 @@ Comparison Compare(const Results& current, const Results& base, double threshold
       missing.notes = {"The base files hold no platform of this name; nothing compared."};
       section.tables.push_back(std::move(missing));
       out.sections.push_back(std::move(section));
+      out.warnings.push_back(absl::StrCat("platform '", p.name,
+                                          "' not compared: the base has no platform of that "
+                                          "name (base: ",
+                                          names, ")"));
       continue;
+    }
+    if (b->name != p.name) {
+      out.warnings.push_back(absl::StrCat("comparing platform '", p.name, "' with base platform '",
+                                          b->name, "': a different platform"));
+    }
+    if (std::string differences = SettingDifferences(p, *b); !differences.empty()) {
+      out.warnings.push_back(absl::StrCat("comparing platform '", p.name, "' with base '", b->name,
+                                          "' measured with other settings: ", differences));
     }
 
     // Regressions over every kind of case, by canonical name.
     std::vector<Regression> found;
     Results one;
     one.platforms.push_back(p);
+    int common = 0;
     for (const Record& r : MakeRecords(one)) {
       auto it = base_records.find({b->name, r.key});
-      if (it == base_records.end() || !it->second.value) continue;
+      if (it == base_records.end()) continue;
+      ++common;
+      if (!it->second.value) continue;
       const double base_value = *it->second.value;
       if (!r.value || (base_value > 0 && *r.value / base_value < 1 - threshold)) {
         found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value});
@@ -82,6 +114,13 @@ Comparison Compare(const Results& current, const Results& base, double threshold
     for (const Regression& r : found) {
       summary.rows.push_back({r.key, r.unit, ValueText(r.base), ValueText(r.current),
                               r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-"});
+    }
+    out.compared += common;
+    if (common == 0) {
+      out.warnings.push_back(absl::StrCat("platform '", p.name,
+                                          "' not compared: no case in common "
+                                          "with base platform '",
+                                          b->name, "'"));
     }
     summary.notes.push_back(absl::StrCat("Base: ", b->name, " (", b->files.size(), " file",
                                          b->files.size() == 1 ? "" : "s", ")."));
@@ -102,9 +141,13 @@ Comparison Compare(const Results& current, const Results& base, double threshold
               if (!now.ok()) return ThroughputCell(&now, notes, where);
               return absl::StrCat("new", notes.Mark("no base result", where));
             }
-            if (!now.ok()) return absl::StrCat(ThroughputCell(&now, notes, where), "!");
-            double ratio =
-                *now.Mean("images_per_second") / *base_it->second.Mean("images_per_second");
+            std::optional<double> now_value = now.Mean("images_per_second");
+            std::optional<double> base_value = base_it->second.Mean("images_per_second");
+            if (!now_value) return absl::StrCat(ThroughputCell(&now, notes, where), "!");
+            if (!base_value || *base_value <= 0) {
+              return absl::StrCat("new", notes.Mark("no finite base result", where));
+            }
+            double ratio = *now_value / *base_value;
             return absl::StrCat(FormatRatio(ratio), ratio < 1 - threshold ? "!" : "");
           });
       t.notes.insert(t.notes.begin(),

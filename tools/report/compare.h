@@ -28,11 +28,16 @@ struct Comparison {
   // Per platform of `current`, in its order: the "Comparison with base" section.
   std::vector<Section> sections;
   std::vector<Regression> regressions;
+  // Platforms without a base, with no case in common, or compared with a
+  // base of another name or other settings.
+  std::vector<std::string> warnings;
+  int compared = 0;  // cases found on both sides
 };
 
 // A ratio below 1 - threshold is a regression. A platform is compared with
-// the base platform of the same name or, when both sides hold exactly one
-// platform, with that one.
+// the base platform reported under the same name, else one of the same
+// platform whose settings do not conflict, else, when both sides hold
+// exactly one platform, with that one.
 Comparison Compare(const Results& current, const Results& base, double threshold);
 
 }  // namespace cnnbench::report

@@ -31,11 +31,13 @@ std::string Escape(const std::string& s) {
       s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"}});
 }
 
-// Numbers and their stand-ins (OOM, N/A, new, -) align right.
+// Numbers and their stand-ins (OOM, N/A, new, -, and the spread tables'
+// "- (1)" and "? (3)") align right.
 bool IsNumeric(const std::string& cell) {
   if (cell.empty()) return true;  // a blank sweep cell does not make a column text
-  return absl::ascii_isdigit(cell[0]) || cell == "-" || absl::StartsWith(cell, "N/A") ||
-         absl::StartsWith(cell, "OOM") || absl::StartsWith(cell, "new");
+  return absl::ascii_isdigit(cell[0]) || cell[0] == '-' || cell[0] == '?' ||
+         absl::StartsWith(cell, "N/A") || absl::StartsWith(cell, "OOM") ||
+         absl::StartsWith(cell, "new");
 }
 
 // A column of numbers aligns right; a column with any text aligns left.

@@ -1,6 +1,7 @@
 #include "tools/report/kernel_tables.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -9,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/report/format_number.h"
+#include "tools/report/messages.h"
+#include "tools/report/spread.h"
 #include "tools/report/train_tables.h"
 
 namespace cnnbench::report {
@@ -18,63 +21,81 @@ namespace {
 std::string FailureCell(const Measurement* m, Footnotes& notes, const std::string& where) {
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
   if (m->oom()) return "OOM";
-  if (!m->ok())
-    return absl::StrCat("N/A", notes.Mark(absl::StrCat("skipped: ", m->errors.front()), where));
+  if (!m->ok()) return absl::StrCat("N/A", notes.Mark(FailureNote(m->errors.front()), where));
   return "";
 }
 
-Section KernelSection(const PlatformResults& p) {
-  Section section{"Kernels", {}, {}};
-  // (family, variant, device) in first-seen order, each with its shapes,
-  // precisions and cases.
+// One kernel table: an operation, pass and device; rows = shapes, columns =
+// precisions.
+struct KernelGroup {
+  std::string family, variant, device;
+  std::vector<std::string> shapes, precisions;
+  std::map<std::pair<std::string, std::string>, const Measurement*> cells;  // (shape, precision)
+
+  // Compute kernels report FLOP/s; memory-bound ones (pooling) bytes/s: the
+  // family's counter (bench/names.h).
+  bool flops() const { return bench::FindCaseFamily(family)->counter == "flops"; }
+  const char* counter() const { return flops() ? "flops" : "bytes_per_second"; }
+  // "conv fwd on cuda".
+  std::string Name() const {
+    return absl::StrCat(family, variant.empty() ? "" : " ", variant, " on ", device);
+  }
+  const Measurement* Find(const std::string& shape, const std::string& precision) const {
+    auto it = cells.find({shape, precision});
+    return it == cells.end() ? nullptr : it->second;
+  }
+};
+
+// In first-seen order, which follows registration.
+std::vector<KernelGroup> KernelGroups(const PlatformResults& p) {
   using GroupKey = std::tuple<std::string, std::string, std::string>;
-  struct Group {
-    std::vector<std::string> shapes, precisions;
-    std::map<std::pair<std::string, std::string>, const Measurement*> cells;  // (shape, precision)
-  };
   std::vector<GroupKey> order;
-  std::map<GroupKey, Group> groups;
+  std::map<GroupKey, KernelGroup> groups;
   for (const CaseName& c : p.kernel_order) {
     GroupKey key{c.family, KernelVariant(c), c.device};
-    if (!groups.count(key)) order.push_back(key);
-    Group& g = groups[key];
+    if (!groups.count(key)) {
+      order.push_back(key);
+      groups[key] = KernelGroup{c.family, KernelVariant(c), c.device, {}, {}, {}};
+    }
+    KernelGroup& g = groups[key];
     AddDistinct(c.shape, g.shapes);
     AddDistinct(c.precision, g.precisions);
     g.cells[{c.shape, c.precision}] = &p.kernels.at(c);
   }
+  std::vector<KernelGroup> out;
   for (const GroupKey& key : order) {
-    const auto& [family, variant, device] = key;
-    Group& g = groups[key];
-    std::vector<std::string>& columns = g.precisions;
-    std::sort(columns.begin(), columns.end(), [](const std::string& a, const std::string& b) {
-      return std::make_pair(PrecisionRank(a), a) < std::make_pair(PrecisionRank(b), b);
-    });
-    // Compute kernels report FLOP/s; memory-bound ones (pooling) bytes/s:
-    // the family's counter (bench/names.h).
-    const bool flops = bench::FindCaseFamily(family)->counter == "flops";
+    KernelGroup& g = groups[key];
+    std::sort(g.precisions.begin(), g.precisions.end(),
+              [](const std::string& a, const std::string& b) {
+                return std::make_pair(PrecisionRank(a), a) < std::make_pair(PrecisionRank(b), b);
+              });
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Section KernelSection(const PlatformResults& p, double max_cv) {
+  Section section{"Kernels", {}, {}};
+  for (const KernelGroup& g : KernelGroups(p)) {
+    const bool flops = g.flops();
     double max_flops = 0;
     for (const auto& [cell, m] : g.cells)
       max_flops = std::max(max_flops, m->Mean("flops").value_or(0));
     // TFLOP/s as DeepBench prints GPUs; GFLOP/s where nothing reaches one TFLOP/s (CPUs).
     const bool giga = flops && max_flops > 0 && max_flops < 1e12;
-    const char* counter = flops ? "flops" : "bytes_per_second";
     const double scale = flops && !giga ? 1e12 : 1e9;
     Table t;
-    t.title = absl::StrCat(family, variant.empty() ? "" : " ", variant, " on ", device, ", ",
-                           flops ? (giga ? "GFLOP/s" : "TFLOP/s") : "GB/s");
+    t.title = absl::StrCat(g.Name(), ", ", flops ? (giga ? "GFLOP/s" : "TFLOP/s") : "GB/s");
     t.header = {"Shape"};
-    t.header.insert(t.header.end(), columns.begin(), columns.end());
+    t.header.insert(t.header.end(), g.precisions.begin(), g.precisions.end());
     Footnotes notes;
     for (const std::string& shape : g.shapes) {
       std::vector<std::string> row = {shape};
-      for (const std::string& precision : columns) {
-        auto it = g.cells.find({shape, precision});
-        const Measurement* m = it == g.cells.end() ? nullptr : it->second;
-        std::string cell = FailureCell(m, notes, absl::StrCat(shape, ", ", precision));
-        if (cell.empty()) {
-          std::optional<double> v = m->Mean(counter);
-          cell = v ? FormatThroughput(*v / scale) : "-";
-        }
+      for (const std::string& precision : g.precisions) {
+        const Measurement* m = g.Find(shape, precision);
+        const std::string where = absl::StrCat(shape, ", ", precision);
+        std::string cell = FailureCell(m, notes, where);
+        if (cell.empty()) cell = ValueCell(*m, g.counter(), scale, max_cv, notes, where);
         row.push_back(cell);
       }
       t.rows.push_back(std::move(row));
@@ -94,16 +115,28 @@ int DtypeBytes(const std::string& dtype) {
   return it == kSizes.end() ? 0 : it->second;
 }
 
-Section AllReduceSection(const PlatformResults& p) {
-  Section section{"All-reduce", {}, {}};
+// All-reduce cases per (implementation, ranks), each by type and size.
+std::map<std::pair<std::string, int>, std::vector<const CaseName*>> AllReduceGroups(
+    const PlatformResults& p) {
   std::map<std::pair<std::string, int>, std::vector<const CaseName*>> groups;
   for (const auto& [c, m] : p.allreduce) groups[{c.impl, c.ranks}].push_back(&c);
   for (auto& [key, cases] : groups) {
     std::sort(cases.begin(), cases.end(), [](const CaseName* a, const CaseName* b) {
       return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
     });
+  }
+  return groups;
+}
+
+std::string AllReduceTitle(const std::pair<std::string, int>& key) {
+  return absl::StrCat("All-reduce, ", key.first, ", ", key.second, " ranks");
+}
+
+Section AllReduceSection(const PlatformResults& p, double max_cv) {
+  Section section{"All-reduce", {}, {}};
+  for (const auto& [key, cases] : AllReduceGroups(p)) {
     Table t;
-    t.title = absl::StrCat("All-reduce, ", key.first, ", ", key.second, " ranks");
+    t.title = AllReduceTitle(key);
     t.header = {"size (B)",  "count (elements)", "type",        "redop",
                 "time (us)", "algbw (GB/s)",     "busbw (GB/s)"};
     Footnotes notes;
@@ -113,13 +146,19 @@ Section AllReduceSection(const PlatformResults& p) {
       std::vector<std::string> row = {absl::StrCat(c->bytes),
                                       element ? absl::StrCat(c->bytes / element) : "-", c->dtype,
                                       "sum"};
-      std::string failure = FailureCell(&m, notes, absl::StrCat(c->bytes, " B ", c->dtype));
+      const std::string where = absl::StrCat(c->bytes, " B ", c->dtype);
+      std::string failure = FailureCell(&m, notes, where);
+      if (failure.empty() && !m.NotFiniteText("seconds").empty()) {
+        failure = ValueCell(m, "seconds", 1, max_cv, notes, where);  // N/A, not finite
+      }
       if (!failure.empty()) {
         row.insert(row.end(), {failure, "-", "-"});
       } else {
         auto seconds = m.Mean("seconds");
         auto algbw = m.Mean("algbw"), busbw = m.Mean("busbw");
-        row.push_back(seconds ? FormatMicroseconds(*seconds * 1e6) : "-");
+        row.push_back(seconds ? absl::StrCat(FormatMicroseconds(*seconds * 1e6),
+                                             NoiseMark(m, "seconds", max_cv, notes, where))
+                              : "-");
         row.push_back(algbw ? absl::StrFormat("%.2f", *algbw / 1e9) : "-");
         row.push_back(busbw ? absl::StrFormat("%.2f", *busbw / 1e9) : "-");
       }
@@ -132,48 +171,105 @@ Section AllReduceSection(const PlatformResults& p) {
   return section;
 }
 
-Section InputSection(const PlatformResults& p) {
-  Section section{"Input pipeline", {}, {}};
+// The input table's layout: (source, preprocess) columns and thread-count rows.
+struct InputLayout {
   std::vector<std::pair<std::string, std::string>> columns;
   std::set<int> threads;
+};
+
+InputLayout InputLayoutOf(const PlatformResults& p) {
+  InputLayout layout;
   for (const auto& [c, m] : p.input) {
-    if (std::find(columns.begin(), columns.end(), std::make_pair(c.source, c.preprocess)) ==
-        columns.end()) {
-      columns.emplace_back(c.source, c.preprocess);
+    if (std::find(layout.columns.begin(), layout.columns.end(),
+                  std::make_pair(c.source, c.preprocess)) == layout.columns.end()) {
+      layout.columns.emplace_back(c.source, c.preprocess);
     }
-    threads.insert(c.threads);
+    layout.threads.insert(c.threads);
   }
+  return layout;
+}
+
+// The input table with `cell` printing each (measurement or null, place).
+Table InputTable(
+    const PlatformResults& p, const std::string& title,
+    const std::function<std::string(const Measurement*, Footnotes&, const std::string&)>& cell) {
+  const InputLayout layout = InputLayoutOf(p);
   Table t;
-  t.title = "Input pipeline, images/sec";
+  t.title = title;
   t.header = {"Threads"};
-  for (const auto& [source, preprocess] : columns) {
+  for (const auto& [source, preprocess] : layout.columns) {
     t.header.push_back(absl::StrCat(source, " ", preprocess));
   }
   Footnotes notes;
-  for (int n : threads) {
+  for (int n : layout.threads) {
     std::vector<std::string> row = {absl::StrCat(n)};
-    for (const auto& [source, preprocess] : columns) {
+    for (const auto& [source, preprocess] : layout.columns) {
       auto it = p.input.find(CaseName::Input(source, preprocess, n));
       const Measurement* m = it == p.input.end() ? nullptr : &it->second;
-      row.push_back(ThroughputCell(
-          m, notes,
-          absl::StrCat(source, " ", preprocess, ", ", n, n == 1 ? " thread" : " threads")));
+      row.push_back(
+          cell(m, notes,
+               absl::StrCat(source, " ", preprocess, ", ", n, n == 1 ? " thread" : " threads")));
     }
     t.rows.push_back(std::move(row));
   }
   t.notes = notes.Notes();
-  section.tables.push_back(std::move(t));
+  return t;
+}
+
+Section InputSection(const PlatformResults& p, double max_cv) {
+  Section section{"Input pipeline", {}, {}};
+  section.tables.push_back(
+      InputTable(p, "Input pipeline, images/sec",
+                 [max_cv](const Measurement* m, Footnotes& notes, const std::string& where) {
+                   return ThroughputCell(m, notes, where, max_cv);
+                 }));
   return section;
 }
 
 }  // namespace
 
-std::vector<Section> KernelSections(const PlatformResults& p) {
+std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
   std::vector<Section> sections;
-  if (!p.kernels.empty()) sections.push_back(KernelSection(p));
-  if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p));
-  if (!p.input.empty()) sections.push_back(InputSection(p));
+  if (!p.kernels.empty()) sections.push_back(KernelSection(p, max_cv));
+  if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p, max_cv));
+  if (!p.input.empty()) sections.push_back(InputSection(p, max_cv));
   return sections;
+}
+
+std::vector<Table> KernelSpreadTables(const PlatformResults& p) {
+  std::vector<Table> tables;
+  for (const KernelGroup& g : KernelGroups(p)) {
+    Table t;
+    t.title = absl::StrCat("Spread: ", g.Name());
+    t.header = {"Shape"};
+    t.header.insert(t.header.end(), g.precisions.begin(), g.precisions.end());
+    for (const std::string& shape : g.shapes) {
+      std::vector<std::string> row = {shape};
+      for (const std::string& precision : g.precisions) {
+        row.push_back(SpreadCell(g.Find(shape, precision), g.counter()));
+      }
+      t.rows.push_back(std::move(row));
+    }
+    tables.push_back(std::move(t));
+  }
+  for (const auto& [key, cases] : AllReduceGroups(p)) {
+    Table t;
+    t.title = absl::StrCat("Spread: ", AllReduceTitle(key));
+    t.header = {"size (B)", "type", "time"};
+    for (const CaseName* c : cases) {
+      t.rows.push_back(
+          {absl::StrCat(c->bytes), c->dtype, SpreadCell(&p.allreduce.at(*c), "seconds")});
+    }
+    tables.push_back(std::move(t));
+  }
+  if (!p.input.empty()) {
+    Table t = InputTable(p, "Spread: Input pipeline",
+                         [](const Measurement* m, Footnotes&, const std::string&) {
+                           return SpreadCell(m, "images_per_second");
+                         });
+    tables.push_back(std::move(t));
+  }
+  return tables;
 }
 
 }  // namespace cnnbench::report

@@ -12,8 +12,12 @@
 namespace cnnbench::report {
 
 // Sections "Kernels", "All-reduce" and "Input pipeline", each only when the
-// platform has such cases.
-std::vector<Section> KernelSections(const PlatformResults& platform);
+// platform has such cases; cells with a cv above `max_cv` are marked.
+std::vector<Section> KernelSections(const PlatformResults& platform, double max_cv);
+
+// Each of those tables' spread over repetitions, same rows and columns (the
+// all-reduce tables: of the time per size).
+std::vector<Table> KernelSpreadTables(const PlatformResults& platform);
 
 }  // namespace cnnbench::report
 

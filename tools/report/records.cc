@@ -9,16 +9,33 @@
 namespace cnnbench::report {
 namespace {
 
-// Fills status/error and the shared trailing fields.
-void Finish(const Measurement& m, const char* value_field, std::optional<double> value, Record& r) {
-  r.value = m.ok() ? value : std::nullopt;
-  r.status = m.ok() ? "ok" : (m.oom() ? "oom" : "failed");
-  if (!m.ok() && !m.errors.empty()) r.error = m.errors.front();
-  r.json[value_field] = r.value ? nlohmann::ordered_json(*r.value) : nlohmann::ordered_json();
+nlohmann::ordered_json OrNull(std::optional<double> value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
+}
+
+// Fills status/error and the shared trailing fields. `counter` is the one
+// the value comes from; `spread_counter` the one its cv is of.
+void Finish(const Measurement& m, const char* counter, const char* spread_counter,
+            const char* value_field, std::optional<double> value, Record& r) {
+  const std::string not_finite = m.ok() ? m.NotFiniteText(counter) : "";
+  r.value = m.ok() && not_finite.empty() ? value : std::nullopt;
+  r.status = m.ok() ? (not_finite.empty() ? "ok" : "not_finite") : (m.oom() ? "oom" : "failed");
+  std::string full_error;
+  if (!not_finite.empty()) {
+    r.error = not_finite;
+  } else if (!m.ok() && !m.errors.empty()) {
+    r.error = m.Error();
+    full_error = m.errors.front();
+  }
+  r.json[value_field] = OrNull(r.value);
+  r.json["repetitions"] = m.samples;
+  r.json["cv"] = OrNull(r.value ? m.Cv(spread_counter) : std::nullopt);
   r.json["commit"] = absl::StrJoin(m.commits, ",");
   r.json["date"] = absl::StrJoin(m.dates, ",");
   r.json["status"] = r.status;
   if (!r.error.empty()) r.json["error"] = r.error;
+  // The message as the case wrote it (with its source locations), for debugging.
+  if (!full_error.empty() && full_error != r.error) r.json["error_full"] = full_error;
 }
 
 Record Start(const PlatformResults& p, const CaseName& name, const std::string& kind) {
@@ -54,7 +71,8 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["data"] = c.data;
       r.json["batch"] = c.batch;
       r.json["gpus"] = c.gpus;
-      Finish(m, "images_per_second", m.Mean("images_per_second"), r);
+      Finish(m, "images_per_second", "images_per_second", "images_per_second",
+             m.Mean("images_per_second"), r);
       records.push_back(std::move(r));
     }
     for (const CaseName& c : p.kernel_order) {
@@ -64,13 +82,16 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["precision"] = c.precision;
       r.json["device"] = c.device;
       r.json["shape"] = c.shape;
-      if (auto flops = m.Mean("flops")) {
+      if (bench::FindCaseFamily(c.family)->counter == "flops") {
+        auto flops = m.Mean("flops");
         r.unit = "TFLOP/s";
-        Finish(m, "tflops", *flops / 1e12, r);
+        Finish(m, "flops", "flops", "tflops",
+               flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
       } else {
         auto bytes = m.Mean("bytes_per_second");
         r.unit = "GB/s";
-        Finish(m, "gb_per_second", bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
+        Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
+               bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
       }
       records.push_back(std::move(r));
     }
@@ -85,8 +106,8 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["algbw_gb_per_second"] =
           algbw && m.ok() ? nlohmann::ordered_json(*algbw / 1e9) : nlohmann::ordered_json();
       auto busbw = m.Mean("busbw");
-      Finish(m, "busbw_gb_per_second", busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt,
-             r);
+      Finish(m, "busbw", "seconds", "busbw_gb_per_second",
+             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
       records.push_back(std::move(r));
     }
     for (const auto& [c, m] : p.input) {
@@ -95,7 +116,8 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["source"] = c.source;
       r.json["preprocess"] = c.preprocess;
       r.json["threads"] = c.threads;
-      Finish(m, "images_per_second", m.Mean("images_per_second"), r);
+      Finish(m, "images_per_second", "images_per_second", "images_per_second",
+             m.Mean("images_per_second"), r);
       records.push_back(std::move(r));
     }
   }

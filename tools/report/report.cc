@@ -1,31 +1,52 @@
 #include "tools/report/report.h"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/report/compare.h"
 #include "tools/report/environment_tables.h"
 #include "tools/report/kernel_tables.h"
+#include "tools/report/output_file.h"
 #include "tools/report/records.h"
 #include "tools/report/run_file.h"
+#include "tools/report/spread.h"
 #include "tools/report/train_tables.h"
 
 namespace cnnbench::report {
 
 Results LoadResults(const std::vector<std::string>& paths, std::vector<std::string>* warnings,
                     std::vector<std::string>* errors) {
-  Results results;
+  std::vector<RunFile> files;
+  std::vector<std::pair<FileId, std::string>> seen;
   for (const std::string& path : paths) {
+    if (const std::optional<FileId> id = IdentifyFile(path)) {
+      auto same =
+          std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == *id; });
+      if (same != seen.end()) {
+        warnings->push_back(same->second == path ? absl::StrCat(path, ": given twice; read once")
+                                                 : absl::StrCat(path, ": the same file as ",
+                                                                same->second, "; read once"));
+        continue;
+      }
+      seen.emplace_back(*id, path);
+    }
     absl::StatusOr<RunFile> file = LoadRunFile(path, warnings);
     if (!file.ok()) {
       errors->push_back(std::string(file.status().message()));
       continue;
     }
-    AddRunFile(*file, results, warnings);
+    files.push_back(*std::move(file));
   }
+  Results results;
+  const std::vector<std::string> names = ReportedPlatforms(files, warnings);
+  for (size_t i = 0; i < files.size(); ++i) AddRunFile(files[i], names[i], results);
   return results;
 }
 
-Report BuildReport(const Results& results, const std::string& title) {
+Report BuildReport(const Results& results, const std::string& title, double max_cv) {
   Report report;
   report.title = title;
   for (const PlatformResults& p : results.platforms) {
@@ -36,8 +57,15 @@ Report BuildReport(const Results& results, const std::string& title) {
       environment.tables.push_back(ConfigurationTable(p));
     }
     platform.sections.push_back(std::move(environment));
-    for (Section& s : TrainSections(p)) platform.sections.push_back(std::move(s));
-    for (Section& s : KernelSections(p)) platform.sections.push_back(std::move(s));
+    for (Section& s : TrainSections(p, max_cv)) platform.sections.push_back(std::move(s));
+    for (Section& s : KernelSections(p, max_cv)) platform.sections.push_back(std::move(s));
+    Section spread{"Spread over repetitions", {}, {}};
+    for (Table& t : TrainSpreadTables(p)) spread.tables.push_back(std::move(t));
+    for (Table& t : KernelSpreadTables(p)) spread.tables.push_back(std::move(t));
+    if (!spread.tables.empty()) {
+      spread.tables.front().notes.push_back(SpreadNote());
+      platform.sections.push_back(std::move(spread));
+    }
     report.platforms.push_back(std::move(platform));
   }
   return report;
@@ -57,9 +85,16 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
     out.exit_code = kExitBadInput;
     return out;
   }
+  if (!(options.max_cv >= 0)) {
+    out.errors.push_back(
+        absl::StrCat("--max_cv=", options.max_cv, " must be a fraction >= 0 (0.05: 5%)"));
+    out.exit_code = kExitBadInput;
+    return out;
+  }
   Results results = LoadResults(options.inputs, &out.warnings, &out.errors);
-  Report report = BuildReport(results, options.title);
+  Report report = BuildReport(results, options.title, options.max_cv);
   std::vector<Record> records = MakeRecords(results);
+  std::string nothing_compared;  // why no case was compared, when none was
 
   if (!options.compare.empty()) {
     std::vector<std::string> base_warnings;
@@ -70,6 +105,12 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
       report.platforms[i].sections.push_back(std::move(comparison.sections[i]));
     }
     for (const Regression& r : comparison.regressions) out.regressions.push_back(r.Describe());
+    for (std::string& w : comparison.warnings) out.warnings.push_back(std::move(w));
+    if (comparison.compared == 0 && out.errors.empty()) {
+      nothing_compared =
+          "nothing compared: no platform of this run has a case in the base files";
+      if (!options.fail_on_regression) out.warnings.push_back(nothing_compared);
+    }
   }
 
   if (options.format == "markdown") out.text = RenderMarkdown(report);
@@ -79,6 +120,10 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
 
   if (!out.errors.empty()) {
     out.exit_code = kExitBadInput;
+  } else if (options.fail_on_regression && !nothing_compared.empty()) {
+    // A gate that checked nothing must not pass.
+    out.errors.push_back(absl::StrCat(nothing_compared, "; --fail_on_regression cannot pass"));
+    out.exit_code = kExitNothingCompared;
   } else if (options.fail_on_regression && !out.regressions.empty()) {
     out.exit_code = kExitRegression;
   }

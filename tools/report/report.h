@@ -18,11 +18,20 @@ struct ReportOptions {
   std::vector<std::string> compare;  // base JSON files; empty: no comparison
   double regression_threshold = 0.05;
   bool fail_on_regression = false;
+  // A cell whose cv over repetitions is above this gets a footnote mark.
+  double max_cv = 0.05;
   std::string title = "cnnbench results";
 };
 
-// Exit codes of //tools:report.
-enum ExitCode { kExitOk = 0, kExitRegression = 1, kExitBadInput = 2 };
+// Exit codes of //tools:report. kExitBadInput also covers an output that
+// cannot be written; kExitNothingCompared is for --fail_on_regression when
+// the base shares no platform or case with this run.
+enum ExitCode {
+  kExitOk = 0,
+  kExitRegression = 1,
+  kExitBadInput = 2,
+  kExitNothingCompared = 3,
+};
 
 struct ReportOutput {
   std::string text;                   // the rendered report
@@ -33,12 +42,14 @@ struct ReportOutput {
 };
 
 // Reads files into merged per-platform results; a file that cannot be used
-// adds an error and the others still count.
+// adds an error and the others still count. A file named twice (by the same
+// path or another: a relative path, a link) is read once, with a warning.
 Results LoadResults(const std::vector<std::string>& paths, std::vector<std::string>* warnings,
                     std::vector<std::string>* errors);
 
-// Every section of every platform (environment, training, kernels).
-Report BuildReport(const Results& results, const std::string& title);
+// Every section of every platform (environment, training, kernels, spread);
+// cells with a cv above `max_cv` are marked.
+Report BuildReport(const Results& results, const std::string& title, double max_cv);
 
 // The whole run. `render_chart` draws HTML charts (RenderChartSvg in the tool).
 ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart);

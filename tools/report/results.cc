@@ -1,28 +1,55 @@
 #include "tools/report/results.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tools/report/messages.h"
 
 namespace cnnbench::report {
 namespace {
 
+// As Google Benchmark writes it.
+std::string NonFiniteWord(double value) {
+  if (std::isnan(value)) return "NaN";
+  return value > 0 ? "Infinity" : "-Infinity";
+}
+
+// `weight` samples of one counter with this mean and (when known) sample
+// standard deviation.
+void AddValue(const std::string& name, double mean, int weight, std::optional<double> stddev,
+              Measurement& m) {
+  if (!std::isfinite(mean)) {
+    m.not_finite[name] += weight;
+    m.not_finite_text.emplace(name, NonFiniteWord(mean));
+    return;
+  }
+  const bool spread = weight == 1 || (stddev && std::isfinite(*stddev));
+  const double sd = spread && weight > 1 ? *stddev : 0;
+  m.sum[name] += mean * weight;
+  m.sum_squares[name] += weight * mean * mean + (weight - 1) * sd * sd;
+  m.count[name] += weight;
+  if (!spread) m.spread_unknown[name] += weight;
+}
+
 void AddSamples(const FileCase& c, const RunFile& file, Measurement& m) {
-  auto add = [&m](const Counters& counters, int weight) {
-    for (const auto& [name, value] : counters) {
-      m.sum[name] += value * weight;
-      m.count[name] += weight;
-    }
-  };
   // Individual repetitions when the file has them; the mean aggregate
-  // weighted by its repetitions when only aggregates were written.
+  // weighted by its repetitions (with its stddev) when only aggregates were written.
   if (!c.iterations.empty()) {
-    for (const Counters& counters : c.iterations) add(counters, 1);
+    for (const Counters& counters : c.iterations) {
+      for (const auto& [name, value] : counters) AddValue(name, value, 1, std::nullopt, m);
+    }
     m.samples += static_cast<int>(c.iterations.size());
   } else if (c.mean_repetitions > 0) {
-    add(c.mean, c.mean_repetitions);
+    for (const auto& [name, value] : c.mean) {
+      auto stddev = c.stddev.find(name);
+      AddValue(name, value, c.mean_repetitions,
+               stddev == c.stddev.end() ? std::nullopt : std::optional<double>(stddev->second), m);
+    }
     m.samples += c.mean_repetitions;
   }
   if (!c.error.empty()) AddDistinct(c.error, m.errors);
@@ -43,14 +70,42 @@ void AddDistinct(const std::string& value, std::vector<std::string>& values) {
   }
 }
 
-bool Measurement::oom() const {
-  return !ok() && !errors.empty() && absl::StartsWith(errors.front(), "OOM");
-}
+bool Measurement::oom() const { return !ok() && absl::StartsWith(Error(), "OOM"); }
+
+std::string Measurement::Error() const { return errors.empty() ? "" : UserMessage(errors.front()); }
 
 std::optional<double> Measurement::Mean(absl::string_view counter) const {
-  auto sum_it = sum.find(std::string(counter));
+  const std::string key(counter);
+  if (not_finite.count(key)) return std::nullopt;
+  auto sum_it = sum.find(key);
   if (sum_it == sum.end()) return std::nullopt;
-  return sum_it->second / count.at(std::string(counter));
+  return sum_it->second / count.at(key);
+}
+
+std::optional<double> Measurement::Stddev(absl::string_view counter) const {
+  const std::string key(counter);
+  std::optional<double> mean = Mean(counter);
+  if (!mean || spread_unknown.count(key)) return std::nullopt;
+  const int n = count.at(key);
+  if (n < 2) return std::nullopt;
+  const double variance = (sum_squares.at(key) - n * *mean * *mean) / (n - 1);
+  return std::sqrt(std::max(0.0, variance));
+}
+
+std::optional<double> Measurement::Cv(absl::string_view counter) const {
+  std::optional<double> mean = Mean(counter), stddev = Stddev(counter);
+  if (!mean || !stddev || *mean == 0) return std::nullopt;
+  return *stddev / std::fabs(*mean);
+}
+
+std::string Measurement::NotFiniteText(absl::string_view counter) const {
+  const std::string key(counter);
+  auto bad = not_finite.find(key);
+  if (bad == not_finite.end()) return "";
+  auto good = count.find(key);
+  const int total = bad->second + (good == count.end() ? 0 : good->second);
+  return absl::StrCat(counter, " was ", not_finite_text.at(key), " in ", bad->second, " of ", total,
+                      total == 1 ? " repetition" : " repetitions");
 }
 
 std::vector<std::string> PlatformResults::ContextValues(absl::string_view key) const {
@@ -81,14 +136,105 @@ std::string PlatformOf(const RunFile& file, std::vector<std::string>* warnings) 
   return name;
 }
 
+const std::vector<std::string>& SettingKeys() {
+  static const std::vector<std::string> kKeys = {
+      // How the suite measured (bench/main.cc), and what other harnesses record.
+      "preset", "steps", "warmup_steps", "kernel_min_time", "allreduce_warmup", "allreduce_iters",
+      "image_size", "cpu_backend", "backend", "framework", "build_mode", "build_config",
+      "optimizer",
+      // The machine and the libraries that compute the figure.
+      "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
+      "nccl_version"};
+  return kKeys;
+}
+
+std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
+                                           std::vector<std::string>* warnings) {
+  struct Group {
+    std::string platform;
+    std::map<std::string, std::string> settings;  // merged over its files
+    std::vector<std::string> files;
+  };
+  std::vector<Group> groups;
+  std::vector<size_t> group_of;
+  for (const RunFile& file : files) {
+    const std::string platform = PlatformOf(file, warnings);
+    std::map<std::string, std::string> settings;
+    for (const std::string& key : SettingKeys()) {
+      std::string value = file.Context(key);
+      if (!value.empty()) settings[key] = value;
+    }
+    auto fits = [&](const Group& g) {
+      if (g.platform != platform) return false;
+      for (const auto& [key, value] : settings) {
+        auto it = g.settings.find(key);
+        if (it != g.settings.end() && it->second != value) return false;
+      }
+      return true;
+    };
+    auto it = std::find_if(groups.begin(), groups.end(), fits);
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{platform, {}, {}});
+    it->settings.insert(settings.begin(), settings.end());
+    it->files.push_back(file.path);
+    group_of.push_back(it - groups.begin());
+  }
+
+  std::vector<std::string> names(groups.size());
+  std::set<std::string> platforms;
+  for (const Group& g : groups) platforms.insert(g.platform);
+  for (const std::string& platform : platforms) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (groups[i].platform == platform) members.push_back(i);
+    }
+    if (members.size() == 1) {
+      names[members[0]] = platform;
+      continue;
+    }
+    // The keys with different recorded values tell the groups apart.
+    std::vector<std::string> differing;
+    for (const std::string& key : SettingKeys()) {
+      std::set<std::string> values;
+      for (size_t i : members) {
+        auto it = groups[i].settings.find(key);
+        if (it != groups[i].settings.end()) values.insert(it->second);
+      }
+      if (values.size() > 1) differing.push_back(key);
+    }
+    std::vector<std::string> described;
+    for (size_t i : members) {
+      std::vector<std::string> parts;
+      for (const std::string& key : differing) {
+        auto it = groups[i].settings.find(key);
+        parts.push_back(it == groups[i].settings.end() ? absl::StrCat(key, " not recorded")
+                                                       : absl::StrCat(key, "=", it->second));
+      }
+      names[i] = absl::StrCat(platform, " (", absl::StrJoin(parts, ", "), ")");
+      described.push_back(
+          absl::StrCat("'", names[i], "' (", absl::StrJoin(groups[i].files, ", "), ")"));
+    }
+    warnings->push_back(absl::StrCat(
+        "platform '", platform, "': runs differ in ", absl::StrJoin(differing, ", "),
+        ", which change the figures; reported apart as ", absl::StrJoin(described, ", ")));
+  }
+  std::vector<std::string> out;
+  for (size_t g : group_of) out.push_back(names[g]);
+  return out;
+}
+
 void AddRunFile(const RunFile& file, Results& results, std::vector<std::string>* warnings) {
-  std::string name = PlatformOf(file, warnings);
+  AddRunFile(file, PlatformOf(file, warnings), results);
+}
+
+void AddRunFile(const RunFile& file, const std::string& name, Results& results) {
   auto it = std::find_if(results.platforms.begin(), results.platforms.end(),
                          [&](const PlatformResults& p) { return p.name == name; });
   if (it == results.platforms.end()) {
     results.platforms.push_back(PlatformResults{});
     it = results.platforms.end() - 1;
     it->name = name;
+    std::vector<std::string> ignored;  // already given by ReportedPlatforms
+    it->platform = PlatformOf(file, &ignored);
   }
   PlatformResults& platform = *it;
   platform.files.push_back(FileBaseName(file.path));
@@ -100,6 +246,11 @@ void AddRunFile(const RunFile& file, Results& results, std::vector<std::string>*
       entry = platform.context.end() - 1;
     }
     AddDistinct(value, entry->second);
+  }
+  platform.settings.clear();
+  for (const std::string& key : SettingKeys()) {
+    std::string value = platform.Context(key);
+    if (!value.empty()) platform.settings.emplace_back(key, value);
   }
   for (const FileCase& c : file.cases) {
     if (c.name.family == "train") {

@@ -1,5 +1,7 @@
-// All runs merged per platform: every case's mean over all its repetitions in
-// all files of that platform, or why it failed.
+// All runs merged per platform: every case's mean and spread over all its
+// repetitions in all files of that platform, or why it failed. Files of one
+// platform measured with different settings are kept apart as platforms of
+// their own.
 #ifndef CNNBENCH_TOOLS_REPORT_RESULTS_H_
 #define CNNBENCH_TOOLS_REPORT_RESULTS_H_
 
@@ -16,22 +18,43 @@
 namespace cnnbench::report {
 
 struct Measurement {
-  std::map<std::string, double> sum;  // per counter, over the samples that have it
+  // Per counter, over the samples with a finite value: their sum, the sum of
+  // their squares (rebuilt from a stddev aggregate where only aggregates
+  // were written) and how many there are.
+  std::map<std::string, double> sum;
+  std::map<std::string, double> sum_squares;
   std::map<std::string, int> count;
+  std::map<std::string, int> spread_unknown;  // samples from a mean without a stddev
+  std::map<std::string, int> not_finite;      // samples written as NaN or +-Infinity
+  // The first non-finite value of each counter as written: NaN, Infinity, -Infinity.
+  std::map<std::string, std::string> not_finite_text;
   int samples = 0;                   // successful repetitions
-  std::vector<std::string> errors;   // distinct failure messages
+  std::vector<std::string> errors;   // distinct failure messages, as written
   std::vector<std::string> commits;  // of the files that measured it
   std::vector<std::string> dates;
 
   bool ok() const { return samples > 0; }
   // Failed with an out-of-memory error (the message starts with "OOM").
   bool oom() const;
+  // Empty when the counter is absent or any sample of it was not finite.
   std::optional<double> Mean(absl::string_view counter) const;
+  // The sample standard deviation over the repetitions; empty with fewer
+  // than two or when a file gave only a mean.
+  std::optional<double> Stddev(absl::string_view counter) const;
+  // Coefficient of variation, stddev / mean.
+  std::optional<double> Cv(absl::string_view counter) const;
+  // "images_per_second was NaN in 1 of 3 repetitions"; "" when all were finite.
+  std::string NotFiniteText(absl::string_view counter) const;
+  // The first failure message as a reader sees it (messages.h).
+  std::string Error() const;
 };
 
 struct PlatformResults {
-  std::string name;
+  std::string name;      // as reported: the platform, plus the settings that set it apart
+  std::string platform;  // the context's platform (or its fallback)
   std::vector<std::string> files;
+  // The values of SettingKeys() its files recorded, in SettingKeys() order.
+  std::vector<std::pair<std::string, std::string>> settings;
   // Context keys in first-seen order with their distinct values.
   std::vector<std::pair<std::string, std::vector<std::string>>> context;
   // By family: train; the layer kernels and GEMM; allreduce; input.
@@ -52,11 +75,25 @@ struct Results {
   const PlatformResults* Find(absl::string_view platform) const;
 };
 
+// Context keys whose values change a figure: runs that differ in one are
+// never merged into one cell (docs/report.md lists them and says why).
+const std::vector<std::string>& SettingKeys();
+
 // The platform a file belongs to: its context's "platform", else its host
 // name, else the file name (with a warning).
 std::string PlatformOf(const RunFile& file, std::vector<std::string>* warnings);
 
-// Merges one file into its platform.
+// The name each file is reported under: its platform, or, where files of one
+// platform differ in a setting, the platform with the settings that tell
+// them apart ("cpu-epyc-2c (steps=5)"), with a warning naming the key.
+// A setting one file does not record matches any value.
+std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
+                                           std::vector<std::string>* warnings);
+
+// Merges one file into the platform reported as `name`.
+void AddRunFile(const RunFile& file, const std::string& name, Results& results);
+
+// Merges one file into its platform (PlatformOf).
 void AddRunFile(const RunFile& file, Results& results, std::vector<std::string>* warnings);
 
 // Adds each value to `values` unless it is already there.

@@ -1,12 +1,17 @@
 #include "tools/report/run_file.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "tools/report/messages.h"
 #include "tools/report/model_names.h"
 
 namespace cnnbench::report {
@@ -50,17 +55,32 @@ double SecondsPerUnit(const std::string& unit) {
   return 0;  // unknown: no time
 }
 
+// Google Benchmark's words for non-finite numbers.
+constexpr const char* kNonFiniteWords[] = {"-Infinity", "Infinity", "-NaN", "NaN"};
+
+// A number, or one of the non-finite words QuoteNonFiniteNumbers quoted.
+std::optional<double> NumberField(const Json& entry, const char* key) {
+  auto it = entry.find(key);
+  if (it == entry.end()) return std::nullopt;
+  if (it->is_number()) return it->get<double>();
+  if (!it->is_string()) return std::nullopt;
+  const std::string& word = it->get_ref<const std::string&>();
+  if (word == "NaN" || word == "-NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (word == "Infinity") return std::numeric_limits<double>::infinity();
+  if (word == "-Infinity") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
+}
+
 Counters ReadCounters(const Json& entry) {
   Counters counters;
   for (const char* name : kCounterNames) {
-    auto it = entry.find(name);
-    if (it != entry.end() && it->is_number()) counters[name] = it->get<double>();
+    if (std::optional<double> value = NumberField(entry, name)) counters[name] = *value;
   }
-  auto time = entry.find("real_time");
+  std::optional<double> time = NumberField(entry, "real_time");
   auto unit = entry.find("time_unit");
-  if (time != entry.end() && time->is_number() && unit != entry.end() && unit->is_string()) {
+  if (time && unit != entry.end() && unit->is_string()) {
     double scale = SecondsPerUnit(unit->get<std::string>());
-    if (scale > 0) counters["seconds"] = time->get<double>() * scale;
+    if (scale > 0) counters["seconds"] = *time * scale;
   }
   return counters;
 }
@@ -105,6 +125,49 @@ std::string NeededCounterText(const CaseName& name) {
 
 }  // namespace
 
+std::string QuoteNonFiniteNumbers(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  char previous = '\0';  // the last character outside strings that is not white space
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+        previous = c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+      continue;
+    }
+    // A value starts after ':', '[' or ','; the word must end there too.
+    if (previous == ':' || previous == '[' || previous == ',') {
+      bool quoted = false;
+      for (absl::string_view word : kNonFiniteWords) {
+        if (text.substr(i, word.size()) != word) continue;
+        const size_t end = i + word.size();
+        if (end < text.size() && (absl::ascii_isalnum(text[end]) || text[end] == '_')) continue;
+        absl::StrAppend(&out, "\"", word, "\"");
+        i = end - 1;
+        previous = '"';
+        quoted = true;
+        break;
+      }
+      if (quoted) continue;
+    }
+    out.push_back(c);
+    if (!absl::ascii_isspace(c)) previous = c;
+  }
+  return out;
+}
+
 std::string RunFile::Context(absl::string_view key) const {
   std::string value;
   for (const auto& [k, v] : context) {
@@ -113,8 +176,9 @@ std::string RunFile::Context(absl::string_view key) const {
   return value;
 }
 
-absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view text,
+absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view raw_text,
                                      std::vector<std::string>* warnings) {
+  const std::string text = QuoteNonFiniteNumbers(raw_text);
   Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     SyntaxErrorCatcher catcher;
@@ -160,7 +224,8 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
     std::string run_name = StringField(entry, "run_name");
     if (run_name.empty()) run_name = name;
     const bool aggregate = StringField(entry, "run_type") == "aggregate";
-    if (aggregate && StringField(entry, "aggregate_name") != "mean") continue;
+    const std::string aggregate_name = aggregate ? StringField(entry, "aggregate_name") : "";
+    if (aggregate && aggregate_name != "mean" && aggregate_name != "stddev") continue;
 
     absl::StatusOr<CaseName> parsed = ParseCaseName(run_name);
     if (!parsed.ok()) {
@@ -170,7 +235,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
     std::string key = parsed->ToString();
     auto [it, inserted] = index.emplace(key, file.cases.size());
     if (inserted) {
-      file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, ""});
+      file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, {}, ""});
       if (parsed->family == "train" && !IsKnownModel(parsed->model)) {
         warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", parsed->model,
                                          "' is not in tf_cnn_benchmarks' zoo; shown as is"));
@@ -185,6 +250,10 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
       continue;
     }
     Counters counters = ReadCounters(entry);
+    if (aggregate_name == "stddev") {
+      c.stddev = counters;  // of the counters as written; a completed busbw has none
+      continue;
+    }
     if (c.name.family == "allreduce") CompleteAllReduce(c.name, counters);
     if (aggregate) {
       c.mean = counters;
@@ -207,8 +276,8 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
       continue;
     }
     if (measured && !c.error.empty()) {
-      warn(c.entry,
-           absl::StrCat("some repetitions failed (", c.error, "); the table shows the others"));
+      warn(c.entry, absl::StrCat("some repetitions failed (", UserMessage(c.error),
+                                 "); the table shows the others"));
       c.error.clear();
     }
     usable.push_back(std::move(c));

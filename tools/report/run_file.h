@@ -16,7 +16,8 @@ namespace cnnbench::report {
 
 // Counter values of one run: "images_per_second", "flops",
 // "bytes_per_second", "algbw", "busbw" as written (per second), and
-// "seconds" (real_time converted from its time_unit).
+// "seconds" (real_time converted from its time_unit). A value Google
+// Benchmark wrote as NaN, Infinity or -Infinity is kept as that double.
 using Counters = std::map<std::string, double>;
 
 // One case as one file reports it.
@@ -26,6 +27,7 @@ struct FileCase {
   std::vector<Counters> iterations;  // successful repetitions
   Counters mean;                     // the "mean" aggregate, if written
   int mean_repetitions = 0;          // how many repetitions that mean covers
+  Counters stddev;                   // the "stddev" aggregate, if written
   std::string error;                 // error_message of a failed repetition
 };
 
@@ -39,6 +41,11 @@ struct RunFile {
   // The context value, or "" when absent.
   std::string Context(absl::string_view key) const;
 };
+
+// Google Benchmark writes non-finite numbers as bare NaN, -NaN, Infinity and
+// -Infinity, which JSON has no words for: turns each such token outside a
+// string into a string ("NaN"), which the reader takes for that number.
+std::string QuoteNonFiniteNumbers(absl::string_view text);
 
 // Parses `text` (the contents of `path`). A file that is not JSON or not
 // Google Benchmark output is an error naming the file; entries the report

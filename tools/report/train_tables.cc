@@ -1,6 +1,7 @@
 #include "tools/report/train_tables.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -8,7 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "tools/report/format_number.h"
+#include "tools/report/messages.h"
 #include "tools/report/model_names.h"
+#include "tools/report/spread.h"
 #include "tools/report/train_charts.h"
 #include "tools/report/train_query.h"
 
@@ -73,11 +76,16 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& p) {
   return groups;
 }
 
-std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where) {
+std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where,
+                           double max_cv) {
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
-  if (m->ok()) return FormatThroughput(*m->Mean("images_per_second"));
+  if (m->ok()) return ValueCell(*m, "images_per_second", 1, max_cv, notes, where);
   if (m->oom()) return "OOM";
-  return absl::StrCat("N/A", notes.Mark(absl::StrCat("skipped: ", m->errors.front()), where));
+  return absl::StrCat("N/A", notes.Mark(FailureNote(m->errors.front()), where));
+}
+
+std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where) {
+  return ThroughputCell(m, notes, where, std::numeric_limits<double>::infinity());
 }
 
 Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell) {
@@ -100,7 +108,7 @@ Table GroupTable(const TrainGroup& group, const std::string& title, const CellPr
 
 namespace {
 
-Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precision) {
+Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precision, double max_cv) {
   Table t;
   t.title = absl::StrCat("Synthetic vs real data, ", precision);
   t.header = {"Model", "Batch size", "GPUs", "Synthetic", "Real", "Real / synthetic"};
@@ -120,10 +128,11 @@ Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precisio
       const CaseName real = CaseName::Train(model, precision, "real", batch, -neg_gpus);
       std::string where = CellPlace(model, -neg_gpus);
       std::optional<double> s = TrainThroughput(p, synthetic), r = TrainThroughput(p, real);
-      t.rows.push_back({ModelDisplayName(model), absl::StrCat(batch), GpuLabel(-neg_gpus),
-                        ThroughputCell(FindTrain(p, synthetic), notes, where + ", synthetic"),
-                        ThroughputCell(FindTrain(p, real), notes, where + ", real"),
-                        s && r && *s > 0 ? FormatRatio(*r / *s) : "-"});
+      t.rows.push_back(
+          {ModelDisplayName(model), absl::StrCat(batch), GpuLabel(-neg_gpus),
+           ThroughputCell(FindTrain(p, synthetic), notes, where + ", synthetic", max_cv),
+           ThroughputCell(FindTrain(p, real), notes, where + ", real", max_cv),
+           s && r && *s > 0 ? FormatRatio(*r / *s) : "-"});
     }
   }
   t.notes = notes.Notes();
@@ -152,7 +161,8 @@ std::optional<Table> ScalingTable(const PlatformResults& p, const TrainGroup& gr
   return t;
 }
 
-std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string& data) {
+std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string& data,
+                                    double max_cv) {
   std::set<int> batches;
   std::map<std::tuple<std::string, std::string, int>, int> batch_counts;
   for (const auto& [c, m] : p.train) {
@@ -179,7 +189,7 @@ std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string&
         for (int b : batches) {
           const Measurement* m = FindTrain(p, CaseName::Train(model, precision, data, b, g));
           // A sweep is sparse by nature: an unmeasured size stays blank.
-          row.push_back(m == nullptr ? "" : ThroughputCell(m, notes, CellPlace(model, g)));
+          row.push_back(m == nullptr ? "" : ThroughputCell(m, notes, CellPlace(model, g), max_cv));
         }
         t.rows.push_back(std::move(row));
       }
@@ -192,7 +202,19 @@ std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string&
 
 }  // namespace
 
-std::vector<Section> TrainSections(const PlatformResults& p) {
+std::vector<Table> TrainSpreadTables(const PlatformResults& p) {
+  std::vector<Table> tables;
+  for (const TrainGroup& group : TrainGroups(p)) {
+    Table t = GroupTable(group, absl::StrCat("Spread: ", group.Title()),
+                         [&p](const CaseName& c, Footnotes&, const std::string&) {
+                           return SpreadCell(FindTrain(p, c), "images_per_second");
+                         });
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+std::vector<Section> TrainSections(const PlatformResults& p, double max_cv) {
   if (p.train.empty()) return {};
   std::vector<Section> sections;
   const std::vector<TrainGroup> groups = TrainGroups(p);
@@ -200,10 +222,11 @@ std::vector<Section> TrainSections(const PlatformResults& p) {
   Section results{"Results", {}, {}};
   Section scaling{"Scaling efficiency", {}, {}};
   for (const TrainGroup& group : groups) {
-    results.tables.push_back(GroupTable(
-        group, group.Title(), [&p](const CaseName& c, Footnotes& notes, const std::string& where) {
-          return ThroughputCell(FindTrain(p, c), notes, where);
-        }));
+    results.tables.push_back(
+        GroupTable(group, group.Title(),
+                   [&p, max_cv](const CaseName& c, Footnotes& notes, const std::string& where) {
+                     return ThroughputCell(FindTrain(p, c), notes, where, max_cv);
+                   }));
     if (auto table = ScalingTable(p, group)) scaling.tables.push_back(*table);
   }
   // One throughput-vs-GPUs chart per model and precision, at its main batch size.
@@ -220,7 +243,7 @@ std::vector<Section> TrainSections(const PlatformResults& p) {
 
   Section versus{"Synthetic vs real data", {}, {}};
   for (const std::string& precision : TrainPrecisions(p)) {
-    Table table = SyntheticVsRealTable(p, precision);
+    Table table = SyntheticVsRealTable(p, precision, max_cv);
     if (table.rows.empty()) continue;
     versus.tables.push_back(std::move(table));
     for (const std::string& model : TrainModels(p)) {
@@ -236,7 +259,7 @@ std::vector<Section> TrainSections(const PlatformResults& p) {
 
   Section sweep{"Throughput by batch size", {}, {}};
   for (const char* data : kTrainDataKinds) {
-    if (auto table = BatchSizeTable(p, data)) sweep.tables.push_back(*table);
+    if (auto table = BatchSizeTable(p, data, max_cv)) sweep.tables.push_back(*table);
   }
   if (!sweep.tables.empty()) sections.push_back(std::move(sweep));
   return sections;

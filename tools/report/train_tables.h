@@ -41,12 +41,19 @@ using CellPrinter =
 // A group's table with rows = GPU count and columns = models.
 Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell);
 
-// images/sec (3 significant figures), OOM, or N/A with a footnote.
+// images/sec (3 significant figures), OOM, or N/A with a footnote (failed,
+// not run, or not finite); a footnote mark when its cv is above `max_cv`.
+std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where,
+                           double max_cv);
+// The same without noise marks (ratios and derived tables).
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where);
 
 // The training sections (results, synthetic vs real, scaling, batch sizes);
 // empty when the platform has no train cases.
-std::vector<Section> TrainSections(const PlatformResults& platform);
+std::vector<Section> TrainSections(const PlatformResults& platform, double max_cv);
+
+// Each results table's spread over repetitions, same rows and columns.
+std::vector<Table> TrainSpreadTables(const PlatformResults& platform);
 
 }  // namespace cnnbench::report
 

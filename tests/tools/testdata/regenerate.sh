@@ -58,6 +58,9 @@ if [[ "${1:-}" == --fixtures ]]; then
     --benchmark_report_aggregates_only=true
   fixture "$d/no_train.spec" "$d/no_train.json" --benchmark_repetitions=2
   fixture "$d/bad_names.spec" "$d/bad_names.json"
+  fixture "$d/noisy.spec" "$d/noisy.json" --benchmark_repetitions=3
+  fixture "$d/noisy_steps5.spec" "$d/noisy_steps5.json" --benchmark_repetitions=3
+  fixture "$d/nonfinite.spec" "$d/nonfinite.json" --benchmark_repetitions=3
 fi
 
 # Golden outputs: two platforms, one of them from two files.
