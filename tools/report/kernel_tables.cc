@@ -21,7 +21,7 @@ namespace {
 std::string FailureCell(const Measurement* m, Footnotes& notes, const std::string& where) {
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
   if (m->oom()) return "OOM";
-  if (!m->ok()) return absl::StrCat("N/A", notes.Mark(FailureNote(m->errors.front()), where));
+  if (!m->ok()) return absl::StrCat("N/A", notes.Mark(FailureNote(m->FirstError()), where));
   return "";
 }
 

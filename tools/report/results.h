@@ -34,6 +34,11 @@ struct Measurement {
   std::vector<std::string> dates;
 
   bool ok() const { return samples > 0; }
+  // The first error as written, or a note that no repetition gave a sample
+  // (a case can fail to be ok without an error message).
+  std::string FirstError() const {
+    return errors.empty() ? "no usable sample (no repetition wrote the counter)" : errors.front();
+  }
   // Failed with an out-of-memory error (the message starts with "OOM").
   bool oom() const;
   // Empty when the counter is absent or any sample of it was not finite.

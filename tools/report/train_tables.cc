@@ -81,7 +81,7 @@ std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::st
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
   if (m->ok()) return ValueCell(*m, "images_per_second", 1, max_cv, notes, where);
   if (m->oom()) return "OOM";
-  return absl::StrCat("N/A", notes.Mark(FailureNote(m->errors.front()), where));
+  return absl::StrCat("N/A", notes.Mark(FailureNote(m->FirstError()), where));
 }
 
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where) {
