@@ -1,16 +1,36 @@
-// Adds the platform (host, CPU, GPUs, library versions, commit, build) to a
+// Adds the platform (host, CPU, GPUs, library versions, commit, build) and
+// the run's conditions (command line, build mode, load, CPU clocks) to a
 // benchmark run's JSON context, where tools/report groups runs by it.
 #ifndef CNNBENCH_BENCH_CONTEXT_H_
 #define CNNBENCH_BENCH_CONTEXT_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/platform.h"
 
 namespace cnnbench::bench {
 
+// Google Benchmark's library_build_type and its "built as DEBUG" warning
+// explained in one line (context and console).
+extern const char kLibraryBuildTypeNote[];
+
 // `platform_override`, when not empty, replaces the default platform name.
 PlatformInfo AddPlatformContext(const std::string& platform_override);
+
+// What the run was started with and under: `command_line` (as typed, before
+// any flag is consumed), cnnbench_build (the suite's compilation mode),
+// cnnbench_assertions, a note on Google Benchmark's library_build_type,
+// load_average_start, and the CPU frequency governor and clocks where
+// /sys/devices/system/cpu/cpu*/cpufreq/ is readable.
+void AddRunContext(const std::string& command_line);
+
+// The entries known when the run ends: load_average_end.
+std::vector<std::pair<std::string, std::string>> EndOfRunContext();
+
+// argv as one shell-quoted line.
+std::string CommandLine(int argc, const char* const* argv);
 
 }  // namespace cnnbench::bench
 

@@ -3,12 +3,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "core/status.h"
 
@@ -72,22 +75,46 @@ absl::Status Workload::RunIterations(int64_t count) {
 }
 
 std::string SkipMessage(const absl::Status& status) {
-  std::string message(status.message());
-  if (IsOutOfMemory(status) && !absl::StartsWith(message, "OOM")) return "OOM: " + message;
-  return message;
+  // "bench/train_cases.cc:73: " and the like, wherever a RETURN_IF_ERROR put one.
+  static const std::regex* const kSourceLocation =
+      new std::regex(R"([A-Za-z0-9_./+-]+\.(cc|h|cu|cuh|cpp|hpp|c):[0-9]+: )");
+  std::string message = std::regex_replace(std::string(status.message()), *kSourceLocation, "");
+  std::string kind;
+  if (IsOutOfMemory(status)) {
+    kind = "OOM: ";
+  } else if (absl::StrContains(message, "unsupported: ")) {
+    kind = "unsupported: ";
+  }
+  if (kind.empty()) return message;
+  absl::StrReplaceAll({{kind, ""}}, &message);
+  return kind + message;
 }
 
 int Progress::Add(const std::string& name) {
   names_.push_back(name);
   announced_.push_back(false);
+  position_.push_back(static_cast<int>(names_.size()));
+  selected_count_ = static_cast<int>(names_.size());
   return static_cast<int>(names_.size()) - 1;
+}
+
+void Progress::Select(const std::vector<bool>& selected) {
+  selected_count_ = 0;
+  for (size_t i = 0; i < position_.size(); ++i)
+    position_[i] = i < selected.size() && selected[i] ? ++selected_count_ : 0;
 }
 
 void Progress::Announce(int index) {
   if (announced_[index]) return;
   announced_[index] = true;
-  std::fprintf(stderr, "[%d/%zu] %s\n", index + 1, names_.size(), names_[index].c_str());
+  std::fprintf(stderr, "[%d/%d] %s\n", position_[index], selected_count_, names_[index].c_str());
   std::fflush(stderr);
+}
+
+std::optional<std::string> BenchmarkFlagValue(int argc, const char* const* argv,
+                                              absl::string_view name) {
+  std::string where;
+  return UserValue(argc, argv, name, &where);
 }
 
 absl::StatusOr<BenchmarkTimingFlags> ReadBenchmarkTimingFlags(int argc, const char* const* argv) {
@@ -126,6 +153,20 @@ void Harness::Register(TimedCase c) {
   }
 }
 
+std::string Harness::InstanceName(int index) const {
+  // Google Benchmark 1.7.1's BenchmarkName: the name, then min_time,
+  // iterations, repeats and the time type, '/'-separated.
+  const TimedCase& c = entries_[index]->spec;
+  std::string name = c.name;
+  if (c.iterations > 0) {
+    absl::StrAppend(&name, "/iterations:", c.iterations);
+  } else {
+    absl::StrAppend(&name, absl::StrFormat("/min_time:%0.3f", timing_.min_time));
+  }
+  absl::StrAppend(&name, "/repeats:", timing_.repetitions, "/manual_time");
+  return name;
+}
+
 void Harness::Release() {
   timer_.reset();  // its events before the stream they were recorded on
   workload_.reset();
@@ -162,32 +203,52 @@ void Harness::NoteMinTime(const TimedCase& c) {
   std::fflush(stderr);
 }
 
+bool Harness::StopNow(benchmark::State& state) {
+  if (!stopped_ && !(stop_check_ && stop_check_())) return false;
+  stopped_ = true;
+  Release();  // abandoned: its memory goes now
+  state.SkipWithError(kInterruptedMessage);
+  return true;
+}
+
+void Harness::Skip(benchmark::State& state, const Entry& entry, const absl::Status& why) {
+  if (verbose_ && reported_skips_.insert(&entry).second) {
+    std::fprintf(stderr, "cnnbench: %s skipped: %s\n", entry.spec.name.c_str(),
+                 std::string(why.message()).c_str());
+    std::fflush(stderr);
+  }
+  state.SkipWithError(SkipMessage(why).c_str());
+}
+
 void Harness::RunCase(benchmark::State& state, Entry& entry) {
+  if (StopNow(state)) return;
   progress_.Announce(entry.progress_index);
   NoteMinTime(entry.spec);
   Workload* workload = Activate(entry);
   if (workload == nullptr) {
-    state.SkipWithError(SkipMessage(entry.failure).c_str());
+    Skip(state, entry, entry.failure);
     return;
   }
   if (entry.spec.time_span && entry.spec.iterations > 0) {
+    if (StopNow(state)) return;
     const int64_t count = static_cast<int64_t>(state.max_iterations);
     absl::StatusOr<double> seconds = TimeSpan(*workload, *timer_, count);
     if (!seconds.ok()) entry.failure = seconds.status();
     for (auto _ : state) {
       if (!seconds.ok()) {
-        state.SkipWithError(SkipMessage(entry.failure).c_str());
+        Skip(state, entry, entry.failure);
         break;
       }
       state.SetIterationTime(*seconds / count);
     }
   } else {
     for (auto _ : state) {
+      if (StopNow(state)) return;
       absl::StatusOr<double> seconds = TimeIteration(*workload, *timer_);
       if (!seconds.ok()) {
         // A case that failed while running fails its later repetitions the same way.
         entry.failure = seconds.status();
-        state.SkipWithError(SkipMessage(entry.failure).c_str());
+        Skip(state, entry, entry.failure);
         break;
       }
       state.SetIterationTime(*seconds);
@@ -198,7 +259,7 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     return;
   }
   absl::Status reported = workload->Report(state);
-  if (!reported.ok()) state.SkipWithError(SkipMessage(reported).c_str());
+  if (!reported.ok()) Skip(state, entry, reported);
 }
 
 }  // namespace cnnbench::bench

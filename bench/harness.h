@@ -20,28 +20,39 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 
 namespace cnnbench::bench {
 
-// The reason a case is skipped with: out-of-memory failures start with
-// "OOM" (tables print them as OOM, as the published page does), whatever
-// file:line annotations the error gathered on its way up.
+// The reason a case is skipped with, as a user reads it (console, JSON
+// error_message): the file:line trail RETURN_IF_ERROR gathered is left out,
+// and a reason kind ("OOM: ", "unsupported: ") comes first, once. Tables
+// print failures starting with "OOM" as OOM, as the published page does.
 std::string SkipMessage(const absl::Status& status);
 
+// The message a case is skipped with when the run is interrupted; the
+// output leaves such cases out.
+inline constexpr char kInterruptedMessage[] = "interrupted";
+
 // Numbers the cases as they are registered and prints "[i/N] name" on
-// stderr when case i starts, so a long sweep shows where it is.
+// stderr when case i starts, so a long sweep shows where it is. N counts
+// the selected cases only (those --benchmark_filter lets run).
 class Progress {
  public:
   // Returns the case's index; call Announce(index) from the case.
   int Add(const std::string& name);
   void Announce(int index);
+  // Only the cases with selected[i] are counted and numbered (all by default).
+  void Select(const std::vector<bool>& selected);
   const std::vector<std::string>& names() const { return names_; }
 
  private:
   std::vector<std::string> names_;
   std::vector<bool> announced_;
+  std::vector<int> position_;  // 1-based among the selected; 0: not selected
+  int selected_count_ = 0;
 };
 
 // Google Benchmark's timing flags as the user gave them. Its 1.7.1 header
@@ -54,6 +65,12 @@ struct BenchmarkTimingFlags {
   std::optional<double> min_time;  // --benchmark_min_time, seconds
 };
 absl::StatusOr<BenchmarkTimingFlags> ReadBenchmarkTimingFlags(int argc, const char* const* argv);
+
+// A Google Benchmark flag's value as the user gave it, with the same rules:
+// the last `--<name>=value` on the command line, else the environment
+// variable BENCHMARK_<NAME> when set and not empty.
+std::optional<std::string> BenchmarkFlagValue(int argc, const char* const* argv,
+                                              absl::string_view name);
 
 // The timing settings every case gets, after the user's flags.
 struct TimingSettings {
@@ -116,6 +133,22 @@ class Harness {
   // benchmark::RunSpecifiedBenchmarks.
   void Release();
 
+  // The name Google Benchmark gives case `index` (in registration order):
+  // the case's name plus the suffixes of its settings
+  // ("/iterations:2/repeats:2/manual_time"), which --benchmark_filter sees.
+  std::string InstanceName(int index) const;
+  int case_count() const { return static_cast<int>(entries_.size()); }
+
+  // Asked before each case and each timed iteration: once it returns true,
+  // the running case is abandoned and every later one skipped at once with
+  // kInterruptedMessage, so Google Benchmark ends the run and closes its
+  // output normally.
+  void SetStopCheck(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
+  // True once a case was abandoned or skipped because of the stop check.
+  bool stopped() const { return stopped_; }
+  // Prints each skip's full reason (with its file:line trail) on stderr.
+  void set_verbose(bool verbose) { verbose_ = verbose; }
+
  private:
   struct Entry {
     TimedCase spec;
@@ -127,6 +160,9 @@ class Harness {
   // preparing failed (entry.failure says why).
   Workload* Activate(Entry& entry);
   void NoteMinTime(const TimedCase& c);
+  // Checks the stop check; true (and the state skipped) when the run stops.
+  bool StopNow(benchmark::State& state);
+  void Skip(benchmark::State& state, const Entry& entry, const absl::Status& why);
 
   TimingSettings timing_;
   Progress progress_;
@@ -138,6 +174,10 @@ class Harness {
   std::unique_ptr<Workload> workload_;
   std::optional<Timer> timer_;
   std::set<std::string> noted_families_;
+  std::function<bool()> stop_check_;
+  bool stopped_ = false;
+  bool verbose_ = false;
+  std::set<const Entry*> reported_skips_;  // verbose: each case's reason once
 };
 
 }  // namespace cnnbench::bench

@@ -3,26 +3,39 @@
 // Google Benchmark. Its --benchmark_* flags work as it documents them; the
 // timing ones (repetitions, min_time) are read here too, because every case
 // states its own timing settings (docs/benchmarks.md says which flag governs
-// which family).
+// which family). --benchmark_out is written by the suite (bench/result_output.h)
+// so that no run loses or half-writes a file, and every write is checked.
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/case_filter.h"
 #include "bench/context.h"
 #include "bench/harness.h"
+#include "bench/interrupt.h"
 #include "bench/names.h"
+#include "bench/result_output.h"
 #include "bench/suite.h"
+#include "bench/usage.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/invocation.h"
+#include "core/platform.h"
 
 ABSL_FLAG(std::string, preset, "",
           "quick | published | full | tiny (default: published with a GPU, quick without)");
@@ -43,40 +56,105 @@ ABSL_FLAG(int, warmup_steps, -1, "untimed steps before a training case");
 ABSL_FLAG(int, repetitions, -1,
           "repetitions of every case (aggregates: mean, median, stddev, cv); the same as "
           "--benchmark_repetitions");
-ABSL_FLAG(int, image_size, 0, "override every model's image size");
+ABSL_FLAG(int, image_size, 0, "override every model's image size (0: each model's own)");
 ABSL_FLAG(int, kernel_batch, -1, "batch of kernel cases (0: each model's default batch)");
 ABSL_FLAG(int, max_kernel_shapes, -1, "distinct layers per model and kernel family (0: all)");
 ABSL_FLAG(std::string, backend, "", "CPU backend: onednn (default) or reference");
-ABSL_FLAG(bool, list, false, "print the cases that would run and exit");
+ABSL_FLAG(bool, list, false,
+          "print the cases that would run (after --benchmark_filter) and exit");
+ABSL_FLAG(bool, verbose, false,
+          "print each skipped case's full reason on stderr, with the source locations it "
+          "passed through");
 
 namespace cnnbench::bench {
 namespace {
 
-absl::Status SplitStrings(const std::string& flag, const std::string& value,
-                          std::vector<std::string>* out) {
-  if (value.empty()) return absl::OkStatus();
-  out->clear();
-  for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty()))
-    out->push_back(std::string(part));
-  if (out->empty()) return absl::InvalidArgumentError(absl::StrCat("--", flag, " is empty"));
+// Whether the user gave the flag (even with its default value). The public
+// CommandLineFlag::IsSpecifiedOnCommandLine is private in Debian's Abseil.
+bool Given(const absl::CommandLineFlag& flag) {
+  return absl::flags_internal::WasPresentOnCommandLine(flag.Name());
+}
+template <typename T>
+bool Given(const absl::Flag<T>& flag) {
+  return Given(absl::GetFlagReflectionHandle(flag));
+}
+
+// Parses one item of a list flag.
+absl::Status ParseItem(absl::string_view item, std::string* out) {
+  *out = std::string(item);
+  return absl::OkStatus();
+}
+template <typename T>
+absl::Status ParseItem(absl::string_view item, T* out) {
+  if (!absl::SimpleAtoi(item, out) || *out < 0)
+    return absl::InvalidArgumentError(absl::StrCat("'", item, "' is not a number >= 0"));
   return absl::OkStatus();
 }
 
+// A comma-separated list flag, when given, replaces the preset's list: it
+// must not be empty, nor hold an empty item or the same item twice.
 template <typename T>
-absl::Status SplitNumbers(const std::string& flag, const std::string& value, std::vector<T>* out) {
-  if (value.empty()) return absl::OkStatus();
-  out->clear();
-  for (absl::string_view part : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-    T v;
-    if (!absl::SimpleAtoi(part, &v) || v < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag, "=", value, ": '", part, "' is not a number >= 0"));
-    out->push_back(v);
+absl::Status ParseList(const absl::Flag<std::string>& flag, std::vector<T>* out) {
+  if (!Given(flag)) return absl::OkStatus();
+  const std::string name(absl::GetFlagReflectionHandle(flag).Name());
+  const std::string value = absl::GetFlag(flag);
+  if (value.empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " is empty (leave it out for the preset's)"));
+  std::vector<T> items;
+  for (absl::string_view part : absl::StrSplit(value, ',')) {
+    const std::string where = absl::StrCat("--", name, "=", value, ": ");
+    if (part.empty())
+      return absl::InvalidArgumentError(absl::StrCat(where, "an empty item"));
+    T item;
+    if (absl::Status s = ParseItem(part, &item); !s.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
+    if (std::find(items.begin(), items.end(), item) != items.end())
+      return absl::InvalidArgumentError(absl::StrCat(where, "'", part, "' is given twice"));
+    items.push_back(item);
+  }
+  *out = std::move(items);
+  return absl::OkStatus();
+}
+
+// A count flag's value when given (it must be >= `least`), else `fallback`.
+absl::StatusOr<int> CountFlag(const absl::CommandLineFlag& flag, int least, int fallback) {
+  if (!Given(flag)) return fallback;
+  int value = 0;
+  const std::string text = flag.CurrentValue();
+  if (!absl::SimpleAtoi(text, &value) || value < least)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag.Name(), "=", text, ": must be a whole number >= ", least));
+  return value;
+}
+absl::StatusOr<int> CountFlag(const absl::Flag<int>& flag, int least, int fallback) {
+  return CountFlag(absl::GetFlagReflectionHandle(flag), least, fallback);
+}
+
+// A plain string flag, when given, must not be empty.
+absl::Status CheckNotEmpty(const absl::Flag<std::string>& flag) {
+  if (Given(flag) && absl::GetFlag(flag).empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", absl::GetFlagReflectionHandle(flag).Name(),
+                     " is empty (leave it out for the default)"));
+  return absl::OkStatus();
+}
+
+// Counts defined beside the code that reads them (bench/allreduce_cases.cc):
+// checked here too, so that every suite flag is checked the same way.
+absl::Status CheckOtherCounts() {
+  for (const auto& [name, least] : {std::pair<const char*, int>{"allreduce_warmup", 0},
+                                    std::pair<const char*, int>{"allreduce_iters", 1}}) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr) continue;
+    if (absl::StatusOr<int> v = CountFlag(*flag, least, 0); !v.ok()) return v.status();
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing) {
+  for (const auto* flag : {&FLAGS_preset, &FLAGS_data_dir, &FLAGS_platform, &FLAGS_backend})
+    if (absl::Status s = CheckNotEmpty(*flag); !s.ok()) return s;
   std::string preset = absl::GetFlag(FLAGS_preset);
   const int gpu_count = CudaDeviceCount();
   if (preset.empty()) preset = gpu_count > 0 ? "published" : "quick";
@@ -84,13 +162,13 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!options.ok()) return options.status();
   SuiteOptions& o = *options;
   absl::Status s;
-  if (!(s = SplitStrings("families", absl::GetFlag(FLAGS_families), &o.families)).ok()) return s;
-  if (!(s = SplitStrings("models", absl::GetFlag(FLAGS_models), &o.models)).ok()) return s;
-  if (!(s = SplitStrings("kernel_models", absl::GetFlag(FLAGS_kernel_models), &o.kernel_models)).ok()) return s;
-  if (!(s = SplitNumbers("batch_sizes", absl::GetFlag(FLAGS_batch_sizes), &o.batch_sizes)).ok()) return s;
-  if (!(s = SplitStrings("precisions", absl::GetFlag(FLAGS_precisions), &o.precisions)).ok()) return s;
-  if (!(s = SplitNumbers("gpus", absl::GetFlag(FLAGS_gpus), &o.gpus)).ok()) return s;
-  if (!(s = SplitStrings("data", absl::GetFlag(FLAGS_data), &o.data)).ok()) return s;
+  if (!(s = ParseList(FLAGS_families, &o.families)).ok()) return s;
+  if (!(s = ParseList(FLAGS_models, &o.models)).ok()) return s;
+  if (!(s = ParseList(FLAGS_kernel_models, &o.kernel_models)).ok()) return s;
+  if (!(s = ParseList(FLAGS_batch_sizes, &o.batch_sizes)).ok()) return s;
+  if (!(s = ParseList(FLAGS_precisions, &o.precisions)).ok()) return s;
+  if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
+  if (!(s = ParseList(FLAGS_data, &o.data)).ok()) return s;
   for (int64_t b : o.batch_sizes)
     if (b == 0) return absl::InvalidArgumentError("--batch_sizes: a batch size must be >= 1");
   for (const auto& d : o.data)
@@ -100,17 +178,23 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     if (absl::Status parsed = ParsePrecision(p).status(); !parsed.ok())
       return absl::InvalidArgumentError(absl::StrCat("--precisions: ", parsed.message()));
   o.data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (absl::GetFlag(FLAGS_steps) >= 0) o.steps = absl::GetFlag(FLAGS_steps);
-  if (absl::GetFlag(FLAGS_warmup_steps) >= 0) o.warmup_steps = absl::GetFlag(FLAGS_warmup_steps);
-  if (o.steps < 1) return absl::InvalidArgumentError("--steps must be >= 1");
-  if (!(s = ApplyTimingFlags(timing, absl::GetFlag(FLAGS_repetitions), o)).ok()) return s;
-  if (absl::GetFlag(FLAGS_image_size) < 0)
-    return absl::InvalidArgumentError("--image_size must be >= 0");
-  if (absl::GetFlag(FLAGS_image_size) > 0) o.image_size = absl::GetFlag(FLAGS_image_size);
-  if (absl::GetFlag(FLAGS_kernel_batch) >= 0) o.kernel_batch = absl::GetFlag(FLAGS_kernel_batch);
-  if (absl::GetFlag(FLAGS_max_kernel_shapes) >= 0)
-    o.max_kernel_shapes = absl::GetFlag(FLAGS_max_kernel_shapes);
-  if (!absl::GetFlag(FLAGS_backend).empty()) o.backend = absl::GetFlag(FLAGS_backend);
+
+  absl::StatusOr<int> count = CountFlag(FLAGS_steps, 1, o.steps);
+  if (!count.ok()) return count.status();
+  o.steps = *count;
+  if (!(count = CountFlag(FLAGS_warmup_steps, 0, o.warmup_steps)).ok()) return count.status();
+  o.warmup_steps = *count;
+  if (!(count = CountFlag(FLAGS_repetitions, 1, -1)).ok()) return count.status();
+  if (!(s = ApplyTimingFlags(timing, *count, o)).ok()) return s;
+  if (!(count = CountFlag(FLAGS_image_size, 1, 0)).ok()) return count.status();
+  if (*count > 0) o.image_size = *count;
+  if (!(count = CountFlag(FLAGS_kernel_batch, 0, o.kernel_batch)).ok()) return count.status();
+  o.kernel_batch = *count;
+  if (!(count = CountFlag(FLAGS_max_kernel_shapes, 0, o.max_kernel_shapes)).ok())
+    return count.status();
+  o.max_kernel_shapes = *count;
+  if (!(s = CheckOtherCounts()).ok()) return s;
+  if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
@@ -134,45 +218,125 @@ void AddMethodologyContext(const SuiteOptions& o) {
                    o.kernel_min_time, " s per repetition"));
 }
 
+// Exit statuses (docs/benchmarks.md): 0 the run finished and its output was
+// written; 1 the output could not be written (Abseil also exits 1 on an
+// unknown flag); 2 a bad flag value, or no case to run; 128 + signal when
+// interrupted.
+constexpr int kOutputFailed = 1;
+constexpr int kBadUsage = 2;
+
+int Fail(int code, const absl::Status& status) {
+  std::fprintf(stderr, "cnnbench: %s\n", std::string(status.message()).c_str());
+  return code;
+}
+
 int Main(int argc, char** argv) {
+  const std::string command_line = CommandLine(argc, argv);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return 0;
+  }
   ChangeToInvocationDirectory();  // relative --benchmark_out paths: where the user typed them
   // Before Initialize, which removes them from argv.
   const absl::StatusOr<BenchmarkTimingFlags> timing = ReadBenchmarkTimingFlags(argc, argv);
-  if (!timing.ok()) {
-    std::fprintf(stderr, "cnnbench: %s\n", std::string(timing.status().message()).c_str());
-    return 2;
+  if (!timing.ok()) return Fail(kBadUsage, timing.status());
+  const std::string out_path = BenchmarkFlagValue(argc, argv, "benchmark_out").value_or("");
+  const std::string out_format =
+      BenchmarkFlagValue(argc, argv, "benchmark_out_format").value_or("json");
+  const std::string display_format =
+      BenchmarkFlagValue(argc, argv, "benchmark_format").value_or("console");
+  for (const auto& [flag, format] : {std::pair{"benchmark_out_format", out_format},
+                                     std::pair{"benchmark_format", display_format}}) {
+    if (format != "console" && format != "json" && format != "csv")
+      return Fail(kBadUsage, absl::InvalidArgumentError(absl::StrCat(
+                                 "--", flag, "=", format, ": unknown format (console, json, csv)")));
   }
-  benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags
+  // Google Benchmark would write --benchmark_out itself, unchecked, and
+  // truncate it before knowing whether anything runs: ResultFile writes it
+  // instead, and the library's own file goes to /dev/null.
+  std::vector<char*> args(argv, argv + argc);
+  std::string null_out = "--benchmark_out=/dev/null";
+  if (!out_path.empty()) args.push_back(null_out.data());
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&args_count, args.data());  // takes the --benchmark_* flags
   absl::SetProgramUsageMessage(
       "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "
       "[--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
-      "--benchmark_out_format=json]");
-  absl::ParseCommandLine(argc, argv);  // unknown flags: a clear message and exit 1
+      "--benchmark_out_format=json]; --help lists the flags");
+  absl::ParseCommandLine(args_count, args.data());  // unknown flags: a clear message and exit 1
 
   // Both outlive the run: the registered cases point into them.
   const absl::StatusOr<SuiteOptions> options = OptionsFromFlags(*timing);
-  if (!options.ok()) {
-    std::fprintf(stderr, "cnnbench: %s\n", std::string(options.status().message()).c_str());
-    return 2;
-  }
+  if (!options.ok()) return Fail(kBadUsage, options.status());
   Harness harness(TimingOf(*options));
   auto names = RegisterSuite(*options, harness);
-  if (!names.ok()) {
-    std::fprintf(stderr, "cnnbench: %s\n", std::string(names.status().message()).c_str());
-    return 2;
+  if (!names.ok()) return Fail(kBadUsage, names.status());
+
+  // The cases --benchmark_filter lets run, as Google Benchmark will choose them.
+  const absl::StatusOr<CaseFilter> filter = CaseFilter::Parse(benchmark::GetBenchmarkFilter());
+  if (!filter.ok()) return Fail(kBadUsage, filter.status());
+  std::vector<bool> selected(harness.case_count());
+  std::vector<std::string> selected_names;
+  for (int i = 0; i < harness.case_count(); ++i) {
+    selected[i] = filter->Matches(harness.InstanceName(i));
+    if (selected[i]) selected_names.push_back((*names)[i]);
+  }
+  harness.progress().Select(selected);
+  if (selected_names.empty()) {
+    return Fail(kBadUsage,
+                absl::InvalidArgumentError(
+                    filter->spec().empty()
+                        ? std::string("no case to run: the options select none")
+                        : absl::StrCat("no case to run: --benchmark_filter=", filter->spec(),
+                                       " matches none of the ", harness.case_count(),
+                                       " case(s) the options select (without the filter, "
+                                       "--list shows them); no output was written")));
   }
   if (absl::GetFlag(FLAGS_list)) {
-    for (const auto& n : *names) std::printf("%s\n", n.c_str());
+    for (const auto& n : selected_names) std::printf("%s\n", n.c_str());
     return 0;
   }
+
+  std::unique_ptr<ResultFile> out;
+  if (!out_path.empty()) {
+    absl::StatusOr<std::unique_ptr<ResultFile>> opened = ResultFile::Open(out_path, out_format);
+    if (!opened.ok()) return Fail(kOutputFailed, opened.status());
+    out = *std::move(opened);
+    out->SetDropCheck([&harness] { return harness.stopped(); });
+    out->SetEndContext(EndOfRunContext);
+  }
+  InstallInterruptHandlers();
+  harness.SetStopCheck([] { return InterruptSignal() != 0; });
+  harness.set_verbose(absl::GetFlag(FLAGS_verbose));
+
   PlatformInfo info = AddPlatformContext(options->platform);
   AddMethodologyContext(*options);
-  std::fprintf(stderr, "cnnbench on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)\n",
-               info.platform.c_str(), info.cpu_model.c_str(), info.cpu_cores, info.gpu_count,
-               options->preset.c_str(), names->size());
-  benchmark::RunSpecifiedBenchmarks();
+  AddRunContext(command_line);
+  std::fprintf(stderr,
+               "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)\n",
+               BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
+               info.cpu_cores, info.gpu_count, options->preset.c_str(), selected_names.size());
+  std::unique_ptr<benchmark::BenchmarkReporter> display =
+      MakeDisplayReporter([&harness] { return harness.stopped(); });
+  const size_t ran = out ? benchmark::RunSpecifiedBenchmarks(display.get(), out->reporter())
+                         : benchmark::RunSpecifiedBenchmarks(display.get());
   harness.Release();
   benchmark::Shutdown();
+  if (ran == 0) {
+    // The filter was checked above; Google Benchmark disagreeing still must not pass.
+    return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
+  }
+  if (out) {
+    if (absl::Status written = out->Commit(); !written.ok()) return Fail(kOutputFailed, written);
+  }
+  if (const int signal = InterruptSignal(); signal != 0) {
+    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
+                 signal == SIGINT ? "SIGINT" : "SIGTERM",
+                 out ? absl::StrCat("the cases finished before it are in ", out_path).c_str()
+                     : "the cases finished before it are above");
+    return InterruptExitCode(signal);
+  }
   return 0;
 }
 

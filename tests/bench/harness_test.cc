@@ -250,6 +250,74 @@ TEST_F(HarnessTest, ReportErrorSkipsTheRepetition) {
   EXPECT_EQ(runs[0].error_message, "result check failed");
 }
 
+TEST_F(HarnessTest, StopCheckAbandonsTheRunningCaseAndSkipsTheRest) {
+  Harness harness(TimingSettings{.repetitions = 2});
+  Counts a, b;
+  bool stop = false;
+  harness.SetStopCheck([&] { return stop; });
+  harness.Register(Fixed("harness_test/a", 3, [&]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    // The signal arrives while a's second iteration runs.
+    class Stopping : public CountingWorkload {
+     public:
+      Stopping(Counts& counts, bool& stop) : CountingWorkload(counts, {}), stop_(stop) {}
+      absl::Status Run() override {
+        if (++runs_ == 2) stop_ = true;
+        return CountingWorkload::Run();
+      }
+
+     private:
+      bool& stop_;
+      int runs_ = 0;
+    };
+    return std::unique_ptr<Workload>(new Stopping(a, stop));
+  }));
+  harness.Register(Fixed("harness_test/b", 3, Counting(b)));
+  Recorder recorder = RunAll();
+
+  EXPECT_TRUE(harness.stopped());
+  EXPECT_EQ(a.runs, 2) << "no iteration after the stop";
+  EXPECT_EQ(a.live(), 0) << "the abandoned case is released";
+  EXPECT_EQ(b.prepared, 0) << "no case prepares after the stop";
+  for (const BenchRun& r : recorder.Of("harness_test/b")) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_EQ(r.error_message, kInterruptedMessage);
+  }
+}
+
+TEST_F(HarnessTest, InstanceNamesAreGoogleBenchmarksNames) {
+  Harness harness(TimingSettings{.repetitions = 2, .min_time = 0.001});
+  Counts a, b;
+  harness.Register(Fixed("harness_test/a", 3, Counting(a)));
+  harness.Register(TimeBased("harness_test/b", Counting(b)));
+  Recorder recorder = RunAll();
+  ASSERT_EQ(harness.case_count(), 2);
+  ASSERT_FALSE(recorder.Of("harness_test/a").empty());
+  ASSERT_FALSE(recorder.Of("harness_test/b").empty());
+  EXPECT_EQ(recorder.Of("harness_test/a")[0].run_name.str(), harness.InstanceName(0));
+  EXPECT_EQ(recorder.Of("harness_test/b")[0].run_name.str(), harness.InstanceName(1));
+}
+
+TEST(SkipMessageTest, StartsWithTheReasonOnceWithoutSourceLocations) {
+  const absl::Status oom = AnnotateStatus(
+      AnnotateStatus(OutOfMemoryError("host allocation of 8 bytes"), "train/trainer.cc", 313),
+      "bench/train_cases.cc", 73);
+  EXPECT_EQ(SkipMessage(AnnotateStatus(oom, "train/trainer.cc", 97)),
+            "OOM: host allocation of 8 bytes");
+  EXPECT_EQ(SkipMessage(AnnotateStatus(absl::UnimplementedError("unsupported: bf16 here"),
+                                       "kernels/cuda/common.cc", 10)),
+            "unsupported: bf16 here");
+  EXPECT_EQ(SkipMessage(absl::InternalError("plain reason")), "plain reason");
+}
+
+TEST(ProgressTest, CountsAndNumbersOnlyTheSelectedCases) {
+  Progress progress;
+  for (const char* name : {"a", "b", "c"}) progress.Add(name);
+  progress.Select({true, false, true});
+  testing::internal::CaptureStderr();
+  progress.Announce(2);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "[2/2] c\n");
+}
+
 TEST_F(HarnessTest, UserMinTimeIsNotedOnceForFamiliesThatCountIterations) {
   Harness harness(TimingSettings{.repetitions = 1, .min_time = 0.001, .min_time_from_user = true});
   Counts a, b, k;

@@ -1,0 +1,19 @@
+// Ctrl-C (SIGINT) and SIGTERM during a run: the handler only records the
+// signal; the harness sees it before the next case or iteration, skips the
+// rest, and the run ends normally with the finished cases written and an
+// exit status of 128 + the signal (130, 143). A second signal ends the
+// process at once (the default action).
+#ifndef CNNBENCH_BENCH_INTERRUPT_H_
+#define CNNBENCH_BENCH_INTERRUPT_H_
+
+namespace cnnbench::bench {
+
+void InstallInterruptHandlers();
+// The signal received (SIGINT or SIGTERM), 0 while none has arrived.
+int InterruptSignal();
+// The exit status that says the run was interrupted by `signal`.
+inline int InterruptExitCode(int signal) { return 128 + signal; }
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_INTERRUPT_H_

@@ -1,0 +1,258 @@
+#include "bench/result_output.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bench/context.h"
+
+namespace cnnbench::bench {
+
+namespace {
+
+std::string ErrnoText(int error) { return std::strerror(error); }
+
+absl::Status WriteError(const std::string& path, int error) {
+  return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", ErrnoText(error)));
+}
+
+// Writes all of `data` to `fd`; returns 0 or the errno of the failure.
+int WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// The reporter Google Benchmark would make for `format` (as its own file
+// reporter: no colour, no tabular counters).
+std::unique_ptr<benchmark::BenchmarkReporter> MakeFormatReporter(const std::string& format) {
+  if (format == "json") return std::make_unique<benchmark::JSONReporter>();
+  if (format == "console")
+    return std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  return std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+}
+
+}  // namespace
+
+std::string JsonString(const std::string& value) {
+  std::string out = "\"";
+  for (unsigned char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Keeps what the format's reporter writes in memory: the context, the runs
+// and the closing text, each in its own buffer, so the end of the run can
+// still add to the context and nothing reaches the file before Commit.
+class ResultFile::Reporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit Reporter(const std::string& format)
+      : format_(format), inner_(MakeFormatReporter(format)) {}
+
+  bool ReportContext(const Context& context) override {
+    // Google Benchmark writes the basic context of csv and console files to
+    // the error stream, which it points at the file too.
+    inner_->SetOutputStream(&head_);
+    inner_->SetErrorStream(&head_);
+    const bool ok = inner_->ReportContext(context);
+    inner_->SetOutputStream(&runs_);
+    inner_->SetErrorStream(&runs_);
+    started_ = true;
+    return ok;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    if (drop_ && drop_()) return;
+    inner_->ReportRuns(runs);
+  }
+  void Finalize() override {
+    inner_->SetOutputStream(&tail_);
+    inner_->SetErrorStream(&tail_);
+    inner_->Finalize();
+  }
+
+  // The whole file.
+  std::string Text() const {
+    if (!started_) return "";
+    std::string head = head_.str();
+    if (format_ == "json" && end_context_) {
+      // The context object closes just before the list of benchmarks.
+      const std::string close = "\n  },\n  \"benchmarks\": [";
+      const size_t at = head.rfind(close);
+      if (at != std::string::npos) {
+        std::string added;
+        for (const auto& [key, value] : end_context_())
+          absl::StrAppend(&added, ",\n    ", JsonString(key), ": ", JsonString(value));
+        head.insert(at, added);
+      }
+    }
+    return head + runs_.str() + tail_.str();
+  }
+
+  std::function<bool()> drop_;
+  std::function<ContextEntries()> end_context_;
+
+ private:
+  std::string format_;
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  std::ostringstream head_, runs_, tail_;
+  bool started_ = false;
+};
+
+absl::StatusOr<std::unique_ptr<ResultFile>> ResultFile::Open(const std::string& path,
+                                                             const std::string& format) {
+  if (format != "json" && format != "csv" && format != "console")
+    return absl::InvalidArgumentError(absl::StrCat("--benchmark_out_format=", format,
+                                                   ": unknown format (json, csv, console)"));
+  std::unique_ptr<ResultFile> file(new ResultFile);
+  file->path_ = path;
+  file->reporter_ = std::make_unique<Reporter>(format);
+
+  // A link to a file: the file it names is replaced, the link stays.
+  std::string target = path;
+  if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+    target = resolved;
+    std::free(resolved);
+  }
+  struct stat existing;
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {
+    // A pipe, a terminal, /dev/null, /dev/full: written directly.
+    file->fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (file->fd_ < 0) return WriteError(path, errno);
+    return file;
+  }
+  std::string temp = target + ".cnnbench-XXXXXX";
+  file->fd_ = ::mkstemp(temp.data());
+  if (file->fd_ < 0) return WriteError(path, errno);
+  file->temp_path_ = temp;
+  // mkstemp makes it private; the result gets the mode a new file (or the
+  // one it replaces) has.
+  mode_t mode = 0;
+  if (exists) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  ::fchmod(file->fd_, mode);
+  return file;
+}
+
+ResultFile::~ResultFile() { Abandon(); }
+
+benchmark::BenchmarkReporter* ResultFile::reporter() { return reporter_.get(); }
+
+void ResultFile::SetDropCheck(DropCheck drop) { reporter_->drop_ = std::move(drop); }
+
+void ResultFile::SetEndContext(std::function<ContextEntries()> end_context) {
+  reporter_->end_context_ = std::move(end_context);
+}
+
+absl::Status ResultFile::Commit() {
+  if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  int error = WriteAll(fd_, reporter_->Text());
+  if (error == 0 && !temp_path_.empty() && ::fsync(fd_) != 0) error = errno;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+    temp_path_.clear();
+    return WriteError(path_, error);
+  }
+  if (temp_path_.empty()) return absl::OkStatus();
+  std::string target = path_;
+  if (char* resolved = ::realpath(path_.c_str(), nullptr)) {
+    target = resolved;
+    std::free(resolved);
+  }
+  if (::rename(temp_path_.c_str(), target.c_str()) != 0) {
+    error = errno;
+    ::unlink(temp_path_.c_str());
+    temp_path_.clear();
+    return WriteError(path_, error);
+  }
+  temp_path_.clear();
+  return absl::OkStatus();
+}
+
+void ResultFile::Abandon() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  temp_path_.clear();
+}
+
+namespace {
+
+class DisplayReporter : public benchmark::BenchmarkReporter {
+ public:
+  // The library may keep the reporter it creates: never deleted here.
+  explicit DisplayReporter(DropCheck drop)
+      : inner_(benchmark::CreateDefaultDisplayReporter()), drop_(std::move(drop)) {}
+
+  bool ReportContext(const Context& context) override {
+    // The library prints its warnings on the error stream: pass them on and
+    // explain the one about its build type.
+    std::ostringstream warnings;
+    std::ostream& err = inner_->GetErrorStream();
+    inner_->SetErrorStream(&warnings);
+    const bool ok = inner_->ReportContext(context);
+    inner_->SetErrorStream(&err);
+    err << warnings.str();
+    if (absl::StrContains(warnings.str(), "Library was built as DEBUG"))
+      err << "cnnbench: " << kLibraryBuildTypeNote << "\n";
+    err.flush();
+    return ok;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    if (drop_ && drop_()) return;
+    inner_->ReportRuns(runs);
+  }
+  void Finalize() override { inner_->Finalize(); }
+
+ private:
+  benchmark::BenchmarkReporter* inner_;
+  DropCheck drop_;
+};
+
+}  // namespace
+
+std::unique_ptr<benchmark::BenchmarkReporter> MakeDisplayReporter(DropCheck drop) {
+  return std::make_unique<DisplayReporter>(std::move(drop));
+}
+
+}  // namespace cnnbench::bench

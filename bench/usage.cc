@@ -1,0 +1,127 @@
+#include "bench/usage.h"
+
+#include <cstdio>
+#include <set>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bench/suite.h"
+#include "benchmark/benchmark.h"
+#include "core/device.h"
+
+namespace cnnbench::bench {
+namespace {
+
+// A flag's default as a user reads it: the sentinels that mean "the
+// preset's" say so.
+std::string DefaultText(const absl::CommandLineFlag& flag) {
+  static const std::set<std::string>* const from_preset = new std::set<std::string>{
+      "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus", "data"};
+  const std::string value = flag.DefaultValue();
+  const std::string name(flag.Name());
+  if (name == "preset") return "published with a GPU, quick without";
+  if (name == "backend") return "onednn";
+  if (value == "-1" || (value.empty() && from_preset->count(name))) return "the preset's";
+  if (value.empty()) return "none";
+  return value;
+}
+
+void PrintFlag(const absl::CommandLineFlag& flag) {
+  std::printf("  --%s (default: %s)\n      %s\n", std::string(flag.Name()).c_str(),
+              DefaultText(flag).c_str(), flag.Help().c_str());
+}
+
+std::string Items(const std::vector<std::string>& items) {
+  return items.empty() ? "none" : absl::StrJoin(items, ",");
+}
+
+template <typename T>
+std::string Numbers(const std::vector<T>& items, const char* when_empty) {
+  return items.empty() ? when_empty : absl::StrJoin(items, ",");
+}
+
+void PrintPresets() {
+  const int gpu_count = CudaDeviceCount();
+  std::printf("\nPresets (--preset; default: %s here, as %d GPU(s) are visible):\n",
+              gpu_count > 0 ? "published" : "quick", gpu_count);
+  for (const char* name : {"quick", "published", "full", "tiny"}) {
+    absl::StatusOr<SuiteOptions> o = PresetOptions(name, gpu_count);
+    if (!o.ok()) continue;
+    std::printf(
+        "  %s: families %s; models %s at batch %s; precisions %s; gpus %s; kernel cases of "
+        "%s (%s layer(s) per family); gemm %s; %d warm-up steps, %d timed steps, %d "
+        "repetition(s), kernel min time %g s\n",
+        name, Items(o->families).c_str(), Items(o->models).c_str(),
+        Numbers(o->batch_sizes, "the model's default").c_str(), Items(o->precisions).c_str(),
+        Numbers(o->gpus, "none").c_str(), Items(o->kernel_models).c_str(),
+        o->max_kernel_shapes == 0 ? "all" : absl::StrCat(o->max_kernel_shapes).c_str(),
+        Numbers(o->gemm_sizes, "none").c_str(), o->warmup_steps, o->steps, o->repetitions,
+        o->kernel_min_time);
+  }
+}
+
+}  // namespace
+
+const std::vector<FlagGroup>& SuiteFlagGroups() {
+  static const std::vector<FlagGroup>* const groups = new std::vector<FlagGroup>{
+      {"Which cases",
+       {"preset", "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus",
+        "data", "data_dir", "image_size", "kernel_batch", "max_kernel_shapes", "backend"}},
+      {"How long each case runs",
+       {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters"}},
+      {"Output", {"platform", "list", "verbose"}},
+  };
+  return *groups;
+}
+
+bool WantsHelp(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h" || arg == "-help" || arg == "--helpshort" ||
+        arg == "-helpshort")
+      return true;
+  }
+  return false;
+}
+
+void PrintHelp() {
+  std::printf(
+      "cnnbench suite: training steps, layer kernels, GEMM and all-reduce cases as Google "
+      "Benchmark cases.\n\n"
+      "  ./bazelw run //bench:all -- [--preset=quick|published|full|tiny] [--models=...] "
+      "[--benchmark_filter=REGEX] [--benchmark_out=run.json --benchmark_out_format=json]\n\n"
+      "A list flag takes comma-separated values; an empty value or item is an error. Exit "
+      "status: 0 done, 1 the output could not be written (or an unknown flag), 2 a bad flag "
+      "value or no case selected, 130/143 interrupted (SIGINT/SIGTERM; finished cases are "
+      "written). docs/benchmarks.md has the details.\n");
+  const auto flags = absl::GetAllFlags();
+  std::set<std::string> shown;
+  for (const FlagGroup& group : SuiteFlagGroups()) {
+    std::printf("\n%s:\n", group.title.c_str());
+    for (const std::string& name : group.flags) {
+      auto it = flags.find(name);
+      if (it == flags.end()) continue;
+      PrintFlag(*it->second);
+      shown.insert(name);
+    }
+  }
+  // Flags defined under bench/ that no group names yet.
+  bool other = false;
+  for (const auto& [name, flag] : flags) {
+    if (!absl::StrContains(flag->Filename(), "bench/") || shown.count(std::string(name))) continue;
+    if (!other) std::printf("\nOther:\n");
+    other = true;
+    PrintFlag(*flag);
+  }
+  PrintPresets();
+  std::printf("\nGoogle Benchmark's flags (also read from BENCHMARK_<NAME> variables):\n");
+  std::fflush(stdout);
+  benchmark::PrintDefaultHelp();
+  std::fflush(stdout);
+}
+
+}  // namespace cnnbench::bench

@@ -1,0 +1,291 @@
+// Runs //bench:all as a user would and checks that nothing is lost and
+// nothing passes silently: interrupts keep the finished cases, the output
+// file is replaced only by a complete one and write errors fail the run,
+// bad flag values are errors, --list and [i/N] follow --benchmark_filter,
+// --help shows the suite's flags, skip messages read well, and the context
+// says how the suite was built and under which load.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bench/names.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace cnnbench::bench {
+namespace {
+
+std::string BenchBinary() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench",
+                      "/bench/all");
+}
+
+std::string TempPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// Runs the suite; returns its exit status (-1 when it did not exit normally).
+int RunBench(const std::string& args, std::string* output) {
+  const std::string log = TempPath("bench.log");
+  const std::string cmd = absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1");
+  const int rc = std::system(cmd.c_str());
+  *output = ReadFile(log);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// Starts the suite, sends `signal` once case 2 has started, and returns its exit status.
+int RunAndInterrupt(const std::string& args, const char* signal, std::string* output) {
+  const std::string log = TempPath("interrupted.log");
+  const std::string status = TempPath("interrupted.status");
+  const std::string script_path = TempPath("interrupt.sh");
+  WriteFile(script_path,
+            absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1 &\npid=$!\n",
+                         "for i in $(seq 600); do grep -q '^\\[2/' ", log,
+                         " && break; sleep 0.1; done\n", "kill -", signal,
+                         " $pid\nwait $pid\necho $? > ", status, "\n"));
+  EXPECT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
+  *output = ReadFile(log);
+  return std::atoi(ReadFile(status).c_str());
+}
+
+// The iteration and aggregate entries of a run, by name without suffixes.
+std::set<std::string> CaseNames(const nlohmann::json& run) {
+  std::set<std::string> names;
+  for (const auto& b : run.at("benchmarks")) {
+    auto parsed = ParseCaseName(b.at("name").get<std::string>());
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    if (parsed.ok()) names.insert(parsed->ToString());
+  }
+  return names;
+}
+
+// Kernel cases long enough (0.5 s per repetition) to interrupt the second one.
+constexpr char kSlowSweep[] =
+    "--preset=tiny --families=gemm,conv --benchmark_min_time=0.5 --benchmark_out_format=json";
+
+void ExpectInterruptedRunKeepsFinishedCases(const char* signal, int expected_status) {
+  const std::string json_path = TempPath(absl::StrCat("interrupted_", signal, ".json"));
+  std::remove(json_path.c_str());
+  std::string output;
+  const int status =
+      RunAndInterrupt(absl::StrCat(kSlowSweep, " --benchmark_out=", json_path), signal, &output);
+  EXPECT_EQ(status, expected_status) << output;
+  EXPECT_TRUE(absl::StrContains(output, "interrupted")) << output;
+  const std::string text = ReadFile(json_path);
+  ASSERT_FALSE(text.empty()) << output;
+  nlohmann::json run = nlohmann::json::parse(text);  // throws (fails) on a truncated file
+  const std::set<std::string> names = CaseNames(run);
+  EXPECT_GE(names.size(), 1u) << text;  // case 1 finished before the signal
+  for (const auto& b : run.at("benchmarks"))
+    EXPECT_FALSE(b.value("error_occurred", false)) << "abandoned cases are left out: " << b.dump();
+}
+
+TEST(RunBehaviourTest, SigintKeepsTheFinishedCasesAndExits130) {
+  ExpectInterruptedRunKeepsFinishedCases("INT", 130);
+}
+
+TEST(RunBehaviourTest, SigtermKeepsTheFinishedCasesAndExits143) {
+  ExpectInterruptedRunKeepsFinishedCases("TERM", 143);
+}
+
+TEST(RunBehaviourTest, NoCaseToRunLeavesTheOutputFileAloneAndFails) {
+  const std::string json_path = TempPath("keep.json");
+  WriteFile(json_path, "earlier results\n");
+  std::string output;
+  for (const char* filter : {"no_such_case", "a{1"}) {
+    EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --benchmark_filter='", filter,
+                                    "' --benchmark_out=", json_path),
+                       &output),
+              2)
+        << output;
+    EXPECT_TRUE(absl::StrContains(output, "--benchmark_filter=")) << output;
+    EXPECT_EQ(ReadFile(json_path), "earlier results\n") << filter;
+  }
+  // A run that completes replaces it, and leaves no temporary file beside it.
+  const std::string folder = TempPath("atomic");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", folder, " && mkdir -p ", folder).c_str()), 0);
+  WriteFile(folder + "/run.json", "earlier results\n");
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", folder,
+                                  "/run.json"),
+                     &output),
+            0)
+      << output;
+  EXPECT_FALSE(nlohmann::json::parse(ReadFile(folder + "/run.json")).at("benchmarks").empty());
+  EXPECT_EQ(std::system(absl::StrCat("test \"$(ls -A ", folder, ")\" = run.json").c_str()), 0)
+      << "a temporary file was left in " << folder;
+}
+
+TEST(RunBehaviourTest, WriteErrorsFailWithTheReason) {
+  std::string output;
+  EXPECT_EQ(RunBench("--preset=tiny --families=gemm --benchmark_out=/dev/full", &output), 1)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "No space left on device")) << output;
+  EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=",
+                                  TempPath("no_such_folder/run.json")),
+                     &output),
+            1)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "No such file or directory")) << output;
+  // A device is written directly.
+  EXPECT_EQ(RunBench("--preset=tiny --families=gemm --benchmark_out=/dev/null", &output), 0)
+      << output;
+}
+
+TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--steps=-5", "--steps"},
+      {"--warmup_steps=-7", "--warmup_steps"},
+      {"--repetitions=0", "--repetitions"},
+      {"--image_size=0", "--image_size"},
+      {"--kernel_batch=-2", "--kernel_batch"},
+      {"--max_kernel_shapes=-1", "--max_kernel_shapes"},
+      {"--allreduce_warmup=-1", "--allreduce_warmup"},
+      {"--allreduce_iters=-1", "--allreduce_iters"},
+      {"--gpus=,", "--gpus"},
+      {"--gpus=0,,1", "--gpus"},
+      {"--gpus=0,0", "--gpus"},
+      {"--batch_sizes=,", "--batch_sizes"},
+      {"--models=", "--models"},
+      {"--precisions=fp32,", "--precisions"},
+      {"--families=,", "--families"},
+      {"--kernel_models=,", "--kernel_models"},
+      {"--data=", "--data"},
+      {"--preset=", "--preset"},
+      {"--platform=", "--platform"},
+      {"--backend=", "--backend"},
+      {"--data_dir=", "--data_dir"},
+      {"--benchmark_out_format=xml", "--benchmark_out_format"},
+  };
+  for (const auto& [flag, name] : cases) {
+    std::string output;
+    const std::string args = absl::StartsWith(flag, "--preset") ? flag
+                                                                    : "--preset=tiny " + flag;
+    EXPECT_EQ(RunBench(args + " --list", &output), 2) << flag << "\n" << output;
+    EXPECT_TRUE(absl::StrContains(output, name)) << flag << "\n" << output;
+  }
+}
+
+TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {
+  std::string output;
+  // Names with their suffixes: only counted families have "iterations:".
+  ASSERT_EQ(RunBench("--preset=tiny --list --benchmark_filter='gemm|iterations:'", &output), 0)
+      << output;
+  std::vector<std::string> listed;
+  for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty()))
+    listed.push_back(std::string(line));
+  ASSERT_FALSE(listed.empty());
+  for (const auto& name : listed) {
+    auto parsed = ParseCaseName(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_TRUE(parsed->family == "gemm" || parsed->family == "train" ||
+                parsed->family == "allreduce")
+        << name;
+  }
+  ASSERT_EQ(RunBench("--preset=tiny --list --benchmark_filter=-gemm", &output), 0) << output;
+  EXPECT_FALSE(absl::StrContains(output, "gemm/")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "train/")) << output;
+
+  // What runs is what was listed, numbered out of that many.
+  const std::string filter = "--benchmark_filter='^(gemm|relu)/'";
+  ASSERT_EQ(RunBench("--preset=tiny --list " + filter, &output), 0) << output;
+  std::set<std::string> expected;
+  for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty()))
+    expected.insert(std::string(line));
+  ASSERT_GE(expected.size(), 2u) << output;
+  const std::string json_path = TempPath("filtered.json");
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny ", filter, " --benchmark_out=", json_path),
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(CaseNames(nlohmann::json::parse(ReadFile(json_path))), expected);
+  EXPECT_TRUE(absl::StrContains(output, absl::StrCat("[1/", expected.size(), "] "))) << output;
+  EXPECT_TRUE(absl::StrContains(output, absl::StrCat("[", expected.size(), "/", expected.size(),
+                                                     "] ")))
+      << output;
+}
+
+TEST(RunBehaviourTest, HelpShowsTheSuiteFlagsThePresetsAndGoogleBenchmarks) {
+  for (const char* flag : {"--help", "-h", "--helpshort"}) {
+    std::string output;
+    EXPECT_EQ(RunBench(flag, &output), 0) << flag << "\n" << output;
+    for (const char* expected :
+         {"--preset", "--families", "--models", "--kernel_models", "--batch_sizes",
+          "--precisions", "--gpus", "--data", "--data_dir", "--image_size", "--kernel_batch",
+          "--max_kernel_shapes", "--backend", "--steps", "--warmup_steps", "--repetitions",
+          "--allreduce_warmup", "--allreduce_iters", "--platform", "--list", "--verbose",
+          "Presets", "tiny:", "quick:", "published:", "full:", "--benchmark_filter"})
+      EXPECT_TRUE(absl::StrContains(output, expected)) << flag << " lacks " << expected;
+    EXPECT_LT(output.find("--steps"), output.find("Google Benchmark's flags")) << output;
+  }
+}
+
+TEST(RunBehaviourTest, SkipMessagesStartWithTheReasonOnceWithoutSourcePaths) {
+  const std::string json_path = TempPath("oom.json");
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --batch_sizes=1000000 "
+                                  "--verbose --benchmark_out=",
+                                  json_path),
+                     &output),
+            0)
+      << output;
+  int skipped = 0;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  for (const auto& b : run.at("benchmarks")) {
+    if (!b.value("error_occurred", false)) continue;
+    ++skipped;
+    const std::string why = b.value("error_message", "");
+    EXPECT_TRUE(absl::StartsWith(why, "OOM: ")) << why;
+    EXPECT_EQ(why.find("OOM", 1), std::string::npos) << why;
+    EXPECT_FALSE(absl::StrContains(why, ".cc:")) << why;
+    EXPECT_TRUE(absl::StrContains(output, why)) << "the console shows it:\n" << output;
+  }
+  EXPECT_GT(skipped, 0) << ReadFile(json_path) << output;
+  // --verbose keeps the trail for debugging, on stderr.
+  EXPECT_TRUE(absl::StrContains(output, ".cc:")) << output;
+}
+
+TEST(RunBehaviourTest, ContextSaysTheSuitesBuildTheLoadAndTheCommandLine) {
+  const std::string json_path = TempPath("context.json");
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", json_path),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json context = nlohmann::json::parse(ReadFile(json_path)).at("context");
+  const std::set<std::string> modes = {"opt", "dbg", "fastbuild"};
+  EXPECT_TRUE(modes.count(context.value("cnnbench_build", ""))) << context.dump(2);
+  for (const char* key : {"cnnbench_assertions", "library_build_type_note", "load_average_start",
+                          "load_average_end", "cpu_governor", "cpu_mhz_start", "cpu_mhz_min",
+                          "cpu_mhz_max", "cpu_mhz_end"})
+    EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
+  EXPECT_TRUE(absl::StrContains(context.value("command_line", ""), "--families=gemm"))
+      << context.dump(2);
+  // Where the library warns about its own build, the run explains it.
+  if (absl::StrContains(output, "Library was built as DEBUG")) {
+    EXPECT_TRUE(absl::StrContains(output, "cnnbench: library_build_type is that of the Google "
+                                          "Benchmark library"))
+        << output;
+  }
+}
+
+}  // namespace
+}  // namespace cnnbench::bench
