@@ -1,12 +1,16 @@
 #include "core/device.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <cstring>
 #include <new>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "core/gpu_runtime.h"
 #include "core/status.h"
@@ -42,6 +46,56 @@ absl::Status CheckDevice(const Device& device) {
     return absl::FailedPreconditionError(
         absl::StrCat(device.ToString(), ": not present (", count, " GPU(s) visible)"));
   return absl::OkStatus();
+}
+
+namespace {
+
+// A number from a one-value file such as cgroup's memory.max ("max": none).
+std::optional<size_t> ReadSizeFile(const char* path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  size_t value = 0;
+  if (!absl::SimpleAtoi(text, &value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<size_t> AvailableMemory(const Device& device) {
+  if (device.is_cuda()) {
+    RETURN_IF_ERROR(CheckDevice(device));
+    size_t free_bytes = 0, total_bytes = 0;
+    RETURN_IF_ERROR(gpu::MemGetInfo(device.ordinal, &free_bytes, &total_bytes));
+    return free_bytes;
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  size_t kib = 0;
+  std::optional<size_t> available;
+  while (meminfo >> key >> kib) {
+    std::getline(meminfo, unit);
+    if (key == "MemAvailable:") available = kib * 1024;
+  }
+  if (!available)
+    return absl::UnavailableError("cannot read MemAvailable from /proc/meminfo");
+  // A container's memory limit (cgroup v2) may be tighter than the host's.
+  const std::optional<size_t> limit = ReadSizeFile("/sys/fs/cgroup/memory.max");
+  const std::optional<size_t> used = ReadSizeFile("/sys/fs/cgroup/memory.current");
+  if (limit && used) available = std::min(*available, *limit > *used ? *limit - *used : 0);
+  return *available;
+}
+
+std::string FormatBytes(size_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return absl::StrCat(bytes, " B");
+  return absl::StrFormat("%.*f %s", value < 10 ? 2 : value < 100 ? 1 : 0, value, units[unit]);
 }
 
 // ---- Buffer ----

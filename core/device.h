@@ -37,6 +37,12 @@ bool CudaBuiltIn();
 int CudaDeviceCount();
 // OK when `device` exists here; a clear error otherwise.
 absl::Status CheckDevice(const Device& device);
+// Bytes `device` can still give: on the CPU the kernel's MemAvailable, or
+// the cgroup's remaining limit when that is smaller; on a GPU the free
+// device memory.
+absl::StatusOr<size_t> AvailableMemory(const Device& device);
+// "1.50 GiB", "12.0 MiB", "512 B": for messages.
+std::string FormatBytes(size_t bytes);
 
 // Owning device (or host) memory. Host memory is 64-byte aligned; `pinned`
 // host memory is page-locked when a GPU is present. Allocation failures are

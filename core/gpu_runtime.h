@@ -30,6 +30,9 @@ absl::Status Memset(void* dst, int value, size_t bytes);
 absl::Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
 absl::Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
 
+// Free and total bytes of device memory (cudaMemGetInfo).
+absl::Status MemGetInfo(int ordinal, size_t* free_bytes, size_t* total_bytes);
+
 absl::StatusOr<void*> StreamCreate(int ordinal);
 void StreamDestroy(void* stream);
 absl::Status StreamSynchronize(void* stream);

@@ -68,6 +68,12 @@ absl::Status MemsetAsync(void* dst, int value, size_t bytes, void* stream) {
   return absl::OkStatus();
 }
 
+absl::Status MemGetInfo(int ordinal, size_t* free_bytes, size_t* total_bytes) {
+  RETURN_IF_ERROR(SetDevice(ordinal));
+  CUDA_RETURN_IF_ERROR(cudaMemGetInfo(free_bytes, total_bytes));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<void*> StreamCreate(int ordinal) {
   RETURN_IF_ERROR(SetDevice(ordinal));
   cudaStream_t stream;

@@ -19,6 +19,7 @@ absl::Status Memcpy(void*, const void*, size_t) { return NotBuilt(); }
 absl::Status Memset(void*, int, size_t) { return NotBuilt(); }
 absl::Status MemcpyAsync(void*, const void*, size_t, void*) { return NotBuilt(); }
 absl::Status MemsetAsync(void*, int, size_t, void*) { return NotBuilt(); }
+absl::Status MemGetInfo(int, size_t*, size_t*) { return NotBuilt(); }
 absl::StatusOr<void*> StreamCreate(int) { return NotBuilt(); }
 void StreamDestroy(void*) {}
 absl::Status StreamSynchronize(void*) { return NotBuilt(); }

@@ -94,6 +94,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   RETURN_IF_ERROR(trainer->CreateKernels(graph));
   RETURN_IF_ERROR(trainer->RequestBuffers());
   RETURN_IF_ERROR(trainer->PlanBuffers());
+  RETURN_IF_ERROR(trainer->CheckFootprint());
   RETURN_IF_ERROR(trainer->AllocateAndBind());
   return trainer;
 }
@@ -300,23 +301,48 @@ absl::Status Trainer::PlanBuffers() {
   }
   params_bytes_ = param_bytes;
   lowp_bytes_ = lowp_bytes;
-  ASSIGN_OR_RETURN(state_, Buffer::Allocate(backend_->device(), state_bytes));
+  state_bytes_ = state_bytes;
+  for (auto& layer : layers_)
+    scratch_bytes_ = std::max(scratch_bytes_, layer->kernel->signature().scratch_bytes);
   return absl::OkStatus();
+}
+
+size_t Trainer::FootprintBytes() const {
+  const size_t line = backend_->alignment();
+  return plan_.arena_bytes + 3 * params_bytes_ + 2 * lowp_bytes_ + state_bytes_ +
+         scratch_bytes_ + 2 * (images_spec_.bytes + graph_.batch * sizeof(int32_t)) + 4 * line;
+}
+
+absl::Status Trainer::CheckFootprint() const {
+  const Device device = backend_->device();
+  size_t available = options_.memory_limit_bytes;
+  if (available == 0) {
+    absl::StatusOr<size_t> free_now = AvailableMemory(device);
+    if (!free_now.ok()) return absl::OkStatus();  // unknown: let the allocations decide
+    available = *free_now;
+  }
+  const size_t needed = FootprintBytes();
+  if (needed <= available) return absl::OkStatus();
+  std::string need = FormatBytes(needed), have = FormatBytes(available);
+  if (need == have) {  // rounded alike: say the bytes
+    absl::StrAppend(&need, " (", needed, " bytes)");
+    absl::StrAppend(&have, " (", available, " bytes)");
+  }
+  return OutOfMemoryError(
+      absl::StrCat("needs ", need, " on ", device.ToString(), ", ", have, " available"));
 }
 
 // ---- Phase 4: allocate, initialise, and bind every kernel's buffers once. ----
 absl::Status Trainer::AllocateAndBind() {
   const Device device = backend_->device();
-  size_t scratch_bytes = 0;
-  for (auto& layer : layers_)
-    scratch_bytes = std::max(scratch_bytes, layer->kernel->signature().scratch_bytes);
+  ASSIGN_OR_RETURN(state_, Buffer::Allocate(device, state_bytes_));
   ASSIGN_OR_RETURN(arena_, Buffer::Allocate(device, plan_.arena_bytes));
   ASSIGN_OR_RETURN(params_, Buffer::Allocate(device, params_bytes_));
   ASSIGN_OR_RETURN(grads_, Buffer::Allocate(device, params_bytes_));
   ASSIGN_OR_RETURN(momentum_, Buffer::Allocate(device, params_bytes_));
   ASSIGN_OR_RETURN(lowp_params_, Buffer::Allocate(device, lowp_bytes_));
   ASSIGN_OR_RETURN(lowp_grads_, Buffer::Allocate(device, lowp_bytes_));
-  ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(device, scratch_bytes));
+  ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(device, scratch_bytes_));
   for (Slot& slot : slots_) {
     ASSIGN_OR_RETURN(Event done, Event::Create(device));
     slot.done = std::make_unique<Event>(std::move(done));
@@ -333,10 +359,11 @@ absl::Status Trainer::AllocateAndBind() {
   loss_scale_ = reinterpret_cast<float*>(scalars + 2 * line);
   overflow_ = reinterpret_cast<int32_t*>(scalars + 3 * line);
 
-  // Padding between parameters stays zero, so the fused update leaves it zero.
+  // Padding between parameters stays zero, so the fused update leaves it
+  // zero; and every page is touched here, not in the first timed step.
   for (Buffer* b : {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_,
                     &slots_[0].images, &slots_[0].labels, &slots_[1].images, &slots_[1].labels,
-                    &scalars_, &state_})
+                    &scalars_, &state_, &scratch_})
     RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
   const float one = 1.0f;
   const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});

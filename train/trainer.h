@@ -43,6 +43,9 @@ struct TrainOptions {
   // a CUDA graph and replays it (off while profiling, which reads timers
   // inside the step). Ignored on the CPU.
   bool cuda_graph = true;
+  // Compile refuses (OOM) a plan whose memory exceeds this many bytes before
+  // allocating any of it; 0: what the device can give now (AvailableMemory).
+  size_t memory_limit_bytes = 0;
 };
 
 // Time spent in one node's kernels (or in the executor's own work: "edges",
@@ -127,6 +130,9 @@ class Trainer {
   absl::Status CreateKernels(const Graph& graph);
   absl::Status RequestBuffers();
   absl::Status PlanBuffers();
+  // What AllocateAndBind will allocate, known from the plan alone.
+  size_t FootprintBytes() const;
+  absl::Status CheckFootprint() const;
   absl::Status AllocateAndBind();
   absl::Status InitializeParameters();
 
@@ -170,7 +176,7 @@ class Trainer {
   bool have_batch_ = false;
   TensorSpec images_spec_;  // on the device: the activation type
   TensorSpec loss_spec_;
-  size_t params_bytes_ = 0, lowp_bytes_ = 0;
+  size_t params_bytes_ = 0, lowp_bytes_ = 0, state_bytes_ = 0, scratch_bytes_ = 0;
   int64_t parameter_count_ = 0;
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;

@@ -263,6 +263,38 @@ TEST(RunBehaviourTest, SkipMessagesStartWithTheReasonOnceWithoutSourcePaths) {
   EXPECT_TRUE(absl::StrContains(output, ".cc:")) << output;
 }
 
+TEST(RunBehaviourTest, ACaseThatWouldNotFitInMemoryIsSkippedBeforeAllocating) {
+  // Four buffers of a few GB each: each allocation alone would succeed, the
+  // process would die when the pages are touched. The plan's footprint is
+  // checked against what the machine has first.
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kib = 0;
+  size_t available = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") available = kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
+  if (available == 0 || available > (size_t{28} << 30))
+    GTEST_SKIP() << "this machine could hold the ~32 GB case; the check needs less memory";
+  const std::string json_path = TempPath("near.json");
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--families=train --models=trivial --batch_sizes=1 "
+                                  "--image_size=25820 --steps=1 --warmup_steps=0 "
+                                  "--repetitions=1 --benchmark_out_format=json --benchmark_out=",
+                                  json_path),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  ASSERT_EQ(run.at("benchmarks").size(), 1u) << run.dump();
+  const auto& only = run.at("benchmarks")[0];
+  EXPECT_TRUE(only.value("error_occurred", false)) << only.dump();
+  const std::string why = only.value("error_message", "");
+  EXPECT_TRUE(absl::StartsWith(why, "OOM: needs ")) << why;
+  EXPECT_TRUE(absl::StrContains(why, "available")) << why;
+}
+
 TEST(RunBehaviourTest, ContextSaysTheSuitesBuildTheLoadAndTheCommandLine) {
   const std::string json_path = TempPath("context.json");
   std::string output;

@@ -209,6 +209,32 @@ TEST_P(StepApiTest, PrecisionsTheCpuCannotRunAreRefusedWithAReason) {
   }
 }
 
+TEST_P(StepApiTest, APlanThatDoesNotFitIsRefusedBeforeAllocating) {
+  auto backend = MakeBackend();
+  auto fits = Compile(backend.get());
+  ASSERT_NE(fits, nullptr);
+  const size_t needed = fits->peak_memory_bytes();
+  // Exactly what the plan needs is enough: the check counts what is allocated.
+  TrainOptions options;
+  options.memory_limit_bytes = needed;
+  EXPECT_NE(Compile(backend.get(), options), nullptr);
+  options.memory_limit_bytes = needed - 1;
+  auto refused = Trainer::Compile(SmallCnn(), backend.get(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(refused.status().message());
+  EXPECT_NE(message.find("OOM: needs "), std::string::npos) << message;
+  EXPECT_NE(message.find("available"), std::string::npos) << message;
+}
+
+TEST(AvailableMemoryTest, TheCpuReportsWhatMeminfoSays) {
+  auto available = AvailableMemory(Device::Cpu());
+  ASSERT_TRUE(available.ok()) << available.status();
+  EXPECT_GT(*available, size_t{16} << 20);
+  EXPECT_EQ(FormatBytes(512), "512 B");
+  EXPECT_EQ(FormatBytes(size_t{3} << 29), "1.50 GiB");
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuBackends, StepApiTest, ::testing::Values("reference", "onednn"),
                          [](const auto& info) { return std::string(info.param); });
 
