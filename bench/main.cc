@@ -60,6 +60,9 @@ ABSL_FLAG(int, image_size, 0, "override every model's image size (0: each model'
 ABSL_FLAG(int, kernel_batch, -1, "batch of kernel cases (0: each model's default batch)");
 ABSL_FLAG(int, max_kernel_shapes, -1, "distinct layers per model and kernel family (0: all)");
 ABSL_FLAG(std::string, backend, "", "CPU backend: onednn (default) or reference");
+ABSL_FLAG(bool, cuda_graph, true,
+          "GPU training cases: capture each step once as a CUDA graph and replay it "
+          "(false: enqueue every kernel every step)");
 ABSL_FLAG(bool, list, false,
           "print the cases that would run (after --benchmark_filter) and exit");
 ABSL_FLAG(bool, verbose, false,
@@ -199,6 +202,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
   o.platform = absl::GetFlag(FLAGS_platform);
+  o.cuda_graph = absl::GetFlag(FLAGS_cuda_graph);
   return options;
 }
 
@@ -209,6 +213,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("repetitions", absl::StrCat(o.repetitions));
   benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel_min_time));
   benchmark::AddCustomContext("cpu_backend", o.backend);
+  benchmark::AddCustomContext("cuda_graph", o.cuda_graph ? "true" : "false");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
   benchmark::AddCustomContext("data_dir", o.data_dir.empty() ? "none" : o.data_dir);
   benchmark::AddCustomContext(

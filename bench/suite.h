@@ -41,6 +41,7 @@ struct SuiteOptions {
   int allreduce_warmup = 5;        // untimed all-reduces per variant at prepare (nccl-tests' -w)
   int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
   std::string backend = "onednn";  // for CPU cases
+  bool cuda_graph = true;          // GPU training steps replay a captured CUDA graph
   int gpu_count = 0;                // GPUs visible: cuda cases register only with one
   std::string platform;
 };

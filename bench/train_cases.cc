@@ -70,6 +70,7 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
   // so synthetic-data runs stay finite at every batch size.
   to.learning_rate = 0.1 * static_cast<double>(c.batch * std::max(1, c.gpus)) / 256.0;
   to.momentum = 0.9;
+  to.cuda_graph = options.cuda_graph;
   ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), to));
   // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
   const Shape& image_shape = graph.nodes[graph.images].output;

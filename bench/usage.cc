@@ -69,7 +69,8 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
   static const std::vector<FlagGroup>* const groups = new std::vector<FlagGroup>{
       {"Which cases",
        {"preset", "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus",
-        "data", "data_dir", "image_size", "kernel_batch", "max_kernel_shapes", "backend"}},
+        "data", "data_dir", "image_size", "kernel_batch", "max_kernel_shapes", "backend",
+        "cuda_graph"}},
       {"How long each case runs",
        {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters"}},
       {"Output", {"platform", "list", "verbose"}},
