@@ -141,9 +141,10 @@ TEST(NamesTest, TheShapeIsACanonicalDescriptor) {
   EXPECT_NE(garbage.status().message().find("shape"), absl::string_view::npos) << garbage.status();
   // A descriptor in another spelling than its canonical one.
   auto spelled = ParseCaseName("pool/max/fwd/fp32/cpu/pool:max_mb1ic1_ih4oh2kh2sh2pt0pb0_iw4ow2kw2sw2pw0");
-  if (!spelled.ok())
+  if (!spelled.ok()) {
     EXPECT_NE(spelled.status().message().find("canonical"), absl::string_view::npos)
         << spelled.status();
+  }
   EXPECT_TRUE(ParseCaseName("gemm/fp32/cpu/gemm:m2048n2048k2048_mean").ok());
 }
 
