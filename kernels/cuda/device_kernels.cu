@@ -1,38 +1,10 @@
 // The cuda backend's small kernels (see device_kernels.h). Grid-stride loops
 // over 64-bit indices; fp16/bf16 go through fp32.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "kernels/cuda/device_kernels.h"
+#include "kernels/cuda/elem_access.cuh"
 
 namespace cnnbench::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int BlocksFor(int64_t count) {
-  const int64_t blocks = (count + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
-}
-
-__device__ float Load(const void* p, Elem t, int64_t i) {
-  switch (t) {
-    case Elem::kF32: return static_cast<const float*>(p)[i];
-    case Elem::kF16: return __half2float(static_cast<const __half*>(p)[i]);
-    case Elem::kBF16: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[i]);
-    case Elem::kI32: return static_cast<float>(static_cast<const int32_t*>(p)[i]);
-  }
-  return 0.0f;
-}
-
-__device__ void Store(void* p, Elem t, int64_t i, float v) {
-  switch (t) {
-    case Elem::kF32: static_cast<float*>(p)[i] = v; break;
-    case Elem::kF16: static_cast<__half*>(p)[i] = __float2half_rn(v); break;
-    case Elem::kBF16: static_cast<__nv_bfloat16*>(p)[i] = __float2bfloat16_rn(v); break;
-    case Elem::kI32: static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v); break;
-  }
-}
 
 __global__ void CastKernel(const void* src, Elem from, void* dst, Elem to, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
@@ -40,7 +12,7 @@ __global__ void CastKernel(const void* src, Elem from, void* dst, Elem to, int64
     if (from == Elem::kI32 && to == Elem::kI32) {
       static_cast<int32_t*>(dst)[i] = static_cast<const int32_t*>(src)[i];
     } else {
-      Store(dst, to, i, Load(src, from, i));
+      StoreAs(dst, to, i, LoadAs(src, from, i));
     }
   }
 }
@@ -55,9 +27,9 @@ __global__ void TransposeKernel(const void* src, Elem from, void* dst, Elem to, 
     const int64_t x = i % w, y = (i / w) % h, ch = (i / (w * h)) % c, b = i / (w * h * c);
     const int64_t nhwc = ((b * h + y) * w + x) * c + ch;
     if (to_nhwc) {
-      Store(dst, to, nhwc, Load(src, from, i));
+      StoreAs(dst, to, nhwc, LoadAs(src, from, i));
     } else {
-      Store(dst, to, i, Load(src, from, nhwc));
+      StoreAs(dst, to, i, LoadAs(src, from, nhwc));
     }
   }
 }
@@ -66,16 +38,16 @@ __global__ void AddNKernel(AddNSources srcs, int count, void* dst, Elem type, in
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum = 0.0f;
-    for (int k = 0; k < count; ++k) sum += Load(srcs.ptr[k], type, i);
-    Store(dst, type, i, sum);
+    for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
+    StoreAs(dst, type, i, sum);
   }
 }
 
 __global__ void ReluForwardKernel(const void* x, void* y, Elem type, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x) {
-    const float v = Load(x, type, i);
-    Store(y, type, i, v > 0.0f ? v : 0.0f);
+    const float v = LoadAs(x, type, i);
+    StoreAs(y, type, i, v > 0.0f ? v : 0.0f);
   }
 }
 
@@ -83,7 +55,7 @@ __global__ void ReluBackwardKernel(const void* x, const void* dy, void* dx, Elem
                                    int64_t count) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
        i += int64_t{gridDim.x} * blockDim.x)
-    Store(dx, type, i, Load(x, type, i) > 0.0f ? Load(dy, type, i) : 0.0f);
+    StoreAs(dx, type, i, LoadAs(x, type, i) > 0.0f ? LoadAs(dy, type, i) : 0.0f);
 }
 
 __global__ void CheckFiniteKernel(const float* g, int64_t count, int32_t* overflow) {
