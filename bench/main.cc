@@ -214,6 +214,8 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel_min_time));
   benchmark::AddCustomContext("cpu_backend", o.backend);
   benchmark::AddCustomContext("cuda_graph", o.cuda_graph ? "true" : "false");
+  benchmark::AddCustomContext("image_size",
+                              o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
   benchmark::AddCustomContext("data_dir", o.data_dir.empty() ? "none" : o.data_dir);
   benchmark::AddCustomContext(
