@@ -59,6 +59,7 @@ struct Trainer::Layer {
   bool needs_grad = false;
   std::vector<int> grad_edges;  // this node's output gradient, one per consuming edge
   int dy = kNoBuffer;           // what the backward pass reads
+  std::vector<const void*> dy_parts[2];  // per slot, the edges summed into dy (bound once)
   bool any_dx = false;          // some input needs a gradient
   int profile_index = -1;
   KernelArgs args[2];  // per input slot, bound once after allocation: a step allocates nothing
@@ -410,6 +411,8 @@ absl::Status Trainer::AllocateAndBind() {
       args.dy = BufferData(layer.dy, slot);
       args.training = true;
       args.step = device_step_;
+      if (layer.grad_edges.size() > 1)
+        for (int e : layer.grad_edges) layer.dy_parts[slot].push_back(BufferData(e, slot));
     }
   }
   return backend_->stream().Synchronize();
@@ -463,16 +466,6 @@ absl::Status Trainer::PoisonBuffersEndingAt(int step) {
   for (int b : ending_at_[step])  // 0xff bytes: NaN in fp32, bf16 and fp16
     RETURN_IF_ERROR(backend_->Fill(BufferData(b, 0), 0xff, requests_[b].bytes));
   return absl::OkStatus();
-}
-
-absl::Status Trainer::Timed(double* sink, const std::function<absl::Status()>& work) {
-  if (!options_.profile) return work();
-  RETURN_IF_ERROR(timer_->Start());
-  absl::Status status = work();
-  RETURN_IF_ERROR(timer_->Stop());
-  ASSIGN_OR_RETURN(const double seconds, timer_->ElapsedSeconds());
-  *sink += seconds;
-  return status;
 }
 
 absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
@@ -561,9 +554,7 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
       if (layer.grad_edges.size() > 1) {
         // Gradients of an output read by several layers add up.
         RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&] {
-          std::vector<const void*> parts;
-          for (int e : layer.grad_edges) parts.push_back(BufferData(e, slot));
-          return backend_->AddN(layer.kernel->signature().output, parts,
+          return backend_->AddN(layer.kernel->signature().output, layer.dy_parts[slot],
                                 BufferData(layer.dy, slot));
         }));
       }
