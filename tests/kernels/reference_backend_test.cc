@@ -3,9 +3,6 @@
 // Forward or Backward call allocates memory.
 #include "kernels/reference/reference_backend.h"
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -13,24 +10,7 @@
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "tests/kernels/gradient_check.h"
-
-// Counts heap allocations while `g_counting` is set, to prove the kernels
-// allocate nothing per call. GCC flags malloc/free inside a replaced
-// operator new/delete pair once inlined; that pairing is the replacement's
-// whole point.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(size_t size) {
-  if (g_counting) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "tests/testing/alloc_counter.h"
 
 namespace cnnbench {
 namespace {
@@ -168,11 +148,9 @@ TEST(ReferenceBackendTest, MissingBindingsAreErrors) {
 TEST(ReferenceBackendTest, NoAllocationInsideCalls) {
   // The counter sees allocations at all (an escaping one, so it stays).
   std::vector<std::string> sink;
-  g_allocations = 0;
-  g_counting = true;
+  testing::AllocationCounter::Start();
   sink.emplace_back(100, 'x');
-  g_counting = false;
-  ASSERT_GT(g_allocations, 0);
+  ASSERT_GT(testing::AllocationCounter::Stop(), 0);
 
   std::unique_ptr<Backend> backend = CreateReferenceBackend();
   for (const OpDesc& op : EveryOp())
@@ -188,17 +166,16 @@ TEST(ReferenceBackendTest, NoAllocationInsideCalls) {
           .IgnoreError();
       const KernelArgs args = k->buffers.Args();
       const KernelArgs inference = k->buffers.Args(/*training=*/false);
-      g_allocations = 0;
-      g_counting = true;
+      testing::AllocationCounter::Start();
       absl::Status forward = k->kernel->Forward(args);
       absl::Status data = k->kernel->BackwardData(args);
       absl::Status weights = k->kernel->BackwardWeights(args);
       absl::Status infer = k->kernel->Forward(inference);
-      g_counting = false;
+      const long allocations = testing::AllocationCounter::Stop();
       EXPECT_TRUE(forward.ok() && data.ok() && weights.ok() && infer.ok())
           << OpDescToString(op) << ": " << forward << " " << data << " " << weights << " "
           << infer;
-      EXPECT_EQ(g_allocations, 0) << OpDescToString(op) << " " << DTypeName(dtype);
+      EXPECT_EQ(allocations, 0) << OpDescToString(op) << " " << DTypeName(dtype);
     }
 }
 

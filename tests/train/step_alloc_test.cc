@@ -1,36 +1,18 @@
 // The executor allocates nothing in a step: global operator new is replaced
-// to count heap allocations while steps run (after a warm-up step). SmallCnn
+// (//tests/testing:alloc_counter) to count heap allocations while steps run (after a warm-up step). SmallCnn
 // has a concat, a residual add (gradients summed over two edges) and dropout,
 // and profiling is on in one run, so every path of the step is exercised.
 // On the reference backend, whose kernels allocate nothing per call, every
 // allocation would be the executor's. (oneDNN 2.6's own dnnl_primitive_execute
 // builds its argument map on the heap per call: the library's, not ours.)
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "tests/testing/alloc_counter.h"
 #include "tests/train/small_cnn.h"
 #include "train/trainer.h"
-
-// GCC flags malloc/free inside a replaced operator new/delete pair once
-// inlined; that pairing is the replacement's whole point.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<long> g_allocations{0};
-}  // namespace
-
-void* operator new(size_t size) {
-  if (g_counting) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace cnnbench {
 namespace {
@@ -50,13 +32,18 @@ TEST_P(StepAllocTest, AStepAllocatesNothing) {
   train_test::MakeBatch(3, &images, &labels);
   ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
   ASSERT_TRUE((*trainer)->Step().ok());  // warm-up
-  g_allocations = 0;
-  g_counting = true;
+  {  // The counter sees allocations at all (an escaping one, so it stays).
+    std::vector<std::string> sink;
+    testing::AllocationCounter::Start();
+    sink.emplace_back(100, 'x');
+    ASSERT_GT(testing::AllocationCounter::Stop(), 0);
+  }
+  testing::AllocationCounter::Start();
   absl::Status status = (*trainer)->Step();
   if (status.ok()) status = (*trainer)->Step();
-  g_counting = false;
+  const long allocations = testing::AllocationCounter::Stop();
   ASSERT_TRUE(status.ok()) << status;
-  EXPECT_EQ(g_allocations.load(), 0) << (profile ? "profiling" : "not profiling");
+  EXPECT_EQ(allocations, 0) << (profile ? "profiling" : "not profiling");
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiling, StepAllocTest, ::testing::Bool());
