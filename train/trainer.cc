@@ -616,15 +616,18 @@ absl::Status Trainer::EnqueueUpdate() {
       args.step = device_step_;
       RETURN_IF_ERROR(optimizer_->Update(args));
     }
-    // Refresh the low-precision working copies from the updated masters.
-    char* params = static_cast<char*>(params_.data());
-    char* lowp_params = static_cast<char*>(lowp_params_.data());
-    for (const Param& param : params_list_)
-      if (param.low_precision)
-        RETURN_IF_ERROR(backend_->Reorder(param.master, params + param.offset, param.spec,
-                                          lowp_params + param.lowp_offset));
-    return absl::OkStatus();
+    return EnqueueRefreshWorkingCopies();
   }));
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::EnqueueRefreshWorkingCopies() {
+  char* params = static_cast<char*>(params_.data());
+  char* lowp_params = static_cast<char*>(lowp_params_.data());
+  for (const Param& param : params_list_)
+    if (param.low_precision)
+      RETURN_IF_ERROR(backend_->Reorder(param.master, params + param.offset, param.spec,
+                                        lowp_params + param.lowp_offset));
   return absl::OkStatus();
 }
 

@@ -108,6 +108,13 @@ class Trainer {
   const MemoryPlan& memory_plan() const { return plan_; }
   int64_t parameter_count() const { return parameter_count_; }
   Backend* backend() const { return backend_; }
+  // The fp32 master parameters (device memory), `gradient_bytes()` long,
+  // at the same offsets as the gradients. After writing them (e.g. rank 0's
+  // weights broadcast to every replica) call ParametersChanged().
+  void* parameters() const { return params_.data(); }
+  // Refreshes the low-precision working copies from the fp32 masters
+  // (enqueued; nothing to do in fp32).
+  absl::Status ParametersChanged() { return EnqueueRefreshWorkingCopies(); }
   // The fp32 gradient block (device memory), `gradient_bytes()` long.
   void* gradients() const { return grads_.data(); }
   size_t gradient_bytes() const { return params_bytes_; }
@@ -142,6 +149,7 @@ class Trainer {
   // a capture records exactly what a step enqueues.
   absl::Status EnqueueForwardBackward(int slot);
   absl::Status EnqueueUpdate();
+  absl::Status EnqueueRefreshWorkingCopies();
   // Runs `work` between the profile timer's start and stop when profiling,
   // adding the seconds to `*sink`; else just runs it. A template, not a
   // std::function: wrapping the step's lambdas would allocate every step.

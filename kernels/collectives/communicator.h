@@ -1,7 +1,8 @@
 // Collectives with one communicator per rank, as NCCL's API has them: every
 // rank of a group calls the same collectives in the same order, each from
 // the thread that owns its communicator, and passes the stream the work
-// belongs to. Groups: local.h (threads of one process); NCCL and MPI later.
+// belongs to. Groups: local.h (threads of one process), mpi.h (processes,
+// one rank each), nccl.h (GPUs).
 #ifndef CNNBENCH_KERNELS_COLLECTIVES_COMMUNICATOR_H_
 #define CNNBENCH_KERNELS_COLLECTIVES_COMMUNICATOR_H_
 
@@ -9,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "core/device.h"
 #include "core/dtype.h"
 
@@ -39,6 +41,27 @@ class Communicator {
   // ("unsupported: ...") on every rank.
   virtual absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype,
                                  ReduceOp op, const Stream& stream) = 0;
+
+  // On every rank, buffer[0, count) = root's buffer[0, count). Every rank
+  // makes the same call (count, dtype, root); a mismatch is an error on
+  // every rank.
+  virtual absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+                                 const Stream& stream) = 0;
+
+  // On every rank, recv[r * count + i] = rank r's send[i] for i < count:
+  // recv holds size() * count elements. Used by the preflight (every rank's
+  // settings gathered and compared) as well as by tests.
+  virtual absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
+                                 const Stream& stream) = 0;
+};
+
+// Settings shared by every group.
+struct CommunicatorOptions {
+  // A collective that has not completed on every rank within this long
+  // fails with DeadlineExceeded on the ranks that are waiting, naming the
+  // ranks that did not arrive; the group is then broken and every later call
+  // fails at once (no rank can tell how far the others got).
+  absl::Duration timeout = absl::Minutes(5);
 };
 
 // nccl-tests' bus bandwidth factor for all-reduce: busbw = algbw * 2(n-1)/n.

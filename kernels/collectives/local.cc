@@ -1,72 +1,145 @@
-// The local group: ranks are threads of one process. An all-reduce is a
+// The local group: ranks are threads of one process. A collective is a
 // rendezvous: every rank posts its call and waits for the others (barrier 1);
-// each checks that the calls agree, then reduces its own chunk of the vector
-// across all ranks' send buffers and writes it to every rank's receive
-// buffer; a second barrier holds everyone until all chunks are written, so no
+// each checks that the calls agree, then moves data: an all-reduce reduces
+// its own chunk of the vector across all ranks' send buffers and writes it to
+// every rank's receive buffer; a broadcast copies the root's buffer into its
+// own; an all-gather copies every rank's send buffer into its own receive
+// buffer. A second barrier holds everyone until all ranks are done, so no
 // buffer changes while another rank still reads it.
+//
+// Timeout: a rank waits at barrier 1 at most options.timeout. The first rank
+// to give up breaks the group with DeadlineExceeded naming the ranks that
+// never arrived, and wakes the other waiting ranks with that same error;
+// every later call on any rank then fails at once with FailedPrecondition.
+// Barrier 2 needs no deadline: every rank that reaches it has passed barrier
+// 1, and the work between the two is plain memory traffic that always ends.
 #include "kernels/collectives/local.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status.h"
 
 namespace cnnbench {
 namespace {
 
-// What one rank asked for in the collective under way.
+enum class Kind { kAllReduce, kBroadcast, kAllGather };
+
+absl::string_view KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kAllReduce:
+      return "all-reduce";
+    case Kind::kBroadcast:
+      return "broadcast";
+    case Kind::kAllGather:
+      return "all-gather";
+  }
+  return "collective";
+}
+
+// What one rank asked for in the collective under way. A broadcast posts its
+// buffer as both send and recv; `op` is kSum unless an all-reduce, `root` 0
+// unless a broadcast, so whole calls compare equal exactly when they agree.
 struct Call {
+  Kind kind = Kind::kAllReduce;
   const void* send = nullptr;
   void* recv = nullptr;
   size_t count = 0;
   DType dtype = DType::kF32;
   ReduceOp op = ReduceOp::kSum;
+  int root = 0;
   // What only this rank can see is wrong (a null buffer, a GPU stream, an
   // unsupported type): shared so that every rank returns an error, not just
   // this one while the others wait for it.
   absl::Status local;
 };
 
-// A reusable barrier. The generation count lets a fast thread enter the next
-// Wait while slow ones are still leaving this one.
+// Longer than this counts as no deadline (and keeps clock arithmetic finite).
+constexpr absl::Duration kNoDeadline = absl::Hours(24 * 365);
+
+// A reusable barrier with a deadline that breaks it for good. The generation
+// count lets a fast thread enter the next Wait while slow ones are still
+// leaving this one.
 class Barrier {
  public:
-  explicit Barrier(int size) : size_(size) {}
+  Barrier(int size, absl::Duration timeout)
+      : size_(size), timeout_(timeout), arrived_(static_cast<size_t>(size), false) {}
 
-  // Returns once all `size` threads have called it. Always OK today. The
-  // collective timeout (still to come) returns DeadlineExceeded here; a rank that gave up
-  // leaves the count off by one, so the group must then be marked broken and
-  // fail every later call.
-  absl::Status Wait() {
+  // Returns OK once all `size` ranks have called it. With `timed`, a rank that
+  // waits longer than the timeout breaks the barrier: it and every rank still
+  // waiting get DeadlineExceeded naming the ranks that did not arrive. Once
+  // broken, every Wait fails at once with FailedPrecondition.
+  absl::Status Wait(int rank, Kind kind, bool timed) {
     std::unique_lock<std::mutex> lock(mutex_);
+    if (!broken_.ok()) return BrokenError(rank);
     const uint64_t generation = generation_;
-    if (++arrived_ == size_) {
-      arrived_ = 0;
+    arrived_[rank] = true;
+    if (++arrived_count_ == size_) {
+      std::fill(arrived_.begin(), arrived_.end(), false);
+      arrived_count_ = 0;
       ++generation_;
       lock.unlock();
       released_.notify_all();
       return absl::OkStatus();
     }
-    released_.wait(lock, [&] { return generation_ != generation; });
-    return absl::OkStatus();
+    auto done = [&] { return generation_ != generation || !broken_.ok(); };
+    if (timed && timeout_ < kNoDeadline) {
+      const auto deadline = std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(timeout_);
+      if (!released_.wait_until(lock, deadline, done)) {
+        std::vector<int> missing;
+        for (int r = 0; r < size_; ++r)
+          if (!arrived_[r]) missing.push_back(r);
+        broken_ = absl::DeadlineExceededError(absl::StrCat(
+            "local ", KindName(kind), " timed out after ", absl::FormatDuration(timeout_), ": ",
+            missing.size() == 1 ? "rank " : "ranks ", absl::StrJoin(missing, ", "),
+            " did not arrive (", size_ - missing.size(), " of ",
+            size_, " ranks waited; the group is broken and fails every later call)"));
+        lock.unlock();
+        released_.notify_all();
+        return broken_;
+      }
+    } else {
+      released_.wait(lock, done);
+    }
+    if (generation_ != generation) return absl::OkStatus();
+    return broken_;  // another waiting rank's deadline passed first
+  }
+
+  // OK, or FailedPrecondition when an earlier collective timed out.
+  absl::Status CheckUsable(int rank) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return broken_.ok() ? absl::OkStatus() : BrokenError(rank);
   }
 
  private:
+  absl::Status BrokenError(int rank) const {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "local group, rank ", rank, " of ", size_, ": the group is broken since an earlier ",
+        "collective timed out (", broken_.message(), "); create a new group"));
+  }
+
   const int size_;
+  const absl::Duration timeout_;
   std::mutex mutex_;
   std::condition_variable released_;
-  int arrived_ = 0;
+  std::vector<bool> arrived_;  // ranks in the current generation
+  int arrived_count_ = 0;
   uint64_t generation_ = 0;
+  absl::Status broken_;  // set once, by the first rank whose deadline passed
 };
 
 struct LocalGroup {
-  explicit LocalGroup(int size) : barrier(size), calls(size) {}
+  LocalGroup(int size, absl::Duration timeout) : barrier(size, timeout), calls(size) {}
   Barrier barrier;
   // calls[r] is written by rank r before barrier 1 and read by every rank
   // between barriers 1 and 2; rank r cannot post its next call before all
@@ -192,39 +265,63 @@ bool KnownOp(ReduceOp op) {
 }
 
 std::string Describe(const Call& c) {
-  return absl::StrCat("count ", c.count, ", ", DTypeName(c.dtype), ", ",
-                      KnownOp(c.op) ? std::string(ReduceOpName(c.op))
-                                    : absl::StrCat("op ", static_cast<int>(c.op)));
+  std::string text = absl::StrCat(KindName(c.kind), " (count ", c.count, ", ", DTypeName(c.dtype));
+  if (c.kind == Kind::kAllReduce)
+    absl::StrAppend(&text, ", ",
+                    KnownOp(c.op) ? std::string(ReduceOpName(c.op))
+                                  : absl::StrCat("op ", static_cast<int>(c.op)));
+  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
+  return text + ")";
+}
+
+bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto* pa = static_cast<const char*>(a);
+  const auto* pb = static_cast<const char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
 }
 
 // What this rank can check alone, before meeting the others.
 absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size) {
   const std::string where = absl::StrCat("rank ", rank, " of ", size);
-  if (!KnownOp(c.op))
-    return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op),
-                                                 " in local all-reduce (known: sum, avg, max, "
-                                                 "min; ",
-                                                 where, ")"));
-  if (FindReduce(c.dtype, c.op) == nullptr)
-    return absl::UnimplementedError(
-        absl::StrCat("unsupported: local all-reduce of ", DTypeName(c.dtype),
-                     " (fp32, fp64, fp16, bf16, int32, int64; ", where, ")"));
+  const std::string what = absl::StrCat("local ", KindName(c.kind), ", ", where);
+  if (c.kind == Kind::kAllReduce) {
+    if (!KnownOp(c.op))
+      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op),
+                                                   " in local all-reduce (known: sum, avg, max, "
+                                                   "min; ",
+                                                   where, ")"));
+    if (FindReduce(c.dtype, c.op) == nullptr)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: local all-reduce of ", DTypeName(c.dtype),
+                       " (fp32, fp64, fp16, bf16, int32, int64; ", where, ")"));
+  }
   if (!stream.device().is_cpu())
+    return absl::InvalidArgumentError(absl::StrCat(what, ": the stream is on ",
+                                                   stream.device().ToString(),
+                                                   " but a local group works on host memory on "
+                                                   "the CPU"));
+  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
     return absl::InvalidArgumentError(
-        absl::StrCat("local all-reduce, ", where, ": the stream is on ", stream.device().ToString(),
-                     " but a local group works on host memory on the CPU"));
+        absl::StrCat(what, ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
   if (c.count == 0) return absl::OkStatus();
   if (c.send == nullptr || c.recv == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat("local all-reduce, ", where, ": the ",
-                                                   c.send == nullptr ? "send" : "receive",
-                                                   " buffer is null for ", c.count, " elements"));
-  const auto* send = static_cast<const char*>(c.send);
-  const auto* recv = static_cast<const char*>(c.recv);
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": the ",
+        c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
+        "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
-  if (send != recv && send < recv + bytes && recv < send + bytes)
-    return absl::InvalidArgumentError(absl::StrCat("local all-reduce, ", where,
+  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
+    return absl::InvalidArgumentError(absl::StrCat(what,
                                                    ": the send and receive buffers overlap without "
                                                    "being the same (in place is send == recv)"));
+  if (c.kind == Kind::kAllGather) {
+    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
+    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
+      return absl::InvalidArgumentError(
+          absl::StrCat(what,
+                       ": the send buffer overlaps the receive buffer without being this rank's "
+                       "slice of it (in place is send == recv + rank * count)"));
+  }
   return absl::OkStatus();
 }
 
@@ -235,11 +332,12 @@ absl::Status CheckGroupCall(const std::vector<Call>& calls, int rank) {
   const Call& first = calls[0];
   for (size_t r = 1; r < calls.size(); ++r) {
     const Call& c = calls[r];
-    if (c.count != first.count || c.dtype != first.dtype || c.op != first.op)
-      return absl::InvalidArgumentError(
-          absl::StrCat("local all-reduce: ranks disagree on the collective: rank 0 called it with ",
-                       Describe(first), ", rank ", r, " with ", Describe(c),
-                       " (every rank must make the same call; seen by rank ", rank, ")"));
+    if (c.kind != first.kind || c.count != first.count || c.dtype != first.dtype ||
+        c.op != first.op || c.root != first.root)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "local group: ranks disagree on the collective: rank 0 called ", Describe(first),
+          ", rank ", r, " ", Describe(c), " (every rank must make the same call; seen by rank ",
+          rank, ")"));
   }
   if (!calls[rank].local.ok()) return calls[rank].local;
   for (const Call& c : calls)
@@ -258,6 +356,30 @@ std::pair<size_t, size_t> OwnChunk(size_t count, DType dtype, int rank, int size
   return {begin, std::min(count, begin + chunk)};
 }
 
+// This rank's share of an agreed, checked collective.
+void MoveData(const std::vector<Call>& calls, int rank) {
+  const Call& mine = calls[rank];
+  const int size = static_cast<int>(calls.size());
+  const size_t bytes = mine.count * SizeOf(mine.dtype);
+  if (bytes == 0) return;
+  switch (mine.kind) {
+    case Kind::kAllReduce: {
+      const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank, size);
+      if (begin < end) FindReduce(mine.dtype, mine.op)(calls, begin, end);
+      break;
+    }
+    case Kind::kBroadcast:
+      if (rank != mine.root) std::memcpy(mine.recv, calls[mine.root].send, bytes);
+      break;
+    case Kind::kAllGather:
+      for (int r = 0; r < size; ++r) {
+        char* slice = static_cast<char*>(mine.recv) + static_cast<size_t>(r) * bytes;
+        if (slice != calls[r].send) std::memcpy(slice, calls[r].send, bytes);
+      }
+      break;
+  }
+}
+
 class LocalCommunicator final : public Communicator {
  public:
   LocalCommunicator(std::shared_ptr<LocalGroup> group, int rank)
@@ -269,33 +391,52 @@ class LocalCommunicator final : public Communicator {
 
   absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                          const Stream& stream) override {
+    return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0, absl::OkStatus()}, stream);
+  }
+
+  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+                         const Stream& stream) override {
+    return Run(Call{Kind::kBroadcast, buffer, buffer, count, dtype, ReduceOp::kSum, root,
+                    absl::OkStatus()},
+               stream);
+  }
+
+  absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
+                         const Stream& stream) override {
+    return Run(
+        Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
+        stream);
+  }
+
+ private:
+  absl::Status Run(Call call, const Stream& stream) {
     // A second caller would overwrite this rank's posted call and count as
     // another rank at the barrier: refuse it instead of corrupting the group.
     if (in_call_.exchange(true, std::memory_order_acquire))
       return absl::FailedPreconditionError(
-          absl::StrCat("local all-reduce, rank ", rank_, " of ", size(),
+          absl::StrCat("local ", KindName(call.kind), ", rank ", rank_, " of ", size(),
                        ": called while another call on this communicator is running (each "
                        "communicator belongs to one thread)"));
-    Call call{send, recv, count, dtype, op, absl::OkStatus()};
     call.local = CheckOwnCall(call, stream, rank_, size());
     absl::Status status = Rendezvous(std::move(call));
     in_call_.store(false, std::memory_order_release);
     return status;
   }
 
- private:
   absl::Status Rendezvous(Call call) {
+    Barrier& barrier = group_->barrier;
+    const Kind kind = call.kind;
+    // A broken group is refused before this rank's call is posted.
+    RETURN_IF_ERROR(barrier.CheckUsable(rank_));
     std::vector<Call>& calls = group_->calls;
     calls[rank_] = std::move(call);
-    RETURN_IF_ERROR(group_->barrier.Wait());  // every rank's call is posted
+    // Every rank's call is posted (or the deadline passed: return untouched).
+    absl::Status arrived = barrier.Wait(rank_, kind, /*timed=*/true);
+    if (!arrived.ok()) return arrived;
     absl::Status status = CheckGroupCall(calls, rank_);
-    if (status.ok()) {
-      const Call& mine = calls[rank_];
-      const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank_, size());
-      if (begin < end) FindReduce(mine.dtype, mine.op)(calls, begin, end);
-    }
-    // Every chunk is written and nobody reads another rank's buffers any more.
-    RETURN_IF_ERROR(group_->barrier.Wait());
+    if (status.ok()) MoveData(calls, rank_);
+    // Every rank is done and nobody reads another rank's buffers any more.
+    RETURN_IF_ERROR(barrier.Wait(rank_, kind, /*timed=*/false));
     return status;
   }
 
@@ -306,15 +447,23 @@ class LocalCommunicator final : public Communicator {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateLocalGroup(int ranks) {
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateLocalGroup(
+    int ranks, const CommunicatorOptions& options) {
   if (ranks < 1)
     return absl::InvalidArgumentError(
         absl::StrCat("a local group needs at least 1 rank, got ", ranks));
-  auto group = std::make_shared<LocalGroup>(ranks);
+  if (options.timeout <= absl::ZeroDuration())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a local group's timeout must be positive, got ", absl::FormatDuration(options.timeout)));
+  auto group = std::make_shared<LocalGroup>(ranks, options.timeout);
   std::vector<std::unique_ptr<Communicator>> communicators;
   for (int r = 0; r < ranks; ++r)
     communicators.push_back(std::make_unique<LocalCommunicator>(group, r));
   return communicators;
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateLocalGroup(int ranks) {
+  return CreateLocalGroup(ranks, CommunicatorOptions());
 }
 
 }  // namespace cnnbench

@@ -6,16 +6,17 @@
 
 namespace cnnbench::train_test {
 
-Graph SmallCnn(int batch) {
+Graph SmallCnn(int batch, bool batch_norm) {
+  const int bn = batch_norm ? 1 : 0;
   NetBuilder b(batch, 3, kSize, kSize, kClasses);
-  const int stem = b.Conv(8, {3, 3}, {.batch_norm = 1});
+  const int stem = b.Conv(8, {3, 3}, {.batch_norm = bn});
   const int left = b.Conv(8, {1, 1});
   b.set_top(stem);
   const int right = b.Conv(8, {3, 3}, {.stride = 1, .padding = Padding::kSame});
   b.Concat({left, right});
   b.MaxPool({2, 2}, {.stride = 2});
   const int shortcut = b.top();
-  b.Conv(16, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
+  b.Conv(16, {3, 3}, {.activation = Activation::kNone, .batch_norm = bn});
   b.Add(b.top(), shortcut);
   b.Relu();
   b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});

@@ -14,8 +14,10 @@ namespace cnnbench::train_test {
 constexpr int kBatch = 16, kClasses = 4, kSize = 12;
 
 // conv/bn/relu, a two-branch concat, max pool, a residual block, avg pool,
-// fc, dropout and logits, at batch `batch`.
-Graph SmallCnn(int batch = kBatch);
+// fc, dropout and logits, at batch `batch`. Without batch norm the convs
+// add a bias instead (a network whose gradient does not depend on how the
+// batch is split, for data-parallel tests).
+Graph SmallCnn(int batch = kBatch, bool batch_norm = true);
 
 // Label = the quadrant holding a bright 4x4 patch; the rest is noise.
 void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels,

@@ -1,7 +1,9 @@
 // The local group: every dtype and op against a reduction computed here,
 // sizes that do not divide among the ranks, count 0, one rank, in place and
 // out of place, back-to-back calls on the same communicators, and calls the
-// ranks disagree on (an error on every rank, never a hang).
+// ranks disagree on (an error on every rank, never a hang); broadcast from
+// every root and all-gather in every dtype; the timeout that breaks a group
+// when a rank never calls.
 #include "kernels/collectives/local.h"
 
 #include <algorithm>
@@ -24,6 +26,9 @@ namespace {
 
 constexpr DType kDTypes[] = {DType::kF32,  DType::kF64, DType::kF16,
                              DType::kBF16, DType::kI32, DType::kI64};
+// Broadcast and all-gather copy bytes: every dtype.
+constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16,
+                                DType::kI32, DType::kI64, DType::kU8};
 constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin};
 // 37 and 20011 divide among none of 2, 3, 4 ranks; 20011 also spans several
 // of the implementation's blocks per rank.
@@ -71,6 +76,9 @@ struct Elements {
       case DType::kI64:
         static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
         break;
+      case DType::kU8:
+        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(static_cast<int>(v) & 0xff);
+        break;
       default:
         ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
     }
@@ -90,6 +98,8 @@ struct Elements {
         return static_cast<const int32_t*>(p)[i];
       case DType::kI64:
         return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+      case DType::kU8:
+        return static_cast<const uint8_t*>(p)[i];
       default:
         return 0;
     }
@@ -359,6 +369,253 @@ TEST(LocalGroupTest, ASecondThreadOnOneCommunicatorIsRefused) {
       << statuses[1 - accepted];
   EXPECT_EQ(data[accepted][0], 3);
   EXPECT_EQ(rank1, 3);
+}
+
+// Rank r's element i for the copying collectives: distinct per rank and
+// element, and exact in every dtype (uint8 keeps it below 256).
+double CopyValue(int rank, size_t i) { return static_cast<double>(rank * 50 + i % 47); }
+
+// One broadcast from `root` on `comm`, checked: returns "" or what went wrong.
+std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                              int root) {
+  const std::string what = absl::StrCat("broadcast, ranks ", comm.size(), ", rank ", comm.rank(),
+                                        ", root ", root, ", ", DTypeName(dtype), ", count ", count);
+  Elements buffer(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i)
+    buffer.Set(i, i < count ? CopyValue(comm.rank(), i) : kPoison);
+  absl::Status s = comm.Broadcast(buffer.data(), count, dtype, root, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    const double expected = i < count ? CopyValue(root, i) : kPoison;
+    if (buffer.Get(i) != expected)
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          buffer.Get(i), ", expected ", expected);
+  }
+  return "";
+}
+
+TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDType) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kAllDTypes)
+        for (size_t count : kCounts)
+          for (int root = 0; root < ranks; ++root) {
+            std::string failure = BroadcastAndCheck(*(*group)[rank], *stream, dtype, count, root);
+            if (failures[rank].empty()) failures[rank] = failure;
+          }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+// One all-gather on `comm`, checked: returns "" or what went wrong.
+std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                              bool in_place) {
+  const std::string what =
+      absl::StrCat("all-gather, ranks ", comm.size(), ", rank ", comm.rank(), ", ",
+                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const size_t total = count * comm.size();
+  Elements send(dtype, count + kGuard), recv(dtype, total + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) send.Set(i, CopyValue(rank, i));
+  for (size_t i = 0; i < total + kGuard; ++i)
+    recv.Set(i, in_place && i < total && i / count == static_cast<size_t>(rank)
+                    ? CopyValue(rank, i % count)
+                    : kPoison);
+  const Elements send_before = send;
+  // In place, this rank's slice of recv is its send buffer.
+  const void* send_ptr = in_place ? static_cast<const void*>(static_cast<char*>(recv.data()) +
+                                                             rank * count * SizeOf(dtype))
+                                  : send.data();
+  absl::Status s = comm.AllGather(send_ptr, recv.data(), count, dtype, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < total + kGuard; ++i) {
+    const double expected = i < total ? CopyValue(static_cast<int>(i / count), i % count) : kPoison;
+    if (recv.Get(i) != expected)
+      return absl::StrCat(what, ": element ", i, i < total ? "" : " (past size * count)", " is ",
+                          recv.Get(i), ", expected ", expected);
+  }
+  for (size_t i = 0; i < count + kGuard; ++i)
+    if (!send.Same(i, send_before)) return absl::StrCat(what, ": the send buffer changed at ", i);
+  return "";
+}
+
+TEST(LocalGroupTest, AllGatherInEveryDTypeInAndOutOfPlace) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kAllDTypes)
+        for (size_t count : kCounts)
+          for (bool in_place : {false, true}) {
+            std::string failure = AllGatherAndCheck(*(*group)[rank], *stream, dtype, count, in_place);
+            if (failures[rank].empty()) failures[rank] = failure;
+          }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+// The three collectives through one signature, for tests that mix them.
+enum class Collective { kAllReduce, kBroadcast, kAllGather };
+struct AnyCall {
+  Collective collective = Collective::kAllReduce;
+  size_t count = 8;
+  DType dtype = DType::kF32;
+  int root = 0;
+};
+
+absl::Status RunAny(Communicator& comm, const AnyCall& c) {
+  std::vector<double> send(c.count + 1, 1.0), recv((c.count + 1) * comm.size(), 0.0);
+  const Stream stream = Stream::Cpu();
+  switch (c.collective) {
+    case Collective::kAllReduce:
+      return comm.AllReduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, stream);
+    case Collective::kBroadcast:
+      return comm.Broadcast(send.data(), c.count, c.dtype, c.root, stream);
+    case Collective::kAllGather:
+      return comm.AllGather(send.data(), recv.data(), c.count, c.dtype, stream);
+  }
+  return absl::InternalError("unknown collective");
+}
+
+TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
+  auto group = CreateLocalGroup(3);
+  ASSERT_TRUE(group.ok()) << group.status();
+  struct Case {
+    AnyCall common;     // ranks 0 and 2
+    AnyCall odd;        // rank 1
+    const char* named;  // what rank 1's side of the message says
+  };
+  const AnyCall broadcast{.collective = Collective::kBroadcast, .root = 2};
+  const AnyCall gather{.collective = Collective::kAllGather};
+  for (const Case& c :
+       {Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .root = 1}, "root 1"},
+        Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .count = 9, .root = 2},
+             "count 9"},
+        Case{gather, AnyCall{.collective = Collective::kAllGather, .dtype = DType::kI64},
+             "int64"},
+        Case{AnyCall{}, gather, "all-gather (count 8, fp32)"},
+        Case{gather, broadcast, "broadcast (count 8, fp32, root 2)"}}) {
+    std::vector<absl::Status> statuses(3);
+    OnEveryRank(3, [&](int rank) {
+      statuses[rank] = RunAny(*(*group)[rank], rank == 1 ? c.odd : c.common);
+    });
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument)
+          << c.named << ", rank " << r << ": " << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), "disagree")) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), c.named)) << statuses[r];
+    }
+    // The group goes on.
+    OnEveryRank(3, [&](int rank) { statuses[rank] = RunAny(*(*group)[rank], c.common); });
+    for (int r = 0; r < 3; ++r) EXPECT_TRUE(statuses[r].ok()) << c.named << ": " << statuses[r];
+  }
+}
+
+TEST(LocalGroupTest, ABroadcastRootOutsideTheGroupFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  for (int root : {2, -1}) {
+    std::vector<absl::Status> statuses(2);
+    OnEveryRank(2, [&](int rank) {
+      statuses[rank] =
+          RunAny(*(*group)[rank], AnyCall{.collective = Collective::kBroadcast, .root = root});
+    });
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument) << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), absl::StrCat("root ", root, " is not")))
+          << statuses[r];
+    }
+  }
+}
+
+TEST(LocalGroupTest, AnAllGatherSendOverlappingTheWrongSliceFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> statuses(2);
+  OnEveryRank(2, [&](int rank) {
+    std::vector<float> recv(8);
+    // Rank 1 passes slice 0 of its receive buffer as its send buffer.
+    const float* send = rank == 1 ? recv.data() : recv.data() + 4 * rank;
+    statuses[rank] = (*group)[rank]->AllGather(send, recv.data(), 4, DType::kF32, Stream::Cpu());
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "rank 1 of 2")) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "overlaps")) << statuses[r];
+  }
+}
+
+TEST(LocalGroupTest, ARankThatNeverCallsTimesOutTheOthersAndBreaksTheGroup) {
+  // Ranks 1 and 3 of 4 stay away; 0 and 2 wait out a short timeout.
+  auto group = CreateLocalGroup(4, CommunicatorOptions{.timeout = absl::Milliseconds(200)});
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> statuses(4);
+  std::vector<std::thread> threads;
+  for (int rank : {0, 2})
+    threads.emplace_back([&, rank] {
+      float value = 1;
+      statuses[rank] = (*group)[rank]->AllReduce(&value, &value, 1, DType::kF32, ReduceOp::kSum,
+                                                 Stream::Cpu());
+    });
+  for (auto& t : threads) t.join();
+  for (int rank : {0, 2}) {
+    EXPECT_EQ(statuses[rank].code(), absl::StatusCode::kDeadlineExceeded) << statuses[rank];
+    EXPECT_TRUE(absl::StrContains(statuses[rank].message(),
+                                  "all-reduce timed out after 200ms: ranks 1, 3 did not arrive"))
+        << statuses[rank];
+  }
+  // Broken: every later call on every rank fails at once (a call that waited
+  // would end in DeadlineExceeded, not FailedPrecondition), whatever it is.
+  for (int rank = 0; rank < 4; ++rank) {
+    for (Collective collective :
+         {Collective::kAllReduce, Collective::kBroadcast, Collective::kAllGather}) {
+      absl::Status s = RunAny(*(*group)[rank], AnyCall{.collective = collective});
+      EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << "rank " << rank << ": " << s;
+      EXPECT_TRUE(absl::StrContains(s.message(), "broken")) << s;
+      EXPECT_TRUE(absl::StrContains(s.message(), "ranks 1, 3 did not arrive")) << s;
+    }
+  }
+}
+
+TEST(LocalGroupTest, ATimeoutNamesTheOneMissingRankInEachCollective) {
+  const std::pair<Collective, const char*> kCollectives[] = {
+      {Collective::kAllReduce, "local all-reduce timed out after 50ms: rank 0 did not arrive"},
+      {Collective::kBroadcast, "local broadcast timed out after 50ms: rank 0 did not arrive"},
+      {Collective::kAllGather, "local all-gather timed out after 50ms: rank 0 did not arrive"}};
+  for (const auto& [collective, message] : kCollectives) {
+    auto group = CreateLocalGroup(2, CommunicatorOptions{.timeout = absl::Milliseconds(50)});
+    ASSERT_TRUE(group.ok()) << group.status();
+    // Rank 1 calls alone; rank 0 never does (on this thread, after it).
+    absl::Status lone = RunAny(*(*group)[1], AnyCall{.collective = collective});
+    EXPECT_EQ(lone.code(), absl::StatusCode::kDeadlineExceeded) << lone;
+    EXPECT_TRUE(absl::StrContains(lone.message(), message)) << lone;
+    for (int rank : {0, 1}) {
+      absl::Status later = RunAny(*(*group)[rank], AnyCall{.collective = collective});
+      EXPECT_EQ(later.code(), absl::StatusCode::kFailedPrecondition) << later;
+    }
+  }
+}
+
+TEST(LocalGroupTest, OneRankNeverWaitsAndATimeoutMustBePositive) {
+  auto one = CreateLocalGroup(1, CommunicatorOptions{.timeout = absl::Nanoseconds(1)});
+  ASSERT_TRUE(one.ok()) << one.status();
+  for (Collective collective :
+       {Collective::kAllReduce, Collective::kBroadcast, Collective::kAllGather})
+    EXPECT_TRUE(RunAny(*(*one)[0], AnyCall{.collective = collective}).ok());
+  for (absl::Duration timeout : {absl::ZeroDuration(), absl::Seconds(-1)}) {
+    auto bad = CreateLocalGroup(2, CommunicatorOptions{.timeout = timeout});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(bad.status().message(), "timeout")) << bad.status();
+  }
 }
 
 TEST(AllReduceBusFactorTest, IsNcclTestsFactor) {

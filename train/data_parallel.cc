@@ -1,0 +1,286 @@
+#include "train/data_parallel.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/random.h"
+#include "core/status.h"
+
+namespace cnnbench {
+
+absl::StatusOr<std::vector<GradientBucket>> PlanBuckets(const std::vector<GradientRange>& ranges,
+                                                        size_t total_bytes, size_t bucket_bytes) {
+  if (bucket_bytes == 0) return absl::InvalidArgumentError("bucket size must be positive");
+  std::vector<GradientBucket> buckets;
+  size_t reported_end = total_bytes, unbucketed_end = total_bytes;
+  for (const GradientRange& r : ranges) {
+    if (r.offset + r.bytes != reported_end)
+      return absl::InternalError(absl::StrCat(
+          "gradient ranges are not contiguous in backward order: node ", r.node, " covers [",
+          r.offset, ", ", r.offset + r.bytes, ") but the previous range began at ",
+          reported_end));
+    reported_end = r.offset;
+    if (unbucketed_end - r.offset >= bucket_bytes) {
+      buckets.push_back({r.offset, unbucketed_end - r.offset});
+      unbucketed_end = r.offset;
+    }
+  }
+  if (unbucketed_end > 0) buckets.push_back({0, unbucketed_end});
+  return buckets;
+}
+
+// The CPU's communication thread: all-reduces buckets in the order given,
+// while the replica's own thread goes on with backward.
+class Replica::CpuWorker {
+ public:
+  CpuWorker(Communicator* comm, char* grads) : comm_(comm), grads_(grads) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~CpuWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      quit_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  void Start(const GradientBucket& bucket) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(bucket);
+    }
+    wake_.notify_all();
+  }
+
+  // Waits until every started bucket is reduced; the first error, if any
+  // (the buckets after a failed one are not reduced).
+  absl::Status Finish() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    absl::Status status = std::move(error_);
+    error_ = absl::OkStatus();
+    return status;
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return quit_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // quit
+      const GradientBucket bucket = queue_.front();
+      queue_.pop_front();
+      busy_ = true;
+      const bool skip = !error_.ok();
+      lock.unlock();
+      absl::Status status = absl::OkStatus();
+      if (!skip) {
+        char* data = grads_ + bucket.offset;
+        status = comm_->AllReduce(data, data, bucket.bytes / sizeof(float), DType::kF32,
+                                  ReduceOp::kAvg, cpu_stream_);
+      }
+      lock.lock();
+      if (!status.ok() && error_.ok())
+        error_ = absl::Status(status.code(), absl::StrCat("all-reduce of gradient bytes [",
+                                                          bucket.offset, ", ",
+                                                          bucket.offset + bucket.bytes,
+                                                          "): ", status.message()));
+      busy_ = false;
+      if (queue_.empty()) idle_.notify_all();
+    }
+  }
+
+  Communicator* comm_;
+  char* grads_;
+  Stream cpu_stream_ = Stream::Cpu();
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<GradientBucket> queue_;
+  bool busy_ = false, quit_ = false;
+  absl::Status error_;
+};
+
+absl::StatusOr<std::unique_ptr<Replica>> Replica::Create(const Graph& graph, Backend* backend,
+                                                         TrainOptions options,
+                                                         Communicator* comm,
+                                                         const DataParallelOptions& dp) {
+  if (comm == nullptr) return absl::InvalidArgumentError("Replica: no communicator");
+  if (dp.bucket_bytes == 0) return absl::InvalidArgumentError("Replica: bucket size must be positive");
+  std::unique_ptr<Replica> r(new Replica());
+  r->comm_ = comm;
+  r->dp_ = dp;
+  r->on_cpu_ = backend->device().is_cpu();
+  options.batch_offset = static_cast<int64_t>(comm->rank()) * graph.batch;
+  // A captured step would hold the collectives' launches; replicas run the
+  // step's parts directly.
+  options.cuda_graph = false;
+  ASSIGN_OR_RETURN(r->trainer_, Trainer::Compile(graph, backend, options));
+  const Device device = backend->device();
+  ASSIGN_OR_RETURN(r->loss_buffer_,
+                   Buffer::Allocate(device, sizeof(uint64_t) * (comm->size() + 1)));
+  if (r->on_cpu_) {
+    r->worker_ =
+        std::make_unique<CpuWorker>(comm, static_cast<char*>(r->trainer_->gradients()));
+  } else {
+    ASSIGN_OR_RETURN(Stream stream, Stream::Create(device));
+    r->comm_stream_ = std::make_unique<Stream>(std::move(stream));
+    ASSIGN_OR_RETURN(Event ready, Event::Create(device));
+    r->grads_ready_ = std::make_unique<Event>(std::move(ready));
+    ASSIGN_OR_RETURN(Event reduced, Event::Create(device));
+    r->reduced_ = std::make_unique<Event>(std::move(reduced));
+  }
+  Replica* self = r.get();
+  r->trainer_->SetGradientReadyHook(
+      [self](const GradientRange& range) { return self->OnGradientsReady(range); });
+  return r;
+}
+
+Replica::~Replica() = default;
+
+namespace {
+
+// A 64-bit digest of `bytes` of host memory (order-sensitive).
+uint64_t Digest(const std::vector<char>& bytes) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes.size();
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    h = MixBits64(h ^ word);
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, bytes.data() + i, bytes.size() - i);
+  return MixBits64(h ^ tail);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> Replica::SyncInitialWeights() {
+  const Device device = trainer_->backend()->device();
+  const Stream& stream = on_cpu_ ? trainer_->backend()->stream() : *comm_stream_;
+  const size_t bytes = trainer_->gradient_bytes();
+  const int ranks = comm_->size();
+  std::vector<char> host(bytes);
+  // Every rank's digest of its parameters, gathered on every rank.
+  auto gather_digests = [&]() -> absl::StatusOr<std::vector<uint64_t>> {
+    RETURN_IF_ERROR(trainer_->Synchronize());
+    RETURN_IF_ERROR(
+        CopyBytes(host.data(), Device::Cpu(), trainer_->parameters(), device, bytes));
+    const uint64_t digest = Digest(host);
+    // The buffer: this rank's digest, then every rank's.
+    char* send = static_cast<char*>(loss_buffer_.data());
+    char* gathered = send + 8;
+    RETURN_IF_ERROR(CopyBytes(send, device, &digest, Device::Cpu(), 8));
+    RETURN_IF_ERROR(comm_->AllGather(send, gathered, 1, DType::kI64, stream));
+    RETURN_IF_ERROR(stream.Synchronize());
+    std::vector<uint64_t> digests(ranks);
+    RETURN_IF_ERROR(CopyBytes(digests.data(), Device::Cpu(), gathered, device, 8 * ranks));
+    return digests;
+  };
+  ASSIGN_OR_RETURN(std::vector<uint64_t> before, gather_digests());
+  bool agreed = true;
+  for (uint64_t d : before) agreed = agreed && d == before[0];
+
+  RETURN_IF_ERROR(trainer_->Synchronize());
+  RETURN_IF_ERROR(comm_->Broadcast(trainer_->parameters(), bytes / sizeof(float), DType::kF32,
+                                   /*root=*/0, stream));
+  RETURN_IF_ERROR(stream.Synchronize());
+  RETURN_IF_ERROR(trainer_->ParametersChanged());
+
+  ASSIGN_OR_RETURN(std::vector<uint64_t> after, gather_digests());
+  std::vector<int> differ;
+  for (int r = 0; r < ranks; ++r)
+    if (after[r] != after[0]) differ.push_back(r);
+  if (!differ.empty())
+    return absl::InternalError(
+        absl::StrCat("replicas hold different weights after the broadcast from rank 0: ranks ",
+                     absl::StrJoin(differ, ", "), " differ"));
+  return agreed;
+}
+
+absl::Status Replica::SetBatch(const float* images, const int32_t* labels) {
+  return trainer_->SetBatch(images, labels);
+}
+
+absl::Status Replica::OnGradientsReady(const GradientRange& range) {
+  if (range.offset + range.bytes != reported_end_)
+    return absl::InternalError(absl::StrCat(
+        "gradient ranges are not contiguous in backward order: node ", range.node, " covers [",
+        range.offset, ", ", range.offset + range.bytes, ") but the previous range began at ",
+        reported_end_));
+  reported_end_ = range.offset;
+  if (unbucketed_end_ - range.offset < dp_.bucket_bytes) return absl::OkStatus();
+  const GradientBucket bucket{range.offset, unbucketed_end_ - range.offset};
+  unbucketed_end_ = range.offset;
+  buckets_.push_back(bucket);
+  return dp_.overlap ? StartBucket(bucket) : absl::OkStatus();
+}
+
+absl::Status Replica::StartBucket(const GradientBucket& bucket) {
+  if (on_cpu_) {
+    worker_->Start(bucket);
+    return absl::OkStatus();
+  }
+  // The bucket's gradients are enqueued on the compute stream: the
+  // communication stream waits for them, then reduces in place.
+  RETURN_IF_ERROR(grads_ready_->Record(trainer_->backend()->stream()));
+  RETURN_IF_ERROR(comm_stream_->Wait(*grads_ready_));
+  char* data = static_cast<char*>(trainer_->gradients()) + bucket.offset;
+  return comm_->AllReduce(data, data, bucket.bytes / sizeof(float), DType::kF32, ReduceOp::kAvg,
+                          *comm_stream_);
+}
+
+absl::Status Replica::FinishBuckets() {
+  if (on_cpu_) return worker_->Finish();
+  return reduced_->Record(*comm_stream_);
+}
+
+absl::Status Replica::Step() {
+  buckets_.clear();
+  reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
+  absl::Status status = trainer_->ForwardBackward();
+  if (status.ok() && unbucketed_end_ > 0) {
+    const GradientBucket rest{0, unbucketed_end_};
+    unbucketed_end_ = 0;
+    buckets_.push_back(rest);
+    if (dp_.overlap) status = StartBucket(rest);
+  }
+  if (status.ok() && !dp_.overlap)
+    for (const GradientBucket& bucket : buckets_) {
+      status = StartBucket(bucket);
+      if (!status.ok()) break;
+    }
+  // Whatever happened, wait for the buckets already handed to the worker.
+  absl::Status finished = FinishBuckets();
+  RETURN_IF_ERROR(status);
+  RETURN_IF_ERROR(finished);
+  return trainer_->Update(on_cpu_ ? nullptr : reduced_.get());
+}
+
+absl::StatusOr<float> Replica::GlobalLoss() {
+  ASSIGN_OR_RETURN(float loss, trainer_->LastLoss());
+  const Device device = trainer_->backend()->device();
+  const Stream& stream = on_cpu_ ? trainer_->backend()->stream() : *comm_stream_;
+  RETURN_IF_ERROR(CopyBytes(loss_buffer_.data(), device, &loss, Device::Cpu(), sizeof(float)));
+  RETURN_IF_ERROR(comm_->AllReduce(loss_buffer_.data(), loss_buffer_.data(), 1, DType::kF32,
+                                   ReduceOp::kAvg, stream));
+  RETURN_IF_ERROR(stream.Synchronize());
+  RETURN_IF_ERROR(CopyBytes(&loss, Device::Cpu(), loss_buffer_.data(), device, sizeof(float)));
+  return loss;
+}
+
+absl::Status Replica::Synchronize() {
+  if (comm_stream_ != nullptr) RETURN_IF_ERROR(comm_stream_->Synchronize());
+  return trainer_->Synchronize();
+}
+
+}  // namespace cnnbench
