@@ -46,6 +46,19 @@ ABSL_FLAG(std::string, kernel_models, "", "models whose distinct layers become k
 ABSL_FLAG(std::string, batch_sizes, "", "per-device batch sizes (default: each model's own)");
 ABSL_FLAG(std::string, precisions, "", "fp32,tf32,fp16,bf16");
 ABSL_FLAG(std::string, gpus, "", "GPU counts, e.g. 1,2,4,8 (0 = the CPU)");
+ABSL_FLAG(std::string, replicas, "",
+          "data-parallel CPU replicas for the gpus:0 training cases, e.g. 1,2 (default 1); "
+          "GPU cases take one replica per GPU");
+ABSL_FLAG(int, bucket_mb, -1,
+          "gradient all-reduce bucket size in MiB for data-parallel training (default 25)");
+ABSL_FLAG(bool, overlap, true,
+          "data-parallel training: all-reduce each gradient bucket during backward (false: "
+          "all of them after backward, to measure what overlap gains)");
+ABSL_FLAG(int, threads_per_replica, -1,
+          "OpenMP threads of each CPU replica (default: the cores divided among the replicas)");
+ABSL_FLAG(int, collective_timeout, -1,
+          "seconds a collective may wait for the other ranks before failing with the ranks "
+          "that did not arrive (default 300)");
 ABSL_FLAG(std::string, data, "", "synthetic,real");
 ABSL_FLAG(std::string, data_dir, "", "ImageNet TFRecords or an image folder for --data=real");
 ABSL_FLAG(std::string, platform, "", "short platform name for reports (default: from the hardware)");
@@ -172,6 +185,9 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(s = ParseList(FLAGS_precisions, &o.precisions)).ok()) return s;
   if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
   if (!(s = ParseList(FLAGS_data, &o.data)).ok()) return s;
+  if (!(s = ParseList(FLAGS_replicas, &o.replicas)).ok()) return s;
+  for (int r : o.replicas)
+    if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
   for (int64_t b : o.batch_sizes)
     if (b == 0) return absl::InvalidArgumentError("--batch_sizes: a batch size must be >= 1");
   for (const auto& d : o.data)
@@ -196,6 +212,17 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(count = CountFlag(FLAGS_max_kernel_shapes, 0, o.max_kernel_shapes)).ok())
     return count.status();
   o.max_kernel_shapes = *count;
+  if (!(count = CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.bucket_bytes >> 20))).ok())
+    return count.status();
+  o.bucket_bytes = static_cast<size_t>(*count) << 20;
+  if (!(count = CountFlag(FLAGS_threads_per_replica, 1, 0)).ok()) return count.status();
+  o.threads_per_replica = *count;
+  if (!(count = CountFlag(FLAGS_collective_timeout, 1,
+                          static_cast<int>(absl::ToInt64Seconds(o.collective_timeout))))
+           .ok())
+    return count.status();
+  o.collective_timeout = absl::Seconds(*count);
+  o.overlap = absl::GetFlag(FLAGS_overlap);
   if (!(s = CheckOtherCounts()).ok()) return s;
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
@@ -217,6 +244,10 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("image_size",
                               o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
+  benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.bucket_bytes));
+  benchmark::AddCustomContext("overlap", o.overlap ? "true" : "false");
+  benchmark::AddCustomContext("collective_timeout_s",
+                              absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
   benchmark::AddCustomContext("data_dir", o.data_dir.empty() ? "none" : o.data_dir);
   benchmark::AddCustomContext(
       "methodology",

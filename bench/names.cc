@@ -72,7 +72,8 @@ bool IsDevice(absl::string_view d) {
 }
 
 absl::StatusOr<CaseName> ParseTrain(const std::vector<std::string>& p, const CaseFamily& f) {
-  if (p.size() != f.parts) return Bad(absl::StrCat("does not match ", f.grammar));
+  if (p.size() != f.parts && p.size() != f.parts + 1)
+    return Bad(absl::StrCat("does not match ", f.grammar));
   CaseName c;
   c.family = f.name;
   c.model = p[1];
@@ -86,6 +87,14 @@ absl::StatusOr<CaseName> ParseTrain(const std::vector<std::string>& p, const Cas
     return Bad(absl::StrCat("'", p[4], "' where batch:<B> (B > 0) belongs"));
   if (!ParseKeyed(p[5], "gpus", &c.gpus))
     return Bad(absl::StrCat("'", p[5], "' where gpus:<G> belongs"));
+  if (p.size() == f.parts + 1) {
+    if (!ParseKeyed(p[6], "replicas", &c.replicas) || c.replicas < 2)
+      return Bad(absl::StrCat("'", p[6], "' where replicas:<R> (R >= 2) belongs"));
+    if (c.gpus != 0)
+      return Bad(absl::StrCat("replicas:", c.replicas, " with gpus:", c.gpus,
+                              " (on GPUs the replica count is gpus:<G>; replicas:<R> is for "
+                              "CPU runs, gpus:0)"));
+  }
   return c;
 }
 
@@ -149,7 +158,7 @@ const std::vector<CaseFamily>& CaseFamilies() {
   // clang-format off
   static const auto* families = new std::vector<CaseFamily>{
       // name, grammar, parts, passes, shape prefix, counter, registered
-      {"train", "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>", 6,
+      {"train", "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>[/replicas:<R>]", 6,
        {}, "", "images_per_second", true},
       {"conv", "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
        {"fwd", "bwd_data", "bwd_filter"}, "conv", "flops", true},
@@ -186,8 +195,9 @@ std::string RegisteredFamilyList() {
 }
 
 CaseName CaseName::Train(absl::string_view model, absl::string_view precision,
-                         absl::string_view data, int64_t batch, int gpus) {
+                         absl::string_view data, int64_t batch, int gpus, int replicas) {
   CaseName c;
+  c.replicas = gpus == 0 ? replicas : 1;
   c.family = "train";
   c.model = std::string(model);
   c.precision = std::string(precision);
@@ -238,7 +248,8 @@ CaseName CaseName::Input(absl::string_view source, absl::string_view preprocess,
 std::string CaseName::ToString() const {
   if (family == "train")
     return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch,
-                        "/gpus:", gpus);
+                        "/gpus:", gpus,
+                        gpus == 0 && replicas > 1 ? absl::StrCat("/replicas:", replicas) : "");
   if (family == "allreduce")
     return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
   if (family == "input")
@@ -251,8 +262,8 @@ std::string CaseName::ToString() const {
 }
 
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
-                          absl::string_view data, int64_t batch, int gpus) {
-  return CaseName::Train(model, precision, data, batch, gpus).ToString();
+                          absl::string_view data, int64_t batch, int gpus, int replicas) {
+  return CaseName::Train(model, precision, data, batch, gpus, replicas).ToString();
 }
 
 std::string KernelCaseName(absl::string_view family, absl::string_view pass,

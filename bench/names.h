@@ -3,6 +3,7 @@
 // table of model display names: the one list of each that the suite, its
 // tools and the report read.
 //   train/<model>/<precision>/<data>/batch:<B>/gpus:<G>        gpus:0 = the CPU
+//   train/<model>/<precision>/<data>/batch:<B>/gpus:0/replicas:<R>   R >= 2 CPU replicas
 //   conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
 //   fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
 //   pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>
@@ -48,8 +49,9 @@ std::string RegisteredFamilyList();
 struct CaseName {
   std::string family;                  // a CaseFamilies() name
   std::string model, precision, data;  // train
-  int64_t batch = 0;
-  int gpus = 0;
+  int64_t batch = 0;  // per replica
+  int gpus = 0;       // GPU replicas (every rank's together); 0: the CPU
+  int replicas = 1;   // CPU replicas (threads or processes), with gpus:0
   std::string pass;         // fwd, bwd_data, bwd_filter, bwd
   std::string algorithm;    // pool: max, avg
   std::string device;       // cpu, cuda:0
@@ -61,7 +63,7 @@ struct CaseName {
   int threads = 0;
 
   static CaseName Train(absl::string_view model, absl::string_view precision,
-                        absl::string_view data, int64_t batch, int gpus);
+                        absl::string_view data, int64_t batch, int gpus, int replicas = 1);
   // Pool's `pass` is "max/fwd" etc. (algorithm/pass), as in the name.
   static CaseName Kernel(absl::string_view family, absl::string_view pass,
                          absl::string_view precision, absl::string_view device,
@@ -73,8 +75,8 @@ struct CaseName {
   std::string ToString() const;
 
   auto Tie() const {
-    return std::tie(family, model, precision, data, batch, gpus, pass, algorithm, device, shape,
-                    impl, dtype, bytes, ranks, source, preprocess, threads);
+    return std::tie(family, model, precision, data, batch, gpus, replicas, pass, algorithm,
+                    device, shape, impl, dtype, bytes, ranks, source, preprocess, threads);
   }
   bool operator<(const CaseName& o) const { return Tie() < o.Tie(); }
   bool operator==(const CaseName& o) const { return Tie() == o.Tie(); }
@@ -82,7 +84,7 @@ struct CaseName {
 
 // Shorthands for CaseName::X(...).ToString().
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
-                          absl::string_view data, int64_t batch, int gpus);
+                          absl::string_view data, int64_t batch, int gpus, int replicas = 1);
 std::string KernelCaseName(absl::string_view family, absl::string_view pass,
                            absl::string_view precision, absl::string_view device,
                            absl::string_view shape);  // pool: pass is "max/fwd" etc.

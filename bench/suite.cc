@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/names.h"
 #include "core/status.h"
+#include "kernels/collectives/local.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -122,6 +123,13 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
     return CreateBackend("cuda", device);
   }
   return CreateBackend(options.backend, device);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateReplicaGroup(
+    int gpus, int ranks, const CommunicatorOptions& options) {
+  if (gpus == 0) return CreateLocalGroup(ranks, options);
+  return absl::UnimplementedError(
+      absl::StrCat("unsupported: gpus:", gpus, " in one process needs the NCCL group"));
 }
 
 std::vector<std::string> KernelDevices(const SuiteOptions& options) {

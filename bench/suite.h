@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "bench/harness.h"
 #include "core/device.h"
 #include "kernels/collectives/communicator.h"
@@ -25,6 +26,11 @@ struct SuiteOptions {
   std::vector<int64_t> batch_sizes;     // empty: each model's default batch size
   std::vector<std::string> precisions;  // fp32, tf32, fp16, bf16
   std::vector<int> gpus;                // 0 = the CPU
+  std::vector<int> replicas = {1};      // data-parallel CPU replicas (gpus:0 cases)
+  size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket
+  bool overlap = true;                  // all-reduce buckets during backward
+  int threads_per_replica = 0;          // CPU replicas' OpenMP threads; 0: cores / replicas
+  absl::Duration collective_timeout = absl::Minutes(5);
   std::vector<std::string> data;        // synthetic, real
   std::string data_dir;
   int64_t image_size = 0;               // 0: each model's own
@@ -62,6 +68,11 @@ TimingSettings TimingOf(const SuiteOptions& options);
 // one place the suite creates backends.
 absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
                                                            const Device& device);
+
+// The communicators of `ranks` data-parallel replicas in this process:
+// the local group on the CPU (gpus == 0), NCCL over GPUs 0..ranks-1.
+absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateReplicaGroup(
+    int gpus, int ranks, const CommunicatorOptions& options);
 
 // The devices kernel and GEMM cases run on, as case names spell them:
 // "cpu", plus "cuda" (device 0) when a GPU is visible.

@@ -1,20 +1,27 @@
-// train/<model>/<precision>/<data>/batch:<B>/gpus:<G>: one full training
-// step of a zoo model per iteration, `--steps` of them per repetition.
+// train/<model>/<precision>/<data>/batch:<B>/gpus:<G>[/replicas:<R>]: one
+// full training step of a zoo model per iteration, `--steps` of them per
+// repetition; with several GPUs or CPU replicas, data-parallel replicas
+// (train/data_parallel.h), the global batch being replicas * B.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
 
+#include <omp.h>
+
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
 #include "bench/names.h"
+#include "bench/rank_threads.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 #include "models/zoo.h"
+#include "train/data_parallel.h"
 #include "train/trainer.h"
 
 namespace cnnbench::bench {
@@ -24,9 +31,44 @@ struct TrainCase {
   std::string model;
   Precision precision = Precision::kFp32;
   std::string data;
-  int64_t batch = 0;
+  int64_t batch = 0;  // per replica
   int gpus = 0;
+  int replicas = 1;  // CPU replicas (gpus == 0)
+
+  // Replicas in all: the GPUs, or the CPU replicas.
+  int ranks() const { return gpus > 0 ? gpus : replicas; }
 };
+
+// One synthetic batch made once (random labels, as tf_cnn_benchmarks).
+struct SyntheticBatch {
+  Buffer images, labels;
+};
+absl::StatusOr<SyntheticBatch> MakeSyntheticBatch(const Graph& graph, int64_t batch,
+                                                  uint64_t seed) {
+  SyntheticBatch b;
+  const Shape& image_shape = graph.nodes[graph.images].output;
+  ASSIGN_OR_RETURN(b.images,
+                   Buffer::Allocate(Device::Cpu(), image_shape.num_elements() * sizeof(float)));
+  ASSIGN_OR_RETURN(b.labels, Buffer::Allocate(Device::Cpu(), batch * sizeof(int32_t)));
+  Rng rng(seed);
+  float* pixels = static_cast<float*>(b.images.data());
+  for (int64_t i = 0; i < image_shape.num_elements(); ++i)
+    pixels[i] = static_cast<float>(rng.Normal());
+  int32_t* label = static_cast<int32_t*>(b.labels.data());
+  for (int64_t i = 0; i < batch; ++i) label[i] = static_cast<int32_t>(rng.Next() % graph.classes);
+  return b;
+}
+
+TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
+  TrainOptions to;
+  to.precision = c.precision;
+  // Linear scaling of the learning rate with the global batch (0.1 at 256),
+  // so synthetic-data runs stay finite at every batch size.
+  to.learning_rate = 0.1 * static_cast<double>(c.batch * c.ranks()) / 256.0;
+  to.momentum = 0.9;
+  to.cuda_graph = options.cuda_graph;
+  return to;
+}
 
 class TrainWorkload : public Workload {
  public:
@@ -50,9 +92,6 @@ class TrainWorkload : public Workload {
 
 absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase& c,
                                                                  const SuiteOptions& options) {
-  if (c.gpus > 1)
-    return absl::UnimplementedError(absl::StrCat(
-        "unsupported: gpus:", c.gpus, " (data parallelism over several GPUs is not built yet)"));
   if (c.data == "real")
     return absl::UnimplementedError(
         "unsupported: real data needs the input pipeline (--data=synthetic)");
@@ -64,29 +103,139 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
   // gpus:1 runs on cuda:0; without a GPU (or CUDA) creating it says why.
   ASSIGN_OR_RETURN(w->backend_,
                    CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(0) : Device::Cpu()));
-  TrainOptions to;
-  to.precision = c.precision;
-  // Linear scaling of the learning rate with the global batch (0.1 at 256),
-  // so synthetic-data runs stay finite at every batch size.
-  to.learning_rate = 0.1 * static_cast<double>(c.batch * std::max(1, c.gpus)) / 256.0;
-  to.momentum = 0.9;
-  to.cuda_graph = options.cuda_graph;
-  ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), to));
-  // Synthetic data: one batch made once, random labels (as tf_cnn_benchmarks).
-  const Shape& image_shape = graph.nodes[graph.images].output;
-  ASSIGN_OR_RETURN(Buffer images,
-                   Buffer::Allocate(Device::Cpu(), image_shape.num_elements() * sizeof(float)));
-  ASSIGN_OR_RETURN(Buffer labels, Buffer::Allocate(Device::Cpu(), c.batch * sizeof(int32_t)));
-  Rng rng(1234);
-  float* pixels = static_cast<float*>(images.data());
-  for (int64_t i = 0; i < image_shape.num_elements(); ++i)
-    pixels[i] = static_cast<float>(rng.Normal());
-  int32_t* label = static_cast<int32_t*>(labels.data());
-  for (int64_t i = 0; i < c.batch; ++i) label[i] = static_cast<int32_t>(rng.Next() % graph.classes);
-  RETURN_IF_ERROR(w->trainer_->SetBatch(pixels, label));
+  ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), StepOptions(c, options)));
+  ASSIGN_OR_RETURN(SyntheticBatch batch, MakeSyntheticBatch(graph, c.batch, 1234));
+  RETURN_IF_ERROR(w->trainer_->SetBatch(static_cast<const float*>(batch.images.data()),
+                                        static_cast<const int32_t*>(batch.labels.data())));
   for (int i = 0; i < options.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
   RETURN_IF_ERROR(w->trainer_->Synchronize());
   return std::unique_ptr<Workload>(std::move(w));
+}
+
+// N replicas in this process, one thread each (rank 0 on the harness's
+// thread): the CPU's over the local group, GPUs over NCCL. A repetition's
+// steps run as one span on every rank (time_span), as collectives require.
+class ReplicatedTrainWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(const TrainCase& c,
+                                                           const SuiteOptions& options);
+  ~ReplicatedTrainWorkload() override;
+
+  const Stream& stream() const override { return ranks_[0].backend->stream(); }
+  absl::Status Run() override { return RunIterations(1); }
+  absl::Status RunIterations(int64_t count) override;
+  absl::Status Report(benchmark::State& state) override;
+
+ private:
+  ReplicatedTrainWorkload(const TrainCase& c, const SuiteOptions& options)
+      : case_(c), options_(options) {}
+  // Sets this thread's OpenMP team size for the CPU's kernels.
+  void PinThreads() const;
+
+  struct Rank {
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Replica> replica;  // after backend: destroyed first
+    SyntheticBatch batch;
+  };
+  TrainCase case_;
+  const SuiteOptions& options_;
+  int threads_per_replica_ = 0;  // CPU: OpenMP threads of each replica
+  int saved_threads_ = 0;        // the harness thread's team size before the case
+  std::vector<std::unique_ptr<Communicator>> group_;
+  std::vector<Rank> ranks_;  // sized once, before the threads start
+  std::unique_ptr<RankThreads> threads_;  // declared last: joined first
+};
+
+absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
+    const TrainCase& c, const SuiteOptions& options) {
+  if (c.data == "real")
+    return absl::UnimplementedError(
+        "unsupported: real data needs the input pipeline (--data=synthetic)");
+  const int n = c.ranks();
+  if (c.gpus > 0 && c.gpus > options.gpu_count)
+    return absl::UnimplementedError(absl::StrCat("unsupported: gpus:", c.gpus, " but ",
+                                                 options.gpu_count, " GPU(s) visible"));
+  std::unique_ptr<ReplicatedTrainWorkload> w(new ReplicatedTrainWorkload(c, options));
+  w->saved_threads_ = omp_get_max_threads();
+  w->threads_per_replica_ = options.threads_per_replica > 0
+                                ? options.threads_per_replica
+                                : std::max(1, omp_get_num_procs() / n);
+  CommunicatorOptions co;
+  co.timeout = options.collective_timeout;
+  ASSIGN_OR_RETURN(w->group_, CreateReplicaGroup(c.gpus, n, co));
+  ModelOptions mo;
+  mo.batch = c.batch;
+  mo.image_size = options.image_size;
+  ASSIGN_OR_RETURN(const Graph graph, BuildModel(c.model, mo));
+  DataParallelOptions dp;
+  dp.bucket_bytes = options.bucket_bytes;
+  dp.overlap = options.overlap;
+  w->ranks_.resize(n);
+  w->threads_ = std::make_unique<RankThreads>(n);
+  ReplicatedTrainWorkload* self = w.get();
+  RETURN_IF_ERROR(w->threads_->RunEverywhere([&](int r) -> absl::Status {
+    self->PinThreads();
+    Rank& rank = self->ranks_[r];
+    ASSIGN_OR_RETURN(rank.backend,
+                     CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(r) : Device::Cpu()));
+    ASSIGN_OR_RETURN(rank.replica, Replica::Create(graph, rank.backend.get(), StepOptions(c, options),
+                                                   self->group_[r].get(), dp));
+    RETURN_IF_ERROR(rank.replica->SyncInitialWeights().status());
+    // Each replica its own batch: the global batch is ranks * batch examples.
+    ASSIGN_OR_RETURN(rank.batch, MakeSyntheticBatch(graph, c.batch, 1234 + r));
+    return rank.replica->SetBatch(static_cast<const float*>(rank.batch.images.data()),
+                                  static_cast<const int32_t*>(rank.batch.labels.data()));
+  }));
+  RETURN_IF_ERROR(w->threads_->RunEverywhere([self, steps = options.warmup_steps](int r) {
+    Replica& replica = *self->ranks_[r].replica;
+    for (int i = 0; i < steps; ++i) RETURN_IF_ERROR(replica.Step());
+    return replica.Synchronize();
+  }));
+  return std::unique_ptr<Workload>(std::move(w));
+}
+
+ReplicatedTrainWorkload::~ReplicatedTrainWorkload() {
+  threads_.reset();
+  omp_set_num_threads(saved_threads_);
+}
+
+void ReplicatedTrainWorkload::PinThreads() const {
+  if (case_.gpus == 0) omp_set_num_threads(threads_per_replica_);
+}
+
+absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
+  return threads_->RunEverywhere([this, count](int r) {
+    PinThreads();
+    Replica& replica = *ranks_[r].replica;
+    for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR(replica.Step());
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
+  const int n = case_.ranks();
+  std::vector<float> losses(n);
+  RETURN_IF_ERROR(threads_->RunEverywhere([&](int r) -> absl::Status {
+    ASSIGN_OR_RETURN(losses[r], ranks_[r].replica->GlobalLoss());
+    return absl::OkStatus();
+  }));
+  Replica& first = *ranks_[0].replica;
+  state.counters["images_per_second"] = benchmark::Counter(
+      static_cast<double>(case_.batch * n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["images_per_second_per_replica"] = benchmark::Counter(
+      static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ranks"] = benchmark::Counter(n);
+  state.counters["buckets"] = benchmark::Counter(static_cast<double>(first.buckets().size()));
+  state.counters["peak_memory_bytes"] =
+      benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
+  if (std::isfinite(losses[0])) state.counters["loss"] = benchmark::Counter(losses[0]);
+  state.SetLabel(absl::StrCat(
+      ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
+      first.communicator().name(), ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ",
+      options_.overlap ? "on" : "off",
+      case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each") : "", ")",
+      std::isfinite(losses[0]) ? "" : ", loss not finite"));
+  return absl::OkStatus();
 }
 
 absl::Status TrainWorkload::Report(benchmark::State& state) {
@@ -96,6 +245,7 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
       static_cast<double>(case_.batch * devices), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(trainer_->peak_memory_bytes()));
+  state.counters["ranks"] = benchmark::Counter(1);
   // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
   state.SetLabel(absl::StrCat(backend_->name(), " batch ", case_.batch, " x ", devices,
@@ -115,15 +265,26 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
       for (const std::string& data : options.data) {
         for (int64_t batch : batches) {
           for (int gpus : options.gpus) {
-            const TrainCase c{model, precision, data, batch, gpus};
-            TimedCase timed;
-            timed.name = TrainCaseName(model, precision_name, data, batch, gpus);
-            timed.family = "train";
-            timed.iterations = options.steps;
-            timed.iterations_flag = "--steps";
-            timed.unit = benchmark::kMillisecond;
-            timed.prepare = [c, &options] { return TrainWorkload::Prepare(c, options); };
-            harness.Register(std::move(timed));
+            // CPU replica counts apply to the CPU cases; a GPU case's replicas are its GPUs.
+            const std::vector<int> replica_counts = gpus == 0 ? options.replicas : std::vector<int>{1};
+            for (int replicas : replica_counts) {
+              const TrainCase c{model, precision, data, batch, gpus, replicas};
+              TimedCase timed;
+              timed.name = TrainCaseName(model, precision_name, data, batch, gpus, replicas);
+              timed.family = "train";
+              timed.iterations = options.steps;
+              timed.iterations_flag = "--steps";
+              timed.unit = benchmark::kMillisecond;
+              if (c.ranks() > 1) {
+                timed.time_span = true;  // every rank makes all its steps in one go
+                timed.prepare = [c, &options] {
+                  return ReplicatedTrainWorkload::Prepare(c, options);
+                };
+              } else {
+                timed.prepare = [c, &options] { return TrainWorkload::Prepare(c, options); };
+              }
+              harness.Register(std::move(timed));
+            }
           }
         }
       }

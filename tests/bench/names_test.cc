@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace cnnbench::bench {
@@ -22,6 +24,30 @@ TEST(NamesTest, TrainNameRoundTrips) {
   EXPECT_EQ(c->batch, 64);
   EXPECT_EQ(c->gpus, 8);
   EXPECT_EQ(c->ToString(), name);
+}
+
+TEST(NamesTest, CpuReplicasAreNamedAndParsed) {
+  const std::string name = TrainCaseName("resnet50", "fp32", "synthetic", 16, 0, 2);
+  EXPECT_EQ(name, "train/resnet50/fp32/synthetic/batch:16/gpus:0/replicas:2");
+  auto c = ParseCaseName(absl::StrCat(name, "/iterations:3/manual_time"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->replicas, 2);
+  EXPECT_EQ(c->gpus, 0);
+  EXPECT_EQ(c->ToString(), name);
+  // One replica keeps the plain name, and differs from the two-replica case.
+  EXPECT_EQ(TrainCaseName("resnet50", "fp32", "synthetic", 16, 0, 1),
+            "train/resnet50/fp32/synthetic/batch:16/gpus:0");
+  EXPECT_FALSE(*c == *ParseCaseName("train/resnet50/fp32/synthetic/batch:16/gpus:0"));
+  // GPU replicas are counted by gpus:<G>.
+  EXPECT_EQ(TrainCaseName("resnet50", "fp32", "synthetic", 16, 4, 4),
+            "train/resnet50/fp32/synthetic/batch:16/gpus:4");
+  for (const char* bad : {"train/resnet50/fp32/synthetic/batch:16/gpus:2/replicas:2",
+                          "train/resnet50/fp32/synthetic/batch:16/gpus:0/replicas:1",
+                          "train/resnet50/fp32/synthetic/batch:16/gpus:0/ranks:2"}) {
+    auto parsed = ParseCaseName(bad);
+    EXPECT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(std::string(parsed.status().message()), ::testing::HasSubstr("replicas")) << bad;
+  }
 }
 
 TEST(NamesTest, HarnessSuffixesAreStripped) {
@@ -105,11 +131,12 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
     const CaseFamily* family = FindCaseFamily(c.family);
     ASSERT_NE(family, nullptr) << name;
     families.push_back(family->name);
-    // The grammar line names the family and has the table's part count.
+    // The grammar line names the family and has the table's part count
+    // (an optional "[/...]" tail not counted).
     EXPECT_EQ(family->grammar.substr(0, family->name.size() + 1), family->name + "/");
-    EXPECT_EQ(
-        static_cast<size_t>(std::count(family->grammar.begin(), family->grammar.end(), '/')) + 1,
-        family->parts)
+    const std::string required = family->grammar.substr(0, family->grammar.find('['));
+    EXPECT_EQ(static_cast<size_t>(std::count(required.begin(), required.end(), '/')) + 1,
+              family->parts)
         << family->grammar;
     EXPECT_EQ(static_cast<size_t>(std::count(name.begin(), name.end(), '/')) + 1, family->parts)
         << name;

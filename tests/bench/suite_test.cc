@@ -357,6 +357,29 @@ TEST(SuiteTest, Bf16MovesHalfTheBytesOfFp32) {
   EXPECT_GT(compared, 0);
 }
 
+TEST(SuiteTest, CpuReplicasRunAsOneCaseWithTheirRankCount) {
+  std::string output;
+  const nlohmann::json run =
+      RunJson("replicas",
+              "--preset=tiny --families=train --replicas=1,2 --bucket_mb=1 "
+              "--benchmark_repetitions=1",
+              &output);
+  auto cases = IterationsByCase(run);
+  ASSERT_EQ(cases.count("train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2"), 1u) << output;
+  ASSERT_EQ(cases.count("train/trivial/fp32/synthetic/batch:2/gpus:0"), 1u) << output;
+  const nlohmann::json& two = cases["train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2"][0];
+  const nlohmann::json& one = cases["train/trivial/fp32/synthetic/batch:2/gpus:0"][0];
+  ASSERT_FALSE(two.value("error_occurred", false)) << two.dump();
+  EXPECT_EQ(two.at("ranks").get<double>(), 2);
+  EXPECT_EQ(one.at("ranks").get<double>(), 1);
+  // Global throughput: twice the per-replica rate.
+  EXPECT_NEAR(two.at("images_per_second").get<double>(),
+              2 * two.at("images_per_second_per_replica").get<double>(),
+              1e-6 * two.at("images_per_second").get<double>());
+  EXPECT_GE(two.at("buckets").get<double>(), 1);
+  EXPECT_EQ(run.at("context").at("bucket_bytes"), "1048576");
+}
+
 TEST(SuiteTest, BadFlagsAreClearErrors) {
   std::string output;
   EXPECT_NE(RunBench("--preset=huge", &output), 0);
@@ -366,6 +389,11 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_NE(RunBench("--preset=tiny --batch_sizes=8,x --list", &output), 0);
   EXPECT_NE(output.find("'x'"), std::string::npos) << output;
   EXPECT_NE(RunBench("--no_such_flag", &output), 0);
+  EXPECT_NE(RunBench("--preset=tiny --replicas=0 --list", &output), 0);
+  EXPECT_NE(output.find("--replicas"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --bucket_mb=0 --list", &output), 0);
+  EXPECT_NE(output.find("--bucket_mb=0"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --collective_timeout=x --list", &output), 0);
 }
 
 }  // namespace
