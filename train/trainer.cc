@@ -580,20 +580,29 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
         }
         return absl::OkStatus();
       }));
-      if (gradient_ready_ && !layer.params.empty()) {
-        const Param& first = params_list_[layer.params.front()];
-        const Param& last = params_list_[layer.params.back()];
-        GradientRange range;
-        range.node = layer.node;
-        range.offset = first.offset;
-        range.bytes = AlignUp(last.offset + last.master.bytes, backend_->alignment()) -
-                      first.offset;
-        RETURN_IF_ERROR(gradient_ready_(range));
-      }
+      if (gradient_ready_ && !layer.params.empty())
+        RETURN_IF_ERROR(gradient_ready_(RangeOf(layer)));
     }
     if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(step));
   }
   return absl::OkStatus();
+}
+
+GradientRange Trainer::RangeOf(const Layer& layer) const {
+  const Param& first = params_list_[layer.params.front()];
+  const Param& last = params_list_[layer.params.back()];
+  GradientRange range;
+  range.node = layer.node;
+  range.offset = first.offset;
+  range.bytes = AlignUp(last.offset + last.master.bytes, backend_->alignment()) - first.offset;
+  return range;
+}
+
+std::vector<GradientRange> Trainer::GradientRanges() const {
+  std::vector<GradientRange> ranges;
+  for (auto it = layers_.rbegin(); it != layers_.rend(); ++it)
+    if ((*it)->needs_grad && !(*it)->params.empty()) ranges.push_back(RangeOf(**it));
+  return ranges;
 }
 
 absl::Status Trainer::Update(const Event* ready) {

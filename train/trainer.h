@@ -99,6 +99,8 @@ class Trainer {
   // gradient bucket's all-reduce from here, overlapping the rest of backward.
   using GradientReadyHook = std::function<absl::Status(const GradientRange&)>;
   void SetGradientReadyHook(GradientReadyHook hook) { gradient_ready_ = std::move(hook); }
+  // The ranges the hook reports in a step, in the order it reports them.
+  std::vector<GradientRange> GradientRanges() const;
 
   // Every byte the executor holds: parameters, gradients, momentum, state,
   // inputs, scratch and the activation arena.
@@ -144,6 +146,8 @@ class Trainer {
   absl::Status InitializeParameters();
 
   void* BufferData(int buffer, int slot) const;
+  // The gradient bytes of a layer with parameters (with the padding after them).
+  GradientRange RangeOf(const Layer& layer) const;
   absl::Status PoisonBuffersEndingAt(int step);
   // The work of ForwardBackward/Update without the host-side bookkeeping, so
   // a capture records exactly what a step enqueues.

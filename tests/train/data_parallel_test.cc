@@ -192,6 +192,20 @@ TEST(DataParallelTest, OverlapOnAndOffGiveTheSameBits) {
     EXPECT_EQ(a.buckets[0][i].offset, b.buckets[0][i].offset);
     EXPECT_EQ(a.buckets[0][i].bytes, b.buckets[0][i].bytes);
   }
+  // The trainer's own list of ranges plans the same buckets (what the
+  // gradient all-reduce case reduces).
+  auto backend = CreateBackend("reference", Device::Cpu());
+  ASSERT_TRUE(backend.ok());
+  auto trainer =
+      Trainer::Compile(train_test::SmallCnn(kBatch / 2, true), backend->get(), TrainOptions());
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  auto planned = PlanBuckets((*trainer)->GradientRanges(), (*trainer)->gradient_bytes(), 2048);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  ASSERT_EQ(planned->size(), a.buckets[0].size());
+  for (size_t i = 0; i < planned->size(); ++i) {
+    EXPECT_EQ((*planned)[i].offset, a.buckets[0][i].offset);
+    EXPECT_EQ((*planned)[i].bytes, a.buckets[0][i].bytes);
+  }
   for (int r = 0; r < 2; ++r) {
     ASSERT_FALSE(a.weights[r].empty());
     EXPECT_EQ(0, std::memcmp(a.weights[r].data(), b.weights[r].data(),
