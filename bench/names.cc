@@ -129,6 +129,20 @@ absl::StatusOr<CaseName> ParseKernel(const std::vector<std::string>& p, const Ca
   return c;
 }
 
+absl::StatusOr<CaseName> ParseGrads(const std::vector<std::string>& p, const CaseFamily& f) {
+  CaseName c;
+  c.family = f.name;
+  int64_t mib = 0;
+  if (p.size() != f.parts || p[1].empty() || !OneOf(p[2], {"nccl", "mpi", "local"}) ||
+      !ParseKeyed(p[3], "bucket_mb", &mib) || mib == 0 || !ParseKeyed(p[4], "ranks", &c.ranks) ||
+      c.ranks == 0)
+    return Bad(absl::StrCat("does not match ", f.grammar));
+  c.model = p[1];
+  c.impl = p[2];
+  c.bytes = mib << 20;
+  return c;
+}
+
 absl::StatusOr<CaseName> ParseAllReduce(const std::vector<std::string>& p, const CaseFamily& f) {
   CaseName c;
   c.family = f.name;
@@ -173,6 +187,8 @@ const std::vector<CaseFamily>& CaseFamilies() {
       {"gemm", "gemm/<precision>/<device>/<shape>", 4,
        {}, "gemm", "flops", true},
       {"allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
+       {}, "", "busbw", true},
+      {"grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
        {}, "", "busbw", true},
       {"input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
        {}, "", "images_per_second", false},
@@ -236,6 +252,17 @@ CaseName CaseName::AllReduce(absl::string_view impl, absl::string_view dtype, in
   return c;
 }
 
+CaseName CaseName::Grads(absl::string_view model, absl::string_view impl, int64_t bucket_mb,
+                         int ranks) {
+  CaseName c;
+  c.family = "grads";
+  c.model = std::string(model);
+  c.impl = std::string(impl);
+  c.bytes = bucket_mb << 20;
+  c.ranks = ranks;
+  return c;
+}
+
 CaseName CaseName::Input(absl::string_view source, absl::string_view preprocess, int threads) {
   CaseName c;
   c.family = "input";
@@ -254,6 +281,8 @@ std::string CaseName::ToString() const {
     return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
   if (family == "input")
     return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
+  if (family == "grads")
+    return absl::StrCat("grads/", model, "/", impl, "/bucket_mb:", bytes >> 20, "/ranks:", ranks);
   std::vector<absl::string_view> parts = {family};
   if (!algorithm.empty()) parts.push_back(algorithm);
   if (!pass.empty()) parts.push_back(pass);
@@ -288,6 +317,7 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
   if (family->name == "train") return ParseTrain(p, *family);
   if (family->name == "allreduce") return ParseAllReduce(p, *family);
   if (family->name == "input") return ParseInput(p, *family);
+  if (family->name == "grads") return ParseGrads(p, *family);
   return ParseKernel(p, *family);
 }
 

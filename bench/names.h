@@ -11,6 +11,7 @@
 //   relu/<fwd|bwd>/<precision>/<device>/<shape>
 //   gemm/<precision>/<device>/<shape>
 //   allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>
+//   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 #ifndef CNNBENCH_BENCH_NAMES_H_
 #define CNNBENCH_BENCH_NAMES_H_
@@ -56,8 +57,8 @@ struct CaseName {
   std::string algorithm;    // pool: max, avg
   std::string device;       // cpu, cuda:0
   std::string shape;        // canonical descriptor string
-  std::string impl, dtype;  // allreduce
-  int64_t bytes = 0;
+  std::string impl, dtype;  // allreduce; grads: impl (and model)
+  int64_t bytes = 0;        // allreduce: per rank; grads: the bucket size
   int ranks = 0;
   std::string source, preprocess;  // input
   int threads = 0;
@@ -70,6 +71,8 @@ struct CaseName {
                          absl::string_view shape);
   static CaseName AllReduce(absl::string_view impl, absl::string_view dtype, int64_t bytes,
                             int ranks);
+  static CaseName Grads(absl::string_view model, absl::string_view impl, int64_t bucket_mb,
+                        int ranks);
   static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
 
   std::string ToString() const;

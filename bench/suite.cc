@@ -164,6 +164,7 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
     RETURN_IF_ERROR(RegisterKernelCases(options, harness));
   if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));
   if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, harness));
+  if (wants("grads")) RETURN_IF_ERROR(RegisterGradsCases(options, harness));
   return harness.progress().names();
 }
 

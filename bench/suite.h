@@ -88,6 +88,8 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness);
+// grads/<model>/local/...: one step's gradient all-reduce of each training model.
+absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
 
 // An all-reduce case's workload over `group` (element r is rank r's
 // communicator): `bytes` of fp32 per rank, `warmup` untimed calls of each

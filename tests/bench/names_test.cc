@@ -76,7 +76,8 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2pt0pb1_iw112ow56kw3sw2pl0pr1",
         "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
         "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
-        "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8"}) {
+        "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8",
+        "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8"}) {
     auto c = ParseCaseName(name);
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
     EXPECT_EQ(c->ToString(), name);
@@ -123,6 +124,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb32ic64ih56iw56"),
       CaseName::Kernel("gemm", "", "tf32", "cuda", "gemm:m1n2k3"),
       CaseName::AllReduce("nccl", "fp16", 1024, 8),
+      CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
   };
   std::vector<std::string> families;
@@ -149,7 +151,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   std::vector<std::string> table;
   for (const CaseFamily& f : CaseFamilies()) table.push_back(f.name);
   EXPECT_EQ(families, table);
-  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce");
+  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads");
 }
 
 TEST(NamesTest, ShapePrefixComesFromTheTable) {

@@ -197,7 +197,7 @@ TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {
     auto parsed = ParseCaseName(name);
     ASSERT_TRUE(parsed.ok()) << name;
     EXPECT_TRUE(parsed->family == "gemm" || parsed->family == "train" ||
-                parsed->family == "allreduce")
+                parsed->family == "allreduce" || parsed->family == "grads")
         << name;
   }
   ASSERT_EQ(RunBench("--preset=tiny --list --benchmark_filter=-gemm", &output), 0) << output;

@@ -91,7 +91,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
       positive("peak_memory_bytes");
     } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm") {
       positive("flops");
-    } else if (parsed->family == "allreduce") {
+    } else if (parsed->family == "allreduce" || parsed->family == "grads") {
       positive("algbw");
       positive("busbw");
     } else {
@@ -100,7 +100,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   }
   EXPECT_GT(skipped, 0) << "the gpus:1 cases should be skipped with a reason";
   EXPECT_GT(ran, 0);
-  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce"})
+  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "grads"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 
