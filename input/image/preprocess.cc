@@ -1,0 +1,413 @@
+// tf_cnn_benchmarks' training and evaluation preprocessing (see preprocess.h).
+#include "input/image/preprocess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/random.h"
+#include "core/status.h"
+
+namespace cnnbench::input {
+namespace {
+
+// Independent random streams of one image's seed.
+constexpr uint64_t kCropStream = 0x63726f70ull;     // "crop"
+constexpr uint64_t kDistortStream = 0x64697374ull;  // "dist"
+
+// A uniform integer in [0, n].
+int UniformInt(Rng& rng, int n) {
+  const int value = static_cast<int>(rng.Uniform() * (static_cast<double>(n) + 1));
+  return std::min(value, n);
+}
+
+// How output indices along one axis map to source pixels: output index i
+// reads the original-image coordinate origin + float(i + index_offset) * step
+// (float, as TensorFlow computes it), which lands at that coordinate times
+// to_source in the (possibly downscaled) decoded image; neighbours are
+// clamped to [clamp_lo, clamp_hi].
+struct Axis {
+  int index_offset = 0;
+  int origin = 0;
+  float step = 1;
+  double to_source = 1;
+  int clamp_lo = 0;
+  int clamp_hi = 0;
+};
+
+struct Tap {
+  int lo = 0;
+  int hi = 0;
+  float frac = 0;
+};
+
+Tap AxisTap(const Axis& axis, int i) {
+  const float v = static_cast<float>(i + axis.index_offset) * axis.step;
+  Tap tap;
+  if (axis.to_source == 1.0) {
+    // Exact integer offset, as when the window is a separate image.
+    const float floor_v = std::floor(v);
+    tap.lo = axis.origin + static_cast<int>(floor_v);
+    tap.frac = v - floor_v;
+  } else {
+    const double s = (axis.origin + static_cast<double>(v)) * axis.to_source;
+    const double floor_s = std::floor(s);
+    tap.lo = static_cast<int>(floor_s);
+    tap.frac = static_cast<float>(s - floor_s);
+  }
+  tap.lo = std::clamp(tap.lo, axis.clamp_lo, axis.clamp_hi);
+  tap.hi = std::min(tap.lo + 1, axis.clamp_hi);
+  return tap;
+}
+
+// An axis over a window [start, start+length) of the original image.
+Axis WindowAxis(int start, int length, int out_length, int original, int decoded) {
+  Axis axis;
+  axis.origin = start;
+  axis.step = static_cast<float>(length) / static_cast<float>(out_length);
+  axis.to_source = static_cast<double>(decoded) / original;
+  if (decoded == original) axis.to_source = 1.0;
+  axis.clamp_lo = std::clamp(static_cast<int>(std::floor(start * axis.to_source)), 0, decoded - 1);
+  axis.clamp_hi = std::clamp(static_cast<int>(std::ceil((start + length) * axis.to_source)) - 1,
+                             axis.clamp_lo, decoded - 1);
+  return axis;
+}
+
+// Samples every output pixel bilinearly; emit(i, j, values) gets
+// source.channels floats on the 0..255 scale.
+template <typename Emit>
+void SampleBilinear(const Image& source, const Axis& y_axis, const Axis& x_axis, int out_height,
+                    int out_width, Emit&& emit) {
+  const int channels = source.channels;
+  const size_t row_stride = static_cast<size_t>(source.width) * channels;
+  float values[4];
+  for (int i = 0; i < out_height; ++i) {
+    const Tap ty = AxisTap(y_axis, i);
+    const uint8_t* top = source.data() + ty.lo * row_stride;
+    const uint8_t* bottom = source.data() + ty.hi * row_stride;
+    for (int j = 0; j < out_width; ++j) {
+      const Tap tx = AxisTap(x_axis, j);
+      for (int c = 0; c < channels; ++c) {
+        const float top_left = top[tx.lo * channels + c];
+        const float top_right = top[tx.hi * channels + c];
+        const float bottom_left = bottom[tx.lo * channels + c];
+        const float bottom_right = bottom[tx.hi * channels + c];
+        const float upper = top_left + (top_right - top_left) * tx.frac;
+        const float lower = bottom_left + (bottom_right - bottom_left) * tx.frac;
+        values[c] = upper + (lower - upper) * ty.frac;
+      }
+      emit(i, j, values);
+    }
+  }
+}
+
+absl::Status CheckImage(const Image& image, const char* what) {
+  if (image.height <= 0 || image.width <= 0 || image.channels != 3 ||
+      image.pixels.size() != static_cast<size_t>(image.height) * image.width * 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": needs a non-empty RGB image, got ", image.width, "x", image.height,
+                     "x", image.channels, " with ", image.pixels.size(), " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSlot(const BatchSlot& slot) {
+  if (slot.batch == nullptr) return absl::InvalidArgumentError("batch slot: no batch memory");
+  if (slot.dtype != DType::kF32 && slot.dtype != DType::kBF16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch slot: dtype must be fp32 or bf16, not ", DTypeName(slot.dtype)));
+  }
+  if (slot.layout != Layout::kNHWC && slot.layout != Layout::kNCHW) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch slot: layout must be NHWC or NCHW, not ", LayoutName(slot.layout)));
+  }
+  if (slot.height <= 0 || slot.width <= 0 || slot.index < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("batch slot: bad size ", slot.width, "x",
+                                                   slot.height, " or index ", slot.index));
+  }
+  return absl::OkStatus();
+}
+
+// Writes normalised values into the slot.
+class SlotWriter {
+ public:
+  SlotWriter(const BatchSlot& slot, const Normalization& normalization) : slot_(slot) {
+    for (int c = 0; c < 3; ++c) {
+      mean_[c] = normalization.mean[c];
+      stddev_[c] = normalization.stddev[c];
+    }
+    plane_ = static_cast<int64_t>(slot.height) * slot.width;
+    base_ = slot.index * plane_ * 3;
+  }
+
+  void Write(int i, int j, const float* rgb) const {
+    for (int c = 0; c < 3; ++c) {
+      const float value = (rgb[c] - mean_[c]) / stddev_[c];
+      const int64_t offset = slot_.layout == Layout::kNHWC
+                                 ? base_ + (static_cast<int64_t>(i) * slot_.width + j) * 3 + c
+                                 : base_ + c * plane_ + static_cast<int64_t>(i) * slot_.width + j;
+      if (slot_.dtype == DType::kF32) {
+        static_cast<float*>(slot_.batch)[offset] = value;
+      } else {
+        static_cast<uint16_t*>(slot_.batch)[offset] = FloatToBFloat16(value).bits;
+      }
+    }
+  }
+
+ private:
+  const BatchSlot& slot_;
+  float mean_[3];
+  float stddev_[3];
+  int64_t plane_ = 0;
+  int64_t base_ = 0;
+};
+
+absl::Status CheckNormalization(const Normalization& normalization) {
+  for (int c = 0; c < 3; ++c) {
+    if (!std::isfinite(normalization.mean[c]) || !std::isfinite(normalization.stddev[c]) ||
+        normalization.stddev[c] == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "normalisation of channel ", c, ": mean ", normalization.mean[c], ", stddev ",
+          normalization.stddev[c], " (needs finite values and a non-zero stddev)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Brightness then saturation on [0, 1], clipped: returns values on 0..255.
+void DistortColor(const TrainDraws& draws, float* rgb) {
+  float v[3];
+  for (int c = 0; c < 3; ++c) v[c] = rgb[c] / 255.0f + draws.brightness_delta;
+  // Saturation at fixed hue and value: each channel moves linearly towards
+  // (factor < 1) or away from (factor > 1) the maximum, with the HSV
+  // saturation clamped to 1.
+  const float max_v = std::max({v[0], v[1], v[2]});
+  const float min_v = std::min({v[0], v[1], v[2]});
+  if (max_v > 0 && max_v > min_v) {
+    const float ratio = std::min(draws.saturation_factor, max_v / (max_v - min_v));
+    for (int c = 0; c < 3; ++c) v[c] = max_v - (max_v - v[c]) * ratio;
+  }
+  for (int c = 0; c < 3; ++c) rgb[c] = std::clamp(v[c], 0.0f, 1.0f) * 255.0f;
+}
+
+}  // namespace
+
+uint64_t ImageSeed(uint64_t run_seed, uint64_t image_index) {
+  return MixBits64(MixBits64(run_seed) ^ image_index);
+}
+
+absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
+                                               absl::Span<const BoundingBox> boxes,
+                                               const CropSamplerOptions& options, uint64_t seed) {
+  if (height <= 0 || width <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("crop sampler: empty image ", width, "x", height));
+  }
+  const CropSamplerOptions& o = options;
+  if (!(o.min_object_covered >= 0 && o.min_object_covered <= 1) ||
+      !(o.min_aspect_ratio > 0 && o.min_aspect_ratio <= o.max_aspect_ratio) ||
+      !std::isfinite(o.max_aspect_ratio) ||
+      !(o.min_area > 0 && o.min_area <= o.max_area && o.max_area <= 1) || o.max_attempts < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "crop sampler options: min_object_covered ", o.min_object_covered, " (0..1), aspect ",
+        o.min_aspect_ratio, "..", o.max_aspect_ratio, " (0 < min <= max), area ", o.min_area, "..",
+        o.max_area, " (0 < min <= max <= 1), max_attempts ", o.max_attempts, " (>= 1)"));
+  }
+  // Boxes in pixels; the whole image when none has area.
+  struct PixelBox {
+    double y0, x0, y1, x1, area;
+  };
+  auto to_pixels = [&](const BoundingBox& box) {
+    PixelBox p{box.ymin * static_cast<double>(height), box.xmin * static_cast<double>(width),
+               box.ymax * static_cast<double>(height), box.xmax * static_cast<double>(width), 0};
+    p.area = (p.y1 - p.y0) * (p.x1 - p.x0);
+    return p;
+  };
+  bool any_box = false;
+  for (size_t b = 0; b < boxes.size(); ++b) {
+    const BoundingBox& box = boxes[b];
+    const bool ok = box.ymin >= 0 && box.xmin >= 0 && box.ymax <= 1 && box.xmax <= 1 &&
+                    box.ymin <= box.ymax && box.xmin <= box.xmax;  // false for NaN
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bounding box ", b, " (ymin ", box.ymin, ", xmin ", box.xmin, ", ymax ",
+                       box.ymax, ", xmax ", box.xmax, ") is not within [0, 1] with min <= max"));
+    }
+    any_box |= to_pixels(box).area > 0;
+  }
+  const BoundingBox whole_image;  // 0, 0, 1, 1
+  const absl::Span<const BoundingBox> candidates =
+      any_box ? boxes : absl::Span<const BoundingBox>(&whole_image, 1);
+
+  const double image_area = static_cast<double>(height) * width;
+  const double min_area = o.min_area * image_area;
+  const double max_area = o.max_area * image_area;
+  Rng rng(MixBits64(seed ^ kCropStream));
+  for (int attempt = 0; attempt < o.max_attempts; ++attempt) {
+    const double aspect =
+        o.min_aspect_ratio + (o.max_aspect_ratio - o.min_aspect_ratio) * rng.Uniform();
+    const double area = min_area + (max_area - min_area) * rng.Uniform();
+    const int crop_height = static_cast<int>(std::lround(std::sqrt(area / aspect)));
+    const int crop_width = static_cast<int>(std::lround(std::sqrt(area * aspect)));
+    if (crop_height < 1 || crop_width < 1 || crop_height > height || crop_width > width) continue;
+    const double crop_area = static_cast<double>(crop_height) * crop_width;
+    if (crop_area < min_area || crop_area > max_area) continue;
+    const double crop_aspect = static_cast<double>(crop_width) / crop_height;
+    if (crop_aspect < o.min_aspect_ratio || crop_aspect > o.max_aspect_ratio) continue;
+    const int y = UniformInt(rng, height - crop_height);
+    const int x = UniformInt(rng, width - crop_width);
+    for (const BoundingBox& box : candidates) {
+      const PixelBox p = to_pixels(box);
+      if (!(p.area > 0)) continue;
+      const double overlap_h = std::min<double>(p.y1, y + crop_height) - std::max<double>(p.y0, y);
+      const double overlap_w = std::min<double>(p.x1, x + crop_width) - std::max<double>(p.x0, x);
+      const double overlap = overlap_h > 0 && overlap_w > 0 ? overlap_h * overlap_w : 0;
+      if (overlap >= o.min_object_covered * p.area) {
+        return CropWindow{y, x, crop_height, crop_width, false};
+      }
+    }
+  }
+  return CropWindow{0, 0, height, width, true};
+}
+
+ImageSize MinDecodeSizeForCrop(const CropWindow& crop, ImageSize original, int out_height,
+                               int out_width) {
+  auto side = [](int out, int full, int window) {
+    if (window <= 0 || out <= 0) return 0;
+    const int64_t needed = (static_cast<int64_t>(out) * full + window - 1) / window;
+    return static_cast<int>(std::min<int64_t>(needed, full));
+  };
+  return ImageSize{side(out_height, original.height, crop.height),
+                   side(out_width, original.width, crop.width)};
+}
+
+void ResizeBilinear(const Image& source, const CropWindow& window, int out_height, int out_width,
+                    float* out) {
+  const Axis y_axis = WindowAxis(window.y, window.height, out_height, source.height, source.height);
+  const Axis x_axis = WindowAxis(window.x, window.width, out_width, source.width, source.width);
+  const int channels = source.channels;
+  SampleBilinear(source, y_axis, x_axis, out_height, out_width,
+                 [&](int i, int j, const float* values) {
+                   float* pixel = out + (static_cast<size_t>(i) * out_width + j) * channels;
+                   for (int c = 0; c < channels; ++c) pixel[c] = values[c];
+                 });
+}
+
+TrainDraws DrawTrainDistortions(uint64_t seed) {
+  Rng rng(MixBits64(seed ^ kDistortStream));
+  TrainDraws draws;
+  draws.flipped = rng.Uniform() < 0.5;
+  constexpr double kMaxBrightnessDelta = 32.0 / 255.0;
+  draws.brightness_delta = static_cast<float>((2 * rng.Uniform() - 1) * kMaxBrightnessDelta);
+  draws.saturation_factor = static_cast<float>(0.5 + rng.Uniform());
+  return draws;
+}
+
+absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropWindow& crop,
+                             const TrainOptions& options, uint64_t seed, const BatchSlot& slot,
+                             TrainDraws* draws_out) {
+  RETURN_IF_ERROR(CheckImage(image, "training preprocessing"));
+  RETURN_IF_ERROR(CheckSlot(slot));
+  RETURN_IF_ERROR(CheckNormalization(options.normalization));
+  if (original.height <= 0 || original.width <= 0 || crop.height <= 0 || crop.width <= 0 ||
+      crop.y < 0 || crop.x < 0 || crop.y + crop.height > original.height ||
+      crop.x + crop.width > original.width) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("crop window ", crop.width, "x", crop.height, " at (", crop.y, ", ", crop.x,
+                     ") does not fit the ", original.width, "x", original.height, " image"));
+  }
+  TrainDraws draws = DrawTrainDistortions(seed);
+  if (!options.random_flip) draws.flipped = false;
+  if (options.color == ColorDistortion::kNone) {
+    draws.brightness_delta = 0;
+    draws.saturation_factor = 1;
+  }
+  if (draws_out != nullptr) *draws_out = draws;
+
+  const Axis y_axis = WindowAxis(crop.y, crop.height, slot.height, original.height, image.height);
+  const Axis x_axis = WindowAxis(crop.x, crop.width, slot.width, original.width, image.width);
+  const SlotWriter writer(slot, options.normalization);
+  const bool distort = options.color != ColorDistortion::kNone;
+  const int last_column = slot.width - 1;
+  SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
+                 [&](int i, int j, const float* values) {
+                   float rgb[3] = {values[0], values[1], values[2]};
+                   if (distort) DistortColor(draws, rgb);
+                   writer.Write(i, draws.flipped ? last_column - j : j, rgb);
+                 });
+  return absl::OkStatus();
+}
+
+absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
+                                 absl::Span<const BoundingBox> boxes, const TrainOptions& options,
+                                 uint64_t seed, Image* scratch, const BatchSlot& slot) {
+  ASSIGN_OR_RETURN(const JpegHeader header, decoder.ReadHeader(jpeg));
+  const ImageSize original{header.height, header.width};
+  ASSIGN_OR_RETURN(const CropWindow crop,
+                   SampleDistortedCrop(header.height, header.width, boxes, options.crop, seed));
+  const ImageSize minimum = MinDecodeSizeForCrop(crop, original, slot.height, slot.width);
+  DecodeOptions decode;
+  decode.min_height = minimum.height;
+  decode.min_width = minimum.width;
+  RETURN_IF_ERROR(decoder.Decode(jpeg, decode, scratch).status());
+  return PreprocessTrain(*scratch, original, crop, options, seed, slot);
+}
+
+absl::StatusOr<EvalWindow> ComputeEvalWindow(ImageSize original, int out_height, int out_width,
+                                             float resize_factor) {
+  if (original.height <= 0 || original.width <= 0 || out_height <= 0 || out_width <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("eval window: image ", original.width, "x",
+                                                   original.height, ", output ", out_width, "x",
+                                                   out_height));
+  }
+  if (!(resize_factor >= 1 && std::isfinite(resize_factor))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("eval resize_factor must be finite and >= 1, not ", resize_factor));
+  }
+  const float ratio = std::max(static_cast<float>(out_height) / original.height,
+                               static_cast<float>(out_width) / original.width);
+  EvalWindow window;
+  // float32 products truncated as tf.cast(..., tf.int32); never below the
+  // output (original * (out / original) can round to just under it).
+  const float height = static_cast<float>(original.height) * ratio * resize_factor;
+  const float width = static_cast<float>(original.width) * ratio * resize_factor;
+  window.resize_height = std::max(out_height, static_cast<int>(height));
+  window.resize_width = std::max(out_width, static_cast<int>(width));
+  window.top = (window.resize_height - out_height) / 2;
+  window.left = (window.resize_width - out_width) / 2;
+  return window;
+}
+
+absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalOptions& options,
+                            const BatchSlot& slot) {
+  RETURN_IF_ERROR(CheckImage(image, "evaluation preprocessing"));
+  RETURN_IF_ERROR(CheckSlot(slot));
+  RETURN_IF_ERROR(CheckNormalization(options.normalization));
+  ASSIGN_OR_RETURN(const EvalWindow window,
+                   ComputeEvalWindow(original, slot.height, slot.width, options.resize_factor));
+  // The whole image resized to the window's size, read from row `top`.
+  Axis y_axis = WindowAxis(0, original.height, window.resize_height, original.height, image.height);
+  y_axis.index_offset = window.top;
+  Axis x_axis = WindowAxis(0, original.width, window.resize_width, original.width, image.width);
+  x_axis.index_offset = window.left;
+  const SlotWriter writer(slot, options.normalization);
+  SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
+                 [&](int i, int j, const float* values) { writer.Write(i, j, values); });
+  return absl::OkStatus();
+}
+
+absl::Status PreprocessEvalJpeg(JpegDecoder& decoder, absl::string_view jpeg,
+                                const EvalOptions& options, Image* scratch, const BatchSlot& slot) {
+  ASSIGN_OR_RETURN(const JpegHeader header, decoder.ReadHeader(jpeg));
+  const ImageSize original{header.height, header.width};
+  ASSIGN_OR_RETURN(const EvalWindow window,
+                   ComputeEvalWindow(original, slot.height, slot.width, options.resize_factor));
+  DecodeOptions decode;
+  decode.min_height = window.resize_height;
+  decode.min_width = window.resize_width;
+  RETURN_IF_ERROR(decoder.Decode(jpeg, decode, scratch).status());
+  return PreprocessEval(*scratch, original, options, slot);
+}
+
+}  // namespace cnnbench::input
