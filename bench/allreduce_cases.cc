@@ -123,12 +123,19 @@ class AllReduceWorkload : public Workload {
 
 absl::StatusOr<std::unique_ptr<Workload>> AllReduceWorkload::Prepare(
     std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup) {
+  // The ranks of this process: all of the group's (local: threads), or one
+  // of several processes' (mpi), each with its own thread here.
   const int n = static_cast<int>(group.size());
   if (n == 0) return absl::InvalidArgumentError("an all-reduce case needs at least one rank");
+  if (group[0] == nullptr) return absl::InvalidArgumentError("communicator 0 is missing");
+  // A whole in-process group starts at rank 0; an MPI process holds its own rank.
+  const int size = group[0]->size();
+  const int first = n == size ? 0 : group[0]->rank();
   for (int r = 0; r < n; ++r)
-    if (group[r] == nullptr || group[r]->rank() != r || group[r]->size() != n)
-      return absl::InvalidArgumentError(
-          absl::StrCat("communicator ", r, " of ", n, " is not rank ", r, " of a group of ", n));
+    if (group[r] == nullptr || group[r]->size() != size || first + n > size ||
+        group[r]->rank() != first + r)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "communicator ", r, " of ", n, " is not rank ", first + r, " of one group of ", size));
   if (bytes <= 0 || bytes % sizeof(float) != 0)
     return absl::InvalidArgumentError(
         absl::StrCat("bytes:", bytes, " is not a positive number of fp32 elements"));
@@ -321,11 +328,14 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harnes
   // Sizes are capped by memory: send and receive buffers for every rank must
   // fit in half of this machine's memory.
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  for (int ranks : options.allreduce_ranks) {
+  std::vector<int> rank_counts = options.allreduce_ranks;
+  if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
+  const char* impl = options.mpi != nullptr ? "mpi" : "local";
+  for (int ranks : rank_counts) {
     for (int64_t bytes = std::max<int64_t>(options.allreduce_min_bytes, 8);
          bytes <= options.allreduce_max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
       TimedCase timed;
-      timed.name = AllReduceCaseName("local", "fp32", bytes, ranks);
+      timed.name = AllReduceCaseName(impl, "fp32", bytes, ranks);
       timed.family = "allreduce";
       // A fixed count, never a min time: every rank must know how many
       // collectives to make. Each rank makes them in one go, timed as a span.
@@ -333,10 +343,12 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harnes
       timed.iterations_flag = "--allreduce_iters";
       timed.time_span = true;
       timed.unit = benchmark::kMicrosecond;
-      timed.prepare = [ranks, bytes,
-                       warmup = *warmup]() -> absl::StatusOr<std::unique_ptr<Workload>> {
-        ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Communicator>> group, CreateLocalGroup(ranks));
-        return PrepareAllReduceWorkload(std::move(group), bytes, warmup);
+      timed.prepare = [ranks, bytes, warmup = *warmup,
+                       &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+        ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, 0, ranks));
+        auto workload = PrepareAllReduceWorkload(std::move(placement.group), bytes, warmup);
+        if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
+        return workload;
       };
       harness.Register(std::move(timed));
     }

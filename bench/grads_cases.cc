@@ -45,10 +45,11 @@ class GradsWorkload : public Workload {
   absl::Status Report(benchmark::State& state) override;
 
  private:
-  GradsWorkload() = default;
+  explicit GradsWorkload(const SuiteOptions& options) : options_(&options) {}
   // One step's buckets on `rank`.
   absl::Status Step(int rank);
 
+  const SuiteOptions* options_;
   Stream stream_ = Stream::Cpu();
   std::vector<GradientBucket> buckets_;
   size_t total_bytes_ = 0;
@@ -60,7 +61,7 @@ class GradsWorkload : public Workload {
 absl::StatusOr<std::unique_ptr<Workload>> GradsWorkload::Prepare(const std::string& model,
                                                                  int ranks, size_t bucket_bytes,
                                                                  const SuiteOptions& options) {
-  std::unique_ptr<GradsWorkload> w(new GradsWorkload());
+  std::unique_ptr<GradsWorkload> w(new GradsWorkload(options));
   // The gradient block and its ranges as the trainer lays them out (the
   // layout does not depend on the batch: batch 1 is the cheapest to compile).
   {
@@ -75,23 +76,23 @@ absl::StatusOr<std::unique_ptr<Workload>> GradsWorkload::Prepare(const std::stri
     ASSIGN_OR_RETURN(w->buckets_,
                      PlanBuckets(trainer->GradientRanges(), w->total_bytes_, bucket_bytes));
   }
-  CommunicatorOptions co;
-  co.timeout = options.collective_timeout;
-  ASSIGN_OR_RETURN(w->group_, CreateReplicaGroup(0, ranks, co));
-  w->grads_.resize(ranks);
-  for (int r = 0; r < ranks; ++r) {
+  ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, 0, ranks));
+  w->group_ = std::move(placement.group);
+  const int local = static_cast<int>(w->group_.size());  // ranks in this process
+  w->grads_.resize(local);
+  for (int r = 0; r < local; ++r) {
     ASSIGN_OR_RETURN(w->grads_[r], Buffer::Allocate(Device::Cpu(), w->total_bytes_));
   }
-  w->threads_ = std::make_unique<RankThreads>(ranks);
+  w->threads_ = std::make_unique<RankThreads>(local);
   GradsWorkload* self = w.get();
   // Each rank fills its own buffer (its pages faulted in by the thread that
   // uses them), then one untimed step.
-  RETURN_IF_ERROR(w->threads_->RunEverywhere([self](int r) {
+  RETURN_IF_ERROR(EndJobOnTimeout(options, w->threads_->RunEverywhere([self](int r) {
     float* g = static_cast<float*>(self->grads_[r].data());
     const size_t count = self->total_bytes_ / sizeof(float);
-    for (size_t i = 0; i < count; ++i) g[i] = Pattern(r, i);
+    for (size_t i = 0; i < count; ++i) g[i] = Pattern(self->group_[r]->rank(), i);
     return self->Step(r);
-  }));
+  })));
   return std::unique_ptr<Workload>(std::move(w));
 }
 
@@ -105,22 +106,22 @@ absl::Status GradsWorkload::Step(int rank) {
 }
 
 absl::Status GradsWorkload::RunIterations(int64_t count) {
-  return threads_->RunEverywhere([this, count](int r) {
+  return EndJobOnTimeout(*options_, threads_->RunEverywhere([this, count](int r) {
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR(Step(r));
     return absl::OkStatus();
-  });
+  }));
 }
 
 absl::Status GradsWorkload::Report(benchmark::State& state) {
-  const int ranks = static_cast<int>(grads_.size());
+  const int ranks = group_[0]->size();
   const size_t count = total_bytes_ / sizeof(float);
-  for (int r = 0; r < ranks; ++r) {
+  for (size_t r = 0; r < grads_.size(); ++r) {
     const float* g = static_cast<const float*>(grads_[r].data());
     for (size_t i = 0; i < count; ++i)
       if (g[i] != Averaged(ranks, i))
-        return absl::InternalError(absl::StrCat("gradient all-reduce wrong at rank ", r,
-                                                " element ", i, ": ", g[i], " vs ",
-                                                Averaged(ranks, i)));
+        return absl::InternalError(absl::StrCat("gradient all-reduce wrong at rank ",
+                                                group_[r]->rank(), " element ", i, ": ", g[i],
+                                                " vs ", Averaged(ranks, i)));
   }
   const double bytes = static_cast<double>(total_bytes_);
   state.counters["algbw"] =
@@ -137,11 +138,14 @@ absl::Status GradsWorkload::Report(benchmark::State& state) {
 }  // namespace
 
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness) {
+  std::vector<int> rank_counts = options.allreduce_ranks;
+  if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
+  const char* impl = options.mpi != nullptr ? "mpi" : "local";
   for (const std::string& model : options.models) {
     RETURN_IF_ERROR(FindModel(model).status());
-    for (int ranks : options.allreduce_ranks) {
+    for (int ranks : rank_counts) {
       TimedCase timed;
-      timed.name = CaseName::Grads(model, "local", static_cast<int64_t>(options.bucket_bytes >> 20),
+      timed.name = CaseName::Grads(model, impl, static_cast<int64_t>(options.bucket_bytes >> 20),
                                    ranks)
                        .ToString();
       timed.family = "grads";

@@ -107,6 +107,7 @@ void Progress::Select(const std::vector<bool>& selected) {
 void Progress::Announce(int index) {
   if (announced_[index]) return;
   announced_[index] = true;
+  if (quiet_) return;
   std::fprintf(stderr, "[%d/%d] %s\n", position_[index], selected_count_, names_[index].c_str());
   std::fflush(stderr);
 }

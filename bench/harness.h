@@ -47,12 +47,15 @@ class Progress {
   // Only the cases with selected[i] are counted and numbered (all by default).
   void Select(const std::vector<bool>& selected);
   const std::vector<std::string>& names() const { return names_; }
+  // Prints nothing (the ranks other than 0 of an MPI job).
+  void set_quiet(bool quiet) { quiet_ = quiet; }
 
  private:
   std::vector<std::string> names_;
   std::vector<bool> announced_;
   std::vector<int> position_;  // 1-based among the selected; 0: not selected
   int selected_count_ = 0;
+  bool quiet_ = false;
 };
 
 // Google Benchmark's timing flags as the user gave them. Its 1.7.1 header

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "bench/harness.h"
 #include "bench/interrupt.h"
 #include "bench/names.h"
+#include "bench/preflight.h"
 #include "bench/result_output.h"
 #include "bench/suite.h"
 #include "bench/usage.h"
@@ -36,6 +38,9 @@
 #include "core/dtype.h"
 #include "core/invocation.h"
 #include "core/platform.h"
+#include "kernels/collectives/communicator.h"
+#include "kernels/collectives/mpi.h"
+#include "kernels/collectives/nccl.h"
 
 ABSL_FLAG(std::string, preset, "",
           "quick | published | full | tiny (default: published with a GPU, quick without)");
@@ -263,6 +268,14 @@ void AddMethodologyContext(const SuiteOptions& o) {
 constexpr int kOutputFailed = 1;
 constexpr int kBadUsage = 2;
 
+// The console of the ranks other than 0 of an MPI job: they run every case
+// (each is one rank of it) but rank 0 alone reports.
+class SilentReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
 int Fail(int code, const absl::Status& status) {
   std::fprintf(stderr, "cnnbench: %s\n", std::string(status.message()).c_str());
   return code;
@@ -305,9 +318,43 @@ int Main(int argc, char** argv) {
   absl::ParseCommandLine(args_count, args.data());  // unknown flags: a clear message and exit 1
 
   // Both outlive the run: the registered cases point into them.
-  const absl::StatusOr<SuiteOptions> options = OptionsFromFlags(*timing);
+  absl::StatusOr<SuiteOptions> options = OptionsFromFlags(*timing);
   if (!options.ok()) return Fail(kBadUsage, options.status());
+
+  // Under an MPI launcher: this process is one rank; rank 0 alone prints and
+  // writes the output.
+  MpiRanks mpi_ranks;
+  std::unique_ptr<Communicator> world;
+  if (MpiEnvironment::Launched()) {
+    absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get();
+    if (!env.ok()) return Fail(kBadUsage, env.status());
+    mpi_ranks.rank = (*env)->rank();
+    mpi_ranks.size = (*env)->size();
+    mpi_ranks.local_rank = (*env)->local_rank();
+    const std::set<std::string> hosts((*env)->host_names().begin(), (*env)->host_names().end());
+    mpi_ranks.hosts = static_cast<int>(hosts.size());
+    mpi_ranks.library_version = (*env)->library_version();
+    options->mpi = &mpi_ranks;
+    CommunicatorOptions co;
+    co.timeout = options->collective_timeout;
+    absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateMpiCommunicator(co);
+    if (!comm.ok()) return Fail(kBadUsage, comm.status());
+    world = *std::move(comm);
+    // Kernel and GEMM cases involve no other rank: every process would time
+    // the same thing. A job runs the families that span its ranks.
+    std::vector<std::string> families;
+    for (const std::string& f : options->families)
+      if (f == "train" || f == "allreduce" || f == "grads") families.push_back(f);
+    if (families.size() != options->families.size() && mpi_ranks.rank == 0)
+      std::fprintf(stderr,
+                   "cnnbench: under MPI (%d ranks) only the train, allreduce and grads families "
+                   "run (one replica or rank per process)\n",
+                   mpi_ranks.size);
+    options->families = std::move(families);
+  }
+  const bool rank0 = mpi_ranks.rank == 0;
   Harness harness(TimingOf(*options));
+  harness.progress().set_quiet(!rank0);
   auto names = RegisterSuite(*options, harness);
   if (!names.ok()) return Fail(kBadUsage, names.status());
 
@@ -331,13 +378,31 @@ int Main(int argc, char** argv) {
                                        " case(s) the options select (without the filter, "
                                        "--list shows them); no output was written")));
   }
+  if (world != nullptr) {
+    // Every rank must be about to make the same collectives.
+    const PlatformInfo platform = CollectPlatformInfo();
+    const std::vector<std::string> user_args(argv + 1, argv + argc);
+    const absl::StatusOr<std::string> nccl = NcclVersion();
+    const absl::Status agreed = Preflight(
+        *world, {{"binary", absl::StrCat(platform.git_commit, " ", platform.build_config, " ",
+                                         BuildCompilationMode())},
+                 {"flags", absl::StrJoin(user_args, " ")},
+                 {"cases", absl::StrJoin(selected_names, ",")},
+                 {"gpus visible", absl::StrCat(options->gpu_count)},
+                 {"mpi", mpi_ranks.library_version},
+                 {"nccl", nccl.ok() ? *nccl : "none"}});
+    if (!agreed.ok())
+      return Fail(kBadUsage, absl::FailedPreconditionError(
+                                 absl::StrCat("rank ", mpi_ranks.rank, ": ", agreed.message())));
+  }
   if (absl::GetFlag(FLAGS_list)) {
-    for (const auto& n : selected_names) std::printf("%s\n", n.c_str());
+    if (rank0)
+      for (const auto& n : selected_names) std::printf("%s\n", n.c_str());
     return 0;
   }
 
   std::unique_ptr<ResultFile> out;
-  if (!out_path.empty()) {
+  if (!out_path.empty() && rank0) {
     absl::StatusOr<std::unique_ptr<ResultFile>> opened = ResultFile::Open(out_path, out_format);
     if (!opened.ok()) return Fail(kOutputFailed, opened.status());
     out = *std::move(opened);
@@ -351,16 +416,29 @@ int Main(int argc, char** argv) {
   PlatformInfo info = AddPlatformContext(options->platform);
   AddMethodologyContext(*options);
   AddRunContext(command_line);
-  std::fprintf(stderr,
-               "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)\n",
-               BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
-               info.cpu_cores, info.gpu_count, options->preset.c_str(), selected_names.size());
+  benchmark::AddCustomContext("ranks", absl::StrCat(mpi_ranks.size));
+  benchmark::AddCustomContext("hosts", absl::StrCat(mpi_ranks.hosts));
+  if (world != nullptr) benchmark::AddCustomContext("mpi_version", mpi_ranks.library_version);
+  if (rank0)
+    std::fprintf(stderr,
+                 "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
+                 BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
+                 info.cpu_cores, info.gpu_count, options->preset.c_str(), selected_names.size(),
+                 world != nullptr ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ",
+                                                 mpi_ranks.hosts, " host(s)").c_str()
+                                  : "");
   std::unique_ptr<benchmark::BenchmarkReporter> display =
-      MakeDisplayReporter([&harness] { return harness.stopped(); });
+      rank0 ? MakeDisplayReporter([&harness] { return harness.stopped(); })
+            : std::make_unique<SilentReporter>();
   const size_t ran = out ? benchmark::RunSpecifiedBenchmarks(display.get(), out->reporter())
                          : benchmark::RunSpecifiedBenchmarks(display.get());
   harness.Release();
   benchmark::Shutdown();
+  world.reset();
+  if (MpiEnvironment::Launched()) {
+    if (absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get(); env.ok())
+      (*env)->Finalize().IgnoreError();
+  }
   if (ran == 0) {
     // The filter was checked above; Google Benchmark disagreeing still must not pass.
     return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));

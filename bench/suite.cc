@@ -8,6 +8,8 @@
 #include "bench/names.h"
 #include "core/status.h"
 #include "kernels/collectives/local.h"
+#include "kernels/collectives/mpi.h"
+#include "kernels/collectives/nccl.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -125,11 +127,51 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
   return CreateBackend(options.backend, device);
 }
 
-absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateReplicaGroup(
-    int gpus, int ranks, const CommunicatorOptions& options) {
-  if (gpus == 0) return CreateLocalGroup(ranks, options);
-  return absl::UnimplementedError(
-      absl::StrCat("unsupported: gpus:", gpus, " in one process needs the NCCL group"));
+absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int gpus,
+                                               int ranks) {
+  CommunicatorOptions co;
+  co.timeout = options.collective_timeout;
+  ReplicaPlacement p;
+  if (options.mpi != nullptr) {
+    if (ranks != options.mpi->size)
+      return absl::InvalidArgumentError(absl::StrCat(
+          ranks, " replicas in a job of ", options.mpi->size, " processes (one per process)"));
+    ASSIGN_OR_RETURN(std::unique_ptr<Communicator> mpi, CreateMpiCommunicator(co));
+    if (gpus == 0) {
+      p.group.push_back(std::move(mpi));
+      p.devices.push_back(Device::Cpu());
+      return p;
+    }
+    const Device device = Device::Cuda(options.mpi->local_rank);
+    if (device.ordinal >= options.gpu_count)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: rank ", options.mpi->rank, " would drive ", device.ToString(), " but ",
+          options.gpu_count, " GPU(s) are visible on its host"));
+    ASSIGN_OR_RETURN(NcclUniqueId id, ShareNcclUniqueId(*mpi));
+    ASSIGN_OR_RETURN(std::unique_ptr<Communicator> nccl,
+                     CreateNcclCommunicator(id, options.mpi->rank, ranks, device, co));
+    p.group.push_back(std::move(nccl));
+    p.devices.push_back(device);
+    return p;
+  }
+  if (gpus == 0) {
+    ASSIGN_OR_RETURN(p.group, CreateLocalGroup(ranks, co));
+    p.devices.assign(ranks, Device::Cpu());
+    return p;
+  }
+  if (ranks > options.gpu_count)
+    return absl::UnimplementedError(absl::StrCat("unsupported: gpus:", ranks, " but ",
+                                                 options.gpu_count, " GPU(s) visible"));
+  for (int r = 0; r < ranks; ++r) p.devices.push_back(Device::Cuda(r));
+  ASSIGN_OR_RETURN(p.group, CreateNcclGroup(p.devices, co));
+  return p;
+}
+
+absl::Status EndJobOnTimeout(const SuiteOptions& options, absl::Status status) {
+  if (options.mpi != nullptr && absl::IsDeadlineExceeded(status))
+    AbortMpiJob(1, absl::StrCat("cnnbench: rank ", options.mpi->rank, ": ", status.message(),
+                                "; ending the job"));
+  return status;
 }
 
 std::vector<std::string> KernelDevices(const SuiteOptions& options) {

@@ -17,6 +17,16 @@
 
 namespace cnnbench::bench {
 
+// When an MPI launcher (mpirun, srun) started the suite, this process is
+// one rank of the job: training cases run one replica per process, the
+// all-reduce cases reduce across processes (docs/benchmarks.md).
+struct MpiRanks {
+  int rank = 0, size = 1;
+  int local_rank = 0;  // among the ranks on this host: the GPU it drives
+  int hosts = 1;
+  std::string library_version;
+};
+
 struct SuiteOptions {
   std::string preset;                   // quick, published, full, tiny
   std::vector<std::string> families;    // registered CaseFamilies() (bench/names.h)
@@ -31,6 +41,7 @@ struct SuiteOptions {
   bool overlap = true;                  // all-reduce buckets during backward
   int threads_per_replica = 0;          // CPU replicas' OpenMP threads; 0: cores / replicas
   absl::Duration collective_timeout = absl::Minutes(5);
+  const MpiRanks* mpi = nullptr;  // set under an MPI launcher
   std::vector<std::string> data;        // synthetic, real
   std::string data_dir;
   int64_t image_size = 0;               // 0: each model's own
@@ -69,10 +80,20 @@ TimingSettings TimingOf(const SuiteOptions& options);
 absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& options,
                                                            const Device& device);
 
-// The communicators of `ranks` data-parallel replicas in this process:
-// the local group on the CPU (gpus == 0), NCCL over GPUs 0..ranks-1.
-absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateReplicaGroup(
-    int gpus, int ranks, const CommunicatorOptions& options);
+// Where the ranks of a data-parallel case that live in this process run:
+// their communicators (element i: the i-th rank of this process) and devices.
+struct ReplicaPlacement {
+  std::vector<std::unique_ptr<Communicator>> group;
+  std::vector<Device> devices;
+};
+// `ranks` replicas in this process (the local group on the CPU, gpus == 0;
+// NCCL over GPUs 0..ranks-1), or under MPI this process's one rank (mpi on
+// the CPU, NCCL on GPU local_rank, its id shared over MPI). Collective under
+// MPI: every process calls it.
+absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int gpus, int ranks);
+// Under MPI, a timed-out collective leaves the others stuck: the job ends
+// (every process) with the error. Otherwise returns `status`.
+absl::Status EndJobOnTimeout(const SuiteOptions& options, absl::Status status);
 
 // The devices kernel and GEMM cases run on, as case names spell them:
 // "cpu", plus "cuda" (device 0) when a GPU is visible.

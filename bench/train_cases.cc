@@ -151,18 +151,17 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   if (c.data == "real")
     return absl::UnimplementedError(
         "unsupported: real data needs the input pipeline (--data=synthetic)");
-  const int n = c.ranks();
-  if (c.gpus > 0 && c.gpus > options.gpu_count)
-    return absl::UnimplementedError(absl::StrCat("unsupported: gpus:", c.gpus, " but ",
-                                                 options.gpu_count, " GPU(s) visible"));
   std::unique_ptr<ReplicatedTrainWorkload> w(new ReplicatedTrainWorkload(c, options));
+  ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, c.gpus, c.ranks()));
+  w->group_ = std::move(placement.group);
+  const std::vector<Device> devices = std::move(placement.devices);
+  const int local = static_cast<int>(w->group_.size());  // ranks in this process
   w->saved_threads_ = omp_get_max_threads();
+  const int per_host = options.mpi != nullptr ? std::max(1, options.mpi->size / options.mpi->hosts)
+                                              : local;
   w->threads_per_replica_ = options.threads_per_replica > 0
                                 ? options.threads_per_replica
-                                : std::max(1, omp_get_num_procs() / n);
-  CommunicatorOptions co;
-  co.timeout = options.collective_timeout;
-  ASSIGN_OR_RETURN(w->group_, CreateReplicaGroup(c.gpus, n, co));
+                                : std::max(1, omp_get_num_procs() / per_host);
   ModelOptions mo;
   mo.batch = c.batch;
   mo.image_size = options.image_size;
@@ -170,19 +169,19 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   DataParallelOptions dp;
   dp.bucket_bytes = options.bucket_bytes;
   dp.overlap = options.overlap;
-  w->ranks_.resize(n);
-  w->threads_ = std::make_unique<RankThreads>(n);
+  w->ranks_.resize(local);
+  w->threads_ = std::make_unique<RankThreads>(local);
   ReplicatedTrainWorkload* self = w.get();
   RETURN_IF_ERROR(w->threads_->RunEverywhere([&](int r) -> absl::Status {
     self->PinThreads();
     Rank& rank = self->ranks_[r];
-    ASSIGN_OR_RETURN(rank.backend,
-                     CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(r) : Device::Cpu()));
-    ASSIGN_OR_RETURN(rank.replica, Replica::Create(graph, rank.backend.get(), StepOptions(c, options),
-                                                   self->group_[r].get(), dp));
+    Communicator* comm = self->group_[r].get();
+    ASSIGN_OR_RETURN(rank.backend, CreateCaseBackend(options, devices[r]));
+    ASSIGN_OR_RETURN(rank.replica, Replica::Create(graph, rank.backend.get(),
+                                                   StepOptions(c, options), comm, dp));
     RETURN_IF_ERROR(rank.replica->SyncInitialWeights().status());
     // Each replica its own batch: the global batch is ranks * batch examples.
-    ASSIGN_OR_RETURN(rank.batch, MakeSyntheticBatch(graph, c.batch, 1234 + r));
+    ASSIGN_OR_RETURN(rank.batch, MakeSyntheticBatch(graph, c.batch, 1234 + comm->rank()));
     return rank.replica->SetBatch(static_cast<const float*>(rank.batch.images.data()),
                                   static_cast<const int32_t*>(rank.batch.labels.data()));
   }));
@@ -204,34 +203,39 @@ void ReplicatedTrainWorkload::PinThreads() const {
 }
 
 absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
-  return threads_->RunEverywhere([this, count](int r) {
+  return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count](int r) {
     PinThreads();
     Replica& replica = *ranks_[r].replica;
     for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR(replica.Step());
     return absl::OkStatus();
-  });
+  }));
 }
 
 absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   const int n = case_.ranks();
-  std::vector<float> losses(n);
-  RETURN_IF_ERROR(threads_->RunEverywhere([&](int r) -> absl::Status {
+  std::vector<float> losses(ranks_.size());
+  RETURN_IF_ERROR(EndJobOnTimeout(options_, threads_->RunEverywhere([&](int r) -> absl::Status {
     ASSIGN_OR_RETURN(losses[r], ranks_[r].replica->GlobalLoss());
     return absl::OkStatus();
-  }));
+  })));
   Replica& first = *ranks_[0].replica;
   state.counters["images_per_second"] = benchmark::Counter(
       static_cast<double>(case_.batch * n), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = benchmark::Counter(n);
+  state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
   state.counters["buckets"] = benchmark::Counter(static_cast<double>(first.buckets().size()));
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
   if (std::isfinite(losses[0])) state.counters["loss"] = benchmark::Counter(losses[0]);
   state.SetLabel(absl::StrCat(
       ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
-      first.communicator().name(), ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ",
+      first.communicator().name(),
+      options_.mpi != nullptr ? absl::StrCat(", one per process on ", options_.mpi->hosts,
+                                             " host(s)")
+                              : "",
+      ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ",
       options_.overlap ? "on" : "off",
       case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each") : "", ")",
       std::isfinite(losses[0]) ? "" : ", loss not finite"));
@@ -264,9 +268,21 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
       ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
       for (const std::string& data : options.data) {
         for (int64_t batch : batches) {
-          for (int gpus : options.gpus) {
+          std::vector<int> gpu_counts = options.gpus;
+          if (options.mpi != nullptr) {
+            // One replica per process: the CPU case takes every rank as a
+            // replica, and a GPU case (any gpus > 0 asked for) every rank's GPU.
+            gpu_counts.clear();
+            for (int g : options.gpus) {
+              const int count = g == 0 ? 0 : options.mpi->size;
+              if (std::find(gpu_counts.begin(), gpu_counts.end(), count) == gpu_counts.end())
+                gpu_counts.push_back(count);
+            }
+          }
+          for (int gpus : gpu_counts) {
             // CPU replica counts apply to the CPU cases; a GPU case's replicas are its GPUs.
-            const std::vector<int> replica_counts = gpus == 0 ? options.replicas : std::vector<int>{1};
+            std::vector<int> replica_counts = gpus == 0 ? options.replicas : std::vector<int>{1};
+            if (options.mpi != nullptr && gpus == 0) replica_counts = {options.mpi->size};
             for (int replicas : replica_counts) {
               const TrainCase c{model, precision, data, batch, gpus, replicas};
               TimedCase timed;
@@ -275,7 +291,7 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
               timed.iterations = options.steps;
               timed.iterations_flag = "--steps";
               timed.unit = benchmark::kMillisecond;
-              if (c.ranks() > 1) {
+              if (c.ranks() > 1 || options.mpi != nullptr) {
                 timed.time_span = true;  // every rank makes all its steps in one go
                 timed.prepare = [c, &options] {
                   return ReplicatedTrainWorkload::Prepare(c, options);

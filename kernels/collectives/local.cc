@@ -102,8 +102,8 @@ class Barrier {
         broken_ = absl::DeadlineExceededError(absl::StrCat(
             "local ", KindName(kind), " timed out after ", absl::FormatDuration(timeout_), ": ",
             missing.size() == 1 ? "rank " : "ranks ", absl::StrJoin(missing, ", "),
-            " did not arrive (", size_ - missing.size(), " of ",
-            size_, " ranks waited; the group is broken and fails every later call)"));
+            " did not arrive (", size_ - missing.size(), " of ", size_,
+            " ranks waited; the group is broken and fails every later call)"));
         lock.unlock();
         released_.notify_all();
         return broken_;
@@ -286,7 +286,8 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
   const std::string what = absl::StrCat("local ", KindName(c.kind), ", ", where);
   if (c.kind == Kind::kAllReduce) {
     if (!KnownOp(c.op))
-      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op),
+      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ",
+                                                   static_cast<int>(c.op),
                                                    " in local all-reduce (known: sum, avg, max, "
                                                    "min; ",
                                                    where, ")"));
@@ -305,10 +306,10 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
         absl::StrCat(what, ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
   if (c.count == 0) return absl::OkStatus();
   if (c.send == nullptr || c.recv == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": the ",
-        c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
-        "buffer is null for ", c.count, " elements"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the ",
+                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
+                     "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
   if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
     return absl::InvalidArgumentError(absl::StrCat(what,
@@ -334,10 +335,10 @@ absl::Status CheckGroupCall(const std::vector<Call>& calls, int rank) {
     const Call& c = calls[r];
     if (c.kind != first.kind || c.count != first.count || c.dtype != first.dtype ||
         c.op != first.op || c.root != first.root)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "local group: ranks disagree on the collective: rank 0 called ", Describe(first),
-          ", rank ", r, " ", Describe(c), " (every rank must make the same call; seen by rank ",
-          rank, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("local group: ranks disagree on the collective: rank 0 called ",
+                       Describe(first), ", rank ", r, " ", Describe(c),
+                       " (every rank must make the same call; seen by rank ", rank, ")"));
   }
   if (!calls[rank].local.ok()) return calls[rank].local;
   for (const Call& c : calls)
@@ -453,8 +454,8 @@ absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> CreateLocalGroup(
     return absl::InvalidArgumentError(
         absl::StrCat("a local group needs at least 1 rank, got ", ranks));
   if (options.timeout <= absl::ZeroDuration())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a local group's timeout must be positive, got ", absl::FormatDuration(options.timeout)));
+    return absl::InvalidArgumentError(absl::StrCat("a local group's timeout must be positive, got ",
+                                                   absl::FormatDuration(options.timeout)));
   auto group = std::make_shared<LocalGroup>(ranks, options.timeout);
   std::vector<std::unique_ptr<Communicator>> communicators;
   for (int r = 0; r < ranks; ++r)

@@ -20,21 +20,24 @@
 #include "core/dtype.h"
 #include "gtest/gtest.h"
 #include "kernels/collectives/communicator.h"
+#include "tests/kernels/collectives/collective_checks.h"
 
 namespace cnnbench {
 namespace {
 
-constexpr DType kDTypes[] = {DType::kF32,  DType::kF64, DType::kF16,
-                             DType::kBF16, DType::kI32, DType::kI64};
-// Broadcast and all-gather copy bytes: every dtype.
-constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16,
-                                DType::kI32, DType::kI64, DType::kU8};
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin};
+using collective_test::AllGatherAndCheck;
+using collective_test::AllReduceAndCheck;
+using collective_test::AnyCall;
+using collective_test::BroadcastAndCheck;
+using collective_test::Collective;
+using collective_test::kAllDTypes;
+using collective_test::kDTypes;
+using collective_test::kOps;
+using collective_test::RunAny;
+
 // 37 and 20011 divide among none of 2, 3, 4 ranks; 20011 also spans several
 // of the implementation's blocks per rank.
 constexpr size_t kCounts[] = {0, 1, 37, 20011};
-constexpr size_t kGuard = 16;   // elements past `count` that nothing may write
-constexpr double kPoison = 99;  // never a result: every result lies in [-20, 20]
 
 // Runs body(rank) on one thread per rank, the way a group is used.
 template <typename F>
@@ -42,131 +45,6 @@ void OnEveryRank(int ranks, F body) {
   std::vector<std::thread> threads;
   for (int r = 0; r < ranks; ++r) threads.emplace_back(body, r);
   for (auto& t : threads) t.join();
-}
-
-// Rank r's element i: a small integer in [-5, 5], so a sum over up to four
-// ranks is exact in every dtype (bf16 holds integers up to 256) whatever the
-// order of accumulation.
-int64_t Value(int rank, size_t i) { return static_cast<int64_t>((rank * 7 + i * 3) % 11) - 5; }
-
-// Host buffer of `elements` elements of `dtype` (8-byte aligned).
-struct Elements {
-  Elements(DType dtype, size_t elements)
-      : dtype(dtype), words((elements * SizeOf(dtype) + 7) / 8 + 1) {}
-  void* data() { return words.data(); }
-
-  void Set(size_t i, double v) {
-    void* p = words.data();
-    switch (dtype) {
-      case DType::kF32:
-        static_cast<float*>(p)[i] = static_cast<float>(v);
-        break;
-      case DType::kF64:
-        static_cast<double*>(p)[i] = v;
-        break;
-      case DType::kF16:
-        static_cast<Half*>(p)[i] = FloatToHalf(static_cast<float>(v));
-        break;
-      case DType::kBF16:
-        static_cast<BFloat16*>(p)[i] = FloatToBFloat16(static_cast<float>(v));
-        break;
-      case DType::kI32:
-        static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
-        break;
-      case DType::kI64:
-        static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
-        break;
-      case DType::kU8:
-        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(static_cast<int>(v) & 0xff);
-        break;
-      default:
-        ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
-    }
-  }
-  double Get(size_t i) const {
-    const void* p = words.data();
-    switch (dtype) {
-      case DType::kF32:
-        return static_cast<const float*>(p)[i];
-      case DType::kF64:
-        return static_cast<const double*>(p)[i];
-      case DType::kF16:
-        return HalfToFloat(static_cast<const Half*>(p)[i]);
-      case DType::kBF16:
-        return BFloat16ToFloat(static_cast<const BFloat16*>(p)[i]);
-      case DType::kI32:
-        return static_cast<const int32_t*>(p)[i];
-      case DType::kI64:
-        return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-      case DType::kU8:
-        return static_cast<const uint8_t*>(p)[i];
-      default:
-        return 0;
-    }
-  }
-  // Bit-exact comparison of element i.
-  bool Same(size_t i, const Elements& other) const {
-    const size_t size = SizeOf(dtype);
-    return std::memcmp(reinterpret_cast<const char*>(words.data()) + i * size,
-                       reinterpret_cast<const char*>(other.words.data()) + i * size, size) == 0;
-  }
-
-  DType dtype;
-  std::vector<uint64_t> words;
-};
-
-// The reduction of element i over `ranks` ranks, computed plainly: the sum
-// of the values, then the op. Averages divide once, in the accumulation type
-// the interface promises (fp32 for fp32/fp16/bf16, fp64 for fp64, integer
-// division for integers).
-double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
-  int64_t sum = 0, max = Value(0, i), min = Value(0, i);
-  for (int r = 0; r < ranks; ++r) {
-    sum += Value(r, i);
-    max = std::max(max, Value(r, i));
-    min = std::min(min, Value(r, i));
-  }
-  switch (op) {
-    case ReduceOp::kSum:
-      return static_cast<double>(sum);
-    case ReduceOp::kMax:
-      return static_cast<double>(max);
-    case ReduceOp::kMin:
-      return static_cast<double>(min);
-    case ReduceOp::kAvg:
-      if (dtype == DType::kI32 || dtype == DType::kI64) return static_cast<double>(sum / ranks);
-      if (dtype == DType::kF64) return static_cast<double>(sum) / ranks;
-      return static_cast<float>(sum) / static_cast<float>(ranks);
-  }
-  return 0;
-}
-
-// One all-reduce on `comm`, checked: returns "" or what went wrong.
-std::string RunAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
-                        size_t count, bool in_place) {
-  const std::string what =
-      absl::StrCat("ranks ", comm.size(), ", rank ", comm.rank(), ", ", DTypeName(dtype), " ",
-                   ReduceOpName(op), ", count ", count, in_place ? ", in place" : ", out of place");
-  const int rank = comm.rank();
-  Elements send(dtype, count + kGuard), recv(dtype, count + kGuard);
-  Elements expected(dtype, count + kGuard);
-  for (size_t i = 0; i < count + kGuard; ++i) {
-    send.Set(i, static_cast<double>(Value(rank, i)));
-    recv.Set(i, in_place && i < count ? static_cast<double>(Value(rank, i)) : kPoison);
-    expected.Set(i, i < count ? Expected(dtype, op, comm.size(), i) : kPoison);
-  }
-  const Elements send_before = send;
-  absl::Status s =
-      comm.AllReduce(in_place ? recv.data() : send.data(), recv.data(), count, dtype, op, stream);
-  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
-  for (size_t i = 0; i < count + kGuard; ++i) {
-    if (!recv.Same(i, expected))
-      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
-                          recv.Get(i), ", expected ", expected.Get(i));
-    if (!in_place && !send.Same(i, send_before))
-      return absl::StrCat(what, ": the send buffer changed at element ", i);
-  }
-  return "";
 }
 
 TEST(LocalGroupTest, EveryDTypeAndOpMatchesAPlainReduction) {
@@ -184,7 +62,7 @@ TEST(LocalGroupTest, EveryDTypeAndOpMatchesAPlainReduction) {
           for (size_t count : kCounts)
             for (bool in_place : {false, true}) {
               std::string failure =
-                  RunAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
+                  AllReduceAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
               if (failures[rank].empty()) failures[rank] = failure;
             }
     });
@@ -371,29 +249,6 @@ TEST(LocalGroupTest, ASecondThreadOnOneCommunicatorIsRefused) {
   EXPECT_EQ(rank1, 3);
 }
 
-// Rank r's element i for the copying collectives: distinct per rank and
-// element, and exact in every dtype (uint8 keeps it below 256).
-double CopyValue(int rank, size_t i) { return static_cast<double>(rank * 50 + i % 47); }
-
-// One broadcast from `root` on `comm`, checked: returns "" or what went wrong.
-std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
-                              int root) {
-  const std::string what = absl::StrCat("broadcast, ranks ", comm.size(), ", rank ", comm.rank(),
-                                        ", root ", root, ", ", DTypeName(dtype), ", count ", count);
-  Elements buffer(dtype, count + kGuard);
-  for (size_t i = 0; i < count + kGuard; ++i)
-    buffer.Set(i, i < count ? CopyValue(comm.rank(), i) : kPoison);
-  absl::Status s = comm.Broadcast(buffer.data(), count, dtype, root, stream);
-  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
-  for (size_t i = 0; i < count + kGuard; ++i) {
-    const double expected = i < count ? CopyValue(root, i) : kPoison;
-    if (buffer.Get(i) != expected)
-      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
-                          buffer.Get(i), ", expected ", expected);
-  }
-  return "";
-}
-
 TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDType) {
   for (int ranks : {1, 2, 3, 4}) {
     auto group = CreateLocalGroup(ranks);
@@ -412,38 +267,6 @@ TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDType) {
   }
 }
 
-// One all-gather on `comm`, checked: returns "" or what went wrong.
-std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
-                              bool in_place) {
-  const std::string what =
-      absl::StrCat("all-gather, ranks ", comm.size(), ", rank ", comm.rank(), ", ",
-                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
-  const int rank = comm.rank();
-  const size_t total = count * comm.size();
-  Elements send(dtype, count + kGuard), recv(dtype, total + kGuard);
-  for (size_t i = 0; i < count + kGuard; ++i) send.Set(i, CopyValue(rank, i));
-  for (size_t i = 0; i < total + kGuard; ++i)
-    recv.Set(i, in_place && i < total && i / count == static_cast<size_t>(rank)
-                    ? CopyValue(rank, i % count)
-                    : kPoison);
-  const Elements send_before = send;
-  // In place, this rank's slice of recv is its send buffer.
-  const void* send_ptr = in_place ? static_cast<const void*>(static_cast<char*>(recv.data()) +
-                                                             rank * count * SizeOf(dtype))
-                                  : send.data();
-  absl::Status s = comm.AllGather(send_ptr, recv.data(), count, dtype, stream);
-  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
-  for (size_t i = 0; i < total + kGuard; ++i) {
-    const double expected = i < total ? CopyValue(static_cast<int>(i / count), i % count) : kPoison;
-    if (recv.Get(i) != expected)
-      return absl::StrCat(what, ": element ", i, i < total ? "" : " (past size * count)", " is ",
-                          recv.Get(i), ", expected ", expected);
-  }
-  for (size_t i = 0; i < count + kGuard; ++i)
-    if (!send.Same(i, send_before)) return absl::StrCat(what, ": the send buffer changed at ", i);
-  return "";
-}
-
 TEST(LocalGroupTest, AllGatherInEveryDTypeInAndOutOfPlace) {
   for (int ranks : {1, 2, 3, 4}) {
     auto group = CreateLocalGroup(ranks);
@@ -454,35 +277,13 @@ TEST(LocalGroupTest, AllGatherInEveryDTypeInAndOutOfPlace) {
       for (DType dtype : kAllDTypes)
         for (size_t count : kCounts)
           for (bool in_place : {false, true}) {
-            std::string failure = AllGatherAndCheck(*(*group)[rank], *stream, dtype, count, in_place);
+            std::string failure =
+                AllGatherAndCheck(*(*group)[rank], *stream, dtype, count, in_place);
             if (failures[rank].empty()) failures[rank] = failure;
           }
     });
     for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
   }
-}
-
-// The three collectives through one signature, for tests that mix them.
-enum class Collective { kAllReduce, kBroadcast, kAllGather };
-struct AnyCall {
-  Collective collective = Collective::kAllReduce;
-  size_t count = 8;
-  DType dtype = DType::kF32;
-  int root = 0;
-};
-
-absl::Status RunAny(Communicator& comm, const AnyCall& c) {
-  std::vector<double> send(c.count + 1, 1.0), recv((c.count + 1) * comm.size(), 0.0);
-  const Stream stream = Stream::Cpu();
-  switch (c.collective) {
-    case Collective::kAllReduce:
-      return comm.AllReduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, stream);
-    case Collective::kBroadcast:
-      return comm.Broadcast(send.data(), c.count, c.dtype, c.root, stream);
-    case Collective::kAllGather:
-      return comm.AllGather(send.data(), recv.data(), c.count, c.dtype, stream);
-  }
-  return absl::InternalError("unknown collective");
 }
 
 TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
@@ -499,8 +300,7 @@ TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
        {Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .root = 1}, "root 1"},
         Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .count = 9, .root = 2},
              "count 9"},
-        Case{gather, AnyCall{.collective = Collective::kAllGather, .dtype = DType::kI64},
-             "int64"},
+        Case{gather, AnyCall{.collective = Collective::kAllGather, .dtype = DType::kI64}, "int64"},
         Case{AnyCall{}, gather, "all-gather (count 8, fp32)"},
         Case{gather, broadcast, "broadcast (count 8, fp32, root 2)"}}) {
     std::vector<absl::Status> statuses(3);
@@ -562,8 +362,8 @@ TEST(LocalGroupTest, ARankThatNeverCallsTimesOutTheOthersAndBreaksTheGroup) {
   for (int rank : {0, 2})
     threads.emplace_back([&, rank] {
       float value = 1;
-      statuses[rank] = (*group)[rank]->AllReduce(&value, &value, 1, DType::kF32, ReduceOp::kSum,
-                                                 Stream::Cpu());
+      statuses[rank] =
+          (*group)[rank]->AllReduce(&value, &value, 1, DType::kF32, ReduceOp::kSum, Stream::Cpu());
     });
   for (auto& t : threads) t.join();
   for (int rank : {0, 2}) {

@@ -1,0 +1,640 @@
+// The mpi group. Every collective is two steps on the communicator's own
+// duplicate of MPI_COMM_WORLD, each non-blocking and polled with MPI_Testall
+// until it completes or the call's deadline (start + timeout) passes:
+//  1. Arrival and agreement. Every rank posts an MPI_Iallreduce(MAX) of its
+//     call's signature and of its negation (kind, count, dtype, op, root,
+//     and whether it refuses the call itself), so every rank learns the
+//     range of each field: max == min means the ranks agree. Beside it, one
+//     int per pair with rank 0: every rank r > 0 Isends to rank 0 and rank 0
+//     Isends to every rank. When the deadline passes, rank 0 names the ranks
+//     whose message has not come; another rank names rank 0 when rank 0's
+//     has not come, and otherwise points to rank 0's error.
+//  2. The transfer: MPI_Iallreduce, MPI_Ibcast or MPI_Iallgather.
+// MPI cannot cancel a started collective, so a timeout leaves requests
+// pending for good: the communicator is broken, fails every later call at
+// once, keeps its internal buffers alive until the process ends and never
+// frees its MPI communicator.
+#include "kernels/collectives/mpi.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace cnnbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+absl::Status MpiError(const char* call, int code, const char* file, int line) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) length = 0;
+  return absl::InternalError(absl::StrCat(file, ":", line, ": ", call,
+                                          " failed: ", absl::string_view(text, length),
+                                          " (MPI error ", code, ")"));
+}
+
+#define MPI_RETURN_IF_ERROR(expr)                                   \
+  do {                                                              \
+    const int cnnbench_mpi_rc_ = (expr);                            \
+    if (cnnbench_mpi_rc_ != MPI_SUCCESS)                            \
+      return MpiError(#expr, cnnbench_mpi_rc_, __FILE__, __LINE__); \
+  } while (0)
+
+bool MpiFinalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
+// The process-wide state behind MpiEnvironment.
+struct Process {
+  std::mutex mutex;
+  MpiEnvironment* environment = nullptr;  // never deleted: lives until exit
+  bool owns_init = false;                 // MPI_Init_thread was ours to call
+  bool finalized = false;
+};
+Process& TheProcess() {
+  static Process* process = new Process;  // never destroyed: atexit may use it
+  return *process;
+}
+
+void FinalizeAtExit() {
+  Process& process = TheProcess();
+  std::lock_guard<std::mutex> lock(process.mutex);
+  if (process.owns_init && !process.finalized && !MpiFinalized()) MPI_Finalize();
+  process.finalized = true;
+}
+
+// Internal buffers of broken communicators: MPI may still write into them.
+void KeepUntilExit(std::shared_ptr<void> buffers) {
+  static std::mutex* mutex = new std::mutex;
+  static auto* kept = new std::vector<std::shared_ptr<void>>;  // reachable: not a leak
+  std::lock_guard<std::mutex> lock(*mutex);
+  kept->push_back(std::move(buffers));
+}
+
+Clock::time_point DeadlineAfter(absl::Duration timeout) {
+  // Beyond a year counts as none (and keeps the clock arithmetic finite).
+  timeout = std::min(timeout, absl::Hours(24 * 365));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(absl::ToChronoNanoseconds(timeout));
+}
+
+// Polls `requests` until all complete (true) or `deadline` passes (false).
+// A non-blocking collective advances only inside MPI calls (each round of a
+// large all-reduce waits for the next MPI_Testall), so the thread spins as a
+// blocking MPI call would; only a call still waiting after a quarter second
+// (a peer late, not a transfer under way) naps, at most 50 us at a time.
+absl::StatusOr<bool> PollUntil(std::vector<MPI_Request>& requests, Clock::time_point deadline) {
+  const Clock::time_point nap_after = Clock::now() + std::chrono::milliseconds(250);
+  std::chrono::microseconds nap(1);
+  for (;;) {
+    int done = 0;
+    MPI_RETURN_IF_ERROR(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                                    MPI_STATUSES_IGNORE));
+    if (done) return true;
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return false;
+    if (now < nap_after) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(50));
+    }
+  }
+}
+
+enum class Kind { kAllReduce, kBroadcast, kAllGather };
+
+absl::string_view KindName(int64_t kind) {
+  switch (static_cast<Kind>(kind)) {
+    case Kind::kAllReduce:
+      return "all-reduce";
+    case Kind::kBroadcast:
+      return "broadcast";
+    case Kind::kAllGather:
+      return "all-gather";
+  }
+  return "collective";
+}
+
+struct Call {
+  Kind kind = Kind::kAllReduce;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  size_t count = 0;
+  DType dtype = DType::kF32;
+  ReduceOp op = ReduceOp::kSum;  // kSum unless an all-reduce
+  int root = 0;                  // 0 unless a broadcast
+};
+
+bool KnownOp(ReduceOp op) {
+  return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||
+         op == ReduceOp::kMin;
+}
+
+std::string OpText(int64_t op) {
+  return KnownOp(static_cast<ReduceOp>(op)) ? std::string(ReduceOpName(static_cast<ReduceOp>(op)))
+                                            : absl::StrCat("op ", op);
+}
+
+std::string DTypeText(int64_t dtype) {
+  return dtype >= 0 && dtype <= static_cast<int64_t>(DType::kU8)
+             ? std::string(DTypeName(static_cast<DType>(dtype)))
+             : absl::StrCat("dtype ", dtype);
+}
+
+std::string Describe(const Call& c) {
+  std::string text = absl::StrCat(KindName(static_cast<int64_t>(c.kind)), " (count ", c.count, ", ",
+                                  DTypeName(c.dtype));
+  if (c.kind == Kind::kAllReduce) absl::StrAppend(&text, ", ", OpText(static_cast<int64_t>(c.op)));
+  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
+  return text + ")";
+}
+
+// The MPI type an all-reduce runs in; fp16 and bf16 run widened to fp32.
+MPI_Datatype ReduceType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kF16:
+    case DType::kBF16:
+      return MPI_FLOAT;
+    case DType::kF64:
+      return MPI_DOUBLE;
+    case DType::kI32:
+      return MPI_INT32_T;
+    case DType::kI64:
+      return MPI_INT64_T;
+    default:
+      return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op ReduceMpiOp(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum:
+    case ReduceOp::kAvg:
+      return MPI_SUM;
+    case ReduceOp::kMax:
+      return MPI_MAX;
+    case ReduceOp::kMin:
+      return MPI_MIN;
+  }
+  return MPI_OP_NULL;
+}
+
+bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto* pa = static_cast<const char*>(a);
+  const auto* pb = static_cast<const char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+// What this rank can check alone, before meeting the others.
+absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size) {
+  const std::string where = absl::StrCat("rank ", rank, " of ", size);
+  const std::string what =
+      absl::StrCat("mpi ", KindName(static_cast<int64_t>(c.kind)), ", ", where);
+  if (c.kind == Kind::kAllReduce) {
+    if (!KnownOp(c.op))
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op),
+                       " in mpi all-reduce (known: sum, avg, max, min; ", where, ")"));
+    if (ReduceType(c.dtype) == MPI_DATATYPE_NULL)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: mpi all-reduce of ", DTypeName(c.dtype),
+                       " (fp32, fp64, fp16, bf16, int32, int64; ", where, ")"));
+  }
+  if (!stream.device().is_cpu())
+    return absl::InvalidArgumentError(absl::StrCat(what, ": the stream is on ",
+                                                   stream.device().ToString(),
+                                                   " but an mpi group works on host memory"));
+  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
+  // MPI counts are ints: elements for an all-reduce, bytes for the others.
+  const size_t bytes = c.count * SizeOf(c.dtype);
+  const size_t mpi_count = c.kind == Kind::kAllReduce ? c.count : bytes;
+  if (mpi_count > static_cast<size_t>(INT_MAX))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": count ", c.count, " of ", DTypeName(c.dtype),
+                     " is beyond what one MPI call takes (", INT_MAX,
+                     c.kind == Kind::kAllReduce ? " elements" : " bytes", ")"));
+  if (c.count == 0) return absl::OkStatus();
+  if (c.send == nullptr || c.recv == nullptr)
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the ",
+                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
+                     "buffer is null for ", c.count, " elements"));
+  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
+    return absl::InvalidArgumentError(absl::StrCat(what,
+                                                   ": the send and receive buffers overlap without "
+                                                   "being the same (in place is send == recv)"));
+  if (c.kind == Kind::kAllGather) {
+    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
+    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
+      return absl::InvalidArgumentError(
+          absl::StrCat(what,
+                       ": the send buffer overlaps the receive buffer without being this rank's "
+                       "slice of it (in place is send == recv + rank * count)"));
+  }
+  return absl::OkStatus();
+}
+
+// The signature's fields. kRefusedRank: this rank's number when it refuses
+// the call, else size (the minimum names the lowest refusing rank);
+// kRefusedCode: its absl code, else 0.
+enum Field { kKind, kCount, kDType, kOp, kRoot, kRefusedRank, kRefusedCode, kFields };
+constexpr const char* kFieldNames[] = {"collective", "count", "dtype", "op", "root"};
+
+// Buffers MPI reads or writes while a call is under way. Shared so that a
+// broken communicator can hand them to KeepUntilExit.
+struct Buffers {
+  int64_t signature[2 * kFields] = {};  // the fields, then their negations
+  int arrival_out = 1;
+  std::vector<int> arrival_in;  // rank 0: one per rank; others: [0] from rank 0
+  std::vector<MPI_Request> requests;
+  std::vector<float> widened;  // fp16/bf16 all-reduce in fp32
+};
+
+template <typename T>
+void DivideInPlace(void* data, size_t count, int size) {
+  T* values = static_cast<T*>(data);
+  for (size_t i = 0; i < count; ++i) values[i] = static_cast<T>(values[i] / static_cast<T>(size));
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator(MPI_Comm comm, int rank, int size, absl::Duration timeout)
+      : comm_(comm), rank_(rank), size_(size), timeout_(timeout), buffers_(new Buffers) {
+    buffers_->arrival_in.assign(rank_ == 0 ? size_ : 1, 0);
+  }
+
+  ~MpiCommunicator() override {
+    if (!broken_.ok()) {
+      KeepUntilExit(std::move(buffers_));  // requests may still be pending on them
+      return;
+    }
+    if (!MpiFinalized()) MPI_Comm_free(&comm_);
+  }
+
+  absl::string_view name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                         const Stream& stream) override {
+    return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0}, stream);
+  }
+
+  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+                         const Stream& stream) override {
+    return Run(Call{Kind::kBroadcast, buffer, buffer, count, dtype, ReduceOp::kSum, root}, stream);
+  }
+
+  absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
+                         const Stream& stream) override {
+    return Run(Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+  }
+
+ private:
+  absl::Status Run(const Call& call, const Stream& stream) {
+    const std::string what = absl::StrCat("mpi ", KindName(static_cast<int64_t>(call.kind)),
+                                          ", rank ", rank_, " of ", size_);
+    if (in_call_.exchange(true, std::memory_order_acquire))
+      return absl::FailedPreconditionError(
+          absl::StrCat(what,
+                       ": called while another call on this communicator is running (each "
+                       "communicator belongs to one thread)"));
+    absl::Status status;
+    if (!broken_.ok()) {
+      status = absl::FailedPreconditionError(
+          absl::StrCat(what, ": the communicator is broken since an earlier call failed (",
+                       broken_.message(), "); end the job (AbortMpiJob)"));
+    } else if (MpiFinalized()) {
+      status = absl::FailedPreconditionError(absl::StrCat(what, ": MPI is finalized"));
+    } else {
+      status = Steps(call, stream, what);
+      // A timeout or an MPI failure leaves the ranks at different points.
+      if (status.code() == absl::StatusCode::kDeadlineExceeded ||
+          status.code() == absl::StatusCode::kInternal)
+        broken_ = status;
+    }
+    in_call_.store(false, std::memory_order_release);
+    return status;
+  }
+
+  absl::Status Steps(const Call& call, const Stream& stream, const std::string& what) {
+    const Clock::time_point deadline = DeadlineAfter(timeout_);
+    const absl::Status own = CheckOwnCall(call, stream, rank_, size_);
+    // Returned as they are: "unsupported: ..." must stay at the start.
+    absl::Status agreed = Agree(call, own, deadline, what);
+    if (!agreed.ok() || call.count == 0) return agreed;
+    return Transfer(call, deadline, what);
+  }
+
+  // Step 1: every rank arrives and the calls agree.
+  absl::Status Agree(const Call& call, const absl::Status& own, Clock::time_point deadline,
+                     const std::string& what) {
+    Buffers& b = *buffers_;
+    const int64_t fields[kFields] = {static_cast<int64_t>(call.kind),
+                                     static_cast<int64_t>(call.count),
+                                     static_cast<int64_t>(call.dtype),
+                                     static_cast<int64_t>(call.op),
+                                     call.root,
+                                     own.ok() ? size_ : rank_,
+                                     own.ok() ? 0 : static_cast<int64_t>(own.code())};
+    for (int f = 0; f < kFields; ++f) {
+      b.signature[f] = fields[f];
+      b.signature[kFields + f] = -fields[f];
+    }
+    b.requests.assign(1, MPI_REQUEST_NULL);
+    MPI_RETURN_IF_ERROR(MPI_Iallreduce(MPI_IN_PLACE, b.signature, 2 * kFields, MPI_INT64_T, MPI_MAX,
+                                       comm_, &b.requests[0]));
+    constexpr int kArrivalTag = 1;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || (rank_ != 0 && r != 0)) continue;
+      b.requests.push_back(MPI_REQUEST_NULL);
+      MPI_RETURN_IF_ERROR(
+          MPI_Isend(&b.arrival_out, 1, MPI_INT, r, kArrivalTag, comm_, &b.requests.back()));
+      b.requests.push_back(MPI_REQUEST_NULL);
+      MPI_RETURN_IF_ERROR(MPI_Irecv(&b.arrival_in[rank_ == 0 ? r : 0], 1, MPI_INT, r, kArrivalTag,
+                                    comm_, &b.requests.back()));
+    }
+    ASSIGN_OR_RETURN(const bool done, PollUntil(b.requests, deadline));
+    if (!done) return TimedOut(call, what);
+
+    int64_t max[kFields], min[kFields];
+    for (int f = 0; f < kFields; ++f) {
+      max[f] = b.signature[f];
+      min[f] = -b.signature[kFields + f];
+    }
+    std::vector<std::string> disagreements;
+    for (int f = 0; f < kRefusedRank; ++f) {
+      if (max[f] == min[f]) continue;
+      auto text = [&](int64_t v) -> std::string {
+        if (f == kKind) return std::string(KindName(v));
+        if (f == kDType) return DTypeText(v);
+        if (f == kOp) return OpText(v);
+        return absl::StrCat(v);
+      };
+      disagreements.push_back(
+          absl::StrCat(kFieldNames[f], " from ", text(min[f]), " to ", text(max[f])));
+    }
+    if (!disagreements.empty())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "mpi group: ranks disagree on the collective: rank ", rank_, " of ", size_, " called ",
+          Describe(call), "; across the ranks ", absl::StrJoin(disagreements, ", "),
+          " (every rank must make the same call)"));
+    if (!own.ok()) return own;
+    if (min[kRefusedRank] < size_)
+      return absl::Status(static_cast<absl::StatusCode>(max[kRefusedCode]),
+                          absl::StrCat(what, ": rank ", min[kRefusedRank],
+                                       " refused the call (its own error says why)"));
+    return absl::OkStatus();
+  }
+
+  // Step 1 ran out of time: name who did not arrive, as far as this rank knows.
+  absl::Status TimedOut(const Call& call, const std::string& what) {
+    Buffers& b = *buffers_;
+    // b.requests: [0] the signature, then (send, receive) per peer, in rank order.
+    std::vector<int> missing;
+    bool rank0_arrived = true;
+    size_t index = 1;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || (rank_ != 0 && r != 0)) continue;
+      int arrived = 0;
+      MPI_RETURN_IF_ERROR(
+          MPI_Request_get_status(b.requests[index + 1], &arrived, MPI_STATUS_IGNORE));
+      index += 2;
+      if (!arrived) {
+        missing.push_back(r);
+        if (r == 0) rank0_arrived = false;
+      }
+    }
+    std::string who;
+    if (rank_ == 0 && !missing.empty()) {
+      who = absl::StrCat(missing.size() == 1 ? "rank " : "ranks ", absl::StrJoin(missing, ", "),
+                         " did not arrive");
+    } else if (rank_ != 0 && !rank0_arrived) {
+      who = "rank 0 did not arrive";
+    } else if (rank_ == 0) {
+      who = "every rank arrived but the agreement step did not complete";
+    } else {
+      who = "rank 0 arrived; its error names the ranks that did not";
+    }
+    return absl::DeadlineExceededError(
+        absl::StrCat("mpi ", KindName(static_cast<int64_t>(call.kind)), " timed out after ",
+                     absl::FormatDuration(timeout_), ": ", who, " (", what,
+                     "; the communicator is broken: end the job with AbortMpiJob)"));
+  }
+
+  // Step 2: the data, once every rank has agreed to the call.
+  absl::Status Transfer(const Call& call, Clock::time_point deadline, const std::string& what) {
+    Buffers& b = *buffers_;
+    b.requests.assign(1, MPI_REQUEST_NULL);
+    const int bytes = static_cast<int>(call.count * SizeOf(call.dtype));
+    const bool widened =
+        call.kind == Kind::kAllReduce && (call.dtype == DType::kF16 || call.dtype == DType::kBF16);
+    switch (call.kind) {
+      case Kind::kAllReduce: {
+        const int count = static_cast<int>(call.count);
+        if (widened) {
+          b.widened.resize(call.count);
+          for (size_t i = 0; i < call.count; ++i)
+            b.widened[i] = call.dtype == DType::kF16
+                               ? HalfToFloat(static_cast<const Half*>(call.send)[i])
+                               : BFloat16ToFloat(static_cast<const BFloat16*>(call.send)[i]);
+          MPI_RETURN_IF_ERROR(MPI_Iallreduce(MPI_IN_PLACE, b.widened.data(), count, MPI_FLOAT,
+                                             ReduceMpiOp(call.op), comm_, &b.requests[0]));
+        } else {
+          MPI_RETURN_IF_ERROR(MPI_Iallreduce(call.send == call.recv ? MPI_IN_PLACE : call.send,
+                                             call.recv, count, ReduceType(call.dtype),
+                                             ReduceMpiOp(call.op), comm_, &b.requests[0]));
+        }
+        break;
+      }
+      case Kind::kBroadcast:
+        MPI_RETURN_IF_ERROR(
+            MPI_Ibcast(call.recv, bytes, MPI_BYTE, call.root, comm_, &b.requests[0]));
+        break;
+      case Kind::kAllGather: {
+        const bool in_place =
+            call.send == static_cast<const char*>(call.recv) + static_cast<size_t>(rank_) * bytes;
+        MPI_RETURN_IF_ERROR(MPI_Iallgather(in_place ? MPI_IN_PLACE : call.send, bytes, MPI_BYTE,
+                                           call.recv, bytes, MPI_BYTE, comm_, &b.requests[0]));
+        break;
+      }
+    }
+    ASSIGN_OR_RETURN(const bool done, PollUntil(b.requests, deadline));
+    if (!done)
+      return absl::DeadlineExceededError(absl::StrCat(
+          "mpi ", KindName(static_cast<int64_t>(call.kind)), " timed out after ",
+          absl::FormatDuration(timeout_),
+          ": every rank arrived and agreed, but the transfer did not complete (", what,
+          "; the communicator is broken: end the job with AbortMpiJob, and keep the call's "
+          "buffers until then)"));
+    if (call.kind != Kind::kAllReduce) return absl::OkStatus();
+    const bool average = call.op == ReduceOp::kAvg;
+    if (widened) {
+      const float divisor = average ? static_cast<float>(size_) : 1.0f;
+      for (size_t i = 0; i < call.count; ++i) {
+        const float value = average ? b.widened[i] / divisor : b.widened[i];
+        if (call.dtype == DType::kF16)
+          static_cast<Half*>(call.recv)[i] = FloatToHalf(value);
+        else
+          static_cast<BFloat16*>(call.recv)[i] = FloatToBFloat16(value);
+      }
+      return absl::OkStatus();
+    }
+    if (!average) return absl::OkStatus();
+    switch (call.dtype) {
+      case DType::kF32:
+        DivideInPlace<float>(call.recv, call.count, size_);
+        break;
+      case DType::kF64:
+        DivideInPlace<double>(call.recv, call.count, size_);
+        break;
+      case DType::kI32:
+        DivideInPlace<int32_t>(call.recv, call.count, size_);
+        break;
+      case DType::kI64:
+        DivideInPlace<int64_t>(call.recv, call.count, size_);
+        break;
+      default:
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+  MPI_Comm comm_;
+  const int rank_;
+  const int size_;
+  const absl::Duration timeout_;
+  std::shared_ptr<Buffers> buffers_;
+  absl::Status broken_;
+  std::atomic<bool> in_call_{false};
+};
+
+}  // namespace
+
+bool MpiEnvironment::Launched() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+absl::StatusOr<MpiEnvironment*> MpiEnvironment::Get() {
+  Process& process = TheProcess();
+  std::lock_guard<std::mutex> lock(process.mutex);
+  if (process.finalized)
+    return absl::FailedPreconditionError(
+        "MPI was finalized in this process and cannot be initialized again");
+  if (process.environment != nullptr) return process.environment;
+  int initialized = 0;
+  MPI_RETURN_IF_ERROR(MPI_Initialized(&initialized));
+  if (!initialized) {
+    int provided = 0;
+    MPI_RETURN_IF_ERROR(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
+    process.owns_init = true;
+    std::atexit(FinalizeAtExit);
+    if (provided < MPI_THREAD_SERIALIZED)
+      return absl::FailedPreconditionError(
+          absl::StrCat("MPI provides thread level ", provided,
+                       " only; the mpi group needs "
+                       "MPI_THREAD_SERIALIZED (",
+                       MPI_THREAD_SERIALIZED,
+                       "): communicators may be used from "
+                       "threads other than the one that initialized MPI"));
+  }
+  MPI_RETURN_IF_ERROR(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  auto* env = new MpiEnvironment;  // lives until exit, as MPI does
+  MPI_RETURN_IF_ERROR(MPI_Comm_rank(MPI_COMM_WORLD, &env->rank_));
+  MPI_RETURN_IF_ERROR(MPI_Comm_size(MPI_COMM_WORLD, &env->size_));
+  MPI_Comm host;
+  MPI_RETURN_IF_ERROR(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, env->rank_, MPI_INFO_NULL, &host));
+  MPI_RETURN_IF_ERROR(MPI_Comm_rank(host, &env->local_rank_));
+  MPI_RETURN_IF_ERROR(MPI_Comm_size(host, &env->local_size_));
+  MPI_RETURN_IF_ERROR(MPI_Comm_free(&host));
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_RETURN_IF_ERROR(MPI_Get_processor_name(name, &length));
+  std::vector<char> names(static_cast<size_t>(env->size_) * MPI_MAX_PROCESSOR_NAME);
+  MPI_RETURN_IF_ERROR(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
+                                    MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD));
+  for (int r = 0; r < env->size_; ++r) {
+    const char* begin = names.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    env->host_names_.emplace_back(begin, strnlen(begin, MPI_MAX_PROCESSOR_NAME));
+  }
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  MPI_RETURN_IF_ERROR(MPI_Get_library_version(version, &length));
+  std::string text(version, static_cast<size_t>(std::max(0, length)));
+  env->library_version_ = text.substr(0, text.find_first_of("\r\n"));
+  process.environment = env;
+  return env;
+}
+
+absl::Status MpiEnvironment::Finalize() {
+  Process& process = TheProcess();
+  std::lock_guard<std::mutex> lock(process.mutex);
+  if (process.finalized || MpiFinalized()) {
+    process.finalized = true;
+    return absl::OkStatus();
+  }
+  process.finalized = true;
+  MPI_RETURN_IF_ERROR(MPI_Finalize());
+  return absl::OkStatus();
+}
+
+void AbortMpiJob(int exit_code, absl::string_view reason) {
+  std::fprintf(stderr, "aborting the MPI job (exit code %d): %.*s\n", exit_code,
+               static_cast<int>(reason.size()), reason.data());
+  std::fflush(stderr);
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized && !MpiFinalized()) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);
+}
+
+absl::StatusOr<std::unique_ptr<Communicator>> CreateMpiCommunicator(
+    const CommunicatorOptions& options) {
+  if (options.timeout <= absl::ZeroDuration())
+    return absl::InvalidArgumentError(
+        absl::StrCat("an mpi communicator's timeout must be positive, got ",
+                     absl::FormatDuration(options.timeout)));
+  ASSIGN_OR_RETURN(MpiEnvironment * env, MpiEnvironment::Get());
+  // MPI writes the new handle when the duplication completes, which after
+  // a timeout may be later: the handle lives on the heap, kept then.
+  auto comm = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
+  std::vector<MPI_Request> request(1, MPI_REQUEST_NULL);
+  MPI_RETURN_IF_ERROR(MPI_Comm_idup(MPI_COMM_WORLD, comm.get(), &request[0]));
+  ASSIGN_OR_RETURN(const bool done, PollUntil(request, DeadlineAfter(options.timeout)));
+  if (!done) {
+    KeepUntilExit(comm);
+    return absl::DeadlineExceededError(absl::StrCat(
+        "creating an mpi communicator timed out after ", absl::FormatDuration(options.timeout),
+        ": not every one of the ", env->size(), " ranks called CreateMpiCommunicator (rank ",
+        env->rank(), " did); end the job with AbortMpiJob"));
+  }
+  MPI_RETURN_IF_ERROR(MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN));
+  return std::unique_ptr<Communicator>(
+      std::make_unique<MpiCommunicator>(*comm, env->rank(), env->size(), options.timeout));
+}
+
+}  // namespace cnnbench

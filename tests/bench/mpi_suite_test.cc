@@ -1,0 +1,136 @@
+// The suite as an MPI job of two processes on this machine, as a user
+// starts it (`mpirun -np 2 bench/all ...`): one replica per process, rank 0
+// alone writes the output; ranks that disagree fail the preflight; a rank
+// that dies or stops ends the job with an error, never a hang.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "bench/names.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/testing/mpi_job.h"
+
+namespace cnnbench::bench {
+namespace {
+
+using cnnbench::testing::FindMpirun;
+using cnnbench::testing::MpiJob;
+using cnnbench::testing::RunMpiJob;
+using cnnbench::testing::RunMpmdJob;
+
+std::string BenchBinary() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
+                      workspace != nullptr ? workspace : "cnnbench", "/bench/all");
+}
+
+std::string TempPath(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+}
+
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+#define SKIP_WITHOUT_MPIRUN(mpirun)      \
+  const std::string mpirun = FindMpirun(); \
+  if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH: install OpenMPI (openmpi-bin)"
+
+TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string json_path = TempPath("mpi_run.json");
+  std::remove(json_path.c_str());
+  const MpiJob job = RunMpiJob(
+      mpirun, 2,
+      absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
+                   "--benchmark_repetitions=1 --benchmark_out=", json_path,
+                   " --benchmark_out_format=json"));
+  ASSERT_EQ(job.exit_code, 0) << job.output;
+  // One header and one progress line per case: rank 0's.
+  EXPECT_EQ(Occurrences(job.output, "cnnbench (opt build)") +
+                Occurrences(job.output, "cnnbench (fastbuild build)") +
+                Occurrences(job.output, "cnnbench (dbg build)"),
+            1u)
+      << job.output;
+  EXPECT_EQ(Occurrences(job.output, "[1/"), 1u) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "only the train, allreduce and grads families"))
+      << job.output;
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << job.output;
+  const nlohmann::json run = nlohmann::json::parse(in);
+  EXPECT_EQ(run.at("context").at("ranks"), "2");
+  EXPECT_EQ(run.at("context").at("hosts"), "1");
+  EXPECT_TRUE(run.at("context").contains("mpi_version"));
+  std::set<std::string> families;
+  for (const auto& b : run.at("benchmarks")) {
+    auto name = ParseCaseName(b.at("name").get<std::string>());
+    ASSERT_TRUE(name.ok()) << name.status();
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+    families.insert(name->family);
+    if (name->family == "train") {
+      EXPECT_EQ(name->ToString(), "train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2");
+      EXPECT_EQ(b.at("ranks").get<double>(), 2);
+      EXPECT_GT(b.at("images_per_second").get<double>(), 0);
+    } else if (name->family == "allreduce" || name->family == "grads") {
+      EXPECT_EQ(name->impl, "mpi") << name->ToString();
+      EXPECT_EQ(name->ranks, 2);
+      EXPECT_GT(b.at("busbw").get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"train", "allreduce", "grads"}));
+}
+
+TEST(MpiSuiteTest, RanksWithDifferentFlagsFailThePreflightOnEveryRank) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string bench = BenchBinary();
+  const MpiJob job = RunMpmdJob(
+      mpirun, absl::StrCat("-np 1 ", bench, " --preset=tiny --families=allreduce --steps=2 : ",
+                           "-np 1 ", bench, " --preset=tiny --families=allreduce --steps=3"));
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  // Both ranks say it, naming the rank and the field.
+  EXPECT_EQ(Occurrences(job.output, "rank 1 differs from rank 0 in flags"), 2u) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "--steps=3")) << job.output;
+}
+
+TEST(MpiSuiteTest, ARankThatDiesEndsTheJob) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string bench = BenchBinary();
+  const std::string args = " --preset=tiny --families=train --steps=100000";
+  const auto start = std::chrono::steady_clock::now();
+  // Rank 1 is killed a few seconds in, in the middle of its training steps.
+  const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
+                                                     "timeout -s KILL 6 ", bench, args),
+                                /*timeout_seconds=*/120);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
+  EXPECT_LT(seconds, 100) << job.output;
+}
+
+TEST(MpiSuiteTest, ARankThatStopsArrivingTimesOutNamingIt) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string bench = BenchBinary();
+  const std::string args = " --preset=tiny --families=train --steps=100000 --collective_timeout=3";
+  // Rank 1 is stopped (not killed) mid-run: rank 0 waits for it in an
+  // all-reduce until the timeout, then ends the job naming rank 1.
+  const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
+                                                     "timeout -s STOP 6 ", bench, args),
+                                /*timeout_seconds=*/120);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "timed out")) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "rank 1")) << job.output;
+}
+
+}  // namespace
+}  // namespace cnnbench::bench

@@ -1,0 +1,187 @@
+#include "tests/kernels/collectives/collective_checks.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace cnnbench {
+namespace collective_test {
+
+int64_t Value(int rank, size_t i) { return static_cast<int64_t>((rank * 7 + i * 3) % 11) - 5; }
+
+double CopyValue(int rank, size_t i) { return static_cast<double>(rank * 50 + i % 47); }
+
+void Elements::Set(size_t i, double v) {
+  void* p = words.data();
+  switch (dtype) {
+    case DType::kF32:
+      static_cast<float*>(p)[i] = static_cast<float>(v);
+      break;
+    case DType::kF64:
+      static_cast<double*>(p)[i] = v;
+      break;
+    case DType::kF16:
+      static_cast<Half*>(p)[i] = FloatToHalf(static_cast<float>(v));
+      break;
+    case DType::kBF16:
+      static_cast<BFloat16*>(p)[i] = FloatToBFloat16(static_cast<float>(v));
+      break;
+    case DType::kI32:
+      static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+      break;
+    case DType::kI64:
+      static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
+      break;
+    case DType::kU8:
+      static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(static_cast<int>(v) & 0xff);
+      break;
+    default:
+      ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
+  }
+}
+
+double Elements::Get(size_t i) const {
+  const void* p = words.data();
+  switch (dtype) {
+    case DType::kF32:
+      return static_cast<const float*>(p)[i];
+    case DType::kF64:
+      return static_cast<const double*>(p)[i];
+    case DType::kF16:
+      return HalfToFloat(static_cast<const Half*>(p)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(static_cast<const BFloat16*>(p)[i]);
+    case DType::kI32:
+      return static_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case DType::kU8:
+      return static_cast<const uint8_t*>(p)[i];
+    default:
+      return 0;
+  }
+}
+
+bool Elements::Same(size_t i, const Elements& other) const {
+  const size_t size = SizeOf(dtype);
+  return std::memcmp(reinterpret_cast<const char*>(words.data()) + i * size,
+                     reinterpret_cast<const char*>(other.words.data()) + i * size, size) == 0;
+}
+
+double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
+  int64_t sum = 0, max = Value(0, i), min = Value(0, i);
+  for (int r = 0; r < ranks; ++r) {
+    sum += Value(r, i);
+    max = std::max(max, Value(r, i));
+    min = std::min(min, Value(r, i));
+  }
+  switch (op) {
+    case ReduceOp::kSum:
+      return static_cast<double>(sum);
+    case ReduceOp::kMax:
+      return static_cast<double>(max);
+    case ReduceOp::kMin:
+      return static_cast<double>(min);
+    case ReduceOp::kAvg:
+      if (dtype == DType::kI32 || dtype == DType::kI64) return static_cast<double>(sum / ranks);
+      if (dtype == DType::kF64) return static_cast<double>(sum) / ranks;
+      return static_cast<float>(sum) / static_cast<float>(ranks);
+  }
+  return 0;
+}
+
+std::string AllReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
+                              size_t count, bool in_place) {
+  const std::string what =
+      absl::StrCat("ranks ", comm.size(), ", rank ", comm.rank(), ", ", DTypeName(dtype), " ",
+                   ReduceOpName(op), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  Elements send(dtype, count + kGuard), recv(dtype, count + kGuard);
+  Elements expected(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    send.Set(i, static_cast<double>(Value(rank, i)));
+    recv.Set(i, in_place && i < count ? static_cast<double>(Value(rank, i)) : kPoison);
+    expected.Set(i, i < count ? Expected(dtype, op, comm.size(), i) : kPoison);
+  }
+  const Elements send_before = send;
+  absl::Status s =
+      comm.AllReduce(in_place ? recv.data() : send.data(), recv.data(), count, dtype, op, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    if (!recv.Same(i, expected))
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          recv.Get(i), ", expected ", expected.Get(i));
+    if (!in_place && !send.Same(i, send_before))
+      return absl::StrCat(what, ": the send buffer changed at element ", i);
+  }
+  return "";
+}
+
+std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                              int root) {
+  const std::string what = absl::StrCat("broadcast, ranks ", comm.size(), ", rank ", comm.rank(),
+                                        ", root ", root, ", ", DTypeName(dtype), ", count ", count);
+  Elements buffer(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i)
+    buffer.Set(i, i < count ? CopyValue(comm.rank(), i) : kPoison);
+  absl::Status s = comm.Broadcast(buffer.data(), count, dtype, root, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    const double expected = i < count ? CopyValue(root, i) : kPoison;
+    if (buffer.Get(i) != expected)
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          buffer.Get(i), ", expected ", expected);
+  }
+  return "";
+}
+
+std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                              bool in_place) {
+  const std::string what =
+      absl::StrCat("all-gather, ranks ", comm.size(), ", rank ", comm.rank(), ", ",
+                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const size_t total = count * comm.size();
+  Elements send(dtype, count + kGuard), recv(dtype, total + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) send.Set(i, CopyValue(rank, i));
+  for (size_t i = 0; i < total + kGuard; ++i)
+    recv.Set(i, in_place && i < total && i / count == static_cast<size_t>(rank)
+                    ? CopyValue(rank, i % count)
+                    : kPoison);
+  const Elements send_before = send;
+  // In place, this rank's slice of recv is its send buffer.
+  const void* send_ptr =
+      in_place
+          ? static_cast<const void*>(static_cast<char*>(recv.data()) + rank * count * SizeOf(dtype))
+          : send.data();
+  absl::Status s = comm.AllGather(send_ptr, recv.data(), count, dtype, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < total + kGuard; ++i) {
+    const double expected = i < total ? CopyValue(static_cast<int>(i / count), i % count) : kPoison;
+    if (recv.Get(i) != expected)
+      return absl::StrCat(what, ": element ", i, i < total ? "" : " (past size * count)", " is ",
+                          recv.Get(i), ", expected ", expected);
+  }
+  for (size_t i = 0; i < count + kGuard; ++i)
+    if (!send.Same(i, send_before)) return absl::StrCat(what, ": the send buffer changed at ", i);
+  return "";
+}
+
+absl::Status RunAny(Communicator& comm, const AnyCall& c) {
+  std::vector<double> send(c.count + 1, 1.0), recv((c.count + 1) * comm.size(), 0.0);
+  const Stream stream = Stream::Cpu();
+  switch (c.collective) {
+    case Collective::kAllReduce:
+      return comm.AllReduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, stream);
+    case Collective::kBroadcast:
+      return comm.Broadcast(send.data(), c.count, c.dtype, c.root, stream);
+    case Collective::kAllGather:
+      return comm.AllGather(send.data(), recv.data(), c.count, c.dtype, stream);
+  }
+  return absl::InternalError("unknown collective");
+}
+
+}  // namespace collective_test
+}  // namespace cnnbench
