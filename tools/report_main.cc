@@ -28,6 +28,9 @@ ABSL_FLAG(std::string, output, "",
           "write the report here instead of stdout (never one of the inputs); a regular file "
           "is replaced whole, through a temporary file beside it");
 ABSL_FLAG(std::string, title, "cnnbench results", "the report's title");
+ABSL_FLAG(std::string, baseline_framework, "",
+          "the framework \"Frameworks side by side\" divides by: its full name (\"pytorch "
+          "2.15.0\") or first word (\"pytorch\"); default cnnbench");
 
 namespace {
 
@@ -45,7 +48,8 @@ int main(int argc, char** argv) {
   cnnbench::ChangeToInvocationDirectory();  // input paths are relative to the user's folder
   absl::SetProgramUsageMessage(
       "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "
-      "[--fail_on_regression] [--max_cv=0.05] [--output=FILE] run1.json [run2.json ...]");
+      "[--fail_on_regression] [--max_cv=0.05] [--baseline_framework=NAME] [--output=FILE] "
+      "run1.json [run2.json ...]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
 
   cnnbench::report::ReportOptions options;
@@ -58,6 +62,7 @@ int main(int argc, char** argv) {
   options.fail_on_regression = absl::GetFlag(FLAGS_fail_on_regression);
   options.max_cv = absl::GetFlag(FLAGS_max_cv);
   options.title = absl::GetFlag(FLAGS_title);
+  options.baseline_framework = absl::GetFlag(FLAGS_baseline_framework);
 
   // Before anything is read: the report must never replace one of its inputs.
   const std::string output = FromUserDirectory(absl::GetFlag(FLAGS_output));

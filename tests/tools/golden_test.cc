@@ -63,8 +63,9 @@ TEST(GoldenTest, JsonlRecordsHaveTheDashboardFields) {
     nlohmann::json record = nlohmann::json::parse(line);
     if (record["kind"] != "train") continue;
     ++train;
-    for (const char* field : {"platform", "model", "precision", "data", "batch", "gpus",
-                              "images_per_second", "repetitions", "cv", "commit", "date"}) {
+    for (const char* field :
+         {"platform", "model", "precision", "data", "batch", "gpus", "replicas", "ranks",
+          "images_per_second", "repetitions", "cv", "commit", "date"}) {
       EXPECT_TRUE(record.contains(field)) << field << " missing in " << line;
     }
   }

@@ -159,6 +159,17 @@ TEST(ReportToolTest, AFileGivenTwiceIsReadOnceWithAWarning) {
   EXPECT_EQ(twice.out, once.out);
 }
 
+TEST(ReportToolTest, BaselineFrameworkFlag) {
+  ToolRun run = Shell(
+      "$REPORT --baseline_framework=pytorch $DATA/cpu_box.json $DATA/peer_pytorch.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(Has(run.out, "Frameworks side by side")) << run.out;
+  EXPECT_TRUE(Has(run.out, "cnnbench / pytorch 2.15.0")) << run.out;
+  run = Shell("$REPORT --baseline_framework=nosuch $DATA/cpu_box.json $DATA/peer_pytorch.json");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_TRUE(Has(run.err, "--baseline_framework=nosuch")) << run.err;
+}
+
 TEST(ReportToolTest, FailOnRegressionFailsWhenNothingWasCompared) {
   // One platform on each side, different ones, no case in common.
   ToolRun run =

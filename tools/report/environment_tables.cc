@@ -72,6 +72,13 @@ Table EnvironmentTable(const PlatformResults& p) {
       {"Test date", DateRange(p.ContextValues("date"))},
       {"Runs merged", absl::StrJoin(p.files, ", ")},
   };
+  // A peer's run (or one that names its framework) says which, and how it was set up.
+  if (!p.Context("framework").empty()) {
+    t.rows.insert(t.rows.begin() + 1, {"Framework", p.framework});
+    const std::string settings = p.Context("framework_settings");
+    t.rows.insert(t.rows.begin() + 2,
+                  {"Framework settings", settings.empty() ? "not recorded" : settings});
+  }
   return t;
 }
 
@@ -123,17 +130,28 @@ Table ConfigurationTable(const PlatformResults& p) {
   const std::string variable_update = p.Context("variable_update");
   const std::string all_reduce = p.Context("all_reduce");
   for (const std::string& model : TrainModels(p)) {
-    int max_gpus = 0;
+    int max_gpus = 0, max_cpu_replicas = 0;
     for (const auto& [c, m] : p.train) {
-      if (c.model == model) max_gpus = std::max(max_gpus, c.gpus);
+      if (c.model != model) continue;
+      const Placement at = Placement::Of(c);
+      if (at.cpu()) {
+        max_cpu_replicas = std::max(max_cpu_replicas, at.replicas);
+      } else {
+        max_gpus = std::max(max_gpus, at.gpus);
+      }
     }
-    // Data parallelism is replicated (one replica per device, gradients
-    // all-reduced); with one device nothing is reduced.
-    const bool replicated = max_gpus > 1;
+    // Data parallelism is replicated (one replica per device, or several on
+    // the CPU; gradients all-reduced); with one replica nothing is reduced.
+    // Between GPUs by NCCL, between CPU replicas by the local group's threads.
+    const bool gpu_replicated = max_gpus > 1, cpu_replicated = max_cpu_replicas > 1;
+    std::string reduce = gpu_replicated && cpu_replicated ? "nccl (GPUs), local (CPU)"
+                         : gpu_replicated                 ? "nccl"
+                                                          : "local";
+    const bool replicated = gpu_replicated || cpu_replicated;
     t.rows.push_back(
         {ModelDisplayName(model),
          replicated ? (variable_update.empty() ? "replicated" : variable_update) : "n/a",
-         replicated ? (all_reduce.empty() ? "nccl" : all_reduce) : "n/a"});
+         replicated ? (all_reduce.empty() ? reduce : all_reduce) : "n/a"});
   }
   return t;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tools/report/model_names.h"
+#include "tools/report/train_query.h"
 
 namespace cnnbench::report {
 namespace {
@@ -58,19 +59,25 @@ std::vector<Record> MakeRecords(const Results& results) {
     std::stable_sort(train.begin(), train.end(), [](const auto* a, const auto* b) {
       if (a->first.model != b->first.model) return ModelBefore(a->first.model, b->first.model);
       return std::make_tuple(PrecisionRank(a->first.precision), a->first.precision,
-                             a->first.data != "synthetic", a->first.batch, a->first.gpus) <
+                             a->first.data != "synthetic", a->first.batch,
+                             Placement::Of(a->first)) <
              std::make_tuple(PrecisionRank(b->first.precision), b->first.precision,
-                             b->first.data != "synthetic", b->first.batch, b->first.gpus);
+                             b->first.data != "synthetic", b->first.batch, Placement::Of(b->first));
     });
     for (const auto* entry : train) {
       const auto& [c, m] = *entry;
       Record r = Start(p, c, "train");
       r.unit = "images/sec";
+      r.json["framework"] = p.framework;
       r.json["model"] = c.model;
       r.json["precision"] = c.precision;
       r.json["data"] = c.data;
       r.json["batch"] = c.batch;
       r.json["gpus"] = c.gpus;
+      r.json["replicas"] = Placement::Of(c).replicas;
+      // Data-parallel ranks: the GPUs, or the CPU replicas. The name says so;
+      // the `ranks` counter, where a file has it, is checked against it on reading.
+      r.json["ranks"] = Placement::Of(c).ranks();
       Finish(m, "images_per_second", "images_per_second", "images_per_second",
              m.Mean("images_per_second"), r);
       records.push_back(std::move(r));

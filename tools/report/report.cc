@@ -1,6 +1,7 @@
 #include "tools/report/report.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "tools/report/compare.h"
 #include "tools/report/environment_tables.h"
+#include "tools/report/framework_tables.h"
 #include "tools/report/kernel_tables.h"
 #include "tools/report/output_file.h"
 #include "tools/report/records.h"
@@ -46,10 +48,13 @@ Results LoadResults(const std::vector<std::string>& paths, std::vector<std::stri
   return results;
 }
 
-Report BuildReport(const Results& results, const std::string& title, double max_cv) {
+Report BuildReport(const Results& results, const std::string& title, double max_cv,
+                   const std::string& baseline_framework) {
   Report report;
   report.title = title;
-  for (const PlatformResults& p : results.platforms) {
+  std::map<size_t, Section> frameworks = FrameworkSections(results, baseline_framework, max_cv);
+  for (size_t i = 0; i < results.platforms.size(); ++i) {
+    const PlatformResults& p = results.platforms[i];
     PlatformReport platform{p.name, {}};
     Section environment{"Environment", {EnvironmentTable(p)}, {}};
     if (!p.train.empty()) {
@@ -58,6 +63,8 @@ Report BuildReport(const Results& results, const std::string& title, double max_
     }
     platform.sections.push_back(std::move(environment));
     for (Section& s : TrainSections(p, max_cv)) platform.sections.push_back(std::move(s));
+    if (auto it = frameworks.find(i); it != frameworks.end())
+      platform.sections.push_back(std::move(it->second));
     for (Section& s : KernelSections(p, max_cv)) platform.sections.push_back(std::move(s));
     Section spread{"Spread over repetitions", {}, {}};
     for (Table& t : TrainSpreadTables(p)) spread.tables.push_back(std::move(t));
@@ -92,7 +99,18 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
     return out;
   }
   Results results = LoadResults(options.inputs, &out.warnings, &out.errors);
-  Report report = BuildReport(results, options.title, options.max_cv);
+  std::string baseline = kDefaultFramework;
+  if (!options.baseline_framework.empty()) {
+    absl::StatusOr<std::string> resolved =
+        ResolveBaselineFramework(results, options.baseline_framework);
+    if (!resolved.ok()) {
+      out.errors.push_back(std::string(resolved.status().message()));
+      out.exit_code = kExitBadInput;
+      return out;
+    }
+    baseline = *resolved;
+  }
+  Report report = BuildReport(results, options.title, options.max_cv, baseline);
   std::vector<Record> records = MakeRecords(results);
   std::string nothing_compared;  // why no case was compared, when none was
 

@@ -21,6 +21,10 @@ struct ReportOptions {
   // A cell whose cv over repetitions is above this gets a footnote mark.
   double max_cv = 0.05;
   std::string title = "cnnbench results";
+  // The framework "Frameworks side by side" divides by (a framework's full
+  // name or its first word). Empty: kDefaultFramework, and no error when no
+  // input has it; set: an input must have it (else kExitBadInput).
+  std::string baseline_framework;
 };
 
 // Exit codes of //tools:report. kExitBadInput also covers an output that
@@ -47,9 +51,12 @@ struct ReportOutput {
 Results LoadResults(const std::vector<std::string>& paths, std::vector<std::string>* warnings,
                     std::vector<std::string>* errors);
 
-// Every section of every platform (environment, training, kernels, spread);
-// cells with a cv above `max_cv` are marked.
-Report BuildReport(const Results& results, const std::string& title, double max_cv);
+// Every section of every platform (environment, training, frameworks side
+// by side, kernels, spread); cells with a cv above `max_cv` are marked.
+// Ratios between frameworks are against `baseline_framework` (a framework
+// as PlatformResults::framework holds it).
+Report BuildReport(const Results& results, const std::string& title, double max_cv,
+                   const std::string& baseline_framework = kDefaultFramework);
 
 // The whole run. `render_chart` draws HTML charts (RenderChartSvg in the tool).
 ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart);

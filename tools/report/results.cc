@@ -136,12 +136,17 @@ std::string PlatformOf(const RunFile& file, std::vector<std::string>* warnings) 
   return name;
 }
 
+std::string FrameworkOf(const RunFile& file) {
+  std::string framework = file.Context("framework");
+  return framework.empty() ? kDefaultFramework : framework;
+}
+
 const std::vector<std::string>& SettingKeys() {
   static const std::vector<std::string> kKeys = {
       // How the suite measured (bench/main.cc), and what other harnesses record.
       "preset", "steps", "warmup_steps", "kernel_min_time", "allreduce_warmup", "allreduce_iters",
-      "image_size", "cpu_backend", "cuda_graph", "backend", "framework", "cnnbench_build", "build_mode", "build_config",
-      "optimizer",
+      "image_size", "cpu_backend", "cuda_graph", "backend", "framework", "framework_settings",
+      "cnnbench_build", "build_mode", "build_config", "optimizer",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
       "nccl_version"};
@@ -161,7 +166,7 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
     const std::string platform = PlatformOf(file, warnings);
     std::map<std::string, std::string> settings;
     for (const std::string& key : SettingKeys()) {
-      std::string value = file.Context(key);
+      std::string value = key == "framework" ? FrameworkOf(file) : file.Context(key);
       if (!value.empty()) settings[key] = value;
     }
     auto fits = [&](const Group& g) {
@@ -187,32 +192,40 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
     for (size_t i = 0; i < groups.size(); ++i) {
       if (groups[i].platform == platform) members.push_back(i);
     }
-    if (members.size() == 1) {
-      names[members[0]] = platform;
-      continue;
-    }
-    // The keys with different recorded values tell the groups apart.
+    // The keys with different recorded values among the groups of one
+    // framework tell those groups apart; the framework tells the others.
     std::vector<std::string> differing;
     for (const std::string& key : SettingKeys()) {
-      std::set<std::string> values;
+      if (key == "framework") continue;
+      std::map<std::string, std::set<std::string>> values;  // by framework
       for (size_t i : members) {
         auto it = groups[i].settings.find(key);
-        if (it != groups[i].settings.end()) values.insert(it->second);
+        if (it != groups[i].settings.end())
+          values[groups[i].settings.at("framework")].insert(it->second);
       }
-      if (values.size() > 1) differing.push_back(key);
+      for (const auto& [framework, distinct] : values) {
+        if (distinct.size() > 1) {
+          differing.push_back(key);
+          break;
+        }
+      }
     }
     std::vector<std::string> described;
     for (size_t i : members) {
       std::vector<std::string> parts;
+      const std::string& framework = groups[i].settings.at("framework");
+      if (framework != kDefaultFramework) parts.push_back(absl::StrCat("framework=", framework));
       for (const std::string& key : differing) {
         auto it = groups[i].settings.find(key);
         parts.push_back(it == groups[i].settings.end() ? absl::StrCat(key, " not recorded")
                                                        : absl::StrCat(key, "=", it->second));
       }
-      names[i] = absl::StrCat(platform, " (", absl::StrJoin(parts, ", "), ")");
+      names[i] =
+          parts.empty() ? platform : absl::StrCat(platform, " (", absl::StrJoin(parts, ", "), ")");
       described.push_back(
           absl::StrCat("'", names[i], "' (", absl::StrJoin(groups[i].files, ", "), ")"));
     }
+    if (differing.empty()) continue;
     warnings->push_back(absl::StrCat(
         "platform '", platform, "': runs differ in ", absl::StrJoin(differing, ", "),
         ", which change the figures; reported apart as ", absl::StrJoin(described, ", ")));
@@ -235,6 +248,7 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
     it->name = name;
     std::vector<std::string> ignored;  // already given by ReportedPlatforms
     it->platform = PlatformOf(file, &ignored);
+    it->framework = FrameworkOf(file);
   }
   PlatformResults& platform = *it;
   platform.files.push_back(FileBaseName(file.path));
@@ -249,7 +263,7 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
   }
   platform.settings.clear();
   for (const std::string& key : SettingKeys()) {
-    std::string value = platform.Context(key);
+    std::string value = key == "framework" ? platform.framework : platform.Context(key);
     if (!value.empty()) platform.settings.emplace_back(key, value);
   }
   for (const FileCase& c : file.cases) {

@@ -17,6 +17,9 @@
 
 namespace cnnbench::report {
 
+// The framework a run without a `framework` context key measured: this suite.
+inline constexpr const char* kDefaultFramework = "cnnbench";
+
 struct Measurement {
   // Per counter, over the samples with a finite value: their sum, the sum of
   // their squares (rebuilt from a stddev aggregate where only aggregates
@@ -57,6 +60,7 @@ struct Measurement {
 struct PlatformResults {
   std::string name;      // as reported: the platform, plus the settings that set it apart
   std::string platform;  // the context's platform (or its fallback)
+  std::string framework = kDefaultFramework;  // what trained: FrameworkOf its files
   std::vector<std::string> files;
   // The values of SettingKeys() its files recorded, in SettingKeys() order.
   std::vector<std::pair<std::string, std::string>> settings;
@@ -80,6 +84,10 @@ struct Results {
   const PlatformResults* Find(absl::string_view platform) const;
 };
 
+// What produced a file's figures: its context's "framework" (a peer runner
+// writes "pytorch 2.15.0"), else kDefaultFramework.
+std::string FrameworkOf(const RunFile& file);
+
 // Context keys whose values change a figure: runs that differ in one are
 // never merged into one cell (docs/report.md lists them and says why).
 const std::vector<std::string>& SettingKeys();
@@ -91,7 +99,10 @@ std::string PlatformOf(const RunFile& file, std::vector<std::string>* warnings);
 // The name each file is reported under: its platform, or, where files of one
 // platform differ in a setting, the platform with the settings that tell
 // them apart ("cpu-epyc-2c (steps=5)"), with a warning naming the key.
-// A setting one file does not record matches any value.
+// A setting one file does not record matches any value, except the
+// framework: a file without one is kDefaultFramework's, and files of two
+// frameworks never merge. A framework other than kDefaultFramework is part
+// of the name ("cpu-epyc-2c (framework=pytorch 2.15.0)"), without a warning.
 std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
                                            std::vector<std::string>* warnings);
 

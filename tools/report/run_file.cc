@@ -44,8 +44,9 @@ class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
 };
 
 // The counters the tables use; anything else in an entry is ignored.
+// `ranks`: a train case's data-parallel ranks, checked against its name.
 constexpr const char* kCounterNames[] = {"images_per_second", "flops", "bytes_per_second", "algbw",
-                                         "busbw"};
+                                         "busbw", "ranks"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;
@@ -274,6 +275,20 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
     if (measured && !has_counter) {
       warn(c.entry, absl::StrCat("has no ", NeededCounterText(c.name), " counter; skipped"));
       continue;
+    }
+    if (c.name.family == "train") {
+      // The run's own count of data-parallel ranks (files before it have none)
+      // must be the name's: the GPUs, or the CPU replicas.
+      const int named = c.name.gpus > 0 ? c.name.gpus : c.name.replicas;
+      std::vector<const Counters*> samples = {&c.mean};
+      for (const Counters& it : c.iterations) samples.push_back(&it);
+      for (const Counters* counters : samples) {
+        auto ranks = counters->find("ranks");
+        if (ranks == counters->end() || ranks->second == named) continue;
+        warn(c.entry, absl::StrCat("its ranks counter is ", ranks->second, " but the name says ",
+                                   named, "; the name counts"));
+        break;
+      }
     }
     if (measured && !c.error.empty()) {
       warn(c.entry, absl::StrCat("some repetitions failed (", UserMessage(c.error),

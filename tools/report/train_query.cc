@@ -57,23 +57,31 @@ std::map<std::pair<std::string, std::string>, int> PrimaryBatches(const Platform
   return primary;
 }
 
-std::set<int> GpuCounts(const PlatformResults& p, const std::string& precision,
-                        const std::string& data, const std::string& model, int batch) {
-  std::set<int> gpus;
-  for (const auto& [c, m] : p.train) {
-    if (c.precision == precision && c.data == data && c.model == model && c.batch == batch) {
-      gpus.insert(c.gpus);
-    }
-  }
-  return gpus;
+CaseName TrainCase(const std::string& model, const std::string& precision, const std::string& data,
+                   int64_t batch, const Placement& at) {
+  return CaseName::Train(model, precision, data, batch, at.gpus, at.replicas);
 }
 
-std::string GpuLabel(int gpus) { return gpus == 0 ? "CPU" : absl::StrCat(gpus); }
+std::set<Placement> TrainPlacements(const PlatformResults& p, const std::string& precision,
+                                    const std::string& data, const std::string& model, int batch) {
+  std::set<Placement> rows;
+  for (const auto& [c, m] : p.train) {
+    if (c.precision == precision && c.data == data && c.model == model && c.batch == batch) {
+      rows.insert(Placement::Of(c));
+    }
+  }
+  return rows;
+}
 
-std::string CellPlace(const std::string& model, int gpus) {
-  std::string where = ModelDisplayName(model);
-  if (gpus == 0) return absl::StrCat(where, ", CPU");
-  return absl::StrCat(where, ", ", gpus, gpus == 1 ? " GPU" : " GPUs");
+std::string GpuLabel(const Placement& at) {
+  if (!at.cpu()) return absl::StrCat(at.gpus);
+  return at.replicas > 1 ? absl::StrCat("CPU, ", at.replicas, " replicas") : "CPU";
+}
+
+std::string CellPlace(const std::string& model, const Placement& at) {
+  const std::string where = ModelDisplayName(model);
+  if (at.cpu()) return absl::StrCat(where, ", ", GpuLabel(at));
+  return absl::StrCat(where, ", ", at.gpus, at.gpus == 1 ? " GPU" : " GPUs");
 }
 
 }  // namespace cnnbench::report

@@ -8,12 +8,37 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "tools/report/results.h"
 
 namespace cnnbench::report {
+
+// Where a training case ran, a results table's row: GPU replicas, or the
+// CPU (gpus 0) with one or more data-parallel replicas. Rows sort CPU first
+// (1 replica, then more), then by GPU count.
+struct Placement {
+  int gpus = 0;
+  int replicas = 1;  // CPU replicas; 1 on GPUs (there the replicas are the GPUs)
+
+  static Placement Of(const CaseName& c) { return {c.gpus, c.gpus == 0 ? c.replicas : 1}; }
+  static Placement Cpu(int replicas = 1) { return {0, replicas}; }
+  bool cpu() const { return gpus == 0; }
+  // Data-parallel ranks: the GPUs, or the CPU replicas.
+  int ranks() const { return cpu() ? replicas : gpus; }
+  // The single-rank placement of the same kind: 1 GPU, or 1 CPU replica.
+  Placement Single() const { return cpu() ? Cpu() : Placement{1, 1}; }
+  bool operator<(const Placement& o) const {
+    return std::tie(gpus, replicas) < std::tie(o.gpus, o.replicas);
+  }
+  bool operator==(const Placement& o) const { return gpus == o.gpus && replicas == o.replicas; }
+};
+
+// The train case of a model, precision, data kind and batch size at a placement.
+CaseName TrainCase(const std::string& model, const std::string& precision, const std::string& data,
+                   int64_t batch, const Placement& at);
 
 // Data kinds in table order.
 inline constexpr const char* kTrainDataKinds[] = {"synthetic", "real"};
@@ -37,15 +62,17 @@ std::optional<double> TrainThroughput(const PlatformResults& p, const CaseName& 
 // size per GPU" and the main results table's column.
 std::map<std::pair<std::string, std::string>, int> PrimaryBatches(const PlatformResults& p);
 
-// The GPU counts measured for one model, precision, data kind and batch size.
-std::set<int> GpuCounts(const PlatformResults& p, const std::string& precision,
-                        const std::string& data, const std::string& model, int batch);
+// The placements measured for one model, precision, data kind and batch size.
+std::set<Placement> TrainPlacements(const PlatformResults& p, const std::string& precision,
+                                    const std::string& data, const std::string& model, int batch);
 
-// A row label: "1", "8", or "CPU" for gpus:0.
-std::string GpuLabel(int gpus);
+// A row label: "1", "8" (GPUs), "CPU" for gpus:0, "CPU, 2 replicas" for
+// gpus:0/replicas:2.
+std::string GpuLabel(const Placement& at);
 
-// Where a cell is, for footnotes: "ResNet-50, 8 GPUs", "AlexNet, CPU".
-std::string CellPlace(const std::string& model, int gpus);
+// Where a cell is, for footnotes: "ResNet-50, 8 GPUs", "AlexNet, CPU",
+// "AlexNet, CPU, 2 replicas".
+std::string CellPlace(const std::string& model, const Placement& at);
 
 }  // namespace cnnbench::report
 

@@ -39,9 +39,9 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& p) {
   for (const std::string& precision : TrainPrecisions(p)) {
     for (const char* data : kTrainDataKinds) {
       TrainGroup main{precision, data, true, {}, {}};
-      std::set<int> main_rows;
+      std::set<Placement> main_rows;
       std::map<int, TrainGroup> others;  // by batch size, ascending
-      std::map<int, std::set<int>> other_rows;
+      std::map<int, std::set<Placement>> other_rows;
       for (const std::string& model : models) {
         auto it = primary.find({model, precision});
         if (it == primary.end()) continue;
@@ -51,24 +51,24 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& p) {
             batches.insert(c.batch);
         }
         for (int batch : batches) {
-          std::set<int> gpus = GpuCounts(p, precision, data, model, batch);
+          std::set<Placement> rows = TrainPlacements(p, precision, data, model, batch);
           if (batch == it->second) {
             main.columns.emplace_back(model, batch);
-            main_rows.insert(gpus.begin(), gpus.end());
+            main_rows.insert(rows.begin(), rows.end());
           } else {
             TrainGroup& other =
                 others.try_emplace(batch, TrainGroup{precision, data, false, {}, {}}).first->second;
             other.columns.emplace_back(model, batch);
-            other_rows[batch].insert(gpus.begin(), gpus.end());
+            other_rows[batch].insert(rows.begin(), rows.end());
           }
         }
       }
       if (!main.columns.empty()) {
-        main.gpus.assign(main_rows.begin(), main_rows.end());
+        main.rows.assign(main_rows.begin(), main_rows.end());
         groups.push_back(main);
       }
       for (auto& [batch, other] : others) {
-        other.gpus.assign(other_rows[batch].begin(), other_rows[batch].end());
+        other.rows.assign(other_rows[batch].begin(), other_rows[batch].end());
         groups.push_back(other);
       }
     }
@@ -94,11 +94,11 @@ Table GroupTable(const TrainGroup& group, const std::string& title, const CellPr
   table.header.push_back("GPUs");
   for (const auto& [model, batch] : group.columns) table.header.push_back(ModelDisplayName(model));
   Footnotes notes;
-  for (int gpus : group.gpus) {
-    std::vector<std::string> row = {GpuLabel(gpus)};
+  for (const Placement& at : group.rows) {
+    std::vector<std::string> row = {GpuLabel(at)};
     for (const auto& [model, batch] : group.columns) {
-      const CaseName c = CaseName::Train(model, group.precision, group.data, batch, gpus);
-      row.push_back(cell(c, notes, CellPlace(model, gpus)));
+      const CaseName c = TrainCase(model, group.precision, group.data, batch, at);
+      row.push_back(cell(c, notes, CellPlace(model, at)));
     }
     table.rows.push_back(std::move(row));
   }
@@ -114,22 +114,24 @@ Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precisio
   t.header = {"Model", "Batch size", "GPUs", "Synthetic", "Real", "Real / synthetic"};
   Footnotes notes;
   for (const std::string& model : TrainModels(p)) {
-    std::set<std::pair<int, int>, std::greater<>> keys;  // (batch, -gpus): largest batch first
+    // Largest batch first, then placements in row order.
+    std::set<std::pair<int, Placement>> keys;  // (-batch, placement)
     std::set<std::string> kinds;
     for (const auto& [c, m] : p.train) {
       if (c.model == model && c.precision == precision) {
-        keys.insert({static_cast<int>(c.batch), -c.gpus});
+        keys.insert({-static_cast<int>(c.batch), Placement::Of(c)});
         kinds.insert(c.data);
       }
     }
     if (kinds.size() < 2) continue;
-    for (const auto& [batch, neg_gpus] : keys) {
-      const CaseName synthetic = CaseName::Train(model, precision, "synthetic", batch, -neg_gpus);
-      const CaseName real = CaseName::Train(model, precision, "real", batch, -neg_gpus);
-      std::string where = CellPlace(model, -neg_gpus);
+    for (const auto& [neg_batch, at] : keys) {
+      const int batch = -neg_batch;
+      const CaseName synthetic = TrainCase(model, precision, "synthetic", batch, at);
+      const CaseName real = TrainCase(model, precision, "real", batch, at);
+      std::string where = CellPlace(model, at);
       std::optional<double> s = TrainThroughput(p, synthetic), r = TrainThroughput(p, real);
       t.rows.push_back(
-          {ModelDisplayName(model), absl::StrCat(batch), GpuLabel(-neg_gpus),
+          {ModelDisplayName(model), absl::StrCat(batch), GpuLabel(at),
            ThroughputCell(FindTrain(p, synthetic), notes, where + ", synthetic", max_cv),
            ThroughputCell(FindTrain(p, real), notes, where + ", real", max_cv),
            s && r && *s > 0 ? FormatRatio(*r / *s) : "-"});
@@ -140,35 +142,49 @@ Table SyntheticVsRealTable(const PlatformResults& p, const std::string& precisio
 }
 
 std::optional<Table> ScalingTable(const PlatformResults& p, const TrainGroup& group) {
+  // Rows with several data-parallel ranks: N GPUs, or R replicas on the CPU.
   TrainGroup multi = group;
-  multi.gpus.clear();
-  for (int g : group.gpus) {
-    if (g >= 2) multi.gpus.push_back(g);
+  multi.rows.clear();
+  bool gpu_rows = false, cpu_rows = false;
+  for (const Placement& at : group.rows) {
+    if (at.ranks() < 2) continue;
+    multi.rows.push_back(at);
+    (at.cpu() ? cpu_rows : gpu_rows) = true;
   }
-  if (multi.gpus.empty()) return std::nullopt;
+  if (multi.rows.empty()) return std::nullopt;
   Table t = GroupTable(
       multi, absl::StrCat("Scaling efficiency: ", group.Describe()),
       [&p](const CaseName& c, Footnotes& notes, const std::string& where) -> std::string {
+        const Placement at = Placement::Of(c);
         CaseName one = c;
-        one.gpus = 1;
+        one.gpus = at.Single().gpus;
+        one.replicas = at.Single().replicas;
         std::optional<double> n = TrainThroughput(p, c), single = TrainThroughput(p, one);
         if (!n) return ThroughputCell(FindTrain(p, c), notes, where);  // OOM, failed or not run
-        if (!single || *single <= 0)
-          return absl::StrCat("N/A", notes.Mark("no 1-GPU result", where));
-        return FormatPercent(*n / (c.gpus * *single));
+        if (!single || *single <= 0) {
+          return absl::StrCat(
+              "N/A", notes.Mark(at.cpu() ? "no 1-replica CPU result" : "no 1-GPU result", where));
+        }
+        return FormatPercent(*n / (at.ranks() * *single));
       });
-  t.notes.insert(t.notes.begin(), "Throughput at N GPUs / (N x throughput at 1 GPU).");
+  if (cpu_rows) {
+    t.notes.insert(t.notes.begin(),
+                   "Throughput at R replicas on the CPU / (R x throughput of one replica on the "
+                   "CPU).");
+  }
+  if (gpu_rows)
+    t.notes.insert(t.notes.begin(), "Throughput at N GPUs / (N x throughput at 1 GPU).");
   return t;
 }
 
 std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string& data,
                                     double max_cv) {
   std::set<int> batches;
-  std::map<std::tuple<std::string, std::string, int>, int> batch_counts;
+  std::map<std::tuple<std::string, std::string, Placement>, int> batch_counts;
   for (const auto& [c, m] : p.train) {
     if (c.data != data) continue;
     batches.insert(c.batch);
-    ++batch_counts[{c.model, c.precision, c.gpus}];
+    ++batch_counts[{c.model, c.precision, Placement::Of(c)}];
   }
   bool sweep = false;
   for (const auto& [key, n] : batch_counts) sweep = sweep || n > 1;
@@ -180,16 +196,17 @@ std::optional<Table> BatchSizeTable(const PlatformResults& p, const std::string&
   Footnotes notes;
   for (const std::string& model : TrainModels(p)) {
     for (const std::string& precision : TrainPrecisions(p)) {
-      std::set<int> gpus;
+      std::set<Placement> rows;
       for (const auto& [c, m] : p.train) {
-        if (c.model == model && c.precision == precision && c.data == data) gpus.insert(c.gpus);
+        if (c.model == model && c.precision == precision && c.data == data)
+          rows.insert(Placement::Of(c));
       }
-      for (int g : gpus) {
-        std::vector<std::string> row = {ModelDisplayName(model), precision, GpuLabel(g)};
+      for (const Placement& at : rows) {
+        std::vector<std::string> row = {ModelDisplayName(model), precision, GpuLabel(at)};
         for (int b : batches) {
-          const Measurement* m = FindTrain(p, CaseName::Train(model, precision, data, b, g));
+          const Measurement* m = FindTrain(p, TrainCase(model, precision, data, b, at));
           // A sweep is sparse by nature: an unmeasured size stays blank.
-          row.push_back(m == nullptr ? "" : ThroughputCell(m, notes, CellPlace(model, g), max_cv));
+          row.push_back(m == nullptr ? "" : ThroughputCell(m, notes, CellPlace(model, at), max_cv));
         }
         t.rows.push_back(std::move(row));
       }
@@ -229,14 +246,17 @@ std::vector<Section> TrainSections(const PlatformResults& p, double max_cv) {
                    }));
     if (auto table = ScalingTable(p, group)) scaling.tables.push_back(*table);
   }
-  // One throughput-vs-GPUs chart per model and precision, at its main batch size.
+  // One throughput-vs-GPUs chart (and one vs CPU replicas) per model and
+  // precision, at its main batch size.
   const auto primary = PrimaryBatches(p);
   for (const std::string& model : TrainModels(p)) {
     for (const std::string& precision : TrainPrecisions(p)) {
       auto it = primary.find({model, precision});
       if (it == primary.end()) continue;
-      if (auto chart = ScalingChart(p, model, precision, it->second))
-        results.charts.push_back(*chart);
+      for (bool cpu : {false, true}) {
+        if (auto chart = ScalingChart(p, model, precision, it->second, cpu))
+          results.charts.push_back(*chart);
+      }
     }
   }
   sections.push_back(std::move(results));

@@ -12,6 +12,7 @@
 
 #include "tools/report/results.h"
 #include "tools/report/table.h"
+#include "tools/report/train_query.h"
 
 namespace cnnbench::report {
 
@@ -24,7 +25,7 @@ struct TrainGroup {
   std::string data;
   bool main = true;
   std::vector<std::pair<std::string, int>> columns;  // (model, batch) in model order
-  std::vector<int> gpus;                             // rows, ascending; 0 = CPU
+  std::vector<Placement> rows;  // CPU (1 replica, then more), then GPU counts ascending
 
   // "training synthetic data, fp32, batch size 64 per GPU".
   std::string Describe() const;
@@ -38,7 +39,8 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& platform);
 using CellPrinter =
     std::function<std::string(const CaseName& c, Footnotes& notes, const std::string& where)>;
 
-// A group's table with rows = GPU count and columns = models.
+// A group's table with rows = placements (CPU, CPU replicas, GPU counts)
+// and columns = models.
 Table GroupTable(const TrainGroup& group, const std::string& title, const CellPrinter& cell);
 
 // images/sec (3 significant figures), OOM, or N/A with a footnote (failed,

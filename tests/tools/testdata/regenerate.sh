@@ -61,6 +61,9 @@ if [[ "${1:-}" == --fixtures ]]; then
   fixture "$d/noisy.spec" "$d/noisy.json" --benchmark_repetitions=3
   fixture "$d/noisy_steps5.spec" "$d/noisy_steps5.json" --benchmark_repetitions=3
   fixture "$d/nonfinite.spec" "$d/nonfinite.json" --benchmark_repetitions=3
+  fixture "$d/cpu_replicas.spec" "$d/cpu_replicas.json" --benchmark_repetitions=3
+  fixture "$d/peer_pytorch.spec" "$d/peer_pytorch.json" --benchmark_repetitions=3
+  fixture "$d/peer_tensorflow.spec" "$d/peer_tensorflow.json" --benchmark_repetitions=3
 fi
 
 # Golden outputs: two platforms, one of them from two files.

@@ -1,0 +1,228 @@
+#include "tools/report/framework_tables.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tools/report/format_number.h"
+#include "tools/report/model_names.h"
+#include "tools/report/train_query.h"
+#include "tools/report/train_tables.h"
+
+namespace cnnbench::report {
+namespace {
+
+// One column: one reported run of the platform (one framework, one set of settings).
+struct Column {
+  const PlatformResults* run;
+  std::string header;
+};
+
+// A table's cases: (precision rank, precision, data rank, data, batch).
+using TableKey = std::tuple<int, std::string, int, std::string, int64_t>;
+
+int DataRank(const std::string& data) {
+  int rank = 0;
+  for (const char* kind : kTrainDataKinds) {
+    if (data == kind) return rank;
+    ++rank;
+  }
+  return rank;
+}
+
+// A table row: a model at a placement, in column and row order.
+struct RowKey {
+  std::string model;
+  Placement at;
+  bool operator<(const RowKey& o) const {
+    if (model != o.model) return ModelBefore(model, o.model);
+    return at < o.at;
+  }
+};
+
+// "steps: cnnbench 100, pytorch 2.15.0 50" for each setting (besides the
+// framework's own) recorded with different values by two columns.
+std::vector<std::string> SettingDifferences(const std::vector<Column>& columns) {
+  std::vector<std::string> out;
+  for (const std::string& key : SettingKeys()) {
+    if (key == "framework" || key == "framework_settings") continue;
+    std::set<std::string> values;
+    std::vector<std::string> parts;
+    for (const Column& c : columns) {
+      for (const auto& [k, v] : c.run->settings) {
+        if (k != key) continue;
+        values.insert(v);
+        parts.push_back(absl::StrCat(c.header, " ", v));
+      }
+    }
+    if (values.size() > 1) out.push_back(absl::StrCat(key, ": ", absl::StrJoin(parts, ", ")));
+  }
+  return out;
+}
+
+Section PlatformSection(const std::vector<Column>& columns, const Column* baseline,
+                        const std::string& baseline_name, double max_cv) {
+  Section section{"Frameworks side by side", {}, {}};
+  std::set<TableKey> keys;
+  for (const Column& c : columns) {
+    for (const auto& [name, m] : c.run->train)
+      keys.insert({PrecisionRank(name.precision), name.precision, DataRank(name.data), name.data,
+                   name.batch});
+  }
+  for (const auto& [precision_rank, precision, data_rank, data, batch] : keys) {
+    // Rows: cases at least two columns measured (succeeded or failed).
+    std::map<RowKey, int> measured;
+    for (const Column& c : columns) {
+      for (const auto& [name, m] : c.run->train) {
+        if (name.precision == precision && name.data == data && name.batch == batch)
+          ++measured[RowKey{name.model, Placement::Of(name)}];
+      }
+    }
+    std::vector<RowKey> rows;
+    for (const auto& [row, count] : measured) {
+      if (count >= 2) rows.push_back(row);
+    }
+    if (rows.empty()) continue;
+
+    const std::string what =
+        absl::StrCat("training ", data, " data, ", precision, ", batch size ", batch, " per GPU");
+    Table t;
+    t.title = absl::StrCat("Frameworks side by side: ", what);
+    t.header = {"Model", "GPUs"};
+    for (const Column& c : columns) t.header.push_back(c.header);
+    if (baseline != nullptr) {
+      for (const Column& c : columns) {
+        if (&c != baseline) t.header.push_back(absl::StrCat(c.header, " / ", baseline->header));
+      }
+    }
+    Chart chart;
+    chart.kind = Chart::Kind::kBars;
+    chart.title = t.title;
+    chart.x_label = "model, GPUs";
+    chart.y_label = "images/sec";
+    for (const Column& c : columns) chart.series.push_back(c.header);
+    chart.values.resize(columns.size());
+
+    Footnotes notes;
+    for (const RowKey& row : rows) {
+      const CaseName name = TrainCase(row.model, precision, data, batch, row.at);
+      const std::string where = CellPlace(row.model, row.at);
+      std::vector<std::string> cells = {ModelDisplayName(row.model), GpuLabel(row.at)};
+      chart.x.push_back(where);
+      for (size_t i = 0; i < columns.size(); ++i) {
+        const Column& c = columns[i];
+        cells.push_back(ThroughputCell(FindTrain(*c.run, name), notes,
+                                       absl::StrCat(where, ", ", c.header), max_cv));
+        chart.values[i].push_back(TrainThroughput(*c.run, name));
+      }
+      if (baseline != nullptr) {
+        const std::optional<double> base = TrainThroughput(*baseline->run, name);
+        for (const Column& c : columns) {
+          if (&c == baseline) continue;
+          const std::optional<double> value = TrainThroughput(*c.run, name);
+          cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
+        }
+      }
+      t.rows.push_back(std::move(cells));
+    }
+    t.notes = notes.Notes();
+    t.notes.insert(t.notes.begin(),
+                   "Cells: images/sec of each framework's own runs on this platform (never "
+                   "merged with another framework's).");
+    if (baseline != nullptr) {
+      t.notes.insert(t.notes.begin() + 1,
+                     absl::StrCat("Ratios: each framework / ", baseline->header,
+                                  " (--baseline_framework); -: either side failed or not run."));
+    } else {
+      t.notes.insert(t.notes.begin() + 1,
+                     absl::StrCat("No ratios: the baseline framework (", baseline_name,
+                                  ", --baseline_framework) did not run on this platform."));
+    }
+    for (const Column& c : columns) {
+      const std::string settings = c.run->Context("framework_settings");
+      if (!settings.empty()) t.notes.push_back(absl::StrCat(c.header, " settings: ", settings));
+    }
+    for (const std::string& difference : SettingDifferences(columns)) {
+      t.notes.push_back(absl::StrCat("Measured with other settings: ", difference));
+    }
+    t.notes.push_back(
+        "Rows: the cases at least two frameworks ran; each framework's own tables list all.");
+    section.tables.push_back(std::move(t));
+    section.charts.push_back(std::move(chart));
+  }
+  return section;
+}
+
+}  // namespace
+
+bool FrameworkMatches(absl::string_view name, absl::string_view framework) {
+  if (name.empty()) return false;
+  if (name == framework) return true;
+  const size_t space = framework.find(' ');
+  return space != absl::string_view::npos && framework.substr(0, space) == name;
+}
+
+std::vector<std::string> Frameworks(const Results& results) {
+  std::vector<std::string> out;
+  for (const PlatformResults& p : results.platforms) AddDistinct(p.framework, out);
+  return out;
+}
+
+absl::StatusOr<std::string> ResolveBaselineFramework(const Results& results,
+                                                     const std::string& name) {
+  const std::vector<std::string> present = Frameworks(results);
+  std::vector<std::string> matches;
+  for (const std::string& f : present) {
+    if (FrameworkMatches(name, f)) matches.push_back(f);
+  }
+  if (matches.size() == 1) return matches[0];
+  if (matches.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--baseline_framework=", name, ": no input has that framework (the inputs have: ",
+        present.empty() ? "none" : absl::StrJoin(present, ", "),
+        "; a file without a \"framework\" context key is ", kDefaultFramework, "'s)"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--baseline_framework=", name, " matches several frameworks (",
+                   absl::StrJoin(matches, ", "), "); give one in full"));
+}
+
+std::map<size_t, Section> FrameworkSections(const Results& results, const std::string& baseline,
+                                            double max_cv) {
+  std::map<size_t, Section> out;
+  std::vector<std::string> platforms;
+  for (const PlatformResults& p : results.platforms) AddDistinct(p.platform, platforms);
+  for (const std::string& platform : platforms) {
+    std::vector<size_t> runs;
+    std::set<std::string> frameworks;
+    for (size_t i = 0; i < results.platforms.size(); ++i) {
+      const PlatformResults& p = results.platforms[i];
+      if (p.platform != platform || p.train.empty()) continue;
+      runs.push_back(i);
+      frameworks.insert(p.framework);
+    }
+    if (frameworks.size() < 2) continue;
+    // The baseline's runs first, then the others in the order given.
+    std::stable_partition(runs.begin(), runs.end(),
+                          [&](size_t i) { return results.platforms[i].framework == baseline; });
+    std::vector<Column> columns;
+    for (size_t i : runs) {
+      const PlatformResults& p = results.platforms[i];
+      int same = 0;
+      for (size_t j : runs) same += results.platforms[j].framework == p.framework;
+      // A framework with runs of other settings: the reported name tells them apart.
+      columns.push_back(Column{&p, same > 1 ? p.name : p.framework});
+    }
+    const Column* base = columns[0].run->framework == baseline ? &columns[0] : nullptr;
+    Section section = PlatformSection(columns, base, baseline, max_cv);
+    if (!section.tables.empty()) out.emplace(runs[0], std::move(section));
+  }
+  return out;
+}
+
+}  // namespace cnnbench::report
