@@ -191,7 +191,7 @@ const std::vector<CaseFamily>& CaseFamilies() {
       {"grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
        {}, "", "busbw", true},
       {"input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
-       {}, "", "images_per_second", false},
+       {}, "", "images_per_second", true},
   };
   // clang-format on
   return *families;

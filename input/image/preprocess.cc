@@ -198,7 +198,7 @@ uint64_t ImageSeed(uint64_t run_seed, uint64_t image_index) {
 }
 
 absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
-                                               absl::Span<const BoundingBox> boxes,
+                                               absl::Span<const CropBox> boxes,
                                                const CropSamplerOptions& options, uint64_t seed) {
   if (height <= 0 || width <= 0) {
     return absl::InvalidArgumentError(
@@ -218,7 +218,7 @@ absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
   struct PixelBox {
     double y0, x0, y1, x1, area;
   };
-  auto to_pixels = [&](const BoundingBox& box) {
+  auto to_pixels = [&](const CropBox& box) {
     PixelBox p{box.ymin * static_cast<double>(height), box.xmin * static_cast<double>(width),
                box.ymax * static_cast<double>(height), box.xmax * static_cast<double>(width), 0};
     p.area = (p.y1 - p.y0) * (p.x1 - p.x0);
@@ -226,7 +226,7 @@ absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
   };
   bool any_box = false;
   for (size_t b = 0; b < boxes.size(); ++b) {
-    const BoundingBox& box = boxes[b];
+    const CropBox& box = boxes[b];
     const bool ok = box.ymin >= 0 && box.xmin >= 0 && box.ymax <= 1 && box.xmax <= 1 &&
                     box.ymin <= box.ymax && box.xmin <= box.xmax;  // false for NaN
     if (!ok) {
@@ -236,9 +236,9 @@ absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
     }
     any_box |= to_pixels(box).area > 0;
   }
-  const BoundingBox whole_image;  // 0, 0, 1, 1
-  const absl::Span<const BoundingBox> candidates =
-      any_box ? boxes : absl::Span<const BoundingBox>(&whole_image, 1);
+  const CropBox whole_image;  // 0, 0, 1, 1
+  const absl::Span<const CropBox> candidates =
+      any_box ? boxes : absl::Span<const CropBox>(&whole_image, 1);
 
   const double image_area = static_cast<double>(height) * width;
   const double min_area = o.min_area * image_area;
@@ -257,7 +257,7 @@ absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
     if (crop_aspect < o.min_aspect_ratio || crop_aspect > o.max_aspect_ratio) continue;
     const int y = UniformInt(rng, height - crop_height);
     const int x = UniformInt(rng, width - crop_width);
-    for (const BoundingBox& box : candidates) {
+    for (const CropBox& box : candidates) {
       const PixelBox p = to_pixels(box);
       if (!(p.area > 0)) continue;
       const double overlap_h = std::min<double>(p.y1, y + crop_height) - std::max<double>(p.y0, y);
@@ -340,7 +340,7 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
 }
 
 absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                 absl::Span<const BoundingBox> boxes, const TrainOptions& options,
+                                 absl::Span<const CropBox> boxes, const TrainOptions& options,
                                  uint64_t seed, Image* scratch, const BatchSlot& slot) {
   ASSIGN_OR_RETURN(const JpegHeader header, decoder.ReadHeader(jpeg));
   const ImageSize original{header.height, header.width};

@@ -26,7 +26,7 @@
 namespace cnnbench::input {
 
 // A box in fractions of the image, as tf.Example's image/object/bbox/*.
-struct BoundingBox {
+struct CropBox {
   float ymin = 0, xmin = 0, ymax = 1, xmax = 1;
 };
 
@@ -64,7 +64,7 @@ uint64_t ImageSeed(uint64_t run_seed, uint64_t image_index);
 // on its arguments. Errors: non-positive sizes, boxes outside [0,1] or with
 // min > max (naming the box), option values out of range.
 absl::StatusOr<CropWindow> SampleDistortedCrop(int height, int width,
-                                               absl::Span<const BoundingBox> boxes,
+                                               absl::Span<const CropBox> boxes,
                                                const CropSamplerOptions& options, uint64_t seed);
 
 // The smallest decoded size (of the whole image) under which `crop` (in
@@ -147,7 +147,7 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
 // Header, crop, downscaled decode into `scratch`, PreprocessTrain. Uses the
 // decoder (one per thread).
 absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                 absl::Span<const BoundingBox> boxes, const TrainOptions& options,
+                                 absl::Span<const CropBox> boxes, const TrainOptions& options,
                                  uint64_t seed, Image* scratch, const BatchSlot& slot);
 
 // tf_cnn_benchmarks' eval_image: scale the image (aspect kept) so it just

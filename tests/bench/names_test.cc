@@ -151,7 +151,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   std::vector<std::string> table;
   for (const CaseFamily& f : CaseFamilies()) table.push_back(f.name);
   EXPECT_EQ(families, table);
-  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads");
+  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input");
 }
 
 TEST(NamesTest, ShapePrefixComesFromTheTable) {

@@ -74,7 +74,7 @@ BatchSlot Slot(std::vector<float>& batch, int height, int width, int64_t index =
 }
 
 // Fraction of `box` (in [0,1] units) inside `crop` of a height x width image.
-double Covered(const CropWindow& crop, const BoundingBox& box, int height, int width) {
+double Covered(const CropWindow& crop, const CropBox& box, int height, int width) {
   const double y0 = box.ymin * height, y1 = box.ymax * height;
   const double x0 = box.xmin * width, x1 = box.xmax * width;
   const double oh = std::min<double>(y1, crop.y + crop.height) - std::max<double>(y0, crop.y);
@@ -85,7 +85,7 @@ double Covered(const CropWindow& crop, const BoundingBox& box, int height, int w
 
 TEST(CropSamplerTest, WindowsObeyTheOptionsOrFallBack) {
   const int height = 375, width = 500;
-  const std::vector<BoundingBox> boxes = {{0.1f, 0.2f, 0.4f, 0.5f}, {0.6f, 0.6f, 0.95f, 0.9f}};
+  const std::vector<CropBox> boxes = {{0.1f, 0.2f, 0.4f, 0.5f}, {0.6f, 0.6f, 0.95f, 0.9f}};
   const CropSamplerOptions options;  // tf_cnn_benchmarks' values
   int fell_back = 0;
   std::set<std::tuple<int, int, int, int>> distinct;
@@ -131,12 +131,12 @@ TEST(CropSamplerTest, NoBoxesMeansTheWholeImageIsTheBox) {
     EXPECT_GE(static_cast<double>(crop->height) * crop->width, 0.1 * 100 * 80 - 1e-9) << seed;
   }
   // Many boxes are fine (no fixed limit).
-  const std::vector<BoundingBox> many(300, BoundingBox{0.4f, 0.4f, 0.6f, 0.6f});
+  const std::vector<CropBox> many(300, CropBox{0.4f, 0.4f, 0.6f, 0.6f});
   auto crowded = SampleDistortedCrop(100, 80, many, options, 3);
   ASSERT_TRUE(crowded.ok()) << crowded.status();
   EXPECT_GE(Covered(*crowded, many[0], 100, 80), 0.1);
   // A box of zero area is ignored like no box at all.
-  const std::vector<BoundingBox> degenerate = {{0.5f, 0.5f, 0.5f, 0.9f}};
+  const std::vector<CropBox> degenerate = {{0.5f, 0.5f, 0.5f, 0.9f}};
   for (uint64_t seed = 0; seed < 20; ++seed) {
     auto with = SampleDistortedCrop(100, 80, degenerate, options, seed);
     auto without = SampleDistortedCrop(100, 80, {}, options, seed);
@@ -161,7 +161,7 @@ TEST(CropSamplerTest, FallsBackToTheWholeImageWhenNoWindowCanQualify) {
   CropSamplerOptions strict;
   strict.min_object_covered = 1.0f;
   strict.max_area = 0.5f;
-  const std::vector<BoundingBox> whole = {{0, 0, 1, 1}};
+  const std::vector<CropBox> whole = {{0, 0, 1, 1}};
   auto crop = SampleDistortedCrop(200, 200, whole, strict, 7);
   ASSERT_TRUE(crop.ok());
   EXPECT_TRUE(crop->fell_back);
@@ -170,7 +170,7 @@ TEST(CropSamplerTest, FallsBackToTheWholeImageWhenNoWindowCanQualify) {
 }
 
 TEST(CropSamplerTest, SameSeedSameWindow) {
-  const std::vector<BoundingBox> boxes = {{0.2f, 0.2f, 0.8f, 0.7f}};
+  const std::vector<CropBox> boxes = {{0.2f, 0.2f, 0.8f, 0.7f}};
   for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{42}, ImageSeed(5, 123456)}) {
     auto a = SampleDistortedCrop(480, 640, boxes, {}, seed);
     auto b = SampleDistortedCrop(480, 640, boxes, {}, seed);
@@ -189,7 +189,7 @@ TEST(CropSamplerTest, BadBoxesAndOptionsAreErrors) {
   auto inverted = SampleDistortedCrop(10, 10, {{0.5f, 0, 0.4f, 1}}, options, 0);
   EXPECT_EQ(inverted.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(inverted.status().message(), HasSubstr("bounding box 0"));
-  const std::vector<BoundingBox> second_outside = {{0, 0, 1, 1}, {0, 0, 1.5f, 1}};
+  const std::vector<CropBox> second_outside = {{0, 0, 1, 1}, {0, 0, 1.5f, 1}};
   EXPECT_THAT(SampleDistortedCrop(10, 10, second_outside, options, 0).status().message(),
               HasSubstr("bounding box 1"));
   EXPECT_FALSE(SampleDistortedCrop(10, 10, {{NAN, 0, 1, 1}}, options, 0).ok());
@@ -544,7 +544,7 @@ TEST(JpegPathTest, TrainAndEvalFromJpegAreDeterministicAndMatchFullDecode) {
   auto full = DecodeJpeg(*jpeg);
   ASSERT_TRUE(full.ok());
   Image scratch;
-  const std::vector<BoundingBox> boxes = {{0.1f, 0.1f, 0.9f, 0.9f}};
+  const std::vector<CropBox> boxes = {{0.1f, 0.1f, 0.9f, 0.9f}};
   TrainOptions options;
   const int out_size = 32;  // small: most crops allow a downscaled decode
   int downscaled = 0;
