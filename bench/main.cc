@@ -65,6 +65,9 @@ ABSL_FLAG(int, collective_timeout, -1,
           "seconds a collective may wait for the other ranks before failing with the ranks "
           "that did not arrive (default 300)");
 ABSL_FLAG(std::string, data, "", "synthetic,real");
+ABSL_FLAG(int, input_cores, -1,
+          "data:real training: CPU cores for the input pipeline's decode threads, taken from "
+          "the compute's threads (default 0: one decode thread shares the cores)");
 ABSL_FLAG(std::string, data_dir, "", "ImageNet TFRecords or an image folder for --data=real");
 ABSL_FLAG(std::string, platform, "", "short platform name for reports (default: from the hardware)");
 ABSL_FLAG(int, steps, -1,
@@ -220,6 +223,8 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(count = CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.bucket_bytes >> 20))).ok())
     return count.status();
   o.bucket_bytes = static_cast<size_t>(*count) << 20;
+  if (!(count = CountFlag(FLAGS_input_cores, 0, 0)).ok()) return count.status();
+  o.input_cores = *count;
   if (!(count = CountFlag(FLAGS_threads_per_replica, 1, 0)).ok()) return count.status();
   o.threads_per_replica = *count;
   if (!(count = CountFlag(FLAGS_collective_timeout, 1,
@@ -253,7 +258,13 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("overlap", o.overlap ? "true" : "false");
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
-  benchmark::AddCustomContext("data_dir", o.data_dir.empty() ? "none" : o.data_dir);
+  const bool real = std::find(o.data.begin(), o.data.end(), "real") != o.data.end();
+  benchmark::AddCustomContext(
+      "data_dir", !o.data_dir.empty() ? o.data_dir
+                  : real ? "generated: a TFRecord set made by the suite (make_dataset: 256 "
+                           "train images of 200-500 px, 10 classes)"
+                         : "none");
+  if (real) benchmark::AddCustomContext("input_cores", absl::StrCat(o.input_cores));
   benchmark::AddCustomContext(
       "methodology",
       absl::StrCat(o.warmup_steps, " warm-up steps, ", o.steps, " timed steps, ", o.repetitions,

@@ -205,7 +205,9 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
       return absl::InvalidArgumentError(
           absl::StrCat("unknown case family '", f, "' (known: ", RegisteredFamilyList(), ")"));
   }
-  if (wants("train")) RETURN_IF_ERROR(RegisterTrainCases(options, harness));
+  // Returned as they are: their messages name the flag, no file:line needed.
+  if (wants("train"))
+    if (absl::Status s = RegisterTrainCases(options, harness); !s.ok()) return s;
   if (wants("conv") || wants("fc") || wants("pool") || wants("batchnorm") || wants("relu"))
     RETURN_IF_ERROR(RegisterKernelCases(options, harness));
   if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));

@@ -44,6 +44,10 @@ struct SuiteOptions {
   const MpiRanks* mpi = nullptr;  // set under an MPI launcher
   std::vector<std::string> data;        // synthetic, real
   std::string data_dir;
+  // data:real training: CPU cores given to the input pipeline's decode
+  // threads and taken from the compute's OpenMP team (0: the pipeline's one
+  // decode thread shares the cores).
+  int input_cores = 0;
   int64_t image_size = 0;               // 0: each model's own
   int64_t kernel_batch = 0;             // batch of kernel cases; 0: the model's training batch
   int warmup_steps = 10;

@@ -9,6 +9,8 @@
 
 #include <omp.h>
 
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
 #include "bench/names.h"
@@ -19,10 +21,15 @@
 #include "core/random.h"
 #include "core/status.h"
 #include "kernels/collectives/communicator.h"
+#include "input/pipeline/dataset_maker.h"
+#include "input/pipeline/pipeline.h"
+#include "input/pipeline/sources.h"
 #include "kernels/kernel.h"
 #include "models/zoo.h"
 #include "train/data_parallel.h"
 #include "train/trainer.h"
+
+ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/input_cases.cc
 
 namespace cnnbench::bench {
 namespace {
@@ -59,6 +66,55 @@ absl::StatusOr<SyntheticBatch> MakeSyntheticBatch(const Graph& graph, int64_t ba
   return b;
 }
 
+// data:real: a training pipeline over --data_dir (its format detected), or
+// over the data set the suite generates when none is given. Each rank reads
+// the whole set in its own order (seed + rank), as tf_cnn_benchmarks' workers do.
+absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(
+    const Graph& graph, const SuiteOptions& options, int rank, int local_ranks) {
+  input::PipelineOptions p;
+  p.format = input::DataFormat::kTFRecord;
+  p.data_dir = options.data_dir;
+  if (!p.data_dir.empty()) {
+    ASSIGN_OR_RETURN(std::vector<input::DataFormat> formats,
+                     input::DetectDataFormats(p.data_dir, "train"));
+    p.format = formats.front();
+  } else {
+    ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
+  }
+  ASSIGN_OR_RETURN(p.on_bad_record,
+                   input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)));
+  const Shape& images = graph.nodes[graph.images].output;  // (N, C, H, W)
+  p.subset = "train";
+  p.training = true;
+  p.batch = graph.batch;
+  p.height = static_cast<int>(images[2]);
+  p.width = static_cast<int>(images[3]);
+  p.classes = static_cast<int>(graph.classes);
+  p.layout = Layout::kNCHW;
+  p.decode_threads = std::max(1, options.input_cores / std::max(1, local_ranks));
+  p.reader_threads = 1;
+  p.seed = 1 + static_cast<uint64_t>(rank);
+  return input::InputPipeline::Create(p);
+}
+
+// Hands the pipeline's next batch to the trainer.
+absl::Status FeedNextBatch(input::InputPipeline& pipeline, Trainer& trainer) {
+  ASSIGN_OR_RETURN(const input::Batch* batch, pipeline.Next());
+  return trainer.SetBatch(batch->images, batch->labels);
+}
+
+// The counters of a real-data case from its pipelines' stats since `last`.
+void ReportInput(benchmark::State& state, const input::PipelineStats& now,
+                 input::PipelineStats& last, int64_t steps) {
+  const double waited = now.consumer_wait_seconds - last.consumer_wait_seconds;
+  // A per-step wait of 0 is a valid figure, but a counter that is 0 in every
+  // repetition has a NaN variation: left out then.
+  if (waited > 0 && steps > 0) state.counters["input_wait_seconds_per_step"] = waited / steps;
+  if (now.skipped_total() > 0)
+    state.counters["skipped_records"] = static_cast<double>(now.skipped_total());
+  last = now;
+}
+
 TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   TrainOptions to;
   to.precision = c.precision;
@@ -78,8 +134,15 @@ class TrainWorkload : public Workload {
   // The backend's stream: every kernel of the step is enqueued there.
   const Stream& stream() const override { return backend_->stream(); }
   // Enqueues one step; the harness's timer waits for it.
-  absl::Status Run() override { return trainer_->Step(); }
+  absl::Status Run() override {
+    if (pipeline_ != nullptr) RETURN_IF_ERROR(FeedNextBatch(*pipeline_, *trainer_));
+    ++steps_;
+    return trainer_->Step();
+  }
   absl::Status Report(benchmark::State& state) override;
+  ~TrainWorkload() override {
+    if (saved_threads_ > 0) omp_set_num_threads(saved_threads_);
+  }
 
  private:
   TrainWorkload(const TrainCase& c, const SuiteOptions& options) : case_(c), options_(options) {}
@@ -88,13 +151,14 @@ class TrainWorkload : public Workload {
   const SuiteOptions& options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Trainer> trainer_;  // after backend_: destroyed first
+  std::unique_ptr<input::InputPipeline> pipeline_;  // data:real
+  input::PipelineStats last_stats_;
+  int64_t steps_ = 0;
+  int saved_threads_ = 0;  // the harness thread's OpenMP team, when changed
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase& c,
                                                                  const SuiteOptions& options) {
-  if (c.data == "real")
-    return absl::UnimplementedError(
-        "unsupported: real data needs the input pipeline (--data=synthetic)");
   std::unique_ptr<TrainWorkload> w(new TrainWorkload(c, options));
   ModelOptions mo;
   mo.batch = c.batch;
@@ -104,10 +168,24 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
   ASSIGN_OR_RETURN(w->backend_,
                    CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(0) : Device::Cpu()));
   ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), StepOptions(c, options)));
-  ASSIGN_OR_RETURN(SyntheticBatch batch, MakeSyntheticBatch(graph, c.batch, 1234));
-  RETURN_IF_ERROR(w->trainer_->SetBatch(static_cast<const float*>(batch.images.data()),
-                                        static_cast<const int32_t*>(batch.labels.data())));
-  for (int i = 0; i < options.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
+  if (c.data == "real") {
+    // The cores given to the input pipeline are taken from the compute's team.
+    if (c.gpus == 0 && options.input_cores > 0) {
+      w->saved_threads_ = omp_get_max_threads();
+      omp_set_num_threads(std::max(1, omp_get_num_procs() - options.input_cores));
+    }
+    ASSIGN_OR_RETURN(w->pipeline_, MakeTrainPipeline(graph, options, 0, 1));
+    for (int i = 0; i < options.warmup_steps; ++i) {
+      RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
+      RETURN_IF_ERROR(w->trainer_->Step());
+    }
+    w->last_stats_ = w->pipeline_->stats();
+  } else {
+    ASSIGN_OR_RETURN(SyntheticBatch batch, MakeSyntheticBatch(graph, c.batch, 1234));
+    RETURN_IF_ERROR(w->trainer_->SetBatch(static_cast<const float*>(batch.images.data()),
+                                          static_cast<const int32_t*>(batch.labels.data())));
+    for (int i = 0; i < options.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
+  }
   RETURN_IF_ERROR(w->trainer_->Synchronize());
   return std::unique_ptr<Workload>(std::move(w));
 }
@@ -131,16 +209,21 @@ class ReplicatedTrainWorkload : public Workload {
       : case_(c), options_(options) {}
   // Sets this thread's OpenMP team size for the CPU's kernels.
   void PinThreads() const;
+  // `count` steps of local rank r (each fed a batch first on real data).
+  absl::Status Steps(int r, int64_t count);
 
   struct Rank {
     std::unique_ptr<Backend> backend;
     std::unique_ptr<Replica> replica;  // after backend: destroyed first
     SyntheticBatch batch;
+    std::unique_ptr<input::InputPipeline> pipeline;  // data:real
+    input::PipelineStats last_stats;
   };
   TrainCase case_;
   const SuiteOptions& options_;
   int threads_per_replica_ = 0;  // CPU: OpenMP threads of each replica
   int saved_threads_ = 0;        // the harness thread's team size before the case
+  int64_t steps_ = 0;            // since the last Report
   std::vector<std::unique_ptr<Communicator>> group_;
   std::vector<Rank> ranks_;  // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
@@ -148,9 +231,6 @@ class ReplicatedTrainWorkload : public Workload {
 
 absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     const TrainCase& c, const SuiteOptions& options) {
-  if (c.data == "real")
-    return absl::UnimplementedError(
-        "unsupported: real data needs the input pipeline (--data=synthetic)");
   std::unique_ptr<ReplicatedTrainWorkload> w(new ReplicatedTrainWorkload(c, options));
   ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, c.gpus, c.ranks()));
   w->group_ = std::move(placement.group);
@@ -159,9 +239,10 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   w->saved_threads_ = omp_get_max_threads();
   const int per_host = options.mpi != nullptr ? std::max(1, options.mpi->size / options.mpi->hosts)
                                               : local;
+  const int input_cores = c.data == "real" ? options.input_cores : 0;
   w->threads_per_replica_ = options.threads_per_replica > 0
                                 ? options.threads_per_replica
-                                : std::max(1, omp_get_num_procs() / per_host);
+                                : std::max(1, (omp_get_num_procs() - input_cores) / per_host);
   ModelOptions mo;
   mo.batch = c.batch;
   mo.image_size = options.image_size;
@@ -180,15 +261,20 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     ASSIGN_OR_RETURN(rank.replica, Replica::Create(graph, rank.backend.get(),
                                                    StepOptions(c, options), comm, dp));
     RETURN_IF_ERROR(rank.replica->SyncInitialWeights().status());
+    if (c.data == "real") {
+      ASSIGN_OR_RETURN(rank.pipeline, MakeTrainPipeline(graph, options, comm->rank(), local));
+      return absl::OkStatus();
+    }
     // Each replica its own batch: the global batch is ranks * batch examples.
     ASSIGN_OR_RETURN(rank.batch, MakeSyntheticBatch(graph, c.batch, 1234 + comm->rank()));
     return rank.replica->SetBatch(static_cast<const float*>(rank.batch.images.data()),
                                   static_cast<const int32_t*>(rank.batch.labels.data()));
   }));
   RETURN_IF_ERROR(w->threads_->RunEverywhere([self, steps = options.warmup_steps](int r) {
-    Replica& replica = *self->ranks_[r].replica;
-    for (int i = 0; i < steps; ++i) RETURN_IF_ERROR(replica.Step());
-    return replica.Synchronize();
+    RETURN_IF_ERROR(self->Steps(r, steps));
+    if (self->ranks_[r].pipeline != nullptr)
+      self->ranks_[r].last_stats = self->ranks_[r].pipeline->stats();
+    return self->ranks_[r].replica->Synchronize();
   }));
   return std::unique_ptr<Workload>(std::move(w));
 }
@@ -202,12 +288,21 @@ void ReplicatedTrainWorkload::PinThreads() const {
   if (case_.gpus == 0) omp_set_num_threads(threads_per_replica_);
 }
 
+absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count) {
+  Rank& rank = ranks_[r];
+  for (int64_t i = 0; i < count; ++i) {
+    if (rank.pipeline != nullptr)
+      RETURN_IF_ERROR(FeedNextBatch(*rank.pipeline, rank.replica->trainer()));
+    RETURN_IF_ERROR(rank.replica->Step());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
+  steps_ += count;
   return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count](int r) {
     PinThreads();
-    Replica& replica = *ranks_[r].replica;
-    for (int64_t i = 0; i < count; ++i) RETURN_IF_ERROR(replica.Step());
-    return absl::OkStatus();
+    return Steps(r, count);
   }));
 }
 
@@ -225,6 +320,9 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = benchmark::Counter(n);
   state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
+  if (ranks_[0].pipeline != nullptr) ReportInput(state, ranks_[0].pipeline->stats(),
+                                                 ranks_[0].last_stats, steps_);
+  steps_ = 0;
   state.counters["buckets"] = benchmark::Counter(static_cast<double>(first.buckets().size()));
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
@@ -250,16 +348,34 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(trainer_->peak_memory_bytes()));
   state.counters["ranks"] = benchmark::Counter(1);
+  if (pipeline_ != nullptr) {
+    ReportInput(state, pipeline_->stats(), last_stats_, steps_);
+    steps_ = 0;
+  }
   // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
-  state.SetLabel(absl::StrCat(backend_->name(), " batch ", case_.batch, " x ", devices,
-                              std::isfinite(loss) ? "" : ", loss not finite"));
+  state.SetLabel(absl::StrCat(
+      backend_->name(), " batch ", case_.batch, " x ", devices,
+      pipeline_ != nullptr
+          ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format), " data, ",
+                         pipeline_->options().decode_threads, " decode thread(s)")
+          : "",
+      std::isfinite(loss) ? "" : ", loss not finite"));
   return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
+  // Real data: the flags and the user's folder are checked before any case runs.
+  if (std::find(options.data.begin(), options.data.end(), "real") != options.data.end()) {
+    if (absl::Status s = input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)).status();
+        !s.ok())
+      return s;
+    if (!options.data_dir.empty())
+      if (absl::Status s = input::DetectDataFormats(options.data_dir, "train").status(); !s.ok())
+        return s;
+  }
   for (const std::string& model : options.models) {
     ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
     std::vector<int64_t> batches = options.batch_sizes;

@@ -1,6 +1,8 @@
 // Runs //bench:all with the tiny preset end to end and validates its JSON:
 // names follow the grammar, counters are present and positive, the context
 // holds the platform and methodology, skipped cases carry their reason.
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -385,6 +387,45 @@ TEST(SuiteTest, CpuReplicasRunAsOneCaseWithTheirRankCount) {
               1e-6 * two.at("images_per_second").get<double>());
   EXPECT_GE(two.at("buckets").get<double>(), 1);
   EXPECT_EQ(run.at("context").at("bucket_bytes"), "1048576");
+}
+
+TEST(SuiteTest, RealDataTrainsFromTheGeneratedSetWithoutADataDir) {
+  std::string output;
+  const nlohmann::json run =
+      RunJson("real", "--preset=tiny --families=train --data=real --benchmark_repetitions=1",
+              &output);
+  EXPECT_TRUE(absl::StartsWith(run.at("context").at("data_dir").get<std::string>(), "generated"))
+      << run.at("context").dump();
+  auto cases = IterationsByCase(run);
+  ASSERT_EQ(cases.count("train/trivial/fp32/real/batch:2/gpus:0"), 1u) << output;
+  const nlohmann::json& b = cases["train/trivial/fp32/real/batch:2/gpus:0"][0];
+  ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
+  EXPECT_GT(b.at("images_per_second").get<double>(), 0);
+  EXPECT_TRUE(absl::StrContains(b.at("label").get<std::string>(), "tfrecord data")) << b.dump();
+}
+
+TEST(SuiteTest, ABadDataDirIsAnErrorBeforeAnyCase) {
+  std::string output;
+  const std::string missing = TempPath("no_such_data");
+  EXPECT_EQ(WEXITSTATUS(RunBench(
+                absl::StrCat("--preset=tiny --families=train --data=real --data_dir=", missing),
+                &output)),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, missing)) << output;
+  EXPECT_FALSE(absl::StrContains(output, ".cc:")) << output;  // no source locations
+  EXPECT_FALSE(absl::StrContains(output, "[1/")) << output;  // no case started
+  const std::string empty = TempPath("empty_data");
+  ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", empty).c_str()), 0);
+  EXPECT_EQ(WEXITSTATUS(RunBench(
+                absl::StrCat("--preset=tiny --families=train --data=real --data_dir=", empty),
+                &output)),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "empty")) << output;
+  EXPECT_NE(RunBench("--preset=tiny --families=train --data=real --on_bad_record=ignore", &output),
+            0);
+  EXPECT_TRUE(absl::StrContains(output, "ignore")) << output;
 }
 
 TEST(SuiteTest, BadFlagsAreClearErrors) {
