@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
+#include "tools/report/model_names.h"
 #include "tools/report/spread.h"
 #include "tools/report/train_tables.h"
 
@@ -171,6 +172,44 @@ Section AllReduceSection(const PlatformResults& p, double max_cv) {
   return section;
 }
 
+// One step's gradient all-reduce per model (grads/ cases): what the
+// communication of a data-parallel step costs, beside the models' tables.
+Section GradsSection(const PlatformResults& p, double max_cv) {
+  Section section{"Gradient all-reduce per step", {}, {}};
+  Table t;
+  t.title = "Gradient all-reduce per step";
+  t.header = {"Model",     "implementation", "ranks",        "bucket (MiB)", "gradients (MiB)",
+              "buckets",   "time (ms)",      "algbw (GB/s)", "busbw (GB/s)"};
+  Footnotes notes;
+  for (const auto& [c, m] : p.grads) {
+    const std::string where = absl::StrCat(ModelDisplayName(c.model), ", ", c.impl, ", ", c.ranks,
+                                           " ranks");
+    std::vector<std::string> row = {ModelDisplayName(c.model), c.impl, absl::StrCat(c.ranks),
+                                    absl::StrCat(c.bytes >> 20)};
+    const std::string failure = FailureCell(&m, notes, where);
+    if (!failure.empty()) {
+      row.insert(row.end(), {"-", "-", failure, "-", "-"});
+    } else {
+      auto bytes = m.Mean("gradient_bytes"), buckets = m.Mean("buckets");
+      auto seconds = m.Mean("seconds"), algbw = m.Mean("algbw"), busbw = m.Mean("busbw");
+      row.push_back(bytes ? absl::StrFormat("%.1f", *bytes / (1 << 20)) : "-");
+      row.push_back(buckets ? absl::StrFormat("%.0f", *buckets) : "-");
+      row.push_back(seconds ? absl::StrCat(absl::StrFormat("%.2f", *seconds * 1e3),
+                                           NoiseMark(m, "seconds", max_cv, notes, where))
+                            : "-");
+      row.push_back(algbw ? absl::StrFormat("%.2f", *algbw / 1e9) : "-");
+      row.push_back(busbw ? absl::StrFormat("%.2f", *busbw / 1e9) : "-");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = notes.Notes();
+  t.notes.push_back(
+      "The model's gradient block in the trainer's buckets and order, fp32 average in place; "
+      "busbw = algbw * 2(n-1)/n.");
+  section.tables.push_back(std::move(t));
+  return section;
+}
+
 // The input table's layout: (source, preprocess) columns and thread-count rows.
 struct InputLayout {
   std::vector<std::pair<std::string, std::string>> columns;
@@ -232,6 +271,7 @@ std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
   std::vector<Section> sections;
   if (!p.kernels.empty()) sections.push_back(KernelSection(p, max_cv));
   if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p, max_cv));
+  if (!p.grads.empty()) sections.push_back(GradsSection(p, max_cv));
   if (!p.input.empty()) sections.push_back(InputSection(p, max_cv));
   return sections;
 }

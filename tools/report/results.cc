@@ -274,6 +274,8 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
       AddSamples(c, file, platform.kernels[c.name]);
     } else if (c.name.family == "allreduce") {
       AddSamples(c, file, platform.allreduce[c.name]);
+    } else if (c.name.family == "grads") {
+      AddSamples(c, file, platform.grads[c.name]);
     } else if (c.name.family == "input") {
       AddSamples(c, file, platform.input[c.name]);
     }

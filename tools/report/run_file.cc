@@ -45,8 +45,9 @@ class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
 
 // The counters the tables use; anything else in an entry is ignored.
 // `ranks`: a train case's data-parallel ranks, checked against its name.
-constexpr const char* kCounterNames[] = {"images_per_second", "flops", "bytes_per_second", "algbw",
-                                         "busbw", "ranks"};
+constexpr const char* kCounterNames[] = {"images_per_second", "flops",        "bytes_per_second",
+                                         "algbw",             "busbw",        "ranks",
+                                         "gradient_bytes",    "buckets"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;
