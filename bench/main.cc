@@ -54,6 +54,11 @@ ABSL_FLAG(std::string, gpus, "", "GPU counts, e.g. 1,2,4,8 (0 = the CPU)");
 ABSL_FLAG(std::string, replicas, "",
           "data-parallel CPU replicas for the gpus:0 training cases, e.g. 1,2 (default 1); "
           "GPU cases take one replica per GPU");
+ABSL_FLAG(std::string, allreduce_ranks, "",
+          "rank counts of the allreduce/local and grads/local cases, e.g. 1,2,4 (1: a plain "
+          "copy, the memory's own rate as a baseline)");
+ABSL_FLAG(std::string, allreduce_bytes, "",
+          "smallest and largest all-reduce size in bytes, MIN,MAX (sizes double from MIN)");
 ABSL_FLAG(int, bucket_mb, -1,
           "gradient all-reduce bucket size in MiB for data-parallel training (default 25)");
 ABSL_FLAG(bool, overlap, true,
@@ -194,6 +199,22 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
   if (!(s = ParseList(FLAGS_data, &o.data)).ok()) return s;
   if (!(s = ParseList(FLAGS_replicas, &o.replicas)).ok()) return s;
+  if (!(s = ParseList(FLAGS_allreduce_ranks, &o.allreduce_ranks)).ok()) return s;
+  for (int r : o.allreduce_ranks)
+    if (r == 0) return absl::InvalidArgumentError("--allreduce_ranks: a rank count must be >= 1");
+  if (Given(FLAGS_allreduce_bytes)) {
+    std::vector<int64_t> range;
+    for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_allreduce_bytes), ',')) {
+      int64_t value = 0;
+      range.push_back(absl::SimpleAtoi(part, &value) ? value : -1);
+    }
+    if (range.size() != 2 || range[0] < 4 || range[1] < range[0] || range[0] % 4 != 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--allreduce_bytes=", absl::GetFlag(FLAGS_allreduce_bytes),
+                       ": give MIN,MAX with 4 <= MIN <= MAX, MIN a multiple of 4 (fp32)"));
+    o.allreduce_min_bytes = range[0];
+    o.allreduce_max_bytes = range[1];
+  }
   for (int r : o.replicas)
     if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
   for (int64_t b : o.batch_sizes)

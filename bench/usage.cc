@@ -74,7 +74,8 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
       {"How long each case runs",
-       {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters"}},
+       {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters",
+        "allreduce_ranks", "allreduce_bytes"}},
       {"Output", {"platform", "list", "verbose"}},
   };
   return *groups;

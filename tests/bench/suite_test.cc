@@ -442,6 +442,16 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_NE(RunBench("--preset=tiny --bucket_mb=0 --list", &output), 0);
   EXPECT_NE(output.find("--bucket_mb=0"), std::string::npos) << output;
   EXPECT_NE(RunBench("--preset=tiny --collective_timeout=x --list", &output), 0);
+  EXPECT_NE(RunBench("--preset=tiny --allreduce_bytes=1024 --list", &output), 0);
+  EXPECT_NE(output.find("--allreduce_bytes=1024: give MIN,MAX"), std::string::npos) << output;
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=1,3 "
+                     "--allreduce_bytes=64,128 --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(output,
+            "allreduce/local/fp32/bytes:64/ranks:1\nallreduce/local/fp32/bytes:128/ranks:1\n"
+            "allreduce/local/fp32/bytes:64/ranks:3\nallreduce/local/fp32/bytes:128/ranks:3\n");
 }
 
 }  // namespace

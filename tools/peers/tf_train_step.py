@@ -7,6 +7,9 @@ machine (docs/results/). Not part of the suite or its build; it needs
     python3 tools/peers/tf_train_step.py --model=resnet50 --batch=32
 
 Prints one JSON line: model, batch, steps, step_ms (mean), images_per_second.
+Superseded by tensorflow_train.py (the suite's flags, case names and JSON,
+read by //tools:report; docs/peers.md); kept for the command recorded in
+docs/results/2026-11-29-resnet50-vs-tensorflow.md.
 """
 import argparse
 import json

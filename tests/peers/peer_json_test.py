@@ -1,0 +1,254 @@
+"""tools/peers/peer_json.py without PyTorch or TensorFlow: case names, the
+platform name rule, flag checks, Google Benchmark entries and aggregates, the
+JSON writer; then files it writes for two peers, beside a suite run of the
+same platform, go through //tools:report, which must set them side by side.
+Run by peer_json_test.sh (REPORT = the report binary, TOOLS = tools/)."""
+import argparse
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.environ["TOOLS"], "peers"))
+import peer_json  # noqa: E402
+
+
+def parse(*argv):
+    parser = argparse.ArgumentParser()
+    peer_json.add_suite_flags(parser)
+    args = parser.parse_args(list(argv))
+    return args, peer_json.parse_suite_flags(args)
+
+
+class CaseNameTest(unittest.TestCase):
+    def test_the_suites_train_case_name(self):
+        # As //bench:all writes it (the suite sets iterations and repetitions).
+        self.assertEqual(peer_json.case_name("resnet50_v1.5", "bf16", 32, 100, 5),
+                         "train/resnet50_v1.5/bf16/synthetic/batch:32/gpus:0/iterations:100"
+                         "/repeats:5/manual_time")
+
+    def test_learning_rate_scales_with_the_batch(self):
+        self.assertEqual(peer_json.learning_rate(256), 0.1)
+        self.assertEqual(peer_json.learning_rate(32), 0.0125)
+
+    def test_platform_name_follows_the_suites_rule(self):
+        self.assertEqual(peer_json.default_platform("Intel(R) Xeon(R) Processor", 2),
+                         "cpu-Intel-Xeon-2c")
+        self.assertEqual(peer_json.default_platform("AMD EPYC 7B13 64-Core Processor", 16),
+                         "cpu-AMD-EPYC-7B13-64-Core-16c")
+        self.assertEqual(peer_json.default_platform("Intel(R) Core(TM) i9-9900K CPU @ 3.60GHz", 8),
+                         "cpu-Intel-Core-i9-9900K-@-3.60GHz-8c")
+
+    def test_cpu_model_and_isa_from_cpuinfo(self):
+        with tempfile.NamedTemporaryFile("w", suffix="cpuinfo", delete=False) as f:
+            f.write("processor\t: 0\nmodel name\t: AMD EPYC 9B14\nflags\t\t: fpu avx2 fma avx "
+                    "avx512_bf16 sse4_2\n")
+        try:
+            self.assertEqual(peer_json.read_cpu_model(f.name), "AMD EPYC 9B14")
+            self.assertEqual(peer_json.cpu_isa(peer_json.cpu_flags(f.name)),
+                             "sse4_2 avx avx2 fma avx512_bf16")
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(peer_json.read_cpu_model("/nonexistent/cpuinfo"), "unknown")
+
+    def test_os_from_os_release_as_the_suite(self):
+        with tempfile.NamedTemporaryFile("w", suffix="os-release", delete=False) as f:
+            f.write('NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n')
+        try:
+            self.assertEqual(peer_json.os_name(f.name), "Debian GNU/Linux 12 (bookworm)")
+        finally:
+            os.unlink(f.name)
+
+
+class FlagsTest(unittest.TestCase):
+    def test_cases_in_the_suites_order_with_model_default_batches(self):
+        args, cases = parse("--models=resnet50,alexnet", "--precisions=fp32,bf16",
+                            "--benchmark_out=x.json", "--steps=2", "--warmup_steps=0",
+                            "--repetitions=3")
+        self.assertEqual(cases, [("resnet50", "fp32", 64), ("resnet50", "bf16", 64),
+                                 ("alexnet", "fp32", 512), ("alexnet", "bf16", 512)])
+        self.assertEqual((args.steps, args.warmup_steps, args.repetitions), (2, 0, 3))
+        _, cases = parse("--models=vgg16", "--batch_sizes=2,4", "--benchmark_out=x.json")
+        self.assertEqual(cases, [("vgg16", "fp32", 2), ("vgg16", "fp32", 4)])
+
+    def test_bad_values_name_the_flag(self):
+        for argv, needle in [
+            (["--models=resnet5"], "--models: unknown model 'resnet5'"),
+            (["--precisions=fp8"], "--precisions: unknown precision 'fp8'"),
+            (["--batch_sizes=32,0"], "--batch_sizes: '0' is not a positive integer"),
+            (["--batch_sizes=32,"], "--batch_sizes: '' is not a positive integer"),
+            (["--steps=0"], "--steps: '0' is not a positive integer"),
+            (["--steps=1,2"], "--steps: one positive integer expected"),
+            (["--repetitions=x"], "--repetitions: 'x'"),
+            (["--warmup_steps=-1"], "--warmup_steps: '-1'"),
+            (["--threads=two"], "--threads: 'two'"),
+        ]:
+            with self.assertRaises(peer_json.UsageError, msg=argv) as e:
+                parse(*argv, "--benchmark_out=x.json")
+            self.assertIn(needle, str(e.exception))
+        with self.assertRaises(peer_json.UsageError) as e:
+            parse()
+        self.assertIn("--benchmark_out: a JSON file to write is required", str(e.exception))
+
+
+class EntriesTest(unittest.TestCase):
+    def test_one_repetition_is_one_iteration_entry_without_aggregates(self):
+        name = peer_json.case_name("resnet50", "fp32", 4, 2, 1)
+        entries = peer_json.case_entries(name, 4, 2, [1.0], [1.5], "label")
+        self.assertEqual(len(entries), 1)
+        e = entries[0]
+        self.assertEqual((e["run_type"], e["repetitions"], e["repetition_index"]),
+                         ("iteration", 1, 0))
+        self.assertEqual((e["iterations"], e["time_unit"]), (2, "ms"))
+        self.assertAlmostEqual(e["real_time"], 500.0)  # ms per step
+        self.assertAlmostEqual(e["cpu_time"], 750.0)
+        self.assertAlmostEqual(e["images_per_second"], 8.0)
+        self.assertEqual((e["ranks"], e["label"], e["run_name"]), (1.0, "label", name))
+
+    def test_aggregates_as_google_benchmark_writes_them(self):
+        name = peer_json.case_name("resnet50", "fp32", 10, 1, 3)
+        entries = peer_json.case_entries(name, 10, 1, [1.0, 2.0, 4.0], [1.0, 1.0, 1.0])
+        self.assertEqual([e["name"] for e in entries],
+                         [name] * 3 + [name + s for s in ("_mean", "_median", "_stddev", "_cv")])
+        self.assertEqual([e.get("repetition_index") for e in entries[:3]], [0, 1, 2])
+        agg = {e["aggregate_name"]: e for e in entries[3:]}
+        self.assertTrue(all(e["run_name"] == name and e["run_type"] == "aggregate"
+                            for e in agg.values()))
+        self.assertAlmostEqual(agg["mean"]["real_time"], 7000.0 / 3)
+        self.assertAlmostEqual(agg["median"]["real_time"], 2000.0)
+        sd = math.sqrt(((1000 - 7000 / 3) ** 2 + (2000 - 7000 / 3) ** 2 + (4000 - 7000 / 3) ** 2) / 2)
+        self.assertAlmostEqual(agg["stddev"]["real_time"], sd)
+        self.assertAlmostEqual(agg["cv"]["real_time"], sd / (7000 / 3))
+        self.assertEqual(agg["cv"]["aggregate_unit"], "percentage")
+        self.assertEqual(agg["mean"]["aggregate_unit"], "time")
+        # Counters aggregate their own values: the mean of 10, 5 and 2.5 images/s.
+        self.assertAlmostEqual(agg["mean"]["images_per_second"], 17.5 / 3)
+        self.assertAlmostEqual(agg["median"]["images_per_second"], 5.0)
+
+    def test_bad_times_are_refused(self):
+        with self.assertRaises(ValueError):
+            peer_json.case_entries("n", 1, 1, [], [])
+        with self.assertRaises(ValueError):
+            peer_json.case_entries("n", 1, 1, [0.0], [0.0])
+        with self.assertRaises(ValueError):
+            peer_json.case_entries("n", 1, 1, [float("nan")], [1.0])
+
+    def test_a_failed_case_is_kept_with_its_reason(self):
+        args, cases = parse("--models=resnet50,vgg16,alexnet,googlenet", "--batch_sizes=2",
+                            "--steps=3", "--repetitions=2", "--benchmark_out=x.json")
+
+        def run_case(model, precision, batch):
+            if model == "resnet50":
+                raise peer_json.Unsupported("torchvision has no resnet50")
+            if model == "vgg16":
+                raise RuntimeError("DefaultCPUAllocator: not enough memory: you tried to allocate 1 GB\nmore")
+            if model == "alexnet":
+                raise ValueError("bad shape\nsecond line")
+            return [1.0, 1.0], [1.0, 1.0], ""
+
+        entries = peer_json.run_cases(cases, args, run_case, log=io.StringIO())
+        errors = {e["name"].split("/")[1]: e["error_message"] for e in entries if e.get("error_occurred")}
+        self.assertEqual(errors, {
+            "resnet50": "unsupported: torchvision has no resnet50",
+            "vgg16": "OOM: DefaultCPUAllocator: not enough memory: you tried to allocate 1 GB",
+            "alexnet": "ValueError: bad shape",
+        })
+        self.assertEqual(len([e for e in entries if "googlenet" in e["name"]]), 6)
+
+
+class WriterTest(unittest.TestCase):
+    def test_writes_whole_files_and_names_a_bad_path(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.json")
+            peer_json.write_json(path, {"framework": "pytorch 2.15.0"}, [])
+            with open(path) as f:
+                self.assertEqual(json.load(f), {"context": {"framework": "pytorch 2.15.0"},
+                                                "benchmarks": []})
+            self.assertEqual(os.listdir(d), ["run.json"])  # no temporary file left
+            with self.assertRaises(OSError):
+                peer_json.write_json(os.path.join(d, "no", "such", "run.json"), {}, [])
+
+    def test_context_names_the_framework_and_the_platform(self):
+        args, _ = parse("--benchmark_out=x.json", "--platform=box", "--steps=7")
+        c = peer_json.host_context("tensorflow 2.21.0", "XLA off", args, argv=["t.py", "--a"])
+        self.assertEqual((c["framework"], c["framework_settings"], c["platform"]),
+                         ("tensorflow 2.21.0", "XLA off", "box"))
+        self.assertEqual((c["steps"], c["command_line"], c["gpu_count"]), ("7", "t.py --a", "0"))
+        args, _ = parse("--benchmark_out=x.json")
+        c = peer_json.host_context("pytorch 2.15.0", "", args)
+        self.assertEqual(c["platform"], peer_json.default_platform(peer_json.read_cpu_model(),
+                                                                   peer_json.usable_cpus()))
+
+
+def peer_file(folder, framework, settings, cases, steps=2, repetitions=3):
+    """A run as a peer runner writes it, with made-up times: `cases` maps
+    (model, batch) to seconds per step, or to an error message."""
+    args, _ = parse("--benchmark_out=x.json", "--platform=cpu-epyc-2c", f"--steps={steps}",
+                    f"--repetitions={repetitions}")
+    benchmarks = []
+    for (model, batch), value in cases.items():
+        name = peer_json.case_name(model, "fp32", batch, steps, repetitions)
+        if isinstance(value, str):
+            benchmarks.append(peer_json.error_entry(name, repetitions, value))
+        else:
+            benchmarks += peer_json.case_entries(name, batch, steps, [value * steps] * repetitions,
+                                                 [value * steps] * repetitions)
+    path = os.path.join(folder, framework.split()[0] + ".json")
+    peer_json.write_json(path, peer_json.host_context(framework, settings, args), benchmarks)
+    return path
+
+
+class ReportTest(unittest.TestCase):
+    """The peers' files beside a suite run of the same platform (the report's
+    own fixture cpu_box.json: resnet50 16.69, alexnet 142, googlenet 61.5
+    images/s at batch 64, fp32)."""
+
+    def test_the_report_sets_the_peers_beside_the_suite(self):
+        with tempfile.TemporaryDirectory() as d:
+            pytorch = peer_file(d, "pytorch 2.15.0", "channels_last, fixture", {
+                ("resnet50", 64): "unsupported: torchvision has no resnet50",
+                ("alexnet", 64): 64 / 151.0,
+            })
+            tensorflow = peer_file(d, "tensorflow 2.21.0", "XLA off, fixture", {
+                ("resnet50", 64): 64 / 12.5,
+                ("googlenet", 64): "unsupported: tf.keras.applications has no googlenet",
+            })
+            out = os.path.join(d, "report.md")
+            run = subprocess.run([os.environ["REPORT"], os.environ["SUITE_JSON"], pytorch,
+                                  tensorflow, f"--output={out}"],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            with open(out) as f:
+                report = f.read()
+        self.assertIn("Frameworks side by side: training synthetic data, fp32, batch size 64",
+                      report)
+        lines = [line for line in report.splitlines() if line.startswith("|")]
+        header = next(line for line in lines if "pytorch 2.15.0 / cnnbench" in line)
+        self.assertEqual([c.strip() for c in header.strip("|").split("|")],
+                         ["Model", "GPUs", "cnnbench", "pytorch 2.15.0", "tensorflow 2.21.0",
+                          "pytorch 2.15.0 / cnnbench", "tensorflow 2.21.0 / cnnbench"])
+        start = lines.index(header)
+
+        def row(model):
+            for line in lines[start + 2:]:
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                if cells[0] == model:
+                    return cells
+            self.fail(f"no {model} row after the side-by-side header in:\n{report}")
+
+        resnet, alexnet = row("ResNet-50"), row("AlexNet")
+        self.assertEqual(resnet[2], "16.7")
+        self.assertTrue(resnet[3].startswith("N/A"), resnet)  # unsupported by the peer
+        self.assertEqual((resnet[4], resnet[6]), ("12.5", "0.75"))
+        self.assertEqual((alexnet[3], alexnet[5]), ("151", "1.06"))
+        self.assertIn("torchvision has no resnet50", report)
+        self.assertIn("pytorch 2.15.0 settings: channels_last, fixture", report)
+        self.assertIn("cpu-epyc-2c (framework=tensorflow 2.21.0)", report)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

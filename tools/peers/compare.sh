@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Runs this suite, PyTorch and TensorFlow on the same train cases on this
+# machine and writes one report with "Frameworks side by side"
+# (docs/peers.md). Needs the peers' virtual environment (tools/peers/setup.sh).
+#
+#   tools/peers/compare.sh --models=resnet50,resnet50_v1.5 --batch_sizes=32 \
+#       --precisions=fp32 --out=peers-run
+#
+# Flags (defaults in brackets): --models [resnet50,resnet50_v1.5]
+# --batch_sizes [each model's own] --precisions [fp32] --warmup_steps [10]
+# --steps [100] --repetitions [5] --rounds [1: each round runs all three
+# again, in a rotated order, so a noisy stretch of the machine does not fall
+# on one framework; every round's files go to the report] --out [peers-run]
+# --venv [$CNNBENCH_PEERS_VENV or ~/.cache/cnnbench/peers-venv]
+# --frameworks [cnnbench,pytorch,tensorflow] --platform [the suite's]
+# --suite_json [none: a suite run made before, put in the report instead of
+# running the suite; its platform names the peers' runs].
+# Each peer runs with glibc malloc tuned so freed activations stay mapped
+# (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_; override by exporting them).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+PEERS="$ROOT/tools/peers"
+MODELS=resnet50,resnet50_v1.5
+BATCH_SIZES=""
+PRECISIONS=fp32
+WARMUP=10
+STEPS=100
+REPETITIONS=5
+ROUNDS=1
+OUT=peers-run
+VENV="${CNNBENCH_PEERS_VENV:-}"
+FRAMEWORKS=cnnbench,pytorch,tensorflow
+PLATFORM=""
+SUITE_JSON=""
+for arg in "$@"; do
+  case "$arg" in
+    --models=*) MODELS="${arg#*=}" ;;
+    --batch_sizes=*) BATCH_SIZES="${arg#*=}" ;;
+    --precisions=*) PRECISIONS="${arg#*=}" ;;
+    --warmup_steps=*) WARMUP="${arg#*=}" ;;
+    --steps=*) STEPS="${arg#*=}" ;;
+    --repetitions=*) REPETITIONS="${arg#*=}" ;;
+    --rounds=*) ROUNDS="${arg#*=}" ;;
+    --out=*) OUT="${arg#*=}" ;;
+    --venv=*) VENV="${arg#*=}" ;;
+    --frameworks=*) FRAMEWORKS="${arg#*=}" ;;
+    --platform=*) PLATFORM="${arg#*=}" ;;
+    --suite_json=*) SUITE_JSON="${arg#*=}" ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+for pair in "warmup_steps:$WARMUP:0" "steps:$STEPS:1" "repetitions:$REPETITIONS:1" "rounds:$ROUNDS:1"; do
+  IFS=: read -r flag value least <<<"$pair"
+  if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt "$least" ]; then
+    echo "compare.sh: --$flag='$value' is not an integer >= $least" >&2
+    exit 2
+  fi
+done
+IFS=, read -r -a ORDER <<<"$FRAMEWORKS"
+for f in "${ORDER[@]}"; do
+  case "$f" in
+    cnnbench|pytorch|tensorflow) ;;
+    *) echo "compare.sh: --frameworks: unknown framework '$f' (cnnbench, pytorch, tensorflow)" >&2
+       exit 2 ;;
+  esac
+done
+if [ -z "$VENV" ]; then
+  [ -n "${HOME:-}" ] || { echo "compare.sh: HOME is not set; give --venv=PATH" >&2; exit 2; }
+  VENV="$HOME/.cache/cnnbench/peers-venv"
+fi
+needs_venv=0
+[[ ",$FRAMEWORKS," == *,pytorch,* || ",$FRAMEWORKS," == *,tensorflow,* ]] && needs_venv=1
+if [ "$needs_venv" = 1 ] && [ ! -x "$VENV/bin/python" ]; then
+  echo "compare.sh: no peers environment at $VENV; run tools/peers/setup.sh first" >&2
+  exit 1
+fi
+
+FILES=()
+if [ -n "$SUITE_JSON" ]; then
+  [[ ",$FRAMEWORKS," == *,cnnbench,* ]] && {
+    echo "compare.sh: --suite_json replaces the suite's run: leave cnnbench out of --frameworks" >&2
+    exit 2
+  }
+  [ -r "$SUITE_JSON" ] || { echo "compare.sh: --suite_json=$SUITE_JSON: not a readable file" >&2; exit 2; }
+  SUITE_JSON="$(cd "$(dirname "$SUITE_JSON")" && pwd)/$(basename "$SUITE_JSON")"
+  FILES+=("$SUITE_JSON")
+fi
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-17179869184}"
+export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
+COMMON=(--models="$MODELS" --precisions="$PRECISIONS" --warmup_steps="$WARMUP"
+        --steps="$STEPS" --repetitions="$REPETITIONS")
+[ -n "$BATCH_SIZES" ] && COMMON+=(--batch_sizes="$BATCH_SIZES")
+
+# The peers take the suite's platform name so the report sets them side by
+# side; without a suite run here, the suite's naming rule gives the same name.
+platform_of() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"].get("platform",""))' "$1"
+}
+
+run_one() {  # run_one FRAMEWORK ROUND
+  local f="$1" r="$2" file="$OUT/$1-$2.json"
+  echo "compare.sh: round $r: $f -> $file" >&2
+  case "$f" in
+    cnnbench)
+      (cd "$ROOT" && ./bazelw run //bench:all -- --families=train "${COMMON[@]}" \
+         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json)
+      [ -n "$PLATFORM" ] || PLATFORM="$(platform_of "$file")" ;;
+    pytorch)
+      "$VENV/bin/python" "$PEERS/pytorch_train.py" "${COMMON[@]}" \
+        ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
+    tensorflow)
+      "$VENV/bin/python" "$PEERS/tensorflow_train.py" "${COMMON[@]}" \
+        ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
+  esac
+  FILES+=("$file")
+}
+
+[ -n "$SUITE_JSON" ] && [ -z "$PLATFORM" ] && PLATFORM="$(platform_of "$SUITE_JSON")"
+n=${#ORDER[@]}
+for ((r = 1; r <= ROUNDS; ++r)); do
+  for ((i = 0; i < n; ++i)); do
+    run_one "${ORDER[$(((i + r - 1) % n))]}" "$r"
+  done
+done
+(cd "$ROOT" && ./bazelw run //tools:report -- "${FILES[@]}" --output="$OUT/report.md")
+echo "compare.sh: report in $OUT/report.md" >&2

@@ -1,0 +1,336 @@
+"""What the peer runners (pytorch_train.py, tensorflow_train.py) share, with
+no framework imported: the suite's case names, model table and platform
+name, the command-line flags that mirror //bench:all's, and a writer of
+Google Benchmark JSON that //tools:report reads like the suite's own files
+(docs/peers.md). Plain python3; tests/peers exercises it without PyTorch or
+TensorFlow.
+"""
+import argparse
+import datetime
+import math
+import os
+import platform as host
+import re
+import socket
+import statistics
+import sys
+import tempfile
+
+# The suite's zoo (models/zoo.cc): image size and default batch per model.
+SUITE_MODELS = {
+    "trivial": (227, 32), "lenet": (28, 32), "alexnet": (227, 512), "overfeat": (231, 32),
+    "vgg11": (224, 64), "vgg16": (224, 64), "vgg19": (224, 64), "googlenet": (224, 32),
+    "inception3": (299, 32), "inception4": (299, 32), "resnet18": (224, 32),
+    "resnet34": (224, 32), "resnet50": (224, 64), "resnet50_v1.5": (224, 64),
+    "resnet50_v2": (224, 64), "resnet101": (224, 32), "resnet101_v2": (224, 32),
+    "resnet152": (224, 32), "resnet152_v2": (224, 32), "mobilenet": (224, 32),
+}
+CLASSES = 1001  # ImageNet plus background, as the suite (models/zoo.h)
+MOMENTUM = 0.9
+PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
+# The suite's CpuIsa() list (core/platform.cc), in its order.
+ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni",
+             "avx512_bf16", "amx_bf16", "amx_tile", "avx512_fp16")
+
+
+class UsageError(Exception):
+    """A bad flag value: the runner prints it and exits 2."""
+
+
+def learning_rate(batch, ranks=1):
+    """bench/train_cases.cc: 0.1 at a global batch of 256, scaled linearly."""
+    return 0.1 * batch * ranks / 256.0
+
+
+def case_name(model, precision, batch, steps, repetitions, data="synthetic", gpus=0):
+    """The name //bench:all gives a train case (Google Benchmark appends
+    iterations, repeats and manual_time because the suite sets all three)."""
+    return (f"train/{model}/{precision}/{data}/batch:{batch}/gpus:{gpus}"
+            f"/iterations:{steps}/repeats:{repetitions}/manual_time")
+
+
+def tidy_cpu_model(model):
+    """core/platform.cc DefaultPlatformName's tidy(): drop (R), (TM), " CPU",
+    "Processor", join the words with '-'."""
+    for junk in ("(R)", "(TM)", " CPU", "Processor"):
+        model = model.replace(junk, "")
+    return "-".join(model.split())
+
+
+def default_platform(cpu_model, cpu_cores):
+    return f"cpu-{tidy_cpu_model(cpu_model)}-{cpu_cores}c"
+
+
+def read_cpu_model(cpuinfo="/proc/cpuinfo"):
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip() or "unknown"
+    except OSError:
+        pass
+    return "unknown"
+
+
+def cpu_flags(cpuinfo="/proc/cpuinfo"):
+    try:
+        with open(cpuinfo) as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def cpu_isa(flags):
+    found = [f for f in ISA_FLAGS if f in flags]
+    return " ".join(found) if found else "unknown"
+
+
+def os_name(os_release="/etc/os-release"):
+    """The suite's `os`: PRETTY_NAME from os-release, else the kernel's."""
+    try:
+        with open(os_release) as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"') or host.platform()
+    except OSError:
+        pass
+    return host.platform()
+
+
+def usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _positive_list(flag, text):
+    values = []
+    for item in text.split(","):
+        if not re.fullmatch(r"[1-9][0-9]*", item.strip()):
+            raise UsageError(f"--{flag}: '{item}' is not a positive integer (in '{text}')")
+        values.append(int(item))
+    return values
+
+
+def add_suite_flags(parser):
+    """The flags that mirror //bench:all's (bench/main.cc)."""
+    parser.add_argument("--models", default="resnet50_v1.5",
+                        help="comma-separated suite model names")
+    parser.add_argument("--batch_sizes", default="",
+                        help="per-device batch sizes (default: each model's own, as the suite)")
+    parser.add_argument("--precisions", default="fp32", help="fp32,bf16 (others: unsupported)")
+    parser.add_argument("--warmup_steps", default="10")
+    parser.add_argument("--steps", default="100")
+    parser.add_argument("--repetitions", default="5")
+    parser.add_argument("--benchmark_out", default="", help="Google Benchmark JSON file to write")
+    parser.add_argument("--platform", default="",
+                        help="platform name (default: the suite's rule, cpu-<model>-<cores>c)")
+    parser.add_argument("--threads", default="0", help="compute threads (default: usable cores)")
+
+
+def parse_suite_flags(args):
+    """Checks the mirrored flags; returns the list of cases to run as
+    (model, precision, batch) in the suite's order (model, precision, batch)."""
+    models = [m.strip() for m in args.models.split(",")]
+    for m in models:
+        if m not in SUITE_MODELS:
+            raise UsageError(f"--models: unknown model '{m}' (the suite's: "
+                             f"{', '.join(SUITE_MODELS)})")
+    precisions = [p.strip() for p in args.precisions.split(",")]
+    for p in precisions:
+        if p not in PRECISIONS:
+            raise UsageError(f"--precisions: unknown precision '{p}' (one of {', '.join(PRECISIONS)})")
+    batches = _positive_list("batch_sizes", args.batch_sizes) if args.batch_sizes else []
+    args.steps = _positive_list("steps", args.steps)[0] if "," not in args.steps else None
+    if args.steps is None:
+        raise UsageError("--steps: one positive integer expected")
+    args.repetitions = _positive_list("repetitions", args.repetitions)[0] \
+        if "," not in args.repetitions else None
+    if args.repetitions is None:
+        raise UsageError("--repetitions: one positive integer expected")
+    if not re.fullmatch(r"[0-9]+", args.warmup_steps.strip()):
+        raise UsageError(f"--warmup_steps: '{args.warmup_steps}' is not an integer >= 0")
+    args.warmup_steps = int(args.warmup_steps)
+    if not re.fullmatch(r"[0-9]+", args.threads.strip()):
+        raise UsageError(f"--threads: '{args.threads}' is not an integer >= 0")
+    args.threads = int(args.threads) or usable_cpus()
+    if not args.benchmark_out:
+        raise UsageError("--benchmark_out: a JSON file to write is required")
+    cases = []
+    for m in models:
+        for p in precisions:
+            for b in batches or [SUITE_MODELS[m][1]]:
+                cases.append((m, p, b))
+    return cases
+
+
+def host_context(framework, framework_settings, args, argv=None):
+    """The run's context: the keys the report reads (framework,
+    framework_settings, platform) and the suite's cheap host keys."""
+    cpu_model = read_cpu_model()
+    cores = usable_cpus()
+    now = datetime.datetime.now(datetime.timezone.utc).astimezone()
+    argv = sys.argv if argv is None else argv
+    try:
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "not available"
+    return {
+        "date": now.isoformat(timespec="seconds"),
+        "host_name": socket.gethostname(),
+        "executable": argv[0],
+        "num_cpus": os.cpu_count() or 1,
+        "framework": framework,
+        "framework_settings": framework_settings,
+        "platform": args.platform or default_platform(cpu_model, cores),
+        "cpu_model": cpu_model,
+        "cpu_cores": str(cores),
+        "cpu_isa": cpu_isa(cpu_flags()),
+        "os": os_name(),
+        "kernel": host.release(),
+        "gpu_count": "0",
+        "gpu_model": "none",
+        "steps": str(args.steps),
+        "warmup_steps": str(args.warmup_steps),
+        "repetitions": str(args.repetitions),
+        "image_size": "model default",
+        "optimizer": f"sgd momentum {MOMENTUM:g}",
+        "methodology": (f"{args.warmup_steps} warm-up steps, {args.steps} timed steps, "
+                        f"{args.repetitions} repetition(s), mean reported"),
+        "command_line": " ".join(argv),
+        "load_average_start": load,
+    }
+
+
+def _entry(name, repetitions, kind, iterations, real_ms, cpu_ms, images_per_second, label,
+           index=None, aggregate=None):
+    e = {"name": name, "family_index": 0, "per_family_instance_index": 0,
+         "run_name": name, "run_type": kind, "repetitions": repetitions}
+    if index is not None:
+        e["repetition_index"] = index
+    e["threads"] = 1
+    if aggregate is not None:
+        e["name"] = f"{name}_{aggregate}"
+        e["aggregate_name"] = aggregate
+        e["aggregate_unit"] = "percentage" if aggregate == "cv" else "time"
+    e.update({"iterations": iterations, "real_time": real_ms, "cpu_time": cpu_ms,
+              "time_unit": "ms", "images_per_second": images_per_second, "ranks": 1.0})
+    if label:
+        e["label"] = label
+    return e
+
+
+def case_entries(name, batch, steps, seconds, cpu_seconds, label=""):
+    """One case's entries as Google Benchmark writes them: an iteration per
+    repetition (real_time and cpu_time in ms per step) and, with more than one
+    repetition, the mean, median, stddev and cv aggregates. `seconds` and
+    `cpu_seconds` hold each repetition's total over `steps` steps."""
+    if not seconds or len(seconds) != len(cpu_seconds):
+        raise ValueError(f"{name}: one wall and one CPU time per repetition expected")
+    for s in seconds:
+        if not (s > 0 and math.isfinite(s)):
+            raise ValueError(f"{name}: a repetition's time must be positive and finite, not {s}")
+    r = len(seconds)
+    real = [s * 1e3 / steps for s in seconds]
+    cpu = [s * 1e3 / steps for s in cpu_seconds]
+    ips = [batch * 1e3 / t for t in real]
+    out = [_entry(name, r, "iteration", steps, real[i], cpu[i], ips[i], label, index=i)
+           for i in range(r)]
+    if r > 1:
+        def stats(values):
+            mean = statistics.fmean(values)
+            stddev = statistics.stdev(values)
+            return {"mean": mean, "median": statistics.median(values), "stddev": stddev,
+                    "cv": stddev / mean if mean else 0.0}
+        sr, sc, si = stats(real), stats(cpu), stats(ips)
+        for agg in ("mean", "median", "stddev", "cv"):
+            out.append(_entry(name, r, "aggregate", r, sr[agg], sc[agg], si[agg], label,
+                              aggregate=agg))
+    return out
+
+
+def error_entry(name, repetitions, message):
+    """A case that could not run, as the suite's SkipWithError writes it;
+    `message` starts with its kind ("unsupported: ", "OOM: ") where it has one."""
+    return {"name": name, "family_index": 0, "per_family_instance_index": 0, "run_name": name,
+            "run_type": "iteration", "repetitions": repetitions, "repetition_index": 0,
+            "threads": 1, "error_occurred": True, "error_message": message,
+            "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ms"}
+
+
+def write_json(path, context, benchmarks):
+    """Writes the run through a temporary file renamed into place (a failed
+    run leaves an older file whole). Errors raise OSError naming the path."""
+    import json
+
+    text = json.dumps({"context": context, "benchmarks": benchmarks}, indent=2) + "\n"
+    if path in ("-", "/dev/stdout"):
+        sys.stdout.write(text)
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".peer-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def malloc_settings():
+    """The glibc malloc tuning the run saw (compare.sh sets it: without it a
+    framework that allocates per step pays page faults, docs/peers.md)."""
+    keys = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    found = [f"{k}={os.environ[k]}" for k in keys if k in os.environ]
+    return " ".join(found) if found else "glibc malloc defaults"
+
+
+def run_cases(cases, args, run_case, log=sys.stderr):
+    """Runs each (model, precision, batch) with run_case(model, precision,
+    batch) -> (seconds, cpu_seconds, label); an exception becomes the case's
+    error entry (unsupported:, OOM: or the exception's own words), never a
+    lost case."""
+    benchmarks = []
+    for i, (model, precision, batch) in enumerate(cases):
+        name = case_name(model, precision, batch, args.steps, args.repetitions)
+        print(f"[{i + 1}/{len(cases)}] {name}", file=log, flush=True)
+        try:
+            seconds, cpu_seconds, label = run_case(model, precision, batch)
+            benchmarks.extend(case_entries(name, batch, args.steps, seconds, cpu_seconds, label))
+        except Unsupported as e:
+            print(f"  skipped: unsupported: {e}", file=log, flush=True)
+            benchmarks.append(error_entry(name, args.repetitions, f"unsupported: {e}"))
+        except MemoryError as e:
+            benchmarks.append(error_entry(name, args.repetitions, f"OOM: {e or 'out of memory'}"))
+        except Exception as e:  # a framework error: reported with the case, the run goes on
+            first = str(e).splitlines()[0] if str(e) else ""
+            message = f"{type(e).__name__}: {first}"
+            low = first.lower()
+            if "out of memory" in low or "not enough memory" in low or "OOM" in type(e).__name__:
+                message = f"OOM: {first}"
+            print(f"  failed: {message}", file=log, flush=True)
+            benchmarks.append(error_entry(name, args.repetitions, message))
+    return benchmarks
+
+
+class Unsupported(Exception):
+    """A case the peer has no definition for (a model, a precision)."""
+
+
+def main_wrapper(parser, run):
+    """Parses the flags, turns a UsageError into exit 2 with the message."""
+    args = parser.parse_args()
+    try:
+        cases = parse_suite_flags(args)
+    except UsageError as e:
+        print(f"{parser.prog}: {e}", file=sys.stderr)
+        return 2
+    return run(args, cases)

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""PyTorch peer of //bench:all's train cases on the CPU: the same training
+step (model, image size, batch, precision, SGD momentum 0.9 at lr
+0.1*batch/256, synthetic data made once, softmax cross-entropy on 1001
+classes), warm-up, timed steps and repetitions, written as Google Benchmark
+JSON with the suite's case names for //tools:report (docs/peers.md). Needs
+torch and torchvision (tools/peers/setup.sh); the suite never uses them.
+
+    python pytorch_train.py --models=resnet50_v1.5 --batch_sizes=32 \\
+        --precisions=fp32,bf16 --benchmark_out=pytorch.json
+"""
+import argparse
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree for peer_json
+import peer_json  # noqa: E402
+from peer_json import Unsupported  # noqa: E402
+
+# Suite model -> (torchvision constructor, how it differs from the suite's).
+# resnet50 (v1) is not here: torchvision's is v1.5, which the suite names resnet50_v1.5.
+TORCHVISION = {
+    "resnet18": ("resnet18", ""),
+    "resnet34": ("resnet34", ""),
+    "resnet50_v1.5": ("resnet50", ""),
+    "resnet101": ("resnet101", "resnet101 is torchvision's v1.5 (stride in the 3x3)"),
+    "resnet152": ("resnet152", "resnet152 is torchvision's v1.5 (stride in the 3x3)"),
+    "vgg11": ("vgg11", ""),
+    "vgg16": ("vgg16", ""),
+    "vgg19": ("vgg19", ""),
+    "alexnet": ("alexnet", "alexnet is torchvision's (224 there) run at the suite's 227"),
+    "googlenet": ("googlenet", "googlenet without auxiliary heads"),
+    "inception3": ("inception_v3", "inception3 without the auxiliary head"),
+}
+
+
+def build(model_name):
+    import torchvision
+
+    if model_name not in TORCHVISION:
+        hint = " (torchvision's resnet50 is the suite's resnet50_v1.5)" if model_name == "resnet50" else ""
+        raise Unsupported(f"torchvision has no {model_name}{hint}")
+    ctor = getattr(torchvision.models, TORCHVISION[model_name][0])
+    kwargs = {"num_classes": peer_json.CLASSES, "weights": None}
+    if model_name in ("googlenet", "inception3"):
+        kwargs.update(aux_logits=False, init_weights=True)
+    return ctor(**kwargs)
+
+
+def bf16_capable(flags):
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+class Case:
+    """One model at one precision and batch: model, optimizer and data made once."""
+
+    def __init__(self, model_name, precision, batch, args, channels_last):
+        import torch
+
+        size = peer_json.SUITE_MODELS[model_name][0]
+        self.torch = torch
+        self.model = build(model_name)
+        self.model.train()
+        fmt = torch.channels_last if channels_last else torch.contiguous_format
+        self.model = self.model.to(memory_format=fmt)
+        gen = torch.Generator().manual_seed(1)
+        self.images = torch.randn(batch, 3, size, size, generator=gen).contiguous(memory_format=fmt)
+        self.labels = torch.randint(0, peer_json.CLASSES, (batch,), generator=gen)
+        self.optimizer = torch.optim.SGD(self.model.parameters(),
+                                         lr=peer_json.learning_rate(batch),
+                                         momentum=peer_json.MOMENTUM)
+        self.loss_fn = torch.nn.CrossEntropyLoss()
+        self.autocast = precision == "bf16"
+        self.forward = torch.compile(self.model) if args.compile else self.model
+
+    def step(self):
+        torch = self.torch
+        self.optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.autocast):
+            loss = self.loss_fn(self.forward(self.images), self.labels)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+
+    def timed(self, steps):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(steps):
+            loss = self.step()
+        loss.item()  # CPU ops are synchronous; this only reads the result
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def make_runner(args):
+    flags = peer_json.cpu_flags()
+
+    def run_case(model_name, precision, batch):
+        if precision not in ("fp32", "bf16"):
+            raise Unsupported(f"{precision} on the CPU (PyTorch runs fp32 or bf16 autocast)")
+        if precision == "bf16" and not bf16_capable(flags):
+            raise Unsupported("bf16 needs avx512_bf16 or amx_bf16, which this CPU lacks")
+        if model_name not in TORCHVISION:
+            build(model_name)  # raises Unsupported with the reason
+        layouts = {"auto": [True, False], "channels_last": [True], "nchw": [False]}[args.layout]
+        chosen, case = layouts[0], None
+        if len(layouts) > 1:
+            # Short probe: each layout warms up once, then the faster of two steps wins.
+            best = None
+            for channels_last in layouts:
+                probe = Case(model_name, precision, batch, args, channels_last)
+                probe.timed(1)
+                seconds = probe.timed(2)[0]
+                if best is None or seconds < best:
+                    best, chosen, case = seconds, channels_last, probe
+        if case is None:
+            case = Case(model_name, precision, batch, args, chosen)
+        if args.warmup_steps:
+            case.timed(args.warmup_steps)
+        seconds, cpu_seconds = [], []
+        for _ in range(args.repetitions):
+            w, c = case.timed(args.steps)
+            seconds.append(w)
+            cpu_seconds.append(c)
+        layout = "channels_last" if chosen else "NCHW"
+        how = " (probe)" if len(layouts) > 1 else ""
+        return seconds, cpu_seconds, f"pytorch {layout}{how} batch {batch}"
+
+    return run_case
+
+
+def settings(args, torch, models):
+    parts = [
+        f"threads {args.threads}",
+        {"auto": "layout by probe per case (label): channels_last vs NCHW",
+         "channels_last": "channels_last", "nchw": "NCHW"}[args.layout],
+        f"torch.compile {'on' if args.compile else 'off'}",
+        "bf16 autocast for bf16",
+        "SGD momentum 0.9 lr 0.1*batch/256",
+        f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'off'}",
+        peer_json.malloc_settings(),
+    ]
+    parts += [TORCHVISION[m][1] for m in models if m in TORCHVISION and TORCHVISION[m][1]]
+    return ", ".join(parts)
+
+
+def main():
+    parser = argparse.ArgumentParser(prog="pytorch_train.py", description=__doc__.splitlines()[0])
+    peer_json.add_suite_flags(parser)
+    parser.add_argument("--layout", choices=("auto", "channels_last", "nchw"), default="auto",
+                        help="auto: a short probe per case picks the faster")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+
+    def run(args, cases):
+        try:
+            import torch
+            import torchvision  # noqa: F401
+        except ImportError as e:
+            print(f"pytorch_train.py: PyTorch not installed ({e}); see tools/peers/setup.sh",
+                  file=sys.stderr)
+            return 3
+        torch.set_num_threads(args.threads)
+        torch.manual_seed(1)
+        models = sorted({m for m, _, _ in cases})
+        context = peer_json.host_context(f"pytorch {torch.__version__.split('+')[0]}",
+                                         settings(args, torch, models), args)
+        context["torch_version"] = torch.__version__
+        benchmarks = peer_json.run_cases(cases, args, make_runner(args))
+        try:
+            peer_json.write_json(args.benchmark_out, context, benchmarks)
+        except OSError as e:
+            print(f"pytorch_train.py: cannot write --benchmark_out={args.benchmark_out}: {e}",
+                  file=sys.stderr)
+            return 1
+        return 0
+
+    return peer_json.main_wrapper(parser, run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
