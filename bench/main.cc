@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -451,6 +453,13 @@ int Main(int argc, char** argv) {
   benchmark::AddCustomContext("ranks", absl::StrCat(mpi_ranks.size));
   benchmark::AddCustomContext("hosts", absl::StrCat(mpi_ranks.hosts));
   if (world != nullptr) benchmark::AddCustomContext("mpi_version", mpi_ranks.library_version);
+  // NCCL picks its algorithm and protocol per call unless told; what it was
+  // told is part of the conditions a multi-GPU figure was taken under.
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"}) {
+    const char* value = std::getenv(name);
+    benchmark::AddCustomContext(absl::AsciiStrToLower(name),
+                                value != nullptr && *value != '\0' ? value : "auto (NCCL's choice)");
+  }
   if (rank0)
     std::fprintf(stderr,
                  "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
