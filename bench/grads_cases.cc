@@ -76,7 +76,9 @@ absl::StatusOr<std::unique_ptr<Workload>> GradsWorkload::Prepare(const std::stri
     ASSIGN_OR_RETURN(w->buckets_,
                      PlanBuckets(trainer->GradientRanges(), w->total_bytes_, bucket_bytes));
   }
-  ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, 0, ranks));
+  absl::StatusOr<ReplicaPlacement> placed = PlaceReplicas(options, 0, ranks);
+  if (!placed.ok()) return EndJobOnTimeout(options, placed.status());
+  ReplicaPlacement placement = *std::move(placed);
   w->group_ = std::move(placement.group);
   const int local = static_cast<int>(w->group_.size());  // ranks in this process
   w->grads_.resize(local);

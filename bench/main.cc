@@ -372,6 +372,10 @@ int Main(int argc, char** argv) {
     CommunicatorOptions co;
     co.timeout = options->collective_timeout;
     absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateMpiCommunicator(co);
+    // A rank that never arrives leaves the others inside MPI: the job ends.
+    if (absl::IsDeadlineExceeded(comm.status()))
+      AbortMpiJob(kBadUsage, absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ",
+                                          comm.status().message()));
     if (!comm.ok()) return Fail(kBadUsage, comm.status());
     world = *std::move(comm);
     // Kernel and GEMM cases involve no other rank: every process would time
@@ -425,6 +429,9 @@ int Main(int argc, char** argv) {
                  {"gpus visible", absl::StrCat(options->gpu_count)},
                  {"mpi", mpi_ranks.library_version},
                  {"nccl", nccl.ok() ? *nccl : "none"}});
+    if (absl::IsDeadlineExceeded(agreed))
+      AbortMpiJob(kBadUsage,
+                  absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", agreed.message()));
     if (!agreed.ok())
       return Fail(kBadUsage, absl::FailedPreconditionError(
                                  absl::StrCat("rank ", mpi_ranks.rank, ": ", agreed.message())));

@@ -232,7 +232,9 @@ class ReplicatedTrainWorkload : public Workload {
 absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     const TrainCase& c, const SuiteOptions& options) {
   std::unique_ptr<ReplicatedTrainWorkload> w(new ReplicatedTrainWorkload(c, options));
-  ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, c.gpus, c.ranks()));
+  absl::StatusOr<ReplicaPlacement> placed = PlaceReplicas(options, c.gpus, c.ranks());
+  if (!placed.ok()) return EndJobOnTimeout(options, placed.status());
+  ReplicaPlacement placement = *std::move(placed);
   w->group_ = std::move(placement.group);
   const std::vector<Device> devices = std::move(placement.devices);
   const int local = static_cast<int>(w->group_.size());  // ranks in this process
@@ -253,7 +255,7 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   w->ranks_.resize(local);
   w->threads_ = std::make_unique<RankThreads>(local);
   ReplicatedTrainWorkload* self = w.get();
-  RETURN_IF_ERROR(w->threads_->RunEverywhere([&](int r) -> absl::Status {
+  RETURN_IF_ERROR(EndJobOnTimeout(options, w->threads_->RunEverywhere([&](int r) -> absl::Status {
     self->PinThreads();
     Rank& rank = self->ranks_[r];
     Communicator* comm = self->group_[r].get();
@@ -269,13 +271,14 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     ASSIGN_OR_RETURN(rank.batch, MakeSyntheticBatch(graph, c.batch, 1234 + comm->rank()));
     return rank.replica->SetBatch(static_cast<const float*>(rank.batch.images.data()),
                                   static_cast<const int32_t*>(rank.batch.labels.data()));
-  }));
-  RETURN_IF_ERROR(w->threads_->RunEverywhere([self, steps = options.warmup_steps](int r) {
-    RETURN_IF_ERROR(self->Steps(r, steps));
-    if (self->ranks_[r].pipeline != nullptr)
-      self->ranks_[r].last_stats = self->ranks_[r].pipeline->stats();
-    return self->ranks_[r].replica->Synchronize();
-  }));
+  })));
+  RETURN_IF_ERROR(EndJobOnTimeout(
+      options, w->threads_->RunEverywhere([self, steps = options.warmup_steps](int r) {
+        RETURN_IF_ERROR(self->Steps(r, steps));
+        if (self->ranks_[r].pipeline != nullptr)
+          self->ranks_[r].last_stats = self->ranks_[r].pipeline->stats();
+        return self->ranks_[r].replica->Synchronize();
+      })));
   return std::unique_ptr<Workload>(std::move(w));
 }
 
