@@ -77,3 +77,23 @@ print("| training rate (images/s) | decode threads |")
 print("| --- | --- |")
 for rate in (1000, 2000, 3000, 5000):
     print(f"| {rate} | {rate/per_core:.1f} |")
+
+print("\n## MPI in-place all-reduce staged through a kept buffer (before / after, same session)\n")
+print("| round | case | before | after | after / before |")
+print("| --- | --- | --- | --- | --- |")
+for r in (1, 2):
+    b = means(f"mpi_staging_before_{r}.json")
+    a = means(f"mpi_staging_after_{r}.json")
+    n = "allreduce/mpi/fp32/bytes:67108864/ranks:2"
+    print(f"| {r} | {n} busbw in place (GB/s) | {b[n]['busbw_inplace']/1e9:.2f} | "
+          f"{a[n]['busbw_inplace']/1e9:.2f} | {a[n]['busbw_inplace']/b[n]['busbw_inplace']:.2f} |")
+    print(f"| {r} | {n} busbw out of place (GB/s) | {b[n]['busbw']/1e9:.2f} | "
+          f"{a[n]['busbw']/1e9:.2f} | {a[n]['busbw']/b[n]['busbw']:.2f} |")
+    g = "grads/resnet50/mpi/bucket_mb:25/ranks:2"
+    print(f"| {r} | {g} (ms per step) | {b[g]['real_time']:.1f} | {a[g]['real_time']:.1f} | "
+          f"{a[g]['real_time']/b[g]['real_time']:.2f} |")
+b = means("mpi_staging_vgg_before.json")
+a = means("mpi_staging_vgg_after.json")
+g = "grads/vgg16/mpi/bucket_mb:25/ranks:2"
+print(f"| 1 | {g} (ms per step) | {b[g]['real_time']:.0f} | {a[g]['real_time']:.0f} | "
+      f"{a[g]['real_time']/b[g]['real_time']:.2f} |")
