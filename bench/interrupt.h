@@ -2,7 +2,8 @@
 // signal; the harness sees it before the next case or iteration, skips the
 // rest, and the run ends normally with the finished cases written and an
 // exit status of 128 + the signal (130, 143). A second signal ends the
-// process at once (the default action).
+// process at once (the default action), after removing the output file's
+// unfinished temporary (RemoveOnSecondSignal), so nothing half-written stays.
 #ifndef CNNBENCH_BENCH_INTERRUPT_H_
 #define CNNBENCH_BENCH_INTERRUPT_H_
 
@@ -11,6 +12,9 @@ namespace cnnbench::bench {
 void InstallInterruptHandlers();
 // The signal received (SIGINT or SIGTERM), 0 while none has arrived.
 int InterruptSignal();
+// The file a second signal removes before the process ends ("" or null:
+// none). The path is copied (up to 4095 bytes); set it before the run.
+void RemoveOnSecondSignal(const char* path);
 // The exit status that says the run was interrupted by `signal`.
 inline int InterruptExitCode(int signal) { return 128 + signal; }
 

@@ -450,6 +450,7 @@ int Main(int argc, char** argv) {
     out->SetDropCheck([&harness] { return harness.stopped(); });
     out->SetEndContext(EndOfRunContext);
   }
+  if (out) RemoveOnSecondSignal(out->temp_path().c_str());
   InstallInterruptHandlers();
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));

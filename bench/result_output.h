@@ -51,6 +51,9 @@ class ResultFile {
   void Abandon();
 
   const std::string& path() const { return path_; }
+  // The temporary file the results go to until Commit ("" when the target
+  // is written directly: a pipe or a device).
+  const std::string& temp_path() const { return temp_path_; }
 
  private:
   class Reporter;

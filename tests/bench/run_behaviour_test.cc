@@ -5,6 +5,7 @@
 // --help shows the suite's flags, skip messages read well, and the context
 // says how the suite was built and under which load.
 #include <cstdio>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -105,6 +106,34 @@ TEST(RunBehaviourTest, SigintKeepsTheFinishedCasesAndExits130) {
 
 TEST(RunBehaviourTest, SigtermKeepsTheFinishedCasesAndExits143) {
   ExpectInterruptedRunKeepsFinishedCases("TERM", 143);
+}
+
+TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {
+  const std::string dir = TempPath("second_signal");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir).c_str()), 0);
+  const std::string json_path = dir + "/run.json";
+  WriteFile(json_path, "earlier results\n");
+  const std::string log = dir + "/log";
+  const std::string script_path = dir + "/interrupt.sh";
+  // Two SIGTERMs in a row while case 1 (a long training step) runs: the run
+  // ends by the signal, not after the step.
+  WriteFile(script_path,
+            absl::StrCat(BenchBinary(),
+                         " --preset=tiny --families=train --models=vgg16 --batch_sizes=8 "
+                         "--steps=50 --benchmark_out_format=json --benchmark_out=",
+                         json_path, " > ", log, " 2>&1 &\npid=$!\n",
+                         "for i in $(seq 600); do grep -q '^\\[1/' ", log,
+                         " && break; sleep 0.1; done\n",
+                         "kill -TERM $pid; sleep 0.2; kill -TERM $pid\nwait $pid\necho $? > ",
+                         dir, "/status\n"));
+  ASSERT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
+  EXPECT_EQ(std::atoi(ReadFile(dir + "/status").c_str()), 128 + SIGTERM) << ReadFile(log);
+  // The earlier file is untouched and no temporary is left beside it.
+  EXPECT_EQ(ReadFile(json_path), "earlier results\n");
+  std::string listing;
+  const std::string list_path = dir + "/listing";
+  ASSERT_EQ(std::system(absl::StrCat("ls ", dir, " > ", list_path).c_str()), 0);
+  EXPECT_FALSE(absl::StrContains(ReadFile(list_path), ".cnnbench-")) << ReadFile(list_path);
 }
 
 TEST(RunBehaviourTest, NoCaseToRunLeavesTheOutputFileAloneAndFails) {
