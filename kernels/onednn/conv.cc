@@ -64,13 +64,16 @@ class ConvKernel : public WeightedLayer {
                                 attr, engine, fwd_pd);
         },
         weights, any_weights);
-    auto bwd_weights_desc =
-        bias_ ? dnnl::convolution_backward_weights::desc(direct, src, weights, bias_md, dst,
-                                                         strides, dilation, pad_l, pad_r)
-              : dnnl::convolution_backward_weights::desc(direct, src, weights, dst, strides,
-                                                         dilation, pad_l, pad_r);
-    dnnl::convolution_backward_weights::primitive_desc bwd_weights_pd(bwd_weights_desc, attr,
-                                                                      engine, fwd_pd);
+    using BackwardWeightsPd = dnnl::convolution_backward_weights::primitive_desc;
+    const BackwardWeightsPd bwd_weights_pd = ChooseBackwardWeights<BackwardWeightsPd>(
+        [&](const memory::desc& w) {
+          auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
+                                  direct, src, w, bias_md, dst, strides, dilation, pad_l, pad_r)
+                            : dnnl::convolution_backward_weights::desc(
+                                  direct, src, w, dst, strides, dilation, pad_l, pad_r);
+          return BackwardWeightsPd(desc, attr, engine, fwd_pd);
+        },
+        weights, any_weights);
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data_pd,
          dnnl::convolution_backward_data(bwd_data_pd), bwd_weights_pd,
          dnnl::convolution_backward_weights(bwd_weights_pd));

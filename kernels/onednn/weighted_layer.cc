@@ -35,10 +35,19 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
     reordered_weights_bytes_ = AlignUp(data_weights.get_size());
     reorder_scratchpad = weights_reorder_.scratchpad_bytes();
   }
+  // Backward weights may write another layout (see ChooseBackwardWeights).
+  const dnnl::memory::desc& diff_weights = backward_weights_.desc(DNNL_ARG_DIFF_WEIGHTS);
+  size_t dweights_reorder_scratchpad = 0;
+  if (diff_weights != weights) {
+    dweights_reorder_ = MakeReorder(*context_, diff_weights, weights);
+    dweights_bytes_ = AlignUp(diff_weights.get_size());
+    dweights_reorder_scratchpad = dweights_reorder_.scratchpad_bytes();
+  }
   signature_.scratch_bytes = std::max(
       {forward_.scratchpad_bytes(),
        reordered_weights_bytes_ + std::max(reorder_scratchpad, backward_data_.scratchpad_bytes()),
-       backward_weights_.scratchpad_bytes()});
+       dweights_bytes_ +
+           std::max(backward_weights_.scratchpad_bytes(), dweights_reorder_scratchpad)});
   signature_.backward_reads_inputs = true;  // backward weights reads x
   signature_.backward_reads_output = false;
   implementation_ = forward_.implementation();
@@ -98,12 +107,20 @@ absl::Status WeightedLayer::BackwardWeights(const KernelArgs& args) {
   RETURN_IF_ERROR(Require(args.dy, "dy"));
   RETURN_IF_ERROR(RequireScratch(args));
   return Guarded(what_, [&]() -> absl::Status {
+    char* scratch = static_cast<char*>(args.scratch);
     backward_weights_.Set(DNNL_ARG_SRC, x);
     backward_weights_.Set(DNNL_ARG_DIFF_DST, args.dy);
-    backward_weights_.Set(DNNL_ARG_DIFF_WEIGHTS, dweights);
+    backward_weights_.Set(DNNL_ARG_DIFF_WEIGHTS,
+                          dweights_reorder_.valid() ? static_cast<void*>(scratch) : dweights);
     if (bias_) backward_weights_.Set(DNNL_ARG_DIFF_BIAS, dbias);
-    backward_weights_.SetScratchpad(args.scratch);
+    backward_weights_.SetScratchpad(scratch + dweights_bytes_);
     backward_weights_.Execute(context_->stream);
+    if (dweights_reorder_.valid()) {
+      dweights_reorder_.Set(DNNL_ARG_FROM, scratch);
+      dweights_reorder_.Set(DNNL_ARG_TO, dweights);
+      dweights_reorder_.SetScratchpad(scratch + dweights_bytes_);
+      dweights_reorder_.Execute(context_->stream);
+    }
     return absl::OkStatus();
   });
 }

@@ -31,6 +31,25 @@ PrimitiveDesc ChooseBackwardData(Make make, const dnnl::memory::desc& stored,
   return preferred;
 }
 
+// The same choice for backward weights, whose output is the weight
+// gradient: in the layout the parameters are stored in when a kernel as good
+// as the preferred one writes it, else in the preferred layout (reordered
+// into place afterwards; e.g. oneDNN 2.6's bf16 convolution weight
+// gradients have only a reference kernel for the forward's blocked layout).
+template <typename PrimitiveDesc, typename Make>
+PrimitiveDesc ChooseBackwardWeights(Make make, const dnnl::memory::desc& stored,
+                                    const dnnl::memory::desc& any) {
+  PrimitiveDesc preferred = make(any);
+  if (preferred.diff_weights_desc() == stored) return preferred;
+  try {
+    PrimitiveDesc as_stored = make(stored);
+    if (std::string(as_stored.impl_info_str()) == preferred.impl_info_str()) return as_stored;
+  } catch (const dnnl::error&) {
+    // No kernel writes the stored layout: reorder.
+  }
+  return preferred;
+}
+
 class WeightedLayer : public OneDnnKernel {
  public:
   absl::Status Forward(const KernelArgs& args) override;
@@ -57,6 +76,10 @@ class WeightedLayer : public OneDnnKernel {
   BoundPrimitive backward_weights_;
   BoundPrimitive weights_reorder_;      // forward -> backward-data weights layout, if they differ
   size_t reordered_weights_bytes_ = 0;  // head of scratch holding those weights
+  // Backward weights writing another layout than the parameters': its
+  // gradient goes to the head of scratch, then this reorder puts it in place.
+  BoundPrimitive dweights_reorder_;
+  size_t dweights_bytes_ = 0;
 };
 
 }  // namespace onednn

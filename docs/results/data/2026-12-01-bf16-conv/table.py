@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Prints the table of docs/results/2026-12-01-bf16-conv-on-this-cpu.md from conv.json."""
+"""Prints a table of docs/results/2026-12-01-bf16-conv-on-this-cpu.md from conv.json
+(before the fix) or the file named as the argument (conv_after.json)."""
 import json
 import os
 
-d = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "conv.json")))
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+d = json.load(open(os.path.join(HERE, sys.argv[1] if len(sys.argv) > 1 else "conv.json")))
 scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 rows = {}
 for b in d["benchmarks"]:
