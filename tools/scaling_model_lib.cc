@@ -448,29 +448,8 @@ absl::StatusOr<Config> ParseConfig(absl::string_view path, absl::string_view tex
   const Reader r(path);
   Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
-    // Parse again only to say where: the SAX interface reports the position.
-    struct Where : nlohmann::json_sax<Json> {
-      std::string message;
-      bool null() override { return true; }
-      bool boolean(bool) override { return true; }
-      bool number_integer(number_integer_t) override { return true; }
-      bool number_unsigned(number_unsigned_t) override { return true; }
-      bool number_float(number_float_t, const string_t&) override { return true; }
-      bool string(string_t&) override { return true; }
-      bool binary(binary_t&) override { return true; }
-      bool start_object(std::size_t) override { return true; }
-      bool key(string_t&) override { return true; }
-      bool end_object() override { return true; }
-      bool start_array(std::size_t) override { return true; }
-      bool end_array() override { return true; }
-      bool parse_error(std::size_t, const std::string&,
-                       const nlohmann::detail::exception& e) override {
-        message = e.what();
-        return false;
-      }
-    } where;
-    Json::sax_parse(text.begin(), text.end(), &where);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", where.message));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not valid JSON: ", report::JsonSyntaxError(std::string(text))));
   }
   if (!json.is_object()) return r.Error("(top level)", "must be an object");
   TRY(r.OnlyKnown(json, "",

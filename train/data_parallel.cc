@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -40,7 +39,11 @@ absl::StatusOr<std::vector<GradientBucket>> PlanBuckets(const std::vector<Gradie
 // while the replica's own thread goes on with backward.
 class Replica::CpuWorker {
  public:
-  CpuWorker(Communicator* comm, char* grads) : comm_(comm), grads_(grads) {
+  // At most `max_buckets` buckets are started between two Finish calls (one
+  // per layer with parameters, plus the rest): their slots are allocated
+  // here, so a step allocates nothing.
+  CpuWorker(Communicator* comm, char* grads, size_t max_buckets)
+      : comm_(comm), grads_(grads), queue_(max_buckets) {
     thread_ = std::thread([this] { Run(); });
   }
   ~CpuWorker() {
@@ -52,19 +55,24 @@ class Replica::CpuWorker {
     thread_.join();
   }
 
-  void Start(const GradientBucket& bucket) {
+  absl::Status Start(const GradientBucket& bucket) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(bucket);
+      if (posted_ == queue_.size())
+        return absl::InternalError(absl::StrCat("more than ", queue_.size(),
+                                                " gradient buckets in one step"));
+      queue_[posted_++] = bucket;
     }
     wake_.notify_all();
+    return absl::OkStatus();
   }
 
   // Waits until every started bucket is reduced; the first error, if any
   // (the buckets after a failed one are not reduced).
   absl::Status Finish() {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    idle_.wait(lock, [&] { return taken_ == posted_ && !busy_; });
+    posted_ = taken_ = 0;
     absl::Status status = std::move(error_);
     error_ = absl::OkStatus();
     return status;
@@ -74,10 +82,9 @@ class Replica::CpuWorker {
   void Run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      wake_.wait(lock, [&] { return quit_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // quit
-      const GradientBucket bucket = queue_.front();
-      queue_.pop_front();
+      wake_.wait(lock, [&] { return quit_ || taken_ < posted_; });
+      if (taken_ == posted_) return;  // quit
+      const GradientBucket bucket = queue_[taken_++];
       busy_ = true;
       const bool skip = !error_.ok();
       lock.unlock();
@@ -94,7 +101,7 @@ class Replica::CpuWorker {
                                                           bucket.offset + bucket.bytes,
                                                           "): ", status.message()));
       busy_ = false;
-      if (queue_.empty()) idle_.notify_all();
+      if (taken_ == posted_) idle_.notify_all();
     }
   }
 
@@ -104,7 +111,8 @@ class Replica::CpuWorker {
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
-  std::deque<GradientBucket> queue_;
+  std::vector<GradientBucket> queue_;  // [taken_, posted_): started, not yet reduced
+  size_t posted_ = 0, taken_ = 0;
   bool busy_ = false, quit_ = false;
   absl::Status error_;
 };
@@ -128,8 +136,8 @@ absl::StatusOr<std::unique_ptr<Replica>> Replica::Create(const Graph& graph, Bac
   ASSIGN_OR_RETURN(r->loss_buffer_,
                    Buffer::Allocate(device, sizeof(uint64_t) * (comm->size() + 1)));
   if (r->on_cpu_) {
-    r->worker_ =
-        std::make_unique<CpuWorker>(comm, static_cast<char*>(r->trainer_->gradients()));
+    r->worker_ = std::make_unique<CpuWorker>(comm, static_cast<char*>(r->trainer_->gradients()),
+                                             r->trainer_->GradientRanges().size() + 1);
   } else {
     ASSIGN_OR_RETURN(Stream stream, Stream::Create(device));
     r->comm_stream_ = std::make_unique<Stream>(std::move(stream));
@@ -138,6 +146,7 @@ absl::StatusOr<std::unique_ptr<Replica>> Replica::Create(const Graph& graph, Bac
     ASSIGN_OR_RETURN(Event reduced, Event::Create(device));
     r->reduced_ = std::make_unique<Event>(std::move(reduced));
   }
+  r->buckets_.reserve(r->trainer_->GradientRanges().size() + 1);
   Replica* self = r.get();
   r->trainer_->SetGradientReadyHook(
       [self](const GradientRange& range) { return self->OnGradientsReady(range); });
@@ -226,10 +235,7 @@ absl::Status Replica::OnGradientsReady(const GradientRange& range) {
 }
 
 absl::Status Replica::StartBucket(const GradientBucket& bucket) {
-  if (on_cpu_) {
-    worker_->Start(bucket);
-    return absl::OkStatus();
-  }
+  if (on_cpu_) return worker_->Start(bucket);
   // The bucket's gradients are enqueued on the compute stream: the
   // communication stream waits for them, then reduces in place.
   RETURN_IF_ERROR(grads_ready_->Record(trainer_->backend()->stream()));

@@ -105,8 +105,8 @@ class Replica {
   // grow from the end of the block down), and the buckets so far.
   size_t unbucketed_end_ = 0;
   size_t reported_end_ = 0;
-  std::vector<GradientBucket> buckets_;
-  std::unique_ptr<CpuWorker> worker_;  // CPU
+  std::vector<GradientBucket> buckets_;  // capacity kept: a step allocates nothing
+  std::unique_ptr<CpuWorker> worker_;    // CPU
   // GPU: the communication stream, the event after each bucket's gradients
   // and the event after the last all-reduce.
   std::unique_ptr<Stream> comm_stream_;

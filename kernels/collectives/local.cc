@@ -29,38 +29,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
+#include "kernels/collectives/call.h"
 
 namespace cnnbench {
 namespace {
 
-enum class Kind { kAllReduce, kBroadcast, kAllGather };
+using collectives::Kind;
+using collectives::KindName;
 
-absl::string_view KindName(Kind kind) {
-  switch (kind) {
-    case Kind::kAllReduce:
-      return "all-reduce";
-    case Kind::kBroadcast:
-      return "broadcast";
-    case Kind::kAllGather:
-      return "all-gather";
-  }
-  return "collective";
-}
-
-// What one rank asked for in the collective under way. A broadcast posts its
-// buffer as both send and recv; `op` is kSum unless an all-reduce, `root` 0
-// unless a broadcast, so whole calls compare equal exactly when they agree.
-struct Call {
-  Kind kind = Kind::kAllReduce;
-  const void* send = nullptr;
-  void* recv = nullptr;
-  size_t count = 0;
-  DType dtype = DType::kF32;
-  ReduceOp op = ReduceOp::kSum;
-  int root = 0;
-  // What only this rank can see is wrong (a null buffer, a GPU stream, an
-  // unsupported type): shared so that every rank returns an error, not just
-  // this one while the others wait for it.
+// What one rank asked for in the collective under way (collectives::Call),
+// and what only this rank can see is wrong (a null buffer, a GPU stream, an
+// unsupported type): shared so that every rank returns an error, not just
+// this one while the others wait for it.
+struct Call : collectives::Call {
   absl::Status local;
 };
 
@@ -282,44 +263,45 @@ bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
 
 // What this rank can check alone, before meeting the others.
 absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size) {
-  const std::string where = absl::StrCat("rank ", rank, " of ", size);
-  const std::string what = absl::StrCat("local ", KindName(c.kind), ", ", where);
+  // Built only for an error message: a call that passes allocates nothing.
+  auto where = [&] { return absl::StrCat("rank ", rank, " of ", size); };
+  auto what = [&] { return absl::StrCat("local ", KindName(c.kind), ", ", where()); };
   if (c.kind == Kind::kAllReduce) {
     if (!KnownOp(c.op))
       return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ",
                                                    static_cast<int>(c.op),
                                                    " in local all-reduce (known: sum, avg, max, "
                                                    "min; ",
-                                                   where, ")"));
+                                                   where(), ")"));
     if (FindReduce(c.dtype, c.op) == nullptr)
       return absl::UnimplementedError(
           absl::StrCat("unsupported: local all-reduce of ", DTypeName(c.dtype),
-                       " (fp32, fp64, fp16, bf16, int32, int64; ", where, ")"));
+                       " (fp32, fp64, fp16, bf16, int32, int64; ", where(), ")"));
   }
   if (!stream.device().is_cpu())
-    return absl::InvalidArgumentError(absl::StrCat(what, ": the stream is on ",
+    return absl::InvalidArgumentError(absl::StrCat(what(), ": the stream is on ",
                                                    stream.device().ToString(),
                                                    " but a local group works on host memory on "
                                                    "the CPU"));
   if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
     return absl::InvalidArgumentError(
-        absl::StrCat(what, ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
+        absl::StrCat(what(), ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
   if (c.count == 0) return absl::OkStatus();
   if (c.send == nullptr || c.recv == nullptr)
     return absl::InvalidArgumentError(
-        absl::StrCat(what, ": the ",
+        absl::StrCat(what(), ": the ",
                      c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
                      "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
   if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
-    return absl::InvalidArgumentError(absl::StrCat(what,
+    return absl::InvalidArgumentError(absl::StrCat(what(),
                                                    ": the send and receive buffers overlap without "
                                                    "being the same (in place is send == recv)"));
   if (c.kind == Kind::kAllGather) {
     const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
     if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
       return absl::InvalidArgumentError(
-          absl::StrCat(what,
+          absl::StrCat(what(),
                        ": the send buffer overlaps the receive buffer without being this rank's "
                        "slice of it (in place is send == recv + rank * count)"));
   }

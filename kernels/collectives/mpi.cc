@@ -34,6 +34,7 @@
 #include "absl/strings/str_join.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "kernels/collectives/call.h"
 
 namespace cnnbench {
 namespace {
@@ -120,29 +121,9 @@ absl::StatusOr<bool> PollUntil(std::vector<MPI_Request>& requests, Clock::time_p
   }
 }
 
-enum class Kind { kAllReduce, kBroadcast, kAllGather };
-
-absl::string_view KindName(int64_t kind) {
-  switch (static_cast<Kind>(kind)) {
-    case Kind::kAllReduce:
-      return "all-reduce";
-    case Kind::kBroadcast:
-      return "broadcast";
-    case Kind::kAllGather:
-      return "all-gather";
-  }
-  return "collective";
-}
-
-struct Call {
-  Kind kind = Kind::kAllReduce;
-  const void* send = nullptr;
-  void* recv = nullptr;
-  size_t count = 0;
-  DType dtype = DType::kF32;
-  ReduceOp op = ReduceOp::kSum;  // kSum unless an all-reduce
-  int root = 0;                  // 0 unless a broadcast
-};
+using collectives::Call;
+using collectives::Kind;
+using collectives::KindName;
 
 bool KnownOp(ReduceOp op) {
   return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||

@@ -2,7 +2,6 @@
 // starts it (`mpirun -np 2 bench/all ...`): one replica per process, rank 0
 // alone writes the output; ranks that disagree fail the preflight; a rank
 // that dies or stops ends the job with an error, never a hang.
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -105,16 +104,12 @@ TEST(MpiSuiteTest, ARankThatDiesEndsTheJob) {
   SKIP_WITHOUT_MPIRUN(mpirun);
   const std::string bench = BenchBinary();
   const std::string args = " --preset=tiny --families=train --steps=100000";
-  const auto start = std::chrono::steady_clock::now();
   // Rank 1 is killed a few seconds in, in the middle of its training steps.
   const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
                                                      "timeout -s KILL 10 ", bench, args),
                                 /*timeout_seconds=*/120);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(job.exit_code, 0) << job.output;
   EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
-  EXPECT_LT(seconds, 100) << job.output;
 }
 
 TEST(MpiSuiteTest, ARankThatStopsArrivingTimesOutNamingIt) {

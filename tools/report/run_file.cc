@@ -178,14 +178,18 @@ std::string RunFile::Context(absl::string_view key) const {
   return value;
 }
 
+std::string JsonSyntaxError(const std::string& text) {
+  SyntaxErrorCatcher catcher;
+  Json::sax_parse(text.begin(), text.end(), &catcher);
+  return catcher.message;
+}
+
 absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view raw_text,
                                      std::vector<std::string>* warnings) {
   const std::string text = QuoteNonFiniteNumbers(raw_text);
   Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
-    SyntaxErrorCatcher catcher;
-    Json::sax_parse(text.begin(), text.end(), &catcher);
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", catcher.message));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", JsonSyntaxError(text)));
   }
   auto benchmarks = json.is_object() ? json.find("benchmarks") : json.end();
   if (!json.is_object() || benchmarks == json.end() || !benchmarks->is_array()) {

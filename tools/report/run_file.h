@@ -47,6 +47,10 @@ struct RunFile {
 // string into a string ("NaN"), which the reader takes for that number.
 std::string QuoteNonFiniteNumbers(absl::string_view text);
 
+// nlohmann's message for the first syntax error in `text` (with its
+// position), "" when `text` parses; for "not JSON" errors that say where.
+std::string JsonSyntaxError(const std::string& text);
+
 // Parses `text` (the contents of `path`). A file that is not JSON or not
 // Google Benchmark output is an error naming the file; entries the report
 // cannot use add a warning naming the file and the entry and are skipped.
