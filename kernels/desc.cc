@@ -489,7 +489,7 @@ absl::Status BatchNormDesc::Validate() const {
 
 std::string BatchNormDesc::ToString() const {
   return absl::StrCat("bn:", DimsToString(dims), "_eps", FormatReal(epsilon), "mom",
-                      FormatReal(momentum), scale ? "" : "_noscale");
+                      FormatReal(momentum), scale ? "" : "_noscale", relu ? "_relu" : "");
 }
 
 absl::StatusOr<BatchNormDesc> BatchNormDesc::Parse(absl::string_view text) {
@@ -501,11 +501,13 @@ absl::StatusOr<BatchNormDesc> BatchNormDesc::Parse(absl::string_view text) {
   SCAN_ASSIGN(d.epsilon, s.Real("eps"));
   SCAN_ASSIGN(d.momentum, s.Real("mom"));
   d.scale = !s.TryConsume("_noscale");
+  d.relu = s.TryConsume("_relu");
   return Finish(s, d);
 }
 
 bool BatchNormDesc::operator==(const BatchNormDesc& o) const {
-  return dims == o.dims && epsilon == o.epsilon && momentum == o.momentum && scale == o.scale;
+  return dims == o.dims && epsilon == o.epsilon && momentum == o.momentum && scale == o.scale &&
+         relu == o.relu;
 }
 
 // ---------------------------------------------------------------- relu
@@ -636,13 +638,16 @@ bool ConcatDesc::operator==(const ConcatDesc& o) const {
 
 absl::Status AddDesc::Validate() const { return CheckDims(dims); }
 
-std::string AddDesc::ToString() const { return absl::StrCat("add:", DimsToString(dims)); }
+std::string AddDesc::ToString() const {
+  return absl::StrCat("add:", DimsToString(dims), relu ? "_relu" : "");
+}
 
 absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
   Scanner s(text);
   AddDesc d;
   SCAN_CHECK(s.Expect("add:"));
   SCAN_CHECK(ParseDims(s, d.dims));
+  d.relu = s.TryConsume("_relu");
   return Finish(s, d);
 }
 

@@ -104,8 +104,12 @@ struct BatchNormDesc {
   double epsilon = 1e-3;
   double momentum = 0.997;
   bool scale = true;  // gamma present (tf_cnn_benchmarks' scale=True)
+  // A ReLU fused after the normalisation (`_relu`): y = max(bn(x), 0), and
+  // the backward passes see dy masked by y > 0. The executor fuses a batch
+  // norm whose only consumer is a ReLU when the backend runs the fused form.
+  bool relu = false;
   absl::Status Validate() const;
-  std::string ToString() const;  // bn:mb32ic64ih56iw56_eps0.001mom0.997
+  std::string ToString() const;  // bn:mb32ic64ih56iw56_eps0.001mom0.997[_noscale][_relu]
   static absl::StatusOr<BatchNormDesc> Parse(absl::string_view text);
   bool operator==(const BatchNormDesc& o) const;
 };
@@ -155,10 +159,13 @@ struct ConcatDesc {
 // Elementwise sum of two equal-shape tensors (residual connections).
 struct AddDesc {
   Dims4 dims;
+  // A ReLU fused after the sum (`_relu`): y = max(x0 + x1, 0); both inputs'
+  // gradients are dy masked by y > 0.
+  bool relu = false;
   absl::Status Validate() const;
-  std::string ToString() const;  // add:mb32ic256ih56iw56
+  std::string ToString() const;  // add:mb32ic256ih56iw56[_relu]
   static absl::StatusOr<AddDesc> Parse(absl::string_view text);
-  bool operator==(const AddDesc& o) const { return dims == o.dims; }
+  bool operator==(const AddDesc& o) const { return dims == o.dims && relu == o.relu; }
 };
 
 // Mean softmax cross-entropy of logits (N, classes) against int32 labels.

@@ -49,6 +49,12 @@ KernelOptions KernelOptions::ForPrecision(Precision precision) {
 absl::StatusOr<std::unique_ptr<Kernel>> Backend::Create(const OpDesc& desc,
                                                         const KernelOptions& options,
                                                         const std::vector<TensorSpec>& inputs) {
+  // Passed on as they are: "unsupported: ..." is what a user reads first.
+  if (absl::Status supported = Supports(desc, options); !supported.ok()) return supported;
+  return CreateKernel(desc, options, inputs);
+}
+
+absl::Status Backend::Supports(const OpDesc& desc, const KernelOptions& options) const {
   const std::string what = OpDescToString(desc);
   if (absl::Status status = std::visit([](const auto& d) { return d.Validate(); }, desc);
       !status.ok())
@@ -66,9 +72,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Backend::Create(const OpDesc& desc,
   if (options.batch_offset < 0)
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": negative batch offset ", options.batch_offset));
-  // Passed on as they are: "unsupported: ..." is what a user reads first.
-  if (absl::Status supported = CheckSupported(desc, options); !supported.ok()) return supported;
-  return CreateKernel(desc, options, inputs);
+  return CheckSupported(desc, options);
 }
 
 absl::Status Backend::Fill(void* dst, int byte, size_t bytes) {

@@ -54,6 +54,14 @@ struct KernelSignature {
   // reuse their memory right after the forward pass has consumed them).
   bool backward_reads_inputs = true;
   bool backward_reads_output = false;
+  // Every input's gradient is the same tensor (add): the executor may give
+  // all of them one buffer, and BackwardData writes it once when the dx
+  // pointers are equal.
+  bool shared_input_gradient = false;
+  // BackwardData takes the output gradient as a sum of parts (dy_parts,
+  // with dy null): where the output feeds several layers, the executor
+  // passes their gradients instead of summing them first.
+  bool sums_output_gradient = false;
 };
 
 struct KernelArgs {
@@ -64,6 +72,9 @@ struct KernelArgs {
   void* saved = nullptr;
   void* scratch = nullptr;
   const void* dy = nullptr;
+  // With KernelSignature::sums_output_gradient: when not empty, the output
+  // gradient is the sum of these (dy is then null).
+  std::vector<const void*> dy_parts;
   std::vector<void*> dx;       // nullptr entries: that input needs no gradient
   std::vector<void*> dparams;  // overwritten (not accumulated)
   bool training = true;        // bn uses batch statistics; dropout drops
@@ -158,6 +169,9 @@ class Backend {
                                                  const std::vector<TensorSpec>& inputs) {
     return Create(desc, KernelOptions::ForDType(dtype), inputs);
   }
+  // What Create checks before creating anything: OK when this backend runs
+  // `desc` with `options`. The executor asks before fusing layers.
+  absl::Status Supports(const OpDesc& desc, const KernelOptions& options) const;
   virtual absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) = 0;
 
   // Device memory operations, enqueued on stream(): a byte fill, a copy, and

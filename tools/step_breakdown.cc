@@ -41,6 +41,9 @@ ABSL_FLAG(bool, profile, false, "run the step here with per-layer profiling");
 ABSL_FLAG(int, steps, 10, "--profile: profiled steps");
 ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
 ABSL_FLAG(std::string, backend, "onednn", "--profile: CPU backend (onednn or reference)");
+ABSL_FLAG(bool, fuse_relu, true,
+          "--profile: fold each ReLU into the batch norm or add before it (false: the "
+          "graph's layers as they are)");
 
 namespace cnnbench {
 namespace {
@@ -161,6 +164,7 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   TrainOptions options;
   options.precision = precision;
   options.profile = true;
+  options.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   options.learning_rate = 0.1 * static_cast<double>(graph.batch) / 256.0;
   ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer,
                    Trainer::Compile(graph, backend.get(), options));
@@ -203,6 +207,7 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
     std::printf("\n");
   }
   const double step = total / steps;
+  std::printf("ReLUs fused into the layer before them: %d\n", trainer->fused_relus());
   std::printf("profiled step (mean of %d):  %10.3f ms\n", steps, step * 1e3);
   std::printf("sum of the profile:          %10.3f ms (%.1f%% of the step)\n", profiled * 1e3,
               100 * profiled / step);

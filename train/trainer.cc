@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "train/fusion.h"
 #include "train/init.h"
 
 namespace cnnbench {
@@ -86,13 +87,30 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
                                                           const TrainOptions& options) {
   if (backend == nullptr) return absl::InvalidArgumentError("Trainer::Compile: no backend");
   std::unique_ptr<Trainer> trainer(new Trainer());
-  trainer->graph_ = graph;
   trainer->backend_ = backend;
   trainer->options_ = options;
   trainer->activation_type_ = ActivationType(options.precision);
   if (graph.images < 0 || graph.labels < 0 || graph.loss < 0)
     return absl::InvalidArgumentError("graph needs images, labels and a loss node");
-  RETURN_IF_ERROR(trainer->CreateKernels(graph));
+  for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i)
+    for (int in : graph.nodes[i].inputs)
+      if (in < 0 || in >= i)
+        return absl::InvalidArgumentError(absl::StrCat("node ", graph.nodes[i].name,
+                                                       " reads node ", in,
+                                                       ", which does not come before it"));
+  FusedGraph fused = Unfused(graph);
+  if (options.fuse_relu) {
+    const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
+    fused = FuseReluForTraining(graph, [&](const OpDesc& op) {
+      return backend->Supports(op, kernel_options).ok();
+    });
+  }
+  trainer->original_graph_ = graph;
+  trainer->graph_ = std::move(fused.graph);
+  trainer->origin_ = std::move(fused.origin);
+  trainer->node_of_ = std::move(fused.node_of);
+  trainer->fused_relus_ = fused.fused;
+  RETURN_IF_ERROR(trainer->CreateKernels(trainer->graph_));
   RETURN_IF_ERROR(trainer->RequestBuffers());
   RETURN_IF_ERROR(trainer->PlanBuffers());
   RETURN_IF_ERROR(trainer->CheckFootprint());
@@ -130,7 +148,8 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
     }
     KernelOptions kernel_options = KernelOptions::ForPrecision(options_.precision);
     kernel_options.seed = options_.seed;
-    kernel_options.node = static_cast<uint64_t>(i);
+    // The given graph's node: dropout draws the same masks fused or not.
+    kernel_options.node = static_cast<uint64_t>(origin_[i]);
     kernel_options.batch_offset = options_.batch_offset;
     auto kernel = backend_->Create(node.op, kernel_options, in_specs);
     if (!kernel.ok())
@@ -237,6 +256,25 @@ absl::Status Trainer::RequestBuffers() {
     Layer& layer = **it;
     const int i = layer.node;
     if (!layer.needs_grad) continue;
+    // One gradient buffer for every input (add): it lives until the
+    // earliest producer's backward pass has read it.
+    bool shared = layer.kernel->signature().shared_input_gradient;
+    int shared_last = -1;
+    for (const auto& input : layer.inputs) {
+      if (!input.needs_grad) continue;
+      if (input.reorder) shared = false;
+      shared_last = std::max(shared_last, backward_step(input.producer));
+    }
+    if (shared && shared_last >= 0) {
+      const int grad = request(layer.name + "/dx", layer.inputs[0].from.bytes, backward_step(i),
+                               shared_last);
+      for (auto& input : layer.inputs) {
+        if (!input.needs_grad) continue;
+        input.grad = grad;
+        layers_[layer_of_[input.producer]]->grad_edges.push_back(grad);
+      }
+      continue;
+    }
     for (size_t k = 0; k < layer.inputs.size(); ++k) {
       auto& input = layer.inputs[k];
       if (!input.needs_grad) continue;
@@ -252,7 +290,9 @@ absl::Status Trainer::RequestBuffers() {
   for (auto& layer_ptr : layers_) {
     Layer& layer = *layer_ptr;
     if (layer.grad_edges.size() == 1) layer.dy = layer.grad_edges[0];
-    if (layer.grad_edges.size() > 1)
+    // Several consumers: their gradients are summed first, or handed to a
+    // kernel that sums them itself (dy_parts).
+    if (layer.grad_edges.size() > 1 && !layer.kernel->signature().sums_output_gradient)
       layer.dy = request(layer.name + "/dy_sum", layer.kernel->signature().output.bytes,
                          backward_step(layer.node), backward_step(layer.node));
   }
@@ -411,23 +451,27 @@ absl::Status Trainer::AllocateAndBind() {
       args.dy = BufferData(layer.dy, slot);
       args.training = true;
       args.step = device_step_;
-      if (layer.grad_edges.size() > 1)
+      if (layer.grad_edges.size() > 1) {
         for (int e : layer.grad_edges) layer.dy_parts[slot].push_back(BufferData(e, slot));
+        if (layer.kernel->signature().sums_output_gradient) args.dy_parts = layer.dy_parts[slot];
+      }
     }
   }
   return backend_->stream().Synchronize();
 }
 
 absl::Status Trainer::InitializeParameters() {
-  const auto consumers = graph_.Consumers();
+  const auto consumers = original_graph_.Consumers();
   for (const Param& param : params_list_) {
     const Layer& layer = *layers_[param.layer];
-    const Node& node = graph_.nodes[layer.node];
+    // The given graph's node and consumers: the same weights fused or not.
+    const int given = origin_[layer.node];
+    const Node& node = original_graph_.nodes[given];
     // A layer followed by a ReLU gets the ReLU-aware scale (as tf_cnn_benchmarks' affine).
     const bool relu_after =
-        consumers[layer.node].size() == 1 &&
-        std::holds_alternative<ReluDesc>(graph_.nodes[consumers[layer.node][0]].op);
-    const uint64_t seed = ParameterSeed(options_.seed, layer.node, param.index);
+        consumers[given].size() == 1 &&
+        std::holds_alternative<ReluDesc>(original_graph_.nodes[consumers[given][0]].op);
+    const uint64_t seed = ParameterSeed(options_.seed, given, param.index);
     std::vector<float> values =
         InitialParameter(node.op, param.index, param.spec.shape, relu_after, seed);
     void* master = static_cast<char*>(params_.data()) + param.offset;
@@ -551,7 +595,7 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
     const KernelArgs& args = layer.args[slot];
     const int step = 2 * num_nodes - 1 - layer.node;
     if (layer.needs_grad) {
-      if (layer.grad_edges.size() > 1) {
+      if (layer.grad_edges.size() > 1 && args.dy_parts.empty()) {
         // Gradients of an output read by several layers add up.
         RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&] {
           return backend_->AddN(layer.kernel->signature().output, layer.dy_parts[slot],
@@ -592,7 +636,7 @@ GradientRange Trainer::RangeOf(const Layer& layer) const {
   const Param& first = params_list_[layer.params.front()];
   const Param& last = params_list_[layer.params.back()];
   GradientRange range;
-  range.node = layer.node;
+  range.node = origin_[layer.node];
   range.offset = first.offset;
   range.bytes = AlignUp(last.offset + last.master.bytes, backend_->alignment()) - first.offset;
   return range;
@@ -663,8 +707,10 @@ void Trainer::ResetProfile() {
 }
 
 absl::StatusOr<std::vector<float>> Trainer::ReadParameter(int node, int index) const {
-  if (node >= 0 && node < static_cast<int>(layer_of_.size()) && layer_of_[node] >= 0) {
-    const Layer& layer = *layers_[layer_of_[node]];
+  const int at = node >= 0 && node < static_cast<int>(node_of_.size()) ? node_of_[node] : -1;
+  // An absorbed ReLU maps to the layer it was fused into: not its parameters.
+  if (at >= 0 && origin_[at] == node && layer_of_[at] >= 0) {
+    const Layer& layer = *layers_[layer_of_[at]];
     if (index >= 0 && index < static_cast<int>(layer.params.size())) {
       const Param& param = params_list_[layer.params[index]];
       std::vector<float> out(param.spec.shape.num_elements());

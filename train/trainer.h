@@ -37,6 +37,10 @@ struct TrainOptions {
   // Data parallelism: the global index of this replica's first example, so
   // N replicas at batch B draw the dropout masks one replica at N*B would.
   int64_t batch_offset = 0;
+  // Fold each ReLU into the batch norm or residual add before it (their only
+  // consumer) where the backend runs the fused op (train/fusion.h). Off:
+  // the graph's layers as they are (the baseline fusion is measured against).
+  bool fuse_relu = true;
   bool profile = false;       // time every kernel (core::Timer on the backend's stream)
   bool poison_freed = false;  // fill each transient buffer with NaN when its lifetime ends
   // On a GPU backend, Step() captures the whole step once per input slot as
@@ -128,8 +132,11 @@ class Trainer {
   const std::vector<LayerTime>& profile() const { return profile_; }
   void ResetProfile();
 
-  // Parameter `index` of node `node` in plain layout (fp32 master).
+  // Parameter `index` of node `node` (of the graph given to Compile) in
+  // plain layout (fp32 master).
   absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
+  // ReLUs fused into the layer before them (TrainOptions::fuse_relu).
+  int fused_relus() const { return fused_relus_; }
 
  private:
   struct Layer;
@@ -171,7 +178,11 @@ class Trainer {
     return status;
   }
 
-  Graph graph_;
+  Graph graph_;           // what runs: the given graph after fusion
+  Graph original_graph_;  // as given to Compile
+  std::vector<int> origin_;   // node of graph_ -> node of the given graph
+  std::vector<int> node_of_;  // node of the given graph -> node of graph_ computing it
+  int fused_relus_ = 0;
   Backend* backend_ = nullptr;
   TrainOptions options_;
   DType activation_type_ = DType::kF32;

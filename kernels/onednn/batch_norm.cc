@@ -34,9 +34,12 @@ class BatchNormKernel : public OneDnnKernel {
     }
     const float epsilon = static_cast<float>(d.epsilon);
     // Without gamma (`_noscale`) only beta is a parameter.
-    const normalization_flags params =
+    normalization_flags params =
         d.scale ? normalization_flags::use_scale | normalization_flags::use_shift
                 : normalization_flags::use_shift;
+    // A fused ReLU: the training forward keeps its mask in a workspace
+    // (saved), which the backward pass applies to dy.
+    if (d.relu) params = params | normalization_flags::fuse_norm_relu;
     const dnnl::primitive_attr attr = UserScratchpadAttr();
 
     dnnl::batch_normalization_forward::desc fwd_desc(dnnl::prop_kind::forward_training, data_md,
@@ -45,6 +48,9 @@ class BatchNormKernel : public OneDnnKernel {
     std::vector<int> fwd_args = {DNNL_ARG_SRC, DNNL_ARG_DST, DNNL_ARG_MEAN, DNNL_ARG_VARIANCE,
                                  DNNL_ARG_SHIFT};
     if (d.scale) fwd_args.push_back(DNNL_ARG_SCALE);
+    const std::vector<int> inf_args = fwd_args;
+    workspace_bytes_ = fwd_pd.workspace_desc().get_size();
+    if (workspace_bytes_ > 0) fwd_args.push_back(DNNL_ARG_WORKSPACE);
     forward_ = BoundPrimitive(fwd_pd, dnnl::batch_normalization_forward(fwd_pd), fwd_args, engine);
 
     dnnl::batch_normalization_forward::desc inf_desc(
@@ -52,7 +58,7 @@ class BatchNormKernel : public OneDnnKernel {
         params | normalization_flags::use_global_stats);
     dnnl::batch_normalization_forward::primitive_desc inf_pd(inf_desc, attr, engine);
     inference_ =
-        BoundPrimitive(inf_pd, dnnl::batch_normalization_forward(inf_pd), fwd_args, engine);
+        BoundPrimitive(inf_pd, dnnl::batch_normalization_forward(inf_pd), inf_args, engine);
 
     // prop_kind::backward gives dx and dgamma/dbeta in one pass.
     dnnl::batch_normalization_backward::desc bwd_desc(dnnl::prop_kind::backward, data_md, data_md,
@@ -67,6 +73,7 @@ class BatchNormKernel : public OneDnnKernel {
       bwd_args.push_back(DNNL_ARG_SCALE);
       bwd_args.push_back(DNNL_ARG_DIFF_SCALE);
     }
+    if (workspace_bytes_ > 0) bwd_args.push_back(DNNL_ARG_WORKSPACE);
     backward_ =
         BoundPrimitive(bwd_pd, dnnl::batch_normalization_backward(bwd_pd), bwd_args, engine);
 
@@ -79,9 +86,10 @@ class BatchNormKernel : public OneDnnKernel {
     signature_.state = {TensorSpec::Plain(DType::kF32, channels),
                         TensorSpec::Plain(DType::kF32, channels)};
     // saved: batch mean, biased batch variance (as oneDNN keeps them), then
-    // dgamma and dbeta from BackwardData's pass for BackwardWeights to copy.
+    // dgamma and dbeta from BackwardData's pass for BackwardWeights to copy,
+    // then the fused ReLU's workspace.
     stats_bytes_ = AlignUp(sizeof(float) * d.dims.c);
-    signature_.saved_bytes = 4 * stats_bytes_;
+    signature_.saved_bytes = 4 * stats_bytes_ + workspace_bytes_;
     // scratch: a dx nobody asked for (BackwardWeights on its own), then the
     // primitives' scratchpad.
     scratchpad_offset_ = AlignUp(data_md.get_size());
@@ -127,6 +135,7 @@ class BatchNormKernel : public OneDnnKernel {
       forward_.Set(DNNL_ARG_DST, args.y);
       forward_.Set(DNNL_ARG_MEAN, mean);
       forward_.Set(DNNL_ARG_VARIANCE, variance);
+      if (workspace_bytes_ > 0) forward_.Set(DNNL_ARG_WORKSPACE, Workspace(args));
       forward_.SetScratchpad(scratchpad);
       forward_.Execute(context_->stream);
       return absl::OkStatus();
@@ -189,6 +198,11 @@ class BatchNormKernel : public OneDnnKernel {
     return reinterpret_cast<float*>(static_cast<char*>(args.saved) + i * stats_bytes_);
   }
 
+  // The fused ReLU's mask, after the four vectors.
+  void* Workspace(const KernelArgs& args) const {
+    return static_cast<char*>(args.saved) + 4 * stats_bytes_;
+  }
+
   // gamma (unless _noscale) and beta from params, or their gradients from
   // dparams (`diff`). Literal names: no string is built on the success path.
   absl::StatusOr<Params> ParamsOf(const std::vector<void*>& list, bool diff) const {
@@ -227,6 +241,7 @@ class BatchNormKernel : public OneDnnKernel {
       }
       backward_.Set(DNNL_ARG_SHIFT, p.beta);
       backward_.Set(DNNL_ARG_DIFF_SHIFT, diff.beta);
+      if (workspace_bytes_ > 0) backward_.Set(DNNL_ARG_WORKSPACE, Workspace(args));
       backward_.SetScratchpad(scratch + scratchpad_offset_);
       backward_.Execute(context_->stream);
       return absl::OkStatus();
@@ -238,6 +253,7 @@ class BatchNormKernel : public OneDnnKernel {
   BoundPrimitive inference_;
   BoundPrimitive backward_;
   size_t stats_bytes_ = 0;        // one (C) fp32 vector of saved, aligned
+  size_t workspace_bytes_ = 0;    // the fused ReLU's mask (0 without one)
   size_t scratchpad_offset_ = 0;  // scratch: a spare dx, then the primitives' scratchpad
   int64_t forward_count_ = 0;
   BackwardRecord done_;

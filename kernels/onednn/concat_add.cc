@@ -1,9 +1,12 @@
 // Channel concatenation (oneDNN concat; backward reorders each channel slice
-// of dy, a sub-memory view, into dx_i's layout) and the residual add (sum).
+// of dy, a sub-memory view, into dx_i's layout) and the residual add (sum;
+// binary add with a ReLU post-op when a ReLU is fused after it).
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "kernels/onednn/masked_sum.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -109,36 +112,58 @@ class ConcatKernel : public OneDnnKernel {
 class AddKernel : public OneDnnKernel {
  public:
   AddKernel(std::shared_ptr<Context> context, const AddDesc& desc)
-      : OneDnnKernel(std::move(context), desc.ToString()) {}
+      : OneDnnKernel(std::move(context), desc.ToString()), relu_(desc.relu) {}
 
   absl::Status Init(const AddDesc& d, DType dtype, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     (void)type;
+    dtype_ = dtype;
     const dnnl::engine& engine = context_->engine;
     const Shape shape = d.dims.shape();
     std::vector<memory::desc> srcs;
     for (size_t i = 0; i < 2; ++i) {
       ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, i, dtype, shape, what_));
       signature_.inputs.push_back(given != nullptr ? *given : TensorSpec::Plain(dtype, shape));
+      // With a ReLU, x1 is read in x0's layout (a reorder at the edge when
+      // it comes otherwise), so every tensor of the backward loop has one layout.
+      if (relu_ && i == 1) signature_.inputs[1] = signature_.inputs[0];
       ASSIGN_OR_RETURN(memory::desc src, DescFromSpec(signature_.inputs.back(), ToDims(shape),
                                                       absl::StrCat("input ", i), what_));
       srcs.push_back(src);
     }
-    // y takes x0's layout (residual: the main branch), x1 is read as it is.
-    dnnl::sum::primitive_desc pd(srcs[0], {1.0f, 1.0f}, srcs, engine, UserScratchpadAttr());
-    forward_ =
-        BoundPrimitive(pd, dnnl::sum(pd),
-                       {DNNL_ARG_MULTIPLE_SRC, DNNL_ARG_MULTIPLE_SRC + 1, DNNL_ARG_DST}, engine);
-    size_t scratch = forward_.scratchpad_bytes();
-    for (size_t i = 0; i < 2; ++i) {
-      copies_[i] = MakeReorder(*context_, srcs[0], srcs[i]);  // dy (y's layout) -> dx_i
-      scratch = std::max(scratch, copies_[i].scratchpad_bytes());
+    size_t scratch = 0;
+    if (relu_) {
+      // One pass: binary add with the ReLU as a post-op.
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      dnnl::primitive_attr attr = UserScratchpadAttr();
+      attr.set_post_ops(ops);
+      dnnl::binary::desc desc(dnnl::algorithm::binary_add, srcs[0], srcs[1], srcs[0]);
+      dnnl::binary::primitive_desc pd(desc, attr, engine);
+      forward_ = BoundPrimitive(pd, dnnl::binary(pd), {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST},
+                                engine);
+      scratch = forward_.scratchpad_bytes();
+      // dx = dy (or the sum of dy_parts) where y > 0: one buffer for both inputs.
+      count_ = static_cast<int64_t>(srcs[0].get_size() / SizeOf(dtype));
+      signature_.shared_input_gradient = true;
+      signature_.sums_output_gradient = true;
+    } else {
+      // y takes x0's layout (residual: the main branch), x1 is read as it is.
+      dnnl::sum::primitive_desc pd(srcs[0], {1.0f, 1.0f}, srcs, engine, UserScratchpadAttr());
+      forward_ =
+          BoundPrimitive(pd, dnnl::sum(pd),
+                         {DNNL_ARG_MULTIPLE_SRC, DNNL_ARG_MULTIPLE_SRC + 1, DNNL_ARG_DST}, engine);
+      scratch = forward_.scratchpad_bytes();
+      for (size_t i = 0; i < 2; ++i) {
+        copies_[i] = MakeReorder(*context_, srcs[0], srcs[i]);  // dy (y's layout) -> dx_i
+        scratch = std::max(scratch, copies_[i].scratchpad_bytes());
+      }
     }
     signature_.output = signature_.inputs[0];
     signature_.scratch_bytes = scratch;
     signature_.backward_reads_inputs = false;
-    signature_.backward_reads_output = false;
+    signature_.backward_reads_output = relu_;  // the mask is y > 0
     implementation_ = forward_.implementation();
     return absl::OkStatus();
   }
@@ -149,8 +174,8 @@ class AddKernel : public OneDnnKernel {
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
-      forward_.Set(DNNL_ARG_MULTIPLE_SRC, x0);
-      forward_.Set(DNNL_ARG_MULTIPLE_SRC + 1, x1);
+      forward_.Set(relu_ ? DNNL_ARG_SRC_0 : DNNL_ARG_MULTIPLE_SRC, x0);
+      forward_.Set(relu_ ? DNNL_ARG_SRC_1 : DNNL_ARG_MULTIPLE_SRC + 1, x1);
       forward_.Set(DNNL_ARG_DST, args.y);
       forward_.SetScratchpad(args.scratch);
       forward_.Execute(context_->stream);
@@ -159,6 +184,7 @@ class AddKernel : public OneDnnKernel {
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
+    if (relu_) return MaskedBackward(args);
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
@@ -175,6 +201,35 @@ class AddKernel : public OneDnnKernel {
   }
 
  private:
+  // dx = (dy, or the sum of dy_parts) where y > 0, written once into the
+  // first dx and copied to a second, distinct one (all share y's layout).
+  absl::Status MaskedBackward(const KernelArgs& args) {
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    const void* single[1] = {args.dy};
+    const void* const* parts = single;
+    int num_parts = 1;
+    if (!args.dy_parts.empty()) {
+      parts = args.dy_parts.data();
+      num_parts = static_cast<int>(args.dy_parts.size());
+    } else {
+      RETURN_IF_ERROR(Require(args.dy, "dy"));
+    }
+    void* first = nullptr;
+    for (void* dx : args.dx) {
+      if (dx == nullptr || dx == first) continue;
+      if (first == nullptr) {
+        first = dx;
+        MaskedSum(dtype_, args.y, parts, num_parts, dx, count_);
+      } else {
+        std::memcpy(dx, first, static_cast<size_t>(count_) * SizeOf(dtype_));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const bool relu_;
+  DType dtype_ = DType::kF32;
+  int64_t count_ = 0;  // elements of y's storage (padding included)
   BoundPrimitive forward_;
   BoundPrimitive copies_[2];
 };

@@ -26,6 +26,12 @@ class BatchNormKernel final : public ReferenceKernel {
   int64_t At(int64_t c, int64_t i) const {
     return ((i / hw_) * d_.dims.c + c) * hw_ + i % hw_;
   }
+  // The gradient reaching the normalisation: dy, masked by y > 0 when a
+  // ReLU is fused after it.
+  double Dy(const KernelArgs& a, int64_t at) const {
+    if (d_.relu && !(static_cast<const T*>(a.y)[at] > T(0))) return 0.0;
+    return static_cast<double>(static_cast<const T*>(a.dy)[at]);
+  }
   // gamma, or 1 with `_noscale`; params are {gamma, beta} or {beta}.
   double Gamma(const KernelArgs& a, int64_t c) const {
     return d_.scale ? static_cast<double>(static_cast<const T*>(a.params[0])[c]) : 1.0;
@@ -67,7 +73,8 @@ class BatchNormKernel final : public ReferenceKernel {
       const double gamma = Gamma(a, c), shift = static_cast<double>(beta[c]);
       for (int64_t i = 0; i < m_; ++i) {
         const int64_t at = At(c, i);
-        y[at] = static_cast<T>(gamma * (static_cast<double>(x[at]) - mean) * inv_std + shift);
+        const double out = gamma * (static_cast<double>(x[at]) - mean) * inv_std + shift;
+        y[at] = static_cast<T>(d_.relu && !(out > 0) ? 0.0 : out);
       }
     }
     return absl::OkStatus();
@@ -77,13 +84,12 @@ class BatchNormKernel final : public ReferenceKernel {
   // backward passes need.
   void Reduce(const KernelArgs& a, int64_t c, double* sum_dy, double* sum_dy_xhat) const {
     const T* x = static_cast<const T*>(a.x[0]);
-    const T* dy = static_cast<const T*>(a.dy);
     const double* saved = static_cast<const double*>(a.saved);
     const double mean = saved[c], inv_std = saved[d_.dims.c + c];
     *sum_dy = *sum_dy_xhat = 0.0;
     for (int64_t i = 0; i < m_; ++i) {
       const int64_t at = At(c, i);
-      const double g = static_cast<double>(dy[at]);
+      const double g = Dy(a, at);
       *sum_dy += g;
       *sum_dy_xhat += g * (static_cast<double>(x[at]) - mean) * inv_std;
     }
@@ -92,7 +98,6 @@ class BatchNormKernel final : public ReferenceKernel {
   absl::Status RunBackwardData(const KernelArgs& a) override {
     if (a.dx[0] == nullptr) return absl::OkStatus();
     const T* x = static_cast<const T*>(a.x[0]);
-    const T* dy = static_cast<const T*>(a.dy);
     T* dx = static_cast<T*>(a.dx[0]);
     const double* saved = static_cast<const double*>(a.saved);
     for (int64_t c = 0; c < d_.dims.c; ++c) {
@@ -101,7 +106,7 @@ class BatchNormKernel final : public ReferenceKernel {
       if (!a.training) {  // frozen statistics: an affine map
         for (int64_t i = 0; i < m_; ++i) {
           const int64_t at = At(c, i);
-          dx[at] = static_cast<T>(scale * static_cast<double>(dy[at]));
+          dx[at] = static_cast<T>(scale * Dy(a, at));
         }
         continue;
       }
@@ -111,8 +116,7 @@ class BatchNormKernel final : public ReferenceKernel {
       for (int64_t i = 0; i < m_; ++i) {
         const int64_t at = At(c, i);
         const double xhat = (static_cast<double>(x[at]) - mean) * inv_std;
-        dx[at] = static_cast<T>(scale * (static_cast<double>(dy[at]) - mean_dy -
-                                         xhat * mean_dy_xhat));
+        dx[at] = static_cast<T>(scale * (Dy(a, at) - mean_dy - xhat * mean_dy_xhat));
       }
     }
     return absl::OkStatus();
@@ -147,7 +151,7 @@ KernelOr CreateBatchNorm(const BatchNormDesc& desc, DType dtype,
   sig.state = {TensorSpec::Plain(dtype, channels), TensorSpec::Plain(dtype, channels)};
   sig.saved_bytes = 2 * static_cast<size_t>(desc.dims.c) * sizeof(double);
   sig.backward_reads_inputs = true;  // xhat is recomputed from x
-  sig.backward_reads_output = false;
+  sig.backward_reads_output = desc.relu;  // the fused ReLU's mask is y > 0
   return MakeTyped<BatchNormKernel>(dtype, desc, std::move(sig));
 }
 

@@ -54,7 +54,12 @@ absl::Status ReferenceKernel::BackwardData(const KernelArgs& args) {
     RETURN_IF_ERROR(CheckList("BackwardData", "x", args.x, sig.inputs.size(), false, desc_));
   if (sig.backward_reads_output && args.y == nullptr) return Error("BackwardData: y is null");
   RETURN_IF_ERROR(CheckList("BackwardData", "params", args.params, sig.params.size(), false, desc_));
-  if (backward_reads_dy_ && args.dy == nullptr) return Error("BackwardData: dy is null");
+  if (backward_reads_dy_ && args.dy == nullptr) {
+    if (!sig.sums_output_gradient || args.dy_parts.empty())
+      return Error("BackwardData: dy is null");
+    for (const void* part : args.dy_parts)
+      if (part == nullptr) return Error("BackwardData: a dy part is null");
+  }
   if (sig.saved_bytes > 0 && args.saved == nullptr)
     return Error("BackwardData: the saved buffer is null");
   return RunBackwardData(args);

@@ -45,11 +45,18 @@ TEST(OneDnnBatchNormTest, TrainingOnASinglePixelPerChannel) {
   ExpectMatch("bn:mb2ic8ih1iw1_eps0.001mom0.5", Options());
 }
 
+// A ReLU fused through oneDNN's flag (its mask kept in the workspace, saved).
+TEST(OneDnnBatchNormTest, TrainingWithFusedRelu) {
+  ExpectMatch("bn:mb4ic5ih7iw3_eps0.001mom0.9_relu", Options());
+  ExpectMatch("bn:mb2ic16ih5iw5_eps1e-05mom0.997_noscale_relu", Options());
+}
+
 TEST(OneDnnBatchNormTest, Inference) {
   CompareOptions o = Options();
   o.training = false;
   o.backward = false;
   ExpectMatch("bn:mb3ic6ih4iw4_eps0.001mom0.997", o);
+  ExpectMatch("bn:mb3ic6ih4iw4_eps0.001mom0.997_relu", o);
 }
 
 TEST(OneDnnBatchNormTest, BlockedInput) {
@@ -62,6 +69,7 @@ TEST(OneDnnBatchNormTest, BlockedInput) {
   CompareOptions o = Options();
   o.onednn_inputs = {(*producer)->signature().output};
   ExpectMatch("bn:mb2ic16ih6iw6_eps0.001mom0.997", o);
+  ExpectMatch("bn:mb2ic16ih6iw6_eps0.001mom0.997_relu", o);
   o.training = false;
   o.backward = false;
   ExpectMatch("bn:mb2ic16ih6iw6_eps0.001mom0.997", o);

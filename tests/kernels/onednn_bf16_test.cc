@@ -41,7 +41,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "fc:mb4ic64oc16", "pool:avg_mb2ic16_ih6oh3kh2sh2ph0_iw6ow3kw2sw2pw0",
                       "relu:mb2ic16ih5iw5", "bn:mb2ic16ih5iw5_eps0.001mom0.9",
                       "lrn:mb2ic16ih3iw3_r2k2a0.3b0.75", "dropout:mb2ic16ih3iw3_p0.5",
-                      "concat:mb2ih3iw3_ic8:16", "add:mb2ic16ih4iw4", "softmax_xent:mb4ic10"),
+                      "concat:mb2ih3iw3_ic8:16", "add:mb2ic16ih4iw4", "softmax_xent:mb4ic10",
+                      "bn:mb2ic16ih5iw5_eps0.001mom0.9_relu", "add:mb2ic16ih4iw4_relu"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(0, info.param.find(':'));
       return name + "_" + std::to_string(info.index);

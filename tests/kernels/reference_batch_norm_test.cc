@@ -2,6 +2,8 @@
 // values chosen so 1/sqrt(var + eps) is exact, the running-statistics update
 // (unbiased variance), and both backward passes in both modes against
 // finite differences.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -102,8 +104,53 @@ INSTANTIATE_TEST_SUITE_P(
                       BnCase{"bn:mb3ic2ih1iw5_eps1e-05mom0.9_noscale", true},
                       BnCase{"bn:mb1ic4ih3iw2_eps0.001mom0.997", true},
                       BnCase{"bn:mb5ic3ih1iw1_eps0.01mom0.5", true},
+                      BnCase{"bn:mb2ic3ih3iw3_eps0.001mom0.997_relu", true},
+                      BnCase{"bn:mb3ic2ih1iw5_eps1e-05mom0.9_noscale_relu", true},
+                      BnCase{"bn:mb2ic3ih3iw3_eps0.001mom0.997_relu", false},
                       BnCase{"bn:mb2ic3ih3iw3_eps0.001mom0.997", false},
                       BnCase{"bn:mb3ic2ih1iw5_eps1e-05mom0.9_noscale", false}));
+
+// The fused ReLU is exactly a ReLU after the batch norm: y = max(bn(x), 0),
+// and the backward passes see dy masked by y > 0.
+TEST(BatchNormFusedReluTest, IsTheBatchNormFollowedByARelu) {
+  KernelUnderTest plain = Make("bn:mb2ic3ih3iw4_eps0.001mom0.997", DType::kF64);
+  KernelUnderTest fused = Make("bn:mb2ic3ih3iw4_eps0.001mom0.997_relu", DType::kF64);
+  EXPECT_TRUE(fused.kernel->signature().backward_reads_output);
+  FillDefaults(plain.buffers, 5);
+  FillDefaults(fused.buffers, 5);
+  KernelArgs p = plain.buffers.Args(), f = fused.buffers.Args();
+  ASSERT_TRUE(plain.kernel->Forward(p).ok());
+  ASSERT_TRUE(fused.kernel->Forward(f).ok());
+  const TensorSpec& out = plain.kernel->signature().output;
+  const std::vector<double> y = ToDoubles(out, plain.buffers.y.data());
+  const std::vector<double> fy = ToDoubles(out, fused.buffers.y.data());
+  std::vector<double> dy(y.size());
+  for (size_t i = 0; i < dy.size(); ++i) dy[i] = static_cast<double>((i * 7) % 11) / 5 - 1;
+  ASSERT_TRUE(FromDoubles(out, fused.buffers.dy.data(), dy).ok());
+  int negative = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    EXPECT_EQ(fy[i], y[i] > 0 ? y[i] : 0.0) << i;
+    negative += y[i] < 0;
+    if (!(y[i] > 0)) dy[i] = 0;  // what a separate ReLU's backward would pass on
+  }
+  ASSERT_GT(negative, 0);
+  ASSERT_TRUE(FromDoubles(out, plain.buffers.dy.data(), dy).ok());
+  ASSERT_TRUE(plain.kernel->BackwardData(p).ok());
+  ASSERT_TRUE(plain.kernel->BackwardWeights(p).ok());
+  ASSERT_TRUE(fused.kernel->BackwardData(f).ok());
+  ASSERT_TRUE(fused.kernel->BackwardWeights(f).ok());
+  const TensorSpec& in = plain.kernel->signature().inputs[0];
+  double largest = 0;
+  for (double v : ToDoubles(in, fused.buffers.dx[0].data())) largest = std::max(largest, std::fabs(v));
+  EXPECT_GT(largest, 0.1);  // a real gradient, not zeros on both sides
+  EXPECT_EQ(ToDoubles(in, fused.buffers.dx[0].data()), ToDoubles(in, plain.buffers.dx[0].data()));
+  for (size_t j = 0; j < 2; ++j) {
+    const TensorSpec& spec = plain.kernel->signature().params[j];
+    EXPECT_EQ(ToDoubles(spec, fused.buffers.dparams[j].data()),
+              ToDoubles(spec, plain.buffers.dparams[j].data()))
+        << "dparams " << j;
+  }
+}
 
 TEST(BatchNormSignatureTest, StateSavedAndLiveness) {
   KernelUnderTest k = Make("bn:mb2ic3ih3iw3_eps0.001mom0.997", DType::kF32);

@@ -1,5 +1,6 @@
 // Reference relu, add, concat and dropout: exact forward, the documented
 // backward formulas, dropout's reproducible mask, and finite differences.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,42 @@ TEST_P(ElementwiseTest, Add) {
   args.dx[1] = nullptr;  // that input needs no gradient
   ASSERT_TRUE(k.kernel->BackwardData(args).ok());
   EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()), (std::vector<double>{5, 6, 7, 8}));
+}
+
+TEST_P(ElementwiseTest, AddWithFusedRelu) {
+  AddDesc desc{{2, 1, 1, 2}};
+  desc.relu = true;
+  KernelUnderTest k = Make(desc, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  EXPECT_TRUE(sig.backward_reads_output);  // the mask is y > 0
+  EXPECT_TRUE(sig.shared_input_gradient);
+  EXPECT_TRUE(sig.sums_output_gradient);
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {1, 2, 3, 4}).ok());
+  ASSERT_TRUE(FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {10, -20, 30, -4}).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(), {5, 6, 7, 8}).ok());
+  KernelArgs args = k.buffers.Args();
+  ASSERT_TRUE(k.kernel->Forward(args).ok());
+  // 4 + -4 = 0 is not > 0: masked, as a ReLU's kink.
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()), (std::vector<double>{11, 0, 33, 0}));
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()), (std::vector<double>{5, 0, 7, 0}));
+  EXPECT_EQ(ToDoubles(sig.inputs[1], k.buffers.dx[1].data()), (std::vector<double>{5, 0, 7, 0}));
+
+  // One buffer for both inputs, and dy given as three parts summed.
+  std::vector<double> a = {1, 2, 3, 4}, b = {-10, 20, 30, 40}, c = {100, 200, 300, 400};
+  std::vector<std::vector<char>> parts(3, std::vector<char>(sig.output.bytes));
+  ASSERT_TRUE(FromDoubles(sig.output, parts[0].data(), a).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, parts[1].data(), b).ok());
+  ASSERT_TRUE(FromDoubles(sig.output, parts[2].data(), c).ok());
+  args.dy = nullptr;
+  args.dy_parts = {parts[0].data(), parts[1].data(), parts[2].data()};
+  args.dx[1] = args.dx[0];
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()),
+            (std::vector<double>{91, 0, 333, 0}));
+  // Neither dy nor parts: a clear error, not a crash.
+  args.dy_parts.clear();
+  EXPECT_FALSE(k.kernel->BackwardData(args).ok());
 }
 
 TEST_P(ElementwiseTest, ConcatStacksChannels) {
@@ -218,6 +255,29 @@ TEST(ElementwiseGradientTest, AddAndConcat) {
     FillDefaults(k.buffers, 19);
     absl::Status status = CheckGradients(*k.kernel, k.buffers);
     EXPECT_TRUE(status.ok()) << OpDescToString(desc) << ": " << status;
+  }
+}
+
+TEST(ElementwiseGradientTest, AddWithFusedRelu) {
+  for (Dims4 dims : {Dims4{2, 3, 3, 5}, Dims4{1, 2, 1, 7}}) {
+    AddDesc desc{dims};
+    desc.relu = true;
+    KernelUnderTest k = Make(desc, DType::kF64);
+    FillDefaults(k.buffers, 29);
+    // Keep |x0 + x1| well above the step: the ReLU has a kink at 0.
+    const TensorSpec& spec = k.kernel->signature().inputs[0];
+    std::vector<double> x0 = ToDoubles(spec, k.buffers.x[0].data());
+    const std::vector<double> x1 = ToDoubles(spec, k.buffers.x[1].data());
+    int masked = 0;
+    for (size_t i = 0; i < x0.size(); ++i) {
+      const double sum = x0[i] + x1[i];
+      if (std::fabs(sum) < 0.01) x0[i] += sum < 0 ? -0.02 : 0.02;
+      masked += x0[i] + x1[i] < 0;
+    }
+    ASSERT_GT(masked, 0);  // the mask matters somewhere
+    ASSERT_TRUE(FromDoubles(spec, k.buffers.x[0].data(), x0).ok());
+    absl::Status status = CheckGradients(*k.kernel, k.buffers);
+    EXPECT_TRUE(status.ok()) << desc.ToString() << ": " << status;
   }
 }
 

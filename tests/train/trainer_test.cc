@@ -115,6 +115,7 @@ TEST_P(TrainerTest, ProfileCoversEveryLayer) {
   auto backend = MakeBackend();
   TrainOptions options;
   options.profile = true;
+  options.fuse_relu = false;  // every node its own layer (fused names: fusion_test)
   const Graph graph = SmallCnn();
   auto trainer = Trainer::Compile(graph, backend.get(), options);
   ASSERT_TRUE(trainer.ok()) << trainer.status();

@@ -1,0 +1,106 @@
+#include "kernels/onednn/masked_sum.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+// Up to this many parts are summed in one pass (more: the rest are added
+// in further passes through dx).
+constexpr int kMaxParts = 4;
+
+float Bf16ToFloat(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+uint16_t FloatToBf16(float value) {  // round to nearest even; NaN stays NaN
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+// One thread's range. Compiled for AVX-512, AVX2 and the baseline; the
+// loader picks the CPU's best (the library itself is built for the baseline).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(
+    const float* y, const float* const* parts, int num_parts, float* dx, int64_t begin,
+    int64_t end) {
+  const float* p0 = parts[0];
+  const float* p1 = num_parts > 1 ? parts[1] : nullptr;
+  const float* p2 = num_parts > 2 ? parts[2] : nullptr;
+  const float* p3 = num_parts > 3 ? parts[3] : nullptr;
+  switch (num_parts) {
+    case 1:
+      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] : 0.0f;
+      break;
+    case 2:
+      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] : 0.0f;
+      break;
+    case 3:
+      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] : 0.0f;
+      break;
+    default:
+      for (int64_t i = begin; i < end; ++i)
+        dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] + p3[i] : 0.0f;
+      break;
+  }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void SumBf16(
+    const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
+    int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    float sum = 0.0f;
+    for (int p = 0; p < num_parts; ++p) sum += Bf16ToFloat(parts[p][i]);
+    dx[i] = Bf16ToFloat(y[i]) > 0.0f ? FloatToBf16(sum) : 0;
+  }
+}
+
+template <typename T, typename Run>
+void Parallel(const void* y, const void* const* parts, int num_parts, void* dx, int64_t count,
+              Run run) {
+  const T* yy = static_cast<const T*>(y);
+  T* out = static_cast<T*>(dx);
+  // Cache-line-sized chunks per thread (64 bytes), so threads never share a line.
+  const int64_t line = 64 / static_cast<int64_t>(sizeof(T));
+  int first = 0;
+  while (first < num_parts) {
+    const T* group[kMaxParts + 1];
+    int n = 0;
+    // After the first pass dx holds the masked sum so far: add it as a part.
+    if (first > 0) group[n++] = out;
+    while (n < kMaxParts && first < num_parts) group[n++] = static_cast<const T*>(parts[first++]);
+#pragma omp parallel
+    {
+      const int threads = omp_get_num_threads();
+      const int64_t lines = (count + line - 1) / line;
+      const int64_t per = (lines + threads - 1) / threads;
+      const int64_t begin = std::min(count, omp_get_thread_num() * per * line);
+      const int64_t end = std::min(count, begin + per * line);
+      if (begin < end) run(yy, group, n, out, begin, end);
+    }
+  }
+}
+
+}  // namespace
+
+void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
+               int64_t count) {
+  if (num_parts <= 0 || count <= 0) return;
+  if (dtype == DType::kBF16) {
+    Parallel<uint16_t>(y, parts, num_parts, dx, count, SumBf16);
+  } else {
+    Parallel<float>(y, parts, num_parts, dx, count, SumF32);
+  }
+}
+
+}  // namespace onednn
+}  // namespace cnnbench

@@ -1,0 +1,226 @@
+// ReLU fusion for training: which layers the pass fuses (and which it must
+// leave), and that a fused step trains exactly like the unfused one on both
+// CPU backends, including a residual output read by two layers (whose
+// gradients the fused add sums itself) and with freed buffers poisoned.
+#include "train/fusion.h"
+
+#include <cmath>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "kernels/backends.h"
+#include "models/net_builder.h"
+#include "tests/train/small_cnn.h"
+#include "train/trainer.h"
+
+namespace cnnbench {
+namespace {
+
+using train_test::kClasses;
+using train_test::kSize;
+using train_test::MakeBatch;
+using train_test::StepAndLoss;
+
+// conv/bn/relu, then two residual blocks (conv/bn/relu, conv/bn, add, relu):
+// the first block's output feeds the second block's conv and its add.
+Graph ResidualNet(int batch = 8) {
+  NetBuilder b(batch, 3, kSize, kSize, kClasses);
+  b.Conv(8, {3, 3}, {.batch_norm = 1});
+  for (int block = 0; block < 2; ++block) {
+    const int shortcut = b.top();
+    b.Conv(8, {3, 3}, {.batch_norm = 1});
+    b.Conv(8, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
+    b.Add(b.top(), shortcut);
+    b.Relu();
+  }
+  b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
+  b.Logits();
+  auto graph = std::move(b).Build();
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return *graph;
+}
+
+template <typename Desc>
+int Count(const Graph& g, bool relu) {
+  int n = 0;
+  for (const Node& node : g.nodes)
+    if (const auto* d = std::get_if<Desc>(&node.op); d != nullptr && node.kind == Node::Kind::kOp)
+      n += d->relu == relu;
+  return n;
+}
+
+int CountRelus(const Graph& g) {
+  int n = 0;
+  for (const Node& node : g.nodes)
+    n += node.kind == Node::Kind::kOp && std::holds_alternative<ReluDesc>(node.op);
+  return n;
+}
+
+TEST(FuseReluTest, FusesBatchNormAndAddIntoTheirReluAndRemapsNodes) {
+  const Graph graph = ResidualNet();
+  const FusedGraph fused = FuseReluForTraining(graph, [](const OpDesc&) { return true; });
+  // The stem and each block's first conv: bn+relu (3); each block's add+relu (2).
+  EXPECT_EQ(fused.fused, 5);
+  EXPECT_EQ(CountRelus(graph), 5);
+  EXPECT_EQ(CountRelus(fused.graph), 0);
+  EXPECT_EQ(Count<BatchNormDesc>(fused.graph, true), 3);
+  EXPECT_EQ(Count<BatchNormDesc>(fused.graph, false), 2);  // before the adds
+  EXPECT_EQ(Count<AddDesc>(fused.graph, true), 2);
+  ASSERT_EQ(fused.graph.nodes.size(), graph.nodes.size() - 5);
+  ASSERT_EQ(fused.origin.size(), fused.graph.nodes.size());
+  ASSERT_EQ(fused.node_of.size(), graph.nodes.size());
+  for (size_t k = 0; k < fused.graph.nodes.size(); ++k) {
+    const Node& node = fused.graph.nodes[k];
+    const Node& given = graph.nodes[fused.origin[k]];
+    EXPECT_EQ(fused.node_of[fused.origin[k]], static_cast<int>(k));
+    EXPECT_EQ(node.name.rfind(given.name, 0), 0u) << node.name << " from " << given.name;
+    EXPECT_EQ(node.output, given.output);
+    for (int in : node.inputs) EXPECT_LT(in, static_cast<int>(k)) << node.name;
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.kind != Node::Kind::kOp || !std::holds_alternative<ReluDesc>(node.op)) continue;
+    // An absorbed ReLU is computed by its producer, now named "<producer>+<relu>".
+    const Node& by = fused.graph.nodes[fused.node_of[i]];
+    EXPECT_EQ(fused.origin[fused.node_of[i]], node.inputs[0]) << node.name;
+    EXPECT_NE(by.name.find("+relu"), std::string::npos) << by.name;
+  }
+  EXPECT_EQ(fused.graph.images, fused.node_of[graph.images]);
+  EXPECT_EQ(fused.graph.labels, fused.node_of[graph.labels]);
+  EXPECT_EQ(fused.graph.loss, fused.node_of[graph.loss]);
+  EXPECT_TRUE(std::holds_alternative<SoftmaxXentDesc>(fused.graph.nodes[fused.graph.loss].op));
+  EXPECT_EQ(fused.graph.batch, graph.batch);
+}
+
+TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
+  // A backend that runs no fused add: only batch norms fuse.
+  const Graph graph = ResidualNet();
+  const FusedGraph no_add = FuseReluForTraining(
+      graph, [](const OpDesc& op) { return !std::holds_alternative<AddDesc>(op); });
+  EXPECT_EQ(no_add.fused, 3);
+  EXPECT_EQ(Count<AddDesc>(no_add.graph, true), 0);
+  EXPECT_EQ(CountRelus(no_add.graph), 2);
+
+  // A batch norm read by a ReLU and by another layer keeps its output: no
+  // fusion. A ReLU after a conv (no batch norm) has nothing to fuse into.
+  NetBuilder b(2, 3, 6, 6, kClasses);
+  b.Conv(4, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
+  const int bn = b.top();
+  const int relu = b.Relu();
+  b.set_top(bn);
+  b.Add(relu, bn);
+  b.Conv(4, {3, 3}, {.batch_norm = 0});  // conv -> relu
+  b.Logits();
+  auto graph2 = std::move(b).Build();
+  ASSERT_TRUE(graph2.ok()) << graph2.status();
+  const FusedGraph fused = FuseReluForTraining(*graph2, [](const OpDesc&) { return true; });
+  EXPECT_EQ(fused.fused, 0);
+  EXPECT_EQ(fused.graph.nodes.size(), graph2->nodes.size());
+
+  const FusedGraph same = Unfused(graph);
+  EXPECT_EQ(same.fused, 0);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    EXPECT_EQ(same.origin[i], static_cast<int>(i));
+    EXPECT_EQ(same.node_of[i], static_cast<int>(i));
+  }
+}
+
+struct TrainedRun {
+  std::vector<float> losses;
+  std::vector<float> weights;  // the first conv's, after the steps
+  std::vector<float> last_conv;
+  int fused = 0;
+  std::vector<std::string> profile_names;
+};
+
+TrainedRun Train(const char* backend_name, bool fuse, bool poison, int steps = 4) {
+  TrainedRun run;
+  auto backend = CreateBackend(backend_name, Device::Cpu());
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  if (!backend.ok()) return run;
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  options.fuse_relu = fuse;
+  options.poison_freed = poison;
+  options.profile = true;
+  const Graph graph = ResidualNet();
+  auto trainer = Trainer::Compile(graph, backend->get(), options);
+  EXPECT_TRUE(trainer.ok()) << trainer.status();
+  if (!trainer.ok()) return run;
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < steps; ++step) {
+    MakeBatch(step, &images, &labels, graph.batch);
+    EXPECT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = StepAndLoss(**trainer);
+    EXPECT_TRUE(loss.ok()) << loss.status();
+    run.losses.push_back(loss.ok() ? *loss : NAN);
+  }
+  // Node 2 is the stem conv, in the given graph's numbering either way.
+  auto w = (*trainer)->ReadParameter(2, 0);
+  EXPECT_TRUE(w.ok()) << w.status();
+  if (w.ok()) run.weights = *w;
+  int last_conv = -1;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (std::holds_alternative<ConvDesc>(graph.nodes[i].op)) last_conv = static_cast<int>(i);
+  auto lw = (*trainer)->ReadParameter(last_conv, 0);
+  EXPECT_TRUE(lw.ok()) << lw.status();
+  if (lw.ok()) run.last_conv = *lw;
+  run.fused = (*trainer)->fused_relus();
+  for (const LayerTime& t : (*trainer)->profile()) run.profile_names.push_back(t.name);
+  return run;
+}
+
+class FusedTrainingTest : public ::testing::TestWithParam<const char*> {};
+
+// Fused or not, the same network from the same seed takes the same steps:
+// the same ops in the same order (a ReLU applied inside the batch norm or
+// the sum, the gradients of two consumers summed inside the fused add).
+TEST_P(FusedTrainingTest, TrainsLikeTheUnfusedGraph) {
+  const TrainedRun plain = Train(GetParam(), /*fuse=*/false, /*poison=*/false);
+  const TrainedRun fused = Train(GetParam(), /*fuse=*/true, /*poison=*/false);
+  EXPECT_EQ(plain.fused, 0);
+  EXPECT_EQ(fused.fused, 5);
+  ASSERT_EQ(plain.losses.size(), fused.losses.size());
+  for (size_t s = 0; s < plain.losses.size(); ++s) {
+    ASSERT_TRUE(std::isfinite(fused.losses[s]));
+    EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-5 * std::fabs(plain.losses[s]) + 1e-6)
+        << "step " << s;
+  }
+  // The losses move: the steps learn (not a comparison of two frozen runs).
+  EXPECT_NE(plain.losses.front(), plain.losses.back());
+  for (const auto* pair : {&plain.weights, &plain.last_conv}) {
+    const std::vector<float>& a = *pair;
+    const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5) << "weight " << i;
+  }
+  // The profile names fused layers "<producer>+<relu>" and has no ReLU of its own.
+  int joined = 0;
+  for (const std::string& name : fused.profile_names) {
+    joined += name.find("+relu") != std::string::npos;
+    EXPECT_EQ(name.rfind("relu", 0), std::string::npos) << name;
+  }
+  EXPECT_EQ(joined, 5);
+  EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 5);
+}
+
+// Poisoning fills each buffer with NaN when its planned lifetime ends: the
+// shared gradient of a fused add and the gradients it sums must live until
+// their last reader, or the loss and weights change.
+TEST_P(FusedTrainingTest, PlanHoldsWhenFreedBuffersArePoisoned) {
+  const TrainedRun clean = Train(GetParam(), true, false, 3);
+  const TrainedRun poisoned = Train(GetParam(), true, true, 3);
+  EXPECT_EQ(clean.losses, poisoned.losses);
+  EXPECT_EQ(clean.weights, poisoned.weights);
+  EXPECT_EQ(clean.last_conv, poisoned.last_conv);
+}
+
+INSTANTIATE_TEST_SUITE_P(CpuBackends, FusedTrainingTest, ::testing::Values("reference", "onednn"),
+                         [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace cnnbench
