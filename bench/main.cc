@@ -66,6 +66,9 @@ ABSL_FLAG(int, bucket_mb, -1,
 ABSL_FLAG(bool, overlap, true,
           "data-parallel training: all-reduce each gradient bucket during backward (false: "
           "all of them after backward, to measure what overlap gains)");
+ABSL_FLAG(bool, fuse_relu, true,
+          "CPU training: fold each ReLU into the batch norm or residual add before it (false: "
+          "every layer on its own, the baseline fusion is measured against)");
 ABSL_FLAG(int, threads_per_replica, -1,
           "OpenMP threads of each CPU replica (default: the cores divided among the replicas)");
 ABSL_FLAG(int, collective_timeout, -1,
@@ -256,6 +259,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     return count.status();
   o.collective_timeout = absl::Seconds(*count);
   o.overlap = absl::GetFlag(FLAGS_overlap);
+  o.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   if (!(s = CheckOtherCounts()).ok()) return s;
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
@@ -279,6 +283,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
   benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.bucket_bytes));
   benchmark::AddCustomContext("overlap", o.overlap ? "true" : "false");
+  benchmark::AddCustomContext("fuse_relu", o.fuse_relu ? "true" : "false");
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
   const bool real = std::find(o.data.begin(), o.data.end(), "real") != o.data.end();

@@ -166,6 +166,22 @@ absl::StatusOr<CaseName> ParseInput(const std::vector<std::string>& p, const Cas
   return c;
 }
 
+absl::StatusOr<CaseName> ParsePeak(const std::vector<std::string>& p, const CaseFamily& f) {
+  if (p.size() != f.parts) return Bad(absl::StrCat("does not match ", f.grammar));
+  CaseName c;
+  c.family = f.name;
+  c.precision = p[1];
+  c.device = p[2];
+  if (!OneOf(c.precision, {"fp32", "bf16"}))
+    return Bad(
+        absl::StrCat("precision '", c.precision, "' is neither fp32 nor bf16 (", f.grammar, ")"));
+  if (c.device != "cpu")
+    return Bad(absl::StrCat("device '", c.device, "' is not cpu (", f.grammar, ")"));
+  if (!ParseKeyed(p[3], "threads", &c.threads) || c.threads == 0)
+    return Bad(absl::StrCat("'", p[3], "' where threads:<T> (T > 0) belongs"));
+  return c;
+}
+
 }  // namespace
 
 const std::vector<CaseFamily>& CaseFamilies() {
@@ -192,6 +208,8 @@ const std::vector<CaseFamily>& CaseFamilies() {
        {}, "", "busbw", true},
       {"input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
        {}, "", "images_per_second", true},
+      {"peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
+       {}, "", "flops", true},
   };
   // clang-format on
   return *families;
@@ -272,6 +290,15 @@ CaseName CaseName::Input(absl::string_view source, absl::string_view preprocess,
   return c;
 }
 
+CaseName CaseName::Peak(absl::string_view precision, int threads) {
+  CaseName c;
+  c.family = "peak";
+  c.precision = std::string(precision);
+  c.device = "cpu";
+  c.threads = threads;
+  return c;
+}
+
 std::string CaseName::ToString() const {
   if (family == "train")
     return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch,
@@ -281,6 +308,7 @@ std::string CaseName::ToString() const {
     return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
   if (family == "input")
     return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
+  if (family == "peak") return absl::StrCat("peak/", precision, "/", device, "/threads:", threads);
   if (family == "grads")
     return absl::StrCat("grads/", model, "/", impl, "/bucket_mb:", bytes >> 20, "/ranks:", ranks);
   std::vector<absl::string_view> parts = {family};
@@ -318,6 +346,7 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
   if (family->name == "allreduce") return ParseAllReduce(p, *family);
   if (family->name == "input") return ParseInput(p, *family);
   if (family->name == "grads") return ParseGrads(p, *family);
+  if (family->name == "peak") return ParsePeak(p, *family);
   return ParseKernel(p, *family);
 }
 

@@ -13,6 +13,7 @@
 //   allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
+//   peak/<fp32|bf16>/cpu/threads:<T>
 #ifndef CNNBENCH_BENCH_NAMES_H_
 #define CNNBENCH_BENCH_NAMES_H_
 
@@ -61,7 +62,7 @@ struct CaseName {
   int64_t bytes = 0;        // allreduce: per rank; grads: the bucket size
   int ranks = 0;
   std::string source, preprocess;  // input
-  int threads = 0;
+  int threads = 0;                 // input: decode threads; peak: the OpenMP team
 
   static CaseName Train(absl::string_view model, absl::string_view precision,
                         absl::string_view data, int64_t batch, int gpus, int replicas = 1);
@@ -74,6 +75,8 @@ struct CaseName {
   static CaseName Grads(absl::string_view model, absl::string_view impl, int64_t bucket_mb,
                         int ranks);
   static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
+  // The CPU's arithmetic peak: fp32 or bf16 fused multiply-adds on `threads` threads.
+  static CaseName Peak(absl::string_view precision, int threads);
 
   std::string ToString() const;
 

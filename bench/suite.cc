@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/input_cases.h"
 #include "bench/names.h"
+#include "bench/peak_cases.h"
 #include "core/status.h"
 #include "kernels/collectives/local.h"
 #include "kernels/collectives/mpi.h"
@@ -216,6 +217,8 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
   // Returned as it is: a --data_dir message names the flag, no file:line needed.
   if (wants("input"))
     if (absl::Status s = RegisterInputCases(options, harness); !s.ok()) return s;
+  if (wants("peak"))
+    RETURN_IF_ERROR(RegisterPeakCases(options.precisions, DefaultPeakThreads(), harness));
   return harness.progress().names();
 }
 

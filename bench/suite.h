@@ -39,6 +39,7 @@ struct SuiteOptions {
   std::vector<int> replicas = {1};      // data-parallel CPU replicas (gpus:0 cases)
   size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket
   bool overlap = true;                  // all-reduce buckets during backward
+  bool fuse_relu = true;                // TrainOptions::fuse_relu of every train case
   int threads_per_replica = 0;          // CPU replicas' OpenMP threads; 0: cores / replicas
   absl::Duration collective_timeout = absl::Minutes(5);
   const MpiRanks* mpi = nullptr;  // set under an MPI launcher

@@ -25,6 +25,7 @@
 #include "input/pipeline/pipeline.h"
 #include "input/pipeline/sources.h"
 #include "kernels/kernel.h"
+#include "models/summary.h"
 #include "models/zoo.h"
 #include "train/data_parallel.h"
 #include "train/trainer.h"
@@ -97,6 +98,10 @@ absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(
   return input::InputPipeline::Create(p);
 }
 
+// A step's arithmetic per image: forward, backward-data and backward-weights
+// each count the model's forward FLOPs (models/summary.h: conv and fc).
+double StepFlopsPerImage(const Graph& graph) { return 3 * Summarize(graph).forward_flops; }
+
 // Hands the pipeline's next batch to the trainer.
 absl::Status FeedNextBatch(input::InputPipeline& pipeline, Trainer& trainer) {
   ASSIGN_OR_RETURN(const input::Batch* batch, pipeline.Next());
@@ -123,6 +128,7 @@ TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   to.learning_rate = 0.1 * static_cast<double>(c.batch * c.ranks()) / 256.0;
   to.momentum = 0.9;
   to.cuda_graph = options.cuda_graph;
+  to.fuse_relu = options.fuse_relu;
   return to;
 }
 
@@ -155,6 +161,7 @@ class TrainWorkload : public Workload {
   input::PipelineStats last_stats_;
   int64_t steps_ = 0;
   int saved_threads_ = 0;  // the harness thread's OpenMP team, when changed
+  double step_flops_per_image_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase& c,
@@ -164,6 +171,7 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
   mo.batch = c.batch;
   mo.image_size = options.image_size;
   ASSIGN_OR_RETURN(Graph graph, BuildModel(c.model, mo));
+  w->step_flops_per_image_ = StepFlopsPerImage(graph);
   // gpus:1 runs on cuda:0; without a GPU (or CUDA) creating it says why.
   ASSIGN_OR_RETURN(w->backend_,
                    CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(0) : Device::Cpu()));
@@ -221,6 +229,7 @@ class ReplicatedTrainWorkload : public Workload {
   };
   TrainCase case_;
   const SuiteOptions& options_;
+  double step_flops_per_image_ = 0;
   int threads_per_replica_ = 0;  // CPU: OpenMP threads of each replica
   int saved_threads_ = 0;        // the harness thread's team size before the case
   int64_t steps_ = 0;            // since the last Report
@@ -249,6 +258,7 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   mo.batch = c.batch;
   mo.image_size = options.image_size;
   ASSIGN_OR_RETURN(const Graph graph, BuildModel(c.model, mo));
+  w->step_flops_per_image_ = StepFlopsPerImage(graph);
   DataParallelOptions dp;
   dp.bucket_bytes = options.bucket_bytes;
   dp.overlap = options.overlap;
@@ -321,6 +331,10 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
       static_cast<double>(case_.batch * n), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
+  if (step_flops_per_image_ > 0)
+    state.counters["flops"] =
+        benchmark::Counter(step_flops_per_image_ * static_cast<double>(case_.batch * n),
+                           benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = benchmark::Counter(n);
   state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
   if (ranks_[0].pipeline != nullptr) ReportInput(state, ranks_[0].pipeline->stats(),
@@ -348,6 +362,10 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   const int devices = std::max(1, case_.gpus);
   state.counters["images_per_second"] = benchmark::Counter(
       static_cast<double>(case_.batch * devices), benchmark::Counter::kIsIterationInvariantRate);
+  if (step_flops_per_image_ > 0)
+    state.counters["flops"] =
+        benchmark::Counter(step_flops_per_image_ * static_cast<double>(case_.batch * devices),
+                           benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(trainer_->peak_memory_bytes()));
   state.counters["ranks"] = benchmark::Counter(1);

@@ -39,15 +39,19 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(
   const float* p3 = num_parts > 3 ? parts[3] : nullptr;
   switch (num_parts) {
     case 1:
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] : 0.0f;
       break;
     case 2:
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] : 0.0f;
       break;
     case 3:
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] : 0.0f;
       break;
     default:
+#pragma omp simd
       for (int64_t i = begin; i < end; ++i)
         dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] + p3[i] : 0.0f;
       break;

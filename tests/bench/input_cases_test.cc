@@ -100,8 +100,9 @@ TEST_F(InputCasesTest, RunsOnTheGeneratedDataSetAndReportsEachStage) {
     }
     // Left out when zero (a repetition served from records already
     // buffered; nothing skipped), as a NaN variation would not be JSON.
-    if (r.counters.count("bytes_read_per_second"))
+    if (r.counters.count("bytes_read_per_second")) {
       EXPECT_GT(r.counters.at("bytes_read_per_second").value, 0);
+    }
     EXPECT_EQ(r.counters.count("skipped_records"), 0u);
     // Batches of 4, three per repetition, over the repetition's manual time.
     EXPECT_NEAR(r.counters.at("images_per_second").value * r.real_accumulated_time / 12, 1.0, 1e-6);

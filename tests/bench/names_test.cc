@@ -69,6 +69,52 @@ TEST(NamesTest, InputThreadsIsNotASuffix) {
   EXPECT_EQ(c->ToString(), "input/folder/train/threads:8");
 }
 
+TEST(NamesTest, PeakNamesRoundTrip) {
+  const CaseName built = CaseName::Peak("fp32", 8);
+  EXPECT_EQ(built.ToString(), "peak/fp32/cpu/threads:8");
+  // Google Benchmark's own "threads:" suffix comes after the case's part.
+  auto c = ParseCaseName("peak/fp32/cpu/threads:8/min_time:0.500/repeats:5/manual_time_mean");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->family, "peak");
+  EXPECT_EQ(c->precision, "fp32");
+  EXPECT_EQ(c->device, "cpu");
+  EXPECT_EQ(c->threads, 8);
+  EXPECT_EQ(*c, built);
+  EXPECT_EQ(c->ToString(), "peak/fp32/cpu/threads:8");
+  // The precision and the team size tell cases apart.
+  EXPECT_FALSE(built == CaseName::Peak("bf16", 8));
+  EXPECT_FALSE(built == CaseName::Peak("fp32", 4));
+  const CaseFamily* family = FindCaseFamily("peak");
+  ASSERT_NE(family, nullptr);
+  EXPECT_EQ(family->counter, "flops");
+  EXPECT_TRUE(family->registered);
+  EXPECT_TRUE(family->shape_kind.empty());  // not a layer kernel: no descriptor
+}
+
+TEST(NamesTest, MalformedPeakNamesAreClearErrors) {
+  struct Bad {
+    const char* name;
+    const char* reason;  // part of the message
+  };
+  for (const Bad& bad : {
+           Bad{"peak/fp16/cpu/threads:2", "precision 'fp16' is neither fp32 nor bf16"},
+           Bad{"peak/tf32/cpu/threads:2", "precision 'tf32'"},
+           Bad{"peak/fp32/cuda:0/threads:2", "device 'cuda:0' is not cpu"},
+           Bad{"peak/fp32/cpu/threads:0", "'threads:0' where threads:<T> (T > 0)"},
+           Bad{"peak/fp32/cpu/threads:-1", "'threads:-1' where threads:<T>"},
+           Bad{"peak/fp32/cpu/threads:x", "'threads:x' where threads:<T>"},
+           Bad{"peak/fp32/cpu/cores:2", "'cores:2' where threads:<T>"},
+           Bad{"peak/fp32/cpu", "does not match peak/<fp32|bf16>/cpu/threads:<T>"},
+           Bad{"peak/fp32/cpu/threads:2/extra", "does not match peak/"},
+           Bad{"peak/fp32/threads:2", "does not match peak/"},
+       }) {
+    auto c = ParseCaseName(bad.name);
+    ASSERT_FALSE(c.ok()) << bad.name << " parsed as " << c->ToString();
+    EXPECT_NE(c.status().message().find(bad.reason), absl::string_view::npos)
+        << bad.name << ": " << c.status().message();
+  }
+}
+
 TEST(NamesTest, KernelNamesRoundTrip) {
   for (const std::string name :
        {"conv/bwd_filter/fp32/cpu/conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1",
@@ -77,7 +123,8 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
         "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
         "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8",
-        "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8"}) {
+        "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8", "peak/fp32/cpu/threads:16",
+        "peak/bf16/cpu/threads:1"}) {
     auto c = ParseCaseName(name);
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
     EXPECT_EQ(c->ToString(), name);
@@ -126,6 +173,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::AllReduce("nccl", "fp16", 1024, 8),
       CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
+      CaseName::Peak("bf16", 2),
   };
   std::vector<std::string> families;
   for (const CaseName& c : examples) {
@@ -151,7 +199,8 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   std::vector<std::string> table;
   for (const CaseFamily& f : CaseFamilies()) table.push_back(f.name);
   EXPECT_EQ(families, table);
-  EXPECT_EQ(RegisteredFamilyList(), "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input");
+  EXPECT_EQ(RegisteredFamilyList(),
+            "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input, peak");
 }
 
 TEST(NamesTest, ShapePrefixComesFromTheTable) {

@@ -17,6 +17,8 @@
 #include "absl/strings/str_split.h"
 #include "bench/names.h"
 #include "gtest/gtest.h"
+#include "models/summary.h"
+#include "models/zoo.h"
 #include "nlohmann/json.hpp"
 
 namespace cnnbench::bench {
@@ -92,7 +94,18 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     if (parsed->family == "train") {
       positive("images_per_second");
       positive("peak_memory_bytes");
-    } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm") {
+      // The step's arithmetic rate: 3 x forward FLOPs per image x images/s
+      // (forward, backward-data, backward-weights).
+      positive("flops");
+      absl::StatusOr<Graph> graph = BuildModel(parsed->model, {.batch = parsed->batch});
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      const double per_image = 3 * Summarize(*graph).forward_flops;
+      ASSERT_GT(per_image, 0) << name;
+      EXPECT_NEAR(b.at("flops").get<double>() / b.at("images_per_second").get<double>(),
+                  per_image, per_image * 1e-9)
+          << name;
+    } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm" ||
+               parsed->family == "peak") {
       positive("flops");
     } else if (parsed->family == "allreduce" || parsed->family == "grads") {
       positive("algbw");
@@ -103,7 +116,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   }
   EXPECT_GT(skipped, 0) << "the gpus:1 cases should be skipped with a reason";
   EXPECT_GT(ran, 0);
-  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "grads"})
+  for (const char* family :
+       {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "grads", "peak"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
+#include "tools/report/peak_tables.h"
 #include "tools/report/spread.h"
 #include "tools/report/train_tables.h"
 
@@ -77,6 +79,8 @@ std::vector<KernelGroup> KernelGroups(const PlatformResults& p) {
 
 Section KernelSection(const PlatformResults& p, double max_cv) {
   Section section{"Kernels", {}, {}};
+  // The CPU's peak first: the ceiling the kernels below are read against.
+  if (std::optional<Table> peak = PeakTable(p, max_cv)) section.tables.push_back(*peak);
   for (const KernelGroup& g : KernelGroups(p)) {
     const bool flops = g.flops();
     double max_flops = 0;
@@ -269,7 +273,7 @@ Section InputSection(const PlatformResults& p, double max_cv) {
 
 std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
   std::vector<Section> sections;
-  if (!p.kernels.empty()) sections.push_back(KernelSection(p, max_cv));
+  if (!p.kernels.empty() || !p.peak.empty()) sections.push_back(KernelSection(p, max_cv));
   if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p, max_cv));
   if (!p.grads.empty()) sections.push_back(GradsSection(p, max_cv));
   if (!p.input.empty()) sections.push_back(InputSection(p, max_cv));
@@ -278,6 +282,7 @@ std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
 
 std::vector<Table> KernelSpreadTables(const PlatformResults& p) {
   std::vector<Table> tables;
+  if (std::optional<Table> peak = PeakSpreadTable(p)) tables.push_back(*peak);
   for (const KernelGroup& g : KernelGroups(p)) {
     Table t;
     t.title = absl::StrCat("Spread: ", g.Name());

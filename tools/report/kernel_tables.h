@@ -1,5 +1,5 @@
-// Tables for the non-training cases of one platform: compute kernels
-// (TFLOP/s or GB/s per precision), all-reduce (busbw vs size, as nccl-tests
+// Tables for the non-training cases of one platform: the CPU's peak and the
+// compute kernels (TFLOP/s or GB/s per precision), all-reduce (busbw vs size, as nccl-tests
 // prints it) and the input pipeline (images/sec per thread count).
 #ifndef CNNBENCH_TOOLS_REPORT_KERNEL_TABLES_H_
 #define CNNBENCH_TOOLS_REPORT_KERNEL_TABLES_H_

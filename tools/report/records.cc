@@ -80,6 +80,19 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["ranks"] = Placement::Of(c).ranks();
       Finish(m, "images_per_second", "images_per_second", "images_per_second",
              m.Mean("images_per_second"), r);
+      // The step's arithmetic rate, where the run counted it (flops counter).
+      if (auto flops = m.Mean("flops"); flops && r.value) r.json["step_tflops"] = *flops / 1e12;
+      records.push_back(std::move(r));
+    }
+    for (const auto& [c, m] : p.peak) {
+      Record r = Start(p, c, "peak");
+      r.unit = "TFLOP/s";
+      r.json["precision"] = c.precision;
+      r.json["device"] = c.device;
+      r.json["threads"] = c.threads;
+      auto flops = m.Mean("flops");
+      Finish(m, "flops", "flops", "tflops",
+             flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
       records.push_back(std::move(r));
     }
     for (const CaseName& c : p.kernel_order) {

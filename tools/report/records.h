@@ -15,7 +15,7 @@ namespace cnnbench::report {
 struct Record {
   std::string platform;
   std::string key;   // the canonical case name
-  std::string kind;  // train, conv, pool, gemm, allreduce, input
+  std::string kind;  // train, conv, pool, gemm, peak, allreduce, input
   // The headline number, higher is better: images/sec, TFLOP/s, GB/s or busbw GB/s.
   std::optional<double> value;
   std::string unit;

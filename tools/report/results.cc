@@ -278,6 +278,8 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
       AddSamples(c, file, platform.grads[c.name]);
     } else if (c.name.family == "input") {
       AddSamples(c, file, platform.input[c.name]);
+    } else if (c.name.family == "peak") {
+      AddSamples(c, file, platform.peak[c.name]);
     }
   }
 }

@@ -66,13 +66,15 @@ struct PlatformResults {
   std::vector<std::pair<std::string, std::string>> settings;
   // Context keys in first-seen order with their distinct values.
   std::vector<std::pair<std::string, std::vector<std::string>>> context;
-  // By family: train; the layer kernels and GEMM; allreduce; grads; input.
+  // By family: train; the layer kernels and GEMM; allreduce; grads; input;
+  // peak (the CPU's FMA peak).
   std::map<CaseName, Measurement> train;
   std::map<CaseName, Measurement> kernels;
   std::vector<CaseName> kernel_order;  // first-seen order, which follows registration
   std::map<CaseName, Measurement> allreduce;
   std::map<CaseName, Measurement> grads;
   std::map<CaseName, Measurement> input;
+  std::map<CaseName, Measurement> peak;
 
   // Distinct values joined with ", "; "" when no file has the key.
   std::string Context(absl::string_view key) const;

@@ -310,7 +310,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
     warnings->push_back(absl::StrCat(path, ": no cnnbench cases the report can use"));
   } else if (train == 0) {
     warnings->push_back(absl::StrCat(path,
-                                     ": no train cases (only kernel, collective or input "
+                                     ": no train cases (only kernel, peak, collective or input "
                                      "cases); no training tables from this file"));
   }
   return file;

@@ -11,6 +11,7 @@
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
+#include "tools/report/peak_tables.h"
 #include "tools/report/spread.h"
 #include "tools/report/train_charts.h"
 #include "tools/report/train_query.h"
@@ -260,6 +261,10 @@ std::vector<Section> TrainSections(const PlatformResults& p, double max_cv) {
     }
   }
   sections.push_back(std::move(results));
+
+  // CPU steps against the CPU's measured peak (the peak/ family).
+  if (std::optional<Table> table = TrainVsPeakTable(p, max_cv))
+    sections.push_back(Section{"Training step vs the CPU's peak", {*std::move(table)}, {}});
 
   Section versus{"Synthetic vs real data", {}, {}};
   for (const std::string& precision : TrainPrecisions(p)) {

@@ -50,8 +50,9 @@ std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::st
 // The same without noise marks (ratios and derived tables).
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where);
 
-// The training sections (results, synthetic vs real, scaling, batch sizes);
-// empty when the platform has no train cases.
+// The training sections (results, the CPU steps against the CPU's peak
+// where the platform has peak cases, synthetic vs real, scaling, batch
+// sizes); empty when the platform has no train cases.
 std::vector<Section> TrainSections(const PlatformResults& platform, double max_cv);
 
 // Each results table's spread over repetitions, same rows and columns.
