@@ -148,7 +148,18 @@ TEST(PeakTableTest, PeakFromAnotherRunOrNoneAtAll) {
   EXPECT_TRUE(absl::StrContains(Notes(*t), "[1] no peak/bf16/cpu case on this platform"))
       << Notes(*t);
 
-  // Without a peak/fp32 case, or without CPU steps, there is no table.
+  // A bf16-only run: its bf16 peak names the table and reads the bf16 step.
+  PlatformResults bf16_only;
+  bf16_only.name = "bf16 only";
+  bf16_only.peak[CaseName::Peak("bf16", 2)] = Sample({{"flops", 200e9}}, "d");
+  bf16_only.train[CaseName::Train("resnet50", "bf16", "synthetic", 32, 0)] =
+      Sample({{"images_per_second", 30}, {"flops", 150e9}}, "d");
+  std::optional<Table> b = TrainVsPeakTable(bf16_only, 0.05);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->title, "Training step vs the CPU's peak (peak/bf16/cpu/threads:2, same run)");
+  EXPECT_EQ(b->rows, (Rows{{"ResNet-50", "bf16", "synthetic", "32", "30.0", "150", "200", "75.0%"}}));
+
+  // Without a peak case, or without CPU steps, there is no table.
   PlatformResults no_peak = p;
   no_peak.peak.clear();
   EXPECT_FALSE(TrainVsPeakTable(no_peak, 0.05).has_value());

@@ -106,7 +106,7 @@ run_one() {  # run_one FRAMEWORK ROUND
   echo "compare.sh: round $r: $f -> $file" >&2
   case "$f" in
     cnnbench)
-      (cd "$ROOT" && ./bazelw run //bench:all -- --families=train "${COMMON[@]}" \
+      (cd "$ROOT" && ./bazelw run //bench:all -- --families=train,peak "${COMMON[@]}" \
          ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json)
       [ -n "$PLATFORM" ] || PLATFORM="$(platform_of "$file")" ;;
     pytorch)

@@ -135,9 +135,11 @@ std::optional<Table> PeakSpreadTable(const PlatformResults& p) {
 }
 
 std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
-  const auto* fp32 = ReferencePeak(p, "fp32");
+  // Named in the title: the fp32 peak, or the bf16 one of a bf16-only run.
+  const auto* named = ReferencePeak(p, "fp32");
+  if (named == nullptr) named = ReferencePeak(p, "bf16");
   const auto cases = CpuTrainCases(p);
-  if (fp32 == nullptr || cases.empty()) return std::nullopt;
+  if (named == nullptr || cases.empty()) return std::nullopt;
 
   // "same run" where every step and the peak it is read against came from
   // the same run (the same dates); else the platform's files mixed runs.
@@ -200,7 +202,7 @@ std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
     t.rows.push_back(std::move(row));
   }
   const bool same_run = compared > 0 && dates_agree;
-  t.title = absl::StrCat("Training step vs the CPU's peak (", fp32->first.ToString(),
+  t.title = absl::StrCat("Training step vs the CPU's peak (", named->first.ToString(),
                          same_run ? ", same run" : ", same platform", ")");
   t.notes = notes.Notes();
   t.notes.push_back(
