@@ -22,6 +22,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bench/layer_cases.h"
 #include "bench/names.h"
 #include "core/device.h"
@@ -224,6 +225,9 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   }
   const double step = total / steps;
   std::printf("ReLUs fused into the layer before them: %d\n", trainer->fused_relus());
+  const std::vector<std::string> reordered = trainer->ReorderedEdges();
+  std::printf("reordered edges (layout changes a step makes): %zu%s%s\n", reordered.size(),
+              reordered.empty() ? "" : ": ", absl::StrJoin(reordered, ", ").c_str());
   std::printf("profiled step (mean of %d):  %10.3f ms\n", steps, step * 1e3);
   std::printf("sum of the profile:          %10.3f ms (%.1f%% of the step)\n", profiled * 1e3,
               100 * profiled / step);

@@ -632,6 +632,15 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
   return absl::OkStatus();
 }
 
+std::vector<std::string> Trainer::ReorderedEdges() const {
+  std::vector<std::string> edges;
+  for (const auto& layer : layers_)
+    for (const auto& in : layer->inputs)
+      if (in.reorder)
+        edges.push_back(absl::StrCat(graph_.nodes[in.producer].name, " -> ", layer->name));
+  return edges;
+}
+
 GradientRange Trainer::RangeOf(const Layer& layer) const {
   const Param& first = params_list_[layer.params.front()];
   const Param& last = params_list_[layer.params.back()];

@@ -137,6 +137,10 @@ class Trainer {
   absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
   // ReLUs fused into the layer before them (TrainOptions::fuse_relu).
   int fused_relus() const { return fused_relus_; }
+  // The graph edges a step reorders (forward, and again backward when the
+  // input needs a gradient): "producer -> consumer" of each, where the
+  // consumer's kernel wants another layout than its producer's output has.
+  std::vector<std::string> ReorderedEdges() const;
 
  private:
   struct Layer;

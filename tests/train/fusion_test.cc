@@ -25,13 +25,13 @@ using train_test::StepAndLoss;
 
 // conv/bn/relu, then two residual blocks (conv/bn/relu, conv/bn, add, relu):
 // the first block's output feeds the second block's conv and its add.
-Graph ResidualNet(int batch = 8) {
+Graph ResidualNet(int batch = 8, int channels = 8) {
   NetBuilder b(batch, 3, kSize, kSize, kClasses);
-  b.Conv(8, {3, 3}, {.batch_norm = 1});
+  b.Conv(channels, {3, 3}, {.batch_norm = 1});
   for (int block = 0; block < 2; ++block) {
     const int shortcut = b.top();
-    b.Conv(8, {3, 3}, {.batch_norm = 1});
-    b.Conv(8, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
+    b.Conv(channels, {3, 3}, {.batch_norm = 1});
+    b.Conv(channels, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
     b.Add(b.top(), shortcut);
     b.Relu();
   }
@@ -217,6 +217,29 @@ TEST_P(FusedTrainingTest, PlanHoldsWhenFreedBuffersArePoisoned) {
   EXPECT_EQ(clean.losses, poisoned.losses);
   EXPECT_EQ(clean.weights, poisoned.weights);
   EXPECT_EQ(clean.last_conv, poisoned.last_conv);
+}
+
+// No layout changes inside the network: layers pass their output's layout
+// on (fused or not); a reorder happens only where the plain images enter
+// or where a matrix layer (the logits' fc) reads a 4-D activation. (With 16
+// channels every convolution picks one blocked layout; with fewer, a
+// shortcut may come in another layout than the branch it joins, and a fused
+// add reads it reordered: that edge is then listed too.)
+TEST_P(FusedTrainingTest, ReordersOnlyAtTheNetworksEdges) {
+  auto backend = CreateBackend(GetParam(), Device::Cpu());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  const Graph graph = ResidualNet(/*batch=*/4, /*channels=*/16);
+  for (bool fuse : {false, true}) {
+    TrainOptions options;
+    options.fuse_relu = fuse;
+    auto trainer = Trainer::Compile(graph, backend->get(), options);
+    ASSERT_TRUE(trainer.ok()) << trainer.status();
+    const std::vector<std::string> edges = (*trainer)->ReorderedEdges();
+    EXPECT_LE(edges.size(), 2u) << "fuse " << fuse;
+    for (const std::string& edge : edges)
+      EXPECT_TRUE(edge.rfind("images -> ", 0) == 0 || edge.find(" -> fc") != std::string::npos)
+          << edge << " (fuse " << fuse << ")";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, FusedTrainingTest, ::testing::Values("reference", "onednn"),
