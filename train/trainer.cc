@@ -350,8 +350,15 @@ absl::Status Trainer::PlanBuffers() {
 
 size_t Trainer::FootprintBytes() const {
   const size_t line = backend_->alignment();
+  // A GPU casting its batches keeps each slot's fp32 copy too.
+  const TensorSpec host_images = TensorSpec::Plain(DType::kF32, images_spec_.shape);
+  const size_t staging = !backend_->device().is_cpu() &&
+                                 !backend_->SameLayout(host_images, images_spec_)
+                             ? host_images.bytes
+                             : 0;
   return plan_.arena_bytes + 3 * params_bytes_ + 2 * lowp_bytes_ + state_bytes_ +
-         scratch_bytes_ + 2 * (images_spec_.bytes + graph_.batch * sizeof(int32_t)) + 4 * line;
+         scratch_bytes_ + 2 * (images_spec_.bytes + staging + graph_.batch * sizeof(int32_t)) +
+         4 * line;
 }
 
 absl::Status Trainer::CheckFootprint() const {
@@ -384,12 +391,25 @@ absl::Status Trainer::AllocateAndBind() {
   ASSIGN_OR_RETURN(lowp_params_, Buffer::Allocate(device, lowp_bytes_));
   ASSIGN_OR_RETURN(lowp_grads_, Buffer::Allocate(device, lowp_bytes_));
   ASSIGN_OR_RETURN(scratch_, Buffer::Allocate(device, scratch_bytes_));
+  if (!device.is_cpu()) {
+    ASSIGN_OR_RETURN(Stream upload, Stream::Create(device));
+    upload_stream_ = std::make_unique<Stream>(std::move(upload));
+  }
+  const TensorSpec host_images = TensorSpec::Plain(DType::kF32, images_spec_.shape);
   for (Slot& slot : slots_) {
     ASSIGN_OR_RETURN(Event done, Event::Create(device));
     slot.done = std::make_unique<Event>(std::move(done));
     RETURN_IF_ERROR(slot.done->Record(backend_->stream()));
     ASSIGN_OR_RETURN(slot.images, Buffer::Allocate(device, images_spec_.bytes));
     ASSIGN_OR_RETURN(slot.labels, Buffer::Allocate(device, graph_.batch * sizeof(int32_t)));
+    if (upload_stream_ != nullptr) {
+      ASSIGN_OR_RETURN(Event uploaded, Event::Create(device));
+      slot.uploaded = std::make_unique<Event>(std::move(uploaded));
+      RETURN_IF_ERROR(slot.uploaded->Record(*upload_stream_));
+      if (!backend_->SameLayout(host_images, images_spec_)) {
+        ASSIGN_OR_RETURN(slot.staging, Buffer::Allocate(device, host_images.bytes));
+      }
+    }
   }
   // The device-side scalars, each in its own aligned line.
   const size_t line = backend_->alignment();
@@ -519,11 +539,24 @@ absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
   Slot& slot = slots_[free_slot];
   // The free slot was last read by an earlier step, which may still be in
   // flight on a device: wait for the end of its backward pass (the last read).
-  RETURN_IF_ERROR(slot.done->Synchronize());
-  RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, images_spec_.shape), images,
-                                   images_spec_, slot.images.data()));
+  const TensorSpec host_images = TensorSpec::Plain(DType::kF32, images_spec_.shape);
   const TensorSpec label_spec = TensorSpec::Plain(DType::kI32, Shape{graph_.batch});
-  RETURN_IF_ERROR(backend_->Upload(label_spec, labels, label_spec, slot.labels.data()));
+  if (upload_stream_ != nullptr) {
+    // On the side stream: after the step that last read the slot (a wait on
+    // the device, not here), beside whatever the compute stream runs now.
+    RETURN_IF_ERROR(upload_stream_->Wait(*slot.done));
+    void* images_dst = slot.staging.data() != nullptr ? slot.staging.data() : slot.images.data();
+    RETURN_IF_ERROR(CopyAsync(images_dst, images, host_images.bytes, *upload_stream_));
+    RETURN_IF_ERROR(CopyAsync(slot.labels.data(), labels, label_spec.bytes, *upload_stream_));
+    RETURN_IF_ERROR(slot.uploaded->Record(*upload_stream_));
+    // The host's batch may be reused on return (the pipeline recycles it).
+    RETURN_IF_ERROR(slot.uploaded->Synchronize());
+    slot.cast = slot.staging.data() != nullptr;
+  } else {
+    RETURN_IF_ERROR(slot.done->Synchronize());
+    RETURN_IF_ERROR(backend_->Upload(host_images, images, images_spec_, slot.images.data()));
+    RETURN_IF_ERROR(backend_->Upload(label_spec, labels, label_spec, slot.labels.data()));
+  }
   active_slot_ = free_slot;
   have_batch_ = true;
   return absl::OkStatus();
@@ -553,13 +586,27 @@ absl::Status Trainer::Step() {
                                        captured.status().message()));
     graphs_[slot] = *std::move(captured);
   }
+  RETURN_IF_ERROR(EnqueueBatchReady(slot));
   RETURN_IF_ERROR(graphs_[slot].Launch(stream));
   RETURN_IF_ERROR(slots_[slot].done->Record(stream));
   ++steps_;
   return absl::OkStatus();
 }
 
+absl::Status Trainer::EnqueueBatchReady(int slot) {
+  Slot& s = slots_[slot];
+  if (upload_stream_ == nullptr) return absl::OkStatus();
+  RETURN_IF_ERROR(backend_->stream().Wait(*s.uploaded));
+  if (s.cast) {
+    RETURN_IF_ERROR(backend_->Reorder(TensorSpec::Plain(DType::kF32, images_spec_.shape),
+                                      s.staging.data(), images_spec_, s.images.data()));
+    s.cast = false;  // later steps on this batch read the cast images
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Trainer::ForwardBackward() {
+  RETURN_IF_ERROR(EnqueueBatchReady(active_slot_));
   RETURN_IF_ERROR(EnqueueForwardBackward(active_slot_));
   return slots_[active_slot_].done->Record(backend_->stream());
 }
@@ -707,7 +754,8 @@ size_t Trainer::peak_memory_bytes() const {
   size_t bytes = arena_.size() + params_.size() + grads_.size() + momentum_.size() +
                  lowp_params_.size() + lowp_grads_.size() + state_.size() + scratch_.size() +
                  scalars_.size();
-  for (const Slot& slot : slots_) bytes += slot.images.size() + slot.labels.size();
+  for (const Slot& slot : slots_)
+    bytes += slot.images.size() + slot.labels.size() + slot.staging.size();
   return bytes;
 }
 

@@ -78,8 +78,12 @@ class Trainer {
 
   // Uploads one batch into the free input slot and makes it the batch the
   // next step reads: images (N,C,H,W) fp32 row-major, labels (N) int32, in
-  // host memory. There are two slots, each with its kernel arguments bound
-  // at compile time, so the next batch can be copied in while a step runs.
+  // host memory (pinned for the fastest copy), which may be reused when this
+  // returns. There are two slots, each with its kernel arguments bound at
+  // compile time. On a GPU the copy runs on a side stream, after the step
+  // that last read the slot and beside the step in flight, so the compute
+  // stream never waits for it (a cast to the activation type, if any, runs
+  // on the compute stream at the start of the next step).
   absl::Status SetBatch(const float* images, const int32_t* labels);
 
   // One training step on the current batch: ForwardBackward() then Update().
@@ -165,6 +169,9 @@ class Trainer {
   absl::Status EnqueueForwardBackward(int slot);
   absl::Status EnqueueUpdate();
   absl::Status EnqueueRefreshWorkingCopies();
+  // GPU: the compute stream waits for `slot`'s upload and casts its images
+  // when needed (before a step, outside any captured graph).
+  absl::Status EnqueueBatchReady(int slot);
   // Runs `work` between the profile timer's start and stop when profiling,
   // adding the seconds to `*sink`; else just runs it. A template, not a
   // std::function: wrapping the step's lambdas would allocate every step.
@@ -209,8 +216,15 @@ class Trainer {
   struct Slot {
     Buffer images, labels;
     std::unique_ptr<Event> done;  // recorded after the last step that read this slot
+    // GPU: recorded on upload_stream_ after the batch's copy; the fp32
+    // images land in `staging` when the activation type is another, and
+    // `cast` says the next step must cast them into `images` first.
+    std::unique_ptr<Event> uploaded;
+    Buffer staging;
+    bool cast = false;
   };
   Slot slots_[2];
+  std::unique_ptr<Stream> upload_stream_;  // GPU only: batch copies beside the compute
   CapturedWork graphs_[2];  // per input slot, captured on first use
   int active_slot_ = 0;  // what the next step reads
   bool have_batch_ = false;
