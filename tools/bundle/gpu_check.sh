@@ -108,5 +108,10 @@ else
   skip bench train_bf16_no_graph "this build's //bench:all has no --cuda_graph flag (CUDA graph on/off not compared)"
 fi
 
+# Real data on the GPU: the generated JPEG set through the input pipeline
+# (14 decode threads), each batch copied on the side stream beside the step.
+bench train_bf16_real 120 --families=train --models=resnet50_v1.5 --batch_sizes=256 --gpus=1 \
+  --data=real --input_cores=14 --precisions=bf16 --warmup_steps="$WARMUP" --steps="$STEPS"
+
 "$PYTHON" "$BUNDLE/summarize.py" "$WORK" "$OUT" ""
 echo "gpu_check: $((SECONDS - START))s; results in $OUT" >&2
