@@ -58,8 +58,12 @@ int RunAndInterrupt(const std::string& args, const char* signal, std::string* ou
   const std::string log = TempPath("interrupted.log");
   const std::string status = TempPath("interrupted.status");
   const std::string script_path = TempPath("interrupt.sh");
+  // The log is emptied before the suite starts: the shell truncates it in
+  // the child, which may come after the loop below first reads it, and an
+  // earlier call's "[2/" must not trigger the signal at once.
   WriteFile(script_path,
-            absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1 &\npid=$!\n",
+            absl::StrCat(": > ", log, "\n", BenchBinary(), " ", args, " > ", log,
+                         " 2>&1 &\npid=$!\n",
                          "for i in $(seq 600); do grep -q '^\\[2/' ", log,
                          " && break; sleep 0.1; done\n", "kill -", signal,
                          " $pid\nwait $pid\necho $? > ", status, "\n"));
