@@ -103,8 +103,24 @@ def peers():
         print()
 
 
+def rounds():
+    base = f"{HERE}/peers_fp32_resnet50_v1.5_rounds"
+    print("## resnet50_v1.5, fp32, batch 32: two rounds in rotated order (compare.sh --rounds=2)\n")
+    print("| round | file order | cnnbench img/s | pytorch img/s | cnnbench / pytorch |")
+    print("| --- | --- | --- | --- | --- |")
+    name = "train/resnet50_v1.5/fp32/synthetic/batch:32/gpus:0"
+    for r in (1, 2):
+        ours = cases(f"{base}/cnnbench-{r}.json")[name]["images_per_second"]
+        peer = cases(f"{base}/pytorch-{r}.json")[name]["images_per_second"]
+        first = min(("cnnbench", "pytorch"),
+                    key=lambda f: json.load(open(f"{base}/{f}-{r}.json"))["context"]["date"])
+        print(f"| {r} | {first} first | {ours:.2f} | {peer:.2f} | {ours / peer:.3f} |")
+    print()
+
+
 if __name__ == "__main__":
     fusion()
     profiles()
     onednn()
     peers()
+    rounds()
