@@ -122,13 +122,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
 absl::Status Trainer::CreateKernels(const Graph& graph) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   std::vector<TensorSpec> output_spec(num_nodes);
-  layer_of_.assign(num_nodes, -1);
-  for (int i = 0; i < num_nodes; ++i)
-    for (int in : graph.nodes[i].inputs)
-      if (in < 0 || in >= i)
-        return absl::InvalidArgumentError(absl::StrCat("node ", graph.nodes[i].name,
-                                                       " reads node ", in,
-                                                       ", which does not come before it"));
+  layer_of_.assign(num_nodes, -1);  // node order was checked by Compile, before fusion
   const std::vector<bool> needs_grad = graph.NeedsGradient();
   images_spec_ = TensorSpec::Plain(activation_type_, graph.nodes[graph.images].output);
   output_spec[graph.images] = images_spec_;

@@ -17,23 +17,12 @@
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
+#include "tests/bench/recorder.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/collectives/local.h"
 
 namespace cnnbench::bench {
 namespace {
-
-using BenchRun = benchmark::BenchmarkReporter::Run;
-
-class Recorder : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<BenchRun>& runs) override {
-    for (const BenchRun& r : runs)
-      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
-  }
-  std::vector<BenchRun> iterations;  // one per repetition
-};
 
 // Which calls a spoiling communicator corrupts (element 3 of its result).
 enum class Spoil { kNone, kOutOfPlace, kInPlace };

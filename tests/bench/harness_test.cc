@@ -15,29 +15,10 @@
 #include "benchmark/benchmark.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
+#include "tests/bench/recorder.h"
 
 namespace cnnbench::bench {
 namespace {
-
-using BenchRun = benchmark::BenchmarkReporter::Run;
-
-// Keeps the runs Google Benchmark reports.
-class Recorder : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<BenchRun>& runs) override {
-    for (const BenchRun& r : runs)
-      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
-  }
-  std::vector<BenchRun> iterations;  // one per repetition, aggregates left out
-
-  std::vector<BenchRun> Of(const std::string& name) const {
-    std::vector<BenchRun> out;
-    for (const BenchRun& r : iterations)
-      if (absl::StartsWith(r.benchmark_name(), name + "/")) out.push_back(r);
-    return out;
-  }
-};
 
 // What happened to one case's workloads.
 struct Counts {

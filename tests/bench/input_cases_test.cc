@@ -18,6 +18,7 @@
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
+#include "tests/bench/recorder.h"
 #include "input/pipeline/dataset_maker.h"
 
 ABSL_DECLARE_FLAG(std::string, input_threads);
@@ -26,18 +27,6 @@ ABSL_DECLARE_FLAG(std::string, on_bad_record);
 
 namespace cnnbench::bench {
 namespace {
-
-using BenchRun = benchmark::BenchmarkReporter::Run;
-
-class Recorder : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<BenchRun>& runs) override {
-    for (const BenchRun& r : runs)
-      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
-  }
-  std::vector<BenchRun> iterations;
-};
 
 std::string TempDir() {
   const char* tmp = std::getenv("TEST_TMPDIR");

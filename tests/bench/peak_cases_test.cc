@@ -12,21 +12,10 @@
 #include "bench/harness.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
+#include "tests/bench/recorder.h"
 
 namespace cnnbench::bench {
 namespace {
-
-using BenchRun = benchmark::BenchmarkReporter::Run;
-
-class Recorder : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<BenchRun>& runs) override {
-    for (const BenchRun& r : runs)
-      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
-  }
-  std::vector<BenchRun> iterations;
-};
 
 // Short enough for a test; the suite's defaults are longer.
 constexpr PeakTiming kShort{.warmup_seconds = 0.02, .iteration_seconds = 0.01};

@@ -1,0 +1,36 @@
+// A Google Benchmark reporter for tests: keeps the iteration runs (one per
+// repetition, aggregates left out) of what RunSpecifiedBenchmarks reports.
+#ifndef CNNBENCH_TESTS_BENCH_RECORDER_H_
+#define CNNBENCH_TESTS_BENCH_RECORDER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "benchmark/benchmark.h"
+
+namespace cnnbench::bench {
+
+using BenchRun = benchmark::BenchmarkReporter::Run;
+
+class Recorder : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<BenchRun>& runs) override {
+    for (const BenchRun& r : runs)
+      if (r.run_type == BenchRun::RT_Iteration) iterations.push_back(r);
+  }
+  std::vector<BenchRun> iterations;  // one per repetition
+
+  // The runs of case `name` (its registered name before "/").
+  std::vector<BenchRun> Of(const std::string& name) const {
+    std::vector<BenchRun> out;
+    for (const BenchRun& r : iterations)
+      if (absl::StartsWith(r.benchmark_name(), name + "/")) out.push_back(r);
+    return out;
+  }
+};
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_TESTS_BENCH_RECORDER_H_
