@@ -90,6 +90,10 @@ class InputWorkload : public Workload {
     state.SetLabel(absl::StrCat(input::DataFormatName(o.format), " ", o.subset, ", ",
                                 o.reader_threads, " reader + ", o.decode_threads,
                                 " decode threads, batch ", o.batch, " ", o.height, "x", o.width,
+                                o.training && o.color != input::ColorDistortion::kNone
+                                    ? absl::StrCat(", ", input::ColorDistortionName(o.color),
+                                                   " colour distortion")
+                                    : "",
                                 skipped));
     last_ = now;
     return absl::OkStatus();
@@ -174,6 +178,7 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
         p.reader_threads = std::max(1, t / 4);
         p.seed = 1;
         p.on_bad_record = *policy;
+        p.color = options.distortions;
         timed.prepare =
             [p,
              warmup = options.warmup_steps]() mutable -> absl::StatusOr<std::unique_ptr<Workload>> {

@@ -78,6 +78,10 @@ ABSL_FLAG(std::string, data, "", "synthetic,real");
 ABSL_FLAG(int, input_cores, -1,
           "data:real training: CPU cores for the input pipeline's decode threads, taken from "
           "the compute's threads (default 0: one decode thread shares the cores)");
+ABSL_FLAG(std::string, distortions, "none",
+          "colour distortion of real training images (--data=real, input cases): none; fast "
+          "(brightness, saturation); full (tf_cnn_benchmarks' --distortions: brightness, "
+          "saturation, hue, contrast, the order by batch position)");
 ABSL_FLAG(std::string, data_dir, "", "ImageNet TFRecords or an image folder for --data=real");
 ABSL_FLAG(std::string, platform, "", "short platform name for reports (default: from the hardware)");
 ABSL_FLAG(int, steps, -1,
@@ -231,6 +235,13 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     if (absl::Status parsed = ParsePrecision(p).status(); !parsed.ok())
       return absl::InvalidArgumentError(absl::StrCat("--precisions: ", parsed.message()));
   o.data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (absl::StatusOr<input::ColorDistortion> d =
+          input::ParseColorDistortion(absl::GetFlag(FLAGS_distortions));
+      d.ok()) {
+    o.distortions = *d;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("--distortions: ", d.status().message()));
+  }
 
   absl::StatusOr<int> count = CountFlag(FLAGS_steps, 1, o.steps);
   if (!count.ok()) return count.status();
@@ -287,12 +298,16 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
   const bool real = std::find(o.data.begin(), o.data.end(), "real") != o.data.end();
+  const bool input_cases =
+      std::find(o.families.begin(), o.families.end(), "input") != o.families.end();
   benchmark::AddCustomContext(
-      "data_dir", !o.data_dir.empty() ? o.data_dir
-                  : real ? "generated: a TFRecord set made by the suite (make_dataset: 256 "
-                           "train images of 200-500 px, 10 classes)"
-                         : "none");
+      "data_dir", !o.data_dir.empty()       ? o.data_dir
+                  : real || input_cases ? "generated: a data set made by the suite (make_dataset: "
+                                          "256 train images of 200-500 px, 10 classes)"
+                                        : "none");
   if (real) benchmark::AddCustomContext("input_cores", absl::StrCat(o.input_cores));
+  if (real || input_cases)
+    benchmark::AddCustomContext("distortions", input::ColorDistortionName(o.distortions));
   benchmark::AddCustomContext(
       "methodology",
       absl::StrCat(o.warmup_steps, " warm-up steps, ", o.steps, " timed steps, ", o.repetitions,

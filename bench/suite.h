@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "bench/harness.h"
 #include "core/device.h"
+#include "input/image/preprocess.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 
@@ -49,6 +50,9 @@ struct SuiteOptions {
   // threads and taken from the compute's OpenMP team (0: the pipeline's one
   // decode thread shares the cores).
   int input_cores = 0;
+  // Colour distortion of real training images (data:real training and the
+  // input cases): none, Inception's fast mode, tf_cnn_benchmarks' full one.
+  input::ColorDistortion distortions = input::ColorDistortion::kNone;
   int64_t image_size = 0;               // 0: each model's own
   int64_t kernel_batch = 0;             // batch of kernel cases; 0: the model's training batch
   int warmup_steps = 10;

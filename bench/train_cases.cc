@@ -95,6 +95,7 @@ absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(
   p.decode_threads = std::max(1, options.input_cores / std::max(1, local_ranks));
   p.reader_threads = 1;
   p.seed = 1 + static_cast<uint64_t>(rank);
+  p.color = options.distortions;
   return input::InputPipeline::Create(p);
 }
 

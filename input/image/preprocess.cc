@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/random.h"
@@ -191,7 +192,96 @@ void DistortColor(const TrainDraws& draws, float* rgb) {
   for (int c = 0; c < 3; ++c) rgb[c] = std::clamp(v[c], 0.0f, 1.0f) * 255.0f;
 }
 
+// HSV as TensorFlow's saturation and hue kernels compute it: value = the
+// largest channel, saturation = range / value when value > 0 (else 0), hue
+// in [0, 1) (0 when the range is 0).
+struct Hsv {
+  float h = 0, s = 0, v = 0;
+};
+
+Hsv RgbToHsv(const float* rgb) {
+  const float r = rgb[0], g = rgb[1], b = rgb[2];
+  Hsv hsv;
+  hsv.v = std::max({r, g, b});
+  const float range = hsv.v - std::min({r, g, b});
+  hsv.s = hsv.v > 0 ? range / hsv.v : 0.0f;
+  if (range > 0) {
+    const float norm = 1.0f / (6.0f * range);
+    if (r == hsv.v) {
+      hsv.h = norm * (g - b);
+    } else if (g == hsv.v) {
+      hsv.h = norm * (b - r) + 2.0f / 6.0f;
+    } else {
+      hsv.h = norm * (r - g) + 4.0f / 6.0f;
+    }
+    if (hsv.h < 0) hsv.h += 1.0f;
+  }
+  return hsv;
+}
+
+void HsvToRgb(const Hsv& hsv, float* rgb) {
+  const float chroma = hsv.s * hsv.v;
+  const float m = hsv.v - chroma;
+  const float sector = hsv.h * 6.0f;  // [0, 6)
+  const float x = chroma * (1.0f - std::fabs(std::fmod(sector, 2.0f) - 1.0f));
+  float r = 0, g = 0, b = 0;
+  switch (static_cast<int>(sector)) {
+    case 0:
+      r = chroma, g = x;
+      break;
+    case 1:
+      r = x, g = chroma;
+      break;
+    case 2:
+      g = chroma, b = x;
+      break;
+    case 3:
+      g = x, b = chroma;
+      break;
+    case 4:
+      r = x, b = chroma;
+      break;
+    default:
+      r = chroma, b = x;
+      break;
+  }
+  rgb[0] = r + m;
+  rgb[1] = g + m;
+  rgb[2] = b + m;
+}
+
+// tf.image.adjust_saturation then adjust_hue in one HSV round trip (the
+// second's conversion would give back the first's hue, saturation and value).
+void SaturateAndTurnHue(float saturation_factor, float hue_delta, float* v) {
+  Hsv hsv = RgbToHsv(v);
+  hsv.s = std::clamp(hsv.s * saturation_factor, 0.0f, 1.0f);
+  hsv.h += hue_delta;
+  hsv.h -= std::floor(hsv.h);
+  if (hsv.h >= 1.0f) hsv.h = 0;  // -tiny + 1 rounds to 1
+  HsvToRgb(hsv, v);
+}
+
 }  // namespace
+
+absl::StatusOr<ColorDistortion> ParseColorDistortion(absl::string_view name) {
+  if (name == "none") return ColorDistortion::kNone;
+  if (name == "fast") return ColorDistortion::kFast;
+  if (name == "full") return ColorDistortion::kFull;
+  return absl::InvalidArgumentError(
+      absl::StrCat("colour distortion \"", name, "\": expected none, fast or full"));
+}
+
+const char* ColorDistortionName(ColorDistortion distortion) {
+  switch (distortion) {
+    case ColorDistortion::kNone:
+      return "none";
+    case ColorDistortion::kFast:
+      return "fast";
+    case ColorDistortion::kFull:
+      return "full";
+  }
+  return "?";
+}
 
 uint64_t ImageSeed(uint64_t run_seed, uint64_t image_index) {
   return MixBits64(MixBits64(run_seed) ^ image_index);
@@ -301,6 +391,9 @@ TrainDraws DrawTrainDistortions(uint64_t seed) {
   constexpr double kMaxBrightnessDelta = 32.0 / 255.0;
   draws.brightness_delta = static_cast<float>((2 * rng.Uniform() - 1) * kMaxBrightnessDelta);
   draws.saturation_factor = static_cast<float>(0.5 + rng.Uniform());
+  constexpr double kMaxHueDelta = 0.2;
+  draws.hue_delta = static_cast<float>((2 * rng.Uniform() - 1) * kMaxHueDelta);
+  draws.contrast_factor = static_cast<float>(0.5 + rng.Uniform());
   return draws;
 }
 
@@ -323,13 +416,48 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
     draws.brightness_delta = 0;
     draws.saturation_factor = 1;
   }
+  if (options.color != ColorDistortion::kFull) {
+    draws.hue_delta = 0;
+    draws.contrast_factor = 1;
+  }
+  draws.contrast_first = options.color == ColorDistortion::kFull && slot.index % 2 == 1;
   if (draws_out != nullptr) *draws_out = draws;
 
   const Axis y_axis = WindowAxis(crop.y, crop.height, slot.height, original.height, image.height);
   const Axis x_axis = WindowAxis(crop.x, crop.width, slot.width, original.width, image.width);
   const SlotWriter writer(slot, options.normalization);
-  const bool distort = options.color != ColorDistortion::kNone;
   const int last_column = slot.width - 1;
+  if (options.color == ColorDistortion::kFull) {
+    // Contrast needs each channel's mean over the whole image at its turn
+    // in the order: a first pass resamples and applies what comes before
+    // it, a second applies it and what follows.
+    thread_local std::vector<float> work;
+    const int64_t pixels = static_cast<int64_t>(slot.height) * slot.width;
+    if (work.size() < static_cast<size_t>(pixels) * 3) work.resize(static_cast<size_t>(pixels) * 3);
+    double sum[3] = {0, 0, 0};
+    SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
+                   [&](int i, int j, const float* values) {
+                     float* v = &work[(static_cast<size_t>(i) * slot.width + j) * 3];
+                     for (int c = 0; c < 3; ++c) v[c] = values[c] / 255.0f + draws.brightness_delta;
+                     if (!draws.contrast_first)
+                       SaturateAndTurnHue(draws.saturation_factor, draws.hue_delta, v);
+                     for (int c = 0; c < 3; ++c) sum[c] += v[c];
+                   });
+    float mean[3];
+    for (int c = 0; c < 3; ++c) mean[c] = static_cast<float>(sum[c] / static_cast<double>(pixels));
+    for (int i = 0; i < slot.height; ++i) {
+      for (int j = 0; j < slot.width; ++j) {
+        float* v = &work[(static_cast<size_t>(i) * slot.width + j) * 3];
+        for (int c = 0; c < 3; ++c) v[c] = (v[c] - mean[c]) * draws.contrast_factor + mean[c];
+        if (draws.contrast_first) SaturateAndTurnHue(draws.saturation_factor, draws.hue_delta, v);
+        float rgb[3];
+        for (int c = 0; c < 3; ++c) rgb[c] = std::clamp(v[c], 0.0f, 1.0f) * 255.0f;
+        writer.Write(i, draws.flipped ? last_column - j : j, rgb);
+      }
+    }
+    return absl::OkStatus();
+  }
+  const bool distort = options.color == ColorDistortion::kFast;
   SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
                  [&](int i, int j, const float* values) {
                    float rgb[3] = {values[0], values[1], values[2]};

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/dtype.h"
@@ -113,7 +114,20 @@ enum class ColorDistortion {
   // uniform in [0.5, 1.5]) on values scaled to [0, 1], then clipped to
   // [0, 1]: the fast mode of the Inception-style distort_color.
   kFast,
+  // tf_cnn_benchmarks' distort_color (its --distortions, RGB path): on
+  // values scaled to [0, 1], brightness as kFast, saturation (factor in
+  // [0.5, 1.5]) and hue (a turn of the colour circle by a uniform delta in
+  // [-0.2, 0.2]) in HSV, and contrast (each channel's mean over the image
+  // kept, deviations scaled by a factor uniform in [0.5, 1.5]); the order
+  // depends on the image's position in its batch (BatchSlot::index): even
+  // positions brightness, saturation, hue, contrast; odd positions
+  // brightness, contrast, saturation, hue. Clipped to [0, 1] at the end
+  // only, as TensorFlow's ops do not clip in between.
+  kFull,
 };
+// "none", "fast", "full"; errors list the accepted names.
+absl::StatusOr<ColorDistortion> ParseColorDistortion(absl::string_view name);
+const char* ColorDistortionName(ColorDistortion distortion);
 
 struct TrainOptions {
   CropSamplerOptions crop;
@@ -130,16 +144,21 @@ struct TrainDraws {
   bool flipped = false;
   float brightness_delta = 0;  // on the [0, 1] scale
   float saturation_factor = 1;
+  float hue_delta = 0;          // in turns of the colour circle (kFull)
+  float contrast_factor = 1;    // (kFull)
+  bool contrast_first = false;  // kFull at an odd batch position
 };
 
 // The flip and colour draws for `seed`: independent of the crop's draws and
-// of the options (the same seed flips the same way with or without colour).
+// of the options (the same seed flips the same way with or without colour,
+// and draws the same brightness and saturation under kFast and kFull).
 TrainDraws DrawTrainDistortions(uint64_t seed);
 
 // The training path after decode: resizes `crop` (in original coordinates;
 // `image` may be the DCT-downscaled decode of an original-sized JPEG) to
 // the slot's size, flips and distorts by `seed`'s draws, normalises and
-// writes the slot. Thread-safe (writes only the slot).
+// writes the slot. Thread-safe (writes only the slot; kFull's two passes
+// use a per-thread buffer that grows to the largest slot and is kept).
 absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropWindow& crop,
                              const TrainOptions& options, uint64_t seed, const BatchSlot& slot,
                              TrainDraws* draws = nullptr);

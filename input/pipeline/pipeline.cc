@@ -460,9 +460,8 @@ bool InputPipeline::Impl::Push(SourceRecord record, size_t bytes, double seconds
 }
 
 absl::Status InputPipeline::Impl::Decode(JpegDecoder& decoder, Image& scratch,
-                                         std::vector<CropBox>& boxes,
-                                         const SourceRecord& record, BatchBuffer& batch,
-                                         int64_t slot) {
+                                         std::vector<CropBox>& boxes, const SourceRecord& record,
+                                         BatchBuffer& batch, int64_t slot) {
   BatchSlot target;
   target.batch = batch.images.data();
   target.dtype = DType::kF32;
@@ -481,7 +480,9 @@ absl::Status InputPipeline::Impl::Decode(JpegDecoder& decoder, Image& scratch,
       b.xmax = r.xmax;
       boxes.push_back(b);
     }
-    status = PreprocessTrainJpeg(decoder, record.jpeg, boxes, TrainOptions{},
+    TrainOptions train;
+    train.color = options_.color;
+    status = PreprocessTrainJpeg(decoder, record.jpeg, boxes, train,
                                  ImageSeed(options_.seed, record.key), &scratch, target);
   } else {
     status = PreprocessEvalJpeg(decoder, record.jpeg, EvalOptions{}, &scratch, target);

@@ -14,7 +14,9 @@
 // Determinism: with the same seed, data and options, each epoch delivers
 // exactly the same multiset of (record, label) - every record of the subset
 // once - and each record's preprocessing draws depend only on (seed, epoch,
-// record), so a record's pixels are the same whatever thread decodes it.
+// record), so a record's pixels are the same whatever thread decodes it
+// (except under ColorDistortion::kFull, whose order of colour operations
+// follows the record's position in its batch, as tf_cnn_benchmarks' does).
 // Which records share a batch, and their order, depend on thread timing
 // (shard interleaving and the shuffle buffer's draws); batches are handed
 // out in the order they were started, whichever finishes decoding first.
@@ -35,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/shape.h"
+#include "input/image/preprocess.h"
 #include "input/pipeline/sources.h"
 
 namespace cnnbench::input {
@@ -55,9 +58,12 @@ struct PipelineOptions {
   int classes = 1001;             // 1001: labels as written; 1000: shifted down by one
   Layout layout = Layout::kNCHW;  // kNCHW (Trainer::SetBatch's) or kNHWC
   // Training: shards and records shuffled per epoch, tf_cnn_benchmarks'
-  // training preprocessing (distorted crop, flip). Evaluation: files in
-  // order, central crop.
+  // training preprocessing (distorted crop, flip, the colour distortion
+  // below). Evaluation: files in order, central crop.
   bool training = true;
+  // Training only: none, Inception's fast mode, or tf_cnn_benchmarks'
+  // --distortions (its order set by each image's position in its batch).
+  ColorDistortion color = ColorDistortion::kNone;
   int reader_threads = 1;
   int decode_threads = 1;
   int queue_depth = 2;            // ready batches waiting for the consumer

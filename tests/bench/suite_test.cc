@@ -406,10 +406,13 @@ TEST(SuiteTest, CpuReplicasRunAsOneCaseWithTheirRankCount) {
 TEST(SuiteTest, RealDataTrainsFromTheGeneratedSetWithoutADataDir) {
   std::string output;
   const nlohmann::json run =
-      RunJson("real", "--preset=tiny --families=train --data=real --benchmark_repetitions=1",
+      RunJson("real",
+              "--preset=tiny --families=train --data=real --distortions=full "
+              "--benchmark_repetitions=1",
               &output);
   EXPECT_TRUE(absl::StartsWith(run.at("context").at("data_dir").get<std::string>(), "generated"))
       << run.at("context").dump();
+  EXPECT_EQ(run.at("context").at("distortions"), "full");
   auto cases = IterationsByCase(run);
   ASSERT_EQ(cases.count("train/trivial/fp32/real/batch:2/gpus:0"), 1u) << output;
   const nlohmann::json& b = cases["train/trivial/fp32/real/batch:2/gpus:0"][0];
@@ -456,6 +459,10 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_NE(RunBench("--preset=tiny --bucket_mb=0 --list", &output), 0);
   EXPECT_NE(output.find("--bucket_mb=0"), std::string::npos) << output;
   EXPECT_NE(RunBench("--preset=tiny --collective_timeout=x --list", &output), 0);
+  EXPECT_EQ(WEXITSTATUS(RunBench("--preset=tiny --distortions=yiq --list", &output)), 2);
+  EXPECT_NE(output.find("--distortions: colour distortion \"yiq\": expected none, fast or full"),
+            std::string::npos)
+      << output;
   EXPECT_NE(RunBench("--preset=tiny --allreduce_bytes=1024 --list", &output), 0);
   EXPECT_NE(output.find("--allreduce_bytes=1024: give MIN,MAX"), std::string::npos) << output;
   ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=1,3 "

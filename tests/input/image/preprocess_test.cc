@@ -449,6 +449,170 @@ TEST(PreprocessTrainTest, FastColourDistortionIsBrightnessThenSaturation) {
   EXPECT_EQ(with_colour.flipped, DrawTrainDistortions(9).flipped);
 }
 
+// tf_cnn_benchmarks' distort_color op by op, in double: adjust_saturation
+// and adjust_hue each their own RGB -> HSV -> RGB round trip, contrast about
+// each channel's mean over the whole image, one clip at the end. `rgb` holds
+// the image's pixels (HWC) on the 0..255 scale; returns them distorted.
+struct DoubleHsv {
+  double h = 0, s = 0, v = 0;  // h in [0, 6)
+};
+DoubleHsv ToHsv(const double* p) {
+  const double mx = std::max({p[0], p[1], p[2]}), mn = std::min({p[0], p[1], p[2]});
+  DoubleHsv hsv;
+  hsv.v = mx;
+  hsv.s = mx > 0 ? (mx - mn) / mx : 0;
+  if (mx > mn) {
+    if (mx == p[0])
+      hsv.h = std::fmod((p[1] - p[2]) / (mx - mn) + 6, 6.0);
+    else if (mx == p[1])
+      hsv.h = (p[2] - p[0]) / (mx - mn) + 2;
+    else
+      hsv.h = (p[0] - p[1]) / (mx - mn) + 4;
+  }
+  return hsv;
+}
+void FromHsv(const DoubleHsv& hsv, double* p) {
+  // Each channel from its own offset around the circle (the textbook form,
+  // not the sector switch the code under test uses).
+  auto channel = [&](double n) {
+    const double k = std::fmod(n + hsv.h, 6.0);
+    return hsv.v - hsv.v * hsv.s * std::max(0.0, std::min({k, 4 - k, 1.0}));
+  };
+  p[0] = channel(5);
+  p[1] = channel(3);
+  p[2] = channel(1);
+}
+std::vector<double> ReferenceFullDistort(const std::vector<double>& rgb, const TrainDraws& d) {
+  std::vector<double> v(rgb.size());
+  for (size_t i = 0; i < rgb.size(); ++i) v[i] = rgb[i] / 255.0 + d.brightness_delta;
+  const size_t pixels = v.size() / 3;
+  auto saturation = [&] {
+    for (size_t p = 0; p < pixels; ++p) {
+      DoubleHsv hsv = ToHsv(&v[3 * p]);
+      hsv.s = std::clamp(hsv.s * d.saturation_factor, 0.0, 1.0);
+      FromHsv(hsv, &v[3 * p]);
+    }
+  };
+  auto hue = [&] {
+    for (size_t p = 0; p < pixels; ++p) {
+      DoubleHsv hsv = ToHsv(&v[3 * p]);
+      hsv.h = std::fmod(hsv.h + 6.0 * d.hue_delta + 6.0, 6.0);
+      FromHsv(hsv, &v[3 * p]);
+    }
+  };
+  auto contrast = [&] {
+    for (int c = 0; c < 3; ++c) {
+      double mean = 0;
+      for (size_t p = 0; p < pixels; ++p) mean += v[3 * p + c];
+      mean /= static_cast<double>(pixels);
+      for (size_t p = 0; p < pixels; ++p)
+        v[3 * p + c] = (v[3 * p + c] - mean) * d.contrast_factor + mean;
+    }
+  };
+  if (d.contrast_first) {
+    contrast();
+    saturation();
+    hue();
+  } else {
+    saturation();
+    hue();
+    contrast();
+  }
+  for (double& x : v) x = std::clamp(x, 0.0, 1.0) * 255.0;
+  return v;
+}
+
+TEST(PreprocessTrainTest, FullColourDistortionIsTfCnnBenchmarksDistortColorOpByOp) {
+  // The slot has the image's own size and the crop is the whole image, so
+  // the resize hands over the pixels themselves.
+  const Image image = Pattern(5, 7);
+  const std::vector<double> pixels(image.pixels.begin(), image.pixels.end());
+  const CropWindow whole{0, 0, 5, 7, false};
+  TrainOptions options;
+  options.random_flip = false;
+  options.color = ColorDistortion::kFull;
+  options.normalization = Identity();
+  bool saw_hue_left = false, saw_hue_right = false, saw_low_contrast = false,
+       saw_high_contrast = false, orders_differ = false;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    std::vector<float> batch(4 * 5 * 7 * 3);
+    for (int64_t index = 0; index < 4; ++index) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << " position " << index);
+      TrainDraws draws;
+      ASSERT_TRUE(
+          PreprocessTrain(image, {5, 7}, whole, options, seed, Slot(batch, 5, 7, index), &draws)
+              .ok());
+      EXPECT_EQ(draws.contrast_first, index % 2 == 1);
+      ASSERT_LE(std::fabs(draws.hue_delta), 0.2f);
+      ASSERT_GE(draws.contrast_factor, 0.5f);
+      ASSERT_LT(draws.contrast_factor, 1.5f);
+      // kFast's draws for the same seed, plus hue and contrast (the flip is off here).
+      const TrainDraws plain = DrawTrainDistortions(seed);
+      EXPECT_EQ(draws.brightness_delta, plain.brightness_delta);
+      EXPECT_EQ(draws.saturation_factor, plain.saturation_factor);
+      const std::vector<double> expected = ReferenceFullDistort(pixels, draws);
+      const float* out = &batch[index * 5 * 7 * 3];
+      for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_NEAR(out[i], expected[i], 0.02) << "value " << i;
+    }
+    const TrainDraws d = DrawTrainDistortions(seed);
+    saw_hue_left |= d.hue_delta < -0.1f;
+    saw_hue_right |= d.hue_delta > 0.1f;
+    saw_low_contrast |= d.contrast_factor < 0.7f;
+    saw_high_contrast |= d.contrast_factor > 1.3f;
+    // Positions 0 and 1 take the same draws in the two orders.
+    orders_differ |= !std::equal(batch.begin(), batch.begin() + 105, batch.begin() + 105);
+    // Positions 0 and 2 (and 1 and 3) are the same image.
+    EXPECT_TRUE(std::equal(batch.begin(), batch.begin() + 210, batch.begin() + 210));
+  }
+  EXPECT_TRUE(saw_hue_left && saw_hue_right && saw_low_contrast && saw_high_contrast);
+  EXPECT_TRUE(orders_differ);
+}
+
+TEST(PreprocessTrainTest, FullColourDistortionOfGreysIsBrightnessAndContrastByHand) {
+  // Greys have no hue or saturation to change: only brightness (a shift)
+  // and contrast (deviations from the image's mean scaled) act, then the clip.
+  const Image image = MakeImage(1, 3, 3, {40, 40, 40, 120, 120, 120, 230, 230, 230});
+  const CropWindow whole{0, 0, 1, 3, false};
+  TrainOptions options;
+  options.random_flip = false;
+  options.color = ColorDistortion::kFull;
+  options.normalization = Identity();
+  bool clipped = false;
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    for (int64_t index = 0; index < 2; ++index) {
+      std::vector<float> out(2 * 9);
+      TrainDraws d;
+      ASSERT_TRUE(
+          PreprocessTrain(image, {1, 3}, whole, options, seed, Slot(out, 1, 3, index), &d).ok());
+      const double mean = (40 + 120 + 230) / 3.0 / 255.0 + d.brightness_delta;
+      for (int p = 0; p < 3; ++p) {
+        const double grey = image.pixels[3 * p] / 255.0 + d.brightness_delta;
+        const double raw = ((grey - mean) * d.contrast_factor + mean) * 255.0;
+        clipped |= raw > 255.0;
+        const double expected = std::clamp(raw, 0.0, 255.0);
+        for (int c = 0; c < 3; ++c)
+          EXPECT_NEAR(out[index * 9 + 3 * p + c], expected, 1e-3)
+              << "seed " << seed << " position " << index << " pixel " << p;
+      }
+    }
+  }
+  EXPECT_TRUE(clipped);  // a bright grey pushed past 1 by contrast is clipped
+}
+
+TEST(PreprocessTrainTest, ColourDistortionNamesParseAndBadNamesAreErrors) {
+  for (ColorDistortion d :
+       {ColorDistortion::kNone, ColorDistortion::kFast, ColorDistortion::kFull}) {
+    absl::StatusOr<ColorDistortion> parsed = ParseColorDistortion(ColorDistortionName(d));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, d);
+  }
+  const absl::StatusOr<ColorDistortion> bad = ParseColorDistortion("yiq");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("\"yiq\""));
+  EXPECT_THAT(bad.status().message(), HasSubstr("none, fast or full"));
+}
+
 TEST(PreprocessTrainTest, RejectsBadSlotsImagesAndWindows) {
   const Image image = Pattern(4, 4);
   std::vector<float> out(4 * 4 * 3);

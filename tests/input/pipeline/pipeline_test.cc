@@ -362,6 +362,39 @@ TEST_F(PipelineTest, TrainingPixelsDependOnSeedEpochAndRecordNotOnThreads) {
   EXPECT_FALSE(by_record(Drain(o, true)) == one) << "another seed gave the same pixels";
 }
 
+TEST_F(PipelineTest, ColourDistortionReachesTheTrainingImages) {
+  auto by_record = [](const Delivered& run) {
+    std::map<std::string, std::vector<float>> m;
+    for (const Example& e : run.examples) m[e.name] = e.pixels;
+    return m;
+  };
+  PipelineOptions o = Options(DataFormat::kTFRecord, /*training=*/true);
+  o.epochs = 1;
+  const auto none = by_record(Drain(o, true));
+  o.color = ColorDistortion::kFast;
+  const auto fast = by_record(Drain(o, true));
+  o.color = ColorDistortion::kFull;
+  const auto full = by_record(Drain(o, true));
+  ASSERT_EQ(none.size(), static_cast<size_t>(kTrainImages));
+  ASSERT_EQ(fast.size(), none.size());
+  ASSERT_EQ(full.size(), none.size());
+  // Same seed, same crops and flips: the colours alone tell the runs apart.
+  int fast_differs = 0, full_differs = 0;
+  for (const auto& [name, pixels] : none) {
+    fast_differs += fast.at(name) != pixels;
+    full_differs += full.at(name) != fast.at(name);
+    for (const auto* run : {&fast, &full}) {
+      for (float v : run->at(name)) {
+        ASSERT_TRUE(std::isfinite(v)) << name;
+        ASSERT_GE(v, -1.0f) << name;  // clipped before normalising
+        ASSERT_LE(v, 1.0f) << name;
+      }
+    }
+  }
+  EXPECT_GT(fast_differs, kTrainImages * 3 / 4);
+  EXPECT_GT(full_differs, kTrainImages * 3 / 4);
+}
+
 TEST_F(PipelineTest, ThousandClassesShiftsLabelsDownByOne) {
   PipelineOptions o = Options(DataFormat::kFolder, /*training=*/false);
   o.epochs = 1;
