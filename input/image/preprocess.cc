@@ -103,6 +103,45 @@ void SampleBilinear(const Image& source, const Axis& y_axis, const Axis& x_axis,
   }
 }
 
+// The same samples as SampleBilinear (the same arithmetic, so the same
+// values) for a 3-channel source, a row at a time: the x taps are computed
+// once, and emit_row(i, planes) gets the row's channels as three planes of
+// out_width floats (planes[c][j]), which the colour and writing loops below
+// run over with unit stride.
+template <typename EmitRow>
+void SampleBilinearRows(const Image& source, const Axis& y_axis, const Axis& x_axis, int out_height,
+                        int out_width, EmitRow&& emit_row) {
+  thread_local std::vector<Tap> x_taps;
+  thread_local std::vector<float> row;
+  x_taps.resize(out_width);
+  for (int j = 0; j < out_width; ++j) {
+    x_taps[j] = AxisTap(x_axis, j);
+    x_taps[j].lo *= 3;
+    x_taps[j].hi *= 3;
+  }
+  row.resize(static_cast<size_t>(out_width) * 3);
+  float* const planes[3] = {row.data(), row.data() + out_width, row.data() + 2 * out_width};
+  const size_t row_stride = static_cast<size_t>(source.width) * 3;
+  for (int i = 0; i < out_height; ++i) {
+    const Tap ty = AxisTap(y_axis, i);
+    const uint8_t* top = source.data() + ty.lo * row_stride;
+    const uint8_t* bottom = source.data() + ty.hi * row_stride;
+    for (int j = 0; j < out_width; ++j) {
+      const Tap& tx = x_taps[j];
+      for (int c = 0; c < 3; ++c) {
+        const float top_left = top[tx.lo + c];
+        const float top_right = top[tx.hi + c];
+        const float bottom_left = bottom[tx.lo + c];
+        const float bottom_right = bottom[tx.hi + c];
+        const float upper = top_left + (top_right - top_left) * tx.frac;
+        const float lower = bottom_left + (bottom_right - bottom_left) * tx.frac;
+        planes[c][j] = upper + (lower - upper) * ty.frac;
+      }
+    }
+    emit_row(i, planes);
+  }
+}
+
 absl::Status CheckImage(const Image& image, const char* what) {
   if (image.height <= 0 || image.width <= 0 || image.channels != 3 ||
       image.pixels.size() != static_cast<size_t>(image.height) * image.width * 3) {
@@ -142,16 +181,43 @@ class SlotWriter {
     base_ = slot.index * plane_ * 3;
   }
 
-  void Write(int i, int j, const float* rgb) const {
+  // Row i from three planes of slot.width values (0..255 scale), mirrored
+  // when `flipped`.
+  void WriteRow(int i, const float* const planes[3], bool flipped) const {
+    const int width = slot_.width;
+    const int64_t row = static_cast<int64_t>(i) * width;
     for (int c = 0; c < 3; ++c) {
-      const float value = (rgb[c] - mean_[c]) / stddev_[c];
-      const int64_t offset = slot_.layout == Layout::kNHWC
-                                 ? base_ + (static_cast<int64_t>(i) * slot_.width + j) * 3 + c
-                                 : base_ + c * plane_ + static_cast<int64_t>(i) * slot_.width + j;
-      if (slot_.dtype == DType::kF32) {
-        static_cast<float*>(slot_.batch)[offset] = value;
+      const float mean = mean_[c], stddev = stddev_[c];
+      const float* in = planes[c];
+      // Element j goes to column j, or width - 1 - j when flipped.
+      const int64_t first = flipped ? width - 1 : 0;
+      const int64_t step = flipped ? -1 : 1;
+      if (slot_.layout == Layout::kNCHW) {
+        const int64_t out = base_ + c * plane_ + row + first;
+        if (slot_.dtype == DType::kF32) {
+          float* dst = static_cast<float*>(slot_.batch) + out;
+          if (flipped) {
+#pragma omp simd
+            for (int j = 0; j < width; ++j) dst[-j] = (in[j] - mean) / stddev;
+          } else {
+#pragma omp simd
+            for (int j = 0; j < width; ++j) dst[j] = (in[j] - mean) / stddev;
+          }
+        } else {
+          uint16_t* dst = static_cast<uint16_t*>(slot_.batch) + out;
+          for (int j = 0; j < width; ++j)
+            dst[step * j] = FloatToBFloat16((in[j] - mean) / stddev).bits;
+        }
       } else {
-        static_cast<uint16_t*>(slot_.batch)[offset] = FloatToBFloat16(value).bits;
+        const int64_t out = base_ + (row + first) * 3 + c;
+        if (slot_.dtype == DType::kF32) {
+          float* dst = static_cast<float*>(slot_.batch) + out;
+          for (int j = 0; j < width; ++j) dst[step * 3 * j] = (in[j] - mean) / stddev;
+        } else {
+          uint16_t* dst = static_cast<uint16_t*>(slot_.batch) + out;
+          for (int j = 0; j < width; ++j)
+            dst[step * 3 * j] = FloatToBFloat16((in[j] - mean) / stddev).bits;
+        }
       }
     }
   }
@@ -176,89 +242,112 @@ absl::Status CheckNormalization(const Normalization& normalization) {
   return absl::OkStatus();
 }
 
-// Brightness then saturation on [0, 1], clipped: returns values on 0..255.
-void DistortColor(const TrainDraws& draws, float* rgb) {
-  float v[3];
-  for (int c = 0; c < 3; ++c) v[c] = rgb[c] / 255.0f + draws.brightness_delta;
-  // Saturation at fixed hue and value: each channel moves linearly towards
-  // (factor < 1) or away from (factor > 1) the maximum, with the HSV
-  // saturation clamped to 1.
-  const float max_v = std::max({v[0], v[1], v[2]});
-  const float min_v = std::min({v[0], v[1], v[2]});
-  if (max_v > 0 && max_v > min_v) {
-    const float ratio = std::min(draws.saturation_factor, max_v / (max_v - min_v));
-    for (int c = 0; c < 3; ++c) v[c] = max_v - (max_v - v[c]) * ratio;
+// The colour operations over planes of n values each (r, g, b), as
+// branch-free loops the compiler vectorises. Values are on [0, 1] between
+// them (ToUnit adds brightness on the way in, FromUnit clips on the way out).
+
+// Each loop below is compiled for AVX-512, AVX2 and the baseline; the
+// loader picks the CPU's best (the library itself is built for the baseline).
+#define CNNBENCH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+// Select-based min and max (by value, the same results as std::min and
+// std::max, whose references keep GCC from vectorising the loops below).
+inline float Min(float a, float b) { return b < a ? b : a; }
+inline float Max(float a, float b) { return a < b ? b : a; }
+inline float Clip01(float x) { return Min(Max(x, 0.0f), 1.0f); }
+
+// value / 255 + brightness.
+CNNBENCH_VECTOR_CLONES void ToUnit(float* const v[3], int64_t n, float brightness) {
+  for (int c = 0; c < 3; ++c) {
+    float* x = v[c];
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) x[j] = x[j] / 255.0f + brightness;
   }
-  for (int c = 0; c < 3; ++c) rgb[c] = std::clamp(v[c], 0.0f, 1.0f) * 255.0f;
 }
 
-// HSV as TensorFlow's saturation and hue kernels compute it: value = the
-// largest channel, saturation = range / value when value > 0 (else 0), hue
-// in [0, 1) (0 when the range is 0).
-struct Hsv {
-  float h = 0, s = 0, v = 0;
-};
-
-Hsv RgbToHsv(const float* rgb) {
-  const float r = rgb[0], g = rgb[1], b = rgb[2];
-  Hsv hsv;
-  hsv.v = std::max({r, g, b});
-  const float range = hsv.v - std::min({r, g, b});
-  hsv.s = hsv.v > 0 ? range / hsv.v : 0.0f;
-  if (range > 0) {
-    const float norm = 1.0f / (6.0f * range);
-    if (r == hsv.v) {
-      hsv.h = norm * (g - b);
-    } else if (g == hsv.v) {
-      hsv.h = norm * (b - r) + 2.0f / 6.0f;
-    } else {
-      hsv.h = norm * (r - g) + 4.0f / 6.0f;
-    }
-    if (hsv.h < 0) hsv.h += 1.0f;
+// Clipped to [0, 1], back on 0..255.
+CNNBENCH_VECTOR_CLONES void FromUnit(float* const v[3], int64_t n) {
+  for (int c = 0; c < 3; ++c) {
+    float* x = v[c];
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) x[j] = Clip01(x[j]) * 255.0f;
   }
-  return hsv;
 }
 
-void HsvToRgb(const Hsv& hsv, float* rgb) {
-  const float chroma = hsv.s * hsv.v;
-  const float m = hsv.v - chroma;
-  const float sector = hsv.h * 6.0f;  // [0, 6)
-  const float x = chroma * (1.0f - std::fabs(std::fmod(sector, 2.0f) - 1.0f));
-  float r = 0, g = 0, b = 0;
-  switch (static_cast<int>(sector)) {
-    case 0:
-      r = chroma, g = x;
-      break;
-    case 1:
-      r = x, g = chroma;
-      break;
-    case 2:
-      g = chroma, b = x;
-      break;
-    case 3:
-      g = x, b = chroma;
-      break;
-    case 4:
-      r = x, b = chroma;
-      break;
-    default:
-      r = chroma, b = x;
-      break;
+// tf.image.adjust_saturation alone, at fixed hue and value: each channel
+// moves towards (factor < 1) or away from (factor > 1) the largest, the HSV
+// saturation clamped to 1; pixels with no saturation, or a value <= 0, not
+// saturated (TensorFlow makes the latter grey: after the clip both are 0).
+CNNBENCH_VECTOR_CLONES void Saturate(float* const v[3], int64_t n, float factor) {
+  float* r = v[0];
+  float* g = v[1];
+  float* b = v[2];
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) {
+    const float red = r[j], green = g[j], blue = b[j];
+    const float mx = Max(red, Max(green, blue));
+    const float mn = Min(red, Min(green, blue));
+    const float range = mx - mn;
+    const bool apply = (mx > 0) & (range > 0);
+    // Not applied: a scale of 1 (greys come back exactly; pixels with
+    // value <= 0 stay <= 0, which the clip that follows makes 0 either way).
+    const float ratio = apply ? Min(factor, mx / (apply ? range : 1.0f)) : 1.0f;
+    r[j] = mx - (mx - red) * ratio;
+    g[j] = mx - (mx - green) * ratio;
+    b[j] = mx - (mx - blue) * ratio;
   }
-  rgb[0] = r + m;
-  rgb[1] = g + m;
-  rgb[2] = b + m;
 }
 
 // tf.image.adjust_saturation then adjust_hue in one HSV round trip (the
-// second's conversion would give back the first's hue, saturation and value).
-void SaturateAndTurnHue(float saturation_factor, float hue_delta, float* v) {
-  Hsv hsv = RgbToHsv(v);
-  hsv.s = std::clamp(hsv.s * saturation_factor, 0.0f, 1.0f);
-  hsv.h += hue_delta;
-  hsv.h -= std::floor(hsv.h);
-  if (hsv.h >= 1.0f) hsv.h = 0;  // -tiny + 1 rounds to 1
-  HsvToRgb(hsv, v);
+// second's conversion would give back the first's hue, saturation and
+// value). HSV as TensorFlow's kernels compute it: value the largest
+// channel, saturation range / value when value > 0 (else 0), hue in
+// sectors [0, 6) (0 when the range is 0); back to RGB in the closed form
+// channel(k) = value - chroma * clamp(min(k, 4 - k), 0, 1), k = (n + hue) mod 6
+// with n = 5, 3, 1 for r, g, b.
+CNNBENCH_VECTOR_CLONES void SaturateAndTurnHue(float* const v[3], int64_t n, float factor,
+                                               float hue_delta) {
+  float* r = v[0];
+  float* g = v[1];
+  float* b = v[2];
+  const float turn = 6.0f * hue_delta;
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) {
+    const float mx = Max(r[j], Max(g[j], b[j]));
+    const float mn = Min(r[j], Min(g[j], b[j]));
+    const float range = mx - mn;
+    const float s = mx > 0 ? range / mx : 0.0f;
+    const float safe = range > 0 ? range : 1.0f;
+    float h = r[j] == mx   ? (g[j] - b[j]) / safe
+              : g[j] == mx ? 2.0f + (b[j] - r[j]) / safe
+                           : 4.0f + (r[j] - g[j]) / safe;
+    h = range > 0 ? h : 0.0f;
+    h = h < 0 ? h + 6.0f : h;
+    h += turn;
+    h = h < 0 ? h + 6.0f : h;
+    h = h >= 6.0f ? h - 6.0f : h;
+    const float chroma = mx * Clip01(s * factor);
+    float k = 5.0f + h;
+    k = k >= 6.0f ? k - 6.0f : k;
+    r[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
+    k = 3.0f + h;
+    k = k >= 6.0f ? k - 6.0f : k;
+    g[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
+    k = 1.0f + h;
+    k = k >= 6.0f ? k - 6.0f : k;
+    b[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
+  }
+}
+
+// Each channel's deviations from `mean` scaled by `factor`.
+CNNBENCH_VECTOR_CLONES void Contrast(float* const v[3], int64_t n, const float mean[3],
+                                     float factor) {
+  for (int c = 0; c < 3; ++c) {
+    float* x = v[c];
+    const float m = mean[c];
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) x[j] = (x[j] - m) * factor + m;
+  }
 }
 
 }  // namespace
@@ -426,44 +515,57 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
   const Axis y_axis = WindowAxis(crop.y, crop.height, slot.height, original.height, image.height);
   const Axis x_axis = WindowAxis(crop.x, crop.width, slot.width, original.width, image.width);
   const SlotWriter writer(slot, options.normalization);
-  const int last_column = slot.width - 1;
+  const int width = slot.width;
   if (options.color == ColorDistortion::kFull) {
     // Contrast needs each channel's mean over the whole image at its turn
     // in the order: a first pass resamples and applies what comes before
     // it, a second applies it and what follows.
     thread_local std::vector<float> work;
-    const int64_t pixels = static_cast<int64_t>(slot.height) * slot.width;
+    const int64_t pixels = static_cast<int64_t>(slot.height) * width;
     if (work.size() < static_cast<size_t>(pixels) * 3) work.resize(static_cast<size_t>(pixels) * 3);
+    float* const image_planes[3] = {work.data(), work.data() + pixels, work.data() + 2 * pixels};
     double sum[3] = {0, 0, 0};
-    SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
-                   [&](int i, int j, const float* values) {
-                     float* v = &work[(static_cast<size_t>(i) * slot.width + j) * 3];
-                     for (int c = 0; c < 3; ++c) v[c] = values[c] / 255.0f + draws.brightness_delta;
-                     if (!draws.contrast_first)
-                       SaturateAndTurnHue(draws.saturation_factor, draws.hue_delta, v);
-                     for (int c = 0; c < 3; ++c) sum[c] += v[c];
-                   });
+    SampleBilinearRows(image, y_axis, x_axis, slot.height, width,
+                       [&](int i, const float* const* row) {
+                         float* v[3];
+                         for (int c = 0; c < 3; ++c) {
+                           v[c] = image_planes[c] + static_cast<int64_t>(i) * width;
+                           std::copy(row[c], row[c] + width, v[c]);
+                         }
+                         ToUnit(v, width, draws.brightness_delta);
+                         if (!draws.contrast_first)
+                           SaturateAndTurnHue(v, width, draws.saturation_factor, draws.hue_delta);
+                         for (int c = 0; c < 3; ++c) {
+                           double row_sum = 0;
+                           const float* x = v[c];
+#pragma omp simd reduction(+ : row_sum)
+                           for (int j = 0; j < width; ++j) row_sum += x[j];
+                           sum[c] += row_sum;
+                         }
+                       });
     float mean[3];
     for (int c = 0; c < 3; ++c) mean[c] = static_cast<float>(sum[c] / static_cast<double>(pixels));
+    Contrast(image_planes, pixels, mean, draws.contrast_factor);
+    if (draws.contrast_first)
+      SaturateAndTurnHue(image_planes, pixels, draws.saturation_factor, draws.hue_delta);
+    FromUnit(image_planes, pixels);
     for (int i = 0; i < slot.height; ++i) {
-      for (int j = 0; j < slot.width; ++j) {
-        float* v = &work[(static_cast<size_t>(i) * slot.width + j) * 3];
-        for (int c = 0; c < 3; ++c) v[c] = (v[c] - mean[c]) * draws.contrast_factor + mean[c];
-        if (draws.contrast_first) SaturateAndTurnHue(draws.saturation_factor, draws.hue_delta, v);
-        float rgb[3];
-        for (int c = 0; c < 3; ++c) rgb[c] = std::clamp(v[c], 0.0f, 1.0f) * 255.0f;
-        writer.Write(i, draws.flipped ? last_column - j : j, rgb);
-      }
+      const int64_t offset = static_cast<int64_t>(i) * width;
+      const float* const row[3] = {image_planes[0] + offset, image_planes[1] + offset,
+                                   image_planes[2] + offset};
+      writer.WriteRow(i, row, draws.flipped);
     }
     return absl::OkStatus();
   }
   const bool distort = options.color == ColorDistortion::kFast;
-  SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
-                 [&](int i, int j, const float* values) {
-                   float rgb[3] = {values[0], values[1], values[2]};
-                   if (distort) DistortColor(draws, rgb);
-                   writer.Write(i, draws.flipped ? last_column - j : j, rgb);
-                 });
+  SampleBilinearRows(image, y_axis, x_axis, slot.height, width, [&](int i, float* const* row) {
+    if (distort) {
+      ToUnit(row, width, draws.brightness_delta);
+      Saturate(row, width, draws.saturation_factor);
+      FromUnit(row, width);
+    }
+    writer.WriteRow(i, row, draws.flipped);
+  });
   return absl::OkStatus();
 }
 
@@ -520,8 +622,8 @@ absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalOp
   Axis x_axis = WindowAxis(0, original.width, window.resize_width, original.width, image.width);
   x_axis.index_offset = window.left;
   const SlotWriter writer(slot, options.normalization);
-  SampleBilinear(image, y_axis, x_axis, slot.height, slot.width,
-                 [&](int i, int j, const float* values) { writer.Write(i, j, values); });
+  SampleBilinearRows(image, y_axis, x_axis, slot.height, slot.width,
+                     [&](int i, const float* const* row) { writer.WriteRow(i, row, false); });
   return absl::OkStatus();
 }
 
