@@ -1,9 +1,12 @@
 // Max and average pooling (with or without padded elements counted) with
 // oneDNN's dilated pooling (v2) primitives; the max workspace is `saved`.
+// Training max pooling on the channel-blocked layouts convolutions hand on
+// runs this backend's own loop instead (max_pool.h), its argmax in `saved`.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "kernels/onednn/max_pool.h"
 #include "kernels/onednn/ops.h"
 #include "kernels/onednn/window_kernel.h"
 
@@ -25,10 +28,43 @@ dnnl::algorithm PoolAlgorithmOf(PoolAlgorithm algorithm) {
   return dnnl::algorithm::pooling_max;
 }
 
+// The channel block (8 or 16) when `src` and `dst` are both nChw8c or both
+// nChw16c fp32; 0 otherwise.
+int ChannelBlock(const memory::desc& src, const memory::desc& dst, const memory::dims& src_dims,
+                 const memory::dims& dst_dims) {
+  for (auto [tag, block] :
+       {std::pair{memory::format_tag::nChw8c, 8}, std::pair{memory::format_tag::nChw16c, 16}}) {
+    if (src == memory::desc(src_dims, memory::data_type::f32, tag) &&
+        dst == memory::desc(dst_dims, memory::data_type::f32, tag))
+      return block;
+  }
+  return 0;
+}
+
 class PoolKernel : public WindowKernel {
  public:
   PoolKernel(std::shared_ptr<Context> context, const PoolDesc& desc)
       : WindowKernel(std::move(context), desc.ToString(), /*backward_reads_src=*/false) {}
+
+  absl::Status Forward(const KernelArgs& args) override {
+    if (!own_ || !args.training) return WindowKernel::Forward(args);
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    RETURN_IF_ERROR(RequireSaved(args));
+    MaxPoolForward(pool_, static_cast<const float*>(x), static_cast<float*>(args.y),
+                   static_cast<uint8_t*>(args.saved));
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    if (!own_) return WindowKernel::BackwardData(args);
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(RequireSaved(args));
+    MaxPoolBackward(pool_, static_cast<const float*>(args.dy),
+                    static_cast<const uint8_t*>(args.saved), static_cast<float*>(args.dx[0]));
+    return absl::OkStatus();
+  }
 
   absl::Status Init(const PoolDesc& d, DType dtype, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
@@ -83,8 +119,38 @@ class PoolKernel : public WindowKernel {
     signature_.backward_reads_inputs = false;
     signature_.backward_reads_output = false;
     implementation_ = forward_.implementation();
+
+    // Training max pooling on a channel-blocked layout: this backend's loop.
+    const int block = ChannelBlock(src_md, dst, src_dims, dst_dims);
+    if (d.algorithm == PoolAlgorithm::kMax && dtype == DType::kF32 && block > 0 &&
+        d.h.dilation == 1 && d.w.dilation == 1) {
+      BlockedMaxPool p;
+      p.batch = src_dims[0];
+      p.block = block;
+      p.channel_blocks = (src_dims[1] + block - 1) / block;
+      p.in_h = static_cast<int>(d.h.in);
+      p.in_w = static_cast<int>(d.w.in);
+      p.out_h = static_cast<int>(d.h.out);
+      p.out_w = static_cast<int>(d.w.out);
+      p.kernel_h = static_cast<int>(d.h.kernel);
+      p.kernel_w = static_cast<int>(d.w.kernel);
+      p.stride_h = static_cast<int>(d.h.stride);
+      p.stride_w = static_cast<int>(d.w.stride);
+      p.pad_top = static_cast<int>(d.h.pad_before);
+      p.pad_left = static_cast<int>(d.w.pad_before);
+      if (p.Valid()) {
+        own_ = true;
+        pool_ = p;
+        signature_.saved_bytes = AlignUp(static_cast<size_t>(p.output_elements()));
+        implementation_ = absl::StrCat("cnnbench:max_pool:nChw", block, "c");
+      }
+    }
     return absl::OkStatus();
   }
+
+ private:
+  bool own_ = false;  // training runs MaxPoolForward/Backward on pool_
+  BlockedMaxPool pool_;
 };
 
 }  // namespace
