@@ -80,8 +80,8 @@ ABSL_FLAG(int, input_cores, -1,
           "the compute's threads (default 0: one decode thread shares the cores)");
 ABSL_FLAG(std::string, distortions, "none",
           "colour distortion of real training images (--data=real, input cases): none; fast "
-          "(brightness, saturation); full (tf_cnn_benchmarks' --distortions: brightness, "
-          "saturation, hue, contrast, the order by batch position)");
+          "(brightness, saturation); full (tf_cnn_benchmarks' --distortions, RGB path: "
+          "brightness, saturation, hue, contrast, in one of its two orders)");
 ABSL_FLAG(std::string, data_dir, "", "ImageNet TFRecords or an image folder for --data=real");
 ABSL_FLAG(std::string, platform, "", "short platform name for reports (default: from the hardware)");
 ABSL_FLAG(int, steps, -1,

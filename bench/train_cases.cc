@@ -380,7 +380,12 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
       backend_->name(), " batch ", case_.batch, " x ", devices,
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format), " data, ",
-                         pipeline_->options().decode_threads, " decode thread(s)")
+                         pipeline_->options().decode_threads, " decode thread(s)",
+                         pipeline_->options().color != input::ColorDistortion::kNone
+                             ? absl::StrCat(", ", input::ColorDistortionName(
+                                                      pipeline_->options().color),
+                                            " colour distortion")
+                             : "")
           : "",
       std::isfinite(loss) ? "" : ", loss not finite"));
   return absl::OkStatus();

@@ -483,6 +483,7 @@ TrainDraws DrawTrainDistortions(uint64_t seed) {
   constexpr double kMaxHueDelta = 0.2;
   draws.hue_delta = static_cast<float>((2 * rng.Uniform() - 1) * kMaxHueDelta);
   draws.contrast_factor = static_cast<float>(0.5 + rng.Uniform());
+  draws.contrast_first = rng.Uniform() < 0.5;
   return draws;
 }
 
@@ -508,8 +509,8 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
   if (options.color != ColorDistortion::kFull) {
     draws.hue_delta = 0;
     draws.contrast_factor = 1;
+    draws.contrast_first = false;
   }
-  draws.contrast_first = options.color == ColorDistortion::kFull && slot.index % 2 == 1;
   if (draws_out != nullptr) *draws_out = draws;
 
   const Axis y_axis = WindowAxis(crop.y, crop.height, slot.height, original.height, image.height);

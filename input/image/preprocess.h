@@ -114,15 +114,19 @@ enum class ColorDistortion {
   // uniform in [0.5, 1.5]) on values scaled to [0, 1], then clipped to
   // [0, 1]: the fast mode of the Inception-style distort_color.
   kFast,
-  // tf_cnn_benchmarks' distort_color (its --distortions, RGB path): on
+  // tf_cnn_benchmarks' distort_color (its --distortions with
+  // --nodistort_color_in_yiq, the RGB path TensorFlow 2 requires): on
   // values scaled to [0, 1], brightness as kFast, saturation (factor in
   // [0.5, 1.5]) and hue (a turn of the colour circle by a uniform delta in
   // [-0.2, 0.2]) in HSV, and contrast (each channel's mean over the image
-  // kept, deviations scaled by a factor uniform in [0.5, 1.5]); the order
-  // depends on the image's position in its batch (BatchSlot::index): even
-  // positions brightness, saturation, hue, contrast; odd positions
-  // brightness, contrast, saturation, hue. Clipped to [0, 1] at the end
-  // only, as TensorFlow's ops do not clip in between.
+  // kept, deviations scaled by a factor uniform in [0.5, 1.5]), in one of
+  // its two orders: brightness, saturation, hue, contrast; or brightness,
+  // contrast, saturation, hue. tf_cnn_benchmarks picks the order by the
+  // parity of a counter its data set attaches to each record before
+  // shuffling, so half the records take each; here a per-image draw does
+  // the same and keeps an image's pixels a function of its seed alone.
+  // Clipped to [0, 1] at the end only, as TensorFlow's ops do not clip in
+  // between.
   kFull,
 };
 // "none", "fast", "full"; errors list the accepted names.
@@ -146,7 +150,7 @@ struct TrainDraws {
   float saturation_factor = 1;
   float hue_delta = 0;          // in turns of the colour circle (kFull)
   float contrast_factor = 1;    // (kFull)
-  bool contrast_first = false;  // kFull at an odd batch position
+  bool contrast_first = false;  // kFull's second order (p = 0.5)
 };
 
 // The flip and colour draws for `seed`: independent of the crop's draws and

@@ -14,9 +14,7 @@
 // Determinism: with the same seed, data and options, each epoch delivers
 // exactly the same multiset of (record, label) - every record of the subset
 // once - and each record's preprocessing draws depend only on (seed, epoch,
-// record), so a record's pixels are the same whatever thread decodes it
-// (except under ColorDistortion::kFull, whose order of colour operations
-// follows the record's position in its batch, as tf_cnn_benchmarks' does).
+// record), so a record's pixels are the same whatever thread decodes it.
 // Which records share a batch, and their order, depend on thread timing
 // (shard interleaving and the shuffle buffer's draws); batches are handed
 // out in the order they were started, whichever finishes decoding first.
@@ -62,7 +60,7 @@ struct PipelineOptions {
   // below). Evaluation: files in order, central crop.
   bool training = true;
   // Training only: none, Inception's fast mode, or tf_cnn_benchmarks'
-  // --distortions (its order set by each image's position in its batch).
+  // --distortions (input/image/preprocess.h).
   ColorDistortion color = ColorDistortion::kNone;
   int reader_threads = 1;
   int decode_threads = 1;

@@ -55,9 +55,10 @@ __attribute__((always_inline)) inline void ForwardPlane(const BlockedMaxPool& p,
       F best = Load<B>(x + ((wh.origin + wh.begin) * p.in_w + ww.origin + ww.begin) * B);
       I where = I{} + (wh.begin * p.kernel_w + ww.begin);
       for (int kh = wh.begin; kh < wh.end; ++kh) {
-        const float* row = x + ((wh.origin + kh) * p.in_w + ww.origin) * B;
+        // The window's first column inside the input (origin may be negative).
+        const float* row = x + ((wh.origin + kh) * p.in_w + ww.origin + ww.begin) * B;
         for (int kw = ww.begin; kw < ww.end; ++kw) {
-          const F v = Load<B>(row + kw * B);
+          const F v = Load<B>(row + (kw - ww.begin) * B);
           const I greater = v > best;
           best = greater ? v : best;
           where = greater ? (I{} + (kh * p.kernel_w + kw)) : where;
@@ -86,10 +87,11 @@ __attribute__((always_inline)) inline void BackwardPlane(const BlockedMaxPool& p
       for (int c = 0; c < B; ++c) where[c] = argmax[out + c];
       // Each window position takes the lanes whose maximum it held.
       for (int kh = wh.begin; kh < wh.end; ++kh) {
-        float* row = dx + ((wh.origin + kh) * p.in_w + ww.origin) * B;
+        float* row = dx + ((wh.origin + kh) * p.in_w + ww.origin + ww.begin) * B;
         for (int kw = ww.begin; kw < ww.end; ++kw) {
           const I chosen = where == (I{} + (kh * p.kernel_w + kw));
-          Store<B>(row + kw * B, Load<B>(row + kw * B) + (chosen ? g : F{}));
+          float* at = row + (kw - ww.begin) * B;
+          Store<B>(at, Load<B>(at) + (chosen ? g : F{}));
         }
       }
     }

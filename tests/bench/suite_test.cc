@@ -419,6 +419,9 @@ TEST(SuiteTest, RealDataTrainsFromTheGeneratedSetWithoutADataDir) {
   ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
   EXPECT_GT(b.at("images_per_second").get<double>(), 0);
   EXPECT_TRUE(absl::StrContains(b.at("label").get<std::string>(), "tfrecord data")) << b.dump();
+  // The flag reached the pipeline that fed the steps.
+  EXPECT_TRUE(absl::StrContains(b.at("label").get<std::string>(), "full colour distortion"))
+      << b.dump();
 }
 
 TEST(SuiteTest, ABadDataDirIsAnErrorBeforeAnyCase) {

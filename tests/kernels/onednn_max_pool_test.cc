@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -138,7 +139,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"pool:max_mb1ic16_ih7oh4kh2sh2pt0pb1_iw7ow4kw2sw2pl0pr1", true},   // 2x2/2 on odd
         Case{"pool:max_mb2ic24_ih8oh4kh3sh2pt0pb1_iw8ow4kw3sw2pl0pr1", false},  // TF SAME
         Case{"pool:max_mb2ic16_ih6oh6kh5sh1pt2pb2_iw5ow5kw5sw1pl2pr2", false},  // window > half
-        Case{"pool:max_mb1ic32_ih3oh1kh3sh1ph0_iw3ow1kw3sw1pw0", true}),        // global
+        Case{"pool:max_mb1ic32_ih3oh1kh3sh1ph0_iw3ow1kw3sw1pw0", true},         // global
+        Case{"pool:max_mb2ic20_ih9oh8kh2sh1ph0_iw8ow4kw3sw2pl0pr1", true}),     // per-axis
     [](const ::testing::TestParamInfo<Case>& info) {
       return absl::StrCat("case", info.index, info.param.integers ? "_integers" : "_reals");
     });
@@ -168,47 +170,56 @@ TEST(OwnMaxPoolTest, WindowsThatMissTheInputAreNotValid) {
 
 // A blocked input from a convolution: the backend runs its own loop for
 // training (named in implementation()) and matches the reference; a plain
-// input keeps oneDNN's primitive.
+// input keeps oneDNN's primitive. The second pair is rectangular, with
+// different kernels, strides and pads per axis, so a field taken from the
+// wrong axis or side in the backend's translation of the descriptor fails.
 TEST(OwnMaxPoolTest, TheBackendChoosesItForABlockedInput) {
   ASSERT_NE(onednn_test::OneDnn(), nullptr);
-  absl::StatusOr<ConvDesc> conv =
-      ConvDesc::Parse("conv:mb2_ic8oc24_ih9oh9kh3sh1ph1_iw9ow9kw3sw1pw1");
-  ASSERT_TRUE(conv.ok()) << conv.status();
-  absl::StatusOr<std::unique_ptr<Kernel>> producer =
-      onednn_test::OneDnn()->Create(*conv, DType::kF32, {});
-  ASSERT_TRUE(producer.ok()) << producer.status();
-  const TensorSpec blocked = (*producer)->signature().output;
-  ASSERT_FALSE(blocked.is_plain()) << blocked.DebugString();
-  const std::string pool = "pool:max_mb2ic24_ih9oh9kh3sh1ph1_iw9ow9kw3sw1pw1";
-  absl::StatusOr<PoolDesc> desc = PoolDesc::Parse(pool);
-  ASSERT_TRUE(desc.ok()) << desc.status();
-  absl::StatusOr<std::unique_ptr<Kernel>> own =
-      onednn_test::OneDnn()->Create(*desc, DType::kF32, {blocked});
-  ASSERT_TRUE(own.ok()) << own.status();
-  EXPECT_TRUE(absl::StartsWith((*own)->implementation(), "cnnbench:max_pool:nChw"))
-      << (*own)->implementation();
-  absl::StatusOr<std::unique_ptr<Kernel>> plain =
-      onednn_test::OneDnn()->Create(*desc, DType::kF32, {});
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_FALSE(absl::StartsWith((*plain)->implementation(), "cnnbench:"))
-      << (*plain)->implementation();
+  const std::pair<const char*, const char*> pairs[] = {
+      {"conv:mb2_ic8oc24_ih9oh9kh3sh1ph1_iw9ow9kw3sw1pw1",
+       "pool:max_mb2ic24_ih9oh9kh3sh1ph1_iw9ow9kw3sw1pw1"},
+      {"conv:mb2_ic8oc20_ih9oh9kh3sh1ph1_iw8ow8kw3sw1pw1",
+       "pool:max_mb2ic20_ih9oh8kh2sh1ph0_iw8ow4kw3sw2pl0pr1"},
+  };
+  for (const auto& [conv_string, pool] : pairs) {
+    SCOPED_TRACE(pool);
+    absl::StatusOr<ConvDesc> conv = ConvDesc::Parse(conv_string);
+    ASSERT_TRUE(conv.ok()) << conv.status();
+    absl::StatusOr<std::unique_ptr<Kernel>> producer =
+        onednn_test::OneDnn()->Create(*conv, DType::kF32, {});
+    ASSERT_TRUE(producer.ok()) << producer.status();
+    const TensorSpec blocked = (*producer)->signature().output;
+    ASSERT_FALSE(blocked.is_plain()) << blocked.DebugString();
+    absl::StatusOr<PoolDesc> desc = PoolDesc::Parse(pool);
+    ASSERT_TRUE(desc.ok()) << desc.status();
+    absl::StatusOr<std::unique_ptr<Kernel>> own =
+        onednn_test::OneDnn()->Create(*desc, DType::kF32, {blocked});
+    ASSERT_TRUE(own.ok()) << own.status();
+    EXPECT_TRUE(absl::StartsWith((*own)->implementation(), "cnnbench:max_pool:nChw"))
+        << (*own)->implementation();
+    absl::StatusOr<std::unique_ptr<Kernel>> plain =
+        onednn_test::OneDnn()->Create(*desc, DType::kF32, {});
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_FALSE(absl::StartsWith((*plain)->implementation(), "cnnbench:"))
+        << (*plain)->implementation();
 
-  absl::StatusOr<OpDesc> op = ParseOpDesc(pool);
-  ASSERT_TRUE(op.ok()) << op.status();
-  for (bool integers : {true, false}) {
-    onednn_test::CompareOptions o;
-    o.onednn_inputs = {blocked};
-    o.integers = integers;  // integers: ties everywhere
-    o.low = integers ? -3 : -1;
-    o.high = integers ? 3 : 1;
-    o.backward_rtol = o.backward_atol = integers ? 0 : 1e-6;
-    absl::Status status = onednn_test::CompareWithReference(*op, o);
-    EXPECT_TRUE(status.ok()) << status;
-    // Inference keeps oneDNN's primitive on the same layout.
-    o.training = false;
-    o.backward = false;
-    status = onednn_test::CompareWithReference(*op, o);
-    EXPECT_TRUE(status.ok()) << status;
+    absl::StatusOr<OpDesc> op = ParseOpDesc(pool);
+    ASSERT_TRUE(op.ok()) << op.status();
+    for (bool integers : {true, false}) {
+      onednn_test::CompareOptions o;
+      o.onednn_inputs = {blocked};
+      o.integers = integers;  // integers: ties everywhere
+      o.low = integers ? -3 : -1;
+      o.high = integers ? 3 : 1;
+      o.backward_rtol = o.backward_atol = integers ? 0 : 1e-6;
+      absl::Status status = onednn_test::CompareWithReference(*op, o);
+      EXPECT_TRUE(status.ok()) << status;
+      // Inference keeps oneDNN's primitive on the same layout.
+      o.training = false;
+      o.backward = false;
+      status = onednn_test::CompareWithReference(*op, o);
+      EXPECT_TRUE(status.ok()) << status;
+    }
   }
 }
 

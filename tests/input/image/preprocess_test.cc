@@ -363,6 +363,65 @@ TEST(PreprocessTrainTest, FlipMirrorsTheOutputExactly) {
   }
 }
 
+// The flip in every layout and type the batch takes, at a non-zero batch
+// index: element (c, y, x) of the flipped image is element (c, y, W-1-x) of
+// the unflipped one, and every layout/type holds the NHWC fp32 values.
+TEST(PreprocessTrainTest, FlipMirrorsEveryLayoutAndType) {
+  const Image image = Pattern(5, 7);
+  uint64_t flip_seed = 0;
+  while (!DrawTrainDistortions(flip_seed).flipped) ++flip_seed;
+  const CropWindow crop{1, 2, 3, 4, false};
+  constexpr int kH = 4, kW = 6, kValues = kH * kW * 3;
+  TrainOptions options;
+  options.normalization = Identity();
+  options.random_flip = false;
+  std::vector<float> truth(2 * kValues);  // NHWC fp32, unflipped, index 1
+  ASSERT_TRUE(
+      PreprocessTrain(image, {5, 7}, crop, options, flip_seed, Slot(truth, kH, kW, 1)).ok());
+  auto at = [&](int c, int y, int x) { return truth[kValues + (y * kW + x) * 3 + c]; };
+  for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
+    for (DType dtype : {DType::kF32, DType::kBF16}) {
+      SCOPED_TRACE(testing::Message() << LayoutName(layout) << " " << DTypeName(dtype));
+      for (bool flip : {false, true}) {
+        options.random_flip = flip;
+        std::vector<float> f32(2 * kValues, NAN);
+        std::vector<uint16_t> bf16(2 * kValues, 0xFFFF);
+        BatchSlot slot;
+        slot.batch = dtype == DType::kF32 ? static_cast<void*>(f32.data()) : bf16.data();
+        slot.dtype = dtype;
+        slot.layout = layout;
+        slot.height = kH;
+        slot.width = kW;
+        slot.index = 1;
+        ASSERT_TRUE(PreprocessTrain(image, {5, 7}, crop, options, flip_seed, slot).ok());
+        for (int c = 0; c < 3; ++c) {
+          for (int y = 0; y < kH; ++y) {
+            for (int x = 0; x < kW; ++x) {
+              const int64_t i = kValues + (layout == Layout::kNHWC ? (y * kW + x) * 3 + c
+                                                                   : (c * kH + y) * kW + x);
+              const float expected = at(c, y, flip ? kW - 1 - x : x);
+              if (dtype == DType::kF32) {
+                ASSERT_EQ(f32[i], expected) << "c" << c << " y" << y << " x" << x;
+              } else {
+                ASSERT_EQ(bf16[i], FloatToBFloat16(expected).bits)
+                    << "c" << c << " y" << y << " x" << x;
+              }
+            }
+          }
+        }
+        // The other example of the batch is left alone.
+        for (int64_t i = 0; i < kValues; ++i) {
+          if (dtype == DType::kF32) {
+            ASSERT_TRUE(std::isnan(f32[i])) << i;
+          } else {
+            ASSERT_EQ(bf16[i], 0xFFFF) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Brightness then saturation through an independent HSV round trip.
 void ReferenceDistort(const TrainDraws& draws, float* rgb) {
   float v[3];
@@ -472,15 +531,35 @@ DoubleHsv ToHsv(const double* p) {
   return hsv;
 }
 void FromHsv(const DoubleHsv& hsv, double* p) {
-  // Each channel from its own offset around the circle (the textbook form,
-  // not the sector switch the code under test uses).
-  auto channel = [&](double n) {
-    const double k = std::fmod(n + hsv.h, 6.0);
-    return hsv.v - hsv.v * hsv.s * std::max(0.0, std::min({k, 4 - k, 1.0}));
-  };
-  p[0] = channel(5);
-  p[1] = channel(3);
-  p[2] = channel(1);
+  // TensorFlow's sector form (the code under test uses the closed form
+  // value - chroma * clamp(min(k, 4 - k), 0, 1) instead).
+  const double chroma = hsv.v * hsv.s;
+  const double x = chroma * (1 - std::fabs(std::fmod(hsv.h, 2.0) - 1));
+  const double m = hsv.v - chroma;
+  double r = 0, g = 0, b = 0;
+  switch (static_cast<int>(hsv.h)) {
+    case 0:
+      r = chroma, g = x;
+      break;
+    case 1:
+      r = x, g = chroma;
+      break;
+    case 2:
+      g = chroma, b = x;
+      break;
+    case 3:
+      g = x, b = chroma;
+      break;
+    case 4:
+      r = x, b = chroma;
+      break;
+    default:
+      r = chroma, b = x;
+      break;
+  }
+  p[0] = r + m;
+  p[1] = g + m;
+  p[2] = b + m;
 }
 std::vector<double> ReferenceFullDistort(const std::vector<double>& rgb, const TrainDraws& d) {
   std::vector<double> v(rgb.size());
@@ -533,7 +612,7 @@ TEST(PreprocessTrainTest, FullColourDistortionIsTfCnnBenchmarksDistortColorOpByO
   options.color = ColorDistortion::kFull;
   options.normalization = Identity();
   bool saw_hue_left = false, saw_hue_right = false, saw_low_contrast = false,
-       saw_high_contrast = false, orders_differ = false;
+       saw_high_contrast = false, saw_contrast_first = false, saw_contrast_last = false;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     std::vector<float> batch(4 * 5 * 7 * 3);
     for (int64_t index = 0; index < 4; ++index) {
@@ -542,11 +621,11 @@ TEST(PreprocessTrainTest, FullColourDistortionIsTfCnnBenchmarksDistortColorOpByO
       ASSERT_TRUE(
           PreprocessTrain(image, {5, 7}, whole, options, seed, Slot(batch, 5, 7, index), &draws)
               .ok());
-      EXPECT_EQ(draws.contrast_first, index % 2 == 1);
+      EXPECT_EQ(draws.contrast_first, DrawTrainDistortions(seed).contrast_first);
       ASSERT_LE(std::fabs(draws.hue_delta), 0.2f);
       ASSERT_GE(draws.contrast_factor, 0.5f);
       ASSERT_LT(draws.contrast_factor, 1.5f);
-      // kFast's draws for the same seed, plus hue and contrast (the flip is off here).
+      // kFast's draws for the same seed, plus hue, contrast and the order (the flip is off here).
       const TrainDraws plain = DrawTrainDistortions(seed);
       EXPECT_EQ(draws.brightness_delta, plain.brightness_delta);
       EXPECT_EQ(draws.saturation_factor, plain.saturation_factor);
@@ -560,13 +639,14 @@ TEST(PreprocessTrainTest, FullColourDistortionIsTfCnnBenchmarksDistortColorOpByO
     saw_hue_right |= d.hue_delta > 0.1f;
     saw_low_contrast |= d.contrast_factor < 0.7f;
     saw_high_contrast |= d.contrast_factor > 1.3f;
-    // Positions 0 and 1 take the same draws in the two orders.
-    orders_differ |= !std::equal(batch.begin(), batch.begin() + 105, batch.begin() + 105);
-    // Positions 0 and 2 (and 1 and 3) are the same image.
-    EXPECT_TRUE(std::equal(batch.begin(), batch.begin() + 210, batch.begin() + 210));
+    saw_contrast_first |= d.contrast_first;
+    saw_contrast_last |= !d.contrast_first;
+    // The seed alone decides: every position holds the same image.
+    for (int index = 1; index < 4; ++index)
+      EXPECT_TRUE(std::equal(batch.begin(), batch.begin() + 105, batch.begin() + index * 105));
   }
   EXPECT_TRUE(saw_hue_left && saw_hue_right && saw_low_contrast && saw_high_contrast);
-  EXPECT_TRUE(orders_differ);
+  EXPECT_TRUE(saw_contrast_first && saw_contrast_last);  // both orders, each checked above
 }
 
 TEST(PreprocessTrainTest, FullColourDistortionOfGreysIsBrightnessAndContrastByHand) {

@@ -26,7 +26,7 @@ for family, title, unit in (("pool", "Max pool kernel cases (batch 32), microsec
                             ("train", "Training steps (fp32, batch 32), images/s", "img/s")):
     print(f"### {title}\n")
     head = " | ".join(f"before r{r} | after r{r}" for r in rounds)
-    print(f"| case | {head} | speed-up (mean over rounds) |")
+    print(f"| case | {head} | speed-up: mean (each round) |")
     print("| --- | " + " | ".join("---" for _ in rounds for _ in (0, 1)) + " | --- |")
     for (fam, case), d in data.items():
         if fam != family:
@@ -38,9 +38,10 @@ for family, title, unit in (("pool", "Max pool kernel cases (batch 32), microsec
             if a and b:
                 ratios.append(a / b if family == "pool" else b / a)
         mean = sum(ratios) / len(ratios) if ratios else float("nan")
+        per_round = ", ".join(f"{x:.2f}" for x in ratios)
         short = case.replace("pool/max/", "").replace("/fp32/cpu/pool:max_", " ")
         short = short.replace("train/", "").replace("/fp32/synthetic/batch:32/gpus:0", "")
-        print(f"| {short} | " + " | ".join(cells) + f" | {mean:.2f}x |")
+        print(f"| {short} | " + " | ".join(cells) + f" | {mean:.2f}x ({per_round}) |")
     print()
 if rates:
     print("Pool cases' bytes_per_second (GB/s, every case and round): " + "; ".join(
@@ -73,7 +74,8 @@ for name, path in profiles.items():
     rows.append((name, fwd, bwd, step))
 if rows:
     print("\n### googlenet, batch 32: max pools in the step profile (step_breakdown --profile, 3 steps; two runs)\n")
-    print("| binary | max pool fwd ms | max pool bwd ms | step ms | max pools / step |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| binary | max pool fwd ms | max pool bwd ms | max pools ms | step ms | max pools / step |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for name, fwd, bwd, step in rows:
-        print(f"| {name} | {fwd:.1f} | {bwd:.1f} | {step:.0f} | {100 * (fwd + bwd) / step:.1f}% |")
+        print(f"| {name} | {fwd:.1f} | {bwd:.1f} | {fwd + bwd:.1f} | {step:.0f} | "
+              f"{100 * (fwd + bwd) / step:.1f}% |")

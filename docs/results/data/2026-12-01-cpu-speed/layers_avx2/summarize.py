@@ -43,3 +43,12 @@ for m, (k, step) in rows.items():
     print(f"| {m} | {step:.0f} | " + " | ".join(cells) + f" | {100 * other / step:.1f}% |")
 print("\n(share of the profiled step, forward + backward; `other`: "
       + ", ".join(order[7:]) + ")")
+print("\n`other` by model (kinds of at least 0.1% of the step):\n")
+for m, (k, step) in rows.items():
+    parts = [(t, v) for t, v in k.most_common() if t not in top and v / step >= 0.001]
+    print(f"- {m}: " + ", ".join(f"{t} {100 * v / step:.1f}%" for t, v in parts))
+# Batch norm and the residual add together (plain and fused), per model.
+print("\nbatch norm + add (fused or not) by model: " + ", ".join(
+    f"{m} {100 * sum(v for t, v in k.items() if t.startswith(('batchnorm', 'add'))) / step:.1f}%"
+    for m, (k, step) in rows.items()))
+
