@@ -75,60 +75,35 @@ Axis WindowAxis(int start, int length, int out_length, int original, int decoded
   return axis;
 }
 
-// Samples every output pixel bilinearly; emit(i, j, values) gets
-// source.channels floats on the 0..255 scale.
-template <typename Emit>
-void SampleBilinear(const Image& source, const Axis& y_axis, const Axis& x_axis, int out_height,
-                    int out_width, Emit&& emit) {
-  const int channels = source.channels;
-  const size_t row_stride = static_cast<size_t>(source.width) * channels;
-  float values[4];
-  for (int i = 0; i < out_height; ++i) {
-    const Tap ty = AxisTap(y_axis, i);
-    const uint8_t* top = source.data() + ty.lo * row_stride;
-    const uint8_t* bottom = source.data() + ty.hi * row_stride;
-    for (int j = 0; j < out_width; ++j) {
-      const Tap tx = AxisTap(x_axis, j);
-      for (int c = 0; c < channels; ++c) {
-        const float top_left = top[tx.lo * channels + c];
-        const float top_right = top[tx.hi * channels + c];
-        const float bottom_left = bottom[tx.lo * channels + c];
-        const float bottom_right = bottom[tx.hi * channels + c];
-        const float upper = top_left + (top_right - top_left) * tx.frac;
-        const float lower = bottom_left + (bottom_right - bottom_left) * tx.frac;
-        values[c] = upper + (lower - upper) * ty.frac;
-      }
-      emit(i, j, values);
-    }
-  }
-}
-
-// The same samples as SampleBilinear (the same arithmetic, so the same
-// values) for a 3-channel source, a row at a time: the x taps are computed
-// once, and emit_row(i, planes) gets the row's channels as three planes of
-// out_width floats (planes[c][j]), which the colour and writing loops below
-// run over with unit stride.
+// Samples every output pixel bilinearly, a row at a time: the x taps are
+// computed once, and emit_row(i, planes) gets the row's source.channels
+// channels as planes of out_width floats on the 0..255 scale
+// (planes[c][j]), which the colour and writing loops below run over with
+// unit stride.
 template <typename EmitRow>
 void SampleBilinearRows(const Image& source, const Axis& y_axis, const Axis& x_axis, int out_height,
                         int out_width, EmitRow&& emit_row) {
+  const int channels = source.channels;
   thread_local std::vector<Tap> x_taps;
   thread_local std::vector<float> row;
+  thread_local std::vector<float*> planes;
   x_taps.resize(out_width);
   for (int j = 0; j < out_width; ++j) {
     x_taps[j] = AxisTap(x_axis, j);
-    x_taps[j].lo *= 3;
-    x_taps[j].hi *= 3;
+    x_taps[j].lo *= channels;
+    x_taps[j].hi *= channels;
   }
-  row.resize(static_cast<size_t>(out_width) * 3);
-  float* const planes[3] = {row.data(), row.data() + out_width, row.data() + 2 * out_width};
-  const size_t row_stride = static_cast<size_t>(source.width) * 3;
+  row.resize(static_cast<size_t>(out_width) * channels);
+  planes.resize(channels);
+  for (int c = 0; c < channels; ++c) planes[c] = row.data() + static_cast<size_t>(c) * out_width;
+  const size_t row_stride = static_cast<size_t>(source.width) * channels;
   for (int i = 0; i < out_height; ++i) {
     const Tap ty = AxisTap(y_axis, i);
     const uint8_t* top = source.data() + ty.lo * row_stride;
     const uint8_t* bottom = source.data() + ty.hi * row_stride;
     for (int j = 0; j < out_width; ++j) {
       const Tap& tx = x_taps[j];
-      for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < channels; ++c) {
         const float top_left = top[tx.lo + c];
         const float top_right = top[tx.hi + c];
         const float bottom_left = bottom[tx.lo + c];
@@ -138,7 +113,7 @@ void SampleBilinearRows(const Image& source, const Axis& y_axis, const Axis& x_a
         planes[c][j] = upper + (lower - upper) * ty.frac;
       }
     }
-    emit_row(i, planes);
+    emit_row(i, planes.data());
   }
 }
 
@@ -466,11 +441,12 @@ void ResizeBilinear(const Image& source, const CropWindow& window, int out_heigh
   const Axis y_axis = WindowAxis(window.y, window.height, out_height, source.height, source.height);
   const Axis x_axis = WindowAxis(window.x, window.width, out_width, source.width, source.width);
   const int channels = source.channels;
-  SampleBilinear(source, y_axis, x_axis, out_height, out_width,
-                 [&](int i, int j, const float* values) {
-                   float* pixel = out + (static_cast<size_t>(i) * out_width + j) * channels;
-                   for (int c = 0; c < channels; ++c) pixel[c] = values[c];
-                 });
+  SampleBilinearRows(source, y_axis, x_axis, out_height, out_width,
+                     [&](int i, const float* const* planes) {
+                       float* pixel = out + static_cast<size_t>(i) * out_width * channels;
+                       for (int j = 0; j < out_width; ++j)
+                         for (int c = 0; c < channels; ++c) *pixel++ = planes[c][j];
+                     });
 }
 
 TrainDraws DrawTrainDistortions(uint64_t seed) {

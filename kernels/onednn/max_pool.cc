@@ -83,7 +83,7 @@ __attribute__((always_inline)) inline void BackwardPlane(const BlockedMaxPool& p
       const Window ww = WindowOf(ow, p.stride_w, p.pad_left, p.kernel_w, p.in_w);
       const int64_t out = (static_cast<int64_t>(oh) * p.out_w + ow) * B;
       const F g = Load<B>(dy + out);
-      I where;
+      I where{};
       for (int c = 0; c < B; ++c) where[c] = argmax[out + c];
       // Each window position takes the lanes whose maximum it held.
       for (int kh = wh.begin; kh < wh.end; ++kh) {
@@ -138,32 +138,29 @@ bool BlockedMaxPool::Valid() const {
          reaches(out_w, stride_w, pad_left, kernel_w, in_w);
 }
 
-void MaxPoolForward(const BlockedMaxPool& p, const float* x, float* y, uint8_t* argmax) {
+namespace {
+
+// run(in_offset, out_offset) for every (image, channel block) plane, on the
+// OpenMP team.
+template <typename Run>
+void ForEachPlane(const BlockedMaxPool& p, Run run) {
   const int64_t planes = p.batch * p.channel_blocks;
   const int64_t in_plane = static_cast<int64_t>(p.block) * p.in_h * p.in_w;
   const int64_t out_plane = static_cast<int64_t>(p.block) * p.out_h * p.out_w;
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < planes; ++i) {
-    if (p.block == 8) {
-      Forward8(p, x + i * in_plane, y + i * out_plane, argmax + i * out_plane);
-    } else {
-      Forward16(p, x + i * in_plane, y + i * out_plane, argmax + i * out_plane);
-    }
-  }
+  for (int64_t i = 0; i < planes; ++i) run(i * in_plane, i * out_plane);
+}
+
+}  // namespace
+
+void MaxPoolForward(const BlockedMaxPool& p, const float* x, float* y, uint8_t* argmax) {
+  auto* forward = p.block == 8 ? Forward8 : Forward16;
+  ForEachPlane(p, [&](int64_t in, int64_t out) { forward(p, x + in, y + out, argmax + out); });
 }
 
 void MaxPoolBackward(const BlockedMaxPool& p, const float* dy, const uint8_t* argmax, float* dx) {
-  const int64_t planes = p.batch * p.channel_blocks;
-  const int64_t in_plane = static_cast<int64_t>(p.block) * p.in_h * p.in_w;
-  const int64_t out_plane = static_cast<int64_t>(p.block) * p.out_h * p.out_w;
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < planes; ++i) {
-    if (p.block == 8) {
-      Backward8(p, dy + i * out_plane, argmax + i * out_plane, dx + i * in_plane);
-    } else {
-      Backward16(p, dy + i * out_plane, argmax + i * out_plane, dx + i * in_plane);
-    }
-  }
+  auto* backward = p.block == 8 ? Backward8 : Backward16;
+  ForEachPlane(p, [&](int64_t in, int64_t out) { backward(p, dy + out, argmax + out, dx + in); });
 }
 
 }  // namespace onednn
