@@ -13,7 +13,8 @@
 # OUT_DIR/bin: the programs; lib: their shared libraries except glibc's own
 # and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
 # libraries they need; build_versions.txt: the versions they were built
-# against; run.sh, gpu_check.sh, summarize.py, peers/. Binaries and
+# against; run.sh, gpu_check.sh, sanitize.sh (compute-sanitizer over the
+# GPU op tests, a call of its own), summarize.py, peers/. Binaries and
 # libraries are stripped; the packed bundle must stay under
 # CNNBENCH_BUNDLE_MAX_MIB (60). Extra Bazel flags: $CNNBENCH_BUNDLE_BAZEL_FLAGS.
 set -euo pipefail
@@ -103,9 +104,9 @@ soname_of() { grep -m1 "^$1" "$OUT/cuda_libs.txt" || echo "$1"; }
   echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$OUT/build_versions.txt"
 
-cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/summarize.py "$OUT/"
+cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/sanitize.sh tools/bundle/summarize.py "$OUT/"
 cp tools/peers/torch_train_step.py "$OUT/peers/"
-chmod +x "$OUT/run.sh" "$OUT/gpu_check.sh"
+chmod +x "$OUT/run.sh" "$OUT/gpu_check.sh" "$OUT/sanitize.sh"
 
 size_kib=$(du -sk "$OUT" | cut -f1)
 echo "device_bundle: $OUT: $(ls "$OUT/bin" | wc -l) programs, $(ls "$OUT/lib" | wc -l) libraries, $((size_kib / 1024)) MiB" >&2

@@ -3,7 +3,9 @@
 # (CUDA home, then site-packages/nvidia/*/lib) and its clear failure when a
 # library is missing; gpu_check.sh with a bench and tests that skip
 # everything: it finishes, shows each case skipped with its reason, and
-# leaves at most 8 files (what the device tool brings back).
+# leaves at most 8 files (what the device tool brings back); sanitize.sh
+# with fake sanitizers: clean, findings, a failing test, a refusing device,
+# none installed.
 set -u
 TOOLS="$TEST_SRCDIR/$TEST_WORKSPACE/tools"
 [ -d "$TOOLS" ] || TOOLS="$(cd "$(dirname "$0")/../../tools" && pwd)"
@@ -14,7 +16,7 @@ expect_in() {  # expect_in TEXT PATTERN WHAT
   grep -qE -- "$2" <<<"$1" || fail "$3: '$2' not in output:"$'\n'"$1"
 }
 
-for s in bundle/run.sh bundle/gpu_check.sh device_bundle.sh; do
+for s in bundle/run.sh bundle/gpu_check.sh bundle/sanitize.sh device_bundle.sh; do
   bash -n "$TOOLS/$s" || fail "bash -n $s"
 done
 python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/peers/torch_train_step.py" \
@@ -23,7 +25,8 @@ python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/peers/torch_train_ste
 # A bundle with no programs and two CUDA libraries to find.
 B="$TMP/bundle"
 mkdir -p "$B/bin" "$B/lib" "$B/peers"
-cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/summarize.py" "$B/"
+cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/sanitize.sh" \
+  "$TOOLS/bundle/summarize.py" "$B/"
 cp "$TOOLS/peers/torch_train_step.py" "$B/peers/"
 chmod +x "$B"/*.sh
 printf 'libcudnn.so.9\nlibcublasLt.so.13\n' >"$B/cuda_libs.txt"
@@ -97,6 +100,59 @@ expect_in "$summary" "pytorch/resnet50.*skipped" "the PyTorch peer skipped witho
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$results/check.json" || fail "check.json"
 files=$(find "$results" -type f | wc -l)
 [ "$files" -le 8 ] || fail "gpu_check.sh left $files files (the device tool brings back 8)"
+
+# sanitize.sh with a fake compute-sanitizer: it runs the test and prints an
+# ERROR SUMMARY with $FAKE_ERRORS errors (exit 86 when there are some), or
+# refuses the device when $FAKE_REFUSE is set.
+cat >"$TMP/fake-sanitizer" <<'FAKE'
+#!/usr/bin/env bash
+[ "${1:-}" = "--version" ] && { echo "fake compute-sanitizer version 1.0"; exit 0; }
+if [ -n "${FAKE_REFUSE:-}" ]; then
+  echo "========= Error: Device not supported"; exit 1
+fi
+tool=""; code=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tool) tool="$2"; shift 2 ;;
+    --error-exitcode) code="$2"; shift 2 ;;
+    --print-limit) shift 2 ;;
+    *) break ;;
+  esac
+done
+"$@"; rc=$?
+echo "========= ERROR SUMMARY: ${FAKE_ERRORS:-0} errors ($tool)"
+[ "${FAKE_ERRORS:-0}" -gt 0 ] && exit "$code"
+exit $rc
+FAKE
+chmod +x "$TMP/fake-sanitizer"
+printf '#!/usr/bin/env bash\nexit 0\n' >"$B/bin/cuda_a_test"
+printf '#!/usr/bin/env bash\nexit "${FAKE_TEST_RC:-0}"\n' >"$B/bin/cuda_b_test"
+chmod +x "$B/bin/cuda_a_test" "$B/bin/cuda_b_test"
+san="$TMP/sanitize"
+out="$(COMPUTE_SANITIZER="$TMP/fake-sanitizer" CNNBENCH_SANITIZE_TOOLS=memcheck,initcheck \
+       "$B/sanitize.sh" "$san" 2>&1)"
+[ $? -eq 0 ] || fail "sanitize.sh with clean runs should exit 0:"$'\n'"$out"
+expect_in "$(cat "$san/sanitize.txt")" "cuda_a_test +memcheck +clean" "a clean memcheck line"
+expect_in "$(cat "$san/sanitize.txt")" "cuda_b_test +initcheck +clean" "every tool over every cuda_*_test"
+grep -q "fake_test" "$san/sanitize.txt" && fail "sanitize.sh ran a test that is not cuda_*_test"
+out="$(FAKE_ERRORS=3 COMPUTE_SANITIZER="$TMP/fake-sanitizer" "$B/sanitize.sh" "$san" cuda_a_test 2>&1)"
+[ $? -eq 1 ] || fail "sanitize.sh should exit 1 on findings"
+expect_in "$out" "cuda_a_test +memcheck +errors 3" "findings counted"
+out="$(FAKE_TEST_RC=1 COMPUTE_SANITIZER="$TMP/fake-sanitizer" "$B/sanitize.sh" "$san" cuda_b_test 2>&1)"
+[ $? -eq 1 ] || fail "sanitize.sh should exit 1 when a test fails under it"
+expect_in "$out" "cuda_b_test +memcheck +failed: exit 1" "a failing test told from findings"
+out="$(FAKE_REFUSE=1 COMPUTE_SANITIZER="$TMP/fake-sanitizer" "$B/sanitize.sh" "$san" 2>&1)"
+[ $? -eq 0 ] || fail "sanitize.sh should exit 0 when the device refuses the sanitizer"
+expect_in "$out" "cuda_a_test +memcheck +refused by this machine" "a refusing device said so"
+expect_in "$out" "cuda_b_test +memcheck +skipped: the sanitizer was refused" "later runs skipped after a refusal"
+# No sanitizer anywhere it looks (checked only where this machine has none).
+if [ ! -x /usr/local/cuda/bin/compute-sanitizer ] && ! command -v compute-sanitizer >/dev/null &&
+   ! ls /usr/local/cuda/compute-sanitizer/compute-sanitizer /opt/nvidia/*/compute-sanitizer \
+        /opt/nvidia/*/*/compute-sanitizer >/dev/null 2>&1; then
+  out="$("$B/sanitize.sh" "$san" 2>&1)"
+  [ $? -eq 0 ] || fail "sanitize.sh should exit 0 without a sanitizer"
+  expect_in "$out" "no compute-sanitizer on this machine" "an absent sanitizer said so"
+fi
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"
