@@ -12,6 +12,11 @@
 // right after (no forward since, same x, dy and saved) copies them, otherwise
 // it runs the pass itself with dx going to scratch. Frozen-statistics
 // backward (training = false) is an affine map: dx = dy * gamma * inv_std.
+//
+// `_relu`: the ReLU runs in place on y right after cuDNN's normalisation
+// (one elementwise pass, no buffer of its own); backward first masks dy by
+// y > 0 into scratch and gives cuDNN that (dgamma and dbeta are then of the
+// masked gradient, as on every backend).
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
 #include "core/status.h"
@@ -87,16 +92,19 @@ class BatchNormKernel : public CudaKernel {
     signature_.inputs = {input};
     signature_.output = input;
     signature_.saved_bytes = 4 * vector_bytes_;
-    signature_.scratch_bytes = static_cast<size_t>(d.elements()) * SizeOf(options.dtype);
+    // dx of a BackwardWeights that runs the pass itself, then (with _relu)
+    // the masked dy.
+    activation_bytes_ = AlignUp(static_cast<size_t>(d.elements()) * SizeOf(options.dtype));
+    signature_.scratch_bytes = (desc_.relu ? 2 : 1) * activation_bytes_;
     signature_.backward_reads_inputs = true;
-    signature_.backward_reads_output = false;
+    signature_.backward_reads_output = desc_.relu;
     if (!desc_.scale) {  // cuDNN always scales: gamma = 1
       ASSIGN_OR_RETURN(ones_, Buffer::Allocate(context_->device, vector.bytes));
       const std::vector<float> ones(static_cast<size_t>(d.c), 1.0f);
       RETURN_IF_ERROR(
           CopyBytes(ones_.data(), context_->device, ones.data(), Device::Cpu(), vector.bytes));
     }
-    implementation_ = "cudnn:batchnorm_spatial";
+    implementation_ = desc_.relu ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
     return absl::OkStatus();
   }
 
@@ -112,11 +120,12 @@ class BatchNormKernel : public CudaKernel {
           context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_,
           Gamma(args), args.params.back(), 1.0 - desc_.momentum, args.state[0], args.state[1],
           desc_.epsilon, SavedAt(args, 0), SavedAt(args, 1)));
-      return absl::OkStatus();
+      return ReluInPlace(args.y);
     }
     BN_CUDNN(cudnnBatchNormalizationForwardInference(
         context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_, Gamma(args),
         args.params.back(), args.state[0], args.state[1], desc_.epsilon));
+    RETURN_IF_ERROR(ReluInPlace(args.y));
     if (args.saved == nullptr) return absl::OkStatus();  // inference only
     return Launched(LaunchBatchNormFrozenStats(static_cast<const float*>(args.state[0]),
                                                static_cast<const float*>(args.state[1]),
@@ -133,14 +142,15 @@ class BatchNormKernel : public CudaKernel {
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(Require(args.saved, "saved"));
     RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
+    ASSIGN_OR_RETURN(const void* dy, MaskedDy(args));
     if (!args.training)
       return Launched(
           LaunchBatchNormFrozenBackward(
-              geometry_, args.dy, desc_.scale ? static_cast<const float*>(args.params[0]) : nullptr,
+              geometry_, dy, desc_.scale ? static_cast<const float*>(args.params[0]) : nullptr,
               static_cast<const float*>(SavedAt(args, 1)), args.dx[0], elem_,
               context_->raw_stream()),
           "batch norm frozen backward");
-    RETURN_IF_ERROR(RunBackward(args, x, args.dx[0], SavedAt(args, 2), SavedAt(args, 3)));
+    RETURN_IF_ERROR(RunBackward(args, x, dy, args.dx[0], SavedAt(args, 2), SavedAt(args, 3)));
     fresh_ = true;
     fresh_x_ = x;
     fresh_dy_ = args.dy;
@@ -173,7 +183,9 @@ class BatchNormKernel : public CudaKernel {
     }
     RETURN_IF_ERROR(RequireScratch(args));
     RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
-    return RunBackward(args, x, args.scratch, dgamma != nullptr ? dgamma : SavedAt(args, 2), dbeta);
+    ASSIGN_OR_RETURN(const void* dy, MaskedDy(args));
+    return RunBackward(args, x, dy, args.scratch, dgamma != nullptr ? dgamma : SavedAt(args, 2),
+                       dbeta);
   }
 
  private:
@@ -181,14 +193,34 @@ class BatchNormKernel : public CudaKernel {
 
   // dx, dgamma and dbeta from the saved mean and inverse std (cuDNN's
   // gradients with respect to the statistics, i.e. training mode).
-  absl::Status RunBackward(const KernelArgs& args, const void* x, void* dx, void* dgamma,
-                           void* dbeta) {
+  absl::Status RunBackward(const KernelArgs& args, const void* x, const void* dy, void* dx,
+                           void* dgamma, void* dbeta) {
     const float one = 1.0f, zero = 0.0f;
     BN_CUDNN(cudnnBatchNormalizationBackward(context_->cudnn, kMode, &one, &zero, &one, &zero,
-                                             x_desc_, x, x_desc_, args.dy, x_desc_, dx, param_desc_,
+                                             x_desc_, x, x_desc_, dy, x_desc_, dx, param_desc_,
                                              Gamma(args), dgamma, dbeta, desc_.epsilon,
                                              SavedAt(args, 0), SavedAt(args, 1)));
     return absl::OkStatus();
+  }
+
+  // With _relu: y = max(y, 0) in place.
+  absl::Status ReluInPlace(void* y) {
+    if (!desc_.relu) return absl::OkStatus();
+    return Launched(LaunchReluForward(y, y, elem_, desc_.dims.elements(), context_->raw_stream()),
+                    "batch norm relu");
+  }
+
+  // The gradient the normalisation sees: dy, or with _relu dy masked by
+  // y > 0, written into the second scratch region.
+  absl::StatusOr<const void*> MaskedDy(const KernelArgs& args) {
+    if (!desc_.relu) return args.dy;
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    RETURN_IF_ERROR(RequireScratch(args));
+    void* masked = static_cast<char*>(args.scratch) + activation_bytes_;
+    RETURN_IF_ERROR(Launched(LaunchReluBackward(args.y, args.dy, masked, elem_,
+                                                desc_.dims.elements(), context_->raw_stream()),
+                             "batch norm relu backward"));
+    return static_cast<const void*>(masked);
   }
 
   absl::Status CheckParamsAndState(const KernelArgs& args, bool state = true) const {
@@ -217,7 +249,8 @@ class BatchNormKernel : public CudaKernel {
   cudnnTensorDescriptor_t x_desc_ = nullptr;      // x, y, dy, dx
   cudnnTensorDescriptor_t param_desc_ = nullptr;  // (1,C,1,1) fp32
   size_t vector_bytes_ = 0;
-  Buffer ones_;  // gamma of `_noscale`
+  size_t activation_bytes_ = 0;  // one scratch region
+  Buffer ones_;                  // gamma of `_noscale`
   // What the last BackwardData left in saved (dgamma, dbeta) and for which call.
   bool fresh_ = false;
   const void* fresh_x_ = nullptr;

@@ -107,8 +107,14 @@ class AddKernel : public CudaKernel {
     signature_.inputs = {a, b};
     signature_.output = a;
     signature_.backward_reads_inputs = false;
-    signature_.backward_reads_output = false;
-    implementation_ = "cuda:add";
+    signature_.backward_reads_output = desc_.relu;  // the mask: y > 0
+    if (desc_.relu) {
+      // One masked pass writes the gradient both inputs share, summing the
+      // output's gradient parts on the way (docs/kernels.md).
+      signature_.shared_input_gradient = true;
+      signature_.sums_output_gradient = true;
+    }
+    implementation_ = desc_.relu ? "cuda:add_relu" : "cuda:add";
     return absl::OkStatus();
   }
 
@@ -119,12 +125,15 @@ class AddKernel : public CudaKernel {
     AddNSources sources{};
     sources.ptr[0] = a;
     sources.ptr[1] = b;
-    return Launched(
-        LaunchAddN(sources, 2, args.y, elem_, desc_.dims.elements(), context_->raw_stream()),
-        "add forward");
+    const int64_t n = desc_.dims.elements();
+    cudaStream_t stream = context_->raw_stream();
+    return Launched(desc_.relu ? LaunchAddNRelu(sources, 2, args.y, elem_, n, stream)
+                               : LaunchAddN(sources, 2, args.y, elem_, n, stream),
+                    "add forward");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
+    if (desc_.relu) return MaskedBackward(args);
     for (size_t i = 0; i < 2 && i < args.dx.size(); ++i) {
       if (args.dx[i] == nullptr || args.dx[i] == args.dy) continue;
       RETURN_IF_ERROR(Require(args.dy, "dy"));
@@ -136,6 +145,57 @@ class AddKernel : public CudaKernel {
   }
 
  private:
+  // dx = (dy, or the sum of dy_parts) where y > 0: written once into the
+  // first dx, copied into a second, distinct one. Parts beyond one launch's
+  // kMaxAddN are summed into dx first, unmasked; the last launch masks.
+  absl::Status MaskedBackward(const KernelArgs& args) {
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    std::vector<const void*> single;
+    const std::vector<const void*>* parts = &args.dy_parts;
+    if (args.dy_parts.empty()) {
+      RETURN_IF_ERROR(Require(args.dy, "dy"));
+      single = {args.dy};
+      parts = &single;
+    }
+    void* first = nullptr;
+    for (size_t i = 0; i < 2 && i < args.dx.size(); ++i) {
+      void* dx = args.dx[i];
+      if (dx == nullptr || dx == first) continue;
+      if (first != nullptr) {
+        RETURN_IF_ERROR(Launched(
+            cudaMemcpyAsync(dx, first, bytes_, cudaMemcpyDeviceToDevice, context_->raw_stream()),
+            "add backward copy"));
+        continue;
+      }
+      first = dx;
+      RETURN_IF_ERROR(MaskedSum(*parts, args.y, dx));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status MaskedSum(const std::vector<const void*>& parts, const void* mask, void* dx) {
+    const int64_t n = desc_.dims.elements();
+    cudaStream_t stream = context_->raw_stream();
+    size_t next = 0;
+    bool partial = false;  // dx holds an unmasked partial sum
+    while (next < parts.size()) {
+      AddNSources batch{};
+      int count = 0;
+      if (partial) batch.ptr[count++] = dx;
+      while (count < kMaxAddN && next < parts.size()) {
+        if (parts[next] == nullptr)
+          return absl::InvalidArgumentError(absl::StrCat(what_, ": null dy part ", next));
+        batch.ptr[count++] = parts[next++];
+      }
+      const bool last = next == parts.size();
+      RETURN_IF_ERROR(Launched(last ? LaunchMaskedAddN(batch, count, mask, dx, elem_, n, stream)
+                                    : LaunchAddN(batch, count, dx, elem_, n, stream),
+                               "add backward"));
+      partial = true;
+    }
+    return absl::OkStatus();
+  }
+
   const AddDesc desc_;
   Elem elem_ = Elem::kF32;
   size_t bytes_ = 0;

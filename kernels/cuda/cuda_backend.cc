@@ -192,11 +192,6 @@ class CudaBackend final : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the cuda backend (",
                                                    OpDescToString(desc), ")"));
-    const auto* bn = std::get_if<BatchNormDesc>(&desc);
-    const auto* add = std::get_if<AddDesc>(&desc);
-    if ((bn != nullptr && bn->relu) || (add != nullptr && add->relu))
-      return absl::UnimplementedError(absl::StrCat(
-          "unsupported: a fused ReLU on the cuda backend (", OpDescToString(desc), ")"));
     return absl::OkStatus();
   }
 

@@ -34,13 +34,27 @@ __global__ void TransposeKernel(const void* src, Elem from, void* dst, Elem to, 
   }
 }
 
-__global__ void AddNKernel(AddNSources srcs, int count, void* dst, Elem type, int64_t elements) {
+// dst = sum of the sources; with `relu` max(sum, 0); with `mask` the sum
+// where mask > 0, else 0.
+__global__ void AddNKernel(AddNSources srcs, int count, const void* mask, bool relu, void* dst,
+                           Elem type, int64_t elements) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum = 0.0f;
-    for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
+    if (mask == nullptr || LoadAs(mask, type, i) > 0.0f)
+      for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
+    if (relu && !(sum > 0.0f)) sum = 0.0f;
     StoreAs(dst, type, i, sum);
   }
+}
+
+cudaError_t LaunchSum(const AddNSources& srcs, int count, const void* mask, bool relu, void* dst,
+                      Elem type, int64_t elements, cudaStream_t stream) {
+  if (count < 1 || count > kMaxAddN) return cudaErrorInvalidValue;
+  if (elements <= 0) return cudaSuccess;
+  AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, mask, relu, dst, type,
+                                                           elements);
+  return cudaGetLastError();
 }
 
 __global__ void ReluForwardKernel(const void* x, void* y, Elem type, int64_t count) {
@@ -92,30 +106,36 @@ cudaError_t LaunchCast(const void* src, Elem from, void* dst, Elem to, int64_t c
   return cudaGetLastError();
 }
 
-cudaError_t LaunchNchwToNhwc(const void* src, Elem from, void* dst, Elem to, int64_t n,
-                             int64_t c, int64_t h, int64_t w, cudaStream_t stream) {
+cudaError_t LaunchNchwToNhwc(const void* src, Elem from, void* dst, Elem to, int64_t n, int64_t c,
+                             int64_t h, int64_t w, cudaStream_t stream) {
   const int64_t count = n * c * h * w;
   if (count <= 0) return cudaSuccess;
-  TransposeKernel<<<BlocksFor(count), kThreads, 0, stream>>>(src, from, dst, to, n, c, h, w,
-                                                               true);
+  TransposeKernel<<<BlocksFor(count), kThreads, 0, stream>>>(src, from, dst, to, n, c, h, w, true);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchNhwcToNchw(const void* src, Elem from, void* dst, Elem to, int64_t n,
-                             int64_t c, int64_t h, int64_t w, cudaStream_t stream) {
+cudaError_t LaunchNhwcToNchw(const void* src, Elem from, void* dst, Elem to, int64_t n, int64_t c,
+                             int64_t h, int64_t w, cudaStream_t stream) {
   const int64_t count = n * c * h * w;
   if (count <= 0) return cudaSuccess;
-  TransposeKernel<<<BlocksFor(count), kThreads, 0, stream>>>(src, from, dst, to, n, c, h, w,
-                                                               false);
+  TransposeKernel<<<BlocksFor(count), kThreads, 0, stream>>>(src, from, dst, to, n, c, h, w, false);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type,
-                       int64_t elements, cudaStream_t stream) {
-  if (count < 1 || count > kMaxAddN) return cudaErrorInvalidValue;
-  if (elements <= 0) return cudaSuccess;
-  AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, dst, type, elements);
-  return cudaGetLastError();
+cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type, int64_t elements,
+                       cudaStream_t stream) {
+  return LaunchSum(srcs, count, nullptr, false, dst, type, elements, stream);
+}
+
+cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
+                           int64_t elements, cudaStream_t stream) {
+  return LaunchSum(srcs, count, nullptr, true, dst, type, elements, stream);
+}
+
+cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
+                             Elem type, int64_t elements, cudaStream_t stream) {
+  if (mask == nullptr || mask == dst) return cudaErrorInvalidValue;
+  return LaunchSum(srcs, count, mask, false, dst, type, elements, stream);
 }
 
 cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
@@ -125,25 +145,23 @@ cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
   return cudaGetLastError();
 }
 
-cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type,
-                               int64_t count, cudaStream_t stream) {
+cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type, int64_t count,
+                               cudaStream_t stream) {
   if (count <= 0) return cudaSuccess;
   ReluBackwardKernel<<<BlocksFor(count), kThreads, 0, stream>>>(x, dy, dx, type, count);
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count,
-                            double learning_rate, double momentum, double weight_decay,
-                            const float* loss_scale, int32_t* overflow, uint64_t* step,
-                            cudaStream_t stream) {
+cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, double learning_rate,
+                            double momentum, double weight_decay, const float* loss_scale,
+                            int32_t* overflow, uint64_t* step, cudaStream_t stream) {
   if (step != nullptr) {
     IncrementKernel<<<1, 1, 0, stream>>>(step);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   }
   if (count <= 0) return cudaSuccess;
   if (overflow != nullptr) {
-    if (cudaError_t err = cudaMemsetAsync(overflow, 0, sizeof(int32_t), stream);
-        err != cudaSuccess)
+    if (cudaError_t err = cudaMemsetAsync(overflow, 0, sizeof(int32_t), stream); err != cudaSuccess)
       return err;
     CheckFiniteKernel<<<BlocksFor(count), kThreads, 0, stream>>>(g, count, overflow);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;

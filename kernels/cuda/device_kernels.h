@@ -33,6 +33,14 @@ struct AddNSources {
 };
 cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type,
                        int64_t elements, cudaStream_t stream);
+// The same sum with a ReLU after it (the fused add's forward): dst =
+// max(sum, 0).
+cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
+                           int64_t elements, cudaStream_t stream);
+// The sum masked by `mask` > 0 (the fused ReLU's backward: dst = sum where
+// the forward's output y was positive, else 0). dst may be srcs[0], not mask.
+cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
+                             Elem type, int64_t elements, cudaStream_t stream);
 
 // ReLU forward y = max(x, 0) and backward dx = dy * (x > 0), in `type`.
 cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,

@@ -77,6 +77,32 @@ TEST(GpuTrainTest, SmallCnnFollowsTheCpuLossCurve) {
   }
 }
 
+// ReLUs folded into the batch norms and the residual add before them (the
+// default) take the steps the unfused graph takes, in fp32 and bf16.
+TEST(GpuTrainTest, FusedReluTrainsLikeTheUnfusedGraph) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+    TrainOptions options;
+    options.learning_rate = 0.05;
+    options.precision = p;
+    options.fuse_relu = false;
+    const std::vector<float> plain = Losses(gpu.get(), SmallCnn(), options, 5);
+    options.fuse_relu = true;
+    auto trainer = Trainer::Compile(SmallCnn(), gpu.get(), options);
+    ASSERT_TRUE(trainer.ok()) << trainer.status();
+    EXPECT_GT((*trainer)->fused_relus(), 0) << PrecisionName(p);
+    const std::vector<float> fused = Losses(gpu.get(), SmallCnn(), options, 5);
+    ASSERT_EQ(fused.size(), plain.size());
+    ASSERT_NE(plain.front(), plain.back()) << "the steps learn";
+    // Plans are chosen by timing per compile, so the engines may differ.
+    const double tolerance = p == Precision::kFp32 ? 1e-4 : 3e-2;
+    for (size_t i = 0; i < fused.size(); ++i)
+      EXPECT_NEAR(fused[i], plain[i], tolerance * std::fabs(plain[i]) + 1e-5)
+          << PrecisionName(p) << " step " << i;
+  }
+}
+
 TEST(GpuTrainTest, GraphReplayEqualsEagerStepsBitForBit) {
   auto gpu = GpuBackend();
   SKIP_WITHOUT_GPU(gpu);

@@ -4,6 +4,7 @@
 // reference backend in NCHW and NHWC, and dropout's mask against
 // core/random.h. On a GPU: every op against the reference in every
 // precision, with stated tolerances and poisoned outputs.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -281,7 +282,8 @@ TEST(CudaOpsTest, BatchNormMatchesTheReferenceInEveryPrecision) {
   SKIP_WITHOUT_GPU();
   for (const char* text :
        {"bn:mb4ic5ih7iw3_eps0.001mom0.997", "bn:mb3ic6ih5iw5_eps1e-05mom0.9_noscale",
-        "bn:mb16ic3ih1iw1_eps0.001mom0.5"})
+        "bn:mb16ic3ih1iw1_eps0.001mom0.5", "bn:mb4ic5ih7iw3_eps0.001mom0.997_relu",
+        "bn:mb3ic6ih5iw5_eps1e-05mom0.9_noscale_relu"})
     for (bool training : {true, false})
       for (Precision p : kAllPrecisions) {
         // Normalised outputs are O(gamma * 3): absolute tolerances of a few
@@ -393,12 +395,88 @@ TEST(CudaOpsTest, DropoutWithoutAStepCountsItsOwnCalls) {
 
 TEST(CudaOpsTest, ConcatAndAddMatchTheReferenceInNchwAndNhwc) {
   SKIP_WITHOUT_GPU();
-  for (const char* text : {"concat:mb2ih5iw3_ic3:4:1", "concat:mb3ih1iw1_ic8:16",
-                           "add:mb2ic5ih3iw7", "add:mb4ic16ih1iw1"})
+  for (const char* text :
+       {"concat:mb2ih5iw3_ic3:4:1", "concat:mb3ih1iw1_ic8:16", "add:mb2ic5ih3iw7",
+        "add:mb4ic16ih1iw1", "add:mb2ic5ih3iw7_relu", "add:mb4ic16ih1iw1_relu"})
     for (Precision p : kAllPrecisions) {  // fp32 NCHW, the others NHWC
       absl::Status status = CompareWithReference(*ParseOpDesc(text), Tolerances(p, 0, 0, 0));
       EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p) << ": " << status;
     }
+}
+
+// The fused add's backward as the executor calls it: the output's gradient
+// as 1, 3 or 17 parts (more than one launch takes), one buffer bound to both
+// inputs' gradients, or two. Integers: exact in every storage type.
+TEST(CudaOpsTest, FusedAddSumsGradientPartsMaskedByItsOutput) {
+  SKIP_WITHOUT_GPU();
+  const OpDesc desc = *ParseOpDesc("add:mb2ic5ih3iw7_relu");
+  for (Precision p : {Precision::kFp32, Precision::kBf16})
+    for (int num_parts : {1, 3, 17})
+      for (bool shared : {true, false}) {
+        SCOPED_TRACE(absl::StrCat(PrecisionName(p), " parts ", num_parts, shared ? " shared" : ""));
+        auto kernel = Cuda()->Create(desc, KernelOptions::ForPrecision(p), {});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        const KernelSignature& sig = (*kernel)->signature();
+        EXPECT_TRUE(sig.shared_input_gradient);
+        EXPECT_TRUE(sig.sums_output_gradient);
+        EXPECT_TRUE(sig.backward_reads_output);
+        const TensorSpec& spec = sig.output;
+        const int64_t count = spec.shape.num_elements();
+        auto values = [&](uint64_t seed, int64_t low, int64_t high) {
+          std::vector<double> v(static_cast<size_t>(count));
+          Rng rng(seed);
+          for (double& e : v)
+            e = static_cast<double>(low + static_cast<int64_t>(rng.Uniform() * (high - low + 1)));
+          return v;
+        };
+        auto device = [&](const std::vector<double>& v) {
+          Buffer b = *Buffer::Allocate(Cuda()->device(), spec.bytes);
+          EXPECT_TRUE(cuda_test::Write(spec, b.data(), v).ok());
+          return b;
+        };
+        const std::vector<double> x0 = values(1, -3, 3), x1 = values(2, -3, 3);
+        std::vector<std::vector<double>> parts;
+        for (int k = 0; k < num_parts; ++k) parts.push_back(values(10 + k, -4, 4));
+        Buffer a = device(x0), b = device(x1);
+        Buffer y = *Buffer::Allocate(Cuda()->device(), spec.bytes);
+        Buffer dx0 = *Buffer::Allocate(Cuda()->device(), spec.bytes);
+        Buffer dx1 = *Buffer::Allocate(Cuda()->device(), spec.bytes);
+        ASSERT_TRUE(cuda_test::Poison(y).ok());
+        ASSERT_TRUE(cuda_test::Poison(dx0).ok());
+        ASSERT_TRUE(cuda_test::Poison(dx1).ok());
+        std::vector<Buffer> part_buffers;
+        KernelArgs args;
+        for (const auto& v : parts) {
+          part_buffers.push_back(device(v));
+          args.dy_parts.push_back(part_buffers.back().data());
+        }
+        if (num_parts == 1) {
+          args.dy = args.dy_parts[0];
+          args.dy_parts.clear();
+        }
+        args.x = {a.data(), b.data()};
+        args.y = y.data();
+        args.dx = {dx0.data(), shared ? dx0.data() : dx1.data()};
+        ASSERT_TRUE((*kernel)->Forward(args).ok());
+        ASSERT_TRUE((*kernel)->BackwardData(args).ok());
+        ASSERT_TRUE(Cuda()->stream().Synchronize().ok());
+        std::vector<double> want_y(static_cast<size_t>(count)), want_dx(static_cast<size_t>(count));
+        int masked = 0;
+        for (int64_t i = 0; i < count; ++i) {
+          want_y[i] = std::max(x0[i] + x1[i], 0.0);
+          double sum = 0;
+          for (const auto& v : parts) sum += v[i];
+          want_dx[i] = want_y[i] > 0 ? sum : 0.0;
+          masked += want_y[i] > 0 ? 0 : 1;
+        }
+        ASSERT_GT(masked, 0);
+        ASSERT_LT(masked, count);
+        EXPECT_EQ(*cuda_test::Read(spec, y.data()), want_y);
+        EXPECT_EQ(*cuda_test::Read(spec, dx0.data()), want_dx);
+        if (!shared) {
+          EXPECT_EQ(*cuda_test::Read(spec, dx1.data()), want_dx);
+        }
+      }
 }
 
 TEST(CudaOpsTest, SoftmaxXentMatchesTheReferenceInEveryPrecision) {
