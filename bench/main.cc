@@ -67,8 +67,15 @@ ABSL_FLAG(bool, overlap, true,
           "data-parallel training: all-reduce each gradient bucket during backward (false: "
           "all of them after backward, to measure what overlap gains)");
 ABSL_FLAG(bool, fuse_relu, true,
-          "CPU training: fold each ReLU into the batch norm or residual add before it (false: "
+          "training: fold each ReLU into the batch norm or residual add before it (false: "
           "every layer on its own, the baseline fusion is measured against)");
+ABSL_FLAG(std::string, gpu_layout, "nhwc",
+          "GPU activations of the fp16/bf16/tf32 cases: nhwc (tensor cores' layout) or nchw "
+          "(fp32 cases are NCHW either way)");
+ABSL_FLAG(std::string, cuda_batch_norm, "graph",
+          "GPU training batch norm: graph (cuDNN graphs with the ReLU fused in, on NHWC "
+          "activations where an engine builds) or legacy (cuDNN's batch norm calls and a "
+          "separate ReLU pass)");
 ABSL_FLAG(int, threads_per_replica, -1,
           "OpenMP threads of each CPU replica (default: the cores divided among the replicas)");
 ABSL_FLAG(int, collective_timeout, -1,
@@ -83,7 +90,8 @@ ABSL_FLAG(std::string, distortions, "none",
           "(brightness, saturation); full (tf_cnn_benchmarks' --distortions, RGB path: "
           "brightness, saturation, hue, contrast, in one of its two orders)");
 ABSL_FLAG(std::string, data_dir, "", "ImageNet TFRecords or an image folder for --data=real");
-ABSL_FLAG(std::string, platform, "", "short platform name for reports (default: from the hardware)");
+ABSL_FLAG(std::string, platform, "",
+          "short platform name for reports (default: from the hardware)");
 ABSL_FLAG(int, steps, -1,
           "timed steps per repetition of a training case (--benchmark_min_time does not "
           "apply to them)");
@@ -98,8 +106,7 @@ ABSL_FLAG(std::string, backend, "", "CPU backend: onednn (default) or reference"
 ABSL_FLAG(bool, cuda_graph, true,
           "GPU training cases: capture each step once as a CUDA graph and replay it "
           "(false: enqueue every kernel every step)");
-ABSL_FLAG(bool, list, false,
-          "print the cases that would run (after --benchmark_filter) and exit");
+ABSL_FLAG(bool, list, false, "print the cases that would run (after --benchmark_filter) and exit");
 ABSL_FLAG(bool, verbose, false,
           "print each skipped case's full reason on stderr, with the source locations it "
           "passed through");
@@ -142,8 +149,7 @@ absl::Status ParseList(const absl::Flag<std::string>& flag, std::vector<T>* out)
   std::vector<T> items;
   for (absl::string_view part : absl::StrSplit(value, ',')) {
     const std::string where = absl::StrCat("--", name, "=", value, ": ");
-    if (part.empty())
-      return absl::InvalidArgumentError(absl::StrCat(where, "an empty item"));
+    if (part.empty()) return absl::InvalidArgumentError(absl::StrCat(where, "an empty item"));
     T item;
     if (absl::Status s = ParseItem(part, &item); !s.ok())
       return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
@@ -172,9 +178,8 @@ absl::StatusOr<int> CountFlag(const absl::Flag<int>& flag, int least, int fallba
 // A plain string flag, when given, must not be empty.
 absl::Status CheckNotEmpty(const absl::Flag<std::string>& flag) {
   if (Given(flag) && absl::GetFlag(flag).empty())
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", absl::GetFlagReflectionHandle(flag).Name(),
-                     " is empty (leave it out for the default)"));
+    return absl::InvalidArgumentError(absl::StrCat("--", absl::GetFlagReflectionHandle(flag).Name(),
+                                                   " is empty (leave it out for the default)"));
   return absl::OkStatus();
 }
 
@@ -230,7 +235,8 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     if (b == 0) return absl::InvalidArgumentError("--batch_sizes: a batch size must be >= 1");
   for (const auto& d : o.data)
     if (d != "synthetic" && d != "real")
-      return absl::InvalidArgumentError(absl::StrCat("--data: unknown '", d, "' (synthetic, real)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--data: unknown '", d, "' (synthetic, real)"));
   for (const auto& p : o.precisions)
     if (absl::Status parsed = ParsePrecision(p).status(); !parsed.ok())
       return absl::InvalidArgumentError(absl::StrCat("--precisions: ", parsed.message()));
@@ -278,6 +284,16 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
   o.platform = absl::GetFlag(FLAGS_platform);
   o.cuda_graph = absl::GetFlag(FLAGS_cuda_graph);
+  const std::string layout = absl::GetFlag(FLAGS_gpu_layout);
+  if (layout != "nhwc" && layout != "nchw")
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gpu_layout: unknown '", layout, "' (nhwc, nchw)"));
+  o.gpu_nhwc = layout == "nhwc";
+  const std::string bn = absl::GetFlag(FLAGS_cuda_batch_norm);
+  if (bn != "graph" && bn != "legacy")
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cuda_batch_norm: unknown '", bn, "' (graph, legacy)"));
+  o.cuda_batch_norm_graphs = bn == "graph";
   return options;
 }
 
@@ -289,6 +305,8 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel_min_time));
   benchmark::AddCustomContext("cpu_backend", o.backend);
   benchmark::AddCustomContext("cuda_graph", o.cuda_graph ? "true" : "false");
+  benchmark::AddCustomContext("gpu_layout", o.gpu_nhwc ? "nhwc" : "nchw");
+  benchmark::AddCustomContext("cuda_batch_norm", o.cuda_batch_norm_graphs ? "graph" : "legacy");
   benchmark::AddCustomContext("image_size",
                               o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
@@ -301,7 +319,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   const bool input_cases =
       std::find(o.families.begin(), o.families.end(), "input") != o.families.end();
   benchmark::AddCustomContext(
-      "data_dir", !o.data_dir.empty()       ? o.data_dir
+      "data_dir", !o.data_dir.empty()   ? o.data_dir
                   : real || input_cases ? "generated: a data set made by the suite (make_dataset: "
                                           "256 train images of 200-500 px, 10 classes)"
                                         : "none");
@@ -353,8 +371,9 @@ int Main(int argc, char** argv) {
   for (const auto& [flag, format] : {std::pair{"benchmark_out_format", out_format},
                                      std::pair{"benchmark_format", display_format}}) {
     if (format != "console" && format != "json" && format != "csv")
-      return Fail(kBadUsage, absl::InvalidArgumentError(absl::StrCat(
-                                 "--", flag, "=", format, ": unknown format (console, json, csv)")));
+      return Fail(kBadUsage,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "--", flag, "=", format, ": unknown format (console, json, csv)")));
   }
   // Google Benchmark would write --benchmark_out itself, unchecked, and
   // truncate it before knowing whether anything runs: ResultFile writes it
@@ -394,8 +413,8 @@ int Main(int argc, char** argv) {
     absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateMpiCommunicator(co);
     // A rank that never arrives leaves the others inside MPI: the job ends.
     if (absl::IsDeadlineExceeded(comm.status()))
-      AbortMpiJob(kBadUsage, absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ",
-                                          comm.status().message()));
+      AbortMpiJob(kBadUsage,
+                  absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", comm.status().message()));
     if (!comm.ok()) return Fail(kBadUsage, comm.status());
     world = *std::move(comm);
     // Kernel and GEMM cases involve no other rank: every process would time
@@ -441,14 +460,14 @@ int Main(int argc, char** argv) {
     const PlatformInfo platform = CollectPlatformInfo();
     const std::vector<std::string> user_args(argv + 1, argv + argc);
     const absl::StatusOr<std::string> nccl = NcclVersion();
-    const absl::Status agreed = Preflight(
-        *world, {{"binary", absl::StrCat(platform.git_commit, " ", platform.build_config, " ",
-                                         BuildCompilationMode())},
-                 {"flags", absl::StrJoin(user_args, " ")},
-                 {"cases", absl::StrJoin(selected_names, ",")},
-                 {"gpus visible", absl::StrCat(options->gpu_count)},
-                 {"mpi", mpi_ranks.library_version},
-                 {"nccl", nccl.ok() ? *nccl : "none"}});
+    const absl::Status agreed =
+        Preflight(*world, {{"binary", absl::StrCat(platform.git_commit, " ", platform.build_config,
+                                                   " ", BuildCompilationMode())},
+                           {"flags", absl::StrJoin(user_args, " ")},
+                           {"cases", absl::StrJoin(selected_names, ",")},
+                           {"gpus visible", absl::StrCat(options->gpu_count)},
+                           {"mpi", mpi_ranks.library_version},
+                           {"nccl", nccl.ok() ? *nccl : "none"}});
     if (absl::IsDeadlineExceeded(agreed))
       AbortMpiJob(kBadUsage,
                   absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", agreed.message()));
@@ -485,17 +504,19 @@ int Main(int argc, char** argv) {
   // told is part of the conditions a multi-GPU figure was taken under.
   for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"}) {
     const char* value = std::getenv(name);
-    benchmark::AddCustomContext(absl::AsciiStrToLower(name),
-                                value != nullptr && *value != '\0' ? value : "auto (NCCL's choice)");
+    benchmark::AddCustomContext(absl::AsciiStrToLower(name), value != nullptr && *value != '\0'
+                                                                 ? value
+                                                                 : "auto (NCCL's choice)");
   }
   if (rank0)
-    std::fprintf(stderr,
-                 "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
-                 BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
-                 info.cpu_cores, info.gpu_count, options->preset.c_str(), selected_names.size(),
-                 world != nullptr ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ",
-                                                 mpi_ranks.hosts, " host(s)").c_str()
-                                  : "");
+    std::fprintf(
+        stderr, "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
+        BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(), info.cpu_cores,
+        info.gpu_count, options->preset.c_str(), selected_names.size(),
+        world != nullptr
+            ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
+                  .c_str()
+            : "");
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       rank0 ? MakeDisplayReporter([&harness] { return harness.stopped(); })
             : std::make_unique<SilentReporter>();

@@ -13,6 +13,7 @@
 #include "kernels/collectives/local.h"
 #include "kernels/collectives/mpi.h"
 #include "kernels/collectives/nccl.h"
+#include "kernels/cuda/cuda_backend.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -46,8 +47,8 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   }
   if (preset == "full") {
     o.families = RegisteredFamilies();
-    o.models = {"alexnet", "googlenet", "inception3", "inception4", "vgg16", "resnet50",
-                "resnet50_v1.5", "resnet101", "resnet152", "mobilenet"};
+    o.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
+                "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
     o.kernel_models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
     o.gpus = {0};
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
@@ -124,16 +125,17 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
     // A GPU this machine lacks is a case that cannot run here: skipped, not failed.
     const int visible = CudaDeviceCount();
     if (device.ordinal >= visible)
-      return absl::UnimplementedError(absl::StrCat("unsupported: ", device.ToString(),
-                                                   " is not present (", visible,
-                                                   " GPU(s) visible)"));
-    return CreateBackend("cuda", device);
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: ", device.ToString(), " is not present (", visible, " GPU(s) visible)"));
+    CudaBackendOptions cuda;
+    cuda.nhwc = options.gpu_nhwc;
+    cuda.batch_norm_graphs = options.cuda_batch_norm_graphs;
+    return CreateCudaBackend(device, cuda);
   }
   return CreateBackend(options.backend, device);
 }
 
-absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int gpus,
-                                               int ranks) {
+absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int gpus, int ranks) {
   CommunicatorOptions co;
   co.timeout = options.collective_timeout;
   ReplicaPlacement p;
@@ -149,9 +151,9 @@ absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int 
     }
     const Device device = Device::Cuda(options.mpi->local_rank);
     if (device.ordinal >= options.gpu_count)
-      return absl::UnimplementedError(absl::StrCat(
-          "unsupported: rank ", options.mpi->rank, " would drive ", device.ToString(), " but ",
-          options.gpu_count, " GPU(s) are visible on its host"));
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: rank ", options.mpi->rank, " would drive ", device.ToString(),
+                       " but ", options.gpu_count, " GPU(s) are visible on its host"));
     ASSIGN_OR_RETURN(NcclUniqueId id, ShareNcclUniqueId(*mpi));
     ASSIGN_OR_RETURN(std::unique_ptr<Communicator> nccl,
                      CreateNcclCommunicator(id, options.mpi->rank, ranks, device, co));
@@ -165,8 +167,8 @@ absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int 
     return p;
   }
   if (ranks > options.gpu_count)
-    return absl::UnimplementedError(absl::StrCat("unsupported: gpus:", ranks, " but ",
-                                                 options.gpu_count, " GPU(s) visible"));
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: gpus:", ranks, " but ", options.gpu_count, " GPU(s) visible"));
   for (int r = 0; r < ranks; ++r) p.devices.push_back(Device::Cuda(r));
   ASSIGN_OR_RETURN(p.group, CreateNcclGroup(p.devices, co));
   return p;

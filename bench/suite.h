@@ -29,22 +29,22 @@ struct MpiRanks {
 };
 
 struct SuiteOptions {
-  std::string preset;                   // quick, published, full, tiny
-  std::vector<std::string> families;    // registered CaseFamilies() (bench/names.h)
-  std::vector<std::string> models;      // training cases
+  std::string preset;                      // quick, published, full, tiny
+  std::vector<std::string> families;       // registered CaseFamilies() (bench/names.h)
+  std::vector<std::string> models;         // training cases
   std::vector<std::string> kernel_models;  // whose distinct layers become kernel cases
-  int max_kernel_shapes = 0;            // per model and family; 0: all
-  std::vector<int64_t> batch_sizes;     // empty: each model's default batch size
-  std::vector<std::string> precisions;  // fp32, tf32, fp16, bf16
-  std::vector<int> gpus;                // 0 = the CPU
-  std::vector<int> replicas = {1};      // data-parallel CPU replicas (gpus:0 cases)
+  int max_kernel_shapes = 0;               // per model and family; 0: all
+  std::vector<int64_t> batch_sizes;        // empty: each model's default batch size
+  std::vector<std::string> precisions;     // fp32, tf32, fp16, bf16
+  std::vector<int> gpus;                   // 0 = the CPU
+  std::vector<int> replicas = {1};         // data-parallel CPU replicas (gpus:0 cases)
   size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket
-  bool overlap = true;                  // all-reduce buckets during backward
-  bool fuse_relu = true;                // TrainOptions::fuse_relu of every train case
-  int threads_per_replica = 0;          // CPU replicas' OpenMP threads; 0: cores / replicas
+  bool overlap = true;                     // all-reduce buckets during backward
+  bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
+  int threads_per_replica = 0;             // CPU replicas' OpenMP threads; 0: cores / replicas
   absl::Duration collective_timeout = absl::Minutes(5);
   const MpiRanks* mpi = nullptr;  // set under an MPI launcher
-  std::vector<std::string> data;        // synthetic, real
+  std::vector<std::string> data;  // synthetic, real
   std::string data_dir;
   // data:real training: CPU cores given to the input pipeline's decode
   // threads and taken from the compute's OpenMP team (0: the pipeline's one
@@ -53,8 +53,8 @@ struct SuiteOptions {
   // Colour distortion of real training images (data:real training and the
   // input cases): none, Inception's fast mode, tf_cnn_benchmarks' full one.
   input::ColorDistortion distortions = input::ColorDistortion::kNone;
-  int64_t image_size = 0;               // 0: each model's own
-  int64_t kernel_batch = 0;             // batch of kernel cases; 0: the model's training batch
+  int64_t image_size = 0;    // 0: each model's own
+  int64_t kernel_batch = 0;  // batch of kernel cases; 0: the model's training batch
   int warmup_steps = 10;
   int steps = 100;
   int repetitions = 5;              // every family (after --benchmark_repetitions)
@@ -68,7 +68,9 @@ struct SuiteOptions {
   int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
   std::string backend = "onednn";  // for CPU cases
   bool cuda_graph = true;          // GPU training steps replay a captured CUDA graph
-  int gpu_count = 0;                // GPUs visible: cuda cases register only with one
+  bool gpu_nhwc = true;            // fp16/bf16/tf32 GPU activations in NHWC (else NCHW)
+  bool cuda_batch_norm_graphs = true;  // CudaBackendOptions::batch_norm_graphs
+  int gpu_count = 0;                   // GPUs visible: cuda cases register only with one
   std::string platform;
 };
 

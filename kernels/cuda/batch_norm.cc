@@ -17,9 +17,21 @@
 // (one elementwise pass, no buffer of its own); backward first masks dy by
 // y > 0 into scratch and gives cuDNN that (dgamma and dbeta are then of the
 // masked gradient, as on every backend).
+//
+// Training on NHWC activations (the tensor-core precisions) runs instead as
+// two cuDNN graphs (bn_graph.h) with the ReLU inside them, where an engine
+// builds for the shape and CudaBackendOptions::batch_norm_graphs allows:
+// forward writes y, the batch mean and inverse std in one graph, and a small
+// kernel updates the running statistics from them (unbiased variance);
+// backward's dReLU reads y. Inference and frozen-statistics backward keep
+// the legacy calls. implementation() says which ran (and why not a graph).
+//
+// Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][the
+// graphs' workspace].
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
 #include "core/status.h"
+#include "kernels/cuda/bn_graph.h"
 #include "kernels/cuda/op_kernels.h"
 #include "kernels/cuda/op_spec.h"
 #include "kernels/cuda/ops.h"
@@ -92,10 +104,12 @@ class BatchNormKernel : public CudaKernel {
     signature_.inputs = {input};
     signature_.output = input;
     signature_.saved_bytes = 4 * vector_bytes_;
-    // dx of a BackwardWeights that runs the pass itself, then (with _relu)
-    // the masked dy.
     activation_bytes_ = AlignUp(static_cast<size_t>(d.elements()) * SizeOf(options.dtype));
-    signature_.scratch_bytes = (desc_.relu ? 2 : 1) * activation_bytes_;
+    workspace_offset_ = (desc_.relu ? 2 : 1) * activation_bytes_;
+    RETURN_IF_ERROR(TryGraphs(options));
+    signature_.scratch_bytes =
+        workspace_offset_ +
+        (graphs_ != nullptr ? AlignUp(static_cast<size_t>(graphs_->workspace_bytes())) : 0);
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = desc_.relu;
     if (!desc_.scale) {  // cuDNN always scales: gamma = 1
@@ -104,7 +118,13 @@ class BatchNormKernel : public CudaKernel {
       RETURN_IF_ERROR(
           CopyBytes(ones_.data(), context_->device, ones.data(), Device::Cpu(), vector.bytes));
     }
-    implementation_ = desc_.relu ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
+    if (graphs_ != nullptr) {
+      implementation_ = graphs_->implementation();
+    } else {
+      implementation_ =
+          desc_.relu ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
+      if (!no_graph_.empty()) absl::StrAppend(&implementation_, " (no graph: ", no_graph_, ")");
+    }
     return absl::OkStatus();
   }
 
@@ -114,6 +134,25 @@ class BatchNormKernel : public CudaKernel {
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(CheckParamsAndState(args));
     const float one = 1.0f, zero = 0.0f;
+    if (args.training && graphs_ != nullptr) {
+      RETURN_IF_ERROR(Require(args.saved, "saved"));
+      RETURN_IF_ERROR(RequireScratch(args));
+      BnForwardBuffers b;
+      b.x = x;
+      b.scale = Gamma(args);
+      b.bias = args.params.back();
+      b.y = args.y;
+      b.mean = SavedAt(args, 0);
+      b.inv_variance = SavedAt(args, 1);
+      RETURN_IF_ERROR(graphs_->Forward(context_->cudnn, b, Workspace(args)));
+      const Dims4& d = desc_.dims;
+      return Launched(LaunchBatchNormRunningStats(
+                          static_cast<const float*>(SavedAt(args, 0)),
+                          static_cast<const float*>(SavedAt(args, 1)), desc_.epsilon,
+                          d.n * d.h * d.w, desc_.momentum, static_cast<float*>(args.state[0]),
+                          static_cast<float*>(args.state[1]), d.c, context_->raw_stream()),
+                      "batch norm running statistics");
+    }
     if (args.training) {
       RETURN_IF_ERROR(Require(args.saved, "saved"));
       BN_CUDNN(cudnnBatchNormalizationForwardTraining(
@@ -142,6 +181,11 @@ class BatchNormKernel : public CudaKernel {
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(Require(args.saved, "saved"));
     RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
+    if (args.training && graphs_ != nullptr) {
+      RETURN_IF_ERROR(RunGraphBackward(args, x, args.dx[0], SavedAt(args, 2), SavedAt(args, 3)));
+      Remember(args, x);
+      return absl::OkStatus();
+    }
     ASSIGN_OR_RETURN(const void* dy, MaskedDy(args));
     if (!args.training)
       return Launched(
@@ -151,10 +195,7 @@ class BatchNormKernel : public CudaKernel {
               context_->raw_stream()),
           "batch norm frozen backward");
     RETURN_IF_ERROR(RunBackward(args, x, dy, args.dx[0], SavedAt(args, 2), SavedAt(args, 3)));
-    fresh_ = true;
-    fresh_x_ = x;
-    fresh_dy_ = args.dy;
-    fresh_saved_ = args.saved;
+    Remember(args, x);
     return absl::OkStatus();
   }
 
@@ -183,9 +224,11 @@ class BatchNormKernel : public CudaKernel {
     }
     RETURN_IF_ERROR(RequireScratch(args));
     RETURN_IF_ERROR(CheckParamsAndState(args, /*state=*/false));
+    void* dgamma_out = dgamma != nullptr ? dgamma : SavedAt(args, 2);
+    if (args.training && graphs_ != nullptr)
+      return RunGraphBackward(args, x, args.scratch, dgamma_out, dbeta);
     ASSIGN_OR_RETURN(const void* dy, MaskedDy(args));
-    return RunBackward(args, x, dy, args.scratch, dgamma != nullptr ? dgamma : SavedAt(args, 2),
-                       dbeta);
+    return RunBackward(args, x, dy, args.scratch, dgamma_out, dbeta);
   }
 
  private:
@@ -201,6 +244,80 @@ class BatchNormKernel : public CudaKernel {
                                              Gamma(args), dgamma, dbeta, desc_.epsilon,
                                              SavedAt(args, 0), SavedAt(args, 1)));
     return absl::OkStatus();
+  }
+
+  // The graphs for NHWC training where the backend allows them and an engine
+  // builds; otherwise graphs_ stays null (no_graph_ says why, when it was
+  // tried). Out of memory is an error either way.
+  absl::Status TryGraphs(const KernelOptions& options) {
+    if (!geometry_.nhwc || !context_->options.batch_norm_graphs) return absl::OkStatus();
+    const Dims4& d = desc_.dims;
+    BnProblem problem;
+    problem.n = d.n;
+    problem.c = d.c;
+    problem.h = d.h;
+    problem.w = d.w;
+    problem.nhwc = true;
+    problem.io_type = options.dtype;
+    problem.relu = desc_.relu;
+    problem.epsilon = desc_.epsilon;
+    problem.what = what_;
+    // Layers of one shape share the graphs (and a failure to build them):
+    // building runs cuDNN's heuristics and may compile kernels at run time.
+    struct Built {
+      std::shared_ptr<const BnGraphs> graphs;
+      std::string no_graph;
+    };
+    const std::string key = absl::StrCat("bn_graph/", what_, "/", DTypeName(options.dtype));
+    std::lock_guard<std::mutex> lock(context_->shared_mutex);
+    std::shared_ptr<const void>& slot = context_->shared[key];
+    if (slot == nullptr) {
+      auto built = std::make_shared<Built>();
+      absl::StatusOr<std::unique_ptr<BnGraphs>> graphs = BnGraphs::Validate(problem);
+      absl::Status status = graphs.status();
+      if (graphs.ok()) status = (*graphs)->ChoosePlans(context_->cudnn);
+      if (IsOutOfMemory(status)) return status;  // not kept: another try may fit
+      if (status.ok()) {
+        built->graphs = *std::move(graphs);
+      } else {
+        // The reason, shortened, for the label.
+        built->no_graph = std::string(status.message().substr(0, 160));
+      }
+      slot = built;
+    }
+    const auto& built = *static_cast<const Built*>(slot.get());
+    graphs_ = built.graphs;
+    no_graph_ = built.no_graph;
+    return absl::OkStatus();
+  }
+
+  absl::Status RunGraphBackward(const KernelArgs& args, const void* x, void* dx, void* dgamma,
+                                void* dbeta) {
+    RETURN_IF_ERROR(RequireScratch(args));
+    if (desc_.relu) RETURN_IF_ERROR(Require(args.y, "y"));
+    BnBackwardBuffers b;
+    b.dy = args.dy;
+    b.x = x;
+    b.y = args.y;
+    b.scale = Gamma(args);
+    b.mean = SavedAt(args, 0);
+    b.inv_variance = SavedAt(args, 1);
+    b.dx = dx;
+    b.dscale = dgamma;
+    b.dbias = dbeta;
+    return graphs_->Backward(context_->cudnn, b, Workspace(args));
+  }
+
+  // What the last BackwardData left in saved (dgamma, dbeta), and for which call.
+  void Remember(const KernelArgs& args, const void* x) {
+    fresh_ = true;
+    fresh_x_ = x;
+    fresh_dy_ = args.dy;
+    fresh_saved_ = args.saved;
+  }
+
+  void* Workspace(const KernelArgs& args) const {
+    return static_cast<char*>(args.scratch) + workspace_offset_;
   }
 
   // With _relu: y = max(y, 0) in place.
@@ -250,7 +367,10 @@ class BatchNormKernel : public CudaKernel {
   cudnnTensorDescriptor_t param_desc_ = nullptr;  // (1,C,1,1) fp32
   size_t vector_bytes_ = 0;
   size_t activation_bytes_ = 0;  // one scratch region
-  Buffer ones_;                  // gamma of `_noscale`
+  size_t workspace_offset_ = 0;  // of the graphs' workspace in scratch
+  std::shared_ptr<const BnGraphs> graphs_;
+  std::string no_graph_;  // why graphs_ is null, when they were tried
+  Buffer ones_;           // gamma of `_noscale`
   // What the last BackwardData left in saved (dgamma, dbeta) and for which call.
   bool fresh_ = false;
   const void* fresh_x_ = nullptr;

@@ -9,7 +9,9 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ struct Context {
   cudnnHandle_t cudnn = nullptr;
   cublasLtHandle_t cublaslt = nullptr;
   CudaBackendOptions options;
+  // What kernels of equal problems share, built once (e.g. batch norm's
+  // cuDNN graphs, by descriptor and type): any object, by key.
+  std::mutex shared_mutex;
+  std::map<std::string, std::shared_ptr<const void>> shared;
 
   cudaStream_t raw_stream() const { return static_cast<cudaStream_t>(stream.native_handle()); }
   static absl::StatusOr<std::shared_ptr<Context>> Create(const Device& device,

@@ -4,7 +4,6 @@
 
 #include <cuda_runtime.h>
 #include <cudnn.h>
-
 #include <cudnn_frontend.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "kernels/cuda/fe_status.h"
 
 namespace cnnbench::cuda {
 namespace {
@@ -30,47 +30,27 @@ constexpr int64_t kUidY = 3;
 
 fe::DataType_t FeType(DType dtype) {
   switch (dtype) {
-    case DType::kF16: return fe::DataType_t::HALF;
-    case DType::kBF16: return fe::DataType_t::BFLOAT16;
-    default: return fe::DataType_t::FLOAT;
+    case DType::kF16:
+      return fe::DataType_t::HALF;
+    case DType::kBF16:
+      return fe::DataType_t::BFLOAT16;
+    default:
+      return fe::DataType_t::FLOAT;
   }
 }
 
 std::vector<int64_t> Vec(const std::array<int64_t, 4>& a) { return {a.begin(), a.end()}; }
 std::vector<int64_t> Vec(const std::array<int64_t, 2>& a) { return {a.begin(), a.end()}; }
 
-// A cudnn-frontend error as a Status naming the descriptor, the pass and
-// the call; allocation failures are OOM, missing engines "unsupported".
-absl::Status FeStatus(fe::error_t error, absl::string_view what, absl::string_view call) {
-  const std::string message = error.get_message();
-  const std::string text = absl::StrCat(what, ": ", call, " failed: ", message);
-  if (absl::StrContains(message, "ALLOC_FAILED") || absl::StrContains(message, "out of memory"))
-    return OutOfMemoryError(text);
-  switch (error.get_code()) {
-    case fe::error_code_t::GRAPH_NOT_SUPPORTED:
-    case fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED:
-      return absl::UnimplementedError(absl::StrCat("unsupported: ", text));
-    case fe::error_code_t::ATTRIBUTE_NOT_SET:
-    case fe::error_code_t::SHAPE_DEDUCTION_FAILED:
-    case fe::error_code_t::INVALID_VALUE:
-      return absl::InvalidArgumentError(text);
-    default:
-      return absl::InternalError(text);
-  }
-}
-
-#define FE_RETURN_IF_ERROR(expr, what)                                        \
-  do {                                                                        \
-    fe::error_t cnnbench_fe_ = (expr);                                        \
-    if (cnnbench_fe_.is_bad()) return FeStatus(cnnbench_fe_, (what), #expr);  \
-  } while (0)
-
-// Engines whose numerics break the precision's promise: tensor cores on
-// fp32 data are tf32 math; down-converted inputs or reduced-precision
-// reductions would break "fp32 compute" for every precision.
+// Engines whose numerics break the precision's promise: reduced-precision
+// reductions break "fp32 compute" for every precision; on fp32 data,
+// tensor cores and down-converted inputs are tf32 math, which only tf32
+// allows (there, engines that round the inputs to tf32 are the point); on
+// fp16/bf16 data, inputs converted further down are barred too.
 std::vector<fe::NumericalNote_t> BarredNotes(const ConvProblem& p) {
-  std::vector<fe::NumericalNote_t> notes = {fe::NumericalNote_t::DOWN_CONVERT_INPUTS,
-                                            fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
+  std::vector<fe::NumericalNote_t> notes = {fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION};
+  const bool tf32 = p.io_type == DType::kF32 && p.allow_tf32;
+  if (!tf32) notes.push_back(fe::NumericalNote_t::DOWN_CONVERT_INPUTS);
   if (p.io_type == DType::kF32 && !p.allow_tf32) notes.push_back(fe::NumericalNote_t::TENSOR_CORE);
   return notes;
 }
@@ -228,16 +208,16 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   if (slot.candidates.empty())
     return absl::UnimplementedError(absl::StrCat(
         "unsupported: ", where, ": none of cuDNN's ", configs,
-        " engine configurations builds with ", PrecisionName(problem.precision),
-        " numerics", last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
+        " engine configurations builds with ", PrecisionName(problem.precision), " numerics",
+        last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
   return absl::OkStatus();
 }
 
 absl::StatusOr<float> ConvGraphs::Impl::Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
-                                             const ConvBuffers& buffers, void* workspace,
-                                             int runs, cudaStream_t stream, Events& events) {
-  std::unordered_map<int64_t, void*> pack = {{kUidX, buffers.x}, {kUidW, buffers.w},
-                                             {kUidY, buffers.y}};
+                                             const ConvBuffers& buffers, void* workspace, int runs,
+                                             cudaStream_t stream, Events& events) {
+  std::unordered_map<int64_t, void*> pack = {
+      {kUidX, buffers.x}, {kUidW, buffers.w}, {kUidY, buffers.y}};
   const fe::graph::Graph& graph = *at(pass).graph;
   FE_RETURN_IF_ERROR(graph.execute_plan_at_index(cudnn, pack, workspace, plan), What(pass));
   float best = std::numeric_limits<float>::infinity();
@@ -247,8 +227,8 @@ absl::StatusOr<float> ConvGraphs::Impl::Time(ConvPass pass, int64_t plan, cudnnH
     FE_RETURN_IF_ERROR(graph.execute_plan_at_index(cudnn, pack, workspace, plan), What(pass));
     if (cudaEventRecord(events.stop, stream) != cudaSuccess ||
         cudaEventSynchronize(events.stop) != cudaSuccess)
-      return absl::InternalError(absl::StrCat(What(pass), ": timing a plan failed: ",
-                                              cudaGetErrorString(cudaGetLastError())));
+      return absl::InternalError(absl::StrCat(
+          What(pass), ": timing a plan failed: ", cudaGetErrorString(cudaGetLastError())));
     float ms = 0;
     if (cudaEventElapsedTime(&ms, events.start, events.stop) == cudaSuccess)
       best = std::min(best, ms);
@@ -305,8 +285,8 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
   for (ConvPass pass : kConvPasses)
     for (int64_t plan : impl.at(pass).candidates) {
       int64_t bytes = 0;
-      FE_RETURN_IF_ERROR(
-          impl.at(pass).graph->get_workspace_size_plan_at_index(plan, bytes), impl.What(pass));
+      FE_RETURN_IF_ERROR(impl.at(pass).graph->get_workspace_size_plan_at_index(plan, bytes),
+                         impl.What(pass));
       workspace_bytes = std::max(workspace_bytes, bytes);
     }
   DeviceScratch scratch;
@@ -322,9 +302,9 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
                cudaEventCreate(&events.start) == cudaSuccess &&
                cudaEventCreate(&events.stop) == cudaSuccess;
   // Zeros: timing garbage could meet denormals or NaNs.
-  for (const auto& [pointer, bytes] :
-       {std::pair<void*, int64_t>{buffers.x, p.x.elements()}, {buffers.w, p.w.elements()},
-        {buffers.y, p.y.elements()}})
+  for (const auto& [pointer, bytes] : {std::pair<void*, int64_t>{buffers.x, p.x.elements()},
+                                       {buffers.w, p.w.elements()},
+                                       {buffers.y, p.y.elements()}})
     ready = ready && cudaMemsetAsync(pointer, 0, static_cast<size_t>(bytes) * element, stream) ==
                          cudaSuccess;
   if (!ready) cudaGetLastError();
@@ -350,8 +330,8 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     RETURN_IF_ERROR(impl.Select(pass, best));
   }
   if (ready && cudaStreamSynchronize(stream) != cudaSuccess)
-    return absl::InternalError(absl::StrCat(impl.what, ": timing the plans failed: ",
-                                            cudaGetErrorString(cudaGetLastError())));
+    return absl::InternalError(absl::StrCat(
+        impl.what, ": timing the plans failed: ", cudaGetErrorString(cudaGetLastError())));
   return absl::OkStatus();
 }
 
@@ -361,8 +341,8 @@ absl::Status ConvGraphs::Run(ConvPass pass, cudnnContext* cudnn, const ConvBuffe
   if (slot.plan < 0)
     return absl::FailedPreconditionError(
         absl::StrCat(impl_->What(pass), ": no plan chosen (ChoosePlans not called)"));
-  std::unordered_map<int64_t, void*> pack = {{kUidX, buffers.x}, {kUidW, buffers.w},
-                                             {kUidY, buffers.y}};
+  std::unordered_map<int64_t, void*> pack = {
+      {kUidX, buffers.x}, {kUidW, buffers.w}, {kUidY, buffers.y}};
   FE_RETURN_IF_ERROR(slot.graph->execute_plan_at_index(cudnn, pack, workspace, slot.plan),
                      impl_->What(pass));
   return absl::OkStatus();

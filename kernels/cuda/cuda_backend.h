@@ -15,6 +15,10 @@ struct CudaBackendOptions {
   // Activations of fp16/bf16/tf32 kernels in NHWC (tensor cores' layout);
   // false keeps NCHW. fp32 kernels use NCHW either way.
   bool nhwc = true;
+  // Training batch norm on NHWC activations as cuDNN graphs with the ReLU
+  // fused in (where an engine builds); false keeps cuDNN's legacy calls
+  // everywhere (the baseline the graphs are measured against).
+  bool batch_norm_graphs = true;
 };
 
 // An error naming the reason when this build has no CUDA or `device` is

@@ -169,6 +169,15 @@ __global__ void BatchNormFrozenStatsKernel(const float* running_mean, const floa
   }
 }
 
+__global__ void BatchNormRunningStatsKernel(const float* mean, const float* inv_std, double epsilon,
+                                            int64_t m, double momentum, float* running_mean,
+                                            float* running_var, int64_t channels) {
+  GRID_STRIDE(c, channels) {
+    BatchNormRunningUpdate(mean[c], inv_std[c], epsilon, m, momentum, &running_mean[c],
+                           &running_var[c]);
+  }
+}
+
 __global__ void BatchNormFrozenBackwardKernel(ActivationGeometry g, const void* dy,
                                               const float* gamma, const float* inv_std, void* dx,
                                               Elem type) {
@@ -260,6 +269,15 @@ cudaError_t LaunchBatchNormFrozenStats(const float* running_mean, const float* r
   if (channels <= 0) return cudaSuccess;
   BatchNormFrozenStatsKernel<<<BlocksFor(channels), kThreads, 0, stream>>>(
       running_mean, running_var, epsilon, mean, inv_std, channels);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBatchNormRunningStats(const float* mean, const float* inv_std, double epsilon,
+                                        int64_t m, double momentum, float* running_mean,
+                                        float* running_var, int64_t channels, cudaStream_t stream) {
+  if (channels <= 0) return cudaSuccess;
+  BatchNormRunningStatsKernel<<<BlocksFor(channels), kThreads, 0, stream>>>(
+      mean, inv_std, epsilon, m, momentum, running_mean, running_var, channels);
   return cudaGetLastError();
 }
 

@@ -57,6 +57,11 @@ cudaError_t LaunchSoftmaxXentForward(const void* logits, Elem type, const int32_
 cudaError_t LaunchBatchNormFrozenStats(const float* running_mean, const float* running_var,
                                        double epsilon, float* mean, float* inv_std,
                                        int64_t channels, cudaStream_t stream);
+// Running statistics after a training batch of m values per channel, from
+// the batch mean and inverse std (op_math.h's BatchNormRunningUpdate).
+cudaError_t LaunchBatchNormRunningStats(const float* mean, const float* inv_std, double epsilon,
+                                        int64_t m, double momentum, float* running_mean,
+                                        float* running_var, int64_t channels, cudaStream_t stream);
 cudaError_t LaunchBatchNormFrozenBackward(const ActivationGeometry& g, const void* dy,
                                           const float* gamma, const float* inv_std, void* dx,
                                           Elem type, cudaStream_t stream);

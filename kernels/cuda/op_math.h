@@ -234,6 +234,23 @@ CNNBENCH_HOST_DEVICE inline float SoftmaxXentGradient(float logit, float log_sum
   return (expf(logit - log_sum) - (is_label ? 1.0f : 0.0f)) / static_cast<float>(batch);
 }
 
+// Batch norm's running statistics from one training batch of m = N*H*W
+// values per channel, given the batch mean and the inverse std
+// 1/sqrt(var + epsilon) a graph saved: running = momentum * running +
+// (1 - momentum) * batch, with the unbiased variance var * m / (m - 1), as
+// docs/kernels.md asks. Updates *running_mean and *running_var.
+CNNBENCH_HOST_DEVICE inline void BatchNormRunningUpdate(float mean, float inv_std, double epsilon,
+                                                        int64_t m, double momentum,
+                                                        float* running_mean, float* running_var) {
+  const double inv = static_cast<double>(inv_std);
+  double var = 1.0 / (inv * inv) - epsilon;
+  if (var < 0) var = 0;  // rounding of a constant channel
+  const double unbiased = m > 1 ? var * static_cast<double>(m) / static_cast<double>(m - 1) : var;
+  *running_mean =
+      static_cast<float>(momentum * *running_mean + (1.0 - momentum) * static_cast<double>(mean));
+  *running_var = static_cast<float>(momentum * *running_var + (1.0 - momentum) * unbiased);
+}
+
 }  // namespace cnnbench::cuda
 
 #endif  // CNNBENCH_KERNELS_CUDA_OP_MATH_H_

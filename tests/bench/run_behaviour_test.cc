@@ -205,6 +205,8 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--preset=", "--preset"},
       {"--platform=", "--platform"},
       {"--backend=", "--backend"},
+      {"--gpu_layout=nhcw", "--gpu_layout"},
+      {"--cuda_batch_norm=fast", "--cuda_batch_norm"},
       {"--data_dir=", "--data_dir"},
       {"--benchmark_out_format=xml", "--benchmark_out_format"},
   };

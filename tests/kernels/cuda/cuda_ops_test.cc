@@ -6,12 +6,17 @@
 // precision, with stated tolerances and poisoned outputs.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/random.h"
 #include "gtest/gtest.h"
+#include "kernels/cuda/bn_graph.h"
+#include "kernels/cuda/conv_graph.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/op_math.h"
 #include "kernels/desc.h"
 #include "tests/kernels/cuda/cuda_test_util.h"
@@ -160,6 +165,74 @@ TEST(CudaOpsHostTest, PoolArithmeticMatchesTheReference) {
   }
 }
 
+// The running statistics the graph path updates from a batch's mean and
+// inverse std (op_math.h), against the reference batch norm's own update
+// (unbiased variance, factor 1 - momentum), starting from the same state.
+TEST(CudaOpsHostTest, BatchNormRunningUpdateMatchesTheReference) {
+  for (const char* text : {"bn:mb4ic3ih5iw2_eps0.001mom0.9", "bn:mb2ic2ih1iw1_eps1e-05mom0.5",
+                           "bn:mb3ic4ih3iw3_eps0.1mom0.997_relu"}) {
+    const BatchNormDesc desc = std::get<BatchNormDesc>(*ParseOpDesc(text));
+    auto ref = kernel_test::CreateKernelUnderTest(*cuda_test::Reference(), desc, DType::kF64);
+    ASSERT_TRUE(ref.ok()) << ref.status();
+    kernel_test::KernelBuffers& b = ref->buffers;
+    kernel_test::FillUniform(b.signature.inputs[0], b.x[0].data(), 7, -2, 3);
+    for (size_t i = 0; i < b.params.size(); ++i)
+      kernel_test::FillUniform(b.signature.params[i], b.params[i].data(), 8 + i, -1, 1);
+    kernel_test::FillUniform(b.signature.state[0], b.state[0].data(), 11, -1, 1);
+    kernel_test::FillUniform(b.signature.state[1], b.state[1].data(), 12, 0.5, 2);
+    const std::vector<double> x = kernel_test::ToDoubles(b.signature.inputs[0], b.x[0].data());
+    std::vector<double> running_mean =
+        kernel_test::ToDoubles(b.signature.state[0], b.state[0].data());
+    std::vector<double> running_var =
+        kernel_test::ToDoubles(b.signature.state[1], b.state[1].data());
+    ASSERT_TRUE(ref->kernel->Forward(b.Args()).ok());
+    const Dims4& d = desc.dims;
+    const int64_t m = d.n * d.h * d.w;
+    for (int64_t c = 0; c < d.c; ++c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < d.n; ++n)
+        for (int64_t i = 0; i < d.h * d.w; ++i) {
+          const double v = x[(n * d.c + c) * d.h * d.w + i];
+          sum += v;
+          sq += v * v;
+        }
+      const double mean = sum / m, var = sq / m - mean * mean;
+      float rm = static_cast<float>(running_mean[c]), rv = static_cast<float>(running_var[c]);
+      cuda::BatchNormRunningUpdate(static_cast<float>(mean),
+                                   static_cast<float>(1 / std::sqrt(var + desc.epsilon)),
+                                   desc.epsilon, m, desc.momentum, &rm, &rv);
+      EXPECT_NEAR(rm, kernel_test::GetElement(b.signature.state[0], b.state[0].data(), c), 1e-6)
+          << text << " channel " << c;
+      EXPECT_NEAR(rv, kernel_test::GetElement(b.signature.state[1], b.state[1].data(), c),
+                  2e-6 * (1 + std::fabs(rv)))
+          << text << " channel " << c;
+    }
+  }
+}
+
+// The batch norm graphs (forward with the ReLU, backward with the dReLU)
+// validate without a device for the layouts and types the kernel asks for.
+TEST(CudaOpsHostTest, BatchNormGraphsValidateWithoutADevice) {
+  if (!cuda::ConvGraphsAvailable()) GTEST_SKIP() << cuda::ConvGraphsUnavailableReason();
+  for (DType type : {DType::kBF16, DType::kF16, DType::kF32})
+    for (bool relu : {false, true}) {
+      cuda::BnProblem p;
+      p.n = 4;
+      p.c = 24;
+      p.h = 7;
+      p.w = 5;
+      p.io_type = type;
+      p.relu = relu;
+      p.what = "bn";
+      auto graphs = cuda::BnGraphs::Validate(p);
+      EXPECT_TRUE(graphs.ok()) << DTypeName(type) << (relu ? " relu: " : ": ") << graphs.status();
+    }
+  cuda::BnProblem empty;
+  empty.what = "bn:empty";
+  auto graphs = cuda::BnGraphs::Validate(empty);
+  EXPECT_FALSE(graphs.ok());
+}
+
 // The LRN kernels' arithmetic, run on the host, against the reference.
 TEST(CudaOpsHostTest, LrnArithmeticMatchesTheReference) {
   for (const char* text : {"lrn:mb2ic7ih3iw5_r2k1a0.1b0.75", "lrn:mb1ic16ih2iw3_r5k2a0.05b0.5",
@@ -294,6 +367,39 @@ TEST(CudaOpsTest, BatchNormMatchesTheReferenceInEveryPrecision) {
         EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p)
                                  << (training ? " training: " : " inference: ") << status;
       }
+}
+
+// Both batch norm paths on NHWC activations: the cuDNN graphs (the default;
+// their engines named, or why none built) and the legacy calls, against the
+// reference, training and with the fused ReLU.
+TEST(CudaOpsTest, BatchNormGraphsAndLegacyCallsBothMatchTheReference) {
+  SKIP_WITHOUT_GPU();
+  CudaBackendOptions legacy_options;
+  legacy_options.batch_norm_graphs = false;
+  auto legacy = CreateCudaBackend(Device::Cuda(0), legacy_options);
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  for (const char* text :
+       {"bn:mb8ic64ih14iw14_eps1e-05mom0.9_relu", "bn:mb4ic24ih7iw5_eps0.001mom0.997",
+        "bn:mb4ic5ih7iw3_eps0.001mom0.997_relu"})
+    for (Precision p : {Precision::kBf16, Precision::kFp16}) {
+      for (Backend* backend : {Cuda(), legacy->get()}) {
+        auto kernel = backend->Create(*ParseOpDesc(text), KernelOptions::ForPrecision(p), {});
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        const std::string impl = (*kernel)->implementation();
+        // Printed: which engine ran (or why no graph) is what a GPU run reports.
+        std::printf("%s %s: %s\n", text, std::string(PrecisionName(p)).c_str(), impl.c_str());
+        if (backend == legacy->get()) {
+          EXPECT_EQ(impl.rfind("cudnn:batchnorm_spatial", 0), 0u) << impl;
+        } else if (absl::StrContains(text, "ic64")) {  // a ResNet shape: an engine must build
+          EXPECT_EQ(impl.rfind("cudnn:bn_graph:", 0), 0u) << impl;
+        }
+        CompareOptions o = Tolerances(p, 1e-4, 1e-4, 4.0);  // integers: no ReLU mask flips
+        o.backend = backend;
+        absl::Status status = CompareWithReference(*ParseOpDesc(text), o);
+        EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p) << " " << impl << ": "
+                                 << status;
+      }
+    }
 }
 
 TEST(CudaOpsTest, LrnMatchesTheReferenceInEveryPrecision) {

@@ -101,26 +101,30 @@ absl::StatusOr<DeviceBuffers> AllocateFor(const KernelSignature& sig) {
   return b;
 }
 
-absl::Status Write(const TensorSpec& spec, void* device, const std::vector<double>& values) {
+absl::Status Write(const TensorSpec& spec, void* device, const std::vector<double>& values,
+                   Backend* backend) {
   const TensorSpec host = HostSpec(spec);
   if (static_cast<int64_t>(values.size()) != host.shape.num_elements())
     return absl::InvalidArgumentError("Write: wrong number of values");
   std::vector<char> bytes(host.bytes);
   RETURN_IF_ERROR(kernel_test::FromDoubles(host, bytes.data(), values));
-  return Cuda()->Upload(host, bytes.data(), spec, device);
+  return (backend != nullptr ? backend : Cuda())->Upload(host, bytes.data(), spec, device);
 }
 
-absl::StatusOr<std::vector<double>> Read(const TensorSpec& spec, const void* device) {
+absl::StatusOr<std::vector<double>> Read(const TensorSpec& spec, const void* device,
+                                         Backend* backend) {
   const TensorSpec host = HostSpec(spec);
   std::vector<char> bytes(host.bytes);
-  RETURN_IF_ERROR(Cuda()->Download(spec, device, host, bytes.data()));
+  RETURN_IF_ERROR(
+      (backend != nullptr ? backend : Cuda())->Download(spec, device, host, bytes.data()));
   return kernel_test::ToDoubles(host, bytes.data());
 }
 
-absl::Status Poison(const Buffer& buffer) {
+absl::Status Poison(const Buffer& buffer, Backend* backend) {
   if (buffer.data() == nullptr || buffer.size() == 0) return absl::OkStatus();
-  RETURN_IF_ERROR(Cuda()->Fill(buffer.data(), 0xff, buffer.size()));
-  return Cuda()->stream().Synchronize();
+  if (backend == nullptr) backend = Cuda();
+  RETURN_IF_ERROR(backend->Fill(buffer.data(), 0xff, buffer.size()));
+  return backend->stream().Synchronize();
 }
 
 absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
@@ -134,7 +138,8 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   ASSIGN_OR_RETURN(kernel_test::KernelUnderTest ref,
                    kernel_test::CreateKernelUnderTest(*Reference(), desc, DType::kF64, ref_inputs));
   KernelOptions options = KernelOptions::ForPrecision(o.precision);
-  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, Cuda()->Create(desc, options, o.cuda_inputs));
+  Backend* const cuda = o.backend != nullptr ? o.backend : Cuda();
+  ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, cuda->Create(desc, options, o.cuda_inputs));
   const KernelSignature& rs = ref.kernel->signature();
   const KernelSignature& cs = kernel->signature();
   if (rs.inputs.size() != cs.inputs.size() || rs.params.size() != cs.params.size() ||
@@ -145,13 +150,13 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   auto set_both = [&](const TensorSpec& rspec, const Buffer& rbuf, const TensorSpec& cspec,
                       const Buffer& cbuf, const std::vector<double>& values) -> absl::Status {
     RETURN_IF_ERROR(kernel_test::FromDoubles(rspec, rbuf.data(), values));
-    return Write(cspec, cbuf.data(), values);
+    return Write(cspec, cbuf.data(), values, cuda);
   };
   auto compare = [&](const std::string& what, const TensorSpec& cspec, const Buffer& cbuf,
                      const TensorSpec& rspec, const Buffer& rbuf, double rtol,
                      double atol) -> absl::Status {
-    RETURN_IF_ERROR(Cuda()->stream().Synchronize());
-    ASSIGN_OR_RETURN(std::vector<double> actual, Read(cspec, cbuf.data()));
+    RETURN_IF_ERROR(cuda->stream().Synchronize());
+    ASSIGN_OR_RETURN(std::vector<double> actual, Read(cspec, cbuf.data(), cuda));
     return kernel_test::CompareTensors(absl::StrCat(name, " ", what), actual,
                                        kernel_test::ToDoubles(rspec, rbuf.data()), rtol, atol);
   };
@@ -181,22 +186,22 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
                              Values(rs.state[i].shape, ++seed, positive)));
   }
 
-  RETURN_IF_ERROR(Poison(dev.y));
-  RETURN_IF_ERROR(Poison(dev.saved));
-  RETURN_IF_ERROR(Poison(dev.scratch));
+  RETURN_IF_ERROR(Poison(dev.y, cuda));
+  RETURN_IF_ERROR(Poison(dev.saved, cuda));
+  RETURN_IF_ERROR(Poison(dev.scratch, cuda));
   RETURN_IF_ERROR(ref.kernel->Forward(ref.buffers.Args(o.training)));
   RETURN_IF_ERROR(kernel->Forward(dev.Args(o.training)));
-  RETURN_IF_ERROR(compare("forward y", cs.output, dev.y, rs.output, ref.buffers.y,
-                          o.forward_rtol, o.forward_atol));
+  RETURN_IF_ERROR(compare("forward y", cs.output, dev.y, rs.output, ref.buffers.y, o.forward_rtol,
+                          o.forward_atol));
   for (size_t i = 0; i < rs.state.size(); ++i)
     RETURN_IF_ERROR(compare(absl::StrCat("forward state ", i), cs.state[i], dev.state[i],
                             rs.state[i], ref.buffers.state[i], o.forward_rtol, o.forward_atol));
   if (!o.backward) return absl::OkStatus();
 
-  RETURN_IF_ERROR(set_both(rs.output, ref.buffers.dy, cs.output, dev.dy,
-                           Values(rs.output.shape, ++seed, o)));
-  for (const Buffer& b : dev.dx) RETURN_IF_ERROR(Poison(b));
-  RETURN_IF_ERROR(Poison(dev.scratch));
+  RETURN_IF_ERROR(
+      set_both(rs.output, ref.buffers.dy, cs.output, dev.dy, Values(rs.output.shape, ++seed, o)));
+  for (const Buffer& b : dev.dx) RETURN_IF_ERROR(Poison(b, cuda));
+  RETURN_IF_ERROR(Poison(dev.scratch, cuda));
   RETURN_IF_ERROR(ref.kernel->BackwardData(ref.buffers.Args(o.training)));
   RETURN_IF_ERROR(kernel->BackwardData(dev.Args(o.training)));
   for (size_t i = 0; i < rs.inputs.size(); ++i) {
@@ -205,8 +210,8 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
                             ref.buffers.dx[i], o.backward_rtol, o.backward_atol));
   }
   if (rs.params.empty()) return absl::OkStatus();
-  for (const Buffer& b : dev.dparams) RETURN_IF_ERROR(Poison(b));
-  RETURN_IF_ERROR(Poison(dev.scratch));
+  for (const Buffer& b : dev.dparams) RETURN_IF_ERROR(Poison(b, cuda));
+  RETURN_IF_ERROR(Poison(dev.scratch, cuda));
   RETURN_IF_ERROR(ref.kernel->BackwardWeights(ref.buffers.Args(o.training)));
   RETURN_IF_ERROR(kernel->BackwardWeights(dev.Args(o.training)));
   for (size_t i = 0; i < rs.params.size(); ++i)

@@ -34,6 +34,9 @@ struct CompareOptions {
   bool training = true;
   bool backward = true;  // also compare BackwardData and BackwardWeights
   uint64_t seed = 1;
+  // The cuda backend under test (null: Cuda()), e.g. one made with other
+  // CudaBackendOptions.
+  Backend* backend = nullptr;
 };
 
 // Runs `desc` on the reference (fp64, plain) and on the cuda backend, and
@@ -49,11 +52,14 @@ struct DeviceBuffers {
 };
 absl::StatusOr<DeviceBuffers> AllocateFor(const KernelSignature& signature);
 
-// Plain values (logical order) to and from device memory stored as `spec`.
-absl::Status Write(const TensorSpec& spec, void* device, const std::vector<double>& values);
-absl::StatusOr<std::vector<double>> Read(const TensorSpec& spec, const void* device);
+// Plain values (logical order) to and from device memory stored as `spec`,
+// through `backend` (null: Cuda()).
+absl::Status Write(const TensorSpec& spec, void* device, const std::vector<double>& values,
+                   Backend* backend = nullptr);
+absl::StatusOr<std::vector<double>> Read(const TensorSpec& spec, const void* device,
+                                         Backend* backend = nullptr);
 // Fills device memory with 0xff bytes (NaN in every float type).
-absl::Status Poison(const Buffer& buffer);
+absl::Status Poison(const Buffer& buffer, Backend* backend = nullptr);
 
 }  // namespace cnnbench::cuda_test
 

@@ -1,0 +1,87 @@
+// The cuda backend's training batch norm as two cuDNN graphs built with
+// cudnn-frontend, with the fused ReLU inside them: forward (norm forward,
+// training phase, then RELU_FWD) and backward (RELU_BWD on dy against the
+// output y, then norm backward). cuDNN's norm engines run NHWC activations,
+// so the kernel uses these graphs for NHWC and keeps cuDNN's legacy calls
+// otherwise, or where no engine builds (batch_norm.cc). Validating needs no
+// device; choosing plans and running need a GPU. Builds without the headers
+// link bn_graph_none.cc, where Validate is "unsupported: ...".
+#ifndef CNNBENCH_KERNELS_CUDA_BN_GRAPH_H_
+#define CNNBENCH_KERNELS_CUDA_BN_GRAPH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/dtype.h"
+
+struct cudnnContext;
+
+namespace cnnbench::cuda {
+
+struct BnProblem {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  bool nhwc = true;              // the activations' storage order
+  DType io_type = DType::kBF16;  // x, y, dy, dx; the per-channel vectors are fp32
+  bool relu = false;
+  double epsilon = 1e-3;
+  std::string what;  // the descriptor, for messages
+};
+
+// Device memory of the forward graph: x, gamma, beta in; y, the batch mean
+// and 1/sqrt(var + epsilon) out (the per-channel vectors fp32).
+struct BnForwardBuffers {
+  const void* x = nullptr;
+  const void* scale = nullptr;
+  const void* bias = nullptr;
+  void* y = nullptr;
+  void* mean = nullptr;
+  void* inv_variance = nullptr;
+};
+
+// Of the backward graph: dy, x, gamma, the saved mean and inverse std, and
+// with relu the forward's output y (its mask) in; dx, dgamma, dbeta out.
+struct BnBackwardBuffers {
+  const void* dy = nullptr;
+  const void* x = nullptr;
+  const void* y = nullptr;
+  const void* scale = nullptr;
+  const void* mean = nullptr;
+  const void* inv_variance = nullptr;
+  void* dx = nullptr;
+  void* dscale = nullptr;
+  void* dbias = nullptr;
+};
+
+class BnGraphs {
+ public:
+  ~BnGraphs();
+
+  // Builds both graphs and validates them (no device needed).
+  static absl::StatusOr<std::unique_ptr<BnGraphs>> Validate(const BnProblem& problem);
+
+  // Lowers the graphs with `cudnn` and keeps, per graph, the first engine
+  // configuration (heuristics mode A, then the fallback list) that builds.
+  // "unsupported: ..." when none does. Needs a GPU.
+  absl::Status ChoosePlans(cudnnContext* cudnn);
+
+  // Enqueue on `cudnn`'s stream, with at least workspace_bytes() of workspace.
+  absl::Status Forward(cudnnContext* cudnn, const BnForwardBuffers& buffers, void* workspace) const;
+  absl::Status Backward(cudnnContext* cudnn, const BnBackwardBuffers& buffers,
+                        void* workspace) const;
+
+  // After ChoosePlans: the larger of the two plans' workspaces, and
+  // "cudnn:bn_graph:fwd=<engine>,bwd=<engine>".
+  int64_t workspace_bytes() const;
+  std::string implementation() const;
+
+ private:
+  struct Impl;
+  explicit BnGraphs(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cnnbench::cuda
+
+#endif  // CNNBENCH_KERNELS_CUDA_BN_GRAPH_H_

@@ -1,0 +1,49 @@
+// cudnn-frontend errors as Status values, for the cuda backend's graphs
+// (convolution, batch norm). Builds with the cudnn-frontend headers only.
+#ifndef CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
+#define CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
+
+#include <cudnn_frontend.h>
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "core/status.h"
+
+namespace cnnbench::cuda {
+
+// A cudnn-frontend error as a Status naming `what` (the descriptor and the
+// pass) and the call; allocation failures are OOM, missing engines
+// "unsupported", bad attributes InvalidArgument.
+inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view what,
+                             absl::string_view call) {
+  namespace fe = cudnn_frontend;
+  const std::string message = error.get_message();
+  const std::string text = absl::StrCat(what, ": ", call, " failed: ", message);
+  if (absl::StrContains(message, "ALLOC_FAILED") || absl::StrContains(message, "out of memory"))
+    return OutOfMemoryError(text);
+  switch (error.get_code()) {
+    case fe::error_code_t::GRAPH_NOT_SUPPORTED:
+    case fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED:
+      return absl::UnimplementedError(absl::StrCat("unsupported: ", text));
+    case fe::error_code_t::ATTRIBUTE_NOT_SET:
+    case fe::error_code_t::SHAPE_DEDUCTION_FAILED:
+    case fe::error_code_t::INVALID_VALUE:
+      return absl::InvalidArgumentError(text);
+    default:
+      return absl::InternalError(text);
+  }
+}
+
+}  // namespace cnnbench::cuda
+
+#define FE_RETURN_IF_ERROR(expr, what)                                                         \
+  do {                                                                                         \
+    ::cudnn_frontend::error_t cnnbench_fe_ = (expr);                                           \
+    if (cnnbench_fe_.is_bad()) return ::cnnbench::cuda::FeStatus(cnnbench_fe_, (what), #expr); \
+  } while (0)
+
+#endif  // CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
