@@ -96,6 +96,8 @@ expect_in "$summary" "fake_test +0 +0 +1 +ok" "the test's skip counted"
 expect_in "$summary" "train/resnet50_v1.5/bf16/.*skipped: unsupported: fake bench skips everything" \
   "a skipped case with its reason"
 expect_in "$summary" "train_bf16_no_graph .*skipped: .*no --cuda_graph flag" "the missing flag marked"
+expect_in "$summary" "train_bf16_legacy_bn +train/resnet50_v1.5/bf16/.*skipped: unsupported" \
+  "rows name the step that ran them (one case under several flags)"
 expect_in "$summary" "pytorch/resnet50.*skipped" "the PyTorch peer skipped without a GPU"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$results/check.json" || fail "check.json"
 files=$(find "$results" -type f | wc -l)
