@@ -2,12 +2,12 @@
 // full training step of a zoo model per iteration, `--steps` of them per
 // repetition; with several GPUs or CPU replicas, data-parallel replicas
 // (train/data_parallel.h), the global batch being replicas * B.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
-
-#include <omp.h>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
@@ -20,10 +20,10 @@
 #include "core/device.h"
 #include "core/random.h"
 #include "core/status.h"
-#include "kernels/collectives/communicator.h"
 #include "input/pipeline/dataset_maker.h"
 #include "input/pipeline/pipeline.h"
 #include "input/pipeline/sources.h"
+#include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 #include "models/summary.h"
 #include "models/zoo.h"
@@ -70,8 +70,9 @@ absl::StatusOr<SyntheticBatch> MakeSyntheticBatch(const Graph& graph, int64_t ba
 // data:real: a training pipeline over --data_dir (its format detected), or
 // over the data set the suite generates when none is given. Each rank reads
 // the whole set in its own order (seed + rank), as tf_cnn_benchmarks' workers do.
-absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(
-    const Graph& graph, const SuiteOptions& options, int rank, int local_ranks) {
+absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(const Graph& graph,
+                                                                        const SuiteOptions& options,
+                                                                        int rank, int local_ranks) {
   input::PipelineOptions p;
   p.format = input::DataFormat::kTFRecord;
   p.data_dir = options.data_dir;
@@ -140,11 +141,15 @@ class TrainWorkload : public Workload {
 
   // The backend's stream: every kernel of the step is enqueued there.
   const Stream& stream() const override { return backend_->stream(); }
-  // Enqueues one step; the harness's timer waits for it.
+  // Enqueues one step; the harness's timer waits for it. With real data the
+  // next batch is then set while the step runs (on a GPU its copy goes on
+  // the side stream, beside the step): a pipeline slower than the step
+  // shows as a longer step.
   absl::Status Run() override {
-    if (pipeline_ != nullptr) RETURN_IF_ERROR(FeedNextBatch(*pipeline_, *trainer_));
     ++steps_;
-    return trainer_->Step();
+    RETURN_IF_ERROR(trainer_->Step());
+    if (pipeline_ != nullptr) RETURN_IF_ERROR(FeedNextBatch(*pipeline_, *trainer_));
+    return absl::OkStatus();
   }
   absl::Status Report(benchmark::State& state) override;
   ~TrainWorkload() override {
@@ -157,7 +162,7 @@ class TrainWorkload : public Workload {
   TrainCase case_;
   const SuiteOptions& options_;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Trainer> trainer_;  // after backend_: destroyed first
+  std::unique_ptr<Trainer> trainer_;                // after backend_: destroyed first
   std::unique_ptr<input::InputPipeline> pipeline_;  // data:real
   input::PipelineStats last_stats_;
   int64_t steps_ = 0;
@@ -176,7 +181,8 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
   // gpus:1 runs on cuda:0; without a GPU (or CUDA) creating it says why.
   ASSIGN_OR_RETURN(w->backend_,
                    CreateCaseBackend(options, c.gpus > 0 ? Device::Cuda(0) : Device::Cpu()));
-  ASSIGN_OR_RETURN(w->trainer_, Trainer::Compile(graph, w->backend_.get(), StepOptions(c, options)));
+  ASSIGN_OR_RETURN(w->trainer_,
+                   Trainer::Compile(graph, w->backend_.get(), StepOptions(c, options)));
   if (c.data == "real") {
     // The cores given to the input pipeline are taken from the compute's team.
     if (c.gpus == 0 && options.input_cores > 0) {
@@ -184,9 +190,11 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
       omp_set_num_threads(std::max(1, omp_get_num_procs() - options.input_cores));
     }
     ASSIGN_OR_RETURN(w->pipeline_, MakeTrainPipeline(graph, options, 0, 1));
+    // A batch is always set ahead: each step is followed by the next's.
+    RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
     for (int i = 0; i < options.warmup_steps; ++i) {
-      RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
       RETURN_IF_ERROR(w->trainer_->Step());
+      RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
     }
     w->last_stats_ = w->pipeline_->stats();
   } else {
@@ -235,7 +243,7 @@ class ReplicatedTrainWorkload : public Workload {
   int saved_threads_ = 0;        // the harness thread's team size before the case
   int64_t steps_ = 0;            // since the last Report
   std::vector<std::unique_ptr<Communicator>> group_;
-  std::vector<Rank> ranks_;  // sized once, before the threads start
+  std::vector<Rank> ranks_;               // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
 };
 
@@ -249,8 +257,8 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   const std::vector<Device> devices = std::move(placement.devices);
   const int local = static_cast<int>(w->group_.size());  // ranks in this process
   w->saved_threads_ = omp_get_max_threads();
-  const int per_host = options.mpi != nullptr ? std::max(1, options.mpi->size / options.mpi->hosts)
-                                              : local;
+  const int per_host =
+      options.mpi != nullptr ? std::max(1, options.mpi->size / options.mpi->hosts) : local;
   const int input_cores = c.data == "real" ? options.input_cores : 0;
   w->threads_per_replica_ = options.threads_per_replica > 0
                                 ? options.threads_per_replica
@@ -271,8 +279,8 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     Rank& rank = self->ranks_[r];
     Communicator* comm = self->group_[r].get();
     ASSIGN_OR_RETURN(rank.backend, CreateCaseBackend(options, devices[r]));
-    ASSIGN_OR_RETURN(rank.replica, Replica::Create(graph, rank.backend.get(),
-                                                   StepOptions(c, options), comm, dp));
+    ASSIGN_OR_RETURN(rank.replica,
+                     Replica::Create(graph, rank.backend.get(), StepOptions(c, options), comm, dp));
     RETURN_IF_ERROR(rank.replica->SyncInitialWeights().status());
     if (c.data == "real") {
       ASSIGN_OR_RETURN(rank.pipeline, MakeTrainPipeline(graph, options, comm->rank(), local));
@@ -338,8 +346,8 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
                            benchmark::Counter::kIsIterationInvariantRate);
   state.counters["ranks"] = benchmark::Counter(n);
   state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
-  if (ranks_[0].pipeline != nullptr) ReportInput(state, ranks_[0].pipeline->stats(),
-                                                 ranks_[0].last_stats, steps_);
+  if (ranks_[0].pipeline != nullptr)
+    ReportInput(state, ranks_[0].pipeline->stats(), ranks_[0].last_stats, steps_);
   steps_ = 0;
   state.counters["buckets"] = benchmark::Counter(static_cast<double>(first.buckets().size()));
   state.counters["peak_memory_bytes"] =
@@ -348,11 +356,10 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   state.SetLabel(absl::StrCat(
       ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
       first.communicator().name(),
-      options_.mpi != nullptr ? absl::StrCat(", one per process on ", options_.mpi->hosts,
-                                             " host(s)")
-                              : "",
-      ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ",
-      options_.overlap ? "on" : "off",
+      options_.mpi != nullptr
+          ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
+          : "",
+      ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ", options_.overlap ? "on" : "off",
       case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each") : "", ")",
       std::isfinite(losses[0]) ? "" : ", loss not finite"));
   return absl::OkStatus();
@@ -379,13 +386,13 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   state.SetLabel(absl::StrCat(
       backend_->name(), " batch ", case_.batch, " x ", devices,
       pipeline_ != nullptr
-          ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format), " data, ",
-                         pipeline_->options().decode_threads, " decode thread(s)",
-                         pipeline_->options().color != input::ColorDistortion::kNone
-                             ? absl::StrCat(", ", input::ColorDistortionName(
-                                                      pipeline_->options().color),
-                                            " colour distortion")
-                             : "")
+          ? absl::StrCat(
+                ", ", input::DataFormatName(pipeline_->options().format), " data, ",
+                pipeline_->options().decode_threads, " decode thread(s)",
+                pipeline_->options().color != input::ColorDistortion::kNone
+                    ? absl::StrCat(", ", input::ColorDistortionName(pipeline_->options().color),
+                                   " colour distortion")
+                    : "")
           : "",
       std::isfinite(loss) ? "" : ", loss not finite"));
   return absl::OkStatus();

@@ -19,8 +19,7 @@ TensorSpec TensorSpec::Plain(DType dtype, Shape shape) {
 }
 
 std::string TensorSpec::DebugString() const {
-  return absl::StrCat(DTypeName(dtype), shape.ToString(), " ", LayoutName(layout), " ", bytes,
-                      "B");
+  return absl::StrCat(DTypeName(dtype), shape.ToString(), " ", LayoutName(layout), " ", bytes, "B");
 }
 
 bool Backend::SameLayout(const TensorSpec& a, const TensorSpec& b) const {
@@ -63,12 +62,12 @@ absl::Status Backend::Supports(const OpDesc& desc, const KernelOptions& options)
   // A storage type some precision uses must be that precision's. (fp64 is
   // the reference's exact mode under fp32 math; other types are for the
   // backend to refuse.)
-  const bool precision_type = options.dtype == DType::kF32 || options.dtype == DType::kF16 ||
-                              options.dtype == DType::kBF16;
+  const bool precision_type =
+      options.dtype == DType::kF32 || options.dtype == DType::kF16 || options.dtype == DType::kBF16;
   if (precision_type && options.dtype != ActivationType(options.precision))
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": precision ", PrecisionName(options.precision), " does not store activations as ",
-        DTypeName(options.dtype)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": precision ", PrecisionName(options.precision),
+                     " does not store activations as ", DTypeName(options.dtype)));
   if (options.batch_offset < 0)
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": negative batch offset ", options.batch_offset));
@@ -123,9 +122,15 @@ absl::Status Backend::AddN(const TensorSpec& spec, const std::vector<const void*
   // Elementwise over the stored bytes: a blocked layout's padding sums zeros.
   const size_t count = spec.bytes / SizeOf(spec.dtype);
   switch (spec.dtype) {
-    case DType::kF32: AddInto<float>(srcs, count, dst); return absl::OkStatus();
-    case DType::kF64: AddInto<double>(srcs, count, dst); return absl::OkStatus();
-    case DType::kBF16: AddIntoBf16(srcs, count, dst); return absl::OkStatus();
+    case DType::kF32:
+      AddInto<float>(srcs, count, dst);
+      return absl::OkStatus();
+    case DType::kF64:
+      AddInto<double>(srcs, count, dst);
+      return absl::OkStatus();
+    case DType::kBF16:
+      AddIntoBf16(srcs, count, dst);
+      return absl::OkStatus();
     default:
       return absl::UnimplementedError(absl::StrCat("unsupported: add_n of ", spec.DebugString()));
   }
@@ -174,6 +179,9 @@ absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const Update
     *args.overflow = finite ? 0 : 1;
     plan.skip = !finite;
   }
+  // The scale for the next step (this update has read it already).
+  if (args.good_steps != nullptr && args.loss_scale != nullptr && args.overflow != nullptr)
+    AdjustLossScale(plan.skip, args.growth_interval, args.loss_scale, args.good_steps);
   return plan;
 }
 

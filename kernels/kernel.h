@@ -23,6 +23,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "kernels/desc.h"
+#include "kernels/loss_scale.h"
 
 namespace cnnbench {
 
@@ -34,8 +35,8 @@ struct TensorSpec {
   DType dtype = DType::kF32;
   Shape shape;
   Layout layout = Layout::kX;
-  size_t bytes = 0;                     // storage size (blocked layouts may pad)
-  std::shared_ptr<const void> native;   // backend-private layout (only that backend reads it)
+  size_t bytes = 0;                    // storage size (blocked layouts may pad)
+  std::shared_ptr<const void> native;  // backend-private layout (only that backend reads it)
 
   bool is_plain() const { return layout != Layout::kBlocked; }
   // Dense row-major spec of `shape` (layout: kNCHW for rank 4, kNC for rank 2, kX otherwise).
@@ -82,6 +83,10 @@ struct KernelArgs {
   // its mask with it, so a replayed step draws a new mask). nullptr: the
   // kernel counts its own training calls.
   const uint64_t* step = nullptr;
+  // softmax_xent's BackwardData multiplies the loss gradient by *loss_scale
+  // (device memory) when given: dynamic loss scaling's start (fp16). The
+  // reference and cuda backends honour it; oneDNN (no fp16) refuses it.
+  const float* loss_scale = nullptr;
 };
 
 class Kernel {
@@ -103,18 +108,23 @@ class Kernel {
 // What the fused optimizer update reads and writes; every pointer is device
 // memory of the backend's device.
 struct UpdateArgs {
-  float* params = nullptr;         // `count` fp32 master weights
-  const float* grads = nullptr;    // their gradients (scaled by the loss scale)
-  float* momentum = nullptr;       // optimizer state
+  float* params = nullptr;       // `count` fp32 master weights
+  const float* grads = nullptr;  // their gradients (scaled by the loss scale)
+  float* momentum = nullptr;     // optimizer state
   // Gradients are divided by *loss_scale before use (nullptr: 1). Read on
   // the device, so a captured step sees the scale of the moment.
-  const float* loss_scale = nullptr;
+  float* loss_scale = nullptr;
   // When given: set to 1, and the update skipped, if any gradient is not
-  // finite (fp16's dynamic loss scaling halves its scale then); else 0.
+  // finite; else 0.
   int32_t* overflow = nullptr;
   // When given: incremented by every call, also a skipped one (the step
   // counter random ops read; see KernelArgs::step).
   uint64_t* step = nullptr;
+  // Dynamic loss scaling (fp16), when given with loss_scale and overflow:
+  // after the update, AdjustLossScale (kernels/loss_scale.h) halves or
+  // grows *loss_scale, counting clean updates in *good_steps.
+  int32_t* good_steps = nullptr;
+  int32_t growth_interval = kGrowthInterval;
 };
 
 // The fused optimizer update over `count` contiguous fp32 parameters,

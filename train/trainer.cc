@@ -38,13 +38,16 @@ absl::Status WithContext(const absl::Status& s, absl::string_view what) {
 
 }  // namespace
 
+// The device-side scalars (AllocateAndBind), each in its own aligned line.
+constexpr size_t kScalarLines = 5;
+
 struct Trainer::Layer {
   struct Input {
-    int producer = -1;        // node index
-    int source = kNoBuffer;   // buffer with the producer's output
-    int buffer = kNoBuffer;   // what the kernel reads (== source unless reordered)
-    bool reorder = false;     // source -> buffer before Forward
-    TensorSpec from, to;      // producer's spec, kernel's spec
+    int producer = -1;       // node index
+    int source = kNoBuffer;  // buffer with the producer's output
+    int buffer = kNoBuffer;  // what the kernel reads (== source unless reordered)
+    bool reorder = false;    // source -> buffer before Forward
+    TensorSpec from, to;     // producer's spec, kernel's spec
     bool needs_grad = false;
     int grad = kNoBuffer;      // gradient in the producer's layout (one per edge)
     int grad_tmp = kNoBuffer;  // gradient in the kernel's layout, when reordered
@@ -58,10 +61,10 @@ struct Trainer::Layer {
   std::vector<int> params;            // indices into params_list_
   std::vector<size_t> state_offsets;  // bytes into state_
   bool needs_grad = false;
-  std::vector<int> grad_edges;  // this node's output gradient, one per consuming edge
-  int dy = kNoBuffer;           // what the backward pass reads
+  std::vector<int> grad_edges;           // this node's output gradient, one per consuming edge
+  int dy = kNoBuffer;                    // what the backward pass reads
   std::vector<const void*> dy_parts[2];  // per slot, the edges summed into dy (bound once)
-  bool any_dx = false;          // some input needs a gradient
+  bool any_dx = false;                   // some input needs a gradient
   int profile_index = -1;
   KernelArgs args[2];  // per input slot, bound once after allocation: a step allocates nothing
 };
@@ -95,15 +98,13 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i)
     for (int in : graph.nodes[i].inputs)
       if (in < 0 || in >= i)
-        return absl::InvalidArgumentError(absl::StrCat("node ", graph.nodes[i].name,
-                                                       " reads node ", in,
-                                                       ", which does not come before it"));
+        return absl::InvalidArgumentError(absl::StrCat("node ", graph.nodes[i].name, " reads node ",
+                                                       in, ", which does not come before it"));
   FusedGraph fused = Unfused(graph);
   if (options.fuse_relu) {
     const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
-    fused = FuseReluForTraining(graph, [&](const OpDesc& op) {
-      return backend->Supports(op, kernel_options).ok();
-    });
+    fused = FuseReluForTraining(
+        graph, [&](const OpDesc& op) { return backend->Supports(op, kernel_options).ok(); });
   }
   trainer->original_graph_ = graph;
   trainer->graph_ = std::move(fused.graph);
@@ -234,8 +235,8 @@ absl::Status Trainer::RequestBuffers() {
       auto& input = layer.inputs[k];
       input.source = output_buffer[input.producer];
       if (input.reorder) {
-        const int last = sig.backward_reads_inputs && layer.needs_grad ? backward_step(i)
-                                                                       : forward_step(i);
+        const int last =
+            sig.backward_reads_inputs && layer.needs_grad ? backward_step(i) : forward_step(i);
         input.buffer = request(absl::StrCat(layer.name, "/x", k, "_reordered"), input.to.bytes,
                                forward_step(i), last);
       } else {
@@ -260,8 +261,8 @@ absl::Status Trainer::RequestBuffers() {
       shared_last = std::max(shared_last, backward_step(input.producer));
     }
     if (shared && shared_last >= 0) {
-      const int grad = request(layer.name + "/dx", layer.inputs[0].from.bytes, backward_step(i),
-                               shared_last);
+      const int grad =
+          request(layer.name + "/dx", layer.inputs[0].from.bytes, backward_step(i), shared_last);
       for (auto& input : layer.inputs) {
         if (!input.needs_grad) continue;
         input.grad = grad;
@@ -317,8 +318,8 @@ absl::Status Trainer::PlanBuffers() {
         return absl::UnimplementedError(absl::StrCat(
             "layer ", layer.name, ": parameter ", p, " stored as ", DTypeName(param.spec.dtype),
             " under precision ", PrecisionName(options_.precision)));
-      param.master = param.low_precision ? TensorSpec::Plain(DType::kF32, param.spec.shape)
-                                         : param.spec;
+      param.master =
+          param.low_precision ? TensorSpec::Plain(DType::kF32, param.spec.shape) : param.spec;
       param.offset = param_bytes;
       param_bytes += AlignUp(param.master.bytes, alignment);
       if (param.low_precision) {
@@ -346,13 +347,12 @@ size_t Trainer::FootprintBytes() const {
   const size_t line = backend_->alignment();
   // A GPU casting its batches keeps each slot's fp32 copy too.
   const TensorSpec host_images = TensorSpec::Plain(DType::kF32, images_spec_.shape);
-  const size_t staging = !backend_->device().is_cpu() &&
-                                 !backend_->SameLayout(host_images, images_spec_)
-                             ? host_images.bytes
-                             : 0;
-  return plan_.arena_bytes + 3 * params_bytes_ + 2 * lowp_bytes_ + state_bytes_ +
-         scratch_bytes_ + 2 * (images_spec_.bytes + staging + graph_.batch * sizeof(int32_t)) +
-         4 * line;
+  const size_t staging =
+      !backend_->device().is_cpu() && !backend_->SameLayout(host_images, images_spec_)
+          ? host_images.bytes
+          : 0;
+  return plan_.arena_bytes + 3 * params_bytes_ + 2 * lowp_bytes_ + state_bytes_ + scratch_bytes_ +
+         2 * (images_spec_.bytes + staging + graph_.batch * sizeof(int32_t)) + kScalarLines * line;
 }
 
 absl::Status Trainer::CheckFootprint() const {
@@ -407,22 +407,31 @@ absl::Status Trainer::AllocateAndBind() {
   }
   // The device-side scalars, each in its own aligned line.
   const size_t line = backend_->alignment();
-  ASSIGN_OR_RETURN(scalars_, Buffer::Allocate(device, 4 * line));
+  ASSIGN_OR_RETURN(scalars_, Buffer::Allocate(device, kScalarLines * line));
   char* scalars = static_cast<char*>(scalars_.data());
   loss_ = reinterpret_cast<float*>(scalars);
   device_step_ = reinterpret_cast<uint64_t*>(scalars + line);
   loss_scale_ = reinterpret_cast<float*>(scalars + 2 * line);
   overflow_ = reinterpret_cast<int32_t*>(scalars + 3 * line);
+  good_steps_ = reinterpret_cast<int32_t*>(scalars + 4 * line);
 
   // Padding between parameters stays zero, so the fused update leaves it
   // zero; and every page is touched here, not in the first timed step.
-  for (Buffer* b : {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_,
-                    &slots_[0].images, &slots_[0].labels, &slots_[1].images, &slots_[1].labels,
-                    &scalars_, &state_, &scratch_})
+  for (Buffer* b :
+       {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_, &slots_[0].images,
+        &slots_[0].labels, &slots_[1].images, &slots_[1].labels, &scalars_, &state_, &scratch_})
     RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
-  const float one = 1.0f;
+  if (dynamic_loss_scale() && !(options_.initial_loss_scale >= kMinLossScale &&
+                                options_.initial_loss_scale <= kMaxLossScale))
+    return absl::InvalidArgumentError(absl::StrCat("initial loss scale ",
+                                                   options_.initial_loss_scale, " is outside [",
+                                                   kMinLossScale, ", ", kMaxLossScale, "]"));
+  if (dynamic_loss_scale() && options_.loss_scale_growth_interval < 1)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loss scale growth interval ", options_.loss_scale_growth_interval, " must be at least 1"));
+  const float scale = dynamic_loss_scale() ? options_.initial_loss_scale : 1.0f;
   const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
-  RETURN_IF_ERROR(backend_->Upload(scalar, &one, scalar, loss_scale_));
+  RETURN_IF_ERROR(backend_->Upload(scalar, &scale, scalar, loss_scale_));
 
   SgdDesc sgd;
   sgd.count = static_cast<int64_t>(params_bytes_ / sizeof(float));
@@ -465,6 +474,9 @@ absl::Status Trainer::AllocateAndBind() {
       args.dy = BufferData(layer.dy, slot);
       args.training = true;
       args.step = device_step_;
+      if (dynamic_loss_scale() &&
+          std::holds_alternative<SoftmaxXentDesc>(graph_.nodes[layer.node].op))
+        args.loss_scale = loss_scale_;
       if (layer.grad_edges.size() > 1) {
         for (int e : layer.grad_edges) layer.dy_parts[slot].push_back(BufferData(e, slot));
         if (layer.kernel->signature().sums_output_gradient) args.dy_parts = layer.dy_parts[slot];
@@ -492,9 +504,9 @@ absl::Status Trainer::InitializeParameters() {
     RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, param.spec.shape),
                                      values.data(), param.master, master));
     if (param.low_precision)
-      RETURN_IF_ERROR(backend_->Reorder(param.master, master, param.spec,
-                                        static_cast<char*>(lowp_params_.data()) +
-                                            param.lowp_offset));
+      RETURN_IF_ERROR(
+          backend_->Reorder(param.master, master, param.spec,
+                            static_cast<char*>(lowp_params_.data()) + param.lowp_offset));
   }
   for (auto& layer : layers_) {
     const KernelSignature& sig = layer->kernel->signature();
@@ -503,8 +515,8 @@ absl::Status Trainer::InitializeParameters() {
       // Batch norm's running mean starts at 0, running variance at 1.
       std::vector<float> values(spec.shape.num_elements(), s == 1 ? 1.0f : 0.0f);
       void* dst = static_cast<char*>(state_.data()) + layer->state_offsets[s];
-      RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(),
-                                       spec, dst));
+      RETURN_IF_ERROR(
+          backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(), spec, dst));
     }
   }
   return absl::OkStatus();
@@ -512,11 +524,16 @@ absl::Status Trainer::InitializeParameters() {
 
 void* Trainer::BufferData(int buffer, int slot) const {
   switch (buffer) {
-    case kNoBuffer: return nullptr;
-    case kImagesBuffer: return slots_[slot].images.data();
-    case kLabelsBuffer: return slots_[slot].labels.data();
-    case kLossBuffer: return loss_;
-    default: return static_cast<char*>(arena_.data()) + plan_.offsets[buffer];
+    case kNoBuffer:
+      return nullptr;
+    case kImagesBuffer:
+      return slots_[slot].images.data();
+    case kLabelsBuffer:
+      return slots_[slot].labels.data();
+    case kLossBuffer:
+      return loss_;
+    default:
+      return static_cast<char*>(arena_.data()) + plan_.offsets[buffer];
   }
 }
 
@@ -567,6 +584,13 @@ absl::Status Trainer::Step() {
   }
   const int slot = active_slot_;
   const Stream& stream = backend_->stream();
+  if (!graphs_[slot].valid() && !eager_done_[slot]) {
+    // A slot's first step runs eagerly: libraries load their modules and
+    // set up lazily on first use, which must not happen inside a capture.
+    eager_done_[slot] = true;
+    RETURN_IF_ERROR(ForwardBackward());
+    return Update();
+  }
   if (!graphs_[slot].valid()) {
     RETURN_IF_ERROR(CapturedWork::BeginCapture(stream));
     absl::Status enqueued = EnqueueForwardBackward(slot);
@@ -575,9 +599,9 @@ absl::Status Trainer::Step() {
     absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
     RETURN_IF_ERROR(enqueued);
     if (!captured.ok())
-      return absl::Status(captured.status().code(),
-                          absl::StrCat("capturing the step as a CUDA graph: ",
-                                       captured.status().message()));
+      return absl::Status(
+          captured.status().code(),
+          absl::StrCat("capturing the step as a CUDA graph: ", captured.status().message()));
     graphs_[slot] = *std::move(captured);
   }
   RETURN_IF_ERROR(EnqueueBatchReady(slot));
@@ -715,8 +739,12 @@ absl::Status Trainer::EnqueueUpdate() {
       args.grads = static_cast<const float*>(grads_.data());
       args.momentum = static_cast<float*>(momentum_.data());
       args.loss_scale = loss_scale_;
-      args.overflow = options_.precision == Precision::kFp16 ? overflow_ : nullptr;
+      args.overflow = dynamic_loss_scale() ? overflow_ : nullptr;
       args.step = device_step_;
+      if (dynamic_loss_scale()) {
+        args.good_steps = good_steps_;
+        args.growth_interval = options_.loss_scale_growth_interval;
+      }
       RETURN_IF_ERROR(optimizer_->Update(args));
     }
     return EnqueueRefreshWorkingCopies();
@@ -740,6 +768,22 @@ absl::StatusOr<float> Trainer::LastLoss() {
   RETURN_IF_ERROR(
       backend_->Download(loss_spec_, loss_, TensorSpec::Plain(DType::kF32, Shape{}), &loss));
   return loss;
+}
+
+absl::StatusOr<float> Trainer::LossScale() {
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
+  float scale = 0;
+  RETURN_IF_ERROR(backend_->Download(scalar, loss_scale_, scalar, &scale));
+  return scale;
+}
+
+absl::StatusOr<int32_t> Trainer::CleanStepsSinceScaleChange() {
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  const TensorSpec scalar = TensorSpec::Plain(DType::kI32, Shape{});
+  int32_t good = 0;
+  RETURN_IF_ERROR(backend_->Download(scalar, good_steps_, scalar, &good));
+  return good;
 }
 
 absl::Status Trainer::Synchronize() { return backend_->stream().Synchronize(); }
@@ -766,10 +810,9 @@ absl::StatusOr<std::vector<float>> Trainer::ReadParameter(int node, int index) c
       const Param& param = params_list_[layer.params[index]];
       std::vector<float> out(param.spec.shape.num_elements());
       RETURN_IF_ERROR(backend_->stream().Synchronize());
-      RETURN_IF_ERROR(backend_->Download(param.master,
-                                         static_cast<const char*>(params_.data()) + param.offset,
-                                         TensorSpec::Plain(DType::kF32, param.spec.shape),
-                                         out.data()));
+      RETURN_IF_ERROR(
+          backend_->Download(param.master, static_cast<const char*>(params_.data()) + param.offset,
+                             TensorSpec::Plain(DType::kF32, param.spec.shape), out.data()));
       return out;
     }
   }

@@ -45,11 +45,18 @@ struct TrainOptions {
   bool poison_freed = false;  // fill each transient buffer with NaN when its lifetime ends
   // On a GPU backend, Step() captures the whole step once per input slot as
   // a CUDA graph and replays it (off while profiling, which reads timers
-  // inside the step). Ignored on the CPU.
+  // inside the step); a slot's first step runs eagerly (lazy library set-up
+  // stays out of the capture), its second is captured. Ignored on the CPU.
   bool cuda_graph = true;
   // Compile refuses (OOM) a plan whose memory exceeds this many bytes before
   // allocating any of it; 0: what the device can give now (AvailableMemory).
   size_t memory_limit_bytes = 0;
+  // fp16's dynamic loss scaling (kernels/loss_scale.h): the loss gradient is
+  // multiplied by the scale, an update with non-finite gradients is skipped
+  // and halves it, `loss_scale_growth_interval` clean ones double it. Other
+  // precisions use no scale.
+  float initial_loss_scale = kInitialLossScale;
+  int32_t loss_scale_growth_interval = kGrowthInterval;
 };
 
 // Time spent in one node's kernels (or in the executor's own work: "edges",
@@ -98,6 +105,10 @@ class Trainer {
   absl::Status Update(const Event* ready = nullptr);
   // The loss of the most recent step (before its update): waits for it.
   absl::StatusOr<float> LastLoss();
+  // The loss scale the next step uses (1 unless fp16) and the clean updates
+  // counted towards growing it: waits for the steps enqueued so far.
+  absl::StatusOr<float> LossScale();
+  absl::StatusOr<int32_t> CleanStepsSinceScaleChange();
   // Waits until everything enqueued so far is done.
   absl::Status Synchronize();
 
@@ -189,8 +200,8 @@ class Trainer {
     return status;
   }
 
-  Graph graph_;           // what runs: the given graph after fusion
-  Graph original_graph_;  // as given to Compile
+  Graph graph_;               // what runs: the given graph after fusion
+  Graph original_graph_;      // as given to Compile
   std::vector<int> origin_;   // node of graph_ -> node of the given graph
   std::vector<int> node_of_;  // node of the given graph -> node of graph_ computing it
   int fused_relus_ = 0;
@@ -207,12 +218,15 @@ class Trainer {
   std::vector<std::vector<int>> ending_at_;  // arena buffers whose lifetime ends at each step
   Buffer arena_, params_, grads_, momentum_, state_, scratch_, lowp_params_, lowp_grads_;
   // Device-side scalars: the loss, the step counter, the loss scale, the
-  // overflow flag (one small allocation, see AllocateAndBind).
+  // overflow flag, the clean updates since the scale last changed (one small
+  // allocation, see AllocateAndBind).
   Buffer scalars_;
   float* loss_ = nullptr;
   uint64_t* device_step_ = nullptr;
   float* loss_scale_ = nullptr;
   int32_t* overflow_ = nullptr;
+  int32_t* good_steps_ = nullptr;
+  bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
   struct Slot {
     Buffer images, labels;
     std::unique_ptr<Event> done;  // recorded after the last step that read this slot
@@ -225,8 +239,9 @@ class Trainer {
   };
   Slot slots_[2];
   std::unique_ptr<Stream> upload_stream_;  // GPU only: batch copies beside the compute
-  CapturedWork graphs_[2];  // per input slot, captured on first use
-  int active_slot_ = 0;  // what the next step reads
+  CapturedWork graphs_[2];                 // per input slot, captured on its second use
+  bool eager_done_[2] = {false, false};    // the slot's first step ran eagerly
+  int active_slot_ = 0;                    // what the next step reads
   bool have_batch_ = false;
   TensorSpec images_spec_;  // on the device: the activation type
   TensorSpec loss_spec_;

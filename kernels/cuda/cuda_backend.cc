@@ -21,25 +21,37 @@ struct CreateVisitor {
   const std::shared_ptr<Context>& context;
   const KernelOptions& options;
   const std::vector<TensorSpec>& inputs;
-  KernelOr operator()(const ConvDesc& d) const { return cuda::CreateConv(context, d, options, inputs); }
-  KernelOr operator()(const PoolDesc& d) const { return cuda::CreatePool(context, d, options, inputs); }
+  KernelOr operator()(const ConvDesc& d) const {
+    return cuda::CreateConv(context, d, options, inputs);
+  }
+  KernelOr operator()(const PoolDesc& d) const {
+    return cuda::CreatePool(context, d, options, inputs);
+  }
   KernelOr operator()(const FcDesc& d) const { return cuda::CreateFc(context, d, options, inputs); }
   KernelOr operator()(const BatchNormDesc& d) const {
     return cuda::CreateBatchNorm(context, d, options, inputs);
   }
-  KernelOr operator()(const ReluDesc& d) const { return cuda::CreateRelu(context, d, options, inputs); }
-  KernelOr operator()(const LrnDesc& d) const { return cuda::CreateLrn(context, d, options, inputs); }
+  KernelOr operator()(const ReluDesc& d) const {
+    return cuda::CreateRelu(context, d, options, inputs);
+  }
+  KernelOr operator()(const LrnDesc& d) const {
+    return cuda::CreateLrn(context, d, options, inputs);
+  }
   KernelOr operator()(const DropoutDesc& d) const {
     return cuda::CreateDropout(context, d, options, inputs);
   }
   KernelOr operator()(const ConcatDesc& d) const {
     return cuda::CreateConcat(context, d, options, inputs);
   }
-  KernelOr operator()(const AddDesc& d) const { return cuda::CreateAdd(context, d, options, inputs); }
+  KernelOr operator()(const AddDesc& d) const {
+    return cuda::CreateAdd(context, d, options, inputs);
+  }
   KernelOr operator()(const SoftmaxXentDesc& d) const {
     return cuda::CreateSoftmaxXent(context, d, options, inputs);
   }
-  KernelOr operator()(const GemmDesc& d) const { return cuda::CreateGemm(context, d, options, inputs); }
+  KernelOr operator()(const GemmDesc& d) const {
+    return cuda::CreateGemm(context, d, options, inputs);
+  }
 };
 
 class SgdOptimizer final : public Optimizer {
@@ -55,7 +67,8 @@ class SgdOptimizer final : public Optimizer {
           absl::StrCat(desc_.ToString(), ": momentum > 0 needs the momentum buffer"));
     CUDA_RETURN_IF_ERROR(cuda::LaunchSgdUpdate(
         args.params, args.grads, args.momentum, desc_.count, desc_.learning_rate, desc_.momentum,
-        desc_.weight_decay, args.loss_scale, args.overflow, args.step, context_->raw_stream()));
+        desc_.weight_decay, args.loss_scale, args.overflow, args.step, args.good_steps,
+        args.growth_interval, context_->raw_stream()));
     return absl::OkStatus();
   }
 
@@ -110,7 +123,9 @@ class CudaBackend final : public Backend {
 
   absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                        void* dst) override {
-    auto what = [&] { return absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString()); };
+    auto what = [&] {
+      return absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    };
     if (src == nullptr || dst == nullptr)
       return absl::InvalidArgumentError(absl::StrCat(what(), ": null buffer"));
     if (from.shape.num_elements() != to.shape.num_elements())
@@ -126,7 +141,8 @@ class CudaBackend final : public Backend {
     if (same_order) {
       if (from.dtype == to.dtype) {
         if (src != dst)
-          CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, static_cast<size_t>(count) * SizeOf(to.dtype),
+          CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src,
+                                               static_cast<size_t>(count) * SizeOf(to.dtype),
                                                cudaMemcpyDeviceToDevice, stream));
         return absl::OkStatus();
       }
@@ -134,8 +150,7 @@ class CudaBackend final : public Backend {
       return absl::OkStatus();
     }
     const Shape& s = from.shape.rank() == 4 ? from.shape : to.shape;
-    if (s.rank() != 4)
-      return absl::UnimplementedError(absl::StrCat("unsupported: ", what()));
+    if (s.rank() != 4) return absl::UnimplementedError(absl::StrCat("unsupported: ", what()));
     if (from.layout == Layout::kNHWC && RowMajor(to)) {
       CUDA_RETURN_IF_ERROR(cuda::LaunchNhwcToNchw(src, a, dst, b, s[0], s[1], s[2], s[3], stream));
       return absl::OkStatus();
@@ -190,8 +205,8 @@ class CudaBackend final : public Backend {
     if (options.dtype != DType::kF32 && options.dtype != DType::kF16 &&
         options.dtype != DType::kBF16)
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
-                                                   " on the cuda backend (",
-                                                   OpDescToString(desc), ")"));
+                                                   " on the cuda backend (", OpDescToString(desc),
+                                                   ")"));
     return absl::OkStatus();
   }
 

@@ -2,6 +2,7 @@
 // over 64-bit indices; fp16/bf16 go through fp32.
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/elem_access.cuh"
+#include "kernels/loss_scale.h"
 
 namespace cnnbench::cuda {
 namespace {
@@ -15,6 +16,14 @@ __global__ void CastKernel(const void* src, Elem from, void* dst, Elem to, int64
       StoreAs(dst, to, i, LoadAs(src, from, i));
     }
   }
+}
+
+__global__ void ScaledCastKernel(const float* src, const float* scale, void* dst, Elem to,
+                                 int64_t count) {
+  const float s = *scale;
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += int64_t{gridDim.x} * blockDim.x)
+    StoreAs(dst, to, i, src[i] * s);
 }
 
 // One element per thread of the destination; `to_nhwc` says which way.
@@ -97,6 +106,11 @@ __global__ void SgdKernel(float* w, const float* g, float* v, int64_t count, dou
 
 __global__ void IncrementKernel(uint64_t* counter) { ++*counter; }
 
+__global__ void LossScaleKernel(const int32_t* overflow, int32_t growth_interval, float* scale,
+                                int32_t* good_steps) {
+  AdjustLossScale(*overflow != 0, growth_interval, scale, good_steps);
+}
+
 }  // namespace
 
 cudaError_t LaunchCast(const void* src, Elem from, void* dst, Elem to, int64_t count,
@@ -153,8 +167,9 @@ cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem typ
 }
 
 cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, double learning_rate,
-                            double momentum, double weight_decay, const float* loss_scale,
-                            int32_t* overflow, uint64_t* step, cudaStream_t stream) {
+                            double momentum, double weight_decay, float* loss_scale,
+                            int32_t* overflow, uint64_t* step, int32_t* good_steps,
+                            int32_t growth_interval, cudaStream_t stream) {
   if (step != nullptr) {
     IncrementKernel<<<1, 1, 0, stream>>>(step);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
@@ -168,6 +183,16 @@ cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, d
   }
   SgdKernel<<<BlocksFor(count), kThreads, 0, stream>>>(w, g, v, count, learning_rate, momentum,
                                                        weight_decay, loss_scale, overflow);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  if (good_steps == nullptr || loss_scale == nullptr || overflow == nullptr) return cudaSuccess;
+  LossScaleKernel<<<1, 1, 0, stream>>>(overflow, growth_interval, loss_scale, good_steps);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchScaledCast(const float* src, const float* scale, void* dst, Elem to,
+                             int64_t count, cudaStream_t stream) {
+  if (count <= 0) return cudaSuccess;
+  ScaledCastKernel<<<BlocksFor(count), kThreads, 0, stream>>>(src, scale, dst, to, count);
   return cudaGetLastError();
 }
 

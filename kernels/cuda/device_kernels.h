@@ -18,12 +18,15 @@ enum class Elem { kF32, kF16, kBF16, kI32 };
 // dst[i] = convert(src[i]) for i < count (round to nearest even).
 cudaError_t LaunchCast(const void* src, Elem from, void* dst, Elem to, int64_t count,
                        cudaStream_t stream);
+// dst[i] = convert(src[i] * *scale) from fp32 (the scaled loss gradient).
+cudaError_t LaunchScaledCast(const float* src, const float* scale, void* dst, Elem to,
+                             int64_t count, cudaStream_t stream);
 
 // (N,C,H,W) <-> (N,H,W,C) with an optional type change.
-cudaError_t LaunchNchwToNhwc(const void* src, Elem from, void* dst, Elem to, int64_t n,
-                             int64_t c, int64_t h, int64_t w, cudaStream_t stream);
-cudaError_t LaunchNhwcToNchw(const void* src, Elem from, void* dst, Elem to, int64_t n,
-                             int64_t c, int64_t h, int64_t w, cudaStream_t stream);
+cudaError_t LaunchNchwToNhwc(const void* src, Elem from, void* dst, Elem to, int64_t n, int64_t c,
+                             int64_t h, int64_t w, cudaStream_t stream);
+cudaError_t LaunchNhwcToNchw(const void* src, Elem from, void* dst, Elem to, int64_t n, int64_t c,
+                             int64_t h, int64_t w, cudaStream_t stream);
 
 // dst = sum of srcs[0..count) elementwise, accumulated in fp32 and rounded
 // once; dst may be srcs[0]. At most kMaxAddN sources.
@@ -31,8 +34,8 @@ constexpr int kMaxAddN = 16;
 struct AddNSources {
   const void* ptr[kMaxAddN];
 };
-cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type,
-                       int64_t elements, cudaStream_t stream);
+cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type, int64_t elements,
+                       cudaStream_t stream);
 // The same sum with a ReLU after it (the fused add's forward): dst =
 // max(sum, 0).
 cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
@@ -45,18 +48,20 @@ cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mas
 // ReLU forward y = max(x, 0) and backward dx = dy * (x > 0), in `type`.
 cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
                               cudaStream_t stream);
-cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type,
-                               int64_t count, cudaStream_t stream);
+cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type, int64_t count,
+                               cudaStream_t stream);
 
 // The fused SGD-with-momentum update over `count` fp32 values, as the CPU
 // backends compute it (each element in double): g' = g/s + wd*w;
 // v = m*v + g'; w -= lr*v (m = 0: w -= lr*g', v unused). s = *loss_scale or
 // 1. With `overflow`: it is set to 1 and the update skipped when any
 // gradient is not finite, else set to 0. With `step`: incremented once.
-cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count,
-                            double learning_rate, double momentum, double weight_decay,
-                            const float* loss_scale, int32_t* overflow, uint64_t* step,
-                            cudaStream_t stream);
+// With `good_steps` (and loss_scale, overflow): then AdjustLossScale
+// (kernels/loss_scale.h) in a one-thread kernel.
+cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, double learning_rate,
+                            double momentum, double weight_decay, float* loss_scale,
+                            int32_t* overflow, uint64_t* step, int32_t* good_steps,
+                            int32_t growth_interval, cudaStream_t stream);
 
 }  // namespace cnnbench::cuda
 

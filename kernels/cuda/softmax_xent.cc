@@ -91,6 +91,10 @@ class SoftmaxXentKernel : public CudaKernel {
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     RETURN_IF_ERROR(Require(args.saved, "saved"));
     cudaStream_t stream = context_->raw_stream();
+    if (args.loss_scale != nullptr)  // dynamic loss scaling: the scaled gradient
+      return Launched(LaunchScaledCast(static_cast<const float*>(args.saved), args.loss_scale,
+                                       args.dx[0], elem_, desc_.n * desc_.classes, stream),
+                      "softmax cross-entropy backward");
     if (elem_ == Elem::kF32)
       return Launched(
           cudaMemcpyAsync(args.dx[0], args.saved, grad_bytes_, cudaMemcpyDeviceToDevice, stream),

@@ -109,6 +109,11 @@ class SoftmaxXentKernel : public OneDnnKernel {
   // dx = (softmax - onehot) / N; dy is ignored (the loss ends the graph).
   absl::Status BackwardData(const KernelArgs& args) override {
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    if (args.loss_scale != nullptr)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", what_,
+                       ": a scaled loss gradient (dynamic loss scaling is for fp16, "
+                       "which the oneDNN backend does not run)"));
     RETURN_IF_ERROR(RequireSaved(args));
     RETURN_IF_ERROR(RequireScratch(args));
     if (!from_plain_.valid()) {

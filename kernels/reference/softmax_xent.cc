@@ -21,7 +21,7 @@ class SoftmaxXentKernel final : public ReferenceKernel {
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* logits = static_cast<const T*>(a.x[0]);         // (N,classes)
+    const T* logits = static_cast<const T*>(a.x[0]);              // (N,classes)
     const int32_t* labels = static_cast<const int32_t*>(a.x[1]);  // (N)
     // (N,classes): softmax - onehot, which is all backward needs.
     double* grad = static_cast<double*>(a.saved);
@@ -51,7 +51,9 @@ class SoftmaxXentKernel final : public ReferenceKernel {
     if (a.dx[0] == nullptr) return absl::OkStatus();
     const double* grad = static_cast<const double*>(a.saved);
     T* dx = static_cast<T*>(a.dx[0]);
-    for (int64_t i = 0; i < d_.n * d_.classes; ++i) dx[i] = static_cast<T>(grad[i] / d_.n);
+    // With dynamic loss scaling, the scaled gradient.
+    const double scale = a.loss_scale != nullptr ? static_cast<double>(*a.loss_scale) : 1.0;
+    for (int64_t i = 0; i < d_.n * d_.classes; ++i) dx[i] = static_cast<T>(grad[i] / d_.n * scale);
     return absl::OkStatus();
   }
 

@@ -135,7 +135,7 @@ TEST(BackendInterfaceTest, OptimizerDividesByTheLossScaleAndCountsSteps) {
     ASSERT_TRUE(sgd.ok());
     UpdateCase scaled, plain;
     for (float& x : scaled.g) x *= 1024;  // what a loss scaled by 1024 produces
-    const float scale = 1024;
+    float scale = 1024;
     int32_t overflow = -1;
     uint64_t step = 41;
     UpdateArgs args{scaled.w.data(), scaled.g.data(), scaled.v.data(), &scale, &overflow, &step};
@@ -170,7 +170,7 @@ TEST(BackendInterfaceTest, OptimizerSkipsTheUpdateOnANonFiniteGradient) {
       EXPECT_EQ(c.v, v);
       EXPECT_EQ(step, 1u);  // a skipped step still counts
     }
-    const float zero = 0;
+    float zero = 0;
     UpdateCase c;
     UpdateArgs args{c.w.data(), c.g.data(), c.v.data(), &zero, nullptr, nullptr};
     EXPECT_FALSE((*sgd)->Update(args).ok());

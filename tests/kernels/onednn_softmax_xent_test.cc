@@ -35,6 +35,26 @@ TEST(OneDnnSoftmaxXentTest, MatchesReference) {
   }
 }
 
+// A scaled loss gradient (fp16's dynamic loss scaling) is refused, not
+// silently left unscaled.
+TEST(OneDnnSoftmaxXentTest, RefusesALossScale) {
+  ASSERT_NE(OneDnn(), nullptr);
+  auto kernel = OneDnn()->Create(*ParseOpDesc("softmax_xent:mb2ic4"), DType::kF32, {});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<float> logits(8, 0.5f), dx(8), saved((*kernel)->signature().saved_bytes / 4 + 1);
+  std::vector<char> scratch((*kernel)->signature().scratch_bytes + 64);
+  const float scale = 8;
+  KernelArgs args;
+  args.x = {logits.data(), nullptr};
+  args.dx = {dx.data(), nullptr};
+  args.saved = saved.data();
+  args.scratch = scratch.data();
+  args.loss_scale = &scale;
+  absl::Status status = (*kernel)->BackwardData(args);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+  EXPECT_NE(std::string(status.message()).find("loss"), std::string::npos) << status;
+}
+
 TEST(OneDnnSoftmaxXentTest, FlattensA4DInput) {
   ASSERT_NE(OneDnn(), nullptr);
   CompareOptions o = Options();

@@ -1,9 +1,11 @@
 // Reference SGD: the update g' = g + wd*w; v = m*v + g'; w -= lr*v over
 // several steps, plain SGD without a momentum buffer, and bad descriptors.
+#include <cmath>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
+#include "kernels/loss_scale.h"
 #include "kernels/reference/reference_backend.h"
 
 namespace cnnbench {
@@ -51,6 +53,65 @@ TEST(SgdTest, PlainSgdNeedsNoMomentumBuffer) {
   const std::vector<float> g = {2.0f, -4.0f};
   ASSERT_TRUE(sgd->Update(w.data(), g.data(), nullptr).ok());
   EXPECT_EQ(w, (std::vector<float>{0.0f, 4.0f}));
+}
+
+// AdjustLossScale's rules on their own: halve on overflow (not below 1),
+// double after `interval` clean updates in a row (not above 2^24).
+TEST(LossScaleTest, HalvesOnOverflowAndGrowsAfterCleanRuns) {
+  float scale = 1024;
+  int32_t good = 5;
+  AdjustLossScale(true, 3, &scale, &good);
+  EXPECT_EQ(scale, 512);
+  EXPECT_EQ(good, 0);
+  AdjustLossScale(false, 3, &scale, &good);
+  AdjustLossScale(false, 3, &scale, &good);
+  EXPECT_EQ(scale, 512);
+  EXPECT_EQ(good, 2);
+  AdjustLossScale(false, 3, &scale, &good);
+  EXPECT_EQ(scale, 1024);
+  EXPECT_EQ(good, 0);
+  float tiny = 1;
+  AdjustLossScale(true, 3, &tiny, &good);
+  EXPECT_EQ(tiny, kMinLossScale);
+  float huge = kMaxLossScale;
+  good = 2;
+  AdjustLossScale(false, 3, &huge, &good);
+  EXPECT_EQ(huge, kMaxLossScale);
+}
+
+// Through the optimizer: a non-finite gradient skips the update and halves
+// the scale; clean updates divide by the scale of their moment and grow it.
+TEST(SgdTest, DynamicLossScalingSkipsHalvesAndGrows) {
+  const SgdDesc desc{2, 0.5, 0.0, 0.0};
+  std::unique_ptr<Optimizer> sgd = MakeSgd(desc);
+  ASSERT_NE(sgd, nullptr);
+  std::vector<float> w = {1.0f, 2.0f};
+  float scale = 64;
+  int32_t overflow = -1, good = 0;
+  UpdateArgs args;
+  args.params = w.data();
+  args.momentum = nullptr;
+  args.loss_scale = &scale;
+  args.overflow = &overflow;
+  args.good_steps = &good;
+  args.growth_interval = 2;
+  const std::vector<float> bad = {INFINITY, 1.0f};
+  args.grads = bad.data();
+  ASSERT_TRUE(sgd->Update(args).ok());
+  EXPECT_EQ(overflow, 1);
+  EXPECT_EQ(w, (std::vector<float>{1.0f, 2.0f}));  // skipped
+  EXPECT_EQ(scale, 32);
+  const std::vector<float> g = {32.0f, -64.0f};  // scaled by 32: 1 and -2
+  args.grads = g.data();
+  ASSERT_TRUE(sgd->Update(args).ok());
+  EXPECT_EQ(overflow, 0);
+  EXPECT_EQ(w, (std::vector<float>{0.5f, 3.0f}));
+  EXPECT_EQ(scale, 32);
+  EXPECT_EQ(good, 1);
+  ASSERT_TRUE(sgd->Update(args).ok());  // the second clean one in a row
+  EXPECT_EQ(w, (std::vector<float>{0.0f, 4.0f}));
+  EXPECT_EQ(scale, 64);
+  EXPECT_EQ(good, 0);
 }
 
 TEST(SgdTest, Errors) {

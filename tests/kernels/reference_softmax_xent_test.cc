@@ -43,9 +43,9 @@ TEST_P(SoftmaxXentTest, MeanLossAndGradient) {
   EXPECT_EQ(sig.output.dtype, GetParam());
   EXPECT_EQ(sig.inputs[1].dtype, DType::kI32);
   const double l2 = std::log(2.0);
-  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(),
-                          {5, 5, 5, 5, -7, -7, l2 - 7, 2 * l2 - 7})
-                  .ok());
+  ASSERT_TRUE(
+      FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {5, 5, 5, 5, -7, -7, l2 - 7, 2 * l2 - 7})
+          .ok());
   ASSERT_TRUE(FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {1, 3}).ok());
   ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(), {123}).ok());  // ignored
   KernelArgs args = k.buffers.Args();
@@ -54,10 +54,15 @@ TEST_P(SoftmaxXentTest, MeanLossAndGradient) {
   const double tolerance = GetParam() == DType::kF32 ? 1e-6 : 1e-14;
   EXPECT_NEAR(ToDoubles(sig.output, k.buffers.y.data())[0], (std::log(4.0) + l2) / 2, tolerance);
   ASSERT_TRUE(k.kernel->BackwardData(args).ok());
-  const std::vector<double> want = {0.125, -0.375, 0.125, 0.125,
-                                    0.0625, 0.0625, 0.125, -0.25};
+  const std::vector<double> want = {0.125, -0.375, 0.125, 0.125, 0.0625, 0.0625, 0.125, -0.25};
   const std::vector<double> got = ToDoubles(sig.inputs[0], k.buffers.dx[0].data());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance) << i;
+  // Dynamic loss scaling: the same gradient times the scale (a power of two: exact).
+  const float scale = 1024;
+  args.loss_scale = &scale;
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  const std::vector<double> scaled = ToDoubles(sig.inputs[0], k.buffers.dx[0].data());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(scaled[i], got[i] * 1024) << i;
 }
 
 TEST_P(SoftmaxXentTest, LargeLogitsDoNotOverflow) {
@@ -74,7 +79,8 @@ TEST_P(SoftmaxXentTest, LabelOutOfRangeIsAnError) {
     KernelUnderTest k = Make(SoftmaxXentDesc{3, 10}, GetParam());
     const KernelSignature& sig = k.kernel->signature();
     FillDefaults(k.buffers, 1);
-    ASSERT_TRUE(FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {0, static_cast<double>(bad), 9}).ok());
+    ASSERT_TRUE(
+        FromDoubles(sig.inputs[1], k.buffers.x[1].data(), {0, static_cast<double>(bad), 9}).ok());
     absl::Status status = k.kernel->Forward(k.buffers.Args());
     ASSERT_FALSE(status.ok());
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -91,8 +97,8 @@ TEST(SoftmaxXentGradientTest, MatchesFiniteDifferences) {
     SoftmaxXentDesc desc;
     Shape input;  // empty: (N, classes)
   };
-  for (const Case& c : {Case{{3, 7}, {}}, Case{{1, 2}, {}}, Case{{2, 12}, {2, 3, 2, 2}},
-                        Case{{5, 1}, {}}}) {
+  for (const Case& c :
+       {Case{{3, 7}, {}}, Case{{1, 2}, {}}, Case{{2, 12}, {2, 3, 2, 2}}, Case{{5, 1}, {}}}) {
     std::vector<TensorSpec> inputs;
     if (c.input.rank() > 0)
       inputs = {TensorSpec::Plain(DType::kF64, c.input),

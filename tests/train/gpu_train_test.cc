@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "kernels/loss_scale.h"
 #include "models/net_builder.h"
 #include "models/zoo.h"
 #include "tests/train/small_cnn.h"
@@ -101,6 +102,52 @@ TEST(GpuTrainTest, FusedReluTrainsLikeTheUnfusedGraph) {
       EXPECT_NEAR(fused[i], plain[i], tolerance * std::fabs(plain[i]) + 1e-5)
           << PrecisionName(p) << " step " << i;
   }
+}
+
+// fp16 from a loss scale so large that the first gradients overflow: those
+// updates are skipped and halve the scale until the gradients fit, then the
+// network learns (finite losses that fall), counting clean updates.
+TEST(GpuTrainTest, Fp16LossScalingRecoversFromOverflow) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  options.precision = Precision::kFp16;
+  options.initial_loss_scale = kMaxLossScale;  // 2^24: the loss gradient alone overflows fp16
+  options.loss_scale_growth_interval = 1000;
+  auto trainer = Trainer::Compile(SmallCnn(), gpu.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images, losses;
+  std::vector<int32_t> labels;
+  const std::vector<float> first_weights = *(*trainer)->ReadParameter(2, 0);
+  for (int step = 0; step < 40; ++step) {
+    MakeBatch(step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = StepAndLoss(**trainer);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    losses.push_back(*loss);
+  }
+  auto scale = (*trainer)->LossScale();
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  EXPECT_LT(*scale, kMaxLossScale);
+  EXPECT_GE(*scale, kMinLossScale);
+  auto clean = (*trainer)->CleanStepsSinceScaleChange();
+  ASSERT_TRUE(clean.ok());
+  EXPECT_GT(*clean, 0) << "no clean update after the scale came down";
+  EXPECT_NE(*(*trainer)->ReadParameter(2, 0), first_weights) << "no update was applied";
+  for (float l : losses) EXPECT_TRUE(std::isfinite(l));
+  EXPECT_LT(losses.back(), losses.front());
+}
+
+// Other precisions use no loss scale.
+TEST(GpuTrainTest, Bf16UsesNoLossScale) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  TrainOptions options;
+  options.precision = Precision::kBf16;
+  auto trainer = Trainer::Compile(SmallCnn(), gpu.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  EXPECT_EQ(*(*trainer)->LossScale(), 1.0f);
 }
 
 TEST(GpuTrainTest, GraphReplayEqualsEagerStepsBitForBit) {

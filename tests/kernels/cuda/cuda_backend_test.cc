@@ -74,8 +74,8 @@ TEST(CudaBackendTest, ReordersBetweenNchwNhwcAndTypes) {
   ASSERT_TRUE(gpu->Upload(nchw, h.data(), nhwc_bf16, device->data()).ok());
   // Read the raw NHWC bf16 bytes: element (n,c,y,x) sits at ((n*4+y)*5+x)*3+c.
   std::vector<uint16_t> raw(h.size());
-  ASSERT_TRUE(CopyBytes(raw.data(), Device::Cpu(), device->data(), Device::Cuda(0),
-                        nhwc_bf16.bytes).ok());
+  ASSERT_TRUE(
+      CopyBytes(raw.data(), Device::Cpu(), device->data(), Device::Cuda(0), nhwc_bf16.bytes).ok());
   for (int n = 0; n < 2; ++n)
     for (int c = 0; c < 3; ++c)
       for (int y = 0; y < 4; ++y)
@@ -113,12 +113,16 @@ TEST(CudaBackendTest, SgdMatchesTheReferenceAndHonoursScaleOverflowAndStep) {
   float* scale = reinterpret_cast<float*>(s);
   int32_t* overflow = reinterpret_cast<int32_t*>(s + 256);
   uint64_t* step = reinterpret_cast<uint64_t*>(s + 512);
-  const float loss_scale = 256;
+  float loss_scale = 256;
   ASSERT_TRUE(Cuda()->Upload(scalar, &loss_scale, scalar, scale).ok());
   ASSERT_TRUE(Cuda()->Fill(s + 256, 0x7f, 512).ok());
   ASSERT_TRUE(Cuda()->Fill(step, 0, sizeof(uint64_t)).ok());
-  UpdateArgs args{static_cast<float*>(dw->data()), static_cast<const float*>(dg->data()),
-                  static_cast<float*>(dv->data()), scale, overflow, step};
+  UpdateArgs args{static_cast<float*>(dw->data()),
+                  static_cast<const float*>(dg->data()),
+                  static_cast<float*>(dv->data()),
+                  scale,
+                  overflow,
+                  step};
   for (int i = 0; i < 3; ++i) ASSERT_TRUE((*ours)->Update(args).ok());
   std::vector<float> expect_w = w, expect_v = v;
   UpdateArgs host{expect_w.data(), g.data(), expect_v.data(), &loss_scale, nullptr, nullptr};
@@ -147,6 +151,66 @@ TEST(CudaBackendTest, SgdMatchesTheReferenceAndHonoursScaleOverflowAndStep) {
   ASSERT_TRUE(CopyBytes(&steps, Device::Cpu(), step, Device::Cuda(0), 8).ok());
   EXPECT_EQ(flag, 1);
   EXPECT_EQ(steps, 4u);
+}
+
+// Dynamic loss scaling on the device, as the CPU does it: an overflow skips
+// the update and halves the scale; two clean updates in a row double it.
+TEST(CudaBackendTest, DynamicLossScaleFollowsTheCpu) {
+  SKIP_WITHOUT_GPU();
+  SgdDesc desc;
+  desc.count = 64;
+  desc.learning_rate = 0.5;
+  auto ours = Cuda()->CreateOptimizer(desc);
+  auto truth = cuda_test::Reference()->CreateOptimizer(desc);
+  ASSERT_TRUE(ours.ok() && truth.ok());
+  const TensorSpec spec = TensorSpec::Plain(DType::kF32, Shape{64});
+  auto dw = Buffer::Allocate(Device::Cuda(0), spec.bytes);
+  auto dg = Buffer::Allocate(Device::Cuda(0), spec.bytes);
+  auto scalars = Buffer::Allocate(Device::Cuda(0), 1024);
+  ASSERT_TRUE(dw.ok() && dg.ok() && scalars.ok());
+  std::vector<float> w(64), host_w(64);
+  for (int i = 0; i < 64; ++i) w[i] = host_w[i] = 0.25f * i;
+  ASSERT_TRUE(Cuda()->Upload(spec, w.data(), spec, dw->data()).ok());
+  char* s = static_cast<char*>(scalars->data());
+  float host_scale = 64;
+  int32_t host_overflow = 0, host_good = 0;
+  ASSERT_TRUE(CopyBytes(s, Device::Cuda(0), &host_scale, Device::Cpu(), 4).ok());
+  ASSERT_TRUE(Cuda()->Fill(s + 256, 0, 512).ok());
+  UpdateArgs args;
+  args.params = static_cast<float*>(dw->data());
+  args.grads = static_cast<const float*>(dg->data());
+  args.loss_scale = reinterpret_cast<float*>(s);
+  args.overflow = reinterpret_cast<int32_t*>(s + 256);
+  args.good_steps = reinterpret_cast<int32_t*>(s + 512);
+  args.growth_interval = 2;
+  UpdateArgs host = args;
+  host.params = host_w.data();
+  host.loss_scale = &host_scale;
+  host.overflow = &host_overflow;
+  host.good_steps = &host_good;
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int update = 0; update < 4; ++update) {  // overflow, clean, clean, clean
+    std::vector<float> g(64);
+    for (int i = 0; i < 64; ++i) g[i] = static_cast<float>((i % 5) - 2) * 16.0f;
+    if (update == 0) g[9] = inf;
+    ASSERT_TRUE(Cuda()->Upload(spec, g.data(), spec, dg->data()).ok());
+    host.grads = g.data();
+    ASSERT_TRUE((*ours)->Update(args).ok());
+    ASSERT_TRUE((*truth)->Update(host).ok());
+    ASSERT_TRUE(Cuda()->stream().Synchronize().ok());
+    float scale = 0;
+    int32_t overflow = -1, good = -1;
+    ASSERT_TRUE(CopyBytes(&scale, Device::Cpu(), s, Device::Cuda(0), 4).ok());
+    ASSERT_TRUE(CopyBytes(&overflow, Device::Cpu(), s + 256, Device::Cuda(0), 4).ok());
+    ASSERT_TRUE(CopyBytes(&good, Device::Cpu(), s + 512, Device::Cuda(0), 4).ok());
+    EXPECT_EQ(scale, host_scale) << "update " << update;
+    EXPECT_EQ(overflow, host_overflow) << "update " << update;
+    EXPECT_EQ(good, host_good) << "update " << update;
+    std::vector<float> got(64);
+    ASSERT_TRUE(Cuda()->Download(spec, dw->data(), spec, got.data()).ok());
+    EXPECT_EQ(got, host_w) << "update " << update;
+  }
+  EXPECT_EQ(host_scale, 64);  // halved to 32, then doubled after two clean ones
 }
 
 TEST(CudaBackendTest, ReluMatchesTheReferenceInEveryPrecision) {
