@@ -100,6 +100,10 @@ class Kernel {
   virtual absl::Status BackwardData(const KernelArgs& args) = 0;
   // Ops without parameters do nothing here.
   virtual absl::Status BackwardWeights(const KernelArgs& args) { return absl::OkStatus(); }
+  // An error the device recorded in calls that have completed (e.g. a bad
+  // label seen by a replayed CUDA graph, where no host code runs): the
+  // executor asks every kernel after it has waited for its stream.
+  virtual absl::Status DeviceErrors() const { return absl::OkStatus(); }
 
  protected:
   KernelSignature signature_;

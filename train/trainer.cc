@@ -111,10 +111,11 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   trainer->origin_ = std::move(fused.origin);
   trainer->node_of_ = std::move(fused.node_of);
   trainer->fused_relus_ = fused.fused;
+  RETURN_IF_ERROR(trainer->CheckFootprint(trainer->LowerBoundBytes(trainer->graph_)));
   RETURN_IF_ERROR(trainer->CreateKernels(trainer->graph_));
   RETURN_IF_ERROR(trainer->RequestBuffers());
   RETURN_IF_ERROR(trainer->PlanBuffers());
-  RETURN_IF_ERROR(trainer->CheckFootprint());
+  RETURN_IF_ERROR(trainer->CheckFootprint(trainer->FootprintBytes()));
   RETURN_IF_ERROR(trainer->AllocateAndBind());
   return trainer;
 }
@@ -355,7 +356,17 @@ size_t Trainer::FootprintBytes() const {
          2 * (images_spec_.bytes + staging + graph_.batch * sizeof(int32_t)) + kScalarLines * line;
 }
 
-absl::Status Trainer::CheckFootprint() const {
+size_t Trainer::LowerBoundBytes(const Graph& graph) const {
+  const size_t element = SizeOf(activation_type_);
+  size_t largest = 0;
+  for (const Node& node : graph.nodes)
+    largest = std::max(largest, static_cast<size_t>(node.output.num_elements()) * element);
+  const size_t images = static_cast<size_t>(graph.nodes[graph.images].output.num_elements()) *
+                        SizeOf(activation_type_);
+  return 2 * images + largest;
+}
+
+absl::Status Trainer::CheckFootprint(size_t needed) const {
   const Device device = backend_->device();
   size_t available = options_.memory_limit_bytes;
   if (available == 0) {
@@ -363,7 +374,6 @@ absl::Status Trainer::CheckFootprint() const {
     if (!free_now.ok()) return absl::OkStatus();  // unknown: let the allocations decide
     available = *free_now;
   }
-  const size_t needed = FootprintBytes();
   if (needed <= available) return absl::OkStatus();
   std::string need = FormatBytes(needed), have = FormatBytes(available);
   if (need == have) {  // rounded alike: say the bytes
@@ -762,8 +772,15 @@ absl::Status Trainer::EnqueueRefreshWorkingCopies() {
   return absl::OkStatus();
 }
 
+absl::Status Trainer::DeviceErrors() const {
+  for (const auto& layer : layers_)
+    if (layer != nullptr && layer->kernel != nullptr) RETURN_IF_ERROR(layer->kernel->DeviceErrors());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<float> Trainer::LastLoss() {
   RETURN_IF_ERROR(backend_->stream().Synchronize());
+  RETURN_IF_ERROR(DeviceErrors());
   float loss = 0;
   RETURN_IF_ERROR(
       backend_->Download(loss_spec_, loss_, TensorSpec::Plain(DType::kF32, Shape{}), &loss));
@@ -786,7 +803,10 @@ absl::StatusOr<int32_t> Trainer::CleanStepsSinceScaleChange() {
   return good;
 }
 
-absl::Status Trainer::Synchronize() { return backend_->stream().Synchronize(); }
+absl::Status Trainer::Synchronize() {
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  return DeviceErrors();
+}
 
 size_t Trainer::peak_memory_bytes() const {
   size_t bytes = arena_.size() + params_.size() + grads_.size() + momentum_.size() +

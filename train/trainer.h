@@ -109,7 +109,9 @@ class Trainer {
   // counted towards growing it: waits for the steps enqueued so far.
   absl::StatusOr<float> LossScale();
   absl::StatusOr<int32_t> CleanStepsSinceScaleChange();
-  // Waits until everything enqueued so far is done.
+  // Waits until everything enqueued so far is done. Both this and LastLoss
+  // then report an error the device recorded meanwhile (Kernel::DeviceErrors:
+  // a bad label in a replayed step).
   absl::Status Synchronize();
 
   // Called during ForwardBackward after a layer's fp32 weight gradients
@@ -167,7 +169,12 @@ class Trainer {
   absl::Status PlanBuffers();
   // What AllocateAndBind will allocate, known from the plan alone.
   size_t FootprintBytes() const;
-  absl::Status CheckFootprint() const;
+  // What no plan of `graph` can go below (the two input slots and the
+  // largest single output), checked before any kernel is created, so an
+  // absurd batch is OOM rather than a library's refusal of its shapes.
+  size_t LowerBoundBytes(const Graph& graph) const;
+  absl::Status CheckFootprint(size_t needed) const;
+  absl::Status DeviceErrors() const;
   absl::Status AllocateAndBind();
   absl::Status InitializeParameters();
 

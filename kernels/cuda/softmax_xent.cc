@@ -104,6 +104,8 @@ class SoftmaxXentKernel : public CudaKernel {
         "softmax cross-entropy backward");
   }
 
+  absl::Status DeviceErrors() const override { return CheckLabelsSoFar(); }
+
  private:
   // The bad-label record as the last completed forward left it.
   absl::Status CheckLabelsSoFar() const {

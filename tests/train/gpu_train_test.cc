@@ -139,6 +139,31 @@ TEST(GpuTrainTest, Fp16LossScalingRecoversFromOverflow) {
   EXPECT_LT(losses.back(), losses.front());
 }
 
+// A bad label in a step replayed from a CUDA graph (no host code of the
+// kernel runs then) is still reported, by the next call that waits.
+TEST(GpuTrainTest, ABadLabelInAReplayedStepIsReported) {
+  auto gpu = GpuBackend();
+  SKIP_WITHOUT_GPU(gpu);
+  auto trainer = Trainer::Compile(SmallCnn(), gpu.get(), TrainOptions{});
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  ASSERT_TRUE((*trainer)->cuda_graph_active());
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 6; ++step) {  // each slot: eager, captured, replayed
+    MakeBatch(step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    ASSERT_TRUE(StepAndLoss(**trainer).ok());
+  }
+  MakeBatch(6, &images, &labels);
+  labels[3] = train_test::kClasses;  // outside [0, classes)
+  ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+  ASSERT_TRUE((*trainer)->Step().ok());  // only enqueues
+  auto loss = (*trainer)->LastLoss();
+  ASSERT_FALSE(loss.ok());
+  EXPECT_EQ(loss.status().code(), absl::StatusCode::kInvalidArgument) << loss.status();
+  EXPECT_NE(loss.status().message().find("example 3"), std::string::npos) << loss.status();
+}
+
 // Other precisions use no loss scale.
 TEST(GpuTrainTest, Bf16UsesNoLossScale) {
   auto gpu = GpuBackend();

@@ -2,11 +2,13 @@
 // request, the forward/backward and update halves, the gradient-ready hook,
 // two input slots, dropout keyed by the device-side step counter, and
 // precision (bf16 with fp32 masters where the CPU has it; clear refusals).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "tests/train/small_cnn.h"
@@ -225,6 +227,34 @@ TEST_P(StepApiTest, APlanThatDoesNotFitIsRefusedBeforeAllocating) {
   const std::string message(refused.status().message());
   EXPECT_NE(message.find("OOM: needs "), std::string::npos) << message;
   EXPECT_NE(message.find("available"), std::string::npos) << message;
+}
+
+// Below what no plan can do with (both input slots and the largest single
+// output), Compile refuses before creating any kernel: the OOM names that
+// bound, not the whole plan's footprint.
+TEST_P(StepApiTest, BelowTheLowerBoundIsRefusedBeforeAnyKernel) {
+  auto backend = MakeBackend();
+  const Graph graph = SmallCnn();
+  size_t largest = 0;
+  for (const Node& node : graph.nodes)
+    largest = std::max(largest, static_cast<size_t>(node.output.num_elements()) * sizeof(float));
+  const size_t bound =
+      2 * static_cast<size_t>(graph.nodes[graph.images].output.num_elements()) * sizeof(float) +
+      largest;
+  TrainOptions options;
+  options.memory_limit_bytes = bound - 1;
+  auto refused = Trainer::Compile(graph, backend.get(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  const std::string message(refused.status().message());
+  EXPECT_NE(message.find(absl::StrCat("(", bound, " bytes)")), std::string::npos) << message;
+  // At the bound itself the first check passes and the whole plan's decides.
+  options.memory_limit_bytes = bound;
+  refused = Trainer::Compile(graph, backend.get(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message()).find(absl::StrCat("(", bound, " bytes)")),
+            std::string::npos)
+      << refused.status();
 }
 
 TEST(AvailableMemoryTest, TheCpuReportsWhatMeminfoSays) {
