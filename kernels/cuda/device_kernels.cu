@@ -45,8 +45,8 @@ __global__ void TransposeKernel(const void* src, Elem from, void* dst, Elem to, 
 
 // dst = sum of the sources; with `relu` max(sum, 0); with `mask` the sum
 // where mask > 0, else 0.
-__global__ void AddNKernel(AddNSources srcs, int count, const void* mask, bool relu, void* dst,
-                           Elem type, int64_t elements) {
+__global__ void AddNKernel(const __grid_constant__ AddNSources srcs, int count, const void* mask,
+                           bool relu, void* dst, Elem type, int64_t elements) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum = 0.0f;
@@ -57,28 +57,112 @@ __global__ void AddNKernel(AddNSources srcs, int count, const void* mask, bool r
   }
 }
 
+// The same arithmetic on 16 bytes per thread and access (kN elements of
+// T, converted through fp32), over `vectors` whole vectors; the last
+// elements - vectors * kN are done one by one by the first thread.
+template <typename T>
+__device__ inline float ToFloat(T v) {
+  return static_cast<float>(v);
+}
+template <>
+__device__ inline float ToFloat(__half v) {
+  return __half2float(v);
+}
+template <>
+__device__ inline float ToFloat(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+template <typename T>
+__device__ inline T FromFloat(float v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ inline __half FromFloat(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ inline __nv_bfloat16 FromFloat(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+template <typename T>
+__device__ inline float SumAt(const AddNSources& srcs, int count, const T* mask, bool relu,
+                              int64_t i) {
+  float sum = 0.0f;
+  if (mask == nullptr || ToFloat(mask[i]) > 0.0f)
+    for (int k = 0; k < count; ++k) sum += ToFloat(static_cast<const T*>(srcs.ptr[k])[i]);
+  if (relu && !(sum > 0.0f)) sum = 0.0f;
+  return sum;
+}
+
+template <typename T>
+__global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int count, const T* mask,
+                                 bool relu, T* dst, int64_t vectors, int64_t elements) {
+  constexpr int kN = 16 / sizeof(T);
+  union Pack {
+    uint4 raw;
+    T v[kN];
+  };
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < vectors;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    float sum[kN];
+    bool keep[kN];
+    Pack m;
+    if (mask != nullptr) m.raw = reinterpret_cast<const uint4*>(mask)[i];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      sum[j] = 0.0f;
+      keep[j] = mask == nullptr || ToFloat(m.v[j]) > 0.0f;
+    }
+    for (int k = 0; k < count; ++k) {
+      Pack p;
+      p.raw = reinterpret_cast<const uint4*>(srcs.ptr[k])[i];
+#pragma unroll
+      for (int j = 0; j < kN; ++j) sum[j] += ToFloat(p.v[j]);
+    }
+    Pack out;
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      float v = keep[j] ? sum[j] : 0.0f;
+      if (relu && !(v > 0.0f)) v = 0.0f;
+      out.v[j] = FromFloat<T>(v);
+    }
+    reinterpret_cast<uint4*>(dst)[i] = out.raw;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (int64_t e = vectors * kN; e < elements; ++e)
+      dst[e] = FromFloat<T>(SumAt(srcs, count, mask, relu, e));
+}
+
+bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+template <typename T>
+void LaunchVector(const AddNSources& srcs, int count, const void* mask, bool relu, void* dst,
+                  int64_t elements, cudaStream_t stream) {
+  const int64_t vectors = elements / (16 / static_cast<int64_t>(sizeof(T)));
+  AddNVectorKernel<T><<<BlocksFor(vectors > 0 ? vectors : 1), kThreads, 0, stream>>>(
+      srcs, count, static_cast<const T*>(mask), relu, static_cast<T*>(dst), vectors, elements);
+}
+
 cudaError_t LaunchSum(const AddNSources& srcs, int count, const void* mask, bool relu, void* dst,
                       Elem type, int64_t elements, cudaStream_t stream) {
   if (count < 1 || count > kMaxAddN) return cudaErrorInvalidValue;
   if (elements <= 0) return cudaSuccess;
-  AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, mask, relu, dst, type,
-                                                           elements);
-  return cudaGetLastError();
-}
-
-__global__ void ReluForwardKernel(const void* x, void* y, Elem type, int64_t count) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    const float v = LoadAs(x, type, i);
-    StoreAs(y, type, i, v > 0.0f ? v : 0.0f);
+  // 16-byte accesses when every pointer allows them (the executor's buffers
+  // are 256-byte aligned); one element per access otherwise.
+  bool aligned = Aligned16(dst) && (mask == nullptr || Aligned16(mask));
+  for (int k = 0; k < count; ++k) aligned = aligned && Aligned16(srcs.ptr[k]);
+  if (aligned && type == Elem::kF32) {
+    LaunchVector<float>(srcs, count, mask, relu, dst, elements, stream);
+  } else if (aligned && type == Elem::kF16) {
+    LaunchVector<__half>(srcs, count, mask, relu, dst, elements, stream);
+  } else if (aligned && type == Elem::kBF16) {
+    LaunchVector<__nv_bfloat16>(srcs, count, mask, relu, dst, elements, stream);
+  } else {
+    AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, mask, relu, dst, type,
+                                                             elements);
   }
-}
-
-__global__ void ReluBackwardKernel(const void* x, const void* dy, void* dx, Elem type,
-                                   int64_t count) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += int64_t{gridDim.x} * blockDim.x)
-    StoreAs(dx, type, i, LoadAs(x, type, i) > 0.0f ? LoadAs(dy, type, i) : 0.0f);
+  return cudaGetLastError();
 }
 
 __global__ void CheckFiniteKernel(const float* g, int64_t count, int32_t* overflow) {
@@ -154,16 +238,16 @@ cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mas
 
 cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
                               cudaStream_t stream) {
-  if (count <= 0) return cudaSuccess;
-  ReluForwardKernel<<<BlocksFor(count), kThreads, 0, stream>>>(x, y, type, count);
-  return cudaGetLastError();
+  AddNSources one{};
+  one.ptr[0] = x;
+  return LaunchSum(one, 1, nullptr, true, y, type, count, stream);
 }
 
 cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type, int64_t count,
                                cudaStream_t stream) {
-  if (count <= 0) return cudaSuccess;
-  ReluBackwardKernel<<<BlocksFor(count), kThreads, 0, stream>>>(x, dy, dx, type, count);
-  return cudaGetLastError();
+  AddNSources one{};
+  one.ptr[0] = dy;
+  return LaunchSum(one, 1, x, false, dx, type, count, stream);
 }
 
 cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, double learning_rate,
