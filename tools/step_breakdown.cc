@@ -6,7 +6,8 @@
 //   ./bazelw run //tools:step_breakdown -- --profile --model=resnet50 --batch=32 [--json=run.json]
 //     runs the step here with per-layer profiling: how much of the step the
 //     profile covers, and each layer's time in the step (against its kernel
-//     cases in --json when given).
+//     cases in --json when given); --backend=cuda profiles it on GPU 0
+//     (device events around each layer, no CUDA graph).
 // Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/layer_cases.h:
 // the passes the step runs); other nodes (add, concat, dropout, loss) and the
 // update have none and are listed as uncovered.
@@ -42,7 +43,8 @@ ABSL_FLAG(int, image_size, 0, "image size override the run used (0: the model's)
 ABSL_FLAG(bool, profile, false, "run the step here with per-layer profiling");
 ABSL_FLAG(int, steps, 10, "--profile: profiled steps");
 ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
-ABSL_FLAG(std::string, backend, "onednn", "--profile: CPU backend (onednn or reference)");
+ABSL_FLAG(std::string, backend, "onednn",
+          "--profile: backend (onednn or reference on the CPU, cuda on GPU 0)");
 ABSL_FLAG(bool, fuse_relu, true,
           "--profile: fold each ReLU into the batch norm or add before it (false: the "
           "graph's layers as they are)");
@@ -169,8 +171,10 @@ int CompareWithKernelCases(const Graph& graph, const std::string& precision,
 absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
                          const std::map<std::string, double>* means) {
   ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
-                   CreateBackend(absl::GetFlag(FLAGS_backend), Device::Cpu()));
+  const std::string backend_name = absl::GetFlag(FLAGS_backend);
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<Backend> backend,
+      CreateBackend(backend_name, backend_name == "cuda" ? Device::Cuda(0) : Device::Cpu()));
   TrainOptions options;
   options.precision = precision;
   options.profile = true;

@@ -85,7 +85,11 @@ cat >"$B/bin/fake_test" <<'FAKE'
 for a in "$@"; do case "$a" in --gtest_output=json:*) out="${a#*json:}" ;; esac; done
 echo '{"testsuites": [{"testsuite": [{"name": "NeedsAGpu", "result": "SKIPPED"}]}]}' >"$out"
 FAKE
-chmod +x "$B/bin/bench_all" "$B/bin/fake_test"
+cat >"$B/bin/step_breakdown" <<'FAKE'
+#!/usr/bin/env bash
+echo "fake profile $*"
+FAKE
+chmod +x "$B/bin/bench_all" "$B/bin/fake_test" "$B/bin/step_breakdown"
 results="$TMP/results"
 out="$(CNNBENCH_CHECK_SECONDS=120 CNNBENCH_CHECK_STEPS=1 CNNBENCH_CHECK_WARMUP=0 \
        "$B/gpu_check.sh" "$results" 2>&1)"
@@ -99,7 +103,16 @@ expect_in "$summary" "train_bf16_no_graph .*skipped: .*no --cuda_graph flag" "th
 expect_in "$summary" "train_bf16_legacy_bn +train/resnet50_v1.5/bf16/.*skipped: unsupported" \
   "rows name the step that ran them (one case under several flags)"
 expect_in "$summary" "pytorch/resnet50.*skipped" "the PyTorch peer skipped without a GPU"
+expect_in "$summary" "step_breakdown +per-layer profile \\(breakdown.log\\) .* ok" "the profile's outcome"
+expect_in "$(cat "$results/breakdown.log")" "fake profile --profile --backend=cuda" "the profile's output kept"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$results/check.json" || fail "check.json"
+# Only the named steps (a second call for what the first ran out of time for).
+out="$(CNNBENCH_CHECK_SECONDS=120 CNNBENCH_CHECK_STEPS=1 CNNBENCH_CHECK_WARMUP=0 \
+       "$B/gpu_check.sh" "$TMP/results2" 'train_fp*' 2>&1)"
+only="$(cat "$TMP/results2/summary.txt" 2>/dev/null)"
+expect_in "$only" "train_fp16 +train/" "a selected step runs"
+expect_in "$only" "train_fp32 +train/" "every step the pattern selects runs"
+grep -qE "fake_test|train_bf16|step_breakdown" <<<"$only" && fail "unselected steps ran:"$'\n'"$only"
 files=$(find "$results" -type f | wc -l)
 [ "$files" -le 8 ] || fail "gpu_check.sh left $files files (the device tool brings back 8)"
 

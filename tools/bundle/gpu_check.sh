@@ -8,14 +8,21 @@
 # training, resnet50's 3x3 convolutions, an 8192^3 bf16 GEMM, bf16 without
 # CUDA graphs and with cuDNN's legacy batch norm, and bf16 on real data.
 #
-#   ./gpu_check.sh RESULTS_DIR
+#   ./gpu_check.sh RESULTS_DIR [STEP ...]
+#
+# STEP: glob patterns of the steps to run (the summary's first column, or a
+# test's name), e.g. a second call for what the first ran out of time for:
+#   ./gpu_check.sh results2 'train_fp32' 'train_tf32' 'conv3x3' 'gemm_*'
 #
 # Writes to RESULTS_DIR: summary.txt (the table, also printed), check.json
-# (every number and skip reason), libs.txt, tests.log, bench.log, torch.log.
+# (every number and skip reason), libs.txt, tests.log, bench.log, torch.log,
+# breakdown.log (the bf16 step's per-layer profile).
 # A case that cannot run shows as skipped with its reason; the script goes on.
 set -u
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="${1:?usage: gpu_check.sh RESULTS_DIR}"
+OUT="${1:?usage: gpu_check.sh RESULTS_DIR [STEP ...]}"
+shift
+ONLY=("$@")
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 WORK="$(mktemp -d)"
@@ -29,14 +36,27 @@ START=$SECONDS
 : >"$OUT/tests.log"
 : >"$OUT/bench.log"
 : >"$OUT/torch.log"
+: >"$OUT/breakdown.log"
 
 left() { echo $((BUDGET - (SECONDS - START))); }
+
+# Whether step NAME is among the STEP patterns (all are without any).
+selected() {
+  local p
+  [ ${#ONLY[@]} -eq 0 ] && return 0
+  for p in "${ONLY[@]}"; do
+    # shellcheck disable=SC2053
+    [[ "$1" == $p ]] && return 0
+  done
+  return 1
+}
 
 # step KIND NAME LIMIT LOG JSON CMD...: runs CMD under min(LIMIT, time left)
 # and records kind, name, exit status, seconds and the JSON it should write.
 step() {
   local kind="$1" name="$2" limit="$3" log="$4" json="$5" rc t0
   shift 5
+  selected "$name" || return 0
   local remaining
   remaining=$(left)
   if [ "$remaining" -lt 15 ]; then
@@ -54,6 +74,7 @@ step() {
 }
 
 skip() {  # skip KIND NAME REASON
+  selected "$2" || return 0
   printf '%s\t%s\tskipped\t0\t%s\t\n' "$1" "$2" "$3" >>"$WORK/steps.tsv"
   echo "== $1 $2: skipped: $3" >&2
 }
@@ -107,6 +128,15 @@ done
 
 # 3. The rest of the sweep.
 train train_fp16 fp16
+# Where the bf16 step's time goes: each layer between device events (no
+# CUDA graph), with the engines each layer runs.
+if [ -x "$BUNDLE/bin/step_breakdown" ]; then
+  step profile step_breakdown 90 "$OUT/breakdown.log" "" \
+    "$BUNDLE/run.sh" step_breakdown --profile --backend=cuda --model=resnet50_v1.5 --batch=256 \
+    --precision=bf16 --steps=5 --warmup_steps=2
+else
+  skip profile step_breakdown "this bundle has no step_breakdown"
+fi
 bench gemm_bf16_8192 45 --preset=full --families=gemm --precisions=bf16 \
   --benchmark_filter='^gemm/bf16/cuda/gemm:m8192n8192k8192/' --benchmark_min_time=0.5
 bench conv3x3 60 --families=conv --kernel_models=resnet50 --kernel_batch=256 \

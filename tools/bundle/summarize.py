@@ -81,6 +81,13 @@ def main():
             for r in rows:
                 r["step"] = name  # several steps run one case under other flags
             cases += rows
+        elif kind == "profile":
+            if rc == "skipped":
+                outcome = "skipped: " + detail
+            else:  # no JSON: its exit status says
+                outcome = "ok" if rc == "0" else f"failed: exit {rc}" + (f", {detail}" if detail else "")
+            cases.append({"name": "per-layer profile (breakdown.log)", "step": name,
+                          "status": outcome})
         elif kind == "torch":
             if status is None:
                 for r in doc:
