@@ -37,7 +37,8 @@ done < <(./bazelw query --noshow_progress \
             attr(name, "gpu|cuda", kind(cc_test, //tests/train:all))' 2>/dev/null | sort -u)
 echo "device_bundle: building //bench:all and ${#TESTS[@]} tests" >&2
 # shellcheck disable=SC2086
-./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all //tools:step_breakdown "${TESTS[@]}"
+./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all //bench:cuda_overhead //tools:step_breakdown \
+  "${TESTS[@]}"
 
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/peers"
@@ -45,7 +46,8 @@ BIN="$(./bazelw info bazel-bin 2>/dev/null)"
 SOURCES=("$BIN/bench/all")
 cp -L "$BIN/bench/all" "$OUT/bin/bench_all"
 cp -L "$BIN/tools/step_breakdown" "$OUT/bin/step_breakdown"
-SOURCES+=("$BIN/tools/step_breakdown")
+cp -L "$BIN/bench/cuda_overhead" "$OUT/bin/cuda_overhead"
+SOURCES+=("$BIN/tools/step_breakdown" "$BIN/bench/cuda_overhead")
 for t in "${TESTS[@]}"; do
   pkg="${t#//}"; pkg="${pkg%%:*}"; name="${t##*:}"
   cp -L "$BIN/$pkg/$name" "$OUT/bin/$name"

@@ -89,6 +89,12 @@ cat >"$B/bin/step_breakdown" <<'FAKE'
 #!/usr/bin/env bash
 echo "fake profile $*"
 FAKE
+cat >"$B/bin/cuda_overhead" <<'FAKE'
+#!/usr/bin/env bash
+for a in "$@"; do case "$a" in --json=*) out="${a#*=}" ;; esac; done
+echo '[{"layer": "conv3x3 conv:x", "pass": "fwd", "ratio": 0.97, "ours_ms": 1, "direct_ms": 0.97}]' >"$out"
+FAKE
+chmod +x "$B/bin/cuda_overhead"
 chmod +x "$B/bin/bench_all" "$B/bin/fake_test" "$B/bin/step_breakdown"
 results="$TMP/results"
 out="$(CNNBENCH_CHECK_SECONDS=120 CNNBENCH_CHECK_STEPS=1 CNNBENCH_CHECK_WARMUP=0 \
@@ -103,6 +109,7 @@ expect_in "$summary" "train_bf16_no_graph .*skipped: .*no --cuda_graph flag" "th
 expect_in "$summary" "train_bf16_legacy_bn +train/resnet50_v1.5/bf16/.*skipped: unsupported" \
   "rows name the step that ran them (one case under several flags)"
 expect_in "$summary" "pytorch/resnet50.*skipped" "the PyTorch peer skipped without a GPU"
+expect_in "$summary" "cuda_overhead +conv3x3 conv:x fwd direct/ours +0.970 +ratio +ok" "the overhead ratios"
 expect_in "$summary" "step_breakdown +per-layer profile \\(breakdown.log\\) .* ok" "the profile's outcome"
 expect_in "$(cat "$results/breakdown.log")" "fake profile --profile --backend=cuda" "the profile's output kept"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$results/check.json" || fail "check.json"

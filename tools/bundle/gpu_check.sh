@@ -4,9 +4,11 @@
 # 256 and PyTorch's torchvision resnet50 (channels_last, autocast bf16 and
 # fp16, the same batch, warm-up and steps) for the ratio; then every GPU
 # test (CNNBENCH_TEST_SECONDS, 150, for all of them, so a slow test cannot
-# crowd out the figures); then the rest of the sweep: fp16/fp32/tf32
-# training, resnet50's 3x3 convolutions, an 8192^3 bf16 GEMM, bf16 without
-# CUDA graphs and with cuDNN's legacy batch norm, and bf16 on real data.
+# crowd out the figures); then the rest of the sweep: fp16 training, the
+# bf16 step's per-layer profile, our conv and GEMM against cuDNN/cuBLASLt
+# called directly, resnet50's 3x3 convolutions, an 8192^3 bf16 GEMM,
+# fp32/tf32 training, bf16 without CUDA graphs and with cuDNN's legacy
+# batch norm, and bf16 on real data.
 #
 #   ./gpu_check.sh RESULTS_DIR [STEP ...]
 #
@@ -136,6 +138,13 @@ if [ -x "$BUNDLE/bin/step_breakdown" ]; then
     --precision=bf16 --steps=5 --warmup_steps=2
 else
   skip profile step_breakdown "this bundle has no step_breakdown"
+fi
+# Our conv and GEMM kernels against cuDNN and cuBLASLt called directly.
+if [ -x "$BUNDLE/bin/cuda_overhead" ]; then
+  step overhead cuda_overhead 60 "$OUT/bench.log" "$WORK/overhead.json" \
+    "$BUNDLE/run.sh" cuda_overhead --json="$WORK/overhead.json"
+else
+  skip overhead cuda_overhead "this bundle has no cuda_overhead"
 fi
 bench gemm_bf16_8192 45 --preset=full --families=gemm --precisions=bf16 \
   --benchmark_filter='^gemm/bf16/cuda/gemm:m8192n8192k8192/' --benchmark_min_time=0.5

@@ -81,6 +81,19 @@ def main():
             for r in rows:
                 r["step"] = name  # several steps run one case under other flags
             cases += rows
+        elif kind == "overhead":
+            if status is not None:
+                cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
+                              "status": status})
+            else:
+                for r in doc:
+                    if "skipped" in r:
+                        cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
+                                      "status": "skipped: " + r["skipped"]})
+                    else:
+                        cases.append({"name": f"{r['layer']} {r['pass']} direct/ours",
+                                      "step": name, "status": "ok", "value": r["ratio"],
+                                      "unit": "ratio"})
         elif kind == "profile":
             if rc == "skipped":
                 outcome = "skipped: " + detail
@@ -121,7 +134,8 @@ def main():
     lines.append("")
     lines.append(f"{'step':<22} {'case':<62} {'value':>10} {'unit':<9} status")
     for c in cases:
-        value = f"{c['value']:.1f}" if "value" in c else "-"
+        digits = 3 if c.get("unit") == "ratio" else 1
+        value = f"{c['value']:.{digits}f}" if "value" in c else "-"
         lines.append(f"{c.get('step', ''):<22} {c['name'][:62]:<62} {value:>10} "
                      f"{c.get('unit', ''):<9} {c['status'][:160]}")
     for precision, r in ratios.items():
