@@ -131,6 +131,7 @@ absl::StatusOr<double> TimeMs(const std::function<absl::Status()>& call, cudaStr
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   RETURN_IF_ERROR(status);
+  if (times.empty()) return absl::InternalError("no repetition could be timed");
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
@@ -236,6 +237,10 @@ class DirectConv {
       CHECK_FE(g->validate());
       CHECK_FE(g->build_operation_graph(cudnn));
       CHECK_FE(g->create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}));
+      // The numerics the backend allows bf16 (its engines' choice differs
+      // only in being timed).
+      g->deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION,
+                                 fe::NumericalNote_t::DOWN_CONVERT_INPUTS});
       CHECK_FE(g->check_support(cudnn));
       CHECK_FE(g->build_plans(cudnn, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE));
       int64_t bytes = 0;
@@ -325,16 +330,33 @@ absl::Status Run(std::vector<Row>* rows) {
   RETURN_IF_ERROR(y_direct.Allocate(ours.kernel->signature().output.bytes));
   RETURN_IF_ERROR(dx_direct.Allocate(ours.kernel->signature().inputs[0].bytes));
   RETURN_IF_ERROR(dw_direct.Allocate(ours.kernel->signature().params[0].bytes));
+  // Every pass of both paths once, outputs compared, before any timing.
+  const auto& sig = ours.kernel->signature();
+  auto elements = [](const TensorSpec& t) { return t.shape.num_elements(); };
   RETURN_IF_ERROR(ours.kernel->Forward(ours.args));
+  RETURN_IF_ERROR(ours.kernel->BackwardData(ours.args));
+  RETURN_IF_ERROR(ours.kernel->BackwardWeights(ours.args));
   RETURN_IF_ERROR(direct.Run(0, cudnn, x, w, y_direct.p));
+  RETURN_IF_ERROR(direct.Run(1, cudnn, dx_direct.p, w, const_cast<void*>(ours.args.dy)));
+  RETURN_IF_ERROR(direct.Run(2, cudnn, x, dw_direct.p, const_cast<void*>(ours.args.dy)));
   CHECK_CUDA(cudaStreamSynchronize(stream));
-  const int64_t y_count = conv.output().n * conv.output().c * conv.output().h * conv.output().w;
-  ASSIGN_OR_RETURN(std::vector<float> y_ours, ReadBf16(ours.args.y, y_count));
-  ASSIGN_OR_RETURN(std::vector<float> y_lib, ReadBf16(y_direct.p, y_count));
-  const double conv_error = RelativeError(y_ours, y_lib);
-  std::printf("conv forward: ours vs direct, relative error %.2e\n", conv_error);
-  if (!(conv_error < 1e-2))
-    return absl::InternalError(absl::StrCat("conv outputs disagree: relative error ", conv_error));
+  const struct {
+    const char* what;
+    const void* ours;
+    const void* lib;
+    int64_t count;
+  } outputs[] = {{"forward y", ours.args.y, y_direct.p, elements(sig.output)},
+                 {"backward dx", ours.args.dx[0], dx_direct.p, elements(sig.inputs[0])},
+                 {"backward dw", ours.args.dparams[0], dw_direct.p, elements(sig.params[0])}};
+  for (const auto& o : outputs) {
+    ASSIGN_OR_RETURN(std::vector<float> a, ReadBf16(o.ours, o.count));
+    ASSIGN_OR_RETURN(std::vector<float> b, ReadBf16(o.lib, o.count));
+    const double error = RelativeError(a, b);
+    std::printf("conv %s: ours vs direct, relative error %.2e\n", o.what, error);
+    if (!(error < 1e-2))
+      return absl::InternalError(
+          absl::StrCat("conv ", o.what, " disagrees: relative error ", error));
+  }
   const std::string conv_name = "conv3x3 " + conv.ToString();
   struct ConvPass {
     const char* name;

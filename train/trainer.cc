@@ -358,9 +358,11 @@ size_t Trainer::FootprintBytes() const {
 
 size_t Trainer::LowerBoundBytes(const Graph& graph) const {
   const size_t element = SizeOf(activation_type_);
-  size_t largest = 0;
-  for (const Node& node : graph.nodes)
-    largest = std::max(largest, static_cast<size_t>(node.output.num_elements()) * element);
+  size_t largest = 0;  // of the outputs in the arena (the images live in the slots)
+  for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i)
+    if (i != graph.images)
+      largest =
+          std::max(largest, static_cast<size_t>(graph.nodes[i].output.num_elements()) * element);
   const size_t images = static_cast<size_t>(graph.nodes[graph.images].output.num_elements()) *
                         SizeOf(activation_type_);
   return 2 * images + largest;
@@ -774,7 +776,8 @@ absl::Status Trainer::EnqueueRefreshWorkingCopies() {
 
 absl::Status Trainer::DeviceErrors() const {
   for (const auto& layer : layers_)
-    if (layer != nullptr && layer->kernel != nullptr) RETURN_IF_ERROR(layer->kernel->DeviceErrors());
+    if (layer != nullptr && layer->kernel != nullptr)
+      RETURN_IF_ERROR(layer->kernel->DeviceErrors());
   return absl::OkStatus();
 }
 

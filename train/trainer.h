@@ -170,7 +170,7 @@ class Trainer {
   // What AllocateAndBind will allocate, known from the plan alone.
   size_t FootprintBytes() const;
   // What no plan of `graph` can go below (the two input slots and the
-  // largest single output), checked before any kernel is created, so an
+  // largest other output), checked before any kernel is created, so an
   // absurd batch is OOM rather than a library's refusal of its shapes.
   size_t LowerBoundBytes(const Graph& graph) const;
   absl::Status CheckFootprint(size_t needed) const;

@@ -26,7 +26,8 @@
 // backward's dReLU reads y. Inference and frozen-statistics backward keep
 // the legacy calls. implementation() says which ran (and why not a graph).
 //
-// Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][the
+// Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][cuDNN's
+// updated running statistics, when the forward graph takes them][the
 // graphs' workspace].
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
@@ -107,6 +108,8 @@ class BatchNormKernel : public CudaKernel {
     activation_bytes_ = AlignUp(static_cast<size_t>(d.elements()) * SizeOf(options.dtype));
     workspace_offset_ = (desc_.relu ? 2 : 1) * activation_bytes_;
     RETURN_IF_ERROR(TryGraphs(options));
+    if (graphs_ != nullptr && graphs_->forward_takes_running_stats())
+      workspace_offset_ += 2 * vector_bytes_;  // cuDNN's updated statistics, not used
     signature_.scratch_bytes =
         workspace_offset_ +
         (graphs_ != nullptr ? AlignUp(static_cast<size_t>(graphs_->workspace_bytes())) : 0);
@@ -144,6 +147,13 @@ class BatchNormKernel : public CudaKernel {
       b.y = args.y;
       b.mean = SavedAt(args, 0);
       b.inv_variance = SavedAt(args, 1);
+      if (graphs_->forward_takes_running_stats()) {
+        char* next = static_cast<char*>(Workspace(args)) - 2 * vector_bytes_;
+        b.running_mean = args.state[0];
+        b.running_var = args.state[1];
+        b.next_mean = next;
+        b.next_var = next + vector_bytes_;
+      }
       RETURN_IF_ERROR(graphs_->Forward(context_->cudnn, b, Workspace(args)));
       const Dims4& d = desc_.dims;
       return Launched(LaunchBatchNormRunningStats(
@@ -261,6 +271,7 @@ class BatchNormKernel : public CudaKernel {
     problem.io_type = options.dtype;
     problem.relu = desc_.relu;
     problem.epsilon = desc_.epsilon;
+    problem.momentum = desc_.momentum;
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.
@@ -270,7 +281,7 @@ class BatchNormKernel : public CudaKernel {
     };
     const std::string key = absl::StrCat("bn_graph/", what_, "/", DTypeName(options.dtype));
     std::lock_guard<std::mutex> lock(context_->shared_mutex);
-    std::shared_ptr<const void>& slot = context_->shared[key];
+    std::shared_ptr<void>& slot = context_->shared[key];
     if (slot == nullptr) {
       auto built = std::make_shared<Built>();
       absl::StatusOr<std::unique_ptr<BnGraphs>> graphs = BnGraphs::Validate(problem);

@@ -31,6 +31,11 @@ enum Uid : int64_t {
   kUidDScale,
   kUidDBias,
   kUidEpsilon,
+  kUidRunningMean,
+  kUidRunningVar,
+  kUidMomentum,
+  kUidNextMean,
+  kUidNextVar,
 };
 
 fe::DataType_t FeType(DType dtype) {
@@ -55,6 +60,7 @@ struct BnGraphs::Impl {
   };
   BnProblem problem;
   Pass forward, backward;
+  bool forward_running_stats = false;  // the forward graph has them
 
   std::string What(const char* pass) const { return absl::StrCat(problem.what, " ", pass); }
   std::shared_ptr<fe::graph::Graph> NewGraph(const char* pass) const;
@@ -64,10 +70,10 @@ struct BnGraphs::Impl {
                                                         int64_t uid) const;
   void MarkActivation(fe::graph::Tensor_attributes& t, int64_t uid) const;
   void MarkChannel(fe::graph::Tensor_attributes& t, int64_t uid) const;
-  absl::Status BuildForward();
+  absl::Status BuildForward(bool running_stats);
   absl::Status BuildBackward();
   absl::Status Choose(Pass& pass, const char* name, cudnnHandle_t cudnn);
-  absl::Status BuildFirst(Pass& pass, const std::string& where);
+  absl::Status BuildFirst(Pass& pass, const std::string& where, int64_t first);
 };
 
 std::shared_ptr<fe::graph::Graph> BnGraphs::Impl::NewGraph(const char* pass) const {
@@ -112,7 +118,7 @@ std::shared_ptr<fe::graph::Tensor_attributes> BnGraphs::Impl::Channel(fe::graph:
   return g.tensor(t);
 }
 
-absl::Status BnGraphs::Impl::BuildForward() {
+absl::Status BnGraphs::Impl::BuildForward(bool running_stats) {
   auto graph = NewGraph("forward");
   fe::graph::Graph& g = *graph;
   auto x = Activation(g, "x", kUidX);
@@ -121,10 +127,25 @@ absl::Status BnGraphs::Impl::BuildForward() {
   auto epsilon =
       g.tensor(static_cast<float>(problem.epsilon), fe::graph::ScalarType::RUNTIME_PARAM);
   epsilon->set_uid(kUidEpsilon);
-  auto outputs = g.batchnorm(
-      x, scale, bias,
-      fe::graph::Batchnorm_attributes().set_name("bn").set_epsilon(epsilon).set_compute_data_type(
-          fe::DataType_t::FLOAT));
+  fe::graph::Batchnorm_attributes attributes;
+  attributes.set_name("bn").set_epsilon(epsilon).set_compute_data_type(fe::DataType_t::FLOAT);
+  if (running_stats) {
+    // Engines that want the running statistics in the graph get them (the
+    // updated ones go to scratch; the kernel's own update is what counts).
+    auto running_mean = Channel(g, "running_mean", kUidRunningMean);
+    auto running_var = Channel(g, "running_var", kUidRunningVar);
+    auto momentum =
+        g.tensor(static_cast<float>(1.0 - problem.momentum), fe::graph::ScalarType::RUNTIME_PARAM);
+    momentum->set_uid(kUidMomentum);
+    attributes.set_previous_running_stats(running_mean, running_var, momentum);
+  }
+  auto outputs = g.batchnorm(x, scale, bias, attributes);
+  if (running_stats) {
+    outputs[3]->set_output(true);
+    MarkChannel(*outputs[3], kUidNextMean);
+    outputs[4]->set_output(true);
+    MarkChannel(*outputs[4], kUidNextVar);
+  }
   std::shared_ptr<fe::graph::Tensor_attributes> y = outputs[0];
   if (problem.relu)
     y = g.pointwise(y, fe::graph::Pointwise_attributes()
@@ -138,7 +159,9 @@ absl::Status BnGraphs::Impl::BuildForward() {
   outputs[2]->set_output(true);
   MarkChannel(*outputs[2], kUidInvVariance);
   FE_RETURN_IF_ERROR(g.validate(), What("forward"));
+  forward = Pass{};
   forward.graph = std::move(graph);
+  forward_running_stats = running_stats;
   return absl::OkStatus();
 }
 
@@ -181,23 +204,27 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
   FE_RETURN_IF_ERROR(g.build_operation_graph(cudnn), where);
   // Engines compiled at run time (NVRTC, seconds each) only when no
   // precompiled one builds: a network has dozens of these layers.
+  // The second listing appends to the first (whose barred entries stay
+  // barred), so it is tried from where the first ended.
+  int64_t tried = 0;
   for (bool runtime_compiled : {false, true}) {
     if (g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
       FE_RETURN_IF_ERROR(g.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
     if (!runtime_compiled) g.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
-    RETURN_IF_ERROR(BuildFirst(pass, where));
+    RETURN_IF_ERROR(BuildFirst(pass, where, tried));
     if (pass.plan >= 0) return absl::OkStatus();
+    tried = g.get_execution_plan_count();
   }
-  return absl::UnimplementedError(absl::StrCat("unsupported: ", where, ": ", pass.name));
+  return absl::OkStatus();  // pass.plan < 0: none builds (pass.name says why)
 }
 
 // Keeps the first of the listed engine configurations that builds; when
 // none does, pass.plan stays -1 and pass.name says why.
-absl::Status BnGraphs::Impl::BuildFirst(Pass& pass, const std::string& where) {
+absl::Status BnGraphs::Impl::BuildFirst(Pass& pass, const std::string& where, int64_t first) {
   fe::graph::Graph& g = *pass.graph;
   const int64_t configs = g.get_execution_plan_count();
   std::string last_error;
-  for (int64_t i = 0; i < configs; ++i) {
+  for (int64_t i = first; i < configs; ++i) {
     fe::error_t built = g.build_plan_at_index(i);
     if (built.is_bad()) {
       last_error = built.get_message();
@@ -209,7 +236,7 @@ absl::Status BnGraphs::Impl::BuildFirst(Pass& pass, const std::string& where) {
     FE_RETURN_IF_ERROR(g.prepare_variant_pack_template(), where);
     return absl::OkStatus();
   }
-  pass.name = absl::StrCat("none of cuDNN's ", configs, " engine configurations builds",
+  pass.name = absl::StrCat("none of cuDNN's ", configs - first, " engine configurations builds",
                            last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")"));
   return absl::OkStatus();
 }
@@ -222,15 +249,31 @@ absl::StatusOr<std::unique_ptr<BnGraphs>> BnGraphs::Validate(const BnProblem& pr
     return absl::InvalidArgumentError(absl::StrCat(problem.what, ": empty batch norm"));
   auto impl = std::make_unique<Impl>();
   impl->problem = problem;
-  RETURN_IF_ERROR(impl->BuildForward());
+  RETURN_IF_ERROR(impl->BuildForward(/*running_stats=*/false));
   RETURN_IF_ERROR(impl->BuildBackward());
   return std::unique_ptr<BnGraphs>(new BnGraphs(std::move(impl)));
 }
 
 absl::Status BnGraphs::ChoosePlans(cudnnContext* cudnn) {
-  RETURN_IF_ERROR(impl_->Choose(impl_->forward, "forward", cudnn));
-  return impl_->Choose(impl_->backward, "backward", cudnn);
+  Impl& impl = *impl_;
+  RETURN_IF_ERROR(impl.Choose(impl.forward, "forward", cudnn));
+  if (impl.forward.plan < 0) {  // perhaps the engines want the running statistics
+    const std::string without = impl.forward.name;
+    RETURN_IF_ERROR(impl.BuildForward(/*running_stats=*/true));
+    RETURN_IF_ERROR(impl.Choose(impl.forward, "forward", cudnn));
+    if (impl.forward.plan < 0)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", impl.What("forward"), ": ", without,
+                       "; with running statistics: ", impl.forward.name));
+  }
+  RETURN_IF_ERROR(impl.Choose(impl.backward, "backward", cudnn));
+  if (impl.backward.plan < 0)
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: ", impl.What("backward"), ": ", impl.backward.name));
+  return absl::OkStatus();
 }
+
+bool BnGraphs::forward_takes_running_stats() const { return impl_->forward_running_stats; }
 
 absl::Status BnGraphs::Forward(cudnnContext* cudnn, const BnForwardBuffers& b,
                                void* workspace) const {
@@ -243,6 +286,16 @@ absl::Status BnGraphs::Forward(cudnnContext* cudnn, const BnForwardBuffers& b,
                                              {kUidY, b.y},
                                              {kUidMean, b.mean},
                                              {kUidInvVariance, b.inv_variance}};
+  if (impl_->forward_running_stats) {
+    if (b.running_mean == nullptr || b.running_var == nullptr || b.next_mean == nullptr ||
+        b.next_var == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat(impl_->What("forward"), ": the graph needs the running statistics"));
+    pack[kUidRunningMean] = const_cast<void*>(b.running_mean);
+    pack[kUidRunningVar] = const_cast<void*>(b.running_var);
+    pack[kUidNextMean] = b.next_mean;
+    pack[kUidNextVar] = b.next_var;
+  }
   FE_RETURN_IF_ERROR(pass.graph->execute_plan_at_index(cudnn, pack, workspace, pass.plan),
                      impl_->What("forward"));
   return absl::OkStatus();

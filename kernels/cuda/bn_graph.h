@@ -26,7 +26,8 @@ struct BnProblem {
   DType io_type = DType::kBF16;  // x, y, dy, dx; the per-channel vectors are fp32
   bool relu = false;
   double epsilon = 1e-3;
-  std::string what;  // the descriptor, for messages
+  double momentum = 0.9;  // running = momentum * running + (1 - momentum) * batch
+  std::string what;       // the descriptor, for messages
 };
 
 // Device memory of the forward graph: x, gamma, beta in; y, the batch mean
@@ -38,6 +39,12 @@ struct BnForwardBuffers {
   void* y = nullptr;
   void* mean = nullptr;
   void* inv_variance = nullptr;
+  // When forward_takes_running_stats(): the running statistics (read) and
+  // somewhere for cuDNN's updated ones (C fp32 each, not used after).
+  const void* running_mean = nullptr;
+  const void* running_var = nullptr;
+  void* next_mean = nullptr;
+  void* next_var = nullptr;
 };
 
 // Of the backward graph: dy, x, gamma, the saved mean and inverse std, and
@@ -62,9 +69,13 @@ class BnGraphs {
   static absl::StatusOr<std::unique_ptr<BnGraphs>> Validate(const BnProblem& problem);
 
   // Lowers the graphs with `cudnn` and keeps, per graph, the first engine
-  // configuration (heuristics mode A, then the fallback list) that builds.
-  // "unsupported: ..." when none does. Needs a GPU.
+  // configuration (heuristics mode A, then the fallback list; precompiled
+  // engines before run-time compiled ones) that builds; where no forward
+  // engine builds, the forward graph is rebuilt with the running statistics
+  // in it and tried again. "unsupported: ..." when none does. Needs a GPU.
   absl::Status ChoosePlans(cudnnContext* cudnn);
+  // Whether Forward needs BnForwardBuffers' running statistics.
+  bool forward_takes_running_stats() const;
 
   // Enqueue on `cudnn`'s stream, with at least workspace_bytes() of workspace.
   absl::Status Forward(cudnnContext* cudnn, const BnForwardBuffers& buffers, void* workspace) const;

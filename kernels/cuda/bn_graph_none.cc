@@ -30,6 +30,8 @@ absl::Status BnGraphs::Backward(cudnnContext*, const BnBackwardBuffers&, void*) 
 
 int64_t BnGraphs::workspace_bytes() const { return 0; }
 
+bool BnGraphs::forward_takes_running_stats() const { return false; }
+
 std::string BnGraphs::implementation() const { return ""; }
 
 }  // namespace cnnbench::cuda

@@ -22,16 +22,25 @@ absl::StatusOr<std::shared_ptr<Context>> Context::Create(const Device& device,
 }
 
 Context::~Context() {
+  // What kernels shared (cuDNN plans among it) goes before the handles.
+  {
+    std::lock_guard<std::mutex> lock(shared_mutex);
+    shared.clear();
+  }
   if (cublaslt != nullptr) cublasLtDestroy(cublaslt);
   if (cudnn != nullptr) cudnnDestroy(cudnn);
 }
 
 absl::StatusOr<Elem> ToElem(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return Elem::kF32;
-    case DType::kF16: return Elem::kF16;
-    case DType::kBF16: return Elem::kBF16;
-    case DType::kI32: return Elem::kI32;
+    case DType::kF32:
+      return Elem::kF32;
+    case DType::kF16:
+      return Elem::kF16;
+    case DType::kBF16:
+      return Elem::kBF16;
+    case DType::kI32:
+      return Elem::kI32;
     default:
       return absl::UnimplementedError(
           absl::StrCat("unsupported: ", DTypeName(dtype), " on the cuda backend"));

@@ -31,10 +31,11 @@ struct Context {
   cudnnHandle_t cudnn = nullptr;
   cublasLtHandle_t cublaslt = nullptr;
   CudaBackendOptions options;
-  // What kernels of equal problems share, built once (e.g. batch norm's
-  // cuDNN graphs, by descriptor and type): any object, by key.
+  // What kernels of equal problems share, built once (the convolutions'
+  // plan cache, batch norm's cuDNN graphs by descriptor and type): any
+  // object, by key; released before the library handles.
   std::mutex shared_mutex;
-  std::map<std::string, std::shared_ptr<const void>> shared;
+  std::map<std::string, std::shared_ptr<void>> shared;
 
   cudaStream_t raw_stream() const { return static_cast<cudaStream_t>(stream.native_handle()); }
   static absl::StatusOr<std::shared_ptr<Context>> Create(const Device& device,

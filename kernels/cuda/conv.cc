@@ -39,21 +39,13 @@ class ConvPlanCache {
   std::map<std::string, std::shared_ptr<const ConvGraphs>> plans_;
 };
 
-// The cache of `context`'s backend. Context (common.h) has no slot for it,
-// so caches are kept beside it, keyed by the context and dropped with it.
+// The cache of `context`'s backend, kept in its shared objects (released
+// before its cuDNN handle).
 std::shared_ptr<ConvPlanCache> CacheOf(const ContextPtr& context) {
-  struct Entry {
-    std::weak_ptr<Context> owner;
-    std::shared_ptr<ConvPlanCache> cache;
-  };
-  static std::mutex mutex;
-  static std::map<const Context*, Entry>* caches = new std::map<const Context*, Entry>();
-  std::lock_guard<std::mutex> lock(mutex);
-  for (auto it = caches->begin(); it != caches->end();)
-    it = it->second.owner.expired() ? caches->erase(it) : std::next(it);
-  Entry& entry = (*caches)[context.get()];
-  if (entry.cache == nullptr) entry = {context, std::make_shared<ConvPlanCache>()};
-  return entry.cache;
+  std::lock_guard<std::mutex> lock(context->shared_mutex);
+  std::shared_ptr<void>& slot = context->shared["conv_plan_cache"];
+  if (slot == nullptr) slot = std::make_shared<ConvPlanCache>();
+  return std::static_pointer_cast<ConvPlanCache>(slot);
 }
 
 class ConvKernel : public CudaKernel {
@@ -63,7 +55,8 @@ class ConvKernel : public CudaKernel {
 
   absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
     if (inputs.size() > 1)
-      return absl::InvalidArgumentError(absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
     const Layout layout = ActivationLayout(*context_, options);
     nhwc_ = layout == Layout::kNHWC;
     const TensorSpec input = DenseSpec(options.dtype, desc_.input().shape(), layout);
@@ -72,8 +65,8 @@ class ConvKernel : public CudaKernel {
     if (!inputs.empty()) {
       const TensorSpec& given = inputs[0];
       if (!given.is_plain() || given.dtype != options.dtype || !(given.shape == input.shape))
-        return absl::InvalidArgumentError(absl::StrCat(what_, ": input spec ", given.DebugString(),
-                                                       " does not fit"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what_, ": input spec ", given.DebugString(), " does not fit"));
     }
     ASSIGN_OR_RETURN(elem_, ToElem(options.dtype));
     if (!ConvGraphsAvailable())
@@ -87,11 +80,11 @@ class ConvKernel : public CudaKernel {
     signature_.output = DenseSpec(options.dtype, desc_.output().shape(), layout);
     signature_.params = {DenseSpec(options.dtype, desc_.weights_shape(), layout)};
     if (desc_.bias) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{desc_.k}));
-    signature_.scratch_bytes = ConvScratchBytes(
-        {graphs_->workspace_bytes(ConvPass::kForward),
-         graphs_->workspace_bytes(ConvPass::kBackwardData),
-         graphs_->workspace_bytes(ConvPass::kBackwardFilter)},
-        256);
+    signature_.scratch_bytes =
+        ConvScratchBytes({graphs_->workspace_bytes(ConvPass::kForward),
+                          graphs_->workspace_bytes(ConvPass::kBackwardData),
+                          graphs_->workspace_bytes(ConvPass::kBackwardFilter)},
+                         256);
     signature_.backward_reads_inputs = true;  // the weight gradient reads x
     signature_.backward_reads_output = false;
     implementation_ = graphs_->implementation();

@@ -3,11 +3,13 @@
 # tools/device_bundle.sh. Separate from gpu_check.sh so that the timed check
 # keeps its minutes: run it in a call of its own when device time is left.
 #
-#   ./sanitize.sh RESULTS_DIR [TEST ...]     # default: every cuda_*_test in bin/
+#   ./sanitize.sh RESULTS_DIR [TEST ...]     # default: every cuda_*_test in bin/,
+#                                            # cuda_ops_test and cuda_backend_test first
 #
 # Tools: $CNNBENCH_SANITIZE_TOOLS (comma-separated; default memcheck; also
-# initcheck, racecheck, synccheck). Budget: $CNNBENCH_SANITIZE_SECONDS (420)
-# for all of it, at most 240 s per test and tool. The sanitizer is looked for
+# initcheck, racecheck, synccheck). Budget: $CNNBENCH_SANITIZE_SECONDS (240)
+# for all of it, at most 150 s per test and tool. $CNNBENCH_SANITIZE_FILTER:
+# a --gtest_filter for every test (default: all of each test). The sanitizer is looked for
 # as $COMPUTE_SANITIZER, on PATH, then under /usr/local/cuda and
 # /opt/nvidia. Some machines refuse it ("Device not supported"): that is
 # reported as refused, not as a finding.
@@ -22,7 +24,8 @@ OUT="${1:?usage: sanitize.sh RESULTS_DIR [TEST ...]}"
 shift
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
-BUDGET="${CNNBENCH_SANITIZE_SECONDS:-420}"
+BUDGET="${CNNBENCH_SANITIZE_SECONDS:-240}"
+FILTER="${CNNBENCH_SANITIZE_FILTER:-*}"
 IFS=',' read -r -a TOOLS <<<"${CNNBENCH_SANITIZE_TOOLS:-memcheck}"
 SUMMARY="$OUT/sanitize.txt"
 LOG="$OUT/sanitize.log"
@@ -51,8 +54,12 @@ say "sanitize: $SANITIZER ($("$SANITIZER" --version 2>/dev/null | grep -m1 -i ve
 
 TESTS=("$@")
 if [ ${#TESTS[@]} -eq 0 ]; then
-  for t in "$BUNDLE"/bin/cuda_*_test; do
-    [ -x "$t" ] && TESTS+=("$(basename "$t")")
+  # The op tests first: the backend's own kernels are what memcheck is for.
+  for t in "$BUNDLE/bin/cuda_ops_test" "$BUNDLE/bin/cuda_backend_test" "$BUNDLE"/bin/cuda_*_test; do
+    name="$(basename "$t")"
+    [ -x "$t" ] || continue
+    case " ${TESTS[*]:-} " in *" $name "*) continue ;; esac
+    TESTS+=("$name")
   done
 fi
 [ ${#TESTS[@]} -gt 0 ] || { say "sanitize: no cuda_*_test in $BUNDLE/bin"; exit 1; }
@@ -71,13 +78,13 @@ for tool in "${TOOLS[@]}"; do
       say "$label skipped: out of time (the run has ${BUDGET}s)"
       continue
     fi
-    limit=240
+    limit=150
     [ "$limit" -gt "$left" ] && limit=$left
     echo "== $t $tool (limit ${limit}s)" >>"$LOG"
     t0=$SECONDS
     # --error-exitcode tells findings (86) from a test that fails (1).
     out="$(timeout -k 5 "$limit" "$BUNDLE/run.sh" "$SANITIZER" --tool "$tool" --error-exitcode 86 \
-             --print-limit 20 "$BUNDLE/bin/$t" --gtest_brief=1 2>&1)"
+             --print-limit 20 "$BUNDLE/bin/$t" --gtest_brief=1 --gtest_filter="$FILTER" 2>&1)"
     rc=$?
     printf '%s\n' "$out" >>"$LOG"
     secs=$((SECONDS - t0))

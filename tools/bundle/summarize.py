@@ -87,13 +87,17 @@ def main():
                               "status": status})
             else:
                 for r in doc:
-                    if "skipped" in r:
+                    if "skipped" in r:  # its reason; a failure when the program failed
+                        verdict = "skipped: " if rc == "0" else f"failed: exit {rc}: "
                         cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
-                                      "status": "skipped: " + r["skipped"]})
-                    else:
+                                      "status": verdict + r["skipped"]})
+                    elif isinstance(r.get("ratio"), (int, float)):
                         cases.append({"name": f"{r['layer']} {r['pass']} direct/ours",
                                       "step": name, "status": "ok", "value": r["ratio"],
                                       "unit": "ratio"})
+                    else:
+                        cases.append({"name": f"{r.get('layer')} {r.get('pass')} direct/ours",
+                                      "step": name, "status": "failed: no ratio"})
         elif kind == "profile":
             if rc == "skipped":
                 outcome = "skipped: " + detail
