@@ -55,6 +55,40 @@ std::vector<fe::NumericalNote_t> BarredNotes(const ConvProblem& p) {
   return notes;
 }
 
+// Fills `count` elements of `type` at `device` with values in [-1, 1): a
+// 1 MiB host pattern, copied up once and then doubled on the device.
+bool FillRandom(void* device, int64_t count, DType type, cudaStream_t stream) {
+  const size_t element = SizeOf(type);
+  const size_t total = static_cast<size_t>(count) * element;
+  const size_t pattern_elements = std::min<size_t>(static_cast<size_t>(count), size_t{1} << 19);
+  std::vector<uint16_t> half(type == DType::kF32 ? 0 : pattern_elements);
+  std::vector<float> single(type == DType::kF32 ? pattern_elements : 0);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < pattern_elements; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const float v = static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+    if (type == DType::kF32) {
+      single[i] = v;
+    } else {
+      half[i] = type == DType::kF16 ? FloatToHalf(v).bits : FloatToBFloat16(v).bits;
+    }
+  }
+  const void* host = type == DType::kF32 ? static_cast<const void*>(single.data()) : half.data();
+  size_t filled = pattern_elements * element;
+  if (cudaMemcpyAsync(device, host, filled, cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+      cudaStreamSynchronize(stream) != cudaSuccess)  // the host pattern goes out of scope
+    return false;
+  char* bytes = static_cast<char*>(device);
+  while (filled < total) {
+    const size_t chunk = std::min(filled, total - filled);
+    if (cudaMemcpyAsync(bytes + filled, bytes, chunk, cudaMemcpyDeviceToDevice, stream) !=
+        cudaSuccess)
+      return false;
+    filled += chunk;
+  }
+  return true;
+}
+
 // Frees what cudaMalloc gave, whatever happens to the timing.
 struct DeviceScratch {
   std::vector<void*> pointers;
@@ -301,12 +335,12 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
                workspace != nullptr && cudnnGetStream(cudnn, &stream) == CUDNN_STATUS_SUCCESS &&
                cudaEventCreate(&events.start) == cudaSuccess &&
                cudaEventCreate(&events.stop) == cudaSuccess;
-  // Zeros: timing garbage could meet denormals or NaNs.
-  for (const auto& [pointer, bytes] : {std::pair<void*, int64_t>{buffers.x, p.x.elements()},
+  // Small random values: garbage could meet denormals or NaNs, and zeros
+  // can make an engine look faster than it is on data.
+  for (const auto& [pointer, count] : {std::pair<void*, int64_t>{buffers.x, p.x.elements()},
                                        {buffers.w, p.w.elements()},
                                        {buffers.y, p.y.elements()}})
-    ready = ready && cudaMemsetAsync(pointer, 0, static_cast<size_t>(bytes) * element, stream) ==
-                         cudaSuccess;
+    ready = ready && FillRandom(pointer, count, p.io_type, stream);
   if (!ready) cudaGetLastError();
 
   for (ConvPass pass : kConvPasses) {
