@@ -38,17 +38,6 @@ enum Uid : int64_t {
   kUidNextVar,
 };
 
-fe::DataType_t FeType(DType dtype) {
-  switch (dtype) {
-    case DType::kF16:
-      return fe::DataType_t::HALF;
-    case DType::kBF16:
-      return fe::DataType_t::BFLOAT16;
-    default:
-      return fe::DataType_t::FLOAT;
-  }
-}
-
 }  // namespace
 
 struct BnGraphs::Impl {

@@ -28,17 +28,6 @@ constexpr int64_t kUidX = 1;
 constexpr int64_t kUidW = 2;
 constexpr int64_t kUidY = 3;
 
-fe::DataType_t FeType(DType dtype) {
-  switch (dtype) {
-    case DType::kF16:
-      return fe::DataType_t::HALF;
-    case DType::kBF16:
-      return fe::DataType_t::BFLOAT16;
-    default:
-      return fe::DataType_t::FLOAT;
-  }
-}
-
 std::vector<int64_t> Vec(const std::array<int64_t, 4>& a) { return {a.begin(), a.end()}; }
 std::vector<int64_t> Vec(const std::array<int64_t, 2>& a) { return {a.begin(), a.end()}; }
 

@@ -1,5 +1,6 @@
-// cudnn-frontend errors as Status values, for the cuda backend's graphs
-// (convolution, batch norm). Builds with the cudnn-frontend headers only.
+// cudnn-frontend errors as Status values and the project's types as its
+// types, for the cuda backend's graphs (convolution, batch norm). Builds
+// with the cudnn-frontend headers only.
 #ifndef CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 #define CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 
@@ -11,9 +12,22 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "core/dtype.h"
 #include "core/status.h"
 
 namespace cnnbench::cuda {
+
+// cudnn-frontend's type of an activation type (fp32 for the rest).
+inline cudnn_frontend::DataType_t FeType(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return cudnn_frontend::DataType_t::HALF;
+    case DType::kBF16:
+      return cudnn_frontend::DataType_t::BFLOAT16;
+    default:
+      return cudnn_frontend::DataType_t::FLOAT;
+  }
+}
 
 // A cudnn-frontend error as a Status naming `what` (the descriptor and the
 // pass) and the call; allocation failures are OOM, missing engines
