@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/gpu_runtime.h"
+#include "core/nvml.h"
 #include "dnnl.hpp"
 
 namespace cnnbench {
@@ -94,10 +95,15 @@ PlatformInfo CollectPlatformInfo() {
   for (int i = 0; i < info.gpu_count; ++i) {
     auto props = gpu::GetDeviceProperties(i);
     if (!props.ok()) continue;
-    info.gpus.push_back({props->name, props->memory_bytes,
-                         absl::StrCat(props->compute_capability_major, ".",
-                                      props->compute_capability_minor),
-                         props->multiprocessors});
+    GpuInfo gpu{props->name, props->memory_bytes,
+                absl::StrCat(props->compute_capability_major, ".", props->compute_capability_minor),
+                props->multiprocessors};
+    if (absl::StatusOr<GpuClocks> clocks = ReadGpuClocks(props->pci_bus_id); clocks.ok()) {
+      gpu.sm_clock_max_mhz = clocks->sm_clock_max_mhz;
+      gpu.memory_clock_max_mhz = clocks->memory_clock_max_mhz;
+      gpu.power_limit_w = clocks->power_limit_w;
+    }
+    info.gpus.push_back(gpu);
   }
   const gpu::Versions v = gpu::GetVersions();
   info.driver_version = CudaVersionString(v.driver);
@@ -115,9 +121,9 @@ PlatformInfo CollectPlatformInfo() {
   info.onednn_version = absl::StrCat(dnnl->major, ".", dnnl->minor, ".", dnnl->patch);
 
   info.git_commit = BuildGitCommit();
-  info.build_config = absl::StrCat(BuildCompilationMode(), " ",
-                                   info.cuda_built_in ? "cuda" : "nocuda", " gcc-",
-                                   __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__);
+  info.build_config =
+      absl::StrCat(BuildCompilationMode(), " ", info.cuda_built_in ? "cuda" : "nocuda", " gcc-",
+                   __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__);
   info.platform = DefaultPlatformName(info);
   return info;
 }
@@ -146,16 +152,25 @@ std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() con
       {"cuda_built_in", cuda_built_in ? "true" : "false"},
       {"gpu_count", absl::StrCat(gpu_count)},
   };
-  std::vector<std::string> names, memory, capability;
+  std::vector<std::string> names, memory, capability, sm_clock, memory_clock, power;
+  auto known = [](int value) { return value > 0 ? absl::StrCat(value) : std::string("unknown"); };
   for (const GpuInfo& g : gpus) {
     names.push_back(g.name);
     memory.push_back(absl::StrCat(g.memory_bytes));
     capability.push_back(g.compute_capability);
+    sm_clock.push_back(known(g.sm_clock_max_mhz));
+    memory_clock.push_back(known(g.memory_clock_max_mhz));
+    power.push_back(known(g.power_limit_w));
   }
   kv.push_back({"gpu_model", gpus.empty() ? "none" : gpus[0].name});
   kv.push_back({"gpu_names", gpus.empty() ? "none" : absl::StrJoin(names, ";")});
   kv.push_back({"gpu_memory_bytes", gpus.empty() ? "0" : absl::StrJoin(memory, ";")});
   kv.push_back({"gpu_compute_capability", gpus.empty() ? "none" : absl::StrJoin(capability, ";")});
+  // The clocks and power limit the figures were taken under (NVML).
+  kv.push_back({"gpu_sm_clock_max_mhz", gpus.empty() ? "none" : absl::StrJoin(sm_clock, ";")});
+  kv.push_back(
+      {"gpu_memory_clock_max_mhz", gpus.empty() ? "none" : absl::StrJoin(memory_clock, ";")});
+  kv.push_back({"gpu_power_limit_w", gpus.empty() ? "none" : absl::StrJoin(power, ";")});
   kv.push_back({"driver_version", driver_version});
   kv.push_back({"cuda_runtime_version", cuda_runtime_version});
   kv.push_back({"cuda_toolkit_version", cuda_toolkit_version});

@@ -15,6 +15,10 @@ struct GpuInfo {
   int64_t memory_bytes = 0;
   std::string compute_capability;  // "9.0"
   int multiprocessors = 0;
+  // From NVML where the driver has it (0: not reported).
+  int sm_clock_max_mhz = 0;
+  int memory_clock_max_mhz = 0;
+  int power_limit_w = 0;
 };
 
 struct PlatformInfo {
@@ -22,7 +26,7 @@ struct PlatformInfo {
   std::string os;      // PRETTY_NAME of /etc/os-release
   std::string kernel;  // uname -r
   std::string cpu_model;
-  int cpu_cores = 0;  // logical CPUs this process may use
+  int cpu_cores = 0;    // logical CPUs this process may use
   std::string cpu_isa;  // the notable vector extensions present, e.g. "avx2 avx512f avx512_bf16"
   int64_t memory_bytes = 0;
 

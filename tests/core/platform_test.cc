@@ -1,8 +1,10 @@
 #include "core/platform.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/device.h"
+#include "core/nvml.h"
 #include "gtest/gtest.h"
 
 namespace cnnbench {
@@ -15,10 +17,26 @@ TEST(PlatformTest, AllContextFieldsPresentAndFilled) {
     EXPECT_TRUE(kv.emplace(k, v).second) << "duplicate key " << k;
     EXPECT_FALSE(v.empty()) << k;
   }
-  for (const char* key :
-       {"platform", "host_name", "os", "cpu_model", "cpu_cores", "cpu_isa", "memory_bytes",
-        "gpu_count", "gpu_model", "driver_version", "cuda_runtime_version", "cudnn_version",
-        "cublas_version", "nccl_version", "onednn_version", "git_commit", "build_config"}) {
+  for (const char* key : {"platform",
+                          "host_name",
+                          "os",
+                          "cpu_model",
+                          "cpu_cores",
+                          "cpu_isa",
+                          "memory_bytes",
+                          "gpu_count",
+                          "gpu_model",
+                          "driver_version",
+                          "cuda_runtime_version",
+                          "cudnn_version",
+                          "cublas_version",
+                          "nccl_version",
+                          "onednn_version",
+                          "git_commit",
+                          "build_config",
+                          "gpu_sm_clock_max_mhz",
+                          "gpu_memory_clock_max_mhz",
+                          "gpu_power_limit_w"}) {
     EXPECT_TRUE(kv.count(key)) << "missing " << key;
   }
   EXPECT_GE(info.cpu_cores, 1);
@@ -39,6 +57,30 @@ TEST(PlatformTest, VersionEncodings) {
   EXPECT_EQ(CudnnVersionString(8902), "8.9.2");
   EXPECT_EQ(NcclVersionString(22803), "2.28.3");
   EXPECT_EQ(NcclVersionString(2708), "2.7.8");
+}
+
+// Clocks and power limits per GPU, "unknown" where NVML did not say.
+TEST(PlatformTest, GpuClocksAndPowerLimitPerGpu) {
+  PlatformInfo info;
+  info.gpu_count = 2;
+  GpuInfo a{"NVIDIA H200", 1, "9.0", 132};
+  a.sm_clock_max_mhz = 1980;
+  a.memory_clock_max_mhz = 3201;
+  a.power_limit_w = 700;
+  info.gpus = {a, GpuInfo{"NVIDIA H200", 1, "9.0", 132}};
+  std::map<std::string, std::string> kv;
+  for (const auto& [k, v] : info.ToKeyValues()) kv[k] = v;
+  EXPECT_EQ(kv["gpu_sm_clock_max_mhz"], "1980;unknown");
+  EXPECT_EQ(kv["gpu_memory_clock_max_mhz"], "3201;unknown");
+  EXPECT_EQ(kv["gpu_power_limit_w"], "700;unknown");
+}
+
+// Without NVML (no driver here) or for a bus id it does not know: an error
+// that says why, never a crash.
+TEST(PlatformTest, GpuClocksWithoutTheGpuAreAnError) {
+  absl::StatusOr<GpuClocks> clocks = ReadGpuClocks("0000:FF:1F.7");
+  EXPECT_FALSE(clocks.ok());
+  EXPECT_FALSE(clocks.status().message().empty());
 }
 
 TEST(PlatformTest, DefaultNameIsShortAndSpaceless) {
