@@ -363,8 +363,8 @@ size_t Trainer::LowerBoundBytes(const Graph& graph) const {
     if (i != graph.images)
       largest =
           std::max(largest, static_cast<size_t>(graph.nodes[i].output.num_elements()) * element);
-  const size_t images = static_cast<size_t>(graph.nodes[graph.images].output.num_elements()) *
-                        SizeOf(activation_type_);
+  const size_t images =
+      static_cast<size_t>(graph.nodes[graph.images].output.num_elements()) * element;
   return 2 * images + largest;
 }
 
@@ -790,20 +790,19 @@ absl::StatusOr<float> Trainer::LastLoss() {
   return loss;
 }
 
-absl::StatusOr<float> Trainer::LossScale() {
+template <typename T>
+absl::StatusOr<T> Trainer::ReadScalar(DType dtype, const T* device) {
   RETURN_IF_ERROR(backend_->stream().Synchronize());
-  const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
-  float scale = 0;
-  RETURN_IF_ERROR(backend_->Download(scalar, loss_scale_, scalar, &scale));
-  return scale;
+  const TensorSpec scalar = TensorSpec::Plain(dtype, Shape{});
+  T value{};
+  RETURN_IF_ERROR(backend_->Download(scalar, device, scalar, &value));
+  return value;
 }
 
+absl::StatusOr<float> Trainer::LossScale() { return ReadScalar(DType::kF32, loss_scale_); }
+
 absl::StatusOr<int32_t> Trainer::CleanStepsSinceScaleChange() {
-  RETURN_IF_ERROR(backend_->stream().Synchronize());
-  const TensorSpec scalar = TensorSpec::Plain(DType::kI32, Shape{});
-  int32_t good = 0;
-  RETURN_IF_ERROR(backend_->Download(scalar, good_steps_, scalar, &good));
-  return good;
+  return ReadScalar(DType::kI32, good_steps_);
 }
 
 absl::Status Trainer::Synchronize() {

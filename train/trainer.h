@@ -175,6 +175,9 @@ class Trainer {
   size_t LowerBoundBytes(const Graph& graph) const;
   absl::Status CheckFootprint(size_t needed) const;
   absl::Status DeviceErrors() const;
+  // One device-side scalar, after the work enqueued so far.
+  template <typename T>
+  absl::StatusOr<T> ReadScalar(DType dtype, const T* device);
   absl::Status AllocateAndBind();
   absl::Status InitializeParameters();
 

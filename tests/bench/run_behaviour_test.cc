@@ -349,6 +349,9 @@ TEST(RunBehaviourTest, ContextSaysTheSuitesBuildTheLoadAndTheCommandLine) {
   // Every setting that changes a figure is recorded, so reports keep runs apart.
   EXPECT_EQ(context.value("image_size", ""), "model default") << context.dump(2);
   EXPECT_EQ(context.value("cuda_graph", ""), "true") << context.dump(2);
+  EXPECT_EQ(context.value("gpu_layout", ""), "nhwc") << context.dump(2);
+  EXPECT_EQ(context.value("cuda_batch_norm", ""), "graph") << context.dump(2);
+  EXPECT_EQ(context.value("fuse_relu", ""), "true") << context.dump(2);
   // Where the library warns about its own build, the run explains it.
   if (absl::StrContains(output, "Library was built as DEBUG")) {
     EXPECT_TRUE(absl::StrContains(output, "cnnbench: library_build_type is that of the Google "
