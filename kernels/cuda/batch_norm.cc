@@ -272,6 +272,7 @@ class BatchNormKernel : public CudaKernel {
     problem.relu = desc_.relu;
     problem.epsilon = desc_.epsilon;
     problem.momentum = desc_.momentum;
+    problem.deterministic = context_->options.deterministic;
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.

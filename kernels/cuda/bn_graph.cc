@@ -200,6 +200,7 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
     if (g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
       FE_RETURN_IF_ERROR(g.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
     if (!runtime_compiled) g.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
+    if (problem.deterministic) g.deselect_numeric_notes({fe::NumericalNote_t::NONDETERMINISTIC});
     RETURN_IF_ERROR(BuildFirst(pass, where, tried));
     if (pass.plan >= 0) return absl::OkStatus();
     tried = g.get_execution_plan_count();

@@ -26,8 +26,9 @@ struct BnProblem {
   DType io_type = DType::kBF16;  // x, y, dy, dx; the per-channel vectors are fp32
   bool relu = false;
   double epsilon = 1e-3;
-  double momentum = 0.9;  // running = momentum * running + (1 - momentum) * batch
-  std::string what;       // the descriptor, for messages
+  double momentum = 0.9;       // running = momentum * running + (1 - momentum) * batch
+  bool deterministic = false;  // only engines not marked NONDETERMINISTIC
+  std::string what;            // the descriptor, for messages
 };
 
 // Device memory of the forward graph: x, gamma, beta in; y, the batch mean

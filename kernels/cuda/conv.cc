@@ -23,12 +23,13 @@ namespace {
 class ConvPlanCache {
  public:
   absl::StatusOr<std::shared_ptr<const ConvGraphs>> Get(const ConvProblem& problem,
-                                                        cudnnHandle_t cudnn) {
+                                                        cudnnHandle_t cudnn,
+                                                        const ConvPlanChoice& choice) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = plans_.find(problem.key);
     if (found != plans_.end()) return found->second;
     ASSIGN_OR_RETURN(std::unique_ptr<ConvGraphs> graphs, ConvGraphs::Validate(problem));
-    RETURN_IF_ERROR(graphs->ChoosePlans(cudnn, ConvPlanChoice{}));
+    RETURN_IF_ERROR(graphs->ChoosePlans(cudnn, choice));
     std::shared_ptr<const ConvGraphs> shared(std::move(graphs));
     plans_.emplace(problem.key, shared);
     return shared;
@@ -74,7 +75,9 @@ class ConvKernel : public CudaKernel {
                                                    " on the cuda backend (",
                                                    ConvGraphsUnavailableReason(), ")"));
     ASSIGN_OR_RETURN(ConvProblem problem, MakeConvProblem(desc_, options.precision, layout));
-    ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn));
+    ConvPlanChoice choice;
+    choice.deterministic = context_->options.deterministic;
+    ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn, choice));
 
     signature_.inputs = {input};
     signature_.output = DenseSpec(options.dtype, desc_.output().shape(), layout);

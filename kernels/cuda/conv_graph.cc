@@ -113,6 +113,10 @@ struct ConvGraphs::Impl {
     int64_t plan = -1;
     int64_t workspace = 0;
     std::string name;
+    // Why plan < 0 after ChoosePlans: a backward pass with no engine is
+    // reported when it is run, not when the kernel is created (the first
+    // layer's dgrad, say, is never run).
+    absl::Status unavailable;
   };
   ConvProblem problem;
   std::array<Pass, 3> passes;
@@ -123,7 +127,7 @@ struct ConvGraphs::Impl {
   std::string What(ConvPass pass) const { return absl::StrCat(what, " ", ConvPassName(pass)); }
 
   absl::Status Build(ConvPass pass);
-  absl::Status BuildCandidates(ConvPass pass, cudnnHandle_t cudnn, int count);
+  absl::Status BuildCandidates(ConvPass pass, cudnnHandle_t cudnn, const ConvPlanChoice& choice);
   absl::StatusOr<float> Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
                              const ConvBuffers& buffers, void* workspace, int runs,
                              cudaStream_t stream, Events& events);
@@ -208,32 +212,45 @@ absl::Status ConvGraphs::Impl::Build(ConvPass pass) {
   return absl::OkStatus();
 }
 
-absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudnn, int count) {
+absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudnn,
+                                               const ConvPlanChoice& choice) {
   Pass& slot = at(pass);
   fe::graph::Graph& graph = *slot.graph;
   const std::string where = What(pass);
   FE_RETURN_IF_ERROR(graph.build_operation_graph(cudnn), where);
-  // Mode A can refuse a graph the fallback list still covers.
-  if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
-    FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
-  graph.deselect_numeric_notes(BarredNotes(problem));
+  std::vector<fe::NumericalNote_t> barred = BarredNotes(problem);
+  if (choice.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
+  const size_t count = static_cast<size_t>(std::max(choice.candidates, 1));
   slot.candidates.clear();
   std::string last_error;
-  const int64_t configs = graph.get_execution_plan_count();
-  for (int64_t i = 0; i < configs && static_cast<int>(slot.candidates.size()) < count; ++i) {
-    fe::error_t built = graph.build_plan_at_index(i);
-    if (built.is_good()) {
-      slot.candidates.push_back(i);
-    } else {
-      last_error = built.get_message();
+  // Engines compiled at run time (NVRTC, seconds each, and a network has
+  // dozens of convolutions) only when no precompiled one builds. The second
+  // listing appends to the first, whose barred entries stay barred, so it
+  // is tried from where the first ended.
+  int64_t tried = 0;
+  for (bool runtime_compiled : {false, true}) {
+    // Mode A can refuse a graph the fallback list still covers.
+    if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
+      FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
+    graph.deselect_numeric_notes(barred);
+    if (!runtime_compiled) graph.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
+    const int64_t configs = graph.get_execution_plan_count();
+    for (int64_t i = tried; i < configs && slot.candidates.size() < count; ++i) {
+      fe::error_t built = graph.build_plan_at_index(i);
+      if (built.is_good()) {
+        slot.candidates.push_back(i);
+      } else {
+        last_error = built.get_message();
+      }
     }
+    if (!slot.candidates.empty()) return absl::OkStatus();
+    tried = configs;
   }
-  if (slot.candidates.empty())
-    return absl::UnimplementedError(absl::StrCat(
-        "unsupported: ", where, ": none of cuDNN's ", configs,
-        " engine configurations builds with ", PrecisionName(problem.precision), " numerics",
-        last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
-  return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("unsupported: ", where, ": none of cuDNN's ", tried,
+                   " engine configurations builds with ", PrecisionName(problem.precision),
+                   " numerics", choice.deterministic ? " and deterministic results" : "",
+                   last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
 }
 
 absl::StatusOr<float> ConvGraphs::Impl::Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
@@ -288,15 +305,24 @@ absl::StatusOr<std::unique_ptr<ConvGraphs>> ConvGraphs::Validate(const ConvProbl
 
 absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& choice) {
   Impl& impl = *impl_;
-  const int count = std::max(choice.candidates, 1);
-  for (ConvPass pass : kConvPasses) RETURN_IF_ERROR(impl.BuildCandidates(pass, cudnn, count));
+  // The forward pass is required; a backward pass without an engine is
+  // reported by Run (IsUnimplemented: the kernel exists without it).
+  for (ConvPass pass : kConvPasses) {
+    Impl::Pass& slot = impl.at(pass);
+    absl::Status built = impl.BuildCandidates(pass, cudnn, choice);
+    if (built.ok()) continue;
+    if (pass == ConvPass::kForward || !absl::IsUnimplemented(built)) return built;
+    slot.unavailable = built;
+    slot.name = "none";
+  }
 
   bool timed = false;
   for (ConvPass pass : kConvPasses) timed = timed || impl.at(pass).candidates.size() > 1;
   timed = timed && choice.timed;
   if (!timed) {
     for (ConvPass pass : kConvPasses)
-      RETURN_IF_ERROR(impl.Select(pass, impl.at(pass).candidates.front()));
+      if (!impl.at(pass).candidates.empty())
+        RETURN_IF_ERROR(impl.Select(pass, impl.at(pass).candidates.front()));
     return absl::OkStatus();
   }
 
@@ -334,6 +360,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
 
   for (ConvPass pass : kConvPasses) {
     const std::vector<int64_t>& candidates = impl.at(pass).candidates;
+    if (candidates.empty()) continue;  // unavailable (above)
     int64_t best = candidates.front();
     if (ready && candidates.size() > 1) {
       float best_ms = std::numeric_limits<float>::infinity();
@@ -361,6 +388,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
 absl::Status ConvGraphs::Run(ConvPass pass, cudnnContext* cudnn, const ConvBuffers& buffers,
                              void* workspace) const {
   const Impl::Pass& slot = impl_->at(pass);
+  if (!slot.unavailable.ok()) return slot.unavailable;
   if (slot.plan < 0)
     return absl::FailedPreconditionError(
         absl::StrCat(impl_->What(pass), ": no plan chosen (ChoosePlans not called)"));

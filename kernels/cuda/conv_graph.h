@@ -42,6 +42,9 @@ struct ConvPlanChoice {
   // Time the built candidates on scratch buffers and keep the fastest.
   bool timed = true;
   int timed_runs = 3;  // after one warm-up run; the best run counts
+  // Only engines cuDNN does not mark NONDETERMINISTIC (bitwise-repeatable
+  // results, for tests that compare runs bit for bit).
+  bool deterministic = false;
 };
 
 class ConvGraphs {
@@ -55,9 +58,13 @@ class ConvGraphs {
   // Lowers the graphs to cuDNN with `cudnn` (whose stream the timing runs
   // on), asks the heuristics for engines whose numerics fit the precision
   // (no tensor cores for fp32, no reduced-precision reductions or
-  // down-converted inputs anywhere), builds candidates and picks one per
-  // pass. Needs a GPU; allocates only temporary buffers for the timing (when
-  // they do not fit, the heuristics' first choice is kept).
+  // down-converted inputs anywhere), builds candidates (precompiled engines;
+  // run-time compiled ones only where none builds) and picks one per pass.
+  // A forward pass with no engine is an "unsupported: ..." error here; a
+  // backward pass with none is that error from Run (and "none" in
+  // implementation()), so a layer whose dx nobody asks for still runs.
+  // Needs a GPU; allocates only temporary buffers for the timing (when they
+  // do not fit, the heuristics' first choice is kept).
   absl::Status ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& choice);
 
   // Enqueues `pass` on `cudnn`'s stream with a workspace of at least

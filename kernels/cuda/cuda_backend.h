@@ -19,6 +19,11 @@ struct CudaBackendOptions {
   // fused in (where an engine builds); false keeps cuDNN's legacy calls
   // everywhere (the baseline the graphs are measured against).
   bool batch_norm_graphs = true;
+  // Only library engines that give bitwise-repeatable results (cuDNN's
+  // convolution and batch norm graph engines not marked NONDETERMINISTIC);
+  // the backend's own kernels are deterministic either way. For tests and
+  // runs that compare results bit for bit; may be slower.
+  bool deterministic = false;
 };
 
 // An error naming the reason when this build has no CUDA or `device` is

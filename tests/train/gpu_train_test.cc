@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/loss_scale.h"
 #include "models/net_builder.h"
 #include "models/zoo.h"
@@ -22,9 +23,12 @@ using train_test::MakeBatch;
 using train_test::SmallCnn;
 using train_test::StepAndLoss;
 
+// Deterministic engines: the tests below compare runs bit for bit.
 std::unique_ptr<Backend> GpuBackend() {
   if (CudaDeviceCount() == 0) return nullptr;
-  auto backend = CreateBackend("cuda", Device::Cuda(0));
+  CudaBackendOptions options;
+  options.deterministic = true;
+  auto backend = CreateCudaBackend(Device::Cuda(0), options);
   EXPECT_TRUE(backend.ok()) << backend.status();
   return backend.ok() ? *std::move(backend) : nullptr;
 }
@@ -178,16 +182,28 @@ TEST(GpuTrainTest, Bf16UsesNoLossScale) {
 TEST(GpuTrainTest, GraphReplayEqualsEagerStepsBitForBit) {
   auto gpu = GpuBackend();
   SKIP_WITHOUT_GPU(gpu);
-  TrainOptions options;
-  options.cuda_graph = false;
-  const std::vector<float> eager = Losses(gpu.get(), SmallMlp(), options, 6);
-  options.cuda_graph = true;
-  auto trainer = Trainer::Compile(SmallMlp(), gpu.get(), options);
-  ASSERT_TRUE(trainer.ok()) << trainer.status();
-  EXPECT_TRUE((*trainer)->cuda_graph_active());
-  const std::vector<float> replayed = Losses(gpu.get(), SmallMlp(), options, 6);
-  ASSERT_EQ(replayed.size(), eager.size());
-  for (size_t i = 0; i < eager.size(); ++i) EXPECT_EQ(replayed[i], eager[i]) << "step " << i;
+  // The MLP (library GEMMs only) and the CNN (cuDNN convolution and batch
+  // norm engines, chosen deterministic by GpuBackend), fp32 and bf16.
+  for (const bool cnn : {false, true}) {
+    for (Precision p : {Precision::kFp32, Precision::kBf16}) {
+      SCOPED_TRACE(std::string(cnn ? "cnn " : "mlp ") + std::string(PrecisionName(p)));
+      const Graph net = cnn ? SmallCnn() : SmallMlp();
+      TrainOptions options;
+      options.precision = p;
+      options.learning_rate = 0.05;
+      options.cuda_graph = false;
+      const std::vector<float> eager = Losses(gpu.get(), net, options, 6);
+      options.cuda_graph = true;
+      auto trainer = Trainer::Compile(net, gpu.get(), options);
+      ASSERT_TRUE(trainer.ok()) << trainer.status();
+      EXPECT_TRUE((*trainer)->cuda_graph_active());
+      const std::vector<float> replayed = Losses(gpu.get(), net, options, 6);
+      ASSERT_EQ(replayed.size(), eager.size());
+      for (size_t i = 0; i < eager.size(); ++i) EXPECT_EQ(replayed[i], eager[i]) << "step " << i;
+      // Not a constant: the steps train.
+      EXPECT_NE(eager.front(), eager.back());
+    }
+  }
 }
 
 // SetBatch copies the next batch on a side stream while the step before it
