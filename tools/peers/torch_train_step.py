@@ -30,7 +30,9 @@ def run(precision, args):
     device = torch.device("cuda")
     model = torchvision.models.resnet50(num_classes=args.classes)
     model = model.to(device).to(memory_format=torch.channels_last)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+    # The suite's train cases: learning rate 0.1, momentum 0.9, no weight decay.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9,
+                                weight_decay=args.weight_decay)
     images = torch.randn(args.batch, 3, args.image_size, args.image_size, device=device)
     images = images.contiguous(memory_format=torch.channels_last)
     labels = torch.randint(0, args.classes, (args.batch,), device=device)
@@ -69,6 +71,8 @@ def main():
     parser.add_argument("--classes", type=int, default=1001)
     parser.add_argument("--image_size", type=int, default=224)
     parser.add_argument("--precisions", default="bf16,fp16")
+    parser.add_argument("--weight_decay", type=float, default=0.0,
+                        help="SGD weight decay (the suite's train cases use none)")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     results = []
