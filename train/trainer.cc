@@ -11,6 +11,12 @@
 namespace cnnbench {
 namespace {
 
+// `status` with what was being done for which layer in front of its message
+// (the code kept: OOM stays OOM).
+absl::Status AtLayer(absl::string_view what, const std::string& layer, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(what, " ", layer, ": ", status.message()));
+}
+
 constexpr int kNoBuffer = -1;
 constexpr int kImagesBuffer = -2;
 constexpr int kLabelsBuffer = -3;
@@ -400,6 +406,11 @@ absl::Status Trainer::AllocateAndBind() {
   if (!device.is_cpu()) {
     ASSIGN_OR_RETURN(Stream upload, Stream::Create(device));
     upload_stream_ = std::make_unique<Stream>(std::move(upload));
+    // Each step copies its loss here behind its forward pass (one float per
+    // input slot), so LastLoss waits for that step only and reads host memory.
+    if (loss_spec_.dtype == DType::kF32) {
+      ASSIGN_OR_RETURN(loss_host_, Buffer::AllocatePinnedHost(2 * sizeof(float)));
+    }
   }
   const TensorSpec host_images = TensorSpec::Plain(DType::kF32, images_spec_.shape);
   for (Slot& slot : slots_) {
@@ -619,6 +630,7 @@ absl::Status Trainer::Step() {
   RETURN_IF_ERROR(EnqueueBatchReady(slot));
   RETURN_IF_ERROR(graphs_[slot].Launch(stream));
   RETURN_IF_ERROR(slots_[slot].done->Record(stream));
+  last_step_slot_ = slot;
   ++steps_;
   return absl::OkStatus();
 }
@@ -650,19 +662,23 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
   for (auto& layer_ptr : layers_) {
     Layer& layer = *layer_ptr;
     const KernelArgs& args = layer.args[slot];
-    RETURN_IF_ERROR(Timed(&edges.forward_seconds, [&]() -> absl::Status {
+    absl::Status s = Timed(&edges.forward_seconds, [&]() -> absl::Status {
       for (auto& in : layer.inputs)
         if (in.reorder)
           RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
                                             BufferData(in.buffer, slot)));
       return absl::OkStatus();
-    }));
-    absl::Status s = Timed(&profile_[layer.profile_index].forward_seconds,
-                           [&] { return layer.kernel->Forward(args); });
-    if (!s.ok())
-      return absl::Status(s.code(), absl::StrCat("forward of ", layer.name, ": ", s.message()));
+    });
+    if (!s.ok()) return AtLayer("reordering the input of", layer.name, s);
+    s = Timed(&profile_[layer.profile_index].forward_seconds,
+              [&] { return layer.kernel->Forward(args); });
+    if (!s.ok()) return AtLayer("forward of", layer.name, s);
     if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(layer.node));
   }
+  if (loss_host_.data() != nullptr)
+    RETURN_IF_ERROR(CopyAsync(static_cast<float*>(loss_host_.data()) + slot, loss_, sizeof(float),
+                              backend_->stream()));
+  last_step_slot_ = slot;
 
   // Backward.
   char* grads = static_cast<char*>(grads_.data());
@@ -674,10 +690,11 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
     if (layer.needs_grad) {
       if (layer.grad_edges.size() > 1 && args.dy_parts.empty()) {
         // Gradients of an output read by several layers add up.
-        RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&] {
+        absl::Status s = Timed(&edges.backward_seconds, [&] {
           return backend_->AddN(layer.kernel->signature().output, layer.dy_parts[slot],
                                 BufferData(layer.dy, slot));
-        }));
+        });
+        if (!s.ok()) return AtLayer("summing the output gradients of", layer.name, s);
       }
       absl::Status s = Timed(&profile_[layer.profile_index].backward_seconds, [&] {
         absl::Status status = absl::OkStatus();
@@ -685,9 +702,8 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
         if (status.ok() && !layer.params.empty()) status = layer.kernel->BackwardWeights(args);
         return status;
       });
-      if (!s.ok())
-        return absl::Status(s.code(), absl::StrCat("backward of ", layer.name, ": ", s.message()));
-      RETURN_IF_ERROR(Timed(&edges.backward_seconds, [&]() -> absl::Status {
+      if (!s.ok()) return AtLayer("backward of", layer.name, s);
+      s = Timed(&edges.backward_seconds, [&]() -> absl::Status {
         for (auto& in : layer.inputs)
           if (in.needs_grad && in.reorder)
             RETURN_IF_ERROR(backend_->Reorder(in.to, BufferData(in.grad_tmp, slot), in.from,
@@ -700,7 +716,8 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
                                               param.master, grads + param.offset));
         }
         return absl::OkStatus();
-      }));
+      });
+      if (!s.ok()) return AtLayer("the gradient casts and reorders of", layer.name, s);
       if (gradient_ready_ && !layer.params.empty())
         RETURN_IF_ERROR(gradient_ready_(RangeOf(layer)));
     }
@@ -782,6 +799,12 @@ absl::Status Trainer::DeviceErrors() const {
 }
 
 absl::StatusOr<float> Trainer::LastLoss() {
+  if (loss_host_.data() != nullptr && last_step_slot_ >= 0) {
+    // The last step's copy into pinned memory is done once its event is.
+    RETURN_IF_ERROR(slots_[last_step_slot_].done->Synchronize());
+    RETURN_IF_ERROR(DeviceErrors());
+    return static_cast<const float*>(loss_host_.data())[last_step_slot_];
+  }
   RETURN_IF_ERROR(backend_->stream().Synchronize());
   RETURN_IF_ERROR(DeviceErrors());
   float loss = 0;

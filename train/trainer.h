@@ -94,7 +94,8 @@ class Trainer {
   absl::Status SetBatch(const float* images, const int32_t* labels);
 
   // One training step on the current batch: ForwardBackward() then Update().
-  // Enqueues only; the loss is kept in device memory (see LastLoss()).
+  // Enqueues only; on a GPU the loss is copied into pinned host memory
+  // behind the forward pass, within the step (see LastLoss()).
   absl::Status Step();
   // Forward, loss and backward of one step. The gradient hook (if any) is
   // called as each layer's weight gradients are enqueued.
@@ -103,7 +104,8 @@ class Trainer {
   // enqueued after `ready` completes when given (e.g. a gradient all-reduce
   // on another stream).
   absl::Status Update(const Event* ready = nullptr);
-  // The loss of the most recent step (before its update): waits for it.
+  // The loss of the most recent step (before its update): waits for that
+  // step only (on a GPU its event, then a read of the pinned copy).
   absl::StatusOr<float> LastLoss();
   // The loss scale the next step uses (1 unless fp16) and the clean updates
   // counted towards growing it: waits for the steps enqueued so far.
@@ -248,6 +250,10 @@ class Trainer {
     bool cast = false;
   };
   Slot slots_[2];
+  // GPU: pinned host memory each step's loss is copied into behind its
+  // forward pass, one float per slot; the slot of the last step enqueued.
+  Buffer loss_host_;
+  int last_step_slot_ = -1;
   std::unique_ptr<Stream> upload_stream_;  // GPU only: batch copies beside the compute
   CapturedWork graphs_[2];                 // per input slot, captured on its second use
   bool eager_done_[2] = {false, false};    // the slot's first step ran eagerly

@@ -19,10 +19,19 @@ namespace {
 
 using PlanPtr = std::unique_ptr<LtMatmulPlan>;
 
-absl::StatusOr<PlanPtr> MakePlan(const Context& context, const PassGemm& gemm,
-                                 Precision precision, LtEpilogue epilogue,
-                                 const std::string& what) {
-  return LtMatmulPlan::Create(context.cublaslt, ToColumnMajor(gemm), precision, epilogue, what);
+// The heuristic's answers of `context`'s backend, kept in its shared
+// objects (released before its cuBLASLt handle).
+LtAlgoCache* AlgoCacheOf(Context& context) {
+  std::lock_guard<std::mutex> lock(context.shared_mutex);
+  std::shared_ptr<void>& slot = context.shared["lt_algo_cache"];
+  if (slot == nullptr) slot = std::make_shared<LtAlgoCache>();
+  return static_cast<LtAlgoCache*>(slot.get());
+}
+
+absl::StatusOr<PlanPtr> MakePlan(Context& context, const PassGemm& gemm, Precision precision,
+                                 LtEpilogue epilogue, const std::string& what) {
+  return LtMatmulPlan::Create(context.cublaslt, ToColumnMajor(gemm), precision, epilogue, what,
+                              AlgoCacheOf(context));
 }
 
 size_t Workspace(const std::vector<const LtMatmulPlan*>& plans) {
@@ -55,20 +64,20 @@ class GemmKernel : public CudaKernel {
 
   absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
     const DType t = options.dtype;
-    const TensorSpec a = TensorSpec::Plain(
-        t, desc_.transpose_a ? Shape{desc_.k, desc_.m} : Shape{desc_.m, desc_.k});
-    const TensorSpec b = TensorSpec::Plain(
-        t, desc_.transpose_b ? Shape{desc_.n, desc_.k} : Shape{desc_.k, desc_.n});
+    const TensorSpec a =
+        TensorSpec::Plain(t, desc_.transpose_a ? Shape{desc_.k, desc_.m} : Shape{desc_.m, desc_.k});
+    const TensorSpec b =
+        TensorSpec::Plain(t, desc_.transpose_b ? Shape{desc_.n, desc_.k} : Shape{desc_.k, desc_.n});
     if (!inputs.empty()) {
       if (inputs.size() != 2)
         return absl::InvalidArgumentError(
             absl::StrCat(what_, ": takes 2 inputs, got ", inputs.size()));
       for (size_t i = 0; i < 2; ++i) {
         const TensorSpec& want = i == 0 ? a : b;
-        if (!inputs[i].is_plain() || inputs[i].layout == Layout::kNHWC ||
-            inputs[i].dtype != t || inputs[i].shape.num_elements() != want.shape.num_elements())
-          return absl::InvalidArgumentError(absl::StrCat(
-              what_, ": input ", i, " spec ", inputs[i].DebugString(), " does not fit"));
+        if (!inputs[i].is_plain() || inputs[i].layout == Layout::kNHWC || inputs[i].dtype != t ||
+            inputs[i].shape.num_elements() != want.shape.num_elements())
+          return absl::InvalidArgumentError(absl::StrCat(what_, ": input ", i, " spec ",
+                                                         inputs[i].DebugString(), " does not fit"));
       }
     }
     signature_.inputs = {a, b};
@@ -107,11 +116,11 @@ class GemmKernel : public CudaKernel {
     RETURN_IF_ERROR(RequireScratch(args));
     const Operands operands{a, b, args.dy};
     if (want_a)
-      RETURN_IF_ERROR(RunPlan(*grad_a_, operands, args.dx[0], nullptr, args.scratch,
-                              context_->raw_stream()));
+      RETURN_IF_ERROR(
+          RunPlan(*grad_a_, operands, args.dx[0], nullptr, args.scratch, context_->raw_stream()));
     if (want_b)
-      RETURN_IF_ERROR(RunPlan(*grad_b_, operands, args.dx[1], nullptr, args.scratch,
-                              context_->raw_stream()));
+      RETURN_IF_ERROR(
+          RunPlan(*grad_b_, operands, args.dx[1], nullptr, args.scratch, context_->raw_stream()));
     return absl::OkStatus();
   }
 
@@ -140,15 +149,15 @@ class FcKernel : public CudaKernel {
     const Precision p = options.precision;
     const GemmDesc gemm = desc_.AsGemm();
     const LtEpilogue bias = desc_.bias ? LtEpilogue::kBias : LtEpilogue::kNone;
-    ASSIGN_OR_RETURN(forward_, MakePlan(*context_, ForwardGemm(gemm), p, bias,
-                                        absl::StrCat(what_, " forward")));
+    ASSIGN_OR_RETURN(
+        forward_, MakePlan(*context_, ForwardGemm(gemm), p, bias, absl::StrCat(what_, " forward")));
     ASSIGN_OR_RETURN(grad_x_, MakePlan(*context_, GradientOfA(gemm), p, LtEpilogue::kNone,
                                        absl::StrCat(what_, " backward data")));
     const std::string weights_what = absl::StrCat(what_, " backward weights");
     if (desc_.bias) {
       // dW = dy^T x, with dy as cuBLASLt's B: BGRADB sums it over the batch.
-      auto fused = MakePlan(*context_, GradientOfB(gemm), p, LtEpilogue::kBiasGradient,
-                            weights_what);
+      auto fused =
+          MakePlan(*context_, GradientOfB(gemm), p, LtEpilogue::kBiasGradient, weights_what);
       if (fused.ok()) {
         grad_w_ = *std::move(fused);
       } else if (absl::IsUnimplemented(fused.status())) {
@@ -158,8 +167,8 @@ class FcKernel : public CudaKernel {
       }
     }
     if (grad_w_ == nullptr) {
-      ASSIGN_OR_RETURN(grad_w_, MakePlan(*context_, GradientOfB(gemm), p, LtEpilogue::kNone,
-                                         weights_what));
+      ASSIGN_OR_RETURN(grad_w_,
+                       MakePlan(*context_, GradientOfB(gemm), p, LtEpilogue::kNone, weights_what));
     }
     signature_.scratch_bytes =
         Workspace({forward_.get(), grad_x_.get(), grad_w_.get(), grad_bias_.get()});
@@ -181,8 +190,8 @@ class FcKernel : public CudaKernel {
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireParams(args.params, "params"));
     RETURN_IF_ERROR(RequireScratch(args));
-    return RunPlan(*grad_x_, {nullptr, args.params[0], args.dy}, args.dx[0], nullptr,
-                   args.scratch, context_->raw_stream());
+    return RunPlan(*grad_x_, {nullptr, args.params[0], args.dy}, args.dx[0], nullptr, args.scratch,
+                   context_->raw_stream());
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
@@ -193,8 +202,8 @@ class FcKernel : public CudaKernel {
     cudaStream_t stream = context_->raw_stream();
     void* db = desc_.bias ? args.dparams[1] : nullptr;
     const bool fused = desc_.bias && grad_bias_ == nullptr;
-    RETURN_IF_ERROR(RunPlan(*grad_w_, {x, nullptr, args.dy}, args.dparams[0],
-                            fused ? db : nullptr, args.scratch, stream));
+    RETURN_IF_ERROR(RunPlan(*grad_w_, {x, nullptr, args.dy}, args.dparams[0], fused ? db : nullptr,
+                            args.scratch, stream));
     if (grad_bias_ != nullptr)  // db(OC) = dy^T(OC,N) ones(N)
       RETURN_IF_ERROR(RunPlan(*grad_bias_, {nullptr, ones_.data(), args.dy}, db, nullptr,
                               args.scratch, stream));

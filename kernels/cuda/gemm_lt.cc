@@ -18,19 +18,44 @@ constexpr int kCandidates = 8;
 
 absl::StatusOr<LtTypes> LtTypesFor(Precision precision) {
   switch (precision) {
-    case Precision::kFp32: return LtTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case Precision::kTf32: return LtTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case Precision::kFp16: return LtTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case Precision::kBf16: return LtTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F};
+    case Precision::kFp32:
+      return LtTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case Precision::kTf32:
+      return LtTypes{CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+    case Precision::kFp16:
+      return LtTypes{CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case Precision::kBf16:
+      return LtTypes{CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
   return absl::InvalidArgumentError("unknown precision");
 }
 
-absl::StatusOr<std::unique_ptr<LtMatmulPlan>> LtMatmulPlan::Create(cublasLtHandle_t handle,
-                                                                   const LtMatmul& shape,
-                                                                   Precision precision,
-                                                                   LtEpilogue epilogue,
-                                                                   const std::string& what) {
+std::string LtAlgoCache::Key(const LtMatmul& shape, Precision precision, LtEpilogue epilogue) {
+  return absl::StrCat(shape.ToString(), "/", PrecisionName(precision), "/",
+                      static_cast<int>(epilogue));
+}
+
+bool LtAlgoCache::Find(const std::string& key, Choice* choice) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = choices_.find(key);
+  if (found == choices_.end()) return false;
+  *choice = found->second;
+  return true;
+}
+
+void LtAlgoCache::Put(const std::string& key, const Choice& choice) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  choices_.emplace(key, choice);
+}
+
+size_t LtAlgoCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return choices_.size();
+}
+
+absl::StatusOr<std::unique_ptr<LtMatmulPlan>> LtMatmulPlan::Create(
+    cublasLtHandle_t handle, const LtMatmul& shape, Precision precision, LtEpilogue epilogue,
+    const std::string& what, LtAlgoCache* cache) {
   ASSIGN_OR_RETURN(LtTypes types, LtTypesFor(precision));
   std::unique_ptr<LtMatmulPlan> plan(new LtMatmulPlan());
   plan->handle_ = handle;
@@ -40,25 +65,34 @@ absl::StatusOr<std::unique_ptr<LtMatmulPlan>> LtMatmulPlan::Create(cublasLtHandl
   CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescCreate(&plan->desc_, types.compute, CUDA_R_32F));
   const cublasOperation_t ta = shape.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t tb = shape.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_TRANSA,
-                                                        &ta, sizeof(ta)));
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_TRANSB,
-                                                        &tb, sizeof(tb)));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
   if (epilogue != LtEpilogue::kNone) {
     const cublasLtEpilogue_t e =
         epilogue == LtEpilogue::kBias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_BGRADB;
-    CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(
-        plan->desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
-    CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(
-        plan->desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &kAlignedPlaceholder,
-        sizeof(kAlignedPlaceholder)));
+    CUBLAS_RETURN_IF_ERROR(
+        cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &e, sizeof(e)));
+    CUBLAS_RETURN_IF_ERROR(
+        cublasLtMatmulDescSetAttribute(plan->desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                       &kAlignedPlaceholder, sizeof(kAlignedPlaceholder)));
   }
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutCreate(&plan->a_, types.storage, shape.a.rows,
-                                                    shape.a.cols, shape.a.ld));
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutCreate(&plan->b_, types.storage, shape.b.rows,
-                                                    shape.b.cols, shape.b.ld));
-  CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutCreate(&plan->d_, types.storage, shape.d.rows,
-                                                    shape.d.cols, shape.d.ld));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasLtMatrixLayoutCreate(&plan->a_, types.storage, shape.a.rows, shape.a.cols, shape.a.ld));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasLtMatrixLayoutCreate(&plan->b_, types.storage, shape.b.rows, shape.b.cols, shape.b.ld));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasLtMatrixLayoutCreate(&plan->d_, types.storage, shape.d.rows, shape.d.cols, shape.d.ld));
+
+  const std::string key = LtAlgoCache::Key(shape, precision, epilogue);
+  LtAlgoCache::Choice cached;
+  if (cache != nullptr && cache->Find(key, &cached)) {
+    plan->algo_ = cached.algo;
+    plan->workspace_bytes_ = cached.workspace_bytes;
+    plan->name_ = cached.name;
+    return plan;
+  }
 
   cublasLtMatmulPreference_t preference = nullptr;
   CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceCreate(&preference));
@@ -98,6 +132,7 @@ absl::StatusOr<std::unique_ptr<LtMatmulPlan>> LtMatmulPlan::Create(cublasLtHandl
                                        sizeof(splitk), nullptr);
   plan->name_ = absl::StrCat("cublasLt:algo", id, ",tile", tile, ",stages", stages,
                              splitk > 1 ? absl::StrCat(",splitk", splitk) : "");
+  if (cache != nullptr) cache->Put(key, {plan->algo_, plan->workspace_bytes_, plan->name_});
   return plan;
 }
 
@@ -108,8 +143,8 @@ LtMatmulPlan::~LtMatmulPlan() {
   if (desc_ != nullptr) cublasLtMatmulDescDestroy(desc_);
 }
 
-absl::Status LtMatmulPlan::Run(const void* a, const void* b, void* d, void* bias,
-                               void* workspace, cudaStream_t stream) {
+absl::Status LtMatmulPlan::Run(const void* a, const void* b, void* d, void* bias, void* workspace,
+                               cudaStream_t stream) {
   if (a == nullptr || b == nullptr || d == nullptr)
     return absl::InvalidArgumentError(absl::StrCat(what_, ": null matrix"));
   if (workspace_bytes_ > 0 && workspace == nullptr)
@@ -117,13 +152,12 @@ absl::Status LtMatmulPlan::Run(const void* a, const void* b, void* d, void* bias
         absl::StrCat(what_, ": needs ", workspace_bytes_, " bytes of scratch, got none"));
   if (epilogue_ != LtEpilogue::kNone) {
     if (bias == nullptr) return absl::InvalidArgumentError(absl::StrCat(what_, ": null bias"));
-    CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(
-        desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+    CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                          &bias, sizeof(bias)));
   }
   const float alpha = 1.0f, beta = 0.0f;
-  const cublasStatus_t status =
-      cublasLtMatmul(handle_, desc_, &alpha, a, a_, b, b_, &beta, d, d_, d, d_, &algo_, workspace,
-                     workspace_bytes_, stream);
+  const cublasStatus_t status = cublasLtMatmul(handle_, desc_, &alpha, a, a_, b, b_, &beta, d, d_,
+                                               d, d_, &algo_, workspace, workspace_bytes_, stream);
   if (status != CUBLAS_STATUS_SUCCESS)
     return absl::InternalError(absl::StrCat(what_, ": cublasLtMatmul (", shape_.ToString(),
                                             ") failed: ", cublasGetStatusName(status), " (",

@@ -7,7 +7,9 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -33,16 +35,36 @@ absl::StatusOr<LtTypes> LtTypesFor(Precision precision);
 // The most workspace a matmul may ask for (cuBLAS's advice for Hopper).
 constexpr size_t kMaxLtWorkspace = size_t{32} << 20;
 
+// The heuristic's choices by problem (shape, precision, epilogue): the
+// kernels of one backend that share a problem (a model's equal fc layers,
+// a GEMM case's repetitions) ask cuBLASLt once. Thread-safe.
+class LtAlgoCache {
+ public:
+  struct Choice {
+    cublasLtMatmulAlgo_t algo{};
+    size_t workspace_bytes = 0;
+    std::string name;
+  };
+  // The key of a problem: equal keys, equal heuristic answers.
+  static std::string Key(const LtMatmul& shape, Precision precision, LtEpilogue epilogue);
+  bool Find(const std::string& key, Choice* choice) const;
+  void Put(const std::string& key, const Choice& choice);
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Choice> choices_;
+};
+
 class LtMatmulPlan {
  public:
-  // Nothing is run here but the heuristic query; the result is the first
-  // of its candidates. Unimplemented ("unsupported: ...") when cuBLASLt
-  // has no algorithm for the problem.
-  static absl::StatusOr<std::unique_ptr<LtMatmulPlan>> Create(cublasLtHandle_t handle,
-                                                              const LtMatmul& shape,
-                                                              Precision precision,
-                                                              LtEpilogue epilogue,
-                                                              const std::string& what);
+  // Nothing is run here but the heuristic query (none when `cache` holds
+  // the problem's answer; the answer is put there otherwise); the result is
+  // the first of its candidates. Unimplemented ("unsupported: ...") when
+  // cuBLASLt has no algorithm for the problem.
+  static absl::StatusOr<std::unique_ptr<LtMatmulPlan>> Create(
+      cublasLtHandle_t handle, const LtMatmul& shape, Precision precision, LtEpilogue epilogue,
+      const std::string& what, LtAlgoCache* cache = nullptr);
   ~LtMatmulPlan();
   LtMatmulPlan(const LtMatmulPlan&) = delete;
   LtMatmulPlan& operator=(const LtMatmulPlan&) = delete;

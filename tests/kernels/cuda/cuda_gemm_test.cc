@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/backends.h"
 #include "kernels/cuda/gemm_plan.h"
 #include "tests/kernels/cuda/cuda_test_util.h"
 
@@ -28,8 +29,8 @@ std::vector<double> Matrix(int64_t rows, int64_t cols, int salt) {
 
 // Element (i, j) of op(stored): stored is (rows, cols) row-major, or
 // (cols, rows) when transposed.
-double At(const std::vector<double>& stored, bool transposed, int64_t rows, int64_t cols,
-          int64_t i, int64_t j) {
+double At(const std::vector<double>& stored, bool transposed, int64_t rows, int64_t cols, int64_t i,
+          int64_t j) {
   return transposed ? stored[j * rows + i] : stored[i * cols + j];
 }
 
@@ -258,6 +259,31 @@ TEST(CudaGemmTest, ImplementationNamesTheAlgorithm) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   EXPECT_EQ((*kernel)->implementation().rfind("cublasLt:algo", 0), 0u)
       << (*kernel)->implementation();
+}
+
+// The heuristic's answer is cached per problem: a second kernel of a shape
+// (made from the cache, no heuristic query) names the same algorithm and
+// computes the reference's results too, and a fresh backend's first kernel
+// (its own cache) names the same algorithm.
+TEST(CudaGemmTest, ASecondKernelOfAShapeReusesTheAlgorithm) {
+  SKIP_WITHOUT_GPU();
+  const FcDesc fc{32, 96, 48, true};
+  const KernelOptions options = KernelOptions::ForPrecision(Precision::kBf16);
+  auto first = cuda_test::Cuda()->Create(fc, options, {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = cuda_test::Cuda()->Create(fc, options, {});
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ((*first)->implementation(), (*second)->implementation());
+  EXPECT_EQ((*first)->signature().scratch_bytes, (*second)->signature().scratch_bytes);
+  auto fresh = CreateBackend("cuda", Device::Cuda(0));
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  auto third = (*fresh)->Create(fc, options, {});
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_EQ((*first)->implementation(), (*third)->implementation());
+  for (int run = 0; run < 2; ++run) {  // the second run's kernels come from the cache
+    const absl::Status status = cuda_test::CompareWithReference(fc, Tolerances(Precision::kBf16));
+    EXPECT_TRUE(status.ok()) << "run " << run << ": " << status;
+  }
 }
 
 }  // namespace
