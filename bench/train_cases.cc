@@ -360,8 +360,9 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
           ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
           : "",
       ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ", options_.overlap ? "on" : "off",
-      case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each") : "", ")",
-      std::isfinite(losses[0]) ? "" : ", loss not finite"));
+      case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each")
+                      : ", no CUDA graph",
+      ")", std::isfinite(losses[0]) ? "" : ", loss not finite"));
   return absl::OkStatus();
 }
 
@@ -383,8 +384,13 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   }
   // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
+  // Whether the steps were replayed CUDA graphs: the flag asks, but
+  // profiling, for one, runs the steps eagerly.
+  const std::string graph = backend_->device().is_cpu()     ? ""
+                            : trainer_->cuda_graph_active() ? ", CUDA graph"
+                                                            : ", no CUDA graph";
   state.SetLabel(absl::StrCat(
-      backend_->name(), " batch ", case_.batch, " x ", devices,
+      backend_->name(), " batch ", case_.batch, " x ", devices, graph,
       pipeline_ != nullptr
           ? absl::StrCat(
                 ", ", input::DataFormatName(pipeline_->options().format), " data, ",

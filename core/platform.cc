@@ -166,7 +166,9 @@ std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() con
   kv.push_back({"gpu_names", gpus.empty() ? "none" : absl::StrJoin(names, ";")});
   kv.push_back({"gpu_memory_bytes", gpus.empty() ? "0" : absl::StrJoin(memory, ";")});
   kv.push_back({"gpu_compute_capability", gpus.empty() ? "none" : absl::StrJoin(capability, ";")});
-  // The clocks and power limit the figures were taken under (NVML).
+  // Each GPU's maximum SM and memory clocks and its enforced power limit
+  // (NVML): the ceilings the figures were taken under, not the clocks a
+  // case ran at.
   kv.push_back({"gpu_sm_clock_max_mhz", gpus.empty() ? "none" : absl::StrJoin(sm_clock, ";")});
   kv.push_back(
       {"gpu_memory_clock_max_mhz", gpus.empty() ? "none" : absl::StrJoin(memory_clock, ";")});
