@@ -1,10 +1,15 @@
-// gemm/<precision>/<device>/gemm:m<M>n<N>k<K>: a square sweep through the
-// backend's GEMM op (what a precision cannot run there skips with the
-// backend's reason), its result checked against dot products in the same run;
-// on the CPU and, where one is visible, on a GPU (cuBLASLt).
+// gemm/<precision>/<device>/gemm:m<M>n<N>k<K>[_ta][_tb]: a square sweep and
+// the kernel models' fc layers as GEMMs (forward: y(N,OC) = x(N,IC) w(OC,IC)^T,
+// so m<N>n<OC>k<IC>_tb) through the backend's GEMM op (what a precision
+// cannot run there skips with the backend's reason), each result checked
+// against dot products in the same run; on the CPU and, where one is
+// visible, on a GPU (cuBLASLt).
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +21,8 @@
 #include "core/status.h"
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
+#include "models/graph.h"
+#include "models/zoo.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -81,9 +88,16 @@ class GemmWorkload : public Workload {
     RETURN_IF_ERROR(backend_->Download(
         sig.output, args_.y, TensorSpec::Plain(DType::kF32, sig.output.shape), out.data()));
     const double tolerance = sig.output.dtype == DType::kF32 ? 0 : 1.0 / 512;
+    // op(A)(i,p) and op(B)(p,j) from the stored (possibly transposed) inputs.
+    auto a = [&](int64_t i, int64_t p) -> double {
+      return desc_.transpose_a ? a_[p * m + i] : a_[i * k + p];
+    };
+    auto b = [&](int64_t p, int64_t j) -> double {
+      return desc_.transpose_b ? b_[j * k + p] : b_[p * n + j];
+    };
     for (int64_t row : {int64_t{0}, m / 2, m - 1}) {
       double expect = 0;
-      for (int64_t p = 0; p < k; ++p) expect += double{a_[row * k + p]} * b_[p * n + (n - 1)];
+      for (int64_t p = 0; p < k; ++p) expect += a(row, p) * b(p, n - 1);
       const double got = out[row * n + n - 1];
       if (std::fabs(got - expect) > tolerance * std::fabs(expect))
         return absl::InternalError(absl::StrCat(desc_.ToString(), ": result check failed at row ",
@@ -103,12 +117,32 @@ class GemmWorkload : public Workload {
 }  // namespace
 
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
+  std::vector<GemmDesc> shapes;
+  std::set<std::string> seen;
+  for (int64_t s : options.gemm_sizes) {
+    const GemmDesc square{s, s, s, false, false};
+    if (seen.insert(square.ToString()).second) shapes.push_back(square);
+  }
+  // The fc layers of the kernel models at the kernel batch, as the layer
+  // cases build them.
+  for (const std::string& model : options.kernel_models) {
+    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
+    ModelOptions mo;
+    mo.batch = options.kernel_batch > 0 ? options.kernel_batch : info.default_batch;
+    mo.image_size = options.image_size;
+    ASSIGN_OR_RETURN(Graph graph, BuildModel(model, mo));
+    for (const Node& node : graph.nodes)
+      if (const auto* fc = std::get_if<FcDesc>(&node.op);
+          fc != nullptr && node.kind == Node::Kind::kOp) {
+        const GemmDesc gemm = fc->AsGemm();
+        if (seen.insert(gemm.ToString()).second) shapes.push_back(gemm);
+      }
+  }
   for (const std::string& device_name : KernelDevices(options)) {
     ASSIGN_OR_RETURN(const Device device, Device::Parse(device_name));
-    for (int64_t s : options.gemm_sizes) {
+    for (const GemmDesc& desc : shapes) {
       for (const std::string& precision_name : options.precisions) {
         ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-        const GemmDesc desc{s, s, s, false, false};
         TimedCase timed;
         timed.name = KernelCaseName("gemm", "", precision_name, device_name, desc.ToString());
         timed.family = "gemm";

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -27,8 +28,7 @@ namespace {
 std::string BenchBinary() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench",
-                      "/bench/all");
+  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench", "/bench/all");
 }
 
 std::string TempPath(const std::string& name) {
@@ -52,8 +52,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   // gpus:1 and bf16 cannot run on a CPU-only machine: they must be skipped
   // with a reason while the rest of the sweep goes on.
   const int rc = RunBench(absl::StrCat("--preset=tiny --gpus=0,1 --benchmark_out=", json_path,
-                                  " --benchmark_out_format=json --platform=test-box"),
-                     &output);
+                                       " --benchmark_out_format=json --platform=test-box"),
+                          &output);
   ASSERT_EQ(rc, 0) << output;
   EXPECT_NE(output.find("[1/"), std::string::npos) << "no progress lines:\n" << output;
 
@@ -61,10 +61,10 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   ASSERT_TRUE(in.good()) << output;
   nlohmann::json run = nlohmann::json::parse(in);
   const auto& context = run.at("context");
-  for (const char* key : {"platform", "host_name", "cpu_model", "cpu_cores", "gpu_count",
-                          "driver_version", "cuda_runtime_version", "cudnn_version",
-                          "cublas_version", "nccl_version", "onednn_version", "git_commit",
-                          "build_config", "preset", "methodology", "steps", "warmup_steps"})
+  for (const char* key :
+       {"platform", "host_name", "cpu_model", "cpu_cores", "gpu_count", "driver_version",
+        "cuda_runtime_version", "cudnn_version", "cublas_version", "nccl_version", "onednn_version",
+        "git_commit", "build_config", "preset", "methodology", "steps", "warmup_steps"})
     EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
   EXPECT_EQ(context.at("platform"), "test-box");
   EXPECT_EQ(context.at("preset"), "tiny");
@@ -101,8 +101,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
       ASSERT_TRUE(graph.ok()) << graph.status();
       const double per_image = 3 * Summarize(*graph).forward_flops;
       ASSERT_GT(per_image, 0) << name;
-      EXPECT_NEAR(b.at("flops").get<double>() / b.at("images_per_second").get<double>(),
-                  per_image, per_image * 1e-9)
+      EXPECT_NEAR(b.at("flops").get<double>() / b.at("images_per_second").get<double>(), per_image,
+                  per_image * 1e-9)
           << name;
     } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm" ||
                parsed->family == "peak") {
@@ -127,7 +127,8 @@ TEST(SuiteTest, OutOfMemoryIsReportedAsOom) {
   const std::string json_path = TempPath("oom.json");
   std::string output;
   ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --batch_sizes=1000000 "
-                                  "--benchmark_out=", json_path, " --benchmark_out_format=json"),
+                                  "--benchmark_out=",
+                                  json_path, " --benchmark_out_format=json"),
                      &output),
             0)
       << output;
@@ -167,7 +168,8 @@ TEST(SuiteTest, ListPrintsCasesWithoutRunning) {
 TEST(SuiteTest, EveryRegisteredNameFollowsTheGrammar) {
   for (const char* preset : {"quick", "published", "full"}) {
     std::string output;
-    ASSERT_EQ(RunBench(absl::StrCat("--preset=", preset, " --gpus=0,1,2 --data=synthetic,real "
+    ASSERT_EQ(RunBench(absl::StrCat("--preset=", preset,
+                                    " --gpus=0,1,2 --data=synthetic,real "
                                     "--precisions=fp32,tf32,fp16,bf16 --list"),
                        &output),
               0)
@@ -218,12 +220,12 @@ TEST(SuiteTest, BenchmarkRepetitionsWinsForEveryFamily) {
   std::string output;
   // Every registered family (the tiny preset leaves out input, which makes a data set first).
   const std::string families_flag = absl::StrReplaceAll(RegisteredFamilyList(), {{" ", ""}});
-  const nlohmann::json run = RunJson(
-      "reps",
-      absl::StrCat("--preset=tiny --kernel_models=lenet,resnet50 --benchmark_repetitions=3 "
-                   "--families=",
-                   families_flag),
-      &output);
+  const nlohmann::json run =
+      RunJson("reps",
+              absl::StrCat("--preset=tiny --kernel_models=lenet,resnet50 --benchmark_repetitions=3 "
+                           "--families=",
+                           families_flag),
+              &output);
   EXPECT_EQ(run.at("context").at("repetitions"), "3");
   std::set<std::string> families;
   for (const auto& [name, entries] : IterationsByCase(run)) {
@@ -344,6 +346,35 @@ TEST(SuiteTest, PresetMinTimeWithoutTheFlag) {
   EXPECT_EQ(output.find("does not apply"), std::string::npos) << output;
 }
 
+// GEMM cases: the square sweep and, from the kernel models, each fc layer
+// as its forward GEMM (m<N>n<OC>k<IC>_tb), every result checked in the run.
+TEST(SuiteTest, GemmCasesCoverTheKernelModelsFcLayers) {
+  std::string output;
+  const nlohmann::json run =
+      RunJson("gemm_fc", "--preset=tiny --families=gemm --precisions=fp32", &output);
+  ModelOptions mo;
+  mo.batch = 2;  // the tiny preset's kernel batch, lenet its kernel model
+  auto graph = BuildModel("lenet", mo);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::set<std::string> want = {"gemm:m64n64k64"};
+  for (const Node& node : graph->nodes)
+    if (const auto* fc = std::get_if<FcDesc>(&node.op);
+        fc != nullptr && node.kind == Node::Kind::kOp)
+      want.insert(fc->AsGemm().ToString());
+  ASSERT_GE(want.size(), 3u) << "lenet has two fc layers";
+  std::set<std::string> got;
+  for (const auto& b : run.value("benchmarks", nlohmann::json::array())) {
+    if (b.value("run_type", "") != "iteration") continue;
+    auto parsed = ParseCaseName(b.at("name").get<std::string>());
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+    EXPECT_NE(b.value("label", "").find("result checked"), std::string::npos) << b.dump();
+    EXPECT_GT(b.value("flops", 0.0), 0.0) << b.dump();
+    got.insert(parsed->shape);
+  }
+  EXPECT_EQ(got, want) << output;
+}
+
 TEST(SuiteTest, Bf16MovesHalfTheBytesOfFp32) {
   // bytes_per_second x seconds per iteration = the bytes one call moves,
   // whatever the timing: bf16 activations are 2 bytes, fp32 ones 4.
@@ -382,11 +413,10 @@ TEST(SuiteTest, Bf16MovesHalfTheBytesOfFp32) {
 
 TEST(SuiteTest, CpuReplicasRunAsOneCaseWithTheirRankCount) {
   std::string output;
-  const nlohmann::json run =
-      RunJson("replicas",
-              "--preset=tiny --families=train --replicas=1,2 --bucket_mb=1 "
-              "--benchmark_repetitions=1",
-              &output);
+  const nlohmann::json run = RunJson("replicas",
+                                     "--preset=tiny --families=train --replicas=1,2 --bucket_mb=1 "
+                                     "--benchmark_repetitions=1",
+                                     &output);
   auto cases = IterationsByCase(run);
   ASSERT_EQ(cases.count("train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2"), 1u) << output;
   ASSERT_EQ(cases.count("train/trivial/fp32/synthetic/batch:2/gpus:0"), 1u) << output;
@@ -434,13 +464,13 @@ TEST(SuiteTest, ABadDataDirIsAnErrorBeforeAnyCase) {
       << output;
   EXPECT_TRUE(absl::StrContains(output, missing)) << output;
   EXPECT_FALSE(absl::StrContains(output, ".cc:")) << output;  // no source locations
-  EXPECT_FALSE(absl::StrContains(output, "[1/")) << output;  // no case started
+  EXPECT_FALSE(absl::StrContains(output, "[1/")) << output;   // no case started
   const std::string empty = TempPath("empty_data");
   ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", empty).c_str()), 0);
-  EXPECT_EQ(WEXITSTATUS(RunBench(
-                absl::StrCat("--preset=tiny --families=train --data=real --data_dir=", empty),
-                &output)),
-            2)
+  EXPECT_EQ(
+      WEXITSTATUS(RunBench(
+          absl::StrCat("--preset=tiny --families=train --data=real --data_dir=", empty), &output)),
+      2)
       << output;
   EXPECT_TRUE(absl::StrContains(output, "empty")) << output;
   EXPECT_NE(RunBench("--preset=tiny --families=train --data=real --on_bad_record=ignore", &output),
