@@ -55,40 +55,9 @@ for t in "${TESTS[@]}"; do
 done
 chmod u+w "$OUT"/bin/*
 
-# glibc's parts come from the machine; CUDA's are found there by run.sh.
-is_system() {
-  case "$1" in
-    linux-vdso.so.*|ld-linux*|libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libutil.so.*|libresolv.so.*) return 0 ;;
-  esac
-  return 1
-}
-is_cuda() {
-  case "$1" in
-    libcuda.so.*|libcudart.so.*|libcublas.so.*|libcublasLt.so.*|libcudnn*.so.*|libnccl.so.*|libnvrtc*.so.*|libnvJitLink.so.*|libcurand.so.*|libcufft.so.*|libcusparse.so.*|libcusolver.so.*|libnvToolsExt.so.*|libnvidia-*.so.*) return 0 ;;
-  esac
-  return 1
-}
-: >"$OUT/cuda_libs.txt.tmp"
-# ldd where Bazel built them: tests find Bazel's own shared libraries
-# through run paths relative to there.
-for b in "${SOURCES[@]}"; do
-  while read -r soname arrow path _; do
-    [ "$arrow" = "=>" ] || continue
-    is_system "$soname" && continue
-    if is_cuda "$soname"; then
-      [ "$soname" = libcuda.so.1 ] || echo "$soname" >>"$OUT/cuda_libs.txt.tmp"
-      continue
-    fi
-    if [ "$path" = "not" ]; then
-      echo "device_bundle: $(basename "$b") needs $soname, which is not found here" >&2
-      exit 1
-    fi
-    [ -e "$OUT/lib/$soname" ] || cp -L "$path" "$OUT/lib/$soname"
-  done < <(env -u LD_LIBRARY_PATH ldd "$b")
-done
-sort -u "$OUT/cuda_libs.txt.tmp" >"$OUT/cuda_libs.txt"
-rm "$OUT/cuda_libs.txt.tmp"
-chmod u+w "$OUT"/lib/* 2>/dev/null || true
+# The shared libraries they need (glibc's and CUDA's come from the GPU
+# machine; cuda_libs.txt names the CUDA ones for run.sh).
+tools/bundle/gather_libs.sh "$OUT" "${SOURCES[@]}"
 strip --strip-unneeded "$OUT"/bin/* "$OUT"/lib/* 2>/dev/null || true
 
 # The versions this build compiled against, beside which run.sh prints the loaded ones.

@@ -5,7 +5,7 @@
 # everything: it finishes, shows each case skipped with its reason, and
 # leaves at most 8 files (what the device tool brings back); sanitize.sh
 # with fake sanitizers: clean, findings, a failing test, a refusing device,
-# none installed.
+# none installed; gather_libs.sh (the bundle's libraries) with a fake ldd.
 set -u
 TOOLS="$TEST_SRCDIR/$TEST_WORKSPACE/tools"
 [ -d "$TOOLS" ] || TOOLS="$(cd "$(dirname "$0")/../../tools" && pwd)"
@@ -16,7 +16,7 @@ expect_in() {  # expect_in TEXT PATTERN WHAT
   grep -qE -- "$2" <<<"$1" || fail "$3: '$2' not in output:"$'\n'"$1"
 }
 
-for s in bundle/run.sh bundle/gpu_check.sh bundle/sanitize.sh device_bundle.sh; do
+for s in bundle/run.sh bundle/gpu_check.sh bundle/sanitize.sh bundle/gather_libs.sh device_bundle.sh; do
   bash -n "$TOOLS/$s" || fail "bash -n $s"
 done
 python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/peers/torch_train_step.py" \
@@ -175,6 +175,38 @@ if [ ! -x /usr/local/cuda/bin/compute-sanitizer ] && ! command -v compute-saniti
   [ $? -eq 0 ] || fail "sanitize.sh should exit 0 without a sanitizer"
   expect_in "$out" "no compute-sanitizer on this machine" "an absent sanitizer said so"
 fi
+
+# gather_libs.sh (the bundle's lib/ and cuda_libs.txt) with a fake ldd:
+# glibc's libraries stay behind, CUDA's are listed (not the driver's), the
+# rest are copied under their sonames once, a missing one names its program.
+G="$TMP/gather"
+rm -rf "$G" && mkdir -p "$G/built" "$G/sys"
+for f in libabsl_strings.so.2 libdnnl.so.2 libgtest.so.1; do echo "$f" >"$G/sys/$f.real"; done
+touch "$G/built/prog_a" "$G/built/prog_b" "$G/built/prog_static" "$G/built/prog_broken"
+cat >"$G/fake-ldd" <<FAKE
+#!/usr/bin/env bash
+case "\$(basename "\$1")" in
+  prog_a) printf '\tlinux-vdso.so.1 (0x0)\n\tlibabsl_strings.so.2 => $G/sys/libabsl_strings.so.2.real (0x0)\n\tlibcudart.so.13 => /usr/local/cuda/lib64/libcudart.so.13 (0x0)\n\tlibcudnn.so.9 => not found\n\tlibcuda.so.1 => not found\n\tlibc.so.6 => /lib/libc.so.6 (0x0)\n\tlibm.so.6 => /lib/libm.so.6 (0x0)\n' ;;
+  prog_b) printf '\tlibabsl_strings.so.2 => $G/sys/libabsl_strings.so.2.real (0x0)\n\tlibdnnl.so.2 => $G/sys/libdnnl.so.2.real (0x0)\n\tlibcublasLt.so.13 => /x/libcublasLt.so.13 (0x0)\n\tlibcudart.so.13 => /x/libcudart.so.13 (0x0)\n' ;;
+  prog_static) echo "	not a dynamic executable"; exit 1 ;;
+  prog_broken) printf '\tlibgtest.so.1 => not found\n' ;;
+esac
+FAKE
+chmod +x "$G/fake-ldd"
+out="$(CNNBENCH_LDD="$G/fake-ldd" "$TOOLS/bundle/gather_libs.sh" "$G/out" "$G/built/prog_a" \
+       "$G/built/prog_b" "$G/built/prog_static" 2>&1)"
+[ $? -eq 0 ] || fail "gather_libs.sh should succeed:"$'\n'"$out"
+[ "$(ls "$G/out/lib" | tr '\n' ' ')" = "libabsl_strings.so.2 libdnnl.so.2 " ] \
+  || fail "gather_libs.sh lib/ should hold exactly the two non-system, non-CUDA libraries: $(ls "$G/out/lib")"
+[ "$(cat "$G/out/lib/libdnnl.so.2" 2>/dev/null)" = "libdnnl.so.2" ] || fail "lib/ holds the resolved file"
+[ "$(tr '\n' ' ' <"$G/out/cuda_libs.txt")" = "libcublasLt.so.13 libcudart.so.13 libcudnn.so.9 " ] \
+  || fail "cuda_libs.txt should list the CUDA sonames once, sorted, without libcuda.so.1: $(cat "$G/out/cuda_libs.txt")"
+out="$(CNNBENCH_LDD="$G/fake-ldd" "$TOOLS/bundle/gather_libs.sh" "$G/out2" "$G/built/prog_broken" 2>&1)"
+[ $? -ne 0 ] || fail "gather_libs.sh should fail on a library ldd cannot find"
+expect_in "$out" "prog_broken needs libgtest.so.1, which is not found" "the missing library named with its program"
+out="$(CNNBENCH_LDD="$G/fake-ldd" "$TOOLS/bundle/gather_libs.sh" "$G/out3" "$G/built/nothing" 2>&1)"
+[ $? -ne 0 ] || fail "gather_libs.sh should fail on a program that does not exist"
+expect_in "$out" "nothing does not exist" "the missing program named"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"

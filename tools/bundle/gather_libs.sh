@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Gathers what the device bundle's programs need from this machine:
+#
+#   gather_libs.sh OUT_DIR BINARY...
+#
+# For each BINARY (where Bazel built it: tests find Bazel's own shared
+# libraries through run paths relative to there), every shared library ldd
+# lists is copied into OUT_DIR/lib under its soname, except glibc's (the
+# GPU machine has its own) and CUDA's (run.sh finds those there: their
+# sonames go to OUT_DIR/cuda_libs.txt, sorted, without the driver's
+# libcuda.so.1). A library ldd cannot find is an error naming the binary.
+# $CNNBENCH_LDD replaces ldd (the tests' fake).
+set -euo pipefail
+OUT="${1:?usage: gather_libs.sh OUT_DIR BINARY...}"
+shift
+LDD="${CNNBENCH_LDD:-ldd}"
+mkdir -p "$OUT/lib"
+
+is_system() {
+  case "$1" in
+    linux-vdso.so.*|ld-linux*|libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libutil.so.*|libresolv.so.*) return 0 ;;
+  esac
+  return 1
+}
+is_cuda() {
+  case "$1" in
+    libcuda.so.*|libcudart.so.*|libcublas.so.*|libcublasLt.so.*|libcudnn*.so.*|libnccl.so.*|libnvrtc*.so.*|libnvJitLink.so.*|libcurand.so.*|libcufft.so.*|libcusparse.so.*|libcusolver.so.*|libnvToolsExt.so.*|libnvidia-*.so.*) return 0 ;;
+  esac
+  return 1
+}
+
+cuda_list="$(mktemp)"
+trap 'rm -f "$cuda_list"' EXIT
+for b in "$@"; do
+  [ -e "$b" ] || { echo "gather_libs: $b does not exist" >&2; exit 1; }
+  # A static program is "not a dynamic executable" (exit status 1): nothing to gather.
+  listing="$(env -u LD_LIBRARY_PATH "$LDD" "$b" 2>/dev/null || true)"
+  while read -r soname arrow path _; do
+    [ "$arrow" = "=>" ] || continue
+    is_system "$soname" && continue
+    if is_cuda "$soname"; then
+      [ "$soname" = libcuda.so.1 ] || echo "$soname" >>"$cuda_list"
+      continue
+    fi
+    if [ "$path" = "not" ]; then
+      echo "gather_libs: $(basename "$b") needs $soname, which is not found here" >&2
+      exit 1
+    fi
+    [ -e "$OUT/lib/$soname" ] || cp -L "$path" "$OUT/lib/$soname"
+  done <<<"$listing"
+done
+sort -u "$cuda_list" >"$OUT/cuda_libs.txt"
+chmod u+w "$OUT"/lib/* 2>/dev/null || true
