@@ -241,6 +241,10 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     if (absl::Status parsed = ParsePrecision(p).status(); !parsed.ok())
       return absl::InvalidArgumentError(absl::StrCat("--precisions: ", parsed.message()));
   o.data_dir = absl::GetFlag(FLAGS_data_dir);
+  // The published page has a real-data table beside the synthetic one: with
+  // a dataset given (and no --data), the published preset runs both.
+  if (o.preset == "published" && !o.data_dir.empty() && !Given(FLAGS_data))
+    o.data = {"synthetic", "real"};
   if (absl::StatusOr<input::ColorDistortion> d =
           input::ParseColorDistortion(absl::GetFlag(FLAGS_distortions));
       d.ok()) {

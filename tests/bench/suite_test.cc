@@ -478,6 +478,26 @@ TEST(SuiteTest, ABadDataDirIsAnErrorBeforeAnyCase) {
   EXPECT_TRUE(absl::StrContains(output, "ignore")) << output;
 }
 
+// The published preset runs real data beside synthetic when a dataset is
+// given (the page's two tables), so its --data_dir is read (a missing one is
+// an error naming it); --data still decides when given.
+TEST(SuiteTest, PublishedPresetAddsRealDataWhenADatasetIsGiven) {
+  std::string output;
+  const std::string missing = TempPath("no_published_data");
+  EXPECT_EQ(WEXITSTATUS(
+                RunBench(absl::StrCat("--preset=published --list --data_dir=", missing), &output)),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, missing)) << output;
+  ASSERT_EQ(
+      RunBench(absl::StrCat("--preset=published --list --data=synthetic --data_dir=", missing),
+               &output),
+      0)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "train/resnet50/fp32/synthetic/")) << output;
+  EXPECT_FALSE(absl::StrContains(output, "/real/")) << output;
+}
+
 TEST(SuiteTest, BadFlagsAreClearErrors) {
   std::string output;
   EXPECT_NE(RunBench("--preset=huge", &output), 0);
