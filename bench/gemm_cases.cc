@@ -22,7 +22,6 @@
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
-#include "models/zoo.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -126,11 +125,7 @@ absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
   // The fc layers of the kernel models at the kernel batch, as the layer
   // cases build them.
   for (const std::string& model : options.kernel_models) {
-    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
-    ModelOptions mo;
-    mo.batch = options.kernel_batch > 0 ? options.kernel_batch : info.default_batch;
-    mo.image_size = options.image_size;
-    ASSIGN_OR_RETURN(Graph graph, BuildModel(model, mo));
+    ASSIGN_OR_RETURN(Graph graph, KernelModelGraph(options, model));
     for (const Node& node : graph.nodes)
       if (const auto* fc = std::get_if<FcDesc>(&node.op);
           fc != nullptr && node.kind == Node::Kind::kOp) {

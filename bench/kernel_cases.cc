@@ -15,7 +15,6 @@
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/status.h"
-#include "models/zoo.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -71,11 +70,7 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness) 
   };
   std::set<std::string> seen;
   for (const std::string& model : options.kernel_models) {
-    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
-    ModelOptions mo;
-    mo.batch = options.kernel_batch > 0 ? options.kernel_batch : info.default_batch;
-    mo.image_size = options.image_size;
-    ASSIGN_OR_RETURN(Graph graph, BuildModel(model, mo));
+    ASSIGN_OR_RETURN(Graph graph, KernelModelGraph(options, model));
     std::map<std::string, int> per_family;
     for (const LayerCases& layer : GraphLayerCases(graph)) {
       if (!wants(layer.family)) continue;

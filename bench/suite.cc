@@ -14,6 +14,7 @@
 #include "kernels/collectives/mpi.h"
 #include "kernels/collectives/nccl.h"
 #include "kernels/cuda/cuda_backend.h"
+#include "models/zoo.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -185,6 +186,14 @@ std::vector<std::string> KernelDevices(const SuiteOptions& options) {
   std::vector<std::string> devices = {"cpu"};
   if (options.gpu_count > 0) devices.push_back("cuda");
   return devices;
+}
+
+absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::string& model) {
+  ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
+  ModelOptions mo;
+  mo.batch = options.kernel_batch > 0 ? options.kernel_batch : info.default_batch;
+  mo.image_size = options.image_size;
+  return BuildModel(model, mo);
 }
 
 TimingSettings TimingOf(const SuiteOptions& options) {

@@ -15,6 +15,7 @@
 #include "input/image/preprocess.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
+#include "models/graph.h"
 
 namespace cnnbench::bench {
 
@@ -109,6 +110,10 @@ absl::Status EndJobOnTimeout(const SuiteOptions& options, absl::Status status);
 // The devices kernel and GEMM cases run on, as case names spell them:
 // "cpu", plus "cuda" (device 0) when a GPU is visible.
 std::vector<std::string> KernelDevices(const SuiteOptions& options);
+
+// A kernel model's training graph as its kernel and GEMM cases see it: at
+// the kernel batch (or the model's own) and the suite's image size.
+absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::string& model);
 
 // Registers every case `options` asks for on `harness`; returns their names
 // in order. `options` and `harness` must outlive the run.
