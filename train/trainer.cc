@@ -650,7 +650,10 @@ absl::Status Trainer::EnqueueBatchReady(int slot) {
 absl::Status Trainer::ForwardBackward() {
   RETURN_IF_ERROR(EnqueueBatchReady(active_slot_));
   RETURN_IF_ERROR(EnqueueForwardBackward(active_slot_));
-  return slots_[active_slot_].done->Record(backend_->stream());
+  RETURN_IF_ERROR(slots_[active_slot_].done->Record(backend_->stream()));
+  // Only now: LastLoss waits for this event before reading the slot's copy.
+  last_step_slot_ = active_slot_;
+  return absl::OkStatus();
 }
 
 absl::Status Trainer::EnqueueForwardBackward(int slot) {
@@ -678,7 +681,6 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
   if (loss_host_.data() != nullptr)
     RETURN_IF_ERROR(CopyAsync(static_cast<float*>(loss_host_.data()) + slot, loss_, sizeof(float),
                               backend_->stream()));
-  last_step_slot_ = slot;
 
   // Backward.
   char* grads = static_cast<char*>(grads_.data());

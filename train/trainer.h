@@ -105,7 +105,9 @@ class Trainer {
   // on another stream).
   absl::Status Update(const Event* ready = nullptr);
   // The loss of the most recent step (before its update): waits for that
-  // step only (on a GPU its event, then a read of the pinned copy).
+  // step's forward and backward only (on a GPU its event, then a read of the
+  // pinned copy), so a device fault in its update is reported by the next
+  // call that waits for more (Synchronize, the next LastLoss).
   absl::StatusOr<float> LastLoss();
   // The loss scale the next step uses (1 unless fp16) and the clean updates
   // counted towards growing it: waits for the steps enqueued so far.

@@ -76,7 +76,10 @@ class ConvKernel : public CudaKernel {
                                                    ConvGraphsUnavailableReason(), ")"));
     ASSIGN_OR_RETURN(ConvProblem problem, MakeConvProblem(desc_, options.precision, layout));
     ConvPlanChoice choice;
+    // Deterministic: also the same engine in every backend and process
+    // (the heuristics' first), not the fastest of a timing that can differ.
     choice.deterministic = context_->options.deterministic;
+    choice.timed = !choice.deterministic;
     ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn, choice));
 
     signature_.inputs = {input};

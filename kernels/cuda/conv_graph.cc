@@ -227,7 +227,7 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   // dozens of convolutions) only when no precompiled one builds. The second
   // listing appends to the first, whose barred entries stay barred, so it
   // is tried from where the first ended.
-  int64_t tried = 0;
+  int64_t tried = 0, listed = 0;
   for (bool runtime_compiled : {false, true}) {
     // Mode A can refuse a graph the fallback list still covers.
     if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
@@ -235,7 +235,10 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
     graph.deselect_numeric_notes(barred);
     if (!runtime_compiled) graph.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
     const int64_t configs = graph.get_execution_plan_count();
-    for (int64_t i = tried; i < configs && slot.candidates.size() < count; ++i) {
+    if (!runtime_compiled) listed = configs;
+    // One run-time compiled engine at most: each costs seconds to build.
+    const size_t wanted = runtime_compiled ? 1 : count;
+    for (int64_t i = tried; i < configs && slot.candidates.size() < wanted; ++i) {
       fe::error_t built = graph.build_plan_at_index(i);
       if (built.is_good()) {
         slot.candidates.push_back(i);
@@ -247,7 +250,7 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
     tried = configs;
   }
   return absl::UnimplementedError(
-      absl::StrCat("unsupported: ", where, ": none of cuDNN's ", tried,
+      absl::StrCat("unsupported: ", where, ": none of cuDNN's ", listed,
                    " engine configurations builds with ", PrecisionName(problem.precision),
                    " numerics", choice.deterministic ? " and deterministic results" : "",
                    last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));

@@ -20,9 +20,11 @@ struct CudaBackendOptions {
   // everywhere (the baseline the graphs are measured against).
   bool batch_norm_graphs = true;
   // Only library engines that give bitwise-repeatable results (cuDNN's
-  // convolution and batch norm graph engines not marked NONDETERMINISTIC);
-  // the backend's own kernels are deterministic either way. For tests and
-  // runs that compare results bit for bit; may be slower.
+  // convolution and batch norm graph engines not marked NONDETERMINISTIC),
+  // and convolution engines taken as the heuristics' first rather than the
+  // fastest timed (a timing can differ between runs); the backend's own
+  // kernels are deterministic either way. For tests and runs that compare
+  // results bit for bit; may be slower.
   bool deterministic = false;
 };
 

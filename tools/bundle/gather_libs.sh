@@ -33,8 +33,15 @@ cuda_list="$(mktemp)"
 trap 'rm -f "$cuda_list"' EXIT
 for b in "$@"; do
   [ -e "$b" ] || { echo "gather_libs: $b does not exist" >&2; exit 1; }
-  # A static program is "not a dynamic executable" (exit status 1): nothing to gather.
-  listing="$(env -u LD_LIBRARY_PATH "$LDD" "$b" 2>/dev/null || true)"
+  # A static program is "not a dynamic executable" (exit status 1): nothing
+  # to gather; any other failure of ldd is an error.
+  if ! listing="$(env -u LD_LIBRARY_PATH "$LDD" "$b" 2>&1)"; then
+    if ! grep -q "not a dynamic executable" <<<"$listing"; then
+      echo "gather_libs: ldd $b failed: $listing" >&2
+      exit 1
+    fi
+    listing=""
+  fi
   while read -r soname arrow path _; do
     [ "$arrow" = "=>" ] || continue
     is_system "$soname" && continue

@@ -8,8 +8,9 @@
 # then every GPU test (CNNBENCH_TEST_SECONDS, 150, for all of them, op and
 # training tests first); then the rest of the sweep: fp16 training, bf16 on
 # cuDNN's legacy batch norm, the bf16 step's per-layer profile, our conv and
-# GEMM against cuDNN/cuBLASLt called directly, resnet50's 3x3 convolution,
-# an 8192^3 bf16 GEMM, fp32/tf32 training and bf16 on real data. Figures
+# GEMM against cuDNN/cuBLASLt called directly, an 8192^3 bf16 GEMM,
+# resnet50's first 3x3 convolution, fp32/tf32 training and bf16 on real
+# data. Figures
 # come before tests so that a slow or hanging test cannot cost them; what
 # the budget does not reach is listed as out of time, for a second call.
 #

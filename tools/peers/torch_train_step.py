@@ -30,8 +30,9 @@ def run(precision, args):
     device = torch.device("cuda")
     model = torchvision.models.resnet50(num_classes=args.classes)
     model = model.to(device).to(memory_format=torch.channels_last)
-    # The suite's train cases: learning rate 0.1, momentum 0.9, no weight decay.
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9,
+    # The suite's train cases: learning rate 0.1 * batch / 256, momentum 0.9,
+    # no weight decay.
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1 * args.batch / 256, momentum=0.9,
                                 weight_decay=args.weight_decay)
     images = torch.randn(args.batch, 3, args.image_size, args.image_size, device=device)
     images = images.contiguous(memory_format=torch.channels_last)
