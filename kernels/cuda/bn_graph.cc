@@ -193,17 +193,14 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
   FE_RETURN_IF_ERROR(g.build_operation_graph(cudnn), where);
   // Engines compiled at run time (NVRTC, seconds each) only when no
   // precompiled one builds: a network has dozens of these layers.
-  // The second listing appends to the first (whose barred entries stay
-  // barred), so it is tried from where the first ended.
+  std::vector<fe::NumericalNote_t> barred;
+  if (problem.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
   int64_t tried = 0;
   for (bool runtime_compiled : {false, true}) {
-    if (g.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
-      FE_RETURN_IF_ERROR(g.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
-    if (!runtime_compiled) g.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
-    if (problem.deterministic) g.deselect_numeric_notes({fe::NumericalNote_t::NONDETERMINISTIC});
+    ASSIGN_OR_RETURN(const int64_t listed, ListEngineConfigs(g, barred, runtime_compiled, where));
     RETURN_IF_ERROR(BuildFirst(pass, where, tried));
     if (pass.plan >= 0) return absl::OkStatus();
-    tried = g.get_execution_plan_count();
+    tried = listed;
   }
   return absl::OkStatus();  // pass.plan < 0: none builds (pass.name says why)
 }

@@ -224,17 +224,11 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   slot.candidates.clear();
   std::string last_error;
   // Engines compiled at run time (NVRTC, seconds each, and a network has
-  // dozens of convolutions) only when no precompiled one builds. The second
-  // listing appends to the first, whose barred entries stay barred, so it
-  // is tried from where the first ended.
+  // dozens of convolutions) only when no precompiled one builds.
   int64_t tried = 0, listed = 0;
   for (bool runtime_compiled : {false, true}) {
-    // Mode A can refuse a graph the fallback list still covers.
-    if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
-      FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), where);
-    graph.deselect_numeric_notes(barred);
-    if (!runtime_compiled) graph.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
-    const int64_t configs = graph.get_execution_plan_count();
+    ASSIGN_OR_RETURN(const int64_t configs,
+                     ListEngineConfigs(graph, barred, runtime_compiled, where));
     if (!runtime_compiled) listed = configs;
     // One run-time compiled engine at most: each costs seconds to build.
     const size_t wanted = runtime_compiled ? 1 : count;

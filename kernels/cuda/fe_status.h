@@ -1,14 +1,17 @@
-// cudnn-frontend errors as Status values and the project's types as its
-// types, for the cuda backend's graphs (convolution, batch norm). Builds
-// with the cudnn-frontend headers only.
+// cudnn-frontend errors as Status values, the project's types as its
+// types, and the engine listing the cuda backend's graphs (convolution,
+// batch norm) share. Builds with the cudnn-frontend headers only.
 #ifndef CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 #define CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 
 #include <cudnn_frontend.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -59,5 +62,28 @@ inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view wh
     ::cudnn_frontend::error_t cnnbench_fe_ = (expr);                                           \
     if (cnnbench_fe_.is_bad()) return ::cnnbench::cuda::FeStatus(cnnbench_fe_, (what), #expr); \
   } while (0)
+
+namespace cnnbench::cuda {
+
+// Lists engine configurations for `graph` (built with
+// build_operation_graph): heuristics mode A then the fallback list (mode A
+// can refuse a graph the fallback list still covers), engines with a
+// `barred` numerical note excluded, and, unless `runtime_compiled`, those
+// cuDNN compiles at run time (NVRTC, seconds each). A second call with
+// `runtime_compiled` appends a second listing after the first, whose
+// barred entries stay barred: build from the first call's count on.
+// Returns the number of configurations listed so far.
+inline absl::StatusOr<int64_t> ListEngineConfigs(
+    cudnn_frontend::graph::Graph& graph, const std::vector<cudnn_frontend::NumericalNote_t>& barred,
+    bool runtime_compiled, absl::string_view what) {
+  namespace fe = cudnn_frontend;
+  if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
+    FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), what);
+  if (!barred.empty()) graph.deselect_numeric_notes(barred);
+  if (!runtime_compiled) graph.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
+  return graph.get_execution_plan_count();
+}
+
+}  // namespace cnnbench::cuda
 
 #endif  // CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
