@@ -31,6 +31,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "core/crash_handler.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/random.h"
@@ -407,6 +408,7 @@ absl::Status Run(std::vector<Row>* rows) {
 }
 
 int Main(int argc, char** argv) {
+  InstallCrashHandler(argv[0]);
   absl::ParseCommandLine(argc, argv);
   nlohmann::json out = nlohmann::json::array();
   std::vector<Row> rows;

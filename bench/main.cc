@@ -36,6 +36,8 @@
 #include "bench/suite.h"
 #include "bench/usage.h"
 #include "benchmark/benchmark.h"
+#include "core/compile_log.h"
+#include "core/crash_handler.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/invocation.h"
@@ -43,6 +45,7 @@
 #include "kernels/collectives/communicator.h"
 #include "kernels/collectives/mpi.h"
 #include "kernels/collectives/nccl.h"
+#include "kernels/cuda/engine_pick.h"
 
 ABSL_FLAG(std::string, preset, "",
           "quick | published | full | tiny (default: published with a GPU, quick without)");
@@ -76,6 +79,10 @@ ABSL_FLAG(std::string, cuda_batch_norm, "graph",
           "GPU training batch norm: graph (cuDNN graphs with the ReLU fused in, on NHWC "
           "activations where an engine builds) or legacy (cuDNN's batch norm calls and a "
           "separate ReLU pass)");
+ABSL_FLAG(int, cuda_rtc_attempts, -1,
+          "GPU: at most this many builds of cuDNN engines compiled at run time (NVRTC, seconds "
+          "each) per convolution or batch norm graph, success or failure, tried only where no "
+          "precompiled engine builds (-1: $CNNBENCH_CUDA_RTC_ATTEMPTS, else 2; 0: none)");
 ABSL_FLAG(int, threads_per_replica, -1,
           "OpenMP threads of each CPU replica (default: the cores divided among the replicas)");
 ABSL_FLAG(int, collective_timeout, -1,
@@ -109,7 +116,8 @@ ABSL_FLAG(bool, cuda_graph, true,
 ABSL_FLAG(bool, list, false, "print the cases that would run (after --benchmark_filter) and exit");
 ABSL_FLAG(bool, verbose, false,
           "print each skipped case's full reason on stderr, with the source locations it "
-          "passed through");
+          "passed through, and the compile log (one line per layer and pass while plans are "
+          "built; also CNNBENCH_VERBOSE=1)");
 
 namespace cnnbench::bench {
 namespace {
@@ -298,6 +306,10 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     return absl::InvalidArgumentError(
         absl::StrCat("--cuda_batch_norm: unknown '", bn, "' (graph, legacy)"));
   o.cuda_batch_norm_graphs = bn == "graph";
+  o.cuda_rtc_attempts = absl::GetFlag(FLAGS_cuda_rtc_attempts);
+  if (o.cuda_rtc_attempts < -1)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cuda_rtc_attempts: ", o.cuda_rtc_attempts, " (a count >= 0, or -1 for the default)"));
   return options;
 }
 
@@ -311,6 +323,8 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("cuda_graph", o.cuda_graph ? "true" : "false");
   benchmark::AddCustomContext("gpu_layout", o.gpu_nhwc ? "nhwc" : "nchw");
   benchmark::AddCustomContext("cuda_batch_norm", o.cuda_batch_norm_graphs ? "graph" : "legacy");
+  benchmark::AddCustomContext("cuda_rtc_attempts", absl::StrCat(cuda::ResolveRuntimeCompiledAttempts(
+                                                       o.cuda_rtc_attempts)));
   benchmark::AddCustomContext("image_size",
                               o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
@@ -358,6 +372,7 @@ int Fail(int code, const absl::Status& status) {
 }
 
 int Main(int argc, char** argv) {
+  InstallCrashHandler(argv[0]);
   const std::string command_line = CommandLine(argc, argv);
   if (WantsHelp(argc, argv)) {
     PrintHelp();
@@ -497,6 +512,7 @@ int Main(int argc, char** argv) {
   InstallInterruptHandlers();
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
+  if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
 
   PlatformInfo info = AddPlatformContext(options->platform);
   AddMethodologyContext(*options);

@@ -131,6 +131,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
     CudaBackendOptions cuda;
     cuda.nhwc = options.gpu_nhwc;
     cuda.batch_norm_graphs = options.cuda_batch_norm_graphs;
+    cuda.runtime_compiled_attempts = options.cuda_rtc_attempts;
     return CreateCudaBackend(device, cuda);
   }
   return CreateBackend(options.backend, device);

@@ -71,6 +71,7 @@ struct SuiteOptions {
   bool cuda_graph = true;          // GPU training steps replay a captured CUDA graph
   bool gpu_nhwc = true;            // fp16/bf16/tf32 GPU activations in NHWC (else NCHW)
   bool cuda_batch_norm_graphs = true;  // CudaBackendOptions::batch_norm_graphs
+  int cuda_rtc_attempts = -1;          // CudaBackendOptions::runtime_compiled_attempts
   int gpu_count = 0;                   // GPUs visible: cuda cases register only with one
   std::string platform;
 };

@@ -386,9 +386,13 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
   // Whether the steps were replayed CUDA graphs: the flag asks, but
   // profiling, for one, runs the steps eagerly.
-  const std::string graph = backend_->device().is_cpu()     ? ""
-                            : trainer_->cuda_graph_active() ? ", CUDA graph"
-                                                            : ", no CUDA graph";
+  const std::string graph =
+      backend_->device().is_cpu()     ? ""
+      : trainer_->cuda_graph_active() ? ", CUDA graph"
+      : !trainer_->cuda_graph_failure().empty()
+          ? absl::StrCat(", no CUDA graph (capture failed: ",
+                         trainer_->cuda_graph_failure().substr(0, 200), ")")
+          : ", no CUDA graph";
   state.SetLabel(absl::StrCat(
       backend_->name(), " batch ", case_.batch, " x ", devices, graph,
       pipeline_ != nullptr

@@ -70,7 +70,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
       {"Which cases",
        {"preset", "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus",
         "data", "data_dir", "image_size", "kernel_batch", "max_kernel_shapes", "backend",
-        "cuda_graph", "gpu_layout", "cuda_batch_norm", "fuse_relu", "input_threads", "input_batch", "on_bad_record", "input_cores",
+        "cuda_graph", "gpu_layout", "cuda_batch_norm", "cuda_rtc_attempts", "fuse_relu", "input_threads", "input_batch", "on_bad_record", "input_cores",
         "distortions"}},
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},

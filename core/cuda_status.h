@@ -22,9 +22,19 @@ inline absl::Status CudaError(cudaError_t err, const char* expr, const char* fil
   return absl::InternalError(msg);
 }
 
+// cuDNN's last error message on this thread (cuDNN 9: which sub-library
+// failed to load, which attribute was bad), or "" (reading it clears it).
+inline std::string CudnnLastError() {
+  char message[1024] = {0};
+  cudnnGetLastErrorString(message, sizeof(message));
+  return message;
+}
+
 inline absl::Status CudnnError(cudnnStatus_t err, const char* expr, const char* file, int line) {
   std::string msg =
       absl::StrCat(file, ":", line, ": ", expr, " failed: ", cudnnGetErrorString(err));
+  if (const std::string last = CudnnLastError(); !last.empty())
+    absl::StrAppend(&msg, " [cuDNN: ", last, "]");
   if (err == CUDNN_STATUS_ALLOC_FAILED) return OutOfMemoryError(msg);
   if (err == CUDNN_STATUS_NOT_SUPPORTED) return absl::UnimplementedError(msg);
   return absl::InternalError(msg);

@@ -10,13 +10,18 @@
 #
 #   there: tar xzf OUT_DIR.tar.gz && OUT_DIR/gpu_check.sh RESULTS_DIR
 #
-# OUT_DIR/bin: the programs; lib: their shared libraries except glibc's own
-# and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
-# libraries they need; build_versions.txt: the versions they were built
-# against; run.sh, gpu_check.sh, sanitize.sh (compute-sanitizer over the
-# GPU op tests, a call of its own), summarize.py, peers/. Binaries and
-# libraries are stripped; the packed bundle must stay under
-# CNNBENCH_BUNDLE_MAX_MIB (60). Extra Bazel flags: $CNNBENCH_BUNDLE_BAZEL_FLAGS.
+# OUT_DIR/bin: the programs (bench_all, cuda_smoke, step_breakdown,
+# cuda_overhead, the GPU tests); lib: their shared libraries except glibc's
+# own and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
+# libraries they need, those ldd sees and those loaded at run time
+# (NVRTC's builtins, cuDNN's sub-libraries); build_versions.txt: the
+# versions they were built against; run.sh, gpu_check.sh, sanitize.sh
+# (compute-sanitizer over the GPU op tests, a call of its own),
+# summarize.py, peers/. Binaries and libraries are stripped. The packed
+# bundle and the working tree git carries (tracked and untracked files it
+# does not ignore), which travel together, must stay under
+# CNNBENCH_BUNDLE_MAX_MIB (60) together. Extra Bazel flags:
+# $CNNBENCH_BUNDLE_BAZEL_FLAGS.
 set -euo pipefail
 OUT="${1:?usage: tools/device_bundle.sh OUT_DIR}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,8 +42,8 @@ done < <(./bazelw query --noshow_progress \
             attr(name, "gpu|cuda", kind(cc_test, //tests/train:all))' 2>/dev/null | sort -u)
 echo "device_bundle: building //bench:all and ${#TESTS[@]} tests" >&2
 # shellcheck disable=SC2086
-./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all //bench:cuda_overhead //tools:step_breakdown \
-  "${TESTS[@]}"
+./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all //tests/kernels/cuda:cuda_smoke //bench:cuda_overhead \
+  //tools:step_breakdown "${TESTS[@]}"
 
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/peers"
@@ -47,7 +52,8 @@ SOURCES=("$BIN/bench/all")
 cp -L "$BIN/bench/all" "$OUT/bin/bench_all"
 cp -L "$BIN/tools/step_breakdown" "$OUT/bin/step_breakdown"
 cp -L "$BIN/bench/cuda_overhead" "$OUT/bin/cuda_overhead"
-SOURCES+=("$BIN/tools/step_breakdown" "$BIN/bench/cuda_overhead")
+cp -L "$BIN/tests/kernels/cuda/cuda_smoke" "$OUT/bin/cuda_smoke"
+SOURCES+=("$BIN/tools/step_breakdown" "$BIN/bench/cuda_overhead" "$BIN/tests/kernels/cuda/cuda_smoke")
 for t in "${TESTS[@]}"; do
   pkg="${t#//}"; pkg="${pkg%%:*}"; name="${t##*:}"
   cp -L "$BIN/$pkg/$name" "$OUT/bin/$name"
@@ -58,6 +64,50 @@ chmod u+w "$OUT"/bin/*
 # The shared libraries they need (glibc's and CUDA's come from the GPU
 # machine; cuda_libs.txt names the CUDA ones for run.sh).
 tools/bundle/gather_libs.sh "$OUT" "${SOURCES[@]}"
+
+# The CUDA libraries loaded at run time, which ldd does not see: cuDNN
+# dlopens its sub-libraries, its run-time compiled engines NVRTC, and NVRTC
+# its builtins (whose soname carries the toolkit's major.minor). Each must
+# be in this toolkit; run.sh then requires them on the GPU machine.
+soname_in_toolkit() {  # soname_in_toolkit LIBNAME (e.g. libnvrtc-builtins)
+  local f
+  for f in "$CUDA_HOME/lib64/$1.so" "$CUDA_HOME/lib/$1.so" "$CUDA_HOME"/targets/*/lib/"$1.so"; do
+    [ -e "$f" ] || continue
+    readelf -d "$f" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p' | head -1
+    return 0
+  done
+}
+in_toolkit() {  # in_toolkit SONAME
+  local f
+  for f in "$CUDA_HOME/lib64/$1" "$CUDA_HOME/lib/$1" "$CUDA_HOME"/targets/*/lib/"$1"; do
+    [ -e "$f" ] && return 0
+  done
+  return 1
+}
+cudart_version="$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$CUDA_HOME/include/cuda_runtime_api.h" | head -1)"
+runtime_libs=()
+nvrtc="$(soname_in_toolkit libnvrtc)"
+[ -n "$nvrtc" ] || nvrtc="libnvrtc.so.$((cudart_version / 1000))"
+builtins="$(soname_in_toolkit libnvrtc-builtins)"
+[ -n "$builtins" ] || builtins="libnvrtc-builtins.so.$((cudart_version / 1000)).$((cudart_version % 1000 / 10))"
+runtime_libs+=("$nvrtc" "$builtins")
+cudnn_soname="$(grep -m1 -E '^libcudnn\.so\.[0-9]+$' "$OUT/cuda_libs.txt" || true)"
+if [ -n "$cudnn_soname" ]; then
+  cudnn_major="${cudnn_soname##*.so.}"
+  for sub in graph heuristic engines_precompiled engines_runtime_compiled; do
+    runtime_libs+=("libcudnn_$sub.so.$cudnn_major")
+  done
+fi
+for lib in "${runtime_libs[@]}"; do
+  if ! in_toolkit "$lib" &&
+     ! { ldconfig -p 2>/dev/null || true; } | awk -v l="$lib" '$1 == l {f = 1} END {exit !f}'; then
+    echo "device_bundle: $lib (loaded at run time) is neither in $CUDA_HOME nor in the loader cache" >&2
+    exit 1
+  fi
+  echo "$lib" >>"$OUT/cuda_libs.txt"
+done
+sort -u -o "$OUT/cuda_libs.txt" "$OUT/cuda_libs.txt"
+
 strip --strip-unneeded "$OUT"/bin/* "$OUT"/lib/* 2>/dev/null || true
 
 # The versions this build compiled against, beside which run.sh prints the loaded ones.
@@ -66,10 +116,13 @@ soname_of() { grep -m1 "^$1" "$OUT/cuda_libs.txt" || echo "$1"; }
 {
   echo "cudart=$(( $(define cuda_runtime_api.h CUDART_VERSION) / 1000 )).$(( $(define cuda_runtime_api.h CUDART_VERSION) % 1000 / 10 ))"
   echo "cudnn=$(define cudnn_version.h CUDNN_MAJOR).$(define cudnn_version.h CUDNN_MINOR).$(define cudnn_version.h CUDNN_PATCHLEVEL)"
+  echo "cublas=$(define cublas_api.h CUBLAS_VER_MAJOR).$(define cublas_api.h CUBLAS_VER_MINOR).$(define cublas_api.h CUBLAS_VER_PATCH)"
   echo "cublasLt=$(define cublas_api.h CUBLAS_VER_MAJOR).$(define cublas_api.h CUBLAS_VER_MINOR).$(define cublas_api.h CUBLAS_VER_PATCH)"
   echo "nccl=$(define nccl.h NCCL_MAJOR).$(define nccl.h NCCL_MINOR).$(define nccl.h NCCL_PATCH)"
   echo "cudart_soname=$(soname_of libcudart.so)"
   echo "cudnn_soname=$(soname_of libcudnn.so)"
+  # cuBLAS where the programs link it; else the one beside cuBLASLt.
+  echo "cublas_soname=$(grep -m1 '^libcublas\.so' "$OUT/cuda_libs.txt" || soname_of libcublasLt.so | sed 's/cublasLt/cublas/')"
   echo "cublaslt_soname=$(soname_of libcublasLt.so)"
   echo "nccl_soname=$(soname_of libnccl.so)"
   echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
@@ -86,9 +139,19 @@ echo "device_bundle: $OUT: $(ls "$OUT/bin" | wc -l) programs, $(ls "$OUT/lib" | 
 du -sk "$OUT"/bin/* "$OUT"/lib/* | sort -rn | head -8 >&2
 PACK="${OUT%/}.tar.gz"
 tar -C "$(dirname "$OUT")" -czf "$PACK" "$(basename "$OUT")"
-pack_kib=$(du -sk "$PACK" | cut -f1)
-echo "device_bundle: packed into $PACK, $((pack_kib / 1024)) MiB" >&2
-if [ "$pack_kib" -gt $((MAX_MIB * 1024)) ]; then
-  echo "device_bundle: $PACK is over ${MAX_MIB} MiB" >&2
+pack_bytes=$(stat -c %s "$PACK")
+# What travels beside it: the working tree git carries (tracked files, and
+# untracked ones it does not ignore), the pack itself left out.
+pack_rel="$(realpath -m --relative-to="$ROOT" "$PACK")"
+tree_bytes=$({ git ls-files -z --cached --others --exclude-standard 2>/dev/null || true; } \
+  | { grep -zvxF -- "$pack_rel" || true; } | { xargs -0 -r stat -c %s -- 2>/dev/null || true; } \
+  | awk '{s += $1} END {print s + 0}')
+mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
+total_bytes=$((pack_bytes + tree_bytes))
+echo "device_bundle: packed into $PACK, $(mib "$pack_bytes") MiB; with the working tree git carries," \
+  "$(mib "$tree_bytes") MiB, $(mib "$total_bytes") MiB travel" >&2
+if [ "$total_bytes" -gt $((MAX_MIB * 1024 * 1024)) ]; then
+  echo "device_bundle: $PACK ($(mib "$pack_bytes") MiB) and the working tree git carries" \
+    "($(mib "$tree_bytes") MiB) are $(mib "$total_bytes") MiB together, over CNNBENCH_BUNDLE_MAX_MIB (${MAX_MIB} MiB)" >&2
   exit 1
 fi

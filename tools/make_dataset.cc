@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/crash_handler.h"
 #include "core/invocation.h"
 #include "input/pipeline/dataset_maker.h"
 
@@ -40,6 +41,7 @@ bool ParseNumber(const std::string& text, T* out) {
 }
 
 int Main(int argc, char** argv) {
+  InstallCrashHandler(argv[0]);
   input::DatasetSpec spec;
   bool have_images = false, have_classes = false;
   for (int i = 1; i < argc; ++i) {

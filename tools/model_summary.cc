@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/crash_handler.h"
 #include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -112,6 +113,7 @@ int Run() {
 }  // namespace cnnbench
 
 int main(int argc, char** argv) {
+  cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();
   absl::SetProgramUsageMessage(
       "model_summary --model=NAME [--classes=1000] [--format=table|shapes] [--batch=N] "

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crash_handler.h"
 #include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -45,6 +46,7 @@ std::string FromUserDirectory(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();  // input paths are relative to the user's folder
   absl::SetProgramUsageMessage(
       "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "

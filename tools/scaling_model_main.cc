@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/crash_handler.h"
 #include "core/invocation.h"
 #include "models/summary.h"
 #include "models/zoo.h"
@@ -182,6 +183,7 @@ int Run() {
 }  // namespace cnnbench
 
 int main(int argc, char** argv) {
+  cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();
   absl::SetProgramUsageMessage(
       "scaling_model --config=tools/data/scaling/dgx1.json [--measured=run.json] "

@@ -25,6 +25,8 @@
 #include "absl/strings/str_join.h"
 #include "bench/layer_cases.h"
 #include "bench/names.h"
+#include "core/compile_log.h"
+#include "core/crash_handler.h"
 #include "core/device.h"
 #include "core/invocation.h"
 #include "core/random.h"
@@ -45,6 +47,9 @@ ABSL_FLAG(int, steps, 10, "--profile: profiled steps");
 ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
 ABSL_FLAG(std::string, backend, "onednn",
           "--profile: backend (onednn or reference on the CPU, cuda on GPU 0)");
+ABSL_FLAG(bool, verbose, false,
+          "the compile log on stderr: one line per layer and pass while plans are built "
+          "(also CNNBENCH_VERBOSE=1)");
 ABSL_FLAG(bool, fuse_relu, true,
           "--profile: fold each ReLU into the batch norm or add before it (false: the "
           "graph's layers as they are)");
@@ -232,8 +237,10 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
 }
 
 int Main(int argc, char** argv) {
+  InstallCrashHandler(argv[0]);
   ChangeToInvocationDirectory();  // --json is relative to the user's folder
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
   const std::string path = absl::GetFlag(FLAGS_json);
   const bool profile = absl::GetFlag(FLAGS_profile);
   if (path.empty() && !profile) {

@@ -4,6 +4,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "core/compile_log.h"
 #include "core/status.h"
 #include "train/fusion.h"
 #include "train/init.h"
@@ -153,7 +156,21 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
     // The given graph's node: dropout draws the same masks fused or not.
     kernel_options.node = static_cast<uint64_t>(origin_[i]);
     kernel_options.batch_offset = options_.batch_offset;
-    auto kernel = backend_->Create(node.op, kernel_options, in_specs);
+    const absl::Time created = absl::Now();
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel;
+    {
+      CompileLogLayer scope(node.name);  // the kernel's own lines name the layer
+      kernel = backend_->Create(node.op, kernel_options, in_specs);
+      CompileLogFields fields = {{"op", OpDescToString(node.op)}, {"pass", "all"}};
+      if (kernel.ok()) {
+        fields.push_back({"engine", (*kernel)->implementation()});
+      } else {
+        fields.push_back({"engine", "none"});
+        fields.push_back({"why", std::string(kernel.status().message())});
+      }
+      fields.push_back({"build", CompileLogSeconds(absl::ToDoubleSeconds(absl::Now() - created))});
+      CompileLog(fields);
+    }
     if (!kernel.ok())
       return WithContext(kernel.status(),
                          absl::StrCat("layer ", node.name, " (", OpDescToString(node.op), ")"));
@@ -597,7 +614,8 @@ absl::Status Trainer::SetBatch(const float* images, const int32_t* labels) {
 }
 
 bool Trainer::cuda_graph_active() const {
-  return options_.cuda_graph && !options_.profile && !backend_->device().is_cpu();
+  return options_.cuda_graph && !options_.profile && cuda_graph_failure_.empty() &&
+         (!backend_->device().is_cpu() || options_.capture_on_cpu_for_testing);
 }
 
 absl::Status Trainer::Step() {
@@ -615,23 +633,44 @@ absl::Status Trainer::Step() {
     return Update();
   }
   if (!graphs_[slot].valid()) {
-    RETURN_IF_ERROR(CapturedWork::BeginCapture(stream));
-    absl::Status enqueued = EnqueueForwardBackward(slot);
-    if (enqueued.ok()) enqueued = EnqueueUpdate();
-    // End the capture whatever happened, so the stream is usable again.
-    absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
-    RETURN_IF_ERROR(enqueued);
-    if (!captured.ok())
-      return absl::Status(
-          captured.status().code(),
-          absl::StrCat("capturing the step as a CUDA graph: ", captured.status().message()));
-    graphs_[slot] = *std::move(captured);
+    absl::Status captured = CaptureStep(slot);
+    if (!captured.ok()) {
+      if (IsOutOfMemory(captured)) return captured;
+      // Nothing captured ran: this step and the rest run eagerly, so the
+      // figures still come (a kernel's own error shows again there).
+      cuda_graph_failure_ = std::string(captured.message());
+      CompileLog({{"kernel", "step"}, {"cuda_graph", "no"}, {"why", cuda_graph_failure_}});
+      RETURN_IF_ERROR(ForwardBackward());
+      return Update();
+    }
   }
   RETURN_IF_ERROR(EnqueueBatchReady(slot));
   RETURN_IF_ERROR(graphs_[slot].Launch(stream));
   RETURN_IF_ERROR(slots_[slot].done->Record(stream));
   last_step_slot_ = slot;
   ++steps_;
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::CaptureStep(int slot) {
+  const Stream& stream = backend_->stream();
+  absl::Status begun = CapturedWork::BeginCapture(stream);
+  if (!begun.ok())
+    return absl::Status(begun.code(),
+                        absl::StrCat("capturing the step as a CUDA graph: ", begun.message()));
+  absl::Status enqueued = EnqueueForwardBackward(slot);
+  if (enqueued.ok()) enqueued = EnqueueUpdate();
+  // End the capture whatever happened, so the stream is usable again.
+  absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
+  if (!enqueued.ok())
+    return absl::Status(enqueued.code(), absl::StrCat("enqueuing the step inside a CUDA graph "
+                                                      "capture: ",
+                                                      enqueued.message()));
+  if (!captured.ok())
+    return absl::Status(
+        captured.status().code(),
+        absl::StrCat("capturing the step as a CUDA graph: ", captured.status().message()));
+  graphs_[slot] = *std::move(captured);
   return absl::OkStatus();
 }
 

@@ -47,7 +47,12 @@ struct TrainOptions {
   // a CUDA graph and replays it (off while profiling, which reads timers
   // inside the step); a slot's first step runs eagerly (lazy library set-up
   // stays out of the capture), its second is captured. Ignored on the CPU.
+  // A capture that fails is not an error: that step and every later one run
+  // eagerly, and cuda_graph_failure() says why.
   bool cuda_graph = true;
+  // Tests only: try the capture on the CPU too, where it always fails, so
+  // the fallback above runs without a GPU.
+  bool capture_on_cpu_for_testing = false;
   // Compile refuses (OOM) a plan whose memory exceeds this many bytes before
   // allocating any of it; 0: what the device can give now (AvailableMemory).
   size_t memory_limit_bytes = 0;
@@ -149,6 +154,8 @@ class Trainer {
   int64_t steps() const { return steps_; }
   // Whether Step() replays a captured CUDA graph.
   bool cuda_graph_active() const;
+  // Why a capture failed ("" if none did): the steps then run eagerly.
+  const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 
   const std::vector<LayerTime>& profile() const { return profile_; }
   void ResetProfile();
@@ -197,6 +204,8 @@ class Trainer {
   // GPU: the compute stream waits for `slot`'s upload and casts its images
   // when needed (before a step, outside any captured graph).
   absl::Status EnqueueBatchReady(int slot);
+  // Captures slot `slot`'s step into graphs_[slot]; an error says which part failed.
+  absl::Status CaptureStep(int slot);
   // Runs `work` between the profile timer's start and stop when profiling,
   // adding the seconds to `*sink`; else just runs it. A template, not a
   // std::function: wrapping the step's lambdas would allocate every step.
@@ -259,6 +268,7 @@ class Trainer {
   std::unique_ptr<Stream> upload_stream_;  // GPU only: batch copies beside the compute
   CapturedWork graphs_[2];                 // per input slot, captured on its second use
   bool eager_done_[2] = {false, false};    // the slot's first step ran eagerly
+  std::string cuda_graph_failure_;         // a capture failed: every step runs eagerly
   int active_slot_ = 0;                    // what the next step reads
   bool have_batch_ = false;
   TensorSpec images_spec_;  // on the device: the activation type

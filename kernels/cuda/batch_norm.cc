@@ -7,7 +7,8 @@
 // the same place in both modes.
 //
 // Saved (four 256-byte-aligned fp32 C-vectors): batch mean, 1/sqrt(var+eps),
-// then dgamma and dbeta. cuDNN computes dx, dgamma and dbeta in one pass:
+// then dgamma and dbeta; with the graphs' mask form of the ReLU, its mask
+// after them (one byte per element). cuDNN computes dx, dgamma and dbeta in one pass:
 // BackwardData runs it and keeps dgamma/dbeta in saved; a BackwardWeights
 // right after (no forward since, same x, dy and saved) copies them, otherwise
 // it runs the pass itself with dx going to scratch. Frozen-statistics
@@ -23,16 +24,18 @@
 // builds for the shape and CudaBackendOptions::batch_norm_graphs allows:
 // forward writes y, the batch mean and inverse std in one graph, and a small
 // kernel updates the running statistics from them (unbiased variance);
-// backward's dReLU reads y. Inference and frozen-statistics backward keep
+// backward's dReLU reads the forward's mask or y (bn_graph.h's two forms). Inference and frozen-statistics backward keep
 // the legacy calls. implementation() says which ran (and why not a graph).
 //
 // Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][cuDNN's
 // updated running statistics, when the forward graph takes them][the
 // graphs' workspace].
 #include "absl/strings/str_cat.h"
+#include "core/compile_log.h"
 #include "core/cuda_status.h"
 #include "core/status.h"
 #include "kernels/cuda/bn_graph.h"
+#include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/op_kernels.h"
 #include "kernels/cuda/op_spec.h"
 #include "kernels/cuda/ops.h"
@@ -108,6 +111,10 @@ class BatchNormKernel : public CudaKernel {
     activation_bytes_ = AlignUp(static_cast<size_t>(d.elements()) * SizeOf(options.dtype));
     workspace_offset_ = (desc_.relu ? 2 : 1) * activation_bytes_;
     RETURN_IF_ERROR(TryGraphs(options));
+    if (graphs_ != nullptr && graphs_->relu_mask_bytes() > 0) {
+      mask_offset_ = signature_.saved_bytes;  // the mask form's y > 0, forward to backward
+      signature_.saved_bytes += AlignUp(static_cast<size_t>(graphs_->relu_mask_bytes()));
+    }
     if (graphs_ != nullptr && graphs_->forward_takes_running_stats())
       workspace_offset_ += 2 * vector_bytes_;  // cuDNN's updated statistics, not used
     signature_.scratch_bytes =
@@ -127,6 +134,17 @@ class BatchNormKernel : public CudaKernel {
       implementation_ =
           desc_.relu ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
       if (!no_graph_.empty()) absl::StrAppend(&implementation_, " (no graph: ", no_graph_, ")");
+      // Why the legacy calls, for the compile log.
+      const std::string why = !geometry_.nhwc ? "NCHW activations (graphs run NHWC)"
+                              : !context_->options.batch_norm_graphs
+                                  ? "--cuda_batch_norm=legacy"
+                                  : absl::StrCat("no graph: ", no_graph_);
+      CompileLog({{"kernel", "batchnorm"},
+                  {"op", what_},
+                  {"pass", "all"},
+                  {"graph", "no"},
+                  {"engine", implementation_.substr(0, implementation_.find(" ("))},
+                  {"why", why}});
     }
     return absl::OkStatus();
   }
@@ -154,6 +172,7 @@ class BatchNormKernel : public CudaKernel {
         b.next_mean = next;
         b.next_var = next + vector_bytes_;
       }
+      b.relu_mask = ReluMask(args);
       RETURN_IF_ERROR(graphs_->Forward(context_->cudnn, b, Workspace(args)));
       const Dims4& d = desc_.dims;
       return Launched(LaunchBatchNormRunningStats(
@@ -273,6 +292,8 @@ class BatchNormKernel : public CudaKernel {
     problem.epsilon = desc_.epsilon;
     problem.momentum = desc_.momentum;
     problem.deterministic = context_->options.deterministic;
+    problem.runtime_compiled_attempts =
+        ResolveRuntimeCompiledAttempts(context_->options.runtime_compiled_attempts);
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.
@@ -314,6 +335,7 @@ class BatchNormKernel : public CudaKernel {
     b.scale = Gamma(args);
     b.mean = SavedAt(args, 0);
     b.inv_variance = SavedAt(args, 1);
+    b.relu_mask = ReluMask(args);
     b.dx = dx;
     b.dscale = dgamma;
     b.dbias = dbeta;
@@ -326,6 +348,12 @@ class BatchNormKernel : public CudaKernel {
     fresh_x_ = x;
     fresh_dy_ = args.dy;
     fresh_saved_ = args.saved;
+  }
+
+  // The mask form's mask in saved (nullptr for the other forms).
+  void* ReluMask(const KernelArgs& args) const {
+    if (graphs_ == nullptr || graphs_->relu_mask_bytes() == 0) return nullptr;
+    return static_cast<char*>(args.saved) + mask_offset_;
   }
 
   void* Workspace(const KernelArgs& args) const {
@@ -378,6 +406,7 @@ class BatchNormKernel : public CudaKernel {
   cudnnTensorDescriptor_t x_desc_ = nullptr;      // x, y, dy, dx
   cudnnTensorDescriptor_t param_desc_ = nullptr;  // (1,C,1,1) fp32
   size_t vector_bytes_ = 0;
+  size_t mask_offset_ = 0;  // into saved: the mask form's ReLU mask
   size_t activation_bytes_ = 0;  // one scratch region
   size_t workspace_offset_ = 0;  // of the graphs' workspace in scratch
   std::shared_ptr<const BnGraphs> graphs_;

@@ -10,7 +10,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "core/compile_log.h"
 #include "core/status.h"
+#include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/fe_status.h"
 
 namespace cnnbench::cuda {
@@ -36,6 +41,8 @@ enum Uid : int64_t {
   kUidMomentum,
   kUidNextMean,
   kUidNextVar,
+  kUidMask,
+  kUidZero,
 };
 
 }  // namespace
@@ -48,10 +55,15 @@ struct BnGraphs::Impl {
     std::string name;
   };
   BnProblem problem;
+  std::vector<BnReluForm> forms;  // that validate, in the order tried
+  BnReluForm form = BnReluForm::kNone;
   Pass forward, backward;
   bool forward_running_stats = false;  // the forward graph has them
 
-  std::string What(const char* pass) const { return absl::StrCat(problem.what, " ", pass); }
+  std::string What(const char* pass) const {
+    return absl::StrCat(problem.what, " ", pass,
+                        problem.relu ? absl::StrCat(" (relu ", BnReluFormName(form), ")") : "");
+  }
   std::shared_ptr<fe::graph::Graph> NewGraph(const char* pass) const;
   std::shared_ptr<fe::graph::Tensor_attributes> Activation(fe::graph::Graph& g, const char* name,
                                                            int64_t uid) const;
@@ -61,8 +73,12 @@ struct BnGraphs::Impl {
   void MarkChannel(fe::graph::Tensor_attributes& t, int64_t uid) const;
   absl::Status BuildForward(bool running_stats);
   absl::Status BuildBackward();
+  // Both graphs of `form` (forward without the running statistics).
+  absl::Status BuildForm(BnReluForm form);
+  // The plans of the current form's graphs; pass.plan < 0 and pass.name
+  // says why where none builds.
   absl::Status Choose(Pass& pass, const char* name, cudnnHandle_t cudnn);
-  absl::Status BuildFirst(Pass& pass, const std::string& where, int64_t first);
+  absl::Status ChooseForm(cudnnHandle_t cudnn, std::string* why_not);
 };
 
 std::shared_ptr<fe::graph::Graph> BnGraphs::Impl::NewGraph(const char* pass) const {
@@ -136,13 +152,27 @@ absl::Status BnGraphs::Impl::BuildForward(bool running_stats) {
     MarkChannel(*outputs[4], kUidNextVar);
   }
   std::shared_ptr<fe::graph::Tensor_attributes> y = outputs[0];
-  if (problem.relu)
+  if (problem.relu) {
     y = g.pointwise(y, fe::graph::Pointwise_attributes()
                            .set_name("relu")
                            .set_mode(fe::PointwiseMode_t::RELU_FWD)
                            .set_compute_data_type(fe::DataType_t::FLOAT));
+  }
   y->set_output(true);
   MarkActivation(*y, kUidY);
+  if (form == BnReluForm::kMask) {
+    // The backward pass's mask, y > 0 (exactly where the ReLU's input was).
+    auto zero = g.tensor(0.0f, fe::graph::ScalarType::RUNTIME_PARAM);
+    zero->set_uid(kUidZero);
+    auto mask = g.pointwise(y, zero,
+                            fe::graph::Pointwise_attributes()
+                                .set_name("relu_mask")
+                                .set_mode(fe::PointwiseMode_t::CMP_GT)
+                                .set_compute_data_type(fe::DataType_t::FLOAT));
+    mask->set_output(true);
+    MarkActivation(*mask, kUidMask);
+    mask->set_data_type(fe::DataType_t::BOOLEAN);
+  }
   outputs[1]->set_output(true);
   MarkChannel(*outputs[1], kUidMean);
   outputs[2]->set_output(true);
@@ -162,7 +192,16 @@ absl::Status BnGraphs::Impl::BuildBackward() {
   auto scale = Channel(g, "scale", kUidScale);
   auto mean = Channel(g, "mean", kUidMean);
   auto inv_variance = Channel(g, "inv_variance", kUidInvVariance);
-  if (problem.relu) {
+  if (form == BnReluForm::kMask) {
+    auto mask = Activation(g, "relu_mask", kUidMask);
+    mask->set_data_type(fe::DataType_t::BOOLEAN);
+    dy = g.pointwise(dy, mask,
+                     fe::graph::Pointwise_attributes()
+                         .set_name("drelu")
+                         .set_mode(fe::PointwiseMode_t::MUL)
+                         .set_compute_data_type(fe::DataType_t::FLOAT));
+    dy->set_data_type(FeType(problem.io_type));  // as the samples set it
+  } else if (form == BnReluForm::kReluBwd) {
     // dy where the forward's output y > 0 (y > 0 exactly where its input was).
     auto y = Activation(g, "y", kUidY);
     dy = g.pointwise(dy, y,
@@ -183,48 +222,73 @@ absl::Status BnGraphs::Impl::BuildBackward() {
   outputs[2]->set_output(true);
   MarkChannel(*outputs[2], kUidDBias);
   FE_RETURN_IF_ERROR(g.validate(), What("backward"));
+  backward = Pass{};
   backward.graph = std::move(graph);
   return absl::OkStatus();
+}
+
+absl::Status BnGraphs::Impl::BuildForm(BnReluForm f) {
+  form = f;
+  RETURN_IF_ERROR(BuildForward(/*running_stats=*/false));
+  return BuildBackward();
 }
 
 absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t cudnn) {
   fe::graph::Graph& g = *pass.graph;
   const std::string where = What(name);
+  const absl::Time start = absl::Now();
   FE_RETURN_IF_ERROR(g.build_operation_graph(cudnn), where);
-  // Engines compiled at run time (NVRTC, seconds each) only when no
-  // precompiled one builds: a network has dozens of these layers.
   std::vector<fe::NumericalNote_t> barred;
   if (problem.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
-  int64_t tried = 0;
-  for (bool runtime_compiled : {false, true}) {
-    ASSIGN_OR_RETURN(const int64_t listed, ListEngineConfigs(g, barred, runtime_compiled, where));
-    RETURN_IF_ERROR(BuildFirst(pass, where, tried));
-    if (pass.plan >= 0) return absl::OkStatus();
-    tried = listed;
-  }
-  return absl::OkStatus();  // pass.plan < 0: none builds (pass.name says why)
-}
-
-// Keeps the first of the listed engine configurations that builds; when
-// none does, pass.plan stays -1 and pass.name says why.
-absl::Status BnGraphs::Impl::BuildFirst(Pass& pass, const std::string& where, int64_t first) {
-  fe::graph::Graph& g = *pass.graph;
-  const int64_t configs = g.get_execution_plan_count();
-  std::string last_error;
-  for (int64_t i = first; i < configs; ++i) {
-    fe::error_t built = g.build_plan_at_index(i);
-    if (built.is_bad()) {
-      last_error = built.get_message();
-      continue;
-    }
-    pass.plan = i;
-    FE_RETURN_IF_ERROR(g.get_workspace_size_plan_at_index(i, pass.workspace), where);
-    FE_RETURN_IF_ERROR(g.get_plan_name_at_index(i, pass.name), where);
-    FE_RETURN_IF_ERROR(g.prepare_variant_pack_template(), where);
+  FeEngineListing listing(g, barred, barred, /*has_relaxed=*/false, where);
+  ASSIGN_OR_RETURN(const EnginePick pick,
+                   PickEngines(listing, /*wanted=*/1, problem.runtime_compiled_attempts));
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  CompileLogFields fields = {{"kernel", "batchnorm"},
+                             {"op", problem.what},
+                             {"pass", name},
+                             {"graph", "yes"}};
+  if (problem.relu) fields.push_back({"relu", BnReluFormName(form)});
+  if (&pass == &forward) fields.push_back({"running_stats", forward_running_stats ? "yes" : "no"});
+  if (pick.built.empty()) {
+    pass.plan = -1;
+    pass.name = NoEngineReason(pick, problem.runtime_compiled_attempts);
+    fields.push_back({"engine", "none"});
+    fields.push_back({"tried", absl::StrCat(pick.precompiled_tried, "+",
+                                            pick.runtime_compiled_tried, "rtc")});
+    fields.push_back({"build", CompileLogSeconds(seconds)});
+    fields.push_back({"why", pass.name});
+    CompileLog(fields);
     return absl::OkStatus();
   }
-  pass.name = absl::StrCat("none of cuDNN's ", configs - first, " engine configurations builds",
-                           last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")"));
+  pass.plan = pick.built.front();
+  FE_RETURN_IF_ERROR(g.get_workspace_size_plan_at_index(pass.plan, pass.workspace), where);
+  FE_RETURN_IF_ERROR(g.get_plan_name_at_index(pass.plan, pass.name), where);
+  FE_RETURN_IF_ERROR(g.prepare_variant_pack_template(), where);
+  fields.push_back({"engine", pass.name});
+  fields.push_back({"rtc", RuntimeCompiledPlan(g, pass.plan) ? "yes" : "no"});
+  fields.push_back(
+      {"tried", absl::StrCat(pick.precompiled_tried, "+", pick.runtime_compiled_tried, "rtc")});
+  fields.push_back({"build", CompileLogSeconds(seconds)});
+  CompileLog(fields);
+  return absl::OkStatus();
+}
+
+// The current form's plans: OK with both chosen, or OK with *why_not set
+// when one of its graphs has no engine.
+absl::Status BnGraphs::Impl::ChooseForm(cudnnHandle_t cudnn, std::string* why_not) {
+  RETURN_IF_ERROR(Choose(forward, "forward", cudnn));
+  if (forward.plan < 0) {  // perhaps the engines want the running statistics
+    const std::string without = forward.name;
+    RETURN_IF_ERROR(BuildForward(/*running_stats=*/true));
+    RETURN_IF_ERROR(Choose(forward, "forward", cudnn));
+    if (forward.plan < 0) {
+      *why_not = absl::StrCat("forward: ", without, "; with running statistics: ", forward.name);
+      return absl::OkStatus();
+    }
+  }
+  RETURN_IF_ERROR(Choose(backward, "backward", cudnn));
+  if (backward.plan < 0) *why_not = absl::StrCat("backward: ", backward.name);
   return absl::OkStatus();
 }
 
@@ -236,31 +300,52 @@ absl::StatusOr<std::unique_ptr<BnGraphs>> BnGraphs::Validate(const BnProblem& pr
     return absl::InvalidArgumentError(absl::StrCat(problem.what, ": empty batch norm"));
   auto impl = std::make_unique<Impl>();
   impl->problem = problem;
-  RETURN_IF_ERROR(impl->BuildForward(/*running_stats=*/false));
-  RETURN_IF_ERROR(impl->BuildBackward());
+  const std::vector<BnReluForm> candidates =
+      problem.relu ? std::vector<BnReluForm>{BnReluForm::kMask, BnReluForm::kReluBwd}
+                   : std::vector<BnReluForm>{BnReluForm::kNone};
+  std::vector<std::string> errors;
+  for (BnReluForm form : candidates) {
+    absl::Status built = impl->BuildForm(form);
+    if (built.ok()) {
+      impl->forms.push_back(form);
+    } else {
+      errors.push_back(absl::StrCat(BnReluFormName(form), ": ", built.message()));
+    }
+  }
+  if (impl->forms.empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat(problem.what, ": no batch norm graph validates (",
+                     absl::StrJoin(errors, "; "), ")"));
+  // Left at the first form that validated, as ChoosePlans starts.
+  RETURN_IF_ERROR(impl->BuildForm(impl->forms.front()));
   return std::unique_ptr<BnGraphs>(new BnGraphs(std::move(impl)));
 }
 
 absl::Status BnGraphs::ChoosePlans(cudnnContext* cudnn) {
   Impl& impl = *impl_;
-  RETURN_IF_ERROR(impl.Choose(impl.forward, "forward", cudnn));
-  if (impl.forward.plan < 0) {  // perhaps the engines want the running statistics
-    const std::string without = impl.forward.name;
-    RETURN_IF_ERROR(impl.BuildForward(/*running_stats=*/true));
-    RETURN_IF_ERROR(impl.Choose(impl.forward, "forward", cudnn));
-    if (impl.forward.plan < 0)
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: ", impl.What("forward"), ": ", without,
-                       "; with running statistics: ", impl.forward.name));
+  std::vector<std::string> reasons;
+  for (BnReluForm form : impl.forms) {
+    RETURN_IF_ERROR(impl.BuildForm(form));
+    std::string why_not;
+    RETURN_IF_ERROR(impl.ChooseForm(cudnn, &why_not));
+    if (why_not.empty()) return absl::OkStatus();
+    reasons.push_back(impl.problem.relu ? absl::StrCat("relu ", BnReluFormName(form), ": ", why_not)
+                                        : why_not);
   }
-  RETURN_IF_ERROR(impl.Choose(impl.backward, "backward", cudnn));
-  if (impl.backward.plan < 0)
-    return absl::UnimplementedError(
-        absl::StrCat("unsupported: ", impl.What("backward"), ": ", impl.backward.name));
-  return absl::OkStatus();
+  impl.forward.plan = impl.backward.plan = -1;
+  return absl::UnimplementedError(
+      absl::StrCat("unsupported: ", impl.problem.what, " as cuDNN graphs: ",
+                   absl::StrJoin(reasons, "; ")));
 }
 
 bool BnGraphs::forward_takes_running_stats() const { return impl_->forward_running_stats; }
+
+BnReluForm BnGraphs::relu_form() const { return impl_->form; }
+
+int64_t BnGraphs::relu_mask_bytes() const {
+  const BnProblem& p = impl_->problem;
+  return impl_->form == BnReluForm::kMask ? p.n * p.c * p.h * p.w : 0;
+}
 
 absl::Status BnGraphs::Forward(cudnnContext* cudnn, const BnForwardBuffers& b,
                                void* workspace) const {
@@ -283,6 +368,12 @@ absl::Status BnGraphs::Forward(cudnnContext* cudnn, const BnForwardBuffers& b,
     pack[kUidNextMean] = b.next_mean;
     pack[kUidNextVar] = b.next_var;
   }
+  if (impl_->form == BnReluForm::kMask) {
+    if (b.relu_mask == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat(impl_->What("forward"), ": the graph writes a ReLU mask; none given"));
+    pack[kUidMask] = b.relu_mask;
+  }
   FE_RETURN_IF_ERROR(pass.graph->execute_plan_at_index(cudnn, pack, workspace, pass.plan),
                      impl_->What("forward"));
   return absl::OkStatus();
@@ -301,7 +392,13 @@ absl::Status BnGraphs::Backward(cudnnContext* cudnn, const BnBackwardBuffers& b,
                                              {kUidDx, b.dx},
                                              {kUidDScale, b.dscale},
                                              {kUidDBias, b.dbias}};
-  if (impl_->problem.relu) pack[kUidY] = const_cast<void*>(b.y);
+  if (impl_->form == BnReluForm::kReluBwd) pack[kUidY] = const_cast<void*>(b.y);
+  if (impl_->form == BnReluForm::kMask) {
+    if (b.relu_mask == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat(impl_->What("backward"), ": the graph reads the ReLU mask; none given"));
+    pack[kUidMask] = const_cast<void*>(b.relu_mask);
+  }
   FE_RETURN_IF_ERROR(pass.graph->execute_plan_at_index(cudnn, pack, workspace, pass.plan),
                      impl_->What("backward"));
   return absl::OkStatus();
@@ -312,7 +409,9 @@ int64_t BnGraphs::workspace_bytes() const {
 }
 
 std::string BnGraphs::implementation() const {
-  return absl::StrCat("cudnn:bn_graph:fwd=", impl_->forward.name, ",bwd=", impl_->backward.name);
+  return absl::StrCat("cudnn:bn_graph:fwd=", impl_->forward.name, ",bwd=", impl_->backward.name,
+                      impl_->problem.relu ? absl::StrCat(",relu=", BnReluFormName(impl_->form))
+                                          : "");
 }
 
 }  // namespace cnnbench::cuda

@@ -34,4 +34,8 @@ bool BnGraphs::forward_takes_running_stats() const { return false; }
 
 std::string BnGraphs::implementation() const { return ""; }
 
+BnReluForm BnGraphs::relu_form() const { return BnReluForm::kNone; }
+
+int64_t BnGraphs::relu_mask_bytes() const { return 0; }
+
 }  // namespace cnnbench::cuda

@@ -13,6 +13,7 @@
 #include "kernels/cuda/conv_bias.h"
 #include "kernels/cuda/conv_graph.h"
 #include "kernels/cuda/conv_problem.h"
+#include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
@@ -80,6 +81,8 @@ class ConvKernel : public CudaKernel {
     // (the heuristics' first), not the fastest of a timing that can differ.
     choice.deterministic = context_->options.deterministic;
     choice.timed = !choice.deterministic;
+    choice.runtime_compiled_attempts =
+        ResolveRuntimeCompiledAttempts(context_->options.runtime_compiled_attempts);
     ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn, choice));
 
     signature_.inputs = {input};

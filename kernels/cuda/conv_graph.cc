@@ -14,8 +14,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "core/compile_log.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/fe_status.h"
 
 namespace cnnbench::cuda {
@@ -110,6 +114,9 @@ struct ConvGraphs::Impl {
     std::shared_ptr<fe::graph::Graph> graph;
     std::shared_ptr<fe::graph::Tensor_attributes> output;
     std::vector<int64_t> candidates;  // built plans, in the heuristics' order
+    EnginePick pick;                  // how they were found
+    double build_seconds = 0;         // listing and building the candidates
+    double timing_seconds = 0;        // timing them
     int64_t plan = -1;
     int64_t workspace = 0;
     std::string name;
@@ -132,6 +139,7 @@ struct ConvGraphs::Impl {
                              const ConvBuffers& buffers, void* workspace, int runs,
                              cudaStream_t stream, Events& events);
   absl::Status Select(ConvPass pass, int64_t plan);
+  void LogPass(ConvPass pass) const;
 };
 
 absl::Status ConvGraphs::Impl::Build(ConvPass pass) {
@@ -217,37 +225,24 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   Pass& slot = at(pass);
   fe::graph::Graph& graph = *slot.graph;
   const std::string where = What(pass);
+  const absl::Time start = absl::Now();
   FE_RETURN_IF_ERROR(graph.build_operation_graph(cudnn), where);
-  std::vector<fe::NumericalNote_t> barred = BarredNotes(problem);
-  if (choice.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
-  const size_t count = static_cast<size_t>(std::max(choice.candidates, 1));
-  slot.candidates.clear();
-  std::string last_error;
-  // Engines compiled at run time (NVRTC, seconds each, and a network has
-  // dozens of convolutions) only when no precompiled one builds.
-  int64_t tried = 0, listed = 0;
-  for (bool runtime_compiled : {false, true}) {
-    ASSIGN_OR_RETURN(const int64_t configs,
-                     ListEngineConfigs(graph, barred, runtime_compiled, where));
-    if (!runtime_compiled) listed = configs;
-    // One run-time compiled engine at most: each costs seconds to build.
-    const size_t wanted = runtime_compiled ? 1 : count;
-    for (int64_t i = tried; i < configs && slot.candidates.size() < wanted; ++i) {
-      fe::error_t built = graph.build_plan_at_index(i);
-      if (built.is_good()) {
-        slot.candidates.push_back(i);
-      } else {
-        last_error = built.get_message();
-      }
-    }
-    if (!slot.candidates.empty()) return absl::OkStatus();
-    tried = configs;
-  }
-  return absl::UnimplementedError(
-      absl::StrCat("unsupported: ", where, ": none of cuDNN's ", listed,
-                   " engine configurations builds with ", PrecisionName(problem.precision),
-                   " numerics", choice.deterministic ? " and deterministic results" : "",
-                   last_error.empty() ? "" : absl::StrCat(" (last: ", last_error, ")")));
+  std::vector<fe::NumericalNote_t> strict = BarredNotes(problem);
+  if (choice.deterministic) strict.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
+  std::vector<fe::NumericalNote_t> relaxed;
+  for (fe::NumericalNote_t note : strict)
+    if (note != fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION) relaxed.push_back(note);
+  FeEngineListing listing(graph, strict, relaxed, relaxed.size() != strict.size(), where);
+  ASSIGN_OR_RETURN(slot.pick,
+                   PickEngines(listing, std::max(choice.candidates, 1),
+                               choice.runtime_compiled_attempts));
+  slot.build_seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  slot.candidates = slot.pick.built;
+  if (!slot.candidates.empty()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      "unsupported: ", where, ": with ", PrecisionName(problem.precision), " numerics",
+      choice.deterministic ? " and deterministic results" : "", ", ",
+      NoEngineReason(slot.pick, choice.runtime_compiled_attempts)));
 }
 
 absl::StatusOr<float> ConvGraphs::Impl::Time(ConvPass pass, int64_t plan, cudnnHandle_t cudnn,
@@ -280,9 +275,30 @@ absl::Status ConvGraphs::Impl::Select(ConvPass pass, int64_t plan) {
   slot.plan = plan;
   FE_RETURN_IF_ERROR(graph.get_workspace_size_plan_at_index(plan, slot.workspace), where);
   FE_RETURN_IF_ERROR(graph.get_plan_name_at_index(plan, slot.name), where);
+  if (slot.pick.relaxed)
+    absl::StrAppend(&slot.name, " (reduced-precision reduction: no engine without it builds)");
   // Done here so the first Run does no host-side set-up.
   FE_RETURN_IF_ERROR(graph.prepare_variant_pack_template(), where);
   return absl::OkStatus();
+}
+
+void ConvGraphs::Impl::LogPass(ConvPass pass) const {
+  const Pass& slot = at(pass);
+  CompileLogFields fields = {{"kernel", "conv"},
+                             {"op", what},
+                             {"pass", std::string(ConvPassName(pass))},
+                             {"engine", slot.plan >= 0 ? slot.name : "none"}};
+  if (slot.plan >= 0) {
+    fields.push_back({"rtc", RuntimeCompiledPlan(*slot.graph, slot.plan) ? "yes" : "no"});
+    fields.push_back({"numerics", slot.pick.relaxed ? "relaxed" : "strict"});
+    fields.push_back({"candidates", absl::StrCat(slot.candidates.size())});
+  }
+  fields.push_back({"tried", absl::StrCat(slot.pick.precompiled_tried, "+",
+                                          slot.pick.runtime_compiled_tried, "rtc")});
+  fields.push_back({"build", CompileLogSeconds(slot.build_seconds)});
+  if (slot.timing_seconds > 0) fields.push_back({"timing", CompileLogSeconds(slot.timing_seconds)});
+  if (!slot.unavailable.ok()) fields.push_back({"why", std::string(slot.unavailable.message())});
+  CompileLog(fields);
 }
 
 bool ConvGraphsAvailable() { return true; }
@@ -308,9 +324,10 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     Impl::Pass& slot = impl.at(pass);
     absl::Status built = impl.BuildCandidates(pass, cudnn, choice);
     if (built.ok()) continue;
-    if (pass == ConvPass::kForward || !absl::IsUnimplemented(built)) return built;
     slot.unavailable = built;
     slot.name = "none";
+    impl.LogPass(pass);
+    if (pass == ConvPass::kForward || !absl::IsUnimplemented(built)) return built;
   }
 
   bool timed = false;
@@ -318,8 +335,10 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
   timed = timed && choice.timed;
   if (!timed) {
     for (ConvPass pass : kConvPasses)
-      if (!impl.at(pass).candidates.empty())
+      if (!impl.at(pass).candidates.empty()) {
         RETURN_IF_ERROR(impl.Select(pass, impl.at(pass).candidates.front()));
+        impl.LogPass(pass);
+      }
     return absl::OkStatus();
   }
 
@@ -359,6 +378,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     const std::vector<int64_t>& candidates = impl.at(pass).candidates;
     if (candidates.empty()) continue;  // unavailable (above)
     int64_t best = candidates.front();
+    const absl::Time timing_start = absl::Now();
     if (ready && candidates.size() > 1) {
       float best_ms = std::numeric_limits<float>::infinity();
       for (int64_t plan : candidates) {
@@ -374,7 +394,9 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
         }
       }
     }
+    impl.at(pass).timing_seconds = absl::ToDoubleSeconds(absl::Now() - timing_start);
     RETURN_IF_ERROR(impl.Select(pass, best));
+    impl.LogPass(pass);
   }
   if (ready && cudaStreamSynchronize(stream) != cudaSuccess)
     return absl::InternalError(absl::StrCat(

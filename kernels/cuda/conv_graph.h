@@ -42,6 +42,9 @@ struct ConvPlanChoice {
   // Time the built candidates on scratch buffers and keep the fastest.
   bool timed = true;
   int timed_runs = 3;  // after one warm-up run; the best run counts
+  // At most this many builds of run-time compiled (NVRTC) engines per pass,
+  // success or failure (engine_pick.h).
+  int runtime_compiled_attempts = 2;
   // Only engines cuDNN does not mark NONDETERMINISTIC (bitwise-repeatable
   // results, for tests that compare runs bit for bit).
   bool deterministic = false;
@@ -58,8 +61,11 @@ class ConvGraphs {
   // Lowers the graphs to cuDNN with `cudnn` (whose stream the timing runs
   // on), asks the heuristics for engines whose numerics fit the precision
   // (no tensor cores for fp32, no reduced-precision reductions or
-  // down-converted inputs anywhere), builds candidates (precompiled engines;
-  // run-time compiled ones only where none builds) and picks one per pass.
+  // down-converted inputs anywhere), builds candidates (engine_pick.h:
+  // precompiled engines; run-time compiled ones, capped, only where none
+  // builds; reduced-precision reductions only where nothing else builds,
+  // said in the plan's name) and picks one per pass, each pass written to
+  // the compile log (core/compile_log.h).
   // A forward pass with no engine is an "unsupported: ..." error here; a
   // backward pass with none is that error from Run (and "none" in
   // implementation()), so a layer whose dx nobody asks for still runs.

@@ -26,6 +26,12 @@ struct CudaBackendOptions {
   // kernels are deterministic either way. For tests and runs that compare
   // results bit for bit; may be slower.
   bool deterministic = false;
+  // At most this many builds of engines cuDNN compiles at run time (NVRTC,
+  // seconds each) per graph, success or failure, tried only where no
+  // precompiled engine builds (kernels/cuda/engine_pick.h). -1: the
+  // environment's CNNBENCH_CUDA_RTC_ATTEMPTS, else 2. //bench:all's
+  // --cuda_rtc_attempts sets it.
+  int runtime_compiled_attempts = -1;
 };
 
 // An error naming the reason when this build has no CUDA or `device` is

@@ -1,6 +1,6 @@
 // cudnn-frontend errors as Status values, the project's types as its
-// types, and the engine listing the cuda backend's graphs (convolution,
-// batch norm) share. Builds with the cudnn-frontend headers only.
+// types, and the engine listing (engine_pick.h's EngineListing) the cuda
+// backend's graphs (convolution, batch norm) share. Builds with the cudnn-frontend headers only.
 #ifndef CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 #define CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 
@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -17,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "core/dtype.h"
 #include "core/status.h"
+#include "kernels/cuda/engine_pick.h"
 
 namespace cnnbench::cuda {
 
@@ -33,12 +35,18 @@ inline cudnn_frontend::DataType_t FeType(DType dtype) {
 }
 
 // A cudnn-frontend error as a Status naming `what` (the descriptor and the
-// pass) and the call; allocation failures are OOM, missing engines
-// "unsupported", bad attributes InvalidArgument.
+// pass) and the call, with cuDNN's own last error on this thread (which
+// says, for example, which sub-library failed to load) when it has one;
+// allocation failures are OOM, missing engines "unsupported", bad
+// attributes InvalidArgument.
 inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view what,
                              absl::string_view call) {
   namespace fe = cudnn_frontend;
-  const std::string message = error.get_message();
+  std::string message = error.get_message();
+  char last[1024] = {0};
+  cudnnGetLastErrorString(last, sizeof(last));
+  if (last[0] != '\0' && !absl::StrContains(message, last))
+    absl::StrAppend(&message, " [cuDNN: ", last, "]");
   const std::string text = absl::StrCat(what, ": ", call, " failed: ", message);
   if (absl::StrContains(message, "ALLOC_FAILED") || absl::StrContains(message, "out of memory"))
     return OutOfMemoryError(text);
@@ -65,23 +73,71 @@ inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view wh
 
 namespace cnnbench::cuda {
 
-// Lists engine configurations for `graph` (built with
-// build_operation_graph): heuristics mode A then the fallback list (mode A
-// can refuse a graph the fallback list still covers), engines with a
-// `barred` numerical note excluded, and, unless `runtime_compiled`, those
-// cuDNN compiles at run time (NVRTC, seconds each). A second call with
-// `runtime_compiled` appends a second listing after the first, whose
-// barred entries stay barred: build from the first call's count on.
-// Returns the number of configurations listed so far.
-inline absl::StatusOr<int64_t> ListEngineConfigs(
-    cudnn_frontend::graph::Graph& graph, const std::vector<cudnn_frontend::NumericalNote_t>& barred,
-    bool runtime_compiled, absl::string_view what) {
-  namespace fe = cudnn_frontend;
-  if (graph.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad())
-    FE_RETURN_IF_ERROR(graph.create_execution_plans({fe::HeurMode_t::FALLBACK}), what);
-  if (!barred.empty()) graph.deselect_numeric_notes(barred);
-  if (!runtime_compiled) graph.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
-  return graph.get_execution_plan_count();
+// EngineListing over a cudnn-frontend graph (built with
+// build_operation_graph): each List appends the heuristics' mode A listing
+// (or the fallback list where mode A refuses the graph) and bars, across
+// every configuration listed so far, those with a `strict` (or `relaxed`)
+// numerical note, and those compiled at run time or those not, as the stage
+// asks. Earlier listings were already tried, so barring them again changes
+// nothing the picker sees.
+class FeEngineListing : public EngineListing {
+ public:
+  FeEngineListing(cudnn_frontend::graph::Graph& graph,
+                  std::vector<cudnn_frontend::NumericalNote_t> strict,
+                  std::vector<cudnn_frontend::NumericalNote_t> relaxed, bool has_relaxed,
+                  std::string what)
+      : graph_(graph),
+        strict_(std::move(strict)),
+        relaxed_(std::move(relaxed)),
+        has_relaxed_(has_relaxed),
+        what_(std::move(what)) {}
+
+  absl::StatusOr<int64_t> List(const EngineStage& stage) override {
+    namespace fe = cudnn_frontend;
+    if (graph_.create_execution_plans({fe::HeurMode_t::A}).is_bad())
+      FE_RETURN_IF_ERROR(graph_.create_execution_plans({fe::HeurMode_t::FALLBACK}), what_);
+    const auto& barred = stage.relaxed ? relaxed_ : strict_;
+    if (!barred.empty()) graph_.deselect_numeric_notes(barred);
+    if (stage.runtime_compiled) {
+      graph_.select_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
+    } else {
+      graph_.deselect_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
+    }
+    return graph_.get_execution_plan_count();
+  }
+
+  EngineBuild Build(int64_t index) override {
+    cudnn_frontend::error_t built = graph_.build_plan_at_index(index);
+    if (built.is_good()) return {EngineBuildResult::kBuilt, ""};
+    std::string message = built.get_message();
+    // cudnn-frontend's answer for a configuration a filter barred: no build.
+    if (absl::StrContains(message, "Deselecting execution plan"))
+      return {EngineBuildResult::kBarred, ""};
+    // Read (and so clear) cuDNN's own reason, which a later error would
+    // otherwise carry.
+    char last[1024] = {0};
+    cudnnGetLastErrorString(last, sizeof(last));
+    if (last[0] != '\0' && !absl::StrContains(message, last))
+      absl::StrAppend(&message, " [cuDNN: ", last, "]");
+    return {EngineBuildResult::kFailed, std::move(message)};
+  }
+
+  bool has_relaxed() const override { return has_relaxed_; }
+
+ private:
+  cudnn_frontend::graph::Graph& graph_;
+  std::vector<cudnn_frontend::NumericalNote_t> strict_, relaxed_;
+  bool has_relaxed_;
+  std::string what_;
+};
+
+// Whether configuration `index` of `graph` is compiled at run time.
+inline bool RuntimeCompiledPlan(const cudnn_frontend::graph::Graph& graph, int64_t index) {
+  std::vector<cudnn_frontend::BehaviorNote_t> notes;
+  if (graph.get_behavior_notes_for_plan_at_index(index, notes).is_bad()) return false;
+  for (auto note : notes)
+    if (note == cudnn_frontend::BehaviorNote_t::RUNTIME_COMPILATION) return true;
+  return false;
 }
 
 }  // namespace cnnbench::cuda

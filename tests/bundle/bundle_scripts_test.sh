@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 # tools/bundle's scripts without a GPU: bash syntax; run.sh's search order
-# (CUDA home, then site-packages/nvidia/*/lib) and its clear failure when a
-# library is missing; gpu_check.sh with a bench and tests that skip
-# everything: it finishes, shows each case skipped with its reason, and
-# leaves at most 8 files (what the device tool brings back); sanitize.sh
-# with fake sanitizers: clean, findings, a failing test, a refusing device,
-# none installed; gather_libs.sh (the bundle's libraries) with a fake ldd.
+# (CUDA home, then site-packages/nvidia/*/lib), its one origin when one has
+# every library, its clear failure when a library is missing, and a program
+# with unresolved symbols (a fake ldd) named; gpu_check.sh with a bench and
+# tests that skip everything: it finishes, shows each case skipped with its
+# reason, and leaves at most 7 files; with a failing, a crashing smoke
+# check, failing and crashing tests, no time left, and stopped from
+# outside between two steps; summarize.py's exit statuses, test failures
+# and second call; sanitize.sh with fake sanitizers (clean, findings, a
+# failing test, a refusing device, none installed), one file; the PyTorch
+# peer's JSON after each precision; gather_libs.sh (the bundle's
+# libraries) with a fake ldd.
+#
+# Under Bazel (sh_test) or directly: bash tests/bundle/bundle_scripts_test.sh
 set -u
-TOOLS="$TEST_SRCDIR/$TEST_WORKSPACE/tools"
-[ -d "$TOOLS" ] || TOOLS="$(cd "$(dirname "$0")/../../tools" && pwd)"
-TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+TOOLS=""
+if [ -n "${TEST_SRCDIR:-}" ]; then TOOLS="$TEST_SRCDIR/${TEST_WORKSPACE:-}/tools"; fi
+[ -n "$TOOLS" ] && [ -d "$TOOLS" ] || TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)"
+if [ -n "${TEST_TMPDIR:-}" ]; then
+  TMP="$TEST_TMPDIR"
+else
+  TMP="$(mktemp -d)"
+  trap 'rm -rf "$TMP"' EXIT
+fi
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect_in() {  # expect_in TEXT PATTERN WHAT
@@ -121,7 +134,314 @@ expect_in "$only" "train_fp16 +train/" "a selected step runs"
 expect_in "$only" "train_fp32 +train/" "every step the pattern selects runs"
 grep -qE "fake_test|train_bf16|step_breakdown" <<<"$only" && fail "unselected steps ran:"$'\n'"$only"
 files=$(find "$results" -type f | wc -l)
-[ "$files" -le 8 ] || fail "gpu_check.sh left $files files (the device tool brings back 8)"
+[ "$files" -le 7 ] || fail "gpu_check.sh left $files files (at most 7): $(ls -A "$results")"
+for f in "$results"/* "$results"/.[!.]*; do
+  [ -e "$f" ] || continue
+  case "$(basename "$f")" in
+    summary.txt|check.json|env.txt|smoke.log|tests.log|bench.log|breakdown.log) ;;
+    *) fail "gpu_check.sh left $f in the results folder" ;;
+  esac
+done
+expect_in "$(cat "$results/env.txt")" "== run.sh --libs" "env.txt holds run.sh --libs"
+expect_in "$(cat "$results/env.txt")" "nvidia-smi" "env.txt says what nvidia-smi said, or that there is none"
+expect_in "$summary" "cuda_smoke .*skipped: this bundle has no bin/cuda_smoke" "an absent smoke program skipped"
+grep -q "SMOKE FAILURES" <<<"$summary" && fail "an absent smoke program is not a smoke failure"
+expect_in "$summary" "verdict: passed" "nothing failed"
+
+#### summarize.py on its own: exit statuses, test failures, smoke, a second call.
+W="$TMP/sum_work"
+S="$TMP/sum_out/results"
+mkdir -p "$W" "$S"
+cat >"$W/ops_test.json" <<'JSON'
+{"testsuites": [{"name": "CudaOps", "testsuite": [
+  {"name": "Add", "result": "COMPLETED"},
+  {"name": "Conv3x3Bf16", "result": "COMPLETED", "failures": [
+    {"failure": "tests/kernels/cuda/ops_test.cc:42\nValue of: max_error < 1e-2\n  Actual: false", "type": ""},
+    {"failure": "a second failure", "type": ""}]}]}]}
+JSON
+printf '[ RUN      ] CudaConv.Forward\n[       OK ] CudaConv.Forward (1 ms)\n[ RUN      ] CudaConv.Backward\nlast line before the crash\n' \
+  >"$W/conv_test.out"
+printf '[{"check": "gemm_bf16", "status": "ok", "seconds": 0.5, "implementation": "cublasLt", "detail": ""},
+ {"check": "conv_fwd_bf16", "status": "failed: CUDNN_STATUS_EXECUTION_FAILED", "seconds": 0.25,
+  "implementation": "cudnn frontend", "detail": "engine 7"}]\n' >"$W/smoke.json"
+{
+  printf 'smoke\tcuda_smoke\t1\t2\t\t%s\t%s\t0\n' "$W/smoke.json" "$S/smoke.log"
+  printf 'test\tops_test\t1\t5\t\t%s\t%s\t0\n' "$W/ops_test.json" "$W/ops_test.out"
+  printf 'test\tconv_test\t139\t3\t\t%s\t%s\t0\n' "$W/conv_test.json" "$W/conv_test.out"
+  printf 'test\thang_test\t124\t60\ttimed out after 60s\t%s\t\t0\n' "$W/hang_test.json"
+  printf 'bench\ttrain_bf16\t137\t4\t\t%s\t\t0\n' "$W/bench_train_bf16.json"
+  printf 'bench\ttrain_fp16\tskipped\t0\tout of time (the check has 340s)\t\t\t\n'
+} >"$W/steps.tsv"
+printf 'smoke\tcuda_smoke\ntest\tops_test\ntest\tconv_test\ntest\thang_test\nbench\ttrain_bf16\nbench\ttrain_fp16\nbench\ttrain_fp32\n' \
+  >"$W/plan.tsv"
+: >"$S/smoke.log"
+python3 "$TOOLS/bundle/summarize.py" "$W" "$S" "" >/dev/null
+[ $? -eq 1 ] || fail "summarize.py should exit 1 when something failed"
+summary="$(cat "$S/summary.txt")"
+[ "$(head -1 "$S/summary.txt")" = "SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):" ] \
+  || fail "the summary should lead with the smoke failures:"$'\n'"$summary"
+expect_in "$(sed -n 2,4p "$S/summary.txt")" "conv_fwd_bf16: failed: CUDNN_STATUS_EXECUTION_FAILED; implementation: cudnn frontend; detail: engine 7" \
+  "the failed smoke check named with its implementation and detail"
+expect_in "$(sed -n 2,4p "$S/summary.txt")" "cuda_smoke: failed: exit 1 \\(some checks failed\\)" "the smoke program's exit status"
+expect_in "$summary" "gemm_bf16 +0.50 +cublasLt +ok" "each smoke row shown"
+expect_in "$summary" "conv_test .*failed: exit 139 \\(SIGSEGV\\), no results; it was in CudaConv.Backward" \
+  "139 is SIGSEGV, and the test it was in named"
+expect_in "$summary" "hang_test .*failed: timed out after 60s, no results" "124 stays timed out"
+grep -q "exit 124" <<<"$summary" && fail "124 should read as timed out, not as an exit status"
+expect_in "$summary" "train_bf16 .*failed: exit 137 \\(SIGKILL\\)" "137 without a timeout is SIGKILL"
+expect_in "$summary" "ops_test: CudaOps.Conv3x3Bf16" "the failed test named"
+expect_in "$summary" "tests/kernels/cuda/ops_test.cc:42: Value of: max_error < 1e-2" "its first message line"
+expect_in "$summary" "ops_test +1 +1 +0 +failed: exit 1" "the test counts"
+expect_in "$summary" "not run: train_fp16 \\(out of time\\), train_fp32 \\(not reached\\)" "what did not run"
+expect_in "$(tail -1 "$S/summary.txt")" "^second call: bundle/gpu_check.sh results2 'train_fp16' 'train_fp32'$" \
+  "the one command for a second call"
+python3 - "$S/check.json" <<'PY' || fail "check.json's contents"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ops = [t for t in doc["tests"] if t["name"] == "ops_test"][0]
+assert ops["failures"] == [{"test": "CudaOps.Conv3x3Bf16", "message":
+    "tests/kernels/cuda/ops_test.cc:42\nValue of: max_error < 1e-2\n  Actual: false"}], ops
+smoke = [s for s in doc["steps"] if s["kind"] == "smoke"][0]
+assert smoke["document"][1]["check"] == "conv_fwd_bf16", smoke  # the raw JSON kept
+assert doc["out_of_time"] == ["train_fp16"] and doc["not_reached"] == ["train_fp32"], doc
+assert doc["second_call"].endswith("gpu_check.sh results2 'train_fp16' 'train_fp32'"), doc
+assert doc["verdict"] == "failed"
+PY
+
+#### gpu_check.sh with a smoke program and op tests.
+cat >"$B/bin/cuda_smoke" <<'FAKE'
+#!/usr/bin/env bash
+for a in "$@"; do case "$a" in --json=*) out="${a#*=}" ;; esac; done
+echo "fake smoke: CNNBENCH_VERBOSE=${CNNBENCH_VERBOSE:-unset}" >&2
+case "${FAKE_SMOKE:-ok}" in
+  fail)
+    echo '[{"check": "gemm_bf16", "status": "ok", "seconds": 0.1, "implementation": "cublasLt", "detail": ""},
+           {"check": "batch_norm_fwd_bf16", "status": "failed: CUDNN_STATUS_NOT_SUPPORTED", "seconds": 0.2,
+            "implementation": "cudnn graph", "detail": "no engine"}]' >"$out"
+    exit 1 ;;
+  crash) echo "fake smoke: about to crash in conv_fwd_bf16" >&2; kill -SEGV $$ ;;
+  *) echo '[{"check": "gemm_bf16", "status": "ok", "seconds": 0.1, "implementation": "cublasLt", "detail": ""}]' >"$out" ;;
+esac
+FAKE
+cat >"$B/bin/cuda_ops_test" <<'FAKE'
+#!/usr/bin/env bash
+for a in "$@"; do case "$a" in --gtest_output=json:*) out="${a#*json:}" ;; esac; done
+echo "cudnn log level ${CUDNN_LOGLEVEL_DBG:-unset} to ${CUDNN_LOGDEST_DBG:-unset}, frontend ${CUDNN_FRONTEND_LOG_INFO:-unset}"
+if [ -n "${FAKE_MARK:-}" ]; then echo $$ >"$FAKE_MARK.pid"; touch "$FAKE_MARK"; exec sleep 30; fi
+case "${FAKE_OPS:-ok}" in
+  crash) printf '[ RUN      ] CudaOps.Softmax\n'; kill -SEGV $$ ;;
+  fail) echo '{"testsuites": [{"name": "CudaOps", "testsuite": [{"name": "Relu", "result": "COMPLETED",
+          "failures": [{"failure": "ops_test.cc:7\nExpected: 1.0\nActual: nan"}]}]}]}' >"$out"; exit 1 ;;
+esac
+echo '{"testsuites": [{"name": "CudaOps", "testsuite": [{"name": "Relu", "result": "COMPLETED"}]}]}' >"$out"
+FAKE
+cat >"$B/bin/cuda_conv_test" <<'FAKE'
+#!/usr/bin/env bash
+for a in "$@"; do case "$a" in --gtest_output=json:*) out="${a#*json:}" ;; esac; done
+for i in $(seq 1 "${FAKE_LINES:-3}"); do echo "conv log line $i"; done
+echo '{"testsuites": [{"name": "CudaConv", "testsuite": [{"name": "Fwd", "result": "COMPLETED"}]}]}' >"$out"
+FAKE
+chmod +x "$B/bin/cuda_smoke" "$B/bin/cuda_ops_test" "$B/bin/cuda_conv_test"
+check() {  # check RESULTS_DIR [STEP...]: gpu_check.sh, quick, its output in $out and status in $rc
+  out="$(CNNBENCH_CHECK_SECONDS="${SECS:-120}" CNNBENCH_CHECK_STEPS=1 CNNBENCH_CHECK_WARMUP=0 \
+         "$B/gpu_check.sh" "$@" 2>&1)"
+  rc=$?
+}
+mkdir -p "$TMP/fakebin"
+cat >"$TMP/fakebin/nvidia-smi" <<'FAKE'
+#!/usr/bin/env bash
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake)" ;;
+  --query-gpu=name,driver_version,*)
+    echo "name, driver_version, memory.total [MiB], clocks.max.sm [MHz], power.limit [W]"
+    echo "NVIDIA H200, 580.65.06, 143771 MiB, 1980 MHz, 700.00 W" ;;
+  *) echo 580.65.06 ;;
+esac
+FAKE
+chmod +x "$TMP/fakebin/nvidia-smi"
+R="$TMP/smoke_fail/results"
+PATH="$TMP/fakebin:$PATH" FAKE_SMOKE=fail FAKE_OPS=fail FAKE_LINES=50 CNNBENCH_LOG_LINES=10 check "$R"
+[ $rc -eq 1 ] || fail "gpu_check.sh should exit 1 when a smoke check failed (exit $rc)"
+summary="$(cat "$R/summary.txt")"
+[ "$(head -1 "$R/summary.txt")" = "SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):" ] \
+  || fail "the summary should lead with the smoke failures:"$'\n'"$summary"
+expect_in "$(sed -n 2,3p "$R/summary.txt")" "batch_norm_fwd_bf16: failed: CUDNN_STATUS_NOT_SUPPORTED" "the failed check named"
+expect_in "$summary" "fake_test +0 +0 +1 +ok" "the other tests still run after a failed smoke check"
+expect_in "$summary" "^GPU 0: NVIDIA H200" "nvidia-smi -L in the summary's head"
+expect_in "$summary" "^GPU: NVIDIA H200, 580.65.06, 143771 MiB, 1980 MHz, 700.00 W" "the GPU's driver, memory, clock, power"
+expect_in "$(cat "$R/env.txt")" "^name, driver_version, memory.total" "nvidia-smi's query in env.txt"
+expect_in "$summary" "train/resnet50_v1.5/bf16/.*skipped: unsupported" "the figures still run after a failed smoke check"
+expect_in "$summary" "cuda_ops_test: CudaOps.Relu" "a failed op test named"
+expect_in "$(cat "$R/smoke.log")" "fake smoke: CNNBENCH_VERBOSE=1" "CNNBENCH_VERBOSE=1 for the programs"
+tests_log="$(cat "$R/tests.log")"
+expect_in "$tests_log" "cudnn log level 2 to stderr, frontend 1" "cuDNN's logs on for the op tests"
+expect_in "$tests_log" "lines cut here, of 5[0-9]" "a test's long output cut, saying so"
+expect_in "$tests_log" "conv log line 1$" "its first lines kept"
+expect_in "$tests_log" "conv log line 50$" "its last lines kept"
+grep -q "conv log line 25$" <<<"$tests_log" && fail "the middle of a long test output should be cut"
+[ "$(find "$R" -type f | wc -l)" -le 7 ] || fail "more than 7 files: $(ls -A "$R")"
+python3 - "$R/check.json" <<'PY' || fail "check.json carries each step's JSON"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kinds = {s["kind"] for s in doc["steps"] if "document" in s}
+assert {"smoke", "bench", "torch", "overhead"} <= kinds, kinds
+PY
+# A crashing smoke program and a crashing op test.
+R="$TMP/smoke_crash/results"
+FAKE_SMOKE=crash FAKE_OPS=crash check "$R" 'cuda_*'
+summary="$(cat "$R/summary.txt")"
+[ "$(head -1 "$R/summary.txt")" = "SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):" ] \
+  || fail "a crashed smoke program should lead the summary:"$'\n'"$summary"
+expect_in "$(sed -n 2,5p "$R/summary.txt")" "cuda_smoke: failed: exit 139 \\(SIGSEGV\\)" "the smoke crash's signal"
+expect_in "$(sed -n 2,6p "$R/summary.txt")" "about to crash in conv_fwd_bf16" "the smoke program's last words"
+expect_in "$summary" "cuda_ops_test .*exit 139 \\(SIGSEGV\\), no results; it was in CudaOps.Softmax" "a crashed test's signal and test"
+# No time left: every step out of time, gathered into the second call.
+R="$TMP/oot/results"
+SECS=14 check "$R"
+summary="$(cat "$R/summary.txt")"
+expect_in "$summary" "cuda_smoke .*skipped: out of time" "out of time said"
+grep -q "SMOKE FAILURES" <<<"$summary" && fail "a smoke check out of time is not a smoke failure"
+expect_in "$summary" "^second call: bundle/gpu_check.sh results2 'cuda_smoke' 'cuda_ops_test' 'cuda_conv_test' 'train_bf16' 'torch' 'train_bf16_no_graph' .*'train_bf16_real'$" \
+  "the second call lists what ran out of time, in order"
+
+#### gpu_check.sh stopped from outside between two steps: the summary
+# written after the step before stays, naming what did not run.
+stop_check() {  # stop_check SIGNAL RESULTS_DIR: gpu_check.sh stopped while cuda_ops_test runs
+  local mark="$TMP/mark_$1" work="$TMP/work_$1" _ pid
+  rm -f "$mark" "$mark.pid"
+  mkdir -p "$work"
+  FAKE_MARK="$mark" TMPDIR="$work" CNNBENCH_CHECK_SECONDS=120 CNNBENCH_CHECK_STEPS=1 \
+    "$B/gpu_check.sh" "$2" >"$TMP/stop_$1.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do [ -e "$mark" ] && break; sleep 0.1; done
+  [ -e "$mark" ] || fail "cuda_ops_test never started: $(cat "$TMP/stop_$1.log")"
+  kill "-$1" "$pid"
+  wait "$pid" 2>/dev/null
+  stop_rc=$?
+  [ -e "$mark.pid" ] && kill "$(cat "$mark.pid")" 2>/dev/null
+  sleep 0.5
+}
+R="$TMP/killed/results"
+stop_check KILL "$R"
+summary="$(cat "$R/summary.txt" 2>/dev/null)"
+expect_in "$summary" "gemm_bf16 .*ok" "the step finished before the stop is in the summary"
+expect_in "$summary" "written while the check was running \\(after cuda_smoke" "a summary written midway says so"
+expect_in "$summary" "not run: cuda_ops_test \\(not reached\\), cuda_conv_test \\(not reached\\)" \
+  "the steps not reached named"
+expect_in "$summary" "second call: bundle/gpu_check.sh results2 'cuda_ops_test' 'cuda_conv_test' 'train_bf16'" \
+  "a second call for them"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$R/check.json" || fail "check.json after a stop"
+[ "$(find "$R" -type f | wc -l)" -le 7 ] || fail "more than 7 files after a stop: $(ls -A "$R")"
+R="$TMP/stopped/results"
+stop_check TERM "$R"
+[ "$stop_rc" -eq 143 ] || fail "gpu_check.sh stopped by TERM should exit 143 (exit $stop_rc)"
+summary="$(cat "$R/summary.txt" 2>/dev/null)"
+expect_in "$summary" "the check was stopped by SIGTERM" "a stop by TERM said"
+expect_in "$summary" "cuda_ops_test .*stopped by SIGTERM while it ran" "the step it stopped"
+expect_in "$summary" "second call: bundle/gpu_check.sh results2 'cuda_ops_test' 'cuda_conv_test'" \
+  "the stopped step in the second call"
+[ -z "$(ls -A "$TMP/work_TERM")" ] || fail "gpu_check.sh left its temporary folder after TERM"
+
+#### run.sh: one origin when one has every library.
+O="$TMP/origin"
+mkdir -p "$O/home/lib64" "$O/siteA/nvidia/cublas/lib" "$O/siteB/nvidia/cudnn/lib" "$O/siteB/nvidia/cublas/lib"
+touch "$O/home/lib64/libcublasLt.so.13" "$O/siteA/nvidia/cublas/lib/libcublasLt.so.13" \
+  "$O/siteB/nvidia/cudnn/lib/libcudnn.so.9" "$O/siteB/nvidia/cublas/lib/libcublasLt.so.13"
+out="$(CNNBENCH_CUDA_HOME="$O/home" CNNBENCH_SITE_PACKAGES="$O/siteA:$O/siteB" "$B/run.sh" --libs 2>&1)"
+expect_in "$out" "origin: $O/siteB \\(site-packages" "the one site-packages with every library chosen"
+expect_in "$out" "found +libcublasLt.so.13 -> $O/siteB/nvidia/cublas/lib/" \
+  "cuBLASLt from the chosen origin, not the CUDA home that has it too"
+path="$(CNNBENCH_CUDA_HOME="$O/home" CNNBENCH_SITE_PACKAGES="$O/siteA:$O/siteB" "$B/run.sh" printenv LD_LIBRARY_PATH)"
+case "$path" in
+  *"$O/home"*|*"$O/siteA"*) fail "the loader path should hold only the chosen origin: $path" ;;
+esac
+touch "$O/home/lib64/libcudnn.so.9"
+out="$(CNNBENCH_CUDA_HOME="$O/home" CNNBENCH_SITE_PACKAGES="$O/siteA:$O/siteB" "$B/run.sh" --libs 2>&1)"
+expect_in "$out" "origin: $O/home \\(the CUDA home\\)" "the CUDA home first when it has every library"
+expect_in "$out" "found +libcudnn.so.9 -> $O/home/lib64/" "every library from the CUDA home"
+rm "$O/home/lib64/libcudnn.so.9" "$O/siteB/nvidia/cublas/lib/libcublasLt.so.13"
+out="$(CNNBENCH_CUDA_HOME="$O/home" CNNBENCH_SITE_PACKAGES="$O/siteA:$O/siteB" "$B/run.sh" --libs 2>&1)"
+expect_in "$out" "origin: mixed origins" "mixed origins said"
+expect_in "$out" "releases may mix" "and what that risks"
+expect_in "$out" "^driver +(libcuda.so.1 -> |no libcuda.so.1 found \\(no GPU driver here\\?\\))" "the driver line"
+# A missing libnvrtc (the build needs it; cuda_libs.txt lists it) named.
+cp "$B/cuda_libs.txt" "$TMP/cuda_libs.saved"
+echo libnvrtc.so.13 >>"$B/cuda_libs.txt"
+out="$("$B/run.sh" --libs 2>&1)"
+[ $? -eq 2 ] || fail "run.sh --libs should exit 2 when libnvrtc.so.13 is missing"
+expect_in "$out" "MISSING +libnvrtc.so.13" "the missing libnvrtc named"
+touch "$HOME_CUDA/lib64/libnvrtc.so.13" "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.0" \
+  "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.0.88"
+out="$("$B/run.sh" --libs 2>&1)"
+expect_in "$out" "runtime +libnvrtc-builtins.so.13.0 -> $HOME_CUDA/lib64/libnvrtc-builtins.so.13.0$" \
+  "NVRTC's builtins found by their soname"
+expect_in "$out" "absent +libcudnn_graph.so.\\* \\(this bundle's cuda_libs.txt does not list it" \
+  "cuDNN's sub-library said absent, and not required by a bundle that does not list it"
+cp "$TMP/cuda_libs.saved" "$B/cuda_libs.txt"
+
+#### A program with unresolved symbols: its steps skip, the others run.
+cat >"$TMP/fake-ldd-r" <<'FAKE'
+#!/usr/bin/env bash
+bin="${*: -1}"
+case "$(basename "$bin")" in
+  bench_all) printf '\tlibcudnn.so.9 => /x/libcudnn.so.9 (0x0)\nundefined symbol: cudnnFakeNewApi_v9\t(%s)\nundefined symbol: cudnnOther\t(%s)\n' "$bin" "$bin" ;;
+  fake_test) printf '\tlibcudnn.so.9 => /x/libcudnn.so.9 (0x0)\n' ;;
+  *) echo "	not a dynamic executable"; exit 1 ;;
+esac
+FAKE
+chmod +x "$TMP/fake-ldd-r"
+out="$(CNNBENCH_LDD="$TMP/fake-ldd-r" "$B/run.sh" --libs 2>&1)"
+[ $? -eq 3 ] || fail "run.sh --libs should exit 3 for unresolved symbols only"
+expect_in "$out" "^MISSING API in bench_all: cudnnFakeNewApi_v9 cudnnOther$" "the program and its first symbols"
+grep -q "MISSING API in fake_test" <<<"$out" && fail "a program whose symbols resolve named"
+R="$TMP/unresolved/results"
+CNNBENCH_LDD="$TMP/fake-ldd-r" check "$R"
+summary="$(cat "$R/summary.txt")"
+expect_in "$summary" "train_bf16 +train_bf16 .*skipped: unresolved symbol cudnnFakeNewApi_v9 in bench_all" \
+  "a step running that program skipped, saying why"
+expect_in "$summary" "train_bf16_no_graph .*skipped: unresolved symbol cudnnFakeNewApi_v9 in bench_all" "every such step"
+expect_in "$summary" "fake_test +0 +0 +1 +ok" "the other programs still run"
+expect_in "$summary" "gemm_bf16 +0.10 +cublasLt +ok" "the smoke check still runs"
+expect_in "$summary" "step_breakdown +per-layer profile .* ok" "the profile still runs"
+printf '#!/usr/bin/env bash\nprintf "\\tlibmissing.so.1 => not found\\n"\n' >"$TMP/fake-ldd-lib"
+chmod +x "$TMP/fake-ldd-lib"
+out="$(CNNBENCH_LDD="$TMP/fake-ldd-lib" "$B/run.sh" --libs 2>&1)"
+[ $? -eq 2 ] || fail "run.sh --libs should exit 2 when a program's library is not found"
+expect_in "$out" "MISSING LIBRARY in bench_all: libmissing.so.1" "the missing library named with its program"
+R="$TMP/nolib/results"
+CNNBENCH_LDD="$TMP/fake-ldd-lib" check "$R"
+[ $rc -eq 2 ] || fail "gpu_check.sh should exit 2 when a library is missing (exit $rc)"
+expect_in "$(cat "$R/summary.txt")" "libraries +run.sh --libs \\(env.txt\\) .*failed: a CUDA library the build needs is missing" \
+  "the summary says a library is missing"
+rm -f "$B/bin/cuda_smoke" "$B/bin/cuda_ops_test" "$B/bin/cuda_conv_test"
+
+#### The PyTorch peer writes its JSON after each precision: a fake torch
+# whose second precision hangs.
+P="$TMP/fake_torch"
+mkdir -p "$P/torch" "$P/torchvision"
+cat >"$P/torch/__init__.py" <<'PY'
+import time
+class _Cuda:
+    calls = 0
+    def is_available(self):
+        _Cuda.calls += 1
+        if _Cuda.calls > 1:
+            time.sleep(60)
+        return False
+cuda = _Cuda()
+PY
+: >"$P/torchvision/__init__.py"
+PYTHONPATH="$P" python3 "$TOOLS/peers/torch_train_step.py" --precisions=bf16,fp16 --json="$P/out.json" \
+  >/dev/null 2>&1 &
+peer=$!
+for _ in $(seq 1 100); do [ -e "$P/out.json" ] && break; sleep 0.1; done
+kill "$peer" 2>/dev/null
+wait "$peer" 2>/dev/null
+python3 - "$P/out.json" <<'PY' || fail "the peer's JSON should hold the first precision before the second ends"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["precision"] for r in rows] == ["bf16"] and "skipped" in rows[0], rows
+PY
 
 # sanitize.sh with a fake compute-sanitizer: it runs the test and prints an
 # ERROR SUMMARY with $FAKE_ERRORS errors (exit 86 when there are some), or
@@ -154,9 +474,12 @@ san="$TMP/sanitize"
 out="$(COMPUTE_SANITIZER="$TMP/fake-sanitizer" CNNBENCH_SANITIZE_TOOLS=memcheck,initcheck \
        "$B/sanitize.sh" "$san" 2>&1)"
 [ $? -eq 0 ] || fail "sanitize.sh with clean runs should exit 0:"$'\n'"$out"
-expect_in "$(cat "$san/sanitize.txt")" "cuda_a_test +memcheck +clean" "a clean memcheck line"
-expect_in "$(cat "$san/sanitize.txt")" "cuda_b_test +initcheck +clean" "every tool over every cuda_*_test"
-grep -q "fake_test" "$san/sanitize.txt" && fail "sanitize.sh ran a test that is not cuda_*_test"
+expect_in "$(sed -n '/^== the whole output/q;p' "$san/sanitize.log")" "cuda_a_test +memcheck +clean" "a clean memcheck line, above the whole output"
+expect_in "$(cat "$san/sanitize.log")" "cuda_b_test +initcheck +clean" "every tool over every cuda_*_test"
+[ "$(ls -A "$san")" = "sanitize.log" ] || fail "sanitize.sh should write one file, sanitize.log: $(ls -A "$san")"
+expect_in "$(head -1 "$san/sanitize.log")" "^== sanitize summary" "the summary lines at the top"
+expect_in "$(cat "$san/sanitize.log")" "ERROR SUMMARY: 0 errors \\(initcheck\\)" "the whole output kept"
+grep -q "fake_test" "$san/sanitize.log" && fail "sanitize.sh ran a test that is not cuda_*_test"
 out="$(FAKE_ERRORS=3 COMPUTE_SANITIZER="$TMP/fake-sanitizer" "$B/sanitize.sh" "$san" cuda_a_test 2>&1)"
 [ $? -eq 1 ] || fail "sanitize.sh should exit 1 on findings"
 expect_in "$out" "cuda_a_test +memcheck +errors 3" "findings counted"

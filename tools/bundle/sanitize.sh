@@ -14,10 +14,13 @@
 # /opt/nvidia. Some machines refuse it ("Device not supported"): that is
 # reported as refused, not as a finding.
 #
-# Writes RESULTS_DIR/sanitize.txt (a line per test and tool: clean, errors N,
-# refused, failed, timed out; also printed) and sanitize.log (the whole
-# output). Exit status: 0 when every run was clean or the sanitizer is
-# refused or absent, 1 when a run reported errors or failed.
+# Writes one file, RESULTS_DIR/sanitize.log (so that it can share a results
+# folder with gpu_check.sh's): first a line per test and tool (clean,
+# errors N, refused, failed, timed out; also printed), then, after a
+# marked line, the whole output. It is rewritten after each run, so a stop
+# from outside leaves the runs finished. Exit status: 0 when every run was
+# clean or the sanitizer is refused or absent, 1 when a run reported errors
+# or failed.
 set -u
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="${1:?usage: sanitize.sh RESULTS_DIR [TEST ...]}"
@@ -27,13 +30,24 @@ OUT="$(cd "$OUT" && pwd)"
 BUDGET="${CNNBENCH_SANITIZE_SECONDS:-240}"
 FILTER="${CNNBENCH_SANITIZE_FILTER:-*}"
 IFS=',' read -r -a TOOLS <<<"${CNNBENCH_SANITIZE_TOOLS:-memcheck}"
-SUMMARY="$OUT/sanitize.txt"
-LOG="$OUT/sanitize.log"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+SUMMARY="$WORK/summary.txt"
+LOG="$WORK/output.log"
 : >"$SUMMARY"
 : >"$LOG"
 START=$SECONDS
 
-say() { echo "$*" | tee -a "$SUMMARY"; }
+# sanitize.log: the summary lines, then the whole output; replaced whole.
+write_log() {
+  {
+    echo "== sanitize summary (a line per test and tool${1:+; $1}; the whole output follows)"
+    cat "$SUMMARY"
+    echo "== the whole output"
+    cat "$LOG"
+  } >"$OUT/.sanitize.log.tmp" && mv -f "$OUT/.sanitize.log.tmp" "$OUT/sanitize.log"
+}
+say() { echo "$*" | tee -a "$SUMMARY"; write_log "still running"; }
 
 find_sanitizer() {
   local c
@@ -48,6 +62,7 @@ find_sanitizer() {
 
 if ! SANITIZER="$(find_sanitizer)"; then
   say "sanitize: no compute-sanitizer on this machine (PATH, /usr/local/cuda, /opt/nvidia); nothing checked"
+  write_log
   exit 0
 fi
 say "sanitize: $SANITIZER ($("$SANITIZER" --version 2>/dev/null | grep -m1 -i version || echo 'version unknown'))"
@@ -62,7 +77,7 @@ if [ ${#TESTS[@]} -eq 0 ]; then
     TESTS+=("$name")
   done
 fi
-[ ${#TESTS[@]} -gt 0 ] || { say "sanitize: no cuda_*_test in $BUNDLE/bin"; exit 1; }
+[ ${#TESTS[@]} -gt 0 ] || { say "sanitize: no cuda_*_test in $BUNDLE/bin"; write_log; exit 1; }
 
 status=0
 refused=0
@@ -106,5 +121,6 @@ for tool in "${TOOLS[@]}"; do
     fi
   done
 done
-say "sanitize: $((SECONDS - START))s; results in $OUT"
+say "sanitize: $((SECONDS - START))s; results in $OUT/sanitize.log"
+write_log
 exit $status

@@ -1,13 +1,28 @@
 #!/usr/bin/env python3
-"""gpu_check.sh's summary: reads the steps it ran (steps.tsv), the tests'
-JSON, //bench:all's JSON and the PyTorch peer's, writes check.json and
-summary.txt into the results folder and prints the table.
+"""gpu_check.sh's summary, written after every step so that a check stopped
+from outside still leaves what it finished: reads the steps it ran
+(WORK_DIR/steps.tsv), the steps it plans (plan.tsv), cuda_smoke's JSON, the
+tests' GoogleTest JSON and output, //bench:all's JSON, the PyTorch peer's
+and cuda_overhead's, and rewrites check.json and summary.txt in the results
+folder (each replaced whole, never half written).
 
-    summarize.py WORK_DIR RESULTS_DIR NOTE
+    summarize.py WORK_DIR RESULTS_DIR NOTE [--running=AFTER] [--budget=S] [--elapsed=S]
+
+steps.tsv, a line per step: kind, name, exit status (a number, "skipped"
+or "stopped"), seconds, detail (a skip's reason, "timed out after Ns"),
+the JSON it should have written, the file holding its output and the byte
+offset there where its output starts. --running: the check is still
+running (AFTER: the step just finished); steps it plans that have not run
+yet are then "not reached". Exit status 0, or 1 when something failed.
 """
+import argparse
 import json
 import os
+import re
+import signal
 import sys
+
+SECOND_CALL_KINDS = ("out of time", "not reached", "stopped")
 
 
 def load(path):
@@ -18,17 +33,103 @@ def load(path):
         return None
 
 
+def read_from(path, offset):
+    """A step's own output: from its offset up to the next step's "== " header
+    (steps share a log, and later ones append to it)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(int(offset or 0))
+            text = f.read().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return ""
+    if text.startswith("== "):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    end = text.find("\n== ")
+    return text if end < 0 else text[:end + 1]
+
+
+def tail(text, n=4, width=200):
+    lines = [l.rstrip() for l in text.splitlines() if l.strip() and not l.startswith("== ")]
+    return [l[:width] for l in lines[-n:]]
+
+
+def exit_text(rc, detail):
+    """'timed out after Ns' for timeout's 124 and 137, 'exit 139 (SIGSEGV)'
+    for other statuses above 128, else 'exit N'."""
+    if detail.startswith("timed out"):
+        return detail
+    try:
+        n = int(rc)
+    except ValueError:
+        return f"exit {rc}" + (f", {detail}" if detail else "")
+    text = f"exit {n}"
+    if n > 128:
+        try:
+            text += f" ({signal.Signals(n - 128).name})"
+        except ValueError:
+            pass
+    return text + (f", {detail}" if detail else "")
+
+
+LOCATION = re.compile(r"^\S+:\d+(: Failure)?$")
+
+
+def first_line(message):
+    """The message's first line; a bare 'file:line' joined with the line after."""
+    lines = [l.strip() for l in message.splitlines() if l.strip()]
+    if not lines:
+        return ""
+    if LOCATION.match(lines[0]) and len(lines) > 1:
+        location = lines[0][:-len(": Failure")] if lines[0].endswith(": Failure") else lines[0]
+        return f"{location}: {lines[1]}"
+    return lines[0]
+
+
 def test_counts(doc):
     passed = failed = skipped = 0
+    failures = []
     for suite in doc.get("testsuites", []):
         for case in suite.get("testsuite", []):
             if case.get("failures"):
                 failed += 1
+                first = case["failures"][0]
+                message = first.get("failure", "") if isinstance(first, dict) else str(first)
+                failures.append({"test": f"{suite.get('name', '?')}.{case.get('name', '?')}",
+                                 "message": message})
             elif case.get("result") == "SKIPPED" or case.get("status") == "NOTRUN":
                 skipped += 1
             else:
                 passed += 1
-    return passed, failed, skipped
+    return passed, failed, skipped, failures
+
+
+RUN = re.compile(r"^\[ RUN      \] (\S+)")
+DONE = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] (\S+)")
+
+
+def from_output(text):
+    """From a test's output (no JSON: it crashed or timed out): the failures
+    it printed, each with its first message lines, and the test it was in
+    when it stopped."""
+    failures, current, in_failure = [], None, None
+    for line in text.splitlines():
+        m = RUN.match(line)
+        if m:
+            current, in_failure = m.group(1), None
+            continue
+        m = DONE.match(line)
+        if m:
+            if m.group(2) == current:
+                current = None
+            in_failure = None
+            continue
+        if current and line.rstrip().endswith(": Failure") and not any(
+                f["test"] == current for f in failures):
+            in_failure = {"test": current, "message": line.strip()}
+            failures.append(in_failure)
+        elif in_failure is not None and in_failure["message"].count("\n") < 5:
+            in_failure["message"] += "\n" + line.rstrip()
+    return failures, current
 
 
 def bench_rows(doc):
@@ -36,7 +137,7 @@ def bench_rows(doc):
     for b in doc.get("benchmarks", []):
         if b.get("run_type") == "aggregate":
             continue
-        name = b["name"].split("/manual_time")[0].split("/iterations:")[0].split("/min_time:")[0]
+        name = str(b.get("name", "?")).split("/manual_time")[0].split("/iterations:")[0].split("/min_time:")[0]
         row = {"name": name, "label": b.get("label", "")}
         if b.get("error_occurred"):
             row["status"] = "skipped: " + b.get("error_message", "")
@@ -50,34 +151,151 @@ def bench_rows(doc):
     return rows
 
 
+def next_results(out):
+    base = os.path.basename(os.path.normpath(out))
+    m = re.match(r"^(.*?)(\d+)$", base)
+    return f"{m.group(1)}{int(m.group(2)) + 1}" if m else f"{base}2"
+
+
+def env_header(out):
+    """The GPU, driver and library origin lines of env.txt."""
+    try:
+        text = open(os.path.join(out, "env.txt")).read()
+    except OSError:
+        return []
+    keep, previous = [], ""
+    for line in text.splitlines():
+        if previous.startswith("name, driver_version") and "," in line:
+            keep.append(f"GPU: {line.strip()}"[:200])
+        previous = line
+        if line.startswith("no nvidia-smi"):
+            line = line.split(" (")[0]
+        if line.startswith(("GPU ", "driver ", "origin: ", "no nvidia-smi")) and line not in keep:
+            keep.append(line[:200])
+    return keep[:6]
+
+
 def main():
-    work, out, note = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else ""
-    steps, tests, cases = [], [], []
+    parser = argparse.ArgumentParser()
+    parser.add_argument("work")
+    parser.add_argument("out")
+    parser.add_argument("note", nargs="?", default="")
+    parser.add_argument("--running", default=None)
+    parser.add_argument("--budget", default="")
+    parser.add_argument("--elapsed", default="")
+    args = parser.parse_args()
+    work, out, note = args.work, args.out, args.note
+
     try:
         lines = open(os.path.join(work, "steps.tsv")).read().splitlines()
     except OSError:
         lines = []
+    try:
+        plan = [l.split("\t")[:2] for l in open(os.path.join(work, "plan.tsv")).read().splitlines()
+                if "\t" in l]
+    except OSError:
+        plan = []
+
+    steps, tests, cases, smoke, smoke_failures = [], [], [], [], []
+    second = []  # (name, why) for the second call
+    failed_any = False
     for line in lines:
-        kind, name, rc, seconds, detail, path = (line.split("\t") + [""] * 6)[:6]
-        steps.append({"kind": kind, "name": name, "exit": rc, "seconds": seconds, "detail": detail})
+        kind, name, rc, seconds, detail, path, outpath, offset = (line.split("\t") + [""] * 8)[:8]
         doc = load(path) if path else None
+        output = read_from(outpath, offset) if outpath and rc not in ("skipped", "0") else ""
+        record = {"kind": kind, "name": name, "exit": rc, "seconds": seconds, "detail": detail}
+        if doc is not None and kind in ("bench", "torch", "overhead", "smoke"):
+            record["document"] = doc
+        steps.append(record)
         if rc == "skipped":
             status = "skipped: " + detail
-        elif doc is None:
-            status = f"failed: exit {rc}" + (f", {detail}" if detail else "") + ", no results"
+            if detail.startswith("out of time"):
+                second.append((name, "out of time"))
+        elif rc == "stopped":
+            status = "stopped " + (detail or "while it ran: the check was stopped")
+            second.append((name, "stopped"))
+        elif doc is None and path:
+            status = f"failed: {exit_text(rc, detail)}, no results"
+        elif rc != "0" and not path:
+            status = f"failed: {exit_text(rc, detail)}"
         else:
-            status = None
+            status = None  # from the document
+        why = tail(output) if output else []
+        record["status"] = status or "ran"
+
         if kind == "test":
+            t = {"name": name}
             if status is None:
-                p, f, s = test_counts(doc)
-                status = "ok" if f == 0 and rc == "0" else f"failed: exit {rc}"
-                tests.append({"name": name, "passed": p, "failed": f, "skipped": s, "status": status})
+                p, f, s, failures = test_counts(doc)
+                t.update(passed=p, failed=f, skipped=s, failures=failures)
+                t["status"] = "ok" if f == 0 and rc == "0" else f"failed: {exit_text(rc, detail)}"
             else:
-                tests.append({"name": name, "status": status})
+                t["status"] = status
+                if output:
+                    failures, stopped_in = from_output(output)
+                    t["failures"] = failures
+                    if stopped_in:
+                        t["status"] += f"; it was in {stopped_in}"
+                        t["stopped_in"] = stopped_in
+            if t["status"].startswith(("failed", "stopped")):
+                t["output_tail"] = why
+            record["status"] = t["status"]
+            tests.append(t)
+        elif kind == "libs":
+            row = {"name": "run.sh --libs (env.txt)", "step": name}
+            missing = [l.strip()[:200] for l in read_from(outpath, offset).splitlines()
+                       if l.startswith("MISSING")]
+            if rc == "0":
+                row["status"] = "ok"
+            elif rc == "2":
+                row["status"] = "failed: a CUDA library the build needs is missing; nothing ran"
+            elif rc == "3":
+                row["status"] = ("failed: some programs have unresolved symbols; "
+                                 "the steps running them are skipped")
+            else:
+                row["status"] = f"failed: {exit_text(rc, detail)}"
+            if missing:
+                row["output_tail"] = missing[:8]
+            cases.append(row)
+            record["status"] = row["status"]
+        elif kind == "smoke":
+            mine = []
+            if status is not None:
+                row = {"check": name, "status": status}
+                if why:
+                    row["output_tail"] = why
+                smoke.append(row)
+                # Not run for want of a symbol: a failure; absent, out of time or
+                # stopped from outside: not.
+                if rc not in ("skipped", "stopped") or detail.startswith("unresolved symbol"):
+                    mine.append(row)
+            else:
+                for r in doc if isinstance(doc, list) else []:
+                    if not isinstance(r, dict):
+                        continue
+                    row = {k: r.get(k, "") for k in ("check", "status", "seconds", "implementation",
+                                                     "detail")}
+                    row["status"] = str(row["status"] or "?")
+                    smoke.append(row)
+                    if not row["status"].startswith(("ok", "skipped")):
+                        mine.append(row)
+                if rc != "0":
+                    reason = {"1": "some checks failed",
+                              "2": "no GPU, or it is not usable"}.get(rc, "it stopped")
+                    row = {"check": name, "status": f"failed: {exit_text(rc, detail)} ({reason})"}
+                    if why and not mine:  # what it said last, where no check says why
+                        row["output_tail"] = why
+                    smoke.append(row)
+                    mine.append(row)
+            smoke_failures += mine
+            record["status"] = "failed" if mine else (status or "ok")
         elif kind == "bench":
             rows = bench_rows(doc) if status is None else []
             if not rows:
-                rows = [{"name": name, "status": status or f"no cases ran (exit {rc})"}]
+                rows = [{"name": name,
+                         "status": status or f"failed: no cases ran ({exit_text(rc, detail)})"}]
+            elif rc != "0":
+                rows.append({"name": name, "status": f"failed: {exit_text(rc, detail)}"})
             for r in rows:
                 r["step"] = name  # several steps run one case under other flags
             cases += rows
@@ -86,9 +304,9 @@ def main():
                 cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
                               "status": status})
             else:
-                for r in doc:
+                for r in doc if isinstance(doc, list) else []:
                     if "skipped" in r:  # its reason; a failure when the program failed
-                        verdict = "skipped: " if rc == "0" else f"failed: exit {rc}: "
+                        verdict = "skipped: " if rc == "0" else f"failed: {exit_text(rc, detail)}: "
                         cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
                                       "status": verdict + r["skipped"]})
                     elif isinstance(r.get("ratio"), (int, float)):
@@ -98,16 +316,17 @@ def main():
                     else:
                         cases.append({"name": f"{r.get('layer')} {r.get('pass')} direct/ours",
                                       "step": name, "status": "failed: no ratio"})
+                if rc != "0" and not any(c.get("step") == name and c["status"].startswith("failed")
+                                         for c in cases):
+                    cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
+                                  "status": f"failed: {exit_text(rc, detail)}"})
         elif kind == "profile":
-            if rc == "skipped":
-                outcome = "skipped: " + detail
-            else:  # no JSON: its exit status says
-                outcome = "ok" if rc == "0" else f"failed: exit {rc}" + (f", {detail}" if detail else "")
+            outcome = status or "ok"
             cases.append({"name": "per-layer profile (breakdown.log)", "step": name,
                           "status": outcome})
         elif kind == "torch":
             if status is None:
-                for r in doc:
+                for r in doc if isinstance(doc, list) else []:
                     row = {"name": f"pytorch/resnet50/{r.get('precision')}/batch:{r.get('batch')}",
                            "step": name}
                     if "skipped" in r:
@@ -115,8 +334,27 @@ def main():
                     else:
                         row.update(status="ok", value=r["images_per_second"], unit="images/s")
                     cases.append(row)
+                if rc != "0":
+                    cases.append({"name": "pytorch/resnet50", "step": name,
+                                  "status": f"failed: {exit_text(rc, detail)} (rows above: "
+                                            "the precisions it finished)"})
             else:
                 cases.append({"name": "pytorch/resnet50", "status": status, "step": name})
+        if kind not in ("test", "smoke", "libs"):
+            mine = [c for c in cases if c.get("step") == name]
+            bad = [c for c in mine if c["status"].startswith(("failed", "stopped"))]
+            if bad and why:
+                bad[-1]["output_tail"] = why
+            record["status"] = status or ("failed" if bad else "ok")
+        if record["status"].startswith("failed"):  # a stop from outside is not a failure
+            failed_any = True
+
+    done = {s["name"] for s in steps}
+    pending = [name for _, name in plan if name not in done]
+    for name in pending:
+        second.append((name, "not reached"))
+    order = {name: i for i, (_, name) in enumerate(plan)}
+    second.sort(key=lambda x: order.get(x[0], len(order)))
 
     ratios = {}
     for precision in ("bf16", "fp16"):
@@ -128,30 +366,99 @@ def main():
         if ours and peer:
             ratios[precision] = ours[0]["value"] / peer[0]["value"]
 
-    lines = []
+    bundle = os.path.basename(os.path.dirname(os.path.abspath(__file__))) or "bundle"
+    second_call = ""
+    if second:
+        second_call = (f"{bundle}/gpu_check.sh {next_results(out)} "
+                       + " ".join(f"'{name}'" for name, _ in second))
+
+    text = []
+    if smoke_failures:
+        text.append("SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):")
+        for r in smoke_failures:
+            extra = "".join(f"; {k}: {r[k]}" for k in ("implementation", "detail") if r.get(k))
+            text.append(f"  {r.get('check', '?')}: {r['status']}{extra}"[:400])
+            for l in r.get("output_tail", []):
+                text.append(f"      | {l}")
+        text.append("")
     if note:
-        lines.append(f"NOTE: {note}")
-    lines.append(f"{'GPU test':<40} {'pass':>5} {'fail':>5} {'skip':>5}  status")
+        text.append(f"NOTE: {note}")
+    if args.running is not None:
+        text.append(f"NOTE: written while the check was running (after {args.running or 'the start'}"
+                    f"{f', {args.elapsed}s of {args.budget}s' if args.elapsed else ''}); "
+                    "if it was stopped there, the steps marked 'not reached' did not run")
+    text += env_header(out)
+    if text and text[-1] != "":
+        text.append("")
+    if smoke:
+        text.append(f"{'smoke check':<40} {'seconds':>8}  {'implementation':<24} status")
+        for r in smoke:
+            secs = r.get("seconds")
+            secs = f"{secs:.2f}" if isinstance(secs, (int, float)) else "-"
+            detail = f" ({r['detail']})" if r.get("detail") else ""
+            text.append(f"{str(r.get('check', '?'))[:40]:<40} {secs:>8}  "
+                        f"{str(r.get('implementation', ''))[:24]:<24} {r['status']}{detail}"[:300])
+        text.append("")
+    text.append(f"{'GPU test':<40} {'pass':>5} {'fail':>5} {'skip':>5}  status")
     for t in tests:
-        lines.append(f"{t['name']:<40} {t.get('passed', '-'):>5} {t.get('failed', '-'):>5} "
-                     f"{t.get('skipped', '-'):>5}  {t['status']}")
-    lines.append("")
-    lines.append(f"{'step':<22} {'case':<62} {'value':>10} {'unit':<9} status")
+        text.append(f"{t['name']:<40} {t.get('passed', '-'):>5} {t.get('failed', '-'):>5} "
+                    f"{t.get('skipped', '-'):>5}  {t['status']}"[:300])
+    failed_tests = [t for t in tests if t.get("failures") or t.get("output_tail")]
+    if failed_tests:
+        text.append("")
+        text.append("failed tests (first message; check.json has each message whole, tests.log the output):")
+        for t in failed_tests:
+            failures = t.get("failures", [])
+            for f in failures[:20]:
+                text.append(f"  {t['name']}: {f['test']}")
+                text.append(f"      {first_line(f['message'])[:300]}")
+            if len(failures) > 20:
+                text.append(f"  {t['name']}: and {len(failures) - 20} more (check.json)")
+            if t.get("stopped_in"):
+                text.append(f"  {t['name']}: stopped in {t['stopped_in']}")
+            if t.get("output_tail") and (not failures or t.get("stopped_in")):
+                text.append(f"  {t['name']}: its last output lines:")
+                text += [f"      | {l}" for l in t["output_tail"]]
+    text.append("")
+    text.append(f"{'step':<22} {'case':<62} {'value':>10} {'unit':<9} status")
     for c in cases:
         digits = 3 if c.get("unit") == "ratio" else 1
         value = f"{c['value']:.{digits}f}" if "value" in c else "-"
-        lines.append(f"{c.get('step', ''):<22} {c['name'][:62]:<62} {value:>10} "
-                     f"{c.get('unit', ''):<9} {c['status'][:160]}")
+        text.append(f"{c.get('step', ''):<22} {c['name'][:62]:<62} {value:>10} "
+                    f"{c.get('unit', ''):<9} {c['status'][:160]}")
+        for l in c.get("output_tail", []):
+            text.append(f"      | {l}")
     for precision, r in ratios.items():
-        lines.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256: {r:.2f}")
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    with open(os.path.join(out, "summary.txt"), "w") as f:
-        f.write(text)
-    with open(os.path.join(out, "check.json"), "w") as f:
-        json.dump({"note": note, "steps": steps, "tests": tests, "cases": cases,
-                   "ratios": ratios}, f, indent=1)
+        text.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256: {r:.2f}")
+    verdict = "failed" if failed_any else ("incomplete" if second else "passed")
+    if args.running is None:
+        text.append("")
+        text.append(f"verdict: {verdict}")
+    if second:  # the second call last
+        text.append("")
+        text.append("not run: " + ", ".join(f"{name} ({why})" for name, why in second))
+        text.append("second call: " + second_call)
+    summary = "\n".join(text) + "\n"
+
+    def replace(name, content):
+        tmp = os.path.join(out, f".{name}.tmp")
+        with open(tmp, "w") as f:
+            f.write(content)
+        os.replace(tmp, os.path.join(out, name))
+
+    replace("check.json", json.dumps({
+        "note": note, "running": args.running, "verdict": verdict,
+        "smoke_failures": smoke_failures, "smoke": smoke, "steps": steps, "tests": tests,
+        "cases": cases, "ratios": ratios,
+        "out_of_time": [n for n, why in second if why == "out of time"],
+        "not_reached": [n for n, why in second if why == "not reached"],
+        "stopped": [n for n, why in second if why == "stopped"],
+        "second_call": second_call}, indent=1))
+    replace("summary.txt", summary)
+    if args.running is None:
+        print(summary, end="")
+    return 1 if failed_any else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,10 +10,12 @@ of the suite or its build.
 
 Prints one JSON line per precision (model, precision, batch, steps, step_ms,
 images_per_second, or skipped with the reason) and, with --json, writes
-them as a list.
+them as a list, rewritten (whole, through a temporary file) after each
+precision so that a run stopped midway keeps the precisions it finished.
 """
 import argparse
 import json
+import os
 import time
 
 
@@ -64,6 +66,14 @@ def run(precision, args):
             "loss": float(loss), "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
 
 
+def write_json(path, rows):
+    """Replaces PATH with ROWS, never leaving it half written."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(rows, f)
+    os.replace(tmp, path)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", type=int, default=256)
@@ -90,9 +100,10 @@ def main():
         row["seconds"] = round(time.time() - t0, 1)
         print(json.dumps(row), flush=True)
         results.append(row)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f)
+        if args.json:
+            write_json(args.json, results)
+    if args.json and not results:
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -225,7 +225,11 @@ TEST(CudaOpsHostTest, BatchNormGraphsValidateWithoutADevice) {
       p.relu = relu;
       p.what = "bn";
       auto graphs = cuda::BnGraphs::Validate(p);
-      EXPECT_TRUE(graphs.ok()) << DTypeName(type) << (relu ? " relu: " : ": ") << graphs.status();
+      ASSERT_TRUE(graphs.ok()) << DTypeName(type) << (relu ? " relu: " : ": ") << graphs.status();
+      // With a ReLU, the form cudnn-frontend's samples build (a boolean
+      // mask from the forward graph) validates, and is tried first.
+      EXPECT_EQ((*graphs)->relu_form(), relu ? cuda::BnReluForm::kMask : cuda::BnReluForm::kNone)
+          << DTypeName(type);
     }
   cuda::BnProblem empty;
   empty.what = "bn:empty";

@@ -1,0 +1,108 @@
+#include "core/crash_handler.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/debugging/failure_signal_handler.h"
+#include "absl/debugging/symbolize.h"
+
+namespace cnnbench {
+namespace {
+
+// The object holding `address` and the offset into it, as " [name+0xoff]";
+// empty when the loader does not know the address.
+std::string Locate(uintptr_t address) {
+  Dl_info info;
+  if (address == 0 || dladdr(reinterpret_cast<void*>(address), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return "";
+  const char* name = info.dli_fname;
+  const char* slash = std::strrchr(name, '/');
+  if (slash != nullptr) name = slash + 1;
+  if (*name == '\0') name = "program";
+  char text[512];
+  std::snprintf(text, sizeof(text), " [%s+0x%" PRIxPTR "]", name,
+                address - reinterpret_cast<uintptr_t>(info.dli_fbase));
+  return text;
+}
+
+void WriteAll(const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(STDERR_FILENO, data, size);
+    if (n <= 0) return;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+void WriteText(const char* text) { WriteAll(text, std::strlen(text)); }
+
+// Abseil has written its report to stderr already (its frame walk needs
+// frame pointers, which optimised code and vendor libraries lack); at its
+// final flush (nullptr) this adds a walk by the unwinder (.eh_frame, as a
+// debugger does), each frame with its name where the symbols say it and
+// its object and offset always.
+void Writer(const char* text) {
+  if (text != nullptr) return;
+  void* frames[64];
+  const int count = backtrace(frames, 64);
+  WriteText("*** backtrace (resolve here: addr2line -f -C -e <unstripped object> <offset>) ***\n");
+  for (int i = 0; i < count; ++i) {
+    const uintptr_t pc = reinterpret_cast<uintptr_t>(frames[i]);
+    char name[256] = "(unknown)";
+    // A return address points after the call: look up the byte before it.
+    if (!absl::Symbolize(reinterpret_cast<void*>(i == 0 ? pc : pc - 1), name, sizeof(name))) {
+      Dl_info info;
+      if (dladdr(frames[i], &info) != 0 && info.dli_sname != nullptr)
+        std::snprintf(name, sizeof(name), "%s", info.dli_sname);
+    }
+    char line[512];
+    std::snprintf(line, sizeof(line), "    #%-2d 0x%" PRIxPTR "  %s%s\n", i, pc, name,
+                  Locate(pc).c_str());
+    WriteText(line);
+  }
+}
+
+}  // namespace
+
+std::string AnnotateCrashLine(const std::string& line) {
+  if (line.find("(unknown)") == std::string::npos) return line;
+  const size_t at = line.find('@');
+  if (at == std::string::npos) return line;
+  const size_t hex = line.find("0x", at);
+  if (hex == std::string::npos) return line;
+  const uintptr_t address = std::strtoull(line.c_str() + hex + 2, nullptr, 16);
+  const std::string where = Locate(address);
+  if (where.empty()) return line;
+  size_t end = line.size();
+  while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) --end;
+  return line.substr(0, end) + where + line.substr(end);
+}
+
+void InstallCrashHandler(const char* argv0) {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  if (argv0 != nullptr) absl::InitializeSymbolizer(argv0);
+  // The unwinder loads on first use: not inside a signal handler.
+  void* warm[2];
+  backtrace(warm, 2);
+  // Abseil also takes SIGTERM and SIGTRAP: give those back as they were.
+  struct sigaction term {}, trap {};
+  sigaction(SIGTERM, nullptr, &term);
+  sigaction(SIGTRAP, nullptr, &trap);
+  absl::FailureSignalHandlerOptions options;
+  options.writerfn = Writer;
+  absl::InstallFailureSignalHandler(options);
+  sigaction(SIGTERM, &term, nullptr);
+  sigaction(SIGTRAP, &trap, nullptr);
+}
+
+}  // namespace cnnbench

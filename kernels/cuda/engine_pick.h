@@ -1,0 +1,88 @@
+// How the cuda backend's cuDNN graphs (convolution, batch norm) pick engine
+// configurations, with the library behind an interface so the rules run
+// and are tested without a GPU or cuDNN:
+//
+//   1. the heuristics' precompiled engines under the strict numerics filter;
+//   2. where none builds, engines compiled at run time (NVRTC, seconds each)
+//      under that filter, at most `runtime_compiled_attempts` builds of them
+//      for the whole graph (one success or that many failures);
+//   3. where still none builds and the graph has a relaxed filter (the
+//      convolution's: reduced-precision reductions allowed, as PyTorch does
+//      by default), steps 1 and 2 again under it, the run-time compiled
+//      builds counted against the same cap.
+//
+// A configuration the filter bars costs nothing to skip and is not an
+// attempt. The result says what was tried, for the compile log and for the
+// error when nothing builds.
+#ifndef CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
+#define CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cnnbench::cuda {
+
+// The default cap on run-time compiled builds per graph: CudaBackendOptions'
+// default, overridden by CNNBENCH_CUDA_RTC_ATTEMPTS (a number >= 0) in the
+// environment, and by //bench:all's --cuda_rtc_attempts.
+int DefaultRuntimeCompiledAttempts();
+// `option` when >= 0, else the default.
+inline int ResolveRuntimeCompiledAttempts(int option) {
+  return option >= 0 ? option : DefaultRuntimeCompiledAttempts();
+}
+
+// One listing's filters.
+struct EngineStage {
+  bool runtime_compiled = false;  // the listing keeps only run-time compiled engines
+  bool relaxed = false;           // the relaxed numerics filter
+};
+
+enum class EngineBuildResult { kBuilt, kBarred, kFailed };
+
+struct EngineBuild {
+  EngineBuildResult result = EngineBuildResult::kFailed;
+  std::string message;  // kFailed: the library's
+};
+
+// The library's side: a graph whose engine configurations are listed (each
+// listing appended after the ones before) and built by index.
+class EngineListing {
+ public:
+  virtual ~EngineListing() = default;
+  // Appends the heuristics' configurations under `stage`'s filters (a
+  // configuration outside them is barred); returns the total count listed.
+  virtual absl::StatusOr<int64_t> List(const EngineStage& stage) = 0;
+  virtual EngineBuild Build(int64_t index) = 0;
+  // Whether the graph has a relaxed filter that differs from the strict one.
+  virtual bool has_relaxed() const { return false; }
+};
+
+struct EnginePick {
+  std::vector<int64_t> built;  // indices that built, in the heuristics' order
+  bool runtime_compiled = false;  // they came from a run-time compiled listing
+  bool relaxed = false;           // ... under the relaxed filter
+  int64_t listed = 0;             // configurations listed, every stage
+  int precompiled_tried = 0;      // builds attempted (barred ones are not)
+  int runtime_compiled_tried = 0;
+  bool capped = false;  // the run-time compiled cap stopped the search
+  std::string last_error;
+
+  // "3 precompiled and 2 run-time compiled builds tried of 41 listed"
+  std::string Tried() const;
+};
+
+// Builds configurations as the header says, keeping up to `wanted`
+// precompiled ones of one stage (or one run-time compiled one).
+absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
+                                       int runtime_compiled_attempts);
+
+// "none of cuDNN's engine configurations builds (<Tried()>; the cap of N
+// run-time compiled builds was reached: --cuda_rtc_attempts) (last: ...)".
+std::string NoEngineReason(const EnginePick& pick, int runtime_compiled_attempts);
+
+}  // namespace cnnbench::cuda
+
+#endif  // CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
