@@ -16,21 +16,21 @@
 namespace cnnbench {
 namespace {
 
-// The object holding `address` and the offset into it, as " [name+0xoff]";
-// empty when the loader does not know the address.
-std::string Locate(uintptr_t address) {
+// Writes " [name+0xoff]" for the object holding `address` into `out`
+// (empty when the loader does not know the address). No allocation: it
+// runs inside the signal handler, perhaps after the heap was corrupted.
+void Locate(uintptr_t address, char* out, size_t size) {
+  out[0] = '\0';
   Dl_info info;
   if (address == 0 || dladdr(reinterpret_cast<void*>(address), &info) == 0 ||
       info.dli_fname == nullptr)
-    return "";
+    return;
   const char* name = info.dli_fname;
   const char* slash = std::strrchr(name, '/');
   if (slash != nullptr) name = slash + 1;
   if (*name == '\0') name = "program";
-  char text[512];
-  std::snprintf(text, sizeof(text), " [%s+0x%" PRIxPTR "]", name,
+  std::snprintf(out, size, " [%s+0x%" PRIxPTR "]", name,
                 address - reinterpret_cast<uintptr_t>(info.dli_fbase));
-  return text;
 }
 
 void WriteAll(const char* data, size_t size) {
@@ -63,9 +63,10 @@ void Writer(const char* text) {
       if (dladdr(frames[i], &info) != 0 && info.dli_sname != nullptr)
         std::snprintf(name, sizeof(name), "%s", info.dli_sname);
     }
-    char line[512];
-    std::snprintf(line, sizeof(line), "    #%-2d 0x%" PRIxPTR "  %s%s\n", i, pc, name,
-                  Locate(pc).c_str());
+    char where[320];
+    Locate(pc, where, sizeof(where));
+    char line[640];
+    std::snprintf(line, sizeof(line), "    #%-2d 0x%" PRIxPTR "  %s%s\n", i, pc, name, where);
     WriteText(line);
   }
 }
@@ -79,8 +80,9 @@ std::string AnnotateCrashLine(const std::string& line) {
   const size_t hex = line.find("0x", at);
   if (hex == std::string::npos) return line;
   const uintptr_t address = std::strtoull(line.c_str() + hex + 2, nullptr, 16);
-  const std::string where = Locate(address);
-  if (where.empty()) return line;
+  char where[320];
+  Locate(address, where, sizeof(where));
+  if (where[0] == '\0') return line;
   size_t end = line.size();
   while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) --end;
   return line.substr(0, end) + where + line.substr(end);
@@ -90,6 +92,9 @@ void InstallCrashHandler(const char* argv0) {
   static bool installed = false;
   if (installed) return;
   installed = true;
+#if defined(__SANITIZE_ADDRESS__)
+  return;  // AddressSanitizer's own SIGSEGV report says more
+#endif
   if (argv0 != nullptr) absl::InitializeSymbolizer(argv0);
   // The unwinder loads on first use: not inside a signal handler.
   void* warm[2];
@@ -100,6 +105,8 @@ void InstallCrashHandler(const char* argv0) {
   sigaction(SIGTRAP, nullptr, &trap);
   absl::FailureSignalHandlerOptions options;
   options.writerfn = Writer;
+  // Symbolizing a large library's frames takes longer than Abseil's 3 s.
+  options.alarm_on_failure_secs = 20;
   absl::InstallFailureSignalHandler(options);
   sigaction(SIGTERM, &term, nullptr);
   sigaction(SIGTRAP, &trap, nullptr);

@@ -94,20 +94,31 @@ absl::Status StreamWaitEvent(void* stream, void* event) {
   return absl::OkStatus();
 }
 
+// A failed capture's error stays CUDA's "last error" of the thread, which
+// the next kernel launch's check would report as its own: cleared here,
+// after the status that names it is made.
 absl::Status StreamBeginCapture(void* stream) {
   // Thread-local: other threads' CUDA calls (an input pipeline's copies)
   // neither join nor break this capture.
-  CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(static_cast<cudaStream_t>(stream),
-                                              cudaStreamCaptureModeThreadLocal));
+  const cudaError_t err =
+      cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeThreadLocal);
+  if (err != cudaSuccess) cudaGetLastError();
+  CUDA_RETURN_IF_ERROR(err);
   return absl::OkStatus();
 }
 
 absl::StatusOr<void*> StreamEndCapture(void* stream) {
   cudaGraph_t graph = nullptr;
-  CUDA_RETURN_IF_ERROR(cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph));
+  const cudaError_t ended = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph);
+  if (ended != cudaSuccess) {
+    cudaGetLastError();
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+  CUDA_RETURN_IF_ERROR(ended);
   cudaGraphExec_t exec = nullptr;
   const cudaError_t err = cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphDestroy(graph);
+  if (err != cudaSuccess) cudaGetLastError();
   CUDA_RETURN_IF_ERROR(err);
   return static_cast<void*>(exec);
 }

@@ -292,8 +292,8 @@ class BatchNormKernel : public CudaKernel {
     problem.epsilon = desc_.epsilon;
     problem.momentum = desc_.momentum;
     problem.deterministic = context_->options.deterministic;
-    problem.runtime_compiled_attempts =
-        ResolveRuntimeCompiledAttempts(context_->options.runtime_compiled_attempts);
+    problem.runtime_compiled_attempts = RuntimeCompiledAttemptsOf(*context_);
+    problem.runtime_compiled_budget = RuntimeCompiledBudgetOf(*context_);
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.

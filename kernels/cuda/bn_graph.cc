@@ -237,12 +237,24 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
   fe::graph::Graph& g = *pass.graph;
   const std::string where = What(name);
   const absl::Time start = absl::Now();
-  FE_RETURN_IF_ERROR(g.build_operation_graph(cudnn), where);
-  std::vector<fe::NumericalNote_t> barred;
-  if (problem.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
-  FeEngineListing listing(g, barred, barred, /*has_relaxed=*/false, where);
-  ASSIGN_OR_RETURN(const EnginePick pick,
-                   PickEngines(listing, /*wanted=*/1, problem.runtime_compiled_attempts));
+  // cuDNN refusing the graph (lowering it, or listing no engine for it) is
+  // "no engine" here, so the next form or the legacy calls are tried.
+  EnginePick pick;
+  absl::Status listed = [&]() -> absl::Status {
+    FE_RETURN_IF_ERROR(g.build_operation_graph(cudnn), where);
+    std::vector<fe::NumericalNote_t> barred;
+    if (problem.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
+    FeEngineListing listing(g, barred, barred, /*has_relaxed=*/false, where);
+    ASSIGN_OR_RETURN(pick, PickEngines(listing, /*wanted=*/1, problem.runtime_compiled_attempts,
+                                       problem.runtime_compiled_budget));
+    return absl::OkStatus();
+  }();
+  if (IsOutOfMemory(listed)) return listed;
+  if (!listed.ok()) {
+    ClearLastErrors();
+    pick = EnginePick{};
+    pick.last_error = std::string(listed.message());
+  }
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   CompileLogFields fields = {{"kernel", "batchnorm"},
                              {"op", problem.what},
@@ -252,7 +264,8 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
   if (&pass == &forward) fields.push_back({"running_stats", forward_running_stats ? "yes" : "no"});
   if (pick.built.empty()) {
     pass.plan = -1;
-    pass.name = NoEngineReason(pick, problem.runtime_compiled_attempts);
+    pass.name = listed.ok() ? NoEngineReason(pick, problem.runtime_compiled_attempts)
+                            : std::string(listed.message());
     fields.push_back({"engine", "none"});
     fields.push_back({"tried", absl::StrCat(pick.precompiled_tried, "+",
                                             pick.runtime_compiled_tried, "rtc")});

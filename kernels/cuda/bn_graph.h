@@ -27,6 +27,8 @@ struct cudnnContext;
 
 namespace cnnbench::cuda {
 
+struct RuntimeCompiledBudget;  // engine_pick.h
+
 enum class BnReluForm { kNone, kMask, kReluBwd };
 // "none", "mask", "relu_bwd".
 inline const char* BnReluFormName(BnReluForm form) {
@@ -44,6 +46,8 @@ struct BnProblem {
   // At most this many builds of run-time compiled engines per graph
   // (engine_pick.h).
   int runtime_compiled_attempts = 2;
+  // The backend's budget of failed run-time compiled builds (null: none).
+  RuntimeCompiledBudget* runtime_compiled_budget = nullptr;
   std::string what;  // the descriptor, for messages
 };
 

@@ -5,6 +5,19 @@
 
 namespace cnnbench::cuda {
 
+int RuntimeCompiledAttemptsOf(const Context& context) {
+  return ResolveRuntimeCompiledAttempts(context.options.runtime_compiled_attempts);
+}
+
+RuntimeCompiledBudget* RuntimeCompiledBudgetOf(Context& context) {
+  std::lock_guard<std::mutex> lock(context.shared_mutex);
+  std::shared_ptr<void>& slot = context.shared["runtime_compiled_budget"];
+  if (slot == nullptr)
+    slot = std::make_shared<RuntimeCompiledBudget>(
+        RuntimeCompiledFailureBudget(RuntimeCompiledAttemptsOf(context)));
+  return static_cast<RuntimeCompiledBudget*>(slot.get());
+}
+
 absl::StatusOr<std::shared_ptr<Context>> Context::Create(const Device& device,
                                                          const CudaBackendOptions& options) {
   RETURN_IF_ERROR(CheckDevice(device));

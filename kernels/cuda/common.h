@@ -20,6 +20,7 @@
 #include "core/device.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_kernels.h"
+#include "kernels/cuda/engine_pick.h"
 #include "kernels/kernel.h"
 
 namespace cnnbench::cuda {
@@ -48,6 +49,13 @@ struct Context {
 
 using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 using Inputs = std::vector<TensorSpec>;
+
+// The backend's budget of failed run-time compiled engine builds
+// (engine_pick.h), created on first use from its options; shared by every
+// graph the backend builds.
+RuntimeCompiledBudget* RuntimeCompiledBudgetOf(Context& context);
+// The backend's per-graph cap on run-time compiled builds.
+int RuntimeCompiledAttemptsOf(const Context& context);
 
 // The device kernels' element type of `dtype` (fp32, fp16, bf16, int32).
 absl::StatusOr<Elem> ToElem(DType dtype);

@@ -81,8 +81,8 @@ class ConvKernel : public CudaKernel {
     // (the heuristics' first), not the fastest of a timing that can differ.
     choice.deterministic = context_->options.deterministic;
     choice.timed = !choice.deterministic;
-    choice.runtime_compiled_attempts =
-        ResolveRuntimeCompiledAttempts(context_->options.runtime_compiled_attempts);
+    choice.runtime_compiled_attempts = RuntimeCompiledAttemptsOf(*context_);
+    choice.runtime_compiled_budget = RuntimeCompiledBudgetOf(*context_);
     ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn, choice));
 
     signature_.inputs = {input};

@@ -7,6 +7,7 @@
 #include <cudnn_frontend.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -235,7 +236,7 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   FeEngineListing listing(graph, strict, relaxed, relaxed.size() != strict.size(), where);
   ASSIGN_OR_RETURN(slot.pick,
                    PickEngines(listing, std::max(choice.candidates, 1),
-                               choice.runtime_compiled_attempts));
+                               choice.runtime_compiled_attempts, choice.runtime_compiled_budget));
   slot.build_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   slot.candidates = slot.pick.built;
   if (!slot.candidates.empty()) return absl::OkStatus();
@@ -324,6 +325,11 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     Impl::Pass& slot = impl.at(pass);
     absl::Status built = impl.BuildCandidates(pass, cudnn, choice);
     if (built.ok()) continue;
+    ClearLastErrors();
+    // A backward pass cuDNN refuses in any way (no engine, a graph it cannot
+    // lower or list) is reported when it is run; out of memory is an error.
+    if (pass != ConvPass::kForward && !IsOutOfMemory(built) && !absl::IsUnimplemented(built))
+      built = absl::UnimplementedError(absl::StrCat("unsupported: ", built.message()));
     slot.unavailable = built;
     slot.name = "none";
     impl.LogPass(pass);
@@ -379,6 +385,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     if (candidates.empty()) continue;  // unavailable (above)
     int64_t best = candidates.front();
     const absl::Time timing_start = absl::Now();
+    absl::Status timing_error;  // the first candidate's that failed to run
     if (ready && candidates.size() > 1) {
       float best_ms = std::numeric_limits<float>::infinity();
       for (int64_t plan : candidates) {
@@ -386,12 +393,32 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
                                              std::max(choice.timed_runs, 1), stream, events);
         if (!ms.ok()) {
           if (IsOutOfMemory(ms.status())) return ms.status();
+          ClearLastErrors();
+          if (timing_error.ok()) timing_error = ms.status();
           continue;  // a candidate that fails to run is not chosen
         }
         if (*ms < best_ms) {
           best_ms = *ms;
           best = plan;
         }
+      }
+      if (!std::isfinite(best_ms) && !timing_error.ok()) {
+        // Every candidate failed to run: the pass has no engine that runs.
+        Impl::Pass& slot = impl.at(pass);
+        slot.timing_seconds = absl::ToDoubleSeconds(absl::Now() - timing_start);
+        const absl::Status failed = absl::Status(
+            timing_error.code(),
+            absl::StrCat(impl.What(pass), ": every built engine failed to run (first: ",
+                         timing_error.message(), ")"));
+        slot.candidates.clear();
+        slot.unavailable = pass == ConvPass::kForward
+                               ? failed
+                               : absl::UnimplementedError(
+                                     absl::StrCat("unsupported: ", failed.message()));
+        slot.name = "none";
+        impl.LogPass(pass);
+        if (pass == ConvPass::kForward) return failed;
+        continue;
       }
     }
     impl.at(pass).timing_seconds = absl::ToDoubleSeconds(absl::Now() - timing_start);

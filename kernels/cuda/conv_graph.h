@@ -20,6 +20,8 @@ struct cudnnContext;
 
 namespace cnnbench::cuda {
 
+struct RuntimeCompiledBudget;  // engine_pick.h
+
 // Whether this build has cudnn-frontend; else the reason, for messages.
 bool ConvGraphsAvailable();
 std::string ConvGraphsUnavailableReason();
@@ -45,6 +47,8 @@ struct ConvPlanChoice {
   // At most this many builds of run-time compiled (NVRTC) engines per pass,
   // success or failure (engine_pick.h).
   int runtime_compiled_attempts = 2;
+  // The backend's budget of failed run-time compiled builds (null: none).
+  RuntimeCompiledBudget* runtime_compiled_budget = nullptr;
   // Only engines cuDNN does not mark NONDETERMINISTIC (bitwise-repeatable
   // results, for tests that compare runs bit for bit).
   bool deterministic = false;

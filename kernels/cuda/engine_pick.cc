@@ -22,7 +22,8 @@ std::string EnginePick::Tried() const {
 }
 
 absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
-                                       int runtime_compiled_attempts) {
+                                       int runtime_compiled_attempts,
+                                       RuntimeCompiledBudget* budget) {
   EnginePick pick;
   if (wanted < 1) wanted = 1;
   int64_t next = 0;  // the first configuration of the next listing
@@ -33,12 +34,20 @@ absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
         pick.capped = true;  // not listed: the cap is spent (or 0)
         continue;
       }
+      if (runtime_compiled && budget != nullptr && budget->failures_left.load() <= 0) {
+        pick.budget_spent = true;
+        continue;
+      }
       ASSIGN_OR_RETURN(const int64_t count, listing.List({runtime_compiled, relaxed}));
       pick.listed = count;
       const size_t want = runtime_compiled ? 1 : static_cast<size_t>(wanted);
       for (int64_t i = next; i < count && pick.built.size() < want; ++i) {
         if (runtime_compiled && pick.runtime_compiled_tried >= runtime_compiled_attempts) {
           pick.capped = true;
+          break;
+        }
+        if (runtime_compiled && budget != nullptr && budget->failures_left.load() <= 0) {
+          pick.budget_spent = true;
           break;
         }
         const EngineBuild built = listing.Build(i);
@@ -48,6 +57,7 @@ absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
           pick.built.push_back(i);
         } else {
           pick.last_error = built.message;
+          if (runtime_compiled && budget != nullptr) budget->failures_left.fetch_sub(1);
         }
       }
       next = count;
@@ -67,6 +77,9 @@ std::string NoEngineReason(const EnginePick& pick, int runtime_compiled_attempts
       pick.capped ? absl::StrCat("; the cap of ", runtime_compiled_attempts,
                                  " run-time compiled builds was reached: --cuda_rtc_attempts")
                   : "",
+      pick.budget_spent ? "; the backend's budget of failed run-time compiled builds is spent "
+                          "(4 x --cuda_rtc_attempts): no more are tried"
+                        : "",
       ")", pick.last_error.empty() ? "" : absl::StrCat(" (last: ", pick.last_error, ")"));
 }
 

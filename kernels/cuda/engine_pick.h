@@ -17,6 +17,7 @@
 #ifndef CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
 #define CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,19 @@ int DefaultRuntimeCompiledAttempts();
 // `option` when >= 0, else the default.
 inline int ResolveRuntimeCompiledAttempts(int option) {
   return option >= 0 ? option : DefaultRuntimeCompiledAttempts();
+}
+
+// Failed run-time compiled builds one backend may still spend, over all its
+// graphs: once a backend has seen this many fail (each costs seconds),
+// later graphs try none, so a cuDNN that compiles nothing for this GPU
+// costs a bounded time per process, not seconds per layer.
+struct RuntimeCompiledBudget {
+  explicit RuntimeCompiledBudget(int failures) : failures_left(failures) {}
+  std::atomic<int> failures_left;
+};
+// A backend's budget: this many times the per-graph cap (at least 4).
+inline int RuntimeCompiledFailureBudget(int runtime_compiled_attempts) {
+  return 4 * (runtime_compiled_attempts > 1 ? runtime_compiled_attempts : 1);
 }
 
 // One listing's filters.
@@ -68,6 +82,7 @@ struct EnginePick {
   int precompiled_tried = 0;      // builds attempted (barred ones are not)
   int runtime_compiled_tried = 0;
   bool capped = false;  // the run-time compiled cap stopped the search
+  bool budget_spent = false;  // ... or the backend's budget of failures was spent
   std::string last_error;
 
   // "3 precompiled and 2 run-time compiled builds tried of 41 listed"
@@ -75,9 +90,12 @@ struct EnginePick {
 };
 
 // Builds configurations as the header says, keeping up to `wanted`
-// precompiled ones of one stage (or one run-time compiled one).
+// precompiled ones of one stage (or one run-time compiled one). With a
+// `budget`, a run-time compiled build is tried only while it has failures
+// left, and each failure spends one.
 absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
-                                       int runtime_compiled_attempts);
+                                       int runtime_compiled_attempts,
+                                       RuntimeCompiledBudget* budget = nullptr);
 
 // "none of cuDNN's engine configurations builds (<Tried()>; the cap of N
 // run-time compiled builds was reached: --cuda_rtc_attempts) (last: ...)".

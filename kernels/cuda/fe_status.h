@@ -4,9 +4,12 @@
 #ifndef CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 #define CNNBENCH_KERNELS_CUDA_FE_STATUS_H_
 
+#include <cuda_runtime.h>
 #include <cudnn_frontend.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +56,7 @@ inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view wh
   switch (error.get_code()) {
     case fe::error_code_t::GRAPH_NOT_SUPPORTED:
     case fe::error_code_t::GRAPH_EXECUTION_PLAN_CREATION_FAILED:
+    case fe::error_code_t::HEURISTIC_QUERY_FAILED:
       return absl::UnimplementedError(absl::StrCat("unsupported: ", text));
     case fe::error_code_t::ATTRIBUTE_NOT_SET:
     case fe::error_code_t::SHAPE_DEDUCTION_FAILED:
@@ -72,6 +76,16 @@ inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view wh
   } while (0)
 
 namespace cnnbench::cuda {
+
+// Reads and so clears cuDNN's last error message on this thread and CUDA's
+// last (non-sticky) error; returns cuDNN's message ("" if none). For paths
+// that swallow a failure and go on.
+inline std::string ClearLastErrors() {
+  char last[1024] = {0};
+  cudnnGetLastErrorString(last, sizeof(last));
+  cudaGetLastError();
+  return last;
+}
 
 // EngineListing over a cudnn-frontend graph (built with
 // build_operation_graph): each List appends the heuristics' mode A listing
@@ -94,10 +108,22 @@ class FeEngineListing : public EngineListing {
 
   absl::StatusOr<int64_t> List(const EngineStage& stage) override {
     namespace fe = cudnn_frontend;
-    if (graph_.create_execution_plans({fe::HeurMode_t::A}).is_bad())
+    // Mode A and the fallback list, as cudnn-frontend's samples ask; the
+    // fallback list alone where mode A refuses the graph.
+    if (graph_.create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}).is_bad()) {
+      ClearLastErrors();  // the refusal's, which a later error would carry
       FE_RETURN_IF_ERROR(graph_.create_execution_plans({fe::HeurMode_t::FALLBACK}), what_);
+    }
     const auto& barred = stage.relaxed ? relaxed_ : strict_;
     if (!barred.empty()) graph_.deselect_numeric_notes(barred);
+    if (stage.relaxed) {
+      // Only what the strict filter barred: the rest was tried already.
+      std::vector<cudnn_frontend::NumericalNote_t> only;
+      for (auto note : strict_)
+        if (std::find(relaxed_.begin(), relaxed_.end(), note) == relaxed_.end())
+          only.push_back(note);
+      if (!only.empty()) graph_.select_numeric_notes(only);
+    }
     if (stage.runtime_compiled) {
       graph_.select_behavior_notes({fe::BehaviorNote_t::RUNTIME_COMPILATION});
     } else {
@@ -107,17 +133,24 @@ class FeEngineListing : public EngineListing {
   }
 
   EngineBuild Build(int64_t index) override {
+    // The same engine and knobs listed again (mode A and the fallback list
+    // overlap; a later stage lists the graph again): built once.
+    std::string name;
+    if (graph_.get_plan_name_at_index(index, name).is_good() && !name.empty() &&
+        !tried_.insert(name).second)
+      return {EngineBuildResult::kBarred, ""};
     cudnn_frontend::error_t built = graph_.build_plan_at_index(index);
     if (built.is_good()) return {EngineBuildResult::kBuilt, ""};
     std::string message = built.get_message();
     // cudnn-frontend's answer for a configuration a filter barred: no build.
-    if (absl::StrContains(message, "Deselecting execution plan"))
+    if (absl::StrContains(message, "Deselecting execution plan")) {
+      if (!name.empty()) tried_.erase(name);  // barred here, perhaps not in a later stage
       return {EngineBuildResult::kBarred, ""};
-    // Read (and so clear) cuDNN's own reason, which a later error would
-    // otherwise carry.
-    char last[1024] = {0};
-    cudnnGetLastErrorString(last, sizeof(last));
-    if (last[0] != '\0' && !absl::StrContains(message, last))
+    }
+    // Read (and so clear) cuDNN's own reason and CUDA's last error, which a
+    // later error would otherwise carry.
+    const std::string last = ClearLastErrors();
+    if (!last.empty() && !absl::StrContains(message, last))
       absl::StrAppend(&message, " [cuDNN: ", last, "]");
     return {EngineBuildResult::kFailed, std::move(message)};
   }
@@ -129,6 +162,7 @@ class FeEngineListing : public EngineListing {
   std::vector<cudnn_frontend::NumericalNote_t> strict_, relaxed_;
   bool has_relaxed_;
   std::string what_;
+  std::set<std::string> tried_;  // engine names built or failed
 };
 
 // Whether configuration `index` of `graph` is compiled at run time.

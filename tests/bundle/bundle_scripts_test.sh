@@ -377,6 +377,16 @@ expect_in "$out" "runtime +libnvrtc-builtins.so.13.0 -> $HOME_CUDA/lib64/libnvrt
   "NVRTC's builtins found by their soname"
 expect_in "$out" "absent +libcudnn_graph.so.\\* \\(this bundle's cuda_libs.txt does not list it" \
   "cuDNN's sub-library said absent, and not required by a bundle that does not list it"
+# NVRTC's builtins by major version: the build's 13.0, a machine's 13.2.
+echo libnvrtc-builtins.so.13.0 >>"$B/cuda_libs.txt"
+rm "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.0" "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.0.88"
+touch "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.2"
+out="$("$B/run.sh" --libs 2>&1)"
+expect_in "$out" "found +libnvrtc-builtins.so.13.0 -> $HOME_CUDA/lib64/libnvrtc-builtins.so.13.2" \
+  "NVRTC's builtins of another minor version accepted"
+grep -q "MISSING +libnvrtc-builtins" <<<"$out" && fail "builtins of another minor version are not missing"
+rm "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.2"
+touch "$HOME_CUDA/lib64/libnvrtc-builtins.so.13.0"
 cp "$TMP/cuda_libs.saved" "$B/cuda_libs.txt"
 
 #### A program with unresolved symbols: its steps skip, the others run.

@@ -85,13 +85,24 @@ required_libs() {
   grep -v '^[[:space:]]*$' "$BUNDLE/cuda_libs.txt"
 }
 
-# find_in LIB DIR...: the first DIR/LIB that exists.
+# find_in LIB DIR...: the first DIR/LIB that exists. NVRTC's builtins
+# match by major version (libnvrtc-builtins.so.13.*): NVRTC loads the
+# builtins of its own minor version, which need not be the build's.
 find_in() {
-  local lib="$1" d
+  local lib="$1" d f
   shift
   for d in "$@"; do
     if [ -e "$d/$lib" ]; then echo "$d/$lib"; return 0; fi
   done
+  case "$lib" in
+    libnvrtc-builtins.so.*.*)
+      for d in "$@"; do
+        for f in "$d/${lib%.*}".*; do
+          if [ -e "$f" ]; then echo "$f"; return 0; fi
+        done
+      done
+      ;;
+  esac
   return 1
 }
 

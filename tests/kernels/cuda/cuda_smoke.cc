@@ -8,10 +8,11 @@
 // Checks: a 3x3 convolution in fp32, tf32, fp16 and bf16 (forward, data
 // and weight gradients), the 3-channel 7x7 stride-2 first layer in bf16 and
 // fp16 (its weight gradient is where the numerics filter can leave no
-// engine), batch norm with its ReLU as cuDNN graphs (forward and backward,
-// bf16 and fp16), an fc layer's GEMMs on cuBLASLt (bf16 and fp32), and a
-// kernel captured as a CUDA graph and replayed (its output equal to the
-// eager run's, bit for bit). One line per check on stdout:
+// engine), an fc layer's GEMMs on cuBLASLt (bf16 and fp32), a kernel
+// captured as a CUDA graph and replayed (its output equal to the eager
+// run's, bit for bit), and last batch norm with its ReLU as cuDNN graphs
+// (forward and backward, bf16 and fp16; its engines may be compiled at run
+// time, seconds each). One line per check on stdout:
 //
 //   smoke <check> ok|FAILED|skipped <seconds>s <implementation> [<detail>]
 //
@@ -99,7 +100,13 @@ Result CompareOp(const std::string& check, const std::string& text, Precision pr
       return r;
     }
   }
-  absl::Status compared = cuda_test::CompareWithReference(*desc, Tolerance(precision));
+  cuda_test::CompareOptions tolerance = Tolerance(precision);
+  if (absl::StrContains(r.implementation, "reduced-precision reduction")) {
+    // An engine that reduces in the activation type: looser, and said so.
+    tolerance.backward_rtol = tolerance.backward_atol = 1e-1;
+    r.detail = absl::StrCat(text, " (reduced-precision reduction: backward within 1e-1)");
+  }
+  absl::Status compared = cuda_test::CompareWithReference(*desc, tolerance);
   r.status = compared.ok() ? "ok" : absl::StrCat("failed: ", compared.message());
   return r;
 }
@@ -163,18 +170,6 @@ int Main(int argc, char** argv) {
     const std::string name = absl::StrCat("conv_stem_", PrecisionName(p));
     checks.push_back({name, [=] { return CompareOp(name, stem, p); }});
   }
-  for (Precision p : {Precision::kBf16, Precision::kFp16}) {
-    const std::string name = absl::StrCat("bn_graph_relu_", PrecisionName(p));
-    checks.push_back({name, [=] {
-                        return CompareOp(name, "bn:mb8ic64ih14iw14_eps1e-05mom0.9_relu", p,
-                                         [](const std::string& impl) {
-                                           if (absl::StartsWith(impl, "cudnn:bn_graph:"))
-                                             return absl::OkStatus();
-                                           return absl::UnavailableError(absl::StrCat(
-                                               "batch norm did not run as cuDNN graphs: ", impl));
-                                         });
-                      }});
-  }
   for (Precision p : {Precision::kBf16, Precision::kFp32}) {
     const std::string name = absl::StrCat("gemm_fc_", PrecisionName(p));
     checks.push_back({name, [=] { return CompareOp(name, "fc:mb32ic256oc128", p); }});
@@ -189,6 +184,19 @@ int Main(int argc, char** argv) {
                       r.status = s.ok() ? "ok" : absl::StrCat("failed: ", s.message());
                       return r;
                     }});
+  // Batch norm last: its graphs may compile engines at run time (seconds).
+  for (Precision p : {Precision::kBf16, Precision::kFp16}) {
+    const std::string name = absl::StrCat("bn_graph_relu_", PrecisionName(p));
+    checks.push_back({name, [=] {
+                        return CompareOp(name, "bn:mb8ic64ih14iw14_eps1e-05mom0.9_relu", p,
+                                         [](const std::string& impl) {
+                                           if (absl::StartsWith(impl, "cudnn:bn_graph:"))
+                                             return absl::OkStatus();
+                                           return absl::UnavailableError(absl::StrCat(
+                                               "batch norm did not run as cuDNN graphs: ", impl));
+                                         });
+                      }});
+  }
 
   int failed = 0;
   // The descriptors parse on any machine: a typo shows here, not on the GPU.

@@ -173,6 +173,34 @@ TEST(EnginePickTest, TheCapCoversBothFilters) {
   EXPECT_TRUE(relaxed_listed);
 }
 
+TEST(EnginePickTest, TheBackendsBudgetOfFailuresStopsLaterGraphs) {
+  // Every graph has only run-time compiled engines, and none builds.
+  std::vector<FakeEngine> engines(6, {true, true, false});
+  RuntimeCompiledBudget budget(RuntimeCompiledFailureBudget(2));
+  ASSERT_EQ(budget.failures_left.load(), 8);
+  int tried = 0;
+  for (int graph = 0; graph < 10; ++graph) {
+    FakeListing listing(engines);
+    auto pick = PickEngines(listing, 1, 2, &budget);
+    ASSERT_TRUE(pick.ok());
+    EXPECT_TRUE(pick->built.empty());
+    tried += pick->runtime_compiled_tried;
+    if (graph >= 4) {
+      EXPECT_EQ(pick->runtime_compiled_tried, 0) << graph;
+      EXPECT_TRUE(pick->budget_spent) << graph;
+      EXPECT_TRUE(absl::StrContains(NoEngineReason(*pick, 2), "budget")) << graph;
+    }
+  }
+  EXPECT_EQ(tried, 8);  // 4 graphs of 2, then none: 10 graphs cost 8 builds, not 20
+  // A success spends nothing.
+  RuntimeCompiledBudget fresh(1);
+  FakeListing builds({{true, true, true}});
+  auto pick = PickEngines(builds, 1, 2, &fresh);
+  ASSERT_TRUE(pick.ok());
+  EXPECT_EQ(pick->built.size(), 1u);
+  EXPECT_EQ(fresh.failures_left.load(), 1);
+}
+
 TEST(EnginePickTest, TheDefaultCapReadsTheEnvironment) {
   unsetenv("CNNBENCH_CUDA_RTC_ATTEMPTS");
   EXPECT_EQ(DefaultRuntimeCompiledAttempts(), 2);
