@@ -17,15 +17,16 @@
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/internal/parse.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "bench/case_filter.h"
 #include "bench/context.h"
 #include "bench/harness.h"
@@ -122,10 +123,32 @@ ABSL_FLAG(bool, verbose, false,
 namespace cnnbench::bench {
 namespace {
 
-// Whether the user gave the flag (even with its default value). The public
-// CommandLineFlag::IsSpecifiedOnCommandLine is private in Debian's Abseil.
+// The flags the user gave (even with their default values), read from the
+// command line itself: Abseil's public IsSpecifiedOnCommandLine is private
+// in Debian's release, and its internal record is not an interface.
+std::set<std::string>& GivenFlags() {
+  static std::set<std::string>* given = new std::set<std::string>();
+  return *given;
+}
+
+// Fills GivenFlags from argv: `--name`, `--name=value`, `-name`, and a
+// boolean's `--noname`, up to a bare `--`.
+void RecordGivenFlags(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "-")) continue;
+    absl::ConsumePrefix(&arg, "-");
+    const std::string name(arg.substr(0, arg.find('=')));
+    if (name.empty()) continue;
+    GivenFlags().insert(name);
+    if (absl::StartsWith(name, "no") && absl::FindCommandLineFlag(name) == nullptr)
+      GivenFlags().insert(name.substr(2));
+  }
+}
+
 bool Given(const absl::CommandLineFlag& flag) {
-  return absl::flags_internal::WasPresentOnCommandLine(flag.Name());
+  return GivenFlags().count(std::string(flag.Name())) > 0;
 }
 template <typename T>
 bool Given(const absl::Flag<T>& flag) {
@@ -407,6 +430,7 @@ int Main(int argc, char** argv) {
       "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "
       "[--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
       "--benchmark_out_format=json]; --help lists the flags");
+  RecordGivenFlags(argc, argv);
   absl::ParseCommandLine(args_count, args.data());  // unknown flags: a clear message and exit 1
 
   // Both outlive the run: the registered cases point into them.

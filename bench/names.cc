@@ -147,7 +147,7 @@ absl::StatusOr<CaseName> ParseAllReduce(const std::vector<std::string>& p, const
   CaseName c;
   c.family = f.name;
   if (p.size() != f.parts || !OneOf(p[1], {"nccl", "mpi", "local"}) ||
-      !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32"}) ||
+      !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32", "int64"}) ||  // what they reduce
       !ParseKeyed(p[3], "bytes", &c.bytes) || !ParseKeyed(p[4], "ranks", &c.ranks) || c.ranks == 0)
     return Bad(absl::StrCat("does not match ", f.grammar));
   c.impl = p[1];

@@ -104,6 +104,15 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   trainer->activation_type_ = ActivationType(options.precision);
   if (graph.images < 0 || graph.labels < 0 || graph.loss < 0)
     return absl::InvalidArgumentError("graph needs images, labels and a loss node");
+  // The options, before anything is created or allocated.
+  if (trainer->dynamic_loss_scale() && !(options.initial_loss_scale >= kMinLossScale &&
+                                         options.initial_loss_scale <= kMaxLossScale))
+    return absl::InvalidArgumentError(absl::StrCat("initial loss scale ",
+                                                   options.initial_loss_scale, " is outside [",
+                                                   kMinLossScale, ", ", kMaxLossScale, "]"));
+  if (trainer->dynamic_loss_scale() && options.loss_scale_growth_interval < 1)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loss scale growth interval ", options.loss_scale_growth_interval, " must be at least 1"));
   for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i)
     for (int in : graph.nodes[i].inputs)
       if (in < 0 || in >= i)
@@ -208,7 +217,9 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
     profile_.push_back(time);
     layers_.push_back(std::move(layer));
   }
+  edges_profile_ = static_cast<int>(profile_.size());
   profile_.push_back({"edges", "reorders, casts and gradient sums", "executor", 0, 0});
+  update_profile_ = static_cast<int>(profile_.size());
   profile_.push_back({"update", "sgd", "executor", 0, 0});
   loss_spec_ = layers_[layer_of_[graph.loss]]->kernel->signature().output;
   const auto consumers = graph.Consumers();
@@ -461,14 +472,6 @@ absl::Status Trainer::AllocateAndBind() {
        {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_, &slots_[0].images,
         &slots_[0].labels, &slots_[1].images, &slots_[1].labels, &scalars_, &state_, &scratch_})
     RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
-  if (dynamic_loss_scale() && !(options_.initial_loss_scale >= kMinLossScale &&
-                                options_.initial_loss_scale <= kMaxLossScale))
-    return absl::InvalidArgumentError(absl::StrCat("initial loss scale ",
-                                                   options_.initial_loss_scale, " is outside [",
-                                                   kMinLossScale, ", ", kMaxLossScale, "]"));
-  if (dynamic_loss_scale() && options_.loss_scale_growth_interval < 1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "loss scale growth interval ", options_.loss_scale_growth_interval, " must be at least 1"));
   const float scale = dynamic_loss_scale() ? options_.initial_loss_scale : 1.0f;
   const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
   RETURN_IF_ERROR(backend_->Upload(scalar, &scale, scalar, loss_scale_));
@@ -619,6 +622,9 @@ bool Trainer::cuda_graph_active() const {
 }
 
 absl::Status Trainer::Step() {
+  if (!have_batch_)
+    return absl::FailedPreconditionError(
+        "Trainer::Step before any SetBatch: there is no batch to train on");
   if (!cuda_graph_active()) {
     RETURN_IF_ERROR(ForwardBackward());
     return Update();
@@ -687,6 +693,9 @@ absl::Status Trainer::EnqueueBatchReady(int slot) {
 }
 
 absl::Status Trainer::ForwardBackward() {
+  if (!have_batch_)
+    return absl::FailedPreconditionError(
+        "Trainer::ForwardBackward before any SetBatch: there is no batch to train on");
   RETURN_IF_ERROR(EnqueueBatchReady(active_slot_));
   RETURN_IF_ERROR(EnqueueForwardBackward(active_slot_));
   RETURN_IF_ERROR(slots_[active_slot_].done->Record(backend_->stream()));
@@ -697,7 +706,7 @@ absl::Status Trainer::ForwardBackward() {
 
 absl::Status Trainer::EnqueueForwardBackward(int slot) {
   const int num_nodes = static_cast<int>(graph_.nodes.size());
-  LayerTime& edges = profile_[profile_.size() - 2];
+  LayerTime& edges = profile_[edges_profile_];
   if (options_.poison_freed) RETURN_IF_ERROR(backend_->Fill(arena_.data(), 0xff, arena_.size()));
 
   // Forward.
@@ -801,7 +810,7 @@ absl::Status Trainer::Update(const Event* ready) {
 }
 
 absl::Status Trainer::EnqueueUpdate() {
-  LayerTime& update = profile_.back();
+  LayerTime& update = profile_[update_profile_];
   RETURN_IF_ERROR(Timed(&update.backward_seconds, [&]() -> absl::Status {
     if (optimizer_ != nullptr) {
       UpdateArgs args;

@@ -99,6 +99,7 @@ class Trainer {
   absl::Status SetBatch(const float* images, const int32_t* labels);
 
   // One training step on the current batch: ForwardBackward() then Update().
+  // Before any SetBatch, FailedPrecondition (there is no batch).
   // Enqueues only; on a GPU the loss is copied into pinned host memory
   // behind the forward pass, within the step (see LastLoss()).
   absl::Status Step();
@@ -278,6 +279,7 @@ class Trainer {
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;
   std::vector<LayerTime> profile_;
+  int edges_profile_ = -1, update_profile_ = -1;  // the executor's entries in profile_
   std::unique_ptr<Timer> timer_;
 };
 

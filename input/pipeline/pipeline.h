@@ -18,10 +18,11 @@
 // Which records share a batch, and their order, depend on thread timing
 // (shard interleaving and the shuffle buffer's draws); batches are handed
 // out in the order they were started, whichever finishes decoding first.
-// Training batches are always full and run on across epochs (a skipped
-// record's slot takes the next record); an evaluation batch holds one
-// epoch's records, so the last of each epoch may be short. With one reader
-// an evaluation epoch is delivered in file order.
+// Training batches are full and run on across epochs (a skipped record's
+// slot takes the next record), but for the very last with finite epochs,
+// which holds what is left (epochs x records mod batch); an evaluation
+// batch holds one epoch's records, so the last of each epoch may be short.
+// With one reader an evaluation epoch is delivered in file order.
 #ifndef CNNBENCH_INPUT_PIPELINE_PIPELINE_H_
 #define CNNBENCH_INPUT_PIPELINE_PIPELINE_H_
 

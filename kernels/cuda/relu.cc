@@ -2,6 +2,7 @@
 // the output keeps the input's spec (NCHW or NHWC).
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "kernels/cuda/op_spec.h"
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
@@ -15,16 +16,9 @@ class ReluKernel : public CudaKernel {
   absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
     if (inputs.size() > 1)
       return absl::InvalidArgumentError(absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
-    const Shape shape = desc_.dims.shape();
-    TensorSpec input = DenseSpec(options.dtype, shape, ActivationLayout(*context_, options));
-    if (!inputs.empty()) {
-      const TensorSpec& given = inputs[0];
-      if (!given.is_plain() || given.dtype != options.dtype ||
-          given.shape.num_elements() != shape.num_elements())
-        return absl::InvalidArgumentError(absl::StrCat(what_, ": input spec ", given.DebugString(),
-                                                       " does not fit"));
-      input = given;
-    }
+    // A blocked input is "unsupported: ..." as for every other op here.
+    ASSIGN_OR_RETURN(const TensorSpec input,
+                     ResolveInput(what_, *context_, options, inputs, 0, desc_.dims.shape()));
     ASSIGN_OR_RETURN(elem_, ToElem(options.dtype));
     signature_.inputs = {input};
     signature_.output = input;

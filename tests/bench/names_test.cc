@@ -122,7 +122,8 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2pt0pb1_iw112ow56kw3sw2pl0pr1",
         "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
         "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
-        "allreduce/local/fp32/bytes:1048576/ranks:4", "input/tfrecord/train/threads:8",
+        "allreduce/local/fp32/bytes:1048576/ranks:4", "allreduce/mpi/int64/bytes:64/ranks:2",
+        "allreduce/nccl/int32/bytes:4/ranks:8", "input/tfrecord/train/threads:8",
         "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8", "peak/fp32/cpu/threads:16",
         "peak/bf16/cpu/threads:1"}) {
     auto c = ParseCaseName(name);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "models/net_builder.h"
@@ -143,6 +144,17 @@ TEST_P(TrainerTest, ProfileCoversEveryLayer) {
     EXPECT_EQ(entries, 1) << node.name << " has " << entries << " profile entries";
   }
   EXPECT_GT(layers, 10);
+  // The executor's own entries, by name: the update was timed.
+  int update = 0, edges = 0;
+  for (const LayerTime& t : profile) {
+    if (t.name == "update") {
+      ++update;
+      EXPECT_GT(t.forward_seconds + t.backward_seconds, 0) << "the update was not timed";
+    }
+    if (t.name == "edges") ++edges;
+  }
+  EXPECT_EQ(update, 1);
+  EXPECT_EQ(edges, 1);
 
   (*trainer)->ResetProfile();
   for (const LayerTime& t : (*trainer)->profile()) {
@@ -212,6 +224,45 @@ TEST(TrainerBackendsTest, OneDnnMatchesReference) {
   ASSERT_EQ(weights[0].size(), weights[1].size());
   for (size_t i = 0; i < weights[0].size(); ++i)
     ASSERT_NEAR(weights[1][i], weights[0][i], 1e-4) << "weight " << i;
+}
+
+// A step before any batch was set is an error, not a step on zeros.
+TEST_P(TrainerTest, StepBeforeSetBatchIsAnError) {
+  auto backend = MakeBackend();
+  auto trainer = Trainer::Compile(SmallCnn(), backend.get(), TrainOptions{});
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  for (absl::Status s : {(*trainer)->Step(), (*trainer)->ForwardBackward()}) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "SetBatch")) << s;
+  }
+  EXPECT_EQ((*trainer)->steps(), 0);
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  MakeBatch(0, &images, &labels);
+  ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+  auto loss = StepAndLoss(**trainer);
+  EXPECT_TRUE(loss.ok()) << loss.status();
+}
+
+// Bad loss-scale options are refused before anything is built: even with a
+// memory limit no plan fits, the error is about the options, not OOM.
+TEST_P(TrainerTest, BadLossScaleOptionsAreRefusedBeforeAllocating) {
+  auto backend = MakeBackend();
+  TrainOptions options;
+  options.precision = Precision::kFp16;
+  options.memory_limit_bytes = 1;  // any allocation plan is refused (OOM)
+  options.initial_loss_scale = 0;
+  auto trainer = Trainer::Compile(SmallCnn(), backend.get(), options);
+  ASSERT_FALSE(trainer.ok());
+  EXPECT_EQ(trainer.status().code(), absl::StatusCode::kInvalidArgument) << trainer.status();
+  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "initial loss scale"))
+      << trainer.status();
+  options.initial_loss_scale = 1024;
+  options.loss_scale_growth_interval = 0;
+  trainer = Trainer::Compile(SmallCnn(), backend.get(), options);
+  ASSERT_FALSE(trainer.ok());
+  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "growth interval"))
+      << trainer.status();
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, TrainerTest, ::testing::Values("reference", "onednn"),

@@ -224,6 +224,19 @@ TEST(CudaBackendTest, ReluMatchesTheReferenceInEveryPrecision) {
   }
 }
 
+// A blocked (CPU backend) input is "unsupported: ..." for ReLU as for every
+// other op of this backend, not an invalid argument.
+TEST(CudaBackendTest, ReluOnABlockedInputIsUnsupported) {
+  SKIP_WITHOUT_GPU();
+  const OpDesc relu = ReluDesc{{4, 16, 7, 9}};
+  TensorSpec blocked = TensorSpec::Plain(DType::kF32, Shape{4, 16, 7, 9});
+  blocked.layout = Layout::kBlocked;
+  auto kernel = Cuda()->Create(relu, KernelOptions::ForPrecision(Precision::kFp32), {blocked});
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(kernel.status())) << kernel.status();
+  EXPECT_EQ(kernel.status().message().rfind("unsupported: ", 0), 0u) << kernel.status();
+}
+
 // An op the backend cannot run is "unsupported: ..." naming it: an fc on
 // int32 data, which no GPU kernel has.
 TEST(CudaBackendTest, UnsupportedOpsAreUnsupportedWithTheirName) {
