@@ -47,14 +47,6 @@ absl::StatusOr<Buffer> OnDevice(Buffer host, const Device& device) {
 }
 
 // The (N,C,H,W) input of ops that read one activation.
-std::optional<Dims4> ActivationInput(const OpDesc& desc) {
-  if (const auto* d = std::get_if<ConvDesc>(&desc)) return d->input();
-  if (const auto* d = std::get_if<PoolDesc>(&desc)) return d->input();
-  if (const auto* d = std::get_if<BatchNormDesc>(&desc)) return d->dims;
-  if (const auto* d = std::get_if<ReluDesc>(&desc)) return d->dims;
-  if (const auto* d = std::get_if<LrnDesc>(&desc)) return d->dims;
-  return std::nullopt;
-}
 
 // The layout a 3x3 convolution producing the op's input would write. An fc
 // takes its input's shape from the network: after a pooling layer it reads
@@ -147,32 +139,6 @@ absl::Status KernelRunner::Run(Pass pass) {
   return absl::OkStatus();
 }
 
-double PassFlops(const OpDesc& desc) {
-  if (const auto* conv = std::get_if<ConvDesc>(&desc)) return conv->ForwardFlops();
-  if (const auto* fc = std::get_if<FcDesc>(&desc)) return fc->ForwardFlops();
-  return 0;
-}
-
-double PassBytes(const OpDesc& desc, Pass pass, DType dtype) {
-  auto tensor_bytes = [&](const Dims4& d) {
-    return static_cast<double>(SizeOf(dtype)) * d.elements();
-  };
-  const bool forward = pass == Pass::kForward;
-  if (const auto* p = std::get_if<PoolDesc>(&desc)) {
-    const double in = tensor_bytes(p->input()), out = tensor_bytes(p->output());
-    return forward ? in + out : in + 2 * out;
-  }
-  if (const auto* bn = std::get_if<BatchNormDesc>(&desc)) {
-    // Forward: a statistics pass, then read and write; backward: x and dy
-    // twice (reductions, then dx) and dx written.
-    const double t = tensor_bytes(bn->dims);
-    return forward ? 3 * t : 5 * t;
-  }
-  if (const auto* r = std::get_if<ReluDesc>(&desc)) {
-    const double t = tensor_bytes(r->dims);
-    return forward ? 2 * t : 3 * t;
-  }
-  return 0;
-}
+double PassFlops(const OpDesc& desc) { return ForwardFlops(desc); }
 
 }  // namespace cnnbench::bench

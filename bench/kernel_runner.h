@@ -46,11 +46,10 @@ class KernelRunner {
   KernelArgs args_;
 };
 
-// FLOPs of one call (conv, fc; 0 for other ops) and bytes moved by a
-// memory-bound pass (pool, batch norm, ReLU; 0 for others) whose
-// activations are stored as `dtype` (ActivationType of the precision).
+// FLOPs of one call (conv, fc; 0 for other ops): each pass costs the
+// forward's. The bytes a memory-bound pass moves are PassBytes(desc, pass,
+// dtype) of kernels/op_traits.h (pool, batch norm, ReLU; 0 for others).
 double PassFlops(const OpDesc& desc);
-double PassBytes(const OpDesc& desc, Pass pass, DType dtype);
 
 }  // namespace cnnbench::bench
 

@@ -13,30 +13,11 @@ std::vector<LayerCases> GraphLayerCases(const Graph& graph) {
     if (node.kind != Node::Kind::kOp) continue;
     bool inputs_need_grad = false;
     for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
-    LayerCases c;
+    LayerCases c = std::visit(
+        [&](const auto& d) { return LayerCasesOf(d, inputs_need_grad); }, node.op);
+    if (c.family.empty()) continue;  // no kernel cases for this op
     c.node = static_cast<int>(i);
-    c.shape = OpDescToString(node.op);
     if (!node.inputs.empty()) c.input = graph.nodes[node.inputs[0]].output;
-    if (std::holds_alternative<ConvDesc>(node.op) || std::holds_alternative<FcDesc>(node.op)) {
-      c.family = std::holds_alternative<ConvDesc>(node.op) ? "conv" : "fc";
-      c.passes.push_back({"fwd", Pass::kForward});
-      if (inputs_need_grad) c.passes.push_back({"bwd_data", Pass::kBackwardData});
-      c.passes.push_back({"bwd_filter", Pass::kBackwardWeights});
-    } else if (const auto* pool = std::get_if<PoolDesc>(&node.op)) {
-      c.family = "pool";
-      const std::string alg = pool->algorithm == PoolAlgorithm::kMax ? "max" : "avg";
-      c.passes.push_back({alg + "/fwd", Pass::kForward});
-      if (inputs_need_grad) c.passes.push_back({alg + "/bwd", Pass::kBackwardData});
-    } else if (std::holds_alternative<BatchNormDesc>(node.op)) {
-      c.family = "batchnorm";
-      c.passes = {{"fwd", Pass::kForward}, {"bwd", Pass::kBackwardData}};
-    } else if (std::holds_alternative<ReluDesc>(node.op)) {
-      c.family = "relu";
-      c.passes.push_back({"fwd", Pass::kForward});
-      if (inputs_need_grad) c.passes.push_back({"bwd", Pass::kBackwardData});
-    } else {
-      continue;
-    }
     out.push_back(std::move(c));
   }
   return out;

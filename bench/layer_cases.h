@@ -8,12 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "kernels/op_traits.h"
 #include "models/graph.h"
 
 namespace cnnbench::bench {
 
 // A pass of one layer operation through the Kernel interface.
-enum class Pass { kForward, kBackwardData, kBackwardWeights };
+using Pass = OpPass;
 
 struct LayerPass {
   std::string name;  // the name's pass part: "fwd", "bwd_data", "bwd_filter", "bwd", "max/fwd"
@@ -30,9 +31,24 @@ struct LayerCases {
   std::vector<LayerPass> passes;
 };
 
-// Every layer of `graph` that has kernel cases, in graph order (repeated
-// shapes included).
+// Every layer of `graph` that has kernel cases (its op's traits name a
+// family: kernels/op_traits.h), in graph order (repeated shapes included).
 std::vector<LayerCases> GraphLayerCases(const Graph& graph);
+
+// The cases of one op from its traits' BenchFact: empty passes when it has
+// none; passes that need the input's gradient only when
+// `inputs_need_grad`. Templated so a descriptor type of its own works too.
+template <typename T>
+LayerCases LayerCasesOf(const T& desc, bool inputs_need_grad) {
+  LayerCases c;
+  const BenchFact fact = OpTraits<T>::Bench(desc);
+  c.family = fact.family;
+  c.shape = desc.ToString();
+  if (fact.family.empty()) return c;
+  for (const BenchPassFact& p : fact.passes)
+    if (!p.needs_input_gradient || inputs_need_grad) c.passes.push_back({p.name, p.pass});
+  return c;
+}
 
 }  // namespace cnnbench::bench
 

@@ -704,62 +704,7 @@ bool SgdDesc::operator==(const SgdDesc& o) const {
          weight_decay == o.weight_decay;
 }
 
-// ---------------------------------------------------------------- any op
-
-std::string OpDescToString(const OpDesc& desc) {
-  return std::visit([](const auto& d) { return d.ToString(); }, desc);
-}
-
-absl::string_view OpKind(const OpDesc& desc) {
-  struct Kind {
-    absl::string_view operator()(const ConvDesc&) const { return "conv"; }
-    absl::string_view operator()(const PoolDesc&) const { return "pool"; }
-    absl::string_view operator()(const FcDesc&) const { return "fc"; }
-    absl::string_view operator()(const BatchNormDesc&) const { return "bn"; }
-    absl::string_view operator()(const ReluDesc&) const { return "relu"; }
-    absl::string_view operator()(const LrnDesc&) const { return "lrn"; }
-    absl::string_view operator()(const DropoutDesc&) const { return "dropout"; }
-    absl::string_view operator()(const ConcatDesc&) const { return "concat"; }
-    absl::string_view operator()(const AddDesc&) const { return "add"; }
-    absl::string_view operator()(const SoftmaxXentDesc&) const { return "softmax_xent"; }
-    absl::string_view operator()(const GemmDesc&) const { return "gemm"; }
-  };
-  return std::visit(Kind{}, desc);
-}
-
-namespace {
-template <typename Desc>
-absl::StatusOr<OpDesc> ParseAs(absl::string_view text) {
-  absl::StatusOr<Desc> desc = Desc::Parse(text);
-  if (!desc.ok()) return desc.status();
-  return OpDesc(*std::move(desc));
-}
-}  // namespace
-
-absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text) {
-  absl::string_view kind = text.substr(0, text.find(':'));
-  if (kind == "conv") return ParseAs<ConvDesc>(text);
-  if (kind == "pool") return ParseAs<PoolDesc>(text);
-  if (kind == "fc") return ParseAs<FcDesc>(text);
-  if (kind == "bn") return ParseAs<BatchNormDesc>(text);
-  if (kind == "relu") return ParseAs<ReluDesc>(text);
-  if (kind == "lrn") return ParseAs<LrnDesc>(text);
-  if (kind == "dropout") return ParseAs<DropoutDesc>(text);
-  if (kind == "concat") return ParseAs<ConcatDesc>(text);
-  if (kind == "add") return ParseAs<AddDesc>(text);
-  if (kind == "softmax_xent") return ParseAs<SoftmaxXentDesc>(text);
-  if (kind == "gemm") return ParseAs<GemmDesc>(text);
-  return InvalidDesc(text, absl::StrCat("unknown op '", kind,
-                                        "' (known: conv, pool, fc, bn, relu, lrn, dropout, "
-                                        "concat, add, softmax_xent, gemm)"));
-}
-
 #undef SCAN_ASSIGN
 #undef SCAN_CHECK
-
-bool HasParameters(const OpDesc& desc) {
-  return std::holds_alternative<ConvDesc>(desc) || std::holds_alternative<FcDesc>(desc) ||
-         std::holds_alternative<BatchNormDesc>(desc);
-}
 
 }  // namespace cnnbench

@@ -202,6 +202,8 @@ bool HasParameters(const OpDesc& desc);
 absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text);
 // "conv", "pool", "fc", "bn", "relu", "lrn", "dropout", "concat", "add", "softmax_xent", "gemm".
 absl::string_view OpKind(const OpDesc& desc);
+// Every kind, in OpDesc's order. Each op's facts: kernels/op_traits.h.
+std::vector<absl::string_view> OpKinds();
 
 }  // namespace cnnbench
 

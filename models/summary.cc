@@ -6,29 +6,6 @@
 
 namespace cnnbench {
 
-int64_t ParameterCount(const OpDesc& op) {
-  return std::visit(
-      [](const auto& d) -> int64_t {
-        using T = std::decay_t<decltype(d)>;
-        if constexpr (std::is_same_v<T, ConvDesc>) {
-          return d.weights_shape().num_elements() + (d.bias ? d.k : 0);
-        } else if constexpr (std::is_same_v<T, FcDesc>) {
-          return d.ic * d.oc + (d.bias ? d.oc : 0);
-        } else if constexpr (std::is_same_v<T, BatchNormDesc>) {
-          return (d.scale ? 2 : 1) * d.dims.c;
-        } else {
-          return 0;
-        }
-      },
-      op);
-}
-
-double ForwardFlops(const OpDesc& op) {
-  if (const auto* conv = std::get_if<ConvDesc>(&op)) return conv->ForwardFlops();
-  if (const auto* fc = std::get_if<FcDesc>(&op)) return fc->ForwardFlops();
-  return 0;
-}
-
 ModelSummary Summarize(const Graph& graph) {
   ModelSummary summary;
   summary.batch = graph.batch;

@@ -10,19 +10,18 @@
 
 #include "core/shape.h"
 #include "kernels/desc.h"
+#include "kernels/op_traits.h"
 #include "models/graph.h"
 
 namespace cnnbench {
 
-// Trainable values of one layer: conv K*C/g*R*S (+ K bias), fc IC*OC (+ OC
-// bias), batch norm C beta (+ C gamma with scale). Running statistics are
-// state, not parameters (as torchvision and Keras' "trainable" count them).
-int64_t ParameterCount(const OpDesc& op);
-
-// Forward FLOPs (2 per multiply-add) of conv and fc, for the descriptor's
-// whole batch. Other layers count 0: the published model figures count only
-// the multiply-adds of conv and fc layers.
-double ForwardFlops(const OpDesc& op);
+// ParameterCount(op) and ForwardFlops(op) come from each op's traits
+// (kernels/op_traits.h): trainable values of one layer (conv K*C/g*R*S
+// (+ K bias), fc IC*OC (+ OC bias), batch norm C beta (+ C gamma with
+// scale); running statistics are state, not parameters, as torchvision and
+// Keras' "trainable" count them), and forward FLOPs (2 per multiply-add)
+// for the descriptor's whole batch, which only conv and fc layers have in
+// a model (the published model figures count only theirs).
 
 struct LayerSummary {
   std::string name;  // node name ("stage1/block0/conv2")

@@ -5,24 +5,10 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/op_traits.h"
 
 namespace cnnbench {
 namespace {
-
-// The producer's op with the ReLU fused in, when it can take one.
-std::optional<OpDesc> WithRelu(const OpDesc& op) {
-  if (const auto* bn = std::get_if<BatchNormDesc>(&op); bn != nullptr && !bn->relu) {
-    BatchNormDesc fused = *bn;
-    fused.relu = true;
-    return OpDesc(fused);
-  }
-  if (const auto* add = std::get_if<AddDesc>(&op); add != nullptr && !add->relu) {
-    AddDesc fused = *add;
-    fused.relu = true;
-    return OpDesc(fused);
-  }
-  return std::nullopt;
-}
 
 std::string LastPart(const std::string& name) {
   const size_t slash = name.rfind('/');

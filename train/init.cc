@@ -14,26 +14,27 @@ std::vector<float> InitialParameter(const OpDesc& op, int index, const Shape& sh
   const int64_t count = shape.num_elements();
   std::vector<float> values(count, 0.0f);
   Rng rng(seed);
-  if (const auto* conv = std::get_if<ConvDesc>(&op)) {
-    if (index != 0) return values;  // bias
-    // Glorot uniform: limit sqrt(6 / (fan_in + fan_out)).
-    const double receptive = static_cast<double>(conv->h.kernel * conv->w.kernel);
-    const double fan_in = receptive * (conv->c / conv->groups);
-    const double fan_out = receptive * (conv->k / conv->groups);
-    const double limit = std::sqrt(6.0 / (fan_in + fan_out));
-    for (auto& v : values) v = static_cast<float>((2 * rng.Uniform() - 1) * limit);
-  } else if (const auto* fc = std::get_if<FcDesc>(&op)) {
-    if (index != 0) return values;  // bias
-    const double stddev = std::sqrt((relu_after ? 2.0 : 1.0) / fc->ic);
-    for (auto& v : values) {
-      double x;
-      do x = rng.Normal(); while (std::fabs(x) > 2.0);  // truncated at two stddevs
-      v = static_cast<float>(x * stddev);
+  const ParamFact fact = ParameterInit(op, index);
+  switch (fact.init) {
+    case ParamInit::kZero:
+      break;
+    case ParamInit::kOne:
+      for (auto& v : values) v = 1.0f;
+      break;
+    case ParamInit::kGlorotUniform: {
+      const double limit = std::sqrt(6.0 / (fact.fan_in + fact.fan_out));
+      for (auto& v : values) v = static_cast<float>((2 * rng.Uniform() - 1) * limit);
+      break;
     }
-  } else if (const auto* bn = std::get_if<BatchNormDesc>(&op)) {
-    // Params are {gamma, beta}, or {beta} without scale.
-    const bool is_gamma = bn->scale && index == 0;
-    for (auto& v : values) v = is_gamma ? 1.0f : 0.0f;
+    case ParamInit::kTruncatedNormalFanIn: {
+      const double stddev = std::sqrt((relu_after ? 2.0 : 1.0) / fact.fan_in);
+      for (auto& v : values) {
+        double x;
+        do x = rng.Normal(); while (std::fabs(x) > 2.0);  // truncated at two stddevs
+        v = static_cast<float>(x * stddev);
+      }
+      break;
+    }
   }
   return values;
 }

@@ -11,13 +11,15 @@
 #include "core/random.h"  // Rng, which callers of the initialiser use too
 #include "core/shape.h"
 #include "kernels/desc.h"
+#include "kernels/op_traits.h"
 
 namespace cnnbench {
 
 // A seed per (global seed, node, parameter index), stable across runs and machines.
 uint64_t ParameterSeed(uint64_t seed, int node, int index);
 
-// Values of parameter `index` of `op` in plain layout.
+// Values of parameter `index` of `op` in plain layout, as its traits'
+// ParamFact says (kernels/op_traits.h).
 std::vector<float> InitialParameter(const OpDesc& op, int index, const Shape& shape,
                                     bool relu_after, uint64_t seed);
 

@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "core/compile_log.h"
 #include "core/status.h"
+#include "kernels/op_traits.h"
 #include "train/fusion.h"
 #include "train/init.h"
 
@@ -27,17 +28,6 @@ constexpr int kLossBuffer = -4;
 
 size_t AlignUp(size_t bytes, size_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
-}
-
-// The (N,C,H,W) an elementwise op's descriptor expects for input `k`, when it
-// has one: a plain (N,C) tensor from an fc layer is read as (N,C,1,1).
-std::optional<Shape> ExpectedInputShape(const OpDesc& op) {
-  if (const auto* d = std::get_if<ReluDesc>(&op)) return d->dims.shape();
-  if (const auto* d = std::get_if<DropoutDesc>(&op)) return d->dims.shape();
-  if (const auto* d = std::get_if<BatchNormDesc>(&op)) return d->dims.shape();
-  if (const auto* d = std::get_if<AddDesc>(&op)) return d->dims.shape();
-  if (const auto* d = std::get_if<LrnDesc>(&op)) return d->dims.shape();
-  return std::nullopt;
 }
 
 absl::Status WithContext(const absl::Status& s, absl::string_view what) {
@@ -151,7 +141,8 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
     const Node& node = graph.nodes[i];
     if (node.kind != Node::Kind::kOp) continue;
     std::vector<TensorSpec> in_specs;
-    const std::optional<Shape> expected = ExpectedInputShape(node.op);
+    // An elementwise op reads a plain (N,C) input (an fc's) as its (N,C,1,1).
+    const std::optional<Shape> expected = ReshapedInput(node.op);
     for (int in : node.inputs) {
       TensorSpec spec = output_spec[in];
       // Same bytes, same order: only the logical rank differs.
@@ -192,10 +183,20 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
       return absl::InternalError(absl::StrCat("layer ", node.name, ": kernel takes ",
                                               sig.inputs.size(), " inputs, node has ",
                                               node.inputs.size()));
-    if (sig.params.empty() == HasParameters(node.op))
-      return absl::InternalError(absl::StrCat("layer ", node.name, ": kernel has ",
-                                              sig.params.size(), " parameters, its op ",
-                                              HasParameters(node.op) ? "has" : "has none"));
+    // The kernel's tensors are the ones its op's traits name (their
+    // initialisers and starting values come from there).
+    const std::vector<Shape> param_shapes = ParameterShapes(node.op);
+    const std::vector<Shape> state_shapes = StateShapes(node.op);
+    bool agree = sig.params.size() == param_shapes.size() && sig.state.size() == state_shapes.size();
+    for (size_t p = 0; agree && p < param_shapes.size(); ++p)
+      agree = sig.params[p].shape.num_elements() == param_shapes[p].num_elements();
+    for (size_t p = 0; agree && p < state_shapes.size(); ++p)
+      agree = sig.state[p].shape.num_elements() == state_shapes[p].num_elements();
+    if (!agree)
+      return absl::InternalError(absl::StrCat(
+          "layer ", node.name, ": kernel has ", sig.params.size(), " parameters and ",
+          sig.state.size(), " state tensors, its op's traits ", param_shapes.size(), " and ",
+          state_shapes.size(), " (or their sizes differ)"));
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       Layer::Input input;
       input.producer = node.inputs[k];
@@ -555,8 +556,10 @@ absl::Status Trainer::InitializeParameters() {
     const KernelSignature& sig = layer->kernel->signature();
     for (size_t s = 0; s < sig.state.size(); ++s) {
       const TensorSpec& spec = sig.state[s];
-      // Batch norm's running mean starts at 0, running variance at 1.
-      std::vector<float> values(spec.shape.num_elements(), s == 1 ? 1.0f : 0.0f);
+      // Each state tensor's start from its op's traits (batch norm: running
+      // mean 0, running variance 1).
+      std::vector<float> values(spec.shape.num_elements(),
+                                StateStart(graph_.nodes[layer->node].op, static_cast<int>(s)));
       void* dst = static_cast<char*>(state_.data()) + layer->state_offsets[s];
       RETURN_IF_ERROR(
           backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(), spec, dst));
