@@ -73,21 +73,6 @@ void Writer(const char* text) {
 
 }  // namespace
 
-std::string AnnotateCrashLine(const std::string& line) {
-  if (line.find("(unknown)") == std::string::npos) return line;
-  const size_t at = line.find('@');
-  if (at == std::string::npos) return line;
-  const size_t hex = line.find("0x", at);
-  if (hex == std::string::npos) return line;
-  const uintptr_t address = std::strtoull(line.c_str() + hex + 2, nullptr, 16);
-  char where[320];
-  Locate(address, where, sizeof(where));
-  if (where[0] == '\0') return line;
-  size_t end = line.size();
-  while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) --end;
-  return line.substr(0, end) + where + line.substr(end);
-}
-
 void InstallCrashHandler(const char* argv0) {
   static bool installed = false;
   if (installed) return;

@@ -16,18 +16,11 @@
 #ifndef CNNBENCH_CORE_CRASH_HANDLER_H_
 #define CNNBENCH_CORE_CRASH_HANDLER_H_
 
-#include <string>
-
 namespace cnnbench {
 
 // Installs the handler; `argv0` lets the symbolizer read the program's own
 // symbols. Call once, early in main.
 void InstallCrashHandler(const char* argv0);
-
-// One line of the trace with " [object+0xoffset]" added before its newline
-// when it shows an address in a frame marked "(unknown)"; other lines as
-// they are. Exposed for tests.
-std::string AnnotateCrashLine(const std::string& line);
 
 }  // namespace cnnbench
 

@@ -161,15 +161,18 @@ absl::Status Trainer::CreateKernels(const Graph& graph) {
     {
       CompileLogLayer scope(node.name);  // the kernel's own lines name the layer
       kernel = backend_->Create(node.op, kernel_options, in_specs);
-      CompileLogFields fields = {{"op", OpDescToString(node.op)}, {"pass", "all"}};
-      if (kernel.ok()) {
-        fields.push_back({"engine", (*kernel)->implementation()});
-      } else {
-        fields.push_back({"engine", "none"});
-        fields.push_back({"why", std::string(kernel.status().message())});
+      if (CompileLogEnabled()) {
+        CompileLogFields fields = {{"op", OpDescToString(node.op)}, {"pass", "all"}};
+        if (kernel.ok()) {
+          fields.push_back({"engine", (*kernel)->implementation()});
+        } else {
+          fields.push_back({"engine", "none"});
+          fields.push_back({"why", std::string(kernel.status().message())});
+        }
+        fields.push_back(
+            {"build", CompileLogSeconds(absl::ToDoubleSeconds(absl::Now() - created))});
+        CompileLog(fields);
       }
-      fields.push_back({"build", CompileLogSeconds(absl::ToDoubleSeconds(absl::Now() - created))});
-      CompileLog(fields);
     }
     if (!kernel.ok())
       return WithContext(kernel.status(),

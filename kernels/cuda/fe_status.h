@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/dtype.h"
+#include "core/cuda_status.h"
 #include "core/status.h"
 #include "kernels/cuda/engine_pick.h"
 
@@ -46,9 +47,7 @@ inline absl::Status FeStatus(cudnn_frontend::error_t error, absl::string_view wh
                              absl::string_view call) {
   namespace fe = cudnn_frontend;
   std::string message = error.get_message();
-  char last[1024] = {0};
-  cudnnGetLastErrorString(last, sizeof(last));
-  if (last[0] != '\0' && !absl::StrContains(message, last))
+  if (const std::string last = CudnnLastError(); !last.empty() && !absl::StrContains(message, last))
     absl::StrAppend(&message, " [cuDNN: ", last, "]");
   const std::string text = absl::StrCat(what, ": ", call, " failed: ", message);
   if (absl::StrContains(message, "ALLOC_FAILED") || absl::StrContains(message, "out of memory"))
@@ -81,10 +80,8 @@ namespace cnnbench::cuda {
 // last (non-sticky) error; returns cuDNN's message ("" if none). For paths
 // that swallow a failure and go on.
 inline std::string ClearLastErrors() {
-  char last[1024] = {0};
-  cudnnGetLastErrorString(last, sizeof(last));
   cudaGetLastError();
-  return last;
+  return CudnnLastError();
 }
 
 // EngineListing over a cudnn-frontend graph (built with

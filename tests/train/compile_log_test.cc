@@ -16,9 +16,8 @@
 namespace cnnbench {
 namespace {
 
-using train_test::MakeBatch;
 using train_test::SmallCnn;
-using train_test::StepAndLoss;
+using train_test::StepLosses;
 
 class CompileLogTest : public ::testing::TestWithParam<const char*> {
  protected:
@@ -142,15 +141,9 @@ TEST_P(CompileLogTest, AFailedCaptureRunsTheStepsEagerly) {
     auto trainer = Trainer::Compile(SmallCnn(), backend->get(), options);
     ASSERT_TRUE(trainer.ok()) << trainer.status();
     EXPECT_EQ((*trainer)->cuda_graph_active(), run == 1);
-    std::vector<float> images;
-    std::vector<int32_t> labels;
-    for (int step = 0; step < 4; ++step) {
-      MakeBatch(step, &images, &labels);
-      ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
-      auto loss = StepAndLoss(**trainer);
-      ASSERT_TRUE(loss.ok()) << "run " << run << " step " << step << ": " << loss.status();
-      losses[run].push_back(*loss);
-    }
+    auto run_losses = StepLosses(**trainer, 4);
+    ASSERT_TRUE(run_losses.ok()) << "run " << run << ": " << run_losses.status();
+    losses[run] = *run_losses;
     if (run == 1) {
       EXPECT_FALSE((*trainer)->cuda_graph_active());
       EXPECT_TRUE(absl::StrContains((*trainer)->cuda_graph_failure(),

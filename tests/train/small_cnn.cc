@@ -53,4 +53,18 @@ absl::StatusOr<float> StepAndLoss(Trainer& trainer) {
   return trainer.LastLoss();
 }
 
+absl::StatusOr<std::vector<float>> StepLosses(Trainer& trainer, int steps) {
+  std::vector<float> losses, images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < steps; ++step) {
+    MakeBatch(step, &images, &labels);
+    absl::Status set = trainer.SetBatch(images.data(), labels.data());
+    if (!set.ok()) return set;
+    absl::StatusOr<float> loss = StepAndLoss(trainer);
+    if (!loss.ok()) return loss.status();
+    losses.push_back(*loss);
+  }
+  return losses;
+}
+
 }  // namespace cnnbench::train_test

@@ -26,6 +26,9 @@ void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* 
 // One step, then its loss (Step() only enqueues; LastLoss() waits).
 absl::StatusOr<float> StepAndLoss(Trainer& trainer);
 
+// `steps` steps on MakeBatch(0), MakeBatch(1), ...: their losses.
+absl::StatusOr<std::vector<float>> StepLosses(Trainer& trainer, int steps);
+
 }  // namespace cnnbench::train_test
 
 #endif  // CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
