@@ -268,19 +268,19 @@ absl::Status AllReduceWorkload::RunIterations(int64_t count) {
 }
 
 absl::Status AllReduceWorkload::Report(benchmark::State& state) {
-  if (absl::Status s = Finish(); !s.ok()) return s;  // the timed span, on ranks 1..N-1
+  RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
 
   const Command in_place{Task::kInPlace, count_};
   RETURN_IF_ERROR(in_place_timer_->Start());
   Post(in_place);
   const absl::Status mine = Execute(ranks_[0], in_place);
   const absl::Status stopped = in_place_timer_->Stop();
-  if (absl::Status s = Finish(); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(Finish());
   if (!mine.ok()) return OnRank(0, mine);
   RETURN_IF_ERROR(stopped);
   ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
 
-  if (absl::Status s = RunEverywhere({Task::kCheck}); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
   for (const Rank& rank : ranks_)
     if (!rank.wrong.empty()) return absl::InternalError(rank.wrong);
 

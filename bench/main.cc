@@ -43,6 +43,7 @@
 #include "core/dtype.h"
 #include "core/invocation.h"
 #include "core/platform.h"
+#include "core/status.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/collectives/mpi.h"
 #include "kernels/collectives/nccl.h"
@@ -228,7 +229,7 @@ absl::Status CheckOtherCounts() {
 
 absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing) {
   for (const auto* flag : {&FLAGS_preset, &FLAGS_data_dir, &FLAGS_platform, &FLAGS_backend})
-    if (absl::Status s = CheckNotEmpty(*flag); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(CheckNotEmpty(*flag));
   std::string preset = absl::GetFlag(FLAGS_preset);
   const int gpu_count = CudaDeviceCount();
   if (preset.empty()) preset = gpu_count > 0 ? "published" : "quick";

@@ -220,7 +220,7 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
   }
   // Returned as they are: their messages name the flag, no file:line needed.
   if (wants("train"))
-    if (absl::Status s = RegisterTrainCases(options, harness); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(RegisterTrainCases(options, harness));
   if (wants("conv") || wants("fc") || wants("pool") || wants("batchnorm") || wants("relu"))
     RETURN_IF_ERROR(RegisterKernelCases(options, harness));
   if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));
@@ -228,7 +228,7 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
   if (wants("grads")) RETURN_IF_ERROR(RegisterGradsCases(options, harness));
   // Returned as it is: a --data_dir message names the flag, no file:line needed.
   if (wants("input"))
-    if (absl::Status s = RegisterInputCases(options, harness); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(RegisterInputCases(options, harness));
   if (wants("peak"))
     RETURN_IF_ERROR(RegisterPeakCases(options.precisions, DefaultPeakThreads(), harness));
   return harness.progress().names();

@@ -43,4 +43,22 @@ bool IsOutOfMemory(const absl::Status& status);
 #define ASSIGN_OR_RETURN(lhs, rexpr) \
   CNNBENCH_ASSIGN_OR_RETURN_IMPL_(CNNBENCH_CONCAT_(cnnbench_statusor_, __LINE__), lhs, rexpr)
 
+// The same two without the file:line prefix, where the error goes to the user
+// as it is (a descriptor string's field, a results file's path and key) and a
+// source location would only be noise in it.
+#define RETURN_IF_ERROR_AS_IS(expr)                                 \
+  do {                                                              \
+    ::absl::Status cnnbench_status_ = (expr);                       \
+    if (!cnnbench_status_.ok()) return cnnbench_status_;            \
+  } while (0)
+
+#define CNNBENCH_ASSIGN_OR_RETURN_AS_IS_IMPL_(statusor, lhs, rexpr) \
+  auto statusor = (rexpr);                                          \
+  if (!statusor.ok()) return std::move(statusor).status();          \
+  lhs = std::move(statusor).value()
+
+#define ASSIGN_OR_RETURN_AS_IS(lhs, rexpr)                                                  \
+  CNNBENCH_ASSIGN_OR_RETURN_AS_IS_IMPL_(CNNBENCH_CONCAT_(cnnbench_statusor_, __LINE__), lhs, \
+                                        rexpr)
+
 #endif  // CNNBENCH_CORE_STATUS_H_

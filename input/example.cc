@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "input/example.pb.h"
@@ -106,7 +107,7 @@ absl::StatusOr<ImageRecord> ParseImageExample(absl::string_view bytes) {
   const auto encoded = RequiredFeature(features, kEncoded, tensorflow::Feature::kBytesList);
   if (!encoded.ok()) return encoded.status();
   const tensorflow::BytesList& encoded_list = (*encoded)->bytes_list();
-  if (absl::Status s = OneValue(kEncoded, encoded_list.value_size()); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(OneValue(kEncoded, encoded_list.value_size()));
   if (encoded_list.value(0).empty())
     return absl::InvalidArgumentError(absl::StrCat("tf.Example: feature '", kEncoded,
                                                    "' is an empty string (no image)"));
@@ -114,7 +115,7 @@ absl::StatusOr<ImageRecord> ParseImageExample(absl::string_view bytes) {
 
   const auto label = RequiredFeature(features, kLabel, tensorflow::Feature::kInt64List);
   if (!label.ok()) return label.status();
-  if (absl::Status s = OneValue(kLabel, (*label)->int64_list().value_size()); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(OneValue(kLabel, (*label)->int64_list().value_size()));
   record.label = (*label)->int64_list().value(0);
 
   // Bounding boxes: four parallel float lists, each absent or the same length.

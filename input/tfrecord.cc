@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/status.h"
 #include "input/crc32c.h"
 
 namespace cnnbench::input {
@@ -166,7 +167,7 @@ absl::Status TFRecordReader::ReadFully(char* dst, size_t size, size_t* got) {
       *got += static_cast<size_t>(n);
       continue;
     }
-    if (absl::Status s = FillBuffer(); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(FillBuffer());
   }
   return absl::OkStatus();
 }
@@ -298,10 +299,10 @@ absl::Status TFRecordWriter::Write(absl::string_view record) {
     return absl::FailedPreconditionError(absl::StrCat(path_, ": the writer is closed"));
   const std::string framed = EncodeTFRecord(record);
   if (buffer_.size() + framed.size() > kWriteBufferBytes) {
-    if (absl::Status s = Flush(); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(Flush());
   }
   if (framed.size() >= kWriteBufferBytes) {
-    if (absl::Status s = WriteToFile(framed.data(), framed.size()); !s.ok()) return s;
+    RETURN_IF_ERROR_AS_IS(WriteToFile(framed.data(), framed.size()));
   } else {
     buffer_ += framed;
   }
@@ -313,7 +314,7 @@ absl::Status TFRecordWriter::Flush() {
   if (!error_.ok()) return error_;
   if (fd_ < 0)
     return absl::FailedPreconditionError(absl::StrCat(path_, ": the writer is closed"));
-  if (absl::Status s = WriteToFile(buffer_.data(), buffer_.size()); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(WriteToFile(buffer_.data(), buffer_.size()));
   buffer_.clear();
   return absl::OkStatus();
 }

@@ -13,252 +13,23 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/desc_text.h"
 
 namespace cnnbench {
-namespace {
 
-// Shortest decimal form that strtod reads back as exactly `value`, so the
-// strings stay short (0.001, 1e-05) and still round-trip.
-std::string FormatReal(double value) {
-  char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
-}
-
-std::string DimsToString(const Dims4& d) {
-  return absl::StrCat("mb", d.n, "ic", d.c, "ih", d.h, "iw", d.w);
-}
-
-// One spatial dimension: "ih56oh28kh3sh2ph1[dh2]" with axis 'h', or
-// "pt0pb1" in place of "ph1" when the pads differ (axis 'w': pl/pr).
-std::string WindowToString(const WindowDim& d, char axis) {
-  const char* before = axis == 'h' ? "pt" : "pl";
-  const char* after = axis == 'h' ? "pb" : "pr";
-  std::string out = absl::StrCat("i", std::string(1, axis), d.in, "o", std::string(1, axis),
-                                 d.out, "k", std::string(1, axis), d.kernel, "s",
-                                 std::string(1, axis), d.stride);
-  if (d.pad_before == d.pad_after) {
-    absl::StrAppend(&out, "p", std::string(1, axis), d.pad_before);
-  } else {
-    absl::StrAppend(&out, before, d.pad_before, after, d.pad_after);
-  }
-  if (d.dilation != 1) absl::StrAppend(&out, "d", std::string(1, axis), d.dilation);
-  return out;
-}
-
-absl::Status InvalidDesc(absl::string_view text, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("bad descriptor '", text, "': ", what));
-}
-
-// A cursor over a descriptor string. Every failure names the whole string,
-// the offending field and where it was expected, so a mistyped shape-file
-// line is easy to find.
-class Scanner {
- public:
-  explicit Scanner(absl::string_view text) : text_(text) {}
-
-  absl::string_view text() const { return text_; }
-  bool AtEnd() const { return pos_ == text_.size(); }
-
-  absl::Status Error(absl::string_view what) const { return InvalidDesc(text_, what); }
-
-  // Consumes `literal` or fails naming it.
-  absl::Status Expect(absl::string_view literal) {
-    if (!TryConsume(literal))
-      return Error(absl::StrCat("expected '", literal, "' at offset ", pos_, Rest()));
-    return absl::OkStatus();
-  }
-
-  // Consumes `literal` when it is next.
-  bool TryConsume(absl::string_view literal) {
-    if (text_.substr(pos_, literal.size()) != literal) return false;
-    pos_ += literal.size();
-    return true;
-  }
-
-  // True when `key` followed by a digit is next (an optional integer field).
-  bool AtKey(absl::string_view key) const {
-    size_t end = pos_ + key.size();
-    return text_.substr(pos_, key.size()) == key && end < text_.size() &&
-           absl::ascii_isdigit(static_cast<unsigned char>(text_[end]));
-  }
-
-  // `key` then a non-negative decimal integer.
-  absl::StatusOr<int64_t> Int(absl::string_view key) {
-    if (!TryConsume(key))
-      return Error(absl::StrCat("expected field '", key, "' at offset ", pos_, Rest()));
-    return Number(key);
-  }
-
-  // A non-negative decimal integer, the value of `field`.
-  absl::StatusOr<int64_t> Number(absl::string_view field) {
-    size_t start = pos_;
-    int64_t value = 0;
-    while (pos_ < text_.size() && absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_]))) {
-      int digit = text_[pos_] - '0';
-      if (value > (std::numeric_limits<int64_t>::max() - digit) / 10)
-        return Error(absl::StrCat("field '", field, "' is out of range"));
-      value = value * 10 + digit;
-      ++pos_;
-    }
-    if (pos_ == start)
-      return Error(absl::StrCat("field '", field, "' needs an integer at offset ", start, Rest()));
-    return value;
-  }
-
-  // `key` then a finite non-negative decimal real (digits, '.', exponent).
-  absl::StatusOr<double> Real(absl::string_view key) {
-    if (!TryConsume(key))
-      return Error(absl::StrCat("expected field '", key, "' at offset ", pos_, Rest()));
-    size_t start = pos_;
-    bool digits = false;
-    while (pos_ < text_.size() &&
-           (absl::ascii_isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
-      digits |= text_[pos_] != '.';
-      ++pos_;
-    }
-    // An exponent only when digits follow, so a following key is never eaten.
-    if (digits && pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      size_t p = pos_ + 1;
-      if (p < text_.size() && (text_[p] == '+' || text_[p] == '-')) ++p;
-      if (p < text_.size() && absl::ascii_isdigit(static_cast<unsigned char>(text_[p]))) {
-        while (p < text_.size() && absl::ascii_isdigit(static_cast<unsigned char>(text_[p]))) ++p;
-        pos_ = p;
-      }
-    }
-    std::string number(text_.substr(start, pos_ - start));
-    char* end = nullptr;
-    errno = 0;
-    double value = digits ? std::strtod(number.c_str(), &end) : 0.0;
-    if (!digits || end != number.c_str() + number.size() || errno == ERANGE ||
-        !std::isfinite(value))
-      return Error(absl::StrCat("field '", key, "' needs a real number at offset ", start,
-                                Rest()));
-    return value;
-  }
-
-  absl::Status End() {
-    if (!AtEnd()) return Error(absl::StrCat("unexpected text at offset ", pos_, Rest()));
-    return absl::OkStatus();
-  }
-
- private:
-  std::string Rest() const {
-    if (AtEnd()) return " (end of string)";
-    return absl::StrCat(" ('", text_.substr(pos_, 12), "')");
-  }
-
-  absl::string_view text_;
-  size_t pos_ = 0;
-};
-
-#define SCAN_ASSIGN(lhs, expr)          \
-  do {                                  \
-    auto scan_value_ = (expr);          \
-    if (!scan_value_.ok()) return scan_value_.status(); \
-    lhs = *scan_value_;                 \
-  } while (0)
-
-#define SCAN_CHECK(expr)                \
-  do {                                  \
-    absl::Status scan_status_ = (expr); \
-    if (!scan_status_.ok()) return scan_status_; \
-  } while (0)
-
-absl::Status ParseDims(Scanner& s, Dims4& d) {
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_ASSIGN(d.c, s.Int("ic"));
-  SCAN_ASSIGN(d.h, s.Int("ih"));
-  SCAN_ASSIGN(d.w, s.Int("iw"));
-  return absl::OkStatus();
-}
-
-// Reads "ih..oh..kh..sh..(ph..|pt..pb..)[dh..]" for `axis` 'h' or 'w'.
-absl::Status ParseWindow(Scanner& s, char axis, WindowDim& d) {
-  const std::string a(1, axis);
-  SCAN_ASSIGN(d.in, s.Int("i" + a));
-  SCAN_ASSIGN(d.out, s.Int("o" + a));
-  SCAN_ASSIGN(d.kernel, s.Int("k" + a));
-  SCAN_ASSIGN(d.stride, s.Int("s" + a));
-  const std::string before = axis == 'h' ? "pt" : "pl";
-  const std::string after = axis == 'h' ? "pb" : "pr";
-  if (s.AtKey(before)) {
-    SCAN_ASSIGN(d.pad_before, s.Int(before));
-    SCAN_ASSIGN(d.pad_after, s.Int(after));
-  } else {
-    SCAN_ASSIGN(d.pad_before, s.Int("p" + a));
-    d.pad_after = d.pad_before;
-  }
-  d.dilation = 1;
-  if (s.AtKey("d" + a)) SCAN_ASSIGN(d.dilation, s.Int("d" + a));
-  return absl::OkStatus();
-}
-
-// Checks that a window's stored output size is what its other fields give.
-absl::Status CheckWindow(const WindowDim& d, char axis) {
-  absl::StatusOr<WindowDim> expected = MakeWindowDim(d.in, d.kernel, d.stride, Padding::kExplicit,
-                                                     d.dilation, d.pad_before, d.pad_after);
-  if (!expected.ok())
-    return absl::InvalidArgumentError(
-        absl::StrCat("axis ", std::string(1, axis), ": ", expected.status().message()));
-  if (expected->out != d.out)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "field 'o", std::string(1, axis), "' is ", d.out, " but the window gives ",
-        expected->out, " (", WindowToString(*expected, axis), ")"));
-  return absl::OkStatus();
-}
-
-absl::Status CheckDims(const Dims4& d) {
-  if (d.n < 1 || d.c < 1 || d.h < 1 || d.w < 1)
-    return absl::InvalidArgumentError(
-        absl::StrCat("sizes must be positive (", DimsToString(d), ")"));
-  return absl::OkStatus();
-}
-
-absl::Status CheckPositive(absl::string_view field, int64_t value) {
-  if (value < 1)
-    return absl::InvalidArgumentError(
-        absl::StrCat("field '", field, "' must be positive, got ", value));
-  return absl::OkStatus();
-}
-
-absl::Status CheckReal(absl::string_view field, double value, double low, double high,
-                       bool low_open, bool high_open) {
-  bool ok = std::isfinite(value) && (low_open ? value > low : value >= low) &&
-            (high_open ? value < high : value <= high);
-  if (!ok)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "field '", field, "' is ", FormatReal(value), ", outside ", low_open ? "(" : "[",
-        FormatReal(low), ", ", std::isinf(high) ? "inf" : FormatReal(high),
-        high_open ? ")" : "]"));
-  return absl::OkStatus();
-}
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// The common tail of every Parse: the descriptor must validate, and errors
-// name the string being parsed.
-template <typename Desc>
-absl::StatusOr<Desc> Finish(Scanner& s, Desc desc) {
-  SCAN_CHECK(s.End());
-  absl::Status status = desc.Validate();
-  if (!status.ok()) return s.Error(status.message());
-  return desc;
-}
-
-absl::string_view PoolAlgorithmName(PoolAlgorithm algorithm) {
-  switch (algorithm) {
-    case PoolAlgorithm::kMax: return "max";
-    case PoolAlgorithm::kAvg: return "avg";
-    case PoolAlgorithm::kAvgExcludePad: return "avgx";
-  }
-  return "max";
-}
-
-}  // namespace
+using desc_text::kInf;
+using desc_text::Scanner;
+using desc_text::FormatReal;
+using desc_text::DimsToString;
+using desc_text::WindowToString;
+using desc_text::ParseDims;
+using desc_text::ParseWindow;
+using desc_text::CheckWindow;
+using desc_text::CheckDims;
+using desc_text::CheckPositive;
+using desc_text::CheckReal;
+using desc_text::Finish;
+using desc_text::PoolAlgorithmName;
 
 // ---------------------------------------------------------------- windows
 
@@ -318,15 +89,15 @@ double ConvDesc::ForwardFlops() const {
 }
 
 absl::Status ConvDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("mb", n));
-  SCAN_CHECK(CheckPositive("ic", c));
-  SCAN_CHECK(CheckPositive("oc", k));
-  SCAN_CHECK(CheckPositive("g", groups));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("mb", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("ic", c));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("oc", k));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("g", groups));
   if (c % groups != 0 || k % groups != 0)
     return absl::InvalidArgumentError(absl::StrCat("groups ", groups,
                                                    " must divide both ic ", c, " and oc ", k));
-  SCAN_CHECK(CheckWindow(h, 'h'));
-  SCAN_CHECK(CheckWindow(w, 'w'));
+  RETURN_IF_ERROR_AS_IS(CheckWindow(h, 'h'));
+  RETURN_IF_ERROR_AS_IS(CheckWindow(w, 'w'));
   return absl::OkStatus();
 }
 
@@ -342,20 +113,20 @@ std::string ConvDesc::ToString() const {
 absl::StatusOr<ConvDesc> ConvDesc::Parse(absl::string_view text) {
   Scanner s(text);
   ConvDesc d;
-  SCAN_CHECK(s.Expect("conv:"));
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_CHECK(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("conv:"));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
   d.groups = 1;
   if (s.AtKey("g")) {
-    SCAN_ASSIGN(d.groups, s.Int("g"));
-    SCAN_CHECK(s.Expect("_"));
+    ASSIGN_OR_RETURN_AS_IS(d.groups, s.Int("g"));
+    RETURN_IF_ERROR_AS_IS(s.Expect("_"));
   }
-  SCAN_ASSIGN(d.c, s.Int("ic"));
-  SCAN_ASSIGN(d.k, s.Int("oc"));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_CHECK(ParseWindow(s, 'h', d.h));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_CHECK(ParseWindow(s, 'w', d.w));
+  ASSIGN_OR_RETURN_AS_IS(d.c, s.Int("ic"));
+  ASSIGN_OR_RETURN_AS_IS(d.k, s.Int("oc"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'h', d.h));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'w', d.w));
   d.bias = s.TryConsume("_bias");
   return Finish(s, d);
 }
@@ -368,10 +139,10 @@ bool ConvDesc::operator==(const ConvDesc& o) const {
 // ---------------------------------------------------------------- pool
 
 absl::Status PoolDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("mb", n));
-  SCAN_CHECK(CheckPositive("ic", c));
-  SCAN_CHECK(CheckWindow(h, 'h'));
-  SCAN_CHECK(CheckWindow(w, 'w'));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("mb", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("ic", c));
+  RETURN_IF_ERROR_AS_IS(CheckWindow(h, 'h'));
+  RETURN_IF_ERROR_AS_IS(CheckWindow(w, 'w'));
   for (const WindowDim* d : {&h, &w}) {
     const char axis = d == &h ? 'h' : 'w';
     if (d->dilation != 1)
@@ -395,7 +166,7 @@ std::string PoolDesc::ToString() const {
 absl::StatusOr<PoolDesc> PoolDesc::Parse(absl::string_view text) {
   Scanner s(text);
   PoolDesc d;
-  SCAN_CHECK(s.Expect("pool:"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("pool:"));
   // "avgx" before "avg": the longer name wins.
   if (s.TryConsume("max_")) {
     d.algorithm = PoolAlgorithm::kMax;
@@ -406,12 +177,12 @@ absl::StatusOr<PoolDesc> PoolDesc::Parse(absl::string_view text) {
   } else {
     return s.Error("unknown pooling algorithm (known: max, avg, avgx)");
   }
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_ASSIGN(d.c, s.Int("ic"));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_CHECK(ParseWindow(s, 'h', d.h));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_CHECK(ParseWindow(s, 'w', d.w));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
+  ASSIGN_OR_RETURN_AS_IS(d.c, s.Int("ic"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'h', d.h));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'w', d.w));
   return Finish(s, d);
 }
 
@@ -422,9 +193,9 @@ bool PoolDesc::operator==(const PoolDesc& o) const {
 // ---------------------------------------------------------------- gemm
 
 absl::Status GemmDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("m", m));
-  SCAN_CHECK(CheckPositive("n", n));
-  SCAN_CHECK(CheckPositive("k", k));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("m", m));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("n", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("k", k));
   return absl::OkStatus();
 }
 
@@ -436,10 +207,10 @@ std::string GemmDesc::ToString() const {
 absl::StatusOr<GemmDesc> GemmDesc::Parse(absl::string_view text) {
   Scanner s(text);
   GemmDesc d;
-  SCAN_CHECK(s.Expect("gemm:"));
-  SCAN_ASSIGN(d.m, s.Int("m"));
-  SCAN_ASSIGN(d.n, s.Int("n"));
-  SCAN_ASSIGN(d.k, s.Int("k"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("gemm:"));
+  ASSIGN_OR_RETURN_AS_IS(d.m, s.Int("m"));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("n"));
+  ASSIGN_OR_RETURN_AS_IS(d.k, s.Int("k"));
   d.transpose_a = s.TryConsume("_ta");
   d.transpose_b = s.TryConsume("_tb");
   return Finish(s, d);
@@ -453,9 +224,9 @@ bool GemmDesc::operator==(const GemmDesc& o) const {
 // ---------------------------------------------------------------- fc
 
 absl::Status FcDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("mb", n));
-  SCAN_CHECK(CheckPositive("ic", ic));
-  SCAN_CHECK(CheckPositive("oc", oc));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("mb", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("ic", ic));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("oc", oc));
   return absl::OkStatus();
 }
 
@@ -466,10 +237,10 @@ std::string FcDesc::ToString() const {
 absl::StatusOr<FcDesc> FcDesc::Parse(absl::string_view text) {
   Scanner s(text);
   FcDesc d;
-  SCAN_CHECK(s.Expect("fc:"));
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_ASSIGN(d.ic, s.Int("ic"));
-  SCAN_ASSIGN(d.oc, s.Int("oc"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("fc:"));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
+  ASSIGN_OR_RETURN_AS_IS(d.ic, s.Int("ic"));
+  ASSIGN_OR_RETURN_AS_IS(d.oc, s.Int("oc"));
   d.bias = !s.TryConsume("_nobias");
   return Finish(s, d);
 }
@@ -481,9 +252,9 @@ bool FcDesc::operator==(const FcDesc& o) const {
 // ---------------------------------------------------------------- bn
 
 absl::Status BatchNormDesc::Validate() const {
-  SCAN_CHECK(CheckDims(dims));
-  SCAN_CHECK(CheckReal("eps", epsilon, 0, kInf, /*low_open=*/true, /*high_open=*/true));
-  SCAN_CHECK(CheckReal("mom", momentum, 0, 1, false, false));
+  RETURN_IF_ERROR_AS_IS(CheckDims(dims));
+  RETURN_IF_ERROR_AS_IS(CheckReal("eps", epsilon, 0, kInf, /*low_open=*/true, /*high_open=*/true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("mom", momentum, 0, 1, false, false));
   return absl::OkStatus();
 }
 
@@ -495,11 +266,11 @@ std::string BatchNormDesc::ToString() const {
 absl::StatusOr<BatchNormDesc> BatchNormDesc::Parse(absl::string_view text) {
   Scanner s(text);
   BatchNormDesc d;
-  SCAN_CHECK(s.Expect("bn:"));
-  SCAN_CHECK(ParseDims(s, d.dims));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_ASSIGN(d.epsilon, s.Real("eps"));
-  SCAN_ASSIGN(d.momentum, s.Real("mom"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("bn:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.epsilon, s.Real("eps"));
+  ASSIGN_OR_RETURN_AS_IS(d.momentum, s.Real("mom"));
   d.scale = !s.TryConsume("_noscale");
   d.relu = s.TryConsume("_relu");
   return Finish(s, d);
@@ -519,22 +290,22 @@ std::string ReluDesc::ToString() const { return absl::StrCat("relu:", DimsToStri
 absl::StatusOr<ReluDesc> ReluDesc::Parse(absl::string_view text) {
   Scanner s(text);
   ReluDesc d;
-  SCAN_CHECK(s.Expect("relu:"));
-  SCAN_CHECK(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("relu:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
   return Finish(s, d);
 }
 
 // ---------------------------------------------------------------- lrn
 
 absl::Status LrnDesc::Validate() const {
-  SCAN_CHECK(CheckDims(dims));
+  RETURN_IF_ERROR_AS_IS(CheckDims(dims));
   if (depth_radius < 0)
     return absl::InvalidArgumentError(
         absl::StrCat("field 'r' must be non-negative, got ", depth_radius));
   // bias > 0 keeps the denominator away from 0^-beta on zero inputs.
-  SCAN_CHECK(CheckReal("k", bias, 0, kInf, true, true));
-  SCAN_CHECK(CheckReal("a", alpha, 0, kInf, false, true));
-  SCAN_CHECK(CheckReal("b", beta, 0, kInf, false, true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("k", bias, 0, kInf, true, true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("a", alpha, 0, kInf, false, true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("b", beta, 0, kInf, false, true));
   return absl::OkStatus();
 }
 
@@ -546,13 +317,13 @@ std::string LrnDesc::ToString() const {
 absl::StatusOr<LrnDesc> LrnDesc::Parse(absl::string_view text) {
   Scanner s(text);
   LrnDesc d;
-  SCAN_CHECK(s.Expect("lrn:"));
-  SCAN_CHECK(ParseDims(s, d.dims));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_ASSIGN(d.depth_radius, s.Int("r"));
-  SCAN_ASSIGN(d.bias, s.Real("k"));
-  SCAN_ASSIGN(d.alpha, s.Real("a"));
-  SCAN_ASSIGN(d.beta, s.Real("b"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("lrn:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.depth_radius, s.Int("r"));
+  ASSIGN_OR_RETURN_AS_IS(d.bias, s.Real("k"));
+  ASSIGN_OR_RETURN_AS_IS(d.alpha, s.Real("a"));
+  ASSIGN_OR_RETURN_AS_IS(d.beta, s.Real("b"));
   return Finish(s, d);
 }
 
@@ -564,8 +335,8 @@ bool LrnDesc::operator==(const LrnDesc& o) const {
 // ---------------------------------------------------------------- dropout
 
 absl::Status DropoutDesc::Validate() const {
-  SCAN_CHECK(CheckDims(dims));
-  SCAN_CHECK(CheckReal("p", rate, 0, 1, false, true));  // rate 1 would scale by 1/0
+  RETURN_IF_ERROR_AS_IS(CheckDims(dims));
+  RETURN_IF_ERROR_AS_IS(CheckReal("p", rate, 0, 1, false, true));  // rate 1 would scale by 1/0
   return absl::OkStatus();
 }
 
@@ -576,10 +347,10 @@ std::string DropoutDesc::ToString() const {
 absl::StatusOr<DropoutDesc> DropoutDesc::Parse(absl::string_view text) {
   Scanner s(text);
   DropoutDesc d;
-  SCAN_CHECK(s.Expect("dropout:"));
-  SCAN_CHECK(ParseDims(s, d.dims));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_ASSIGN(d.rate, s.Real("p"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("dropout:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.rate, s.Real("p"));
   return Finish(s, d);
 }
 
@@ -596,9 +367,9 @@ Dims4 ConcatDesc::output() const {
 }
 
 absl::Status ConcatDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("mb", n));
-  SCAN_CHECK(CheckPositive("ih", h));
-  SCAN_CHECK(CheckPositive("iw", w));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("mb", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("ih", h));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("iw", w));
   if (channels.empty()) return absl::InvalidArgumentError("concat needs at least one input");
   for (size_t i = 0; i < channels.size(); ++i)
     if (channels[i] < 1)
@@ -614,17 +385,17 @@ std::string ConcatDesc::ToString() const {
 absl::StatusOr<ConcatDesc> ConcatDesc::Parse(absl::string_view text) {
   Scanner s(text);
   ConcatDesc d;
-  SCAN_CHECK(s.Expect("concat:"));
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_ASSIGN(d.h, s.Int("ih"));
-  SCAN_ASSIGN(d.w, s.Int("iw"));
-  SCAN_CHECK(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("concat:"));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
+  ASSIGN_OR_RETURN_AS_IS(d.h, s.Int("ih"));
+  ASSIGN_OR_RETURN_AS_IS(d.w, s.Int("iw"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
   if (s.AtEnd() || !s.AtKey("ic")) return s.Error("concat needs at least one input ('_ic<c>')");
   int64_t c;
-  SCAN_ASSIGN(c, s.Int("ic"));
+  ASSIGN_OR_RETURN_AS_IS(c, s.Int("ic"));
   d.channels.push_back(c);
   while (s.TryConsume(":")) {
-    SCAN_ASSIGN(c, s.Number("ic"));
+    ASSIGN_OR_RETURN_AS_IS(c, s.Number("ic"));
     d.channels.push_back(c);
   }
   return Finish(s, d);
@@ -645,8 +416,8 @@ std::string AddDesc::ToString() const {
 absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
   Scanner s(text);
   AddDesc d;
-  SCAN_CHECK(s.Expect("add:"));
-  SCAN_CHECK(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("add:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
   d.relu = s.TryConsume("_relu");
   return Finish(s, d);
 }
@@ -654,8 +425,8 @@ absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
 // ---------------------------------------------------------------- softmax_xent
 
 absl::Status SoftmaxXentDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("mb", n));
-  SCAN_CHECK(CheckPositive("ic", classes));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("mb", n));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("ic", classes));
   return absl::OkStatus();
 }
 
@@ -666,19 +437,19 @@ std::string SoftmaxXentDesc::ToString() const {
 absl::StatusOr<SoftmaxXentDesc> SoftmaxXentDesc::Parse(absl::string_view text) {
   Scanner s(text);
   SoftmaxXentDesc d;
-  SCAN_CHECK(s.Expect("softmax_xent:"));
-  SCAN_ASSIGN(d.n, s.Int("mb"));
-  SCAN_ASSIGN(d.classes, s.Int("ic"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("softmax_xent:"));
+  ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
+  ASSIGN_OR_RETURN_AS_IS(d.classes, s.Int("ic"));
   return Finish(s, d);
 }
 
 // ---------------------------------------------------------------- sgd
 
 absl::Status SgdDesc::Validate() const {
-  SCAN_CHECK(CheckPositive("n", count));
-  SCAN_CHECK(CheckReal("lr", learning_rate, 0, kInf, false, true));
-  SCAN_CHECK(CheckReal("m", momentum, 0, kInf, false, true));
-  SCAN_CHECK(CheckReal("wd", weight_decay, 0, kInf, false, true));
+  RETURN_IF_ERROR_AS_IS(CheckPositive("n", count));
+  RETURN_IF_ERROR_AS_IS(CheckReal("lr", learning_rate, 0, kInf, false, true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("m", momentum, 0, kInf, false, true));
+  RETURN_IF_ERROR_AS_IS(CheckReal("wd", weight_decay, 0, kInf, false, true));
   return absl::OkStatus();
 }
 
@@ -690,12 +461,12 @@ std::string SgdDesc::ToString() const {
 absl::StatusOr<SgdDesc> SgdDesc::Parse(absl::string_view text) {
   Scanner s(text);
   SgdDesc d;
-  SCAN_CHECK(s.Expect("sgd:"));
-  SCAN_ASSIGN(d.count, s.Int("n"));
-  SCAN_CHECK(s.Expect("_"));
-  SCAN_ASSIGN(d.learning_rate, s.Real("lr"));
-  SCAN_ASSIGN(d.momentum, s.Real("m"));
-  SCAN_ASSIGN(d.weight_decay, s.Real("wd"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("sgd:"));
+  ASSIGN_OR_RETURN_AS_IS(d.count, s.Int("n"));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.learning_rate, s.Real("lr"));
+  ASSIGN_OR_RETURN_AS_IS(d.momentum, s.Real("m"));
+  ASSIGN_OR_RETURN_AS_IS(d.weight_decay, s.Real("wd"));
   return Finish(s, d);
 }
 

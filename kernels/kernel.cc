@@ -49,7 +49,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Backend::Create(const OpDesc& desc,
                                                         const KernelOptions& options,
                                                         const std::vector<TensorSpec>& inputs) {
   // Passed on as they are: "unsupported: ..." is what a user reads first.
-  if (absl::Status supported = Supports(desc, options); !supported.ok()) return supported;
+  RETURN_IF_ERROR_AS_IS(Supports(desc, options));
   return CreateKernel(desc, options, inputs);
 }
 

@@ -13,24 +13,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "bench/names.h"
+#include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/run_file.h"
 
 // Errors here go to the user as they are (file and field, no source line):
-// these return them unchanged, unlike core/status.h's annotating macros.
-#define SCALING_CONCAT_INNER_(a, b) a##b
-#define SCALING_CONCAT_(a, b) SCALING_CONCAT_INNER_(a, b)
-#define TRY(expr)                                      \
-  do {                                                 \
-    ::absl::Status scaling_status_ = (expr);           \
-    if (!scaling_status_.ok()) return scaling_status_; \
-  } while (0)
-#define TRY_ASSIGN_IMPL_(statusor, lhs, rexpr)  \
-  auto statusor = (rexpr);                      \
-  if (!statusor.ok()) return statusor.status(); \
-  lhs = std::move(statusor).value()
-#define TRY_ASSIGN(lhs, rexpr) \
-  TRY_ASSIGN_IMPL_(SCALING_CONCAT_(scaling_statusor_, __LINE__), lhs, rexpr)
+// core/status.h's _AS_IS macros return them unchanged.
 
 namespace cnnbench::scaling {
 namespace {
@@ -128,7 +116,7 @@ class Reader {
 
 absl::StatusOr<Link> ReadLink(const Reader& r, const Json& json, const std::string& field) {
   if (!json.is_object()) return r.Error(field, "must be an object");
-  TRY(r.OnlyKnown(json, field,
+  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(json, field,
                   {"GBps", "Gbit_per_s", "latency_us", "shared_by", "source", "note"}));
   Link link;
   const Json* gbps = r.Optional(json, "GBps");
@@ -136,65 +124,65 @@ absl::StatusOr<Link> ReadLink(const Reader& r, const Json& json, const std::stri
   if ((gbps == nullptr) == (gbit == nullptr))
     return r.Error(field, "give exactly one of GBps (10^9 bytes/s) and Gbit_per_s");
   if (gbps != nullptr) {
-    TRY_ASSIGN(double v, r.Positive(*gbps, field + ".GBps"));
+    ASSIGN_OR_RETURN_AS_IS(double v, r.Positive(*gbps, field + ".GBps"));
     link.bandwidth = v * 1e9;
   } else {
-    TRY_ASSIGN(double v, r.Positive(*gbit, field + ".Gbit_per_s"));
+    ASSIGN_OR_RETURN_AS_IS(double v, r.Positive(*gbit, field + ".Gbit_per_s"));
     link.bandwidth = v * 1e9 / 8;
   }
-  TRY_ASSIGN(const Json* latency, r.Member(json, field, "latency_us"));
-  TRY_ASSIGN(double us, r.NonNegative(*latency, field + ".latency_us"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* latency, r.Member(json, field, "latency_us"));
+  ASSIGN_OR_RETURN_AS_IS(double us, r.NonNegative(*latency, field + ".latency_us"));
   link.latency = us * 1e-6;
   if (const Json* shared = r.Optional(json, "shared_by")) {
-    TRY_ASSIGN(int64_t s, r.PositiveInt(*shared, field + ".shared_by"));
+    ASSIGN_OR_RETURN_AS_IS(int64_t s, r.PositiveInt(*shared, field + ".shared_by"));
     link.shared_by = static_cast<int>(s);
   }
-  TRY_ASSIGN(const Json* source, r.Member(json, field, "source"));
-  TRY_ASSIGN(link.source, r.String(*source, field + ".source"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* source, r.Member(json, field, "source"));
+  ASSIGN_OR_RETURN_AS_IS(link.source, r.String(*source, field + ".source"));
   return link;
 }
 
 absl::StatusOr<ModelEntry> ReadModel(const Reader& r, const Json& json, const std::string& field,
                                      const ZooParameters& zoo_parameters) {
   if (!json.is_object()) return r.Error(field, "must be an object");
-  TRY(r.OnlyKnown(
+  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(
       json, field,
       {"name", "label", "table", "scheme", "scheme_detail", "ps_shards", "batch",
        "images_per_second", "step_seconds", "parameters", "gradient_bytes", "published", "note"}));
   ModelEntry m;
-  TRY_ASSIGN(const Json* name, r.Member(json, field, "name"));
-  TRY_ASSIGN(m.name, r.String(*name, field + ".name"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* name, r.Member(json, field, "name"));
+  ASSIGN_OR_RETURN_AS_IS(m.name, r.String(*name, field + ".name"));
   m.label = m.name;
   if (const Json* label = r.Optional(json, "label")) {
-    TRY_ASSIGN(m.label, r.String(*label, field + ".label"));
+    ASSIGN_OR_RETURN_AS_IS(m.label, r.String(*label, field + ".label"));
   }
   if (const Json* table = r.Optional(json, "table")) {
-    TRY_ASSIGN(m.table, r.String(*table, field + ".table"));
+    ASSIGN_OR_RETURN_AS_IS(m.table, r.String(*table, field + ".table"));
   }
-  TRY_ASSIGN(const Json* scheme, r.Member(json, field, "scheme"));
-  TRY_ASSIGN(std::string scheme_name, r.String(*scheme, field + ".scheme"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* scheme, r.Member(json, field, "scheme"));
+  ASSIGN_OR_RETURN_AS_IS(std::string scheme_name, r.String(*scheme, field + ".scheme"));
   absl::StatusOr<Scheme> parsed = ParseScheme(scheme_name);
   if (!parsed.ok()) return r.Error(field + ".scheme", parsed.status().message());
   m.scheme = *parsed;
   if (const Json* detail = r.Optional(json, "scheme_detail")) {
-    TRY_ASSIGN(m.scheme_detail, r.String(*detail, field + ".scheme_detail"));
+    ASSIGN_OR_RETURN_AS_IS(m.scheme_detail, r.String(*detail, field + ".scheme_detail"));
   }
   if (const Json* shards = r.Optional(json, "ps_shards")) {
-    TRY_ASSIGN(int64_t s, r.PositiveInt(*shards, field + ".ps_shards"));
+    ASSIGN_OR_RETURN_AS_IS(int64_t s, r.PositiveInt(*shards, field + ".ps_shards"));
     m.ps_shards = static_cast<int>(s);
   }
-  TRY_ASSIGN(const Json* batch, r.Member(json, field, "batch"));
-  TRY_ASSIGN(m.batch, r.PositiveInt(*batch, field + ".batch"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* batch, r.Member(json, field, "batch"));
+  ASSIGN_OR_RETURN_AS_IS(m.batch, r.PositiveInt(*batch, field + ".batch"));
 
   const Json* ips = r.Optional(json, "images_per_second");
   const Json* step = r.Optional(json, "step_seconds");
   if ((ips == nullptr) == (step == nullptr))
     return r.Error(field, "give exactly one of images_per_second and step_seconds (one device)");
   if (ips != nullptr) {
-    TRY_ASSIGN(double v, r.Positive(*ips, field + ".images_per_second"));
+    ASSIGN_OR_RETURN_AS_IS(double v, r.Positive(*ips, field + ".images_per_second"));
     m.step_seconds = static_cast<double>(m.batch) / v;
   } else {
-    TRY_ASSIGN(m.step_seconds, r.Positive(*step, field + ".step_seconds"));
+    ASSIGN_OR_RETURN_AS_IS(m.step_seconds, r.Positive(*step, field + ".step_seconds"));
   }
 
   const Json* params = r.Optional(json, "parameters");
@@ -202,11 +190,11 @@ absl::StatusOr<ModelEntry> ReadModel(const Reader& r, const Json& json, const st
   if (params != nullptr && grad != nullptr)
     return r.Error(field, "give parameters or gradient_bytes, not both");
   if (params != nullptr) {
-    TRY_ASSIGN(m.parameters, r.PositiveInt(*params, field + ".parameters"));
+    ASSIGN_OR_RETURN_AS_IS(m.parameters, r.PositiveInt(*params, field + ".parameters"));
     m.gradient_bytes = 4.0 * static_cast<double>(m.parameters);
     m.parameters_source = "config";
   } else if (grad != nullptr) {
-    TRY_ASSIGN(m.gradient_bytes, r.Positive(*grad, field + ".gradient_bytes"));
+    ASSIGN_OR_RETURN_AS_IS(m.gradient_bytes, r.Positive(*grad, field + ".gradient_bytes"));
     m.parameters_source = "config";
   } else {
     if (!zoo_parameters)
@@ -229,7 +217,7 @@ absl::StatusOr<ModelEntry> ReadModel(const Reader& r, const Json& json, const st
       int gpus = 0;
       if (!absl::SimpleAtoi(it.key(), &gpus) || gpus <= 0)
         return r.Error(absl::StrCat(pf, ".", it.key()), "key must be a positive GPU count");
-      TRY_ASSIGN(m.published[gpus], r.Positive(it.value(), absl::StrCat(pf, ".", it.key())));
+      ASSIGN_OR_RETURN_AS_IS(m.published[gpus], r.Positive(it.value(), absl::StrCat(pf, ".", it.key())));
     }
   }
   return m;
@@ -408,7 +396,7 @@ absl::StatusOr<double> CommSeconds(const Machine& m, Scheme scheme, double bytes
   return absl::InternalError("unhandled scheme");
 }
 
-double ExposedSeconds(double comm, double overlap, const Workload& w) {
+double ExposedSeconds(double comm, double overlap, const MeasuredStep& w) {
   const double window = overlap * w.backward_fraction * w.step_seconds;
   double exposed = std::max(0.0, comm - window);
   if (overlap > 0 && w.bucket_bytes > 0 && w.gradient_bytes > 0) {
@@ -419,7 +407,7 @@ double ExposedSeconds(double comm, double overlap, const Workload& w) {
   return exposed;
 }
 
-absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const Workload& w,
+absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const MeasuredStep& w,
                                    int gpus, int hosts, double overlap, int ps_shards,
                                    const BusbwCurve* curve, bool extrapolate) {
   if (!(w.step_seconds > 0) || !(w.gradient_bytes > 0) || w.batch <= 0)
@@ -430,9 +418,9 @@ absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const 
   Prediction p;
   p.gpus = gpus;
   p.hosts = hosts;
-  TRY_ASSIGN(p.comm_seconds, CommSeconds(machine, scheme, w.gradient_bytes, gpus, hosts, ps_shards,
+  ASSIGN_OR_RETURN_AS_IS(p.comm_seconds, CommSeconds(machine, scheme, w.gradient_bytes, gpus, hosts, ps_shards,
                                          curve, extrapolate, &p.note));
-  TRY_ASSIGN(double single, CommSeconds(machine, scheme, w.gradient_bytes, 1, 1, ps_shards, nullptr,
+  ASSIGN_OR_RETURN_AS_IS(double single, CommSeconds(machine, scheme, w.gradient_bytes, 1, 1, ps_shards, nullptr,
                                         extrapolate, nullptr));
   p.exposed_seconds =
       ExposedSeconds(p.comm_seconds, overlap, w) - ExposedSeconds(single, overlap, w);
@@ -452,58 +440,58 @@ absl::StatusOr<Config> ParseConfig(absl::string_view path, absl::string_view tex
         absl::StrCat(path, ": not valid JSON: ", report::JsonSyntaxError(std::string(text))));
   }
   if (!json.is_object()) return r.Error("(top level)", "must be an object");
-  TRY(r.OnlyKnown(json, "",
+  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(json, "",
                   {"machine", "source", "gpus_per_host", "links", "host_links", "gpus", "overlap",
                    "backward_fraction", "bucket_bytes", "models", "note"}));
   Config c;
   c.path = std::string(path);
-  TRY_ASSIGN(const Json* machine, r.Member(json, "", "machine"));
-  TRY_ASSIGN(c.machine.name, r.String(*machine, "machine"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* machine, r.Member(json, "", "machine"));
+  ASSIGN_OR_RETURN_AS_IS(c.machine.name, r.String(*machine, "machine"));
   if (const Json* source = r.Optional(json, "source")) {
-    TRY_ASSIGN(c.source, r.String(*source, "source"));
+    ASSIGN_OR_RETURN_AS_IS(c.source, r.String(*source, "source"));
   }
-  TRY_ASSIGN(const Json* gph, r.Member(json, "", "gpus_per_host"));
-  TRY_ASSIGN(int64_t per_host, r.PositiveInt(*gph, "gpus_per_host"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* gph, r.Member(json, "", "gpus_per_host"));
+  ASSIGN_OR_RETURN_AS_IS(int64_t per_host, r.PositiveInt(*gph, "gpus_per_host"));
   c.machine.gpus_per_host = static_cast<int>(per_host);
   if (const Json* host_links = r.Optional(json, "host_links")) {
-    TRY_ASSIGN(int64_t n, r.PositiveInt(*host_links, "host_links"));
+    ASSIGN_OR_RETURN_AS_IS(int64_t n, r.PositiveInt(*host_links, "host_links"));
     c.machine.host_links = static_cast<int>(n);
   }
 
-  TRY_ASSIGN(const Json* links, r.Member(json, "", "links"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* links, r.Member(json, "", "links"));
   if (!links->is_object()) return r.Error("links", "must be an object");
-  TRY(r.OnlyKnown(*links, "links", {"gpu_gpu", "gpu_host", "network"}));
-  TRY_ASSIGN(const Json* gpu_gpu, r.Member(*links, "links", "gpu_gpu"));
-  TRY_ASSIGN(c.machine.gpu_gpu, ReadLink(r, *gpu_gpu, "links.gpu_gpu"));
-  TRY_ASSIGN(const Json* gpu_host, r.Member(*links, "links", "gpu_host"));
-  TRY_ASSIGN(c.machine.gpu_host, ReadLink(r, *gpu_host, "links.gpu_host"));
+  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(*links, "links", {"gpu_gpu", "gpu_host", "network"}));
+  ASSIGN_OR_RETURN_AS_IS(const Json* gpu_gpu, r.Member(*links, "links", "gpu_gpu"));
+  ASSIGN_OR_RETURN_AS_IS(c.machine.gpu_gpu, ReadLink(r, *gpu_gpu, "links.gpu_gpu"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* gpu_host, r.Member(*links, "links", "gpu_host"));
+  ASSIGN_OR_RETURN_AS_IS(c.machine.gpu_host, ReadLink(r, *gpu_host, "links.gpu_host"));
   if (const Json* network = r.Optional(*links, "network")) {
-    TRY_ASSIGN(c.machine.network, ReadLink(r, *network, "links.network"));
+    ASSIGN_OR_RETURN_AS_IS(c.machine.network, ReadLink(r, *network, "links.network"));
   }
 
-  TRY_ASSIGN(const Json* gpus, r.Member(json, "", "gpus"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* gpus, r.Member(json, "", "gpus"));
   if (!gpus->is_array() || gpus->empty())
     return r.Error("gpus", "must be a non-empty array of GPU counts");
   for (size_t i = 0; i < gpus->size(); ++i) {
-    TRY_ASSIGN(int64_t n, r.PositiveInt((*gpus)[i], absl::StrCat("gpus[", i, "]")));
+    ASSIGN_OR_RETURN_AS_IS(int64_t n, r.PositiveInt((*gpus)[i], absl::StrCat("gpus[", i, "]")));
     c.gpus.push_back(static_cast<int>(n));
   }
   if (const Json* overlap = r.Optional(json, "overlap")) {
-    TRY_ASSIGN(c.overlap, r.NonNegative(*overlap, "overlap"));
+    ASSIGN_OR_RETURN_AS_IS(c.overlap, r.NonNegative(*overlap, "overlap"));
     if (c.overlap > 1) return r.Error("overlap", "must be in [0, 1]");
   }
   if (const Json* bf = r.Optional(json, "backward_fraction")) {
-    TRY_ASSIGN(c.backward_fraction, r.Positive(*bf, "backward_fraction"));
+    ASSIGN_OR_RETURN_AS_IS(c.backward_fraction, r.Positive(*bf, "backward_fraction"));
     if (c.backward_fraction > 1) return r.Error("backward_fraction", "must be in (0, 1]");
   }
   if (const Json* bucket = r.Optional(json, "bucket_bytes")) {
-    TRY_ASSIGN(c.bucket_bytes, r.NonNegative(*bucket, "bucket_bytes"));
+    ASSIGN_OR_RETURN_AS_IS(c.bucket_bytes, r.NonNegative(*bucket, "bucket_bytes"));
   }
 
-  TRY_ASSIGN(const Json* models, r.Member(json, "", "models"));
+  ASSIGN_OR_RETURN_AS_IS(const Json* models, r.Member(json, "", "models"));
   if (!models->is_array() || models->empty()) return r.Error("models", "must be a non-empty array");
   for (size_t i = 0; i < models->size(); ++i) {
-    TRY_ASSIGN(ModelEntry m,
+    ASSIGN_OR_RETURN_AS_IS(ModelEntry m,
                ReadModel(r, (*models)[i], absl::StrCat("models[", i, "]"), zoo_parameters));
     c.models.push_back(std::move(m));
   }
@@ -519,7 +507,7 @@ absl::StatusOr<Config> LoadConfig(const std::string& path, const ZooParameters& 
 }
 
 absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::string>* warnings) {
-  TRY_ASSIGN(report::RunFile run, report::LoadRunFile(path, warnings));
+  ASSIGN_OR_RETURN_AS_IS(report::RunFile run, report::LoadRunFile(path, warnings));
   Measured m;
   m.path = path;
   for (const report::FileCase& c : run.cases) {
@@ -635,7 +623,7 @@ absl::StatusOr<std::string> RenderTables(const Config& config, const Measured* m
   for (const ModelEntry& model : config.models) {
     if (!options.model.empty() && model.name != options.model) continue;
     const Scheme scheme = options.scheme.value_or(model.scheme);
-    Workload w;
+    MeasuredStep w;
     w.step_seconds = model.step_seconds;
     w.batch = model.batch;
     w.gradient_bytes = model.gradient_bytes;
@@ -671,7 +659,7 @@ absl::StatusOr<std::string> RenderTables(const Config& config, const Measured* m
         return absl::Status(none.status().code(),
                             absl::StrCat(config.path, ": ", model.label, " on ", gpus,
                                          " GPUs: ", none.status().message()));
-      TRY_ASSIGN(Prediction hidden, Predict(config.machine, scheme, w, gpus, hosts, overlap,
+      ASSIGN_OR_RETURN_AS_IS(Prediction hidden, Predict(config.machine, scheme, w, gpus, hosts, overlap,
                                             model.ps_shards, curve, options.extrapolate));
       auto pub = model.published.find(gpus);
       std::string published = "", err_none = "", err_with = "";

@@ -80,7 +80,7 @@ double ParameterServerSeconds(double bytes, int workers, int shards, const Link&
                               double worker_bandwidth, bool colocated);
 
 // One prediction's inputs.
-struct Workload {
+struct MeasuredStep {
   double step_seconds = 0;               // one device's step (forward + backward + update)
   int64_t batch = 0;                     // per device
   double gradient_bytes = 0;             // parameters * 4 (fp32 gradients)
@@ -107,13 +107,13 @@ absl::StatusOr<double> CommSeconds(const Machine& machine, Scheme scheme, double
 // The part of `comm` the backward pass does not hide: overlap in [0, 1] is
 // the fraction of the backward time communication may run behind. With
 // buckets, the last bucket's share of `comm` is always exposed.
-double ExposedSeconds(double comm, double overlap, const Workload& w);
+double ExposedSeconds(double comm, double overlap, const MeasuredStep& w);
 
 // Step time and throughput of `gpus` devices on `hosts` hosts. The single
 // device's step time already holds what its scheme costs on one device, so
 // the step is step_seconds + exposed(N) - exposed(1): one device predicts
 // exactly its own figure.
-absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const Workload& w,
+absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const MeasuredStep& w,
                                    int gpus, int hosts, double overlap, int ps_shards,
                                    const BusbwCurve* curve, bool extrapolate);
 

@@ -9,9 +9,16 @@
 #include "absl/strings/str_cat.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "input/image/color.h"
 
 namespace cnnbench::input {
 namespace {
+
+using color::Contrast;
+using color::FromUnit;
+using color::Saturate;
+using color::SaturateAndTurnHue;
+using color::ToUnit;
 
 // Independent random streams of one image's seed.
 constexpr uint64_t kCropStream = 0x63726f70ull;     // "crop"
@@ -217,114 +224,6 @@ absl::Status CheckNormalization(const Normalization& normalization) {
   return absl::OkStatus();
 }
 
-// The colour operations over planes of n values each (r, g, b), as
-// branch-free loops the compiler vectorises. Values are on [0, 1] between
-// them (ToUnit adds brightness on the way in, FromUnit clips on the way out).
-
-// Each loop below is compiled for AVX-512, AVX2 and the baseline; the
-// loader picks the CPU's best (the library itself is built for the baseline).
-#define CNNBENCH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-
-// Select-based min and max (by value, the same results as std::min and
-// std::max, whose references keep GCC from vectorising the loops below).
-inline float Min(float a, float b) { return b < a ? b : a; }
-inline float Max(float a, float b) { return a < b ? b : a; }
-inline float Clip01(float x) { return Min(Max(x, 0.0f), 1.0f); }
-
-// value / 255 + brightness.
-CNNBENCH_VECTOR_CLONES void ToUnit(float* const v[3], int64_t n, float brightness) {
-  for (int c = 0; c < 3; ++c) {
-    float* x = v[c];
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) x[j] = x[j] / 255.0f + brightness;
-  }
-}
-
-// Clipped to [0, 1], back on 0..255.
-CNNBENCH_VECTOR_CLONES void FromUnit(float* const v[3], int64_t n) {
-  for (int c = 0; c < 3; ++c) {
-    float* x = v[c];
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) x[j] = Clip01(x[j]) * 255.0f;
-  }
-}
-
-// tf.image.adjust_saturation alone, at fixed hue and value: each channel
-// moves towards (factor < 1) or away from (factor > 1) the largest, the HSV
-// saturation clamped to 1; pixels with no saturation, or a value <= 0, not
-// saturated (TensorFlow makes the latter grey: after the clip both are 0).
-CNNBENCH_VECTOR_CLONES void Saturate(float* const v[3], int64_t n, float factor) {
-  float* r = v[0];
-  float* g = v[1];
-  float* b = v[2];
-#pragma omp simd
-  for (int64_t j = 0; j < n; ++j) {
-    const float red = r[j], green = g[j], blue = b[j];
-    const float mx = Max(red, Max(green, blue));
-    const float mn = Min(red, Min(green, blue));
-    const float range = mx - mn;
-    const bool apply = (mx > 0) & (range > 0);
-    // Not applied: a scale of 1 (greys come back exactly; pixels with
-    // value <= 0 stay <= 0, which the clip that follows makes 0 either way).
-    const float ratio = apply ? Min(factor, mx / (apply ? range : 1.0f)) : 1.0f;
-    r[j] = mx - (mx - red) * ratio;
-    g[j] = mx - (mx - green) * ratio;
-    b[j] = mx - (mx - blue) * ratio;
-  }
-}
-
-// tf.image.adjust_saturation then adjust_hue in one HSV round trip (the
-// second's conversion would give back the first's hue, saturation and
-// value). HSV as TensorFlow's kernels compute it: value the largest
-// channel, saturation range / value when value > 0 (else 0), hue in
-// sectors [0, 6) (0 when the range is 0); back to RGB in the closed form
-// channel(k) = value - chroma * clamp(min(k, 4 - k), 0, 1), k = (n + hue) mod 6
-// with n = 5, 3, 1 for r, g, b.
-CNNBENCH_VECTOR_CLONES void SaturateAndTurnHue(float* const v[3], int64_t n, float factor,
-                                               float hue_delta) {
-  float* r = v[0];
-  float* g = v[1];
-  float* b = v[2];
-  const float turn = 6.0f * hue_delta;
-#pragma omp simd
-  for (int64_t j = 0; j < n; ++j) {
-    const float mx = Max(r[j], Max(g[j], b[j]));
-    const float mn = Min(r[j], Min(g[j], b[j]));
-    const float range = mx - mn;
-    const float s = mx > 0 ? range / mx : 0.0f;
-    const float safe = range > 0 ? range : 1.0f;
-    float h = r[j] == mx   ? (g[j] - b[j]) / safe
-              : g[j] == mx ? 2.0f + (b[j] - r[j]) / safe
-                           : 4.0f + (r[j] - g[j]) / safe;
-    h = range > 0 ? h : 0.0f;
-    h = h < 0 ? h + 6.0f : h;
-    h += turn;
-    h = h < 0 ? h + 6.0f : h;
-    h = h >= 6.0f ? h - 6.0f : h;
-    const float chroma = mx * Clip01(s * factor);
-    float k = 5.0f + h;
-    k = k >= 6.0f ? k - 6.0f : k;
-    r[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
-    k = 3.0f + h;
-    k = k >= 6.0f ? k - 6.0f : k;
-    g[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
-    k = 1.0f + h;
-    k = k >= 6.0f ? k - 6.0f : k;
-    b[j] = mx - chroma * Clip01(Min(k, 4.0f - k));
-  }
-}
-
-// Each channel's deviations from `mean` scaled by `factor`.
-CNNBENCH_VECTOR_CLONES void Contrast(float* const v[3], int64_t n, const float mean[3],
-                                     float factor) {
-  for (int c = 0; c < 3; ++c) {
-    float* x = v[c];
-    const float m = mean[c];
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) x[j] = (x[j] - m) * factor + m;
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<ColorDistortion> ParseColorDistortion(absl::string_view name) {
@@ -464,7 +363,7 @@ TrainDraws DrawTrainDistortions(uint64_t seed) {
 }
 
 absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropWindow& crop,
-                             const TrainOptions& options, uint64_t seed, const BatchSlot& slot,
+                             const TrainPreprocessOptions& options, uint64_t seed, const BatchSlot& slot,
                              TrainDraws* draws_out) {
   RETURN_IF_ERROR(CheckImage(image, "training preprocessing"));
   RETURN_IF_ERROR(CheckSlot(slot));
@@ -547,7 +446,7 @@ absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropW
 }
 
 absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                 absl::Span<const CropBox> boxes, const TrainOptions& options,
+                                 absl::Span<const CropBox> boxes, const TrainPreprocessOptions& options,
                                  uint64_t seed, Image* scratch, const BatchSlot& slot) {
   ASSIGN_OR_RETURN(const JpegHeader header, decoder.ReadHeader(jpeg));
   const ImageSize original{header.height, header.width};
@@ -586,7 +485,7 @@ absl::StatusOr<EvalWindow> ComputeEvalWindow(ImageSize original, int out_height,
   return window;
 }
 
-absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalOptions& options,
+absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalPreprocessOptions& options,
                             const BatchSlot& slot) {
   RETURN_IF_ERROR(CheckImage(image, "evaluation preprocessing"));
   RETURN_IF_ERROR(CheckSlot(slot));
@@ -605,7 +504,7 @@ absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalOp
 }
 
 absl::Status PreprocessEvalJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                const EvalOptions& options, Image* scratch, const BatchSlot& slot) {
+                                const EvalPreprocessOptions& options, Image* scratch, const BatchSlot& slot) {
   ASSIGN_OR_RETURN(const JpegHeader header, decoder.ReadHeader(jpeg));
   const ImageSize original{header.height, header.width};
   ASSIGN_OR_RETURN(const EvalWindow window,

@@ -133,7 +133,7 @@ enum class ColorDistortion {
 absl::StatusOr<ColorDistortion> ParseColorDistortion(absl::string_view name);
 const char* ColorDistortionName(ColorDistortion distortion);
 
-struct TrainOptions {
+struct TrainPreprocessOptions {
   CropSamplerOptions crop;
   // Horizontal, p = 0.5, applied to the resized output (tf_cnn_benchmarks
   // flips the crop before resizing; under the top-left sampling convention
@@ -164,13 +164,13 @@ TrainDraws DrawTrainDistortions(uint64_t seed);
 // writes the slot. Thread-safe (writes only the slot; kFull's two passes
 // use a per-thread buffer that grows to the largest slot and is kept).
 absl::Status PreprocessTrain(const Image& image, ImageSize original, const CropWindow& crop,
-                             const TrainOptions& options, uint64_t seed, const BatchSlot& slot,
+                             const TrainPreprocessOptions& options, uint64_t seed, const BatchSlot& slot,
                              TrainDraws* draws = nullptr);
 
 // Header, crop, downscaled decode into `scratch`, PreprocessTrain. Uses the
 // decoder (one per thread).
 absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                 absl::Span<const CropBox> boxes, const TrainOptions& options,
+                                 absl::Span<const CropBox> boxes, const TrainPreprocessOptions& options,
                                  uint64_t seed, Image* scratch, const BatchSlot& slot);
 
 // tf_cnn_benchmarks' eval_image: scale the image (aspect kept) so it just
@@ -179,7 +179,7 @@ absl::Status PreprocessTrainJpeg(JpegDecoder& decoder, absl::string_view jpeg,
 // central out_height x out_width window (offsets rounded down).
 // tf_cnn_benchmarks uses 1.15 (a central fraction of about 0.87); the
 // Inception/slim convention of central_fraction 0.875 is 1/0.875.
-struct EvalOptions {
+struct EvalPreprocessOptions {
   float resize_factor = 1.15f;  // >= 1
   Normalization normalization;
 };
@@ -194,10 +194,10 @@ absl::StatusOr<EvalWindow> ComputeEvalWindow(ImageSize original, int out_height,
 
 // The evaluation path after decode (`image` may be a downscaled decode of an
 // `original`-sized JPEG; decode with the window's resize size as minimum).
-absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalOptions& options,
+absl::Status PreprocessEval(const Image& image, ImageSize original, const EvalPreprocessOptions& options,
                             const BatchSlot& slot);
 absl::Status PreprocessEvalJpeg(JpegDecoder& decoder, absl::string_view jpeg,
-                                const EvalOptions& options, Image* scratch, const BatchSlot& slot);
+                                const EvalPreprocessOptions& options, Image* scratch, const BatchSlot& slot);
 
 }  // namespace cnnbench::input
 

@@ -1,12 +1,12 @@
 // The input pipeline's threads and queues (see pipeline.h).
 //
-// One mutex guards the record buffer, the batches' bookkeeping and the
-// counters; pixels are written outside it, each decoder into its own
-// claimed slot. A decoder claims its slot when it takes a record, so slots
-// are claimed in the order records leave the buffer; readers finish an
-// epoch together and wait until the buffer has drained before the next
-// epoch starts (an epoch's records never mix with the next one's in the
-// buffer).
+// One mutex guards the record buffer (shuffle_buffer.h), the batches'
+// bookkeeping (batch_assembly.h) and the counters; pixels are written
+// outside it, each decoder into its own claimed slot. A decoder claims its
+// slot when it takes a record, so slots are claimed in the order records
+// leave the buffer; readers finish an epoch together and wait until the
+// buffer has drained before the next epoch starts (an epoch's records never
+// mix with the next one's in the buffer).
 #include "input/pipeline/pipeline.h"
 
 #include <fcntl.h>
@@ -17,8 +17,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -30,7 +28,9 @@
 #include "core/status.h"
 #include "input/image/jpeg.h"
 #include "input/image/preprocess.h"
+#include "input/pipeline/batch_assembly.h"
 #include "input/pipeline/record.h"
+#include "input/pipeline/shuffle_buffer.h"
 #include "input/shards.h"
 #include "input/tfrecord.h"
 
@@ -121,23 +121,9 @@ std::string PipelineStats::ToString() const {
   return s;
 }
 
-// A batch's memory and bookkeeping.
-struct BatchBuffer {
-  Buffer images;  // (capacity, 3, H, W) or (capacity, H, W, 3) fp32
-  Buffer labels;  // (capacity) int32
-  Batch view;
-  std::vector<char> valid;  // per slot: filled (not a skipped record's hole)
-  int64_t claimed = 0;
-  int64_t completed = 0;
-  int64_t holes = 0;
-  bool closed = false;  // no more claims
-  int64_t epoch = 0;
-  int64_t sequence = 0;  // batches are delivered in the order they were opened
-};
-
 class InputPipeline::Impl {
  public:
-  explicit Impl(const PipelineOptions& options) : options_(options), shuffle_rng_(0) {}
+  explicit Impl(const PipelineOptions& options) : options_(options) {}
 
   absl::Status Init();
   void Start();
@@ -174,19 +160,16 @@ class InputPipeline::Impl {
 
   // Mutex held for all of these.
   size_t BufferCapacity() const;
-  bool CanPop() const;
-  SourceRecord PopLocked();
+  // A record may leave the buffer (an epoch's end drains a shuffle buffer).
+  bool CanPop() const { return records_->CanPop(draining_ || reading_done_); }
   // A slot can be claimed for the record the next pop takes (buffer not
-  // empty): the filling batch takes it, or a free batch is there to open.
-  // Popping only then keeps taking a record and claiming its slot one step.
-  bool SlotAvailable() const;
-  void CloseLocked(BatchBuffer* batch);
-  void MaybeFinishLocked(BatchBuffer* batch);
+  // empty): popping only then keeps taking a record and claiming its slot
+  // one step.
+  bool SlotAvailable() const { return batches_->SlotAvailable(records_->front().epoch); }
 
   const PipelineOptions options_;
   std::vector<Unit> units_;
   size_t image_values_ = 0;  // H * W * 3
-  std::vector<std::unique_ptr<BatchBuffer>> batches_;
   std::vector<JpegDecoder> decoders_;
   std::vector<std::thread> threads_;
   std::once_flag joined_;
@@ -197,20 +180,14 @@ class InputPipeline::Impl {
   std::condition_variable consumer_cv_;  // ready batches; the end; errors
   bool stop_ = false;
   absl::Status error_;
-  std::deque<SourceRecord> buffer_;
-  Rng shuffle_rng_;
+  std::unique_ptr<ShuffleBuffer> records_;
+  std::unique_ptr<BatchAssembly> batches_;
   int64_t reading_epoch_ = 0;  // the epoch readers are in
   int readers_finished_ = 0;   // readers done with reading_epoch_
   bool draining_ = false;      // all readers done with the epoch: decoders take what is left
   bool reading_done_ = false;  // the last epoch is read (finite epochs)
   int64_t epoch_records_ = 0;  // records pushed in reading_epoch_
   int64_t records_per_epoch_ = -1;
-  BatchBuffer* filling_ = nullptr;
-  std::deque<BatchBuffer*> free_;
-  std::map<int64_t, BatchBuffer*> ready_;  // finished, by sequence (empty ones too)
-  int64_t next_open_ = 0;                  // sequence of the next batch opened
-  int64_t next_deliver_ = 0;               // sequence of the next batch the consumer gets
-  BatchBuffer* held_ = nullptr;
   int active_decoders_ = 0;
   bool finished_ = false;  // every decoder has exited
   PipelineStats stats_;
@@ -235,7 +212,7 @@ absl::Status InputPipeline::Impl::Init() {
     return bad(absl::StrCat("shuffle buffer ", o.shuffle_buffer, ": must be >= 1"));
   if (o.epochs < 0) return bad(absl::StrCat("epochs ", o.epochs, ": must be >= 0 (0: forever)"));
   // Errors about the data set name it already: returned without a file:line trail.
-  if (absl::Status s = CheckDataDir(o.data_dir, o.format, o.subset); !s.ok()) return s;
+  RETURN_IF_ERROR_AS_IS(CheckDataDir(o.data_dir, o.format, o.subset));
 
   if (o.format == DataFormat::kTFRecord) {
     ASSIGN_OR_RETURN(std::vector<std::string> shards, FindShards(o.data_dir, o.subset));
@@ -253,6 +230,9 @@ absl::Status InputPipeline::Impl::Init() {
   const size_t label_bytes = o.batch * sizeof(int32_t);
   // Page-locked when a GPU is there, so the trainer's upload is asynchronous.
   const bool pinned = CudaDeviceCount() > 0;
+  records_ = std::make_unique<ShuffleBuffer>(o.training, BufferCapacity(),
+                                             MixBits64(o.seed ^ 0x5348554646ull));
+  batches_ = std::make_unique<BatchAssembly>(o.batch, image_values_, !o.training);
   // queue_depth ready + one held by the consumer + one being filled.
   for (int i = 0; i < o.queue_depth + 2; ++i) {
     auto b = std::make_unique<BatchBuffer>();
@@ -271,14 +251,12 @@ absl::Status InputPipeline::Impl::Init() {
     b->view.names.resize(o.batch);
     b->view.epochs.resize(o.batch);
     b->valid.resize(o.batch);
-    free_.push_back(b.get());
-    batches_.push_back(std::move(b));
+    batches_->Add(std::move(b));
   }
   for (int i = 0; i < o.decode_threads; ++i) {
     ASSIGN_OR_RETURN(JpegDecoder decoder, JpegDecoder::Create());
     decoders_.push_back(std::move(decoder));
   }
-  shuffle_rng_ = Rng(MixBits64(o.seed ^ 0x5348554646ull));
   return absl::OkStatus();
 }
 
@@ -330,33 +308,6 @@ size_t InputPipeline::Impl::BufferCapacity() const {
   return static_cast<size_t>(std::max(8, 2 * options_.decode_threads));
 }
 
-bool InputPipeline::Impl::CanPop() const {
-  if (buffer_.empty()) return false;
-  // Training draws from a full shuffle buffer, except at an epoch's end.
-  return !options_.training || draining_ || reading_done_ || buffer_.size() >= BufferCapacity();
-}
-
-SourceRecord InputPipeline::Impl::PopLocked() {
-  if (options_.training) {
-    const size_t pick = static_cast<size_t>(shuffle_rng_.Next() % buffer_.size());
-    std::swap(buffer_[pick], buffer_.back());
-    SourceRecord record = std::move(buffer_.back());
-    buffer_.pop_back();
-    return record;
-  }
-  SourceRecord record = std::move(buffer_.front());
-  buffer_.pop_front();
-  return record;
-}
-
-bool InputPipeline::Impl::SlotAvailable() const {
-  if (!free_.empty()) return true;
-  if (filling_ == nullptr) return false;
-  // Evaluation closes the filling batch at an epoch change (the buffer
-  // holds one epoch at a time; in order, so the front is the next record).
-  return options_.training || filling_->epoch == buffer_.front().epoch;
-}
-
 void InputPipeline::Impl::ReaderLoop(int reader) {
   const int readers = options_.reader_threads;
   for (int64_t epoch = 0; options_.epochs == 0 || epoch < options_.epochs; ++epoch) {
@@ -373,7 +324,7 @@ void InputPipeline::Impl::ReaderLoop(int reader) {
     }
     reader_cv_.wait(lock, [&] {
       return Stopping() || reading_epoch_ > epoch ||
-             (readers_finished_ == readers && buffer_.empty());
+             (readers_finished_ == readers && records_->empty());
     });
     if (Stopping()) return;
     if (reading_epoch_ == epoch) {  // the first reader through advances the epoch
@@ -447,10 +398,10 @@ bool InputPipeline::Impl::Push(SourceRecord record, size_t bytes, double seconds
   record.model_label = *label;
   std::unique_lock<std::mutex> lock(mutex_);
   const Clock::time_point start = Clock::now();
-  reader_cv_.wait(lock, [&] { return Stopping() || buffer_.size() < BufferCapacity(); });
+  reader_cv_.wait(lock, [&] { return Stopping() || records_->HasRoom(); });
   stats_.reader_wait_seconds += SecondsSince(start);
   if (Stopping()) return false;
-  buffer_.push_back(std::move(record));
+  records_->Push(std::move(record));
   ++stats_.records_read;
   ++epoch_records_;
   stats_.bytes_read += static_cast<int64_t>(bytes);
@@ -480,47 +431,18 @@ absl::Status InputPipeline::Impl::Decode(JpegDecoder& decoder, Image& scratch,
       b.xmax = r.xmax;
       boxes.push_back(b);
     }
-    TrainOptions train;
+    TrainPreprocessOptions train;
     train.color = options_.color;
     status = PreprocessTrainJpeg(decoder, record.jpeg, boxes, train,
                                  ImageSeed(options_.seed, record.key), &scratch, target);
   } else {
-    status = PreprocessEvalJpeg(decoder, record.jpeg, EvalOptions{}, &scratch, target);
+    status = PreprocessEvalJpeg(decoder, record.jpeg, EvalPreprocessOptions{}, &scratch, target);
   }
   if (!status.ok()) return Annotate(status, record.origin);
   static_cast<int32_t*>(batch.labels.data())[slot] = record.model_label;
   batch.view.names[slot] = record.name;
   batch.view.epochs[slot] = record.epoch;
   return absl::OkStatus();
-}
-
-void InputPipeline::Impl::CloseLocked(BatchBuffer* batch) {
-  batch->closed = true;
-  if (filling_ == batch) filling_ = nullptr;
-  MaybeFinishLocked(batch);
-}
-
-void InputPipeline::Impl::MaybeFinishLocked(BatchBuffer* batch) {
-  if (!batch->closed || batch->completed != batch->claimed) return;
-  if (batch->holes > 0) {  // skipped records: move the later examples up
-    float* images = static_cast<float*>(batch->images.data());
-    int32_t* labels = static_cast<int32_t*>(batch->labels.data());
-    int64_t to = 0;
-    for (int64_t from = 0; from < batch->claimed; ++from) {
-      if (!batch->valid[from]) continue;
-      if (to != from) {
-        std::memmove(images + to * image_values_, images + from * image_values_,
-                     image_values_ * sizeof(float));
-        labels[to] = labels[from];
-        batch->view.names[to] = batch->view.names[from];
-        batch->view.epochs[to] = batch->view.epochs[from];
-      }
-      ++to;
-    }
-  }
-  batch->view.size = batch->claimed - batch->holes;
-  ready_[batch->sequence] = batch;  // an empty one (all skipped) is passed over by Next()
-  if (batch->sequence == next_deliver_) consumer_cv_.notify_one();
 }
 
 void InputPipeline::Impl::DecoderLoop(int index) {
@@ -531,34 +453,21 @@ void InputPipeline::Impl::DecoderLoop(int index) {
   for (;;) {
     const Clock::time_point start = Clock::now();
     decoder_cv_.wait(lock, [&] {
-      return Stopping() || (CanPop() && SlotAvailable()) || (reading_done_ && buffer_.empty());
+      return Stopping() || (CanPop() && SlotAvailable()) || (reading_done_ && records_->empty());
     });
     stats_.decoder_wait_seconds += SecondsSince(start);
-    if (Stopping() || buffer_.empty()) break;
-    SourceRecord record = PopLocked();
+    if (Stopping() || records_->empty()) break;
+    SourceRecord record = records_->Pop();
     reader_cv_.notify_all();
     // Claim a slot now, in the order records leave the buffer.
-    if (filling_ != nullptr && !options_.training && filling_->epoch != record.epoch)
-      CloseLocked(filling_);  // an evaluation batch holds one epoch's records
-    if (filling_ == nullptr) {
-      filling_ = free_.front();
-      free_.pop_front();
-      filling_->claimed = filling_->completed = filling_->holes = 0;
-      filling_->closed = false;
-      filling_->epoch = record.epoch;
-      filling_->sequence = next_open_++;
-    }
-    BatchBuffer* batch = filling_;
-    const int64_t slot = batch->claimed++;
-    if (batch->claimed == options_.batch) {
-      batch->closed = true;
-      filling_ = nullptr;
-    }
+    bool ready_changed = false;
+    const SlotClaim claim = batches_->Claim(record.epoch, &ready_changed);
+    if (ready_changed) consumer_cv_.notify_one();
     bool filled = false;
     for (;;) {
       lock.unlock();
       const Clock::time_point decode_start = Clock::now();
-      const absl::Status status = Decode(decoder, scratch, boxes, record, *batch, slot);
+      const absl::Status status = Decode(decoder, scratch, boxes, record, *claim.batch, claim.slot);
       const double seconds = SecondsSince(decode_start);
       const bool go_on = status.ok() || BadRecord("decode", status);
       lock.lock();
@@ -573,19 +482,16 @@ void InputPipeline::Impl::DecoderLoop(int index) {
       // stay full); evaluation leaves a hole that is closed up.
       if (!options_.training) break;
       decoder_cv_.wait(
-          lock, [&] { return Stopping() || CanPop() || (reading_done_ && buffer_.empty()); });
-      if (Stopping() || buffer_.empty()) break;
-      record = PopLocked();
+          lock, [&] { return Stopping() || CanPop() || (reading_done_ && records_->empty()); });
+      if (Stopping() || records_->empty()) break;
+      record = records_->Pop();
       reader_cv_.notify_all();
     }
-    batch->valid[slot] = filled;
-    if (!filled) ++batch->holes;
-    ++batch->completed;
-    MaybeFinishLocked(batch);
+    if (batches_->Complete(claim, filled)) consumer_cv_.notify_one();
     if (Stopping()) break;
   }
   // The end: whoever leaves first closes the partial batch.
-  if (filling_ != nullptr && !Stopping()) CloseLocked(filling_);
+  if (!Stopping() && batches_->CloseFilling()) consumer_cv_.notify_one();
   if (--active_decoders_ == 0) {
     finished_ = true;
     consumer_cv_.notify_all();
@@ -594,34 +500,23 @@ void InputPipeline::Impl::DecoderLoop(int index) {
 
 absl::StatusOr<const Batch*> InputPipeline::Impl::Next() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (held_ != nullptr) {
-    free_.push_back(held_);
-    held_ = nullptr;
-    decoder_cv_.notify_all();
-  }
+  if (batches_->Release()) decoder_cv_.notify_all();
   const Clock::time_point start = Clock::now();
+  BatchBuffer* held = nullptr;
   for (;;) {
-    consumer_cv_.wait(lock, [&] { return Stopping() || ready_.count(next_deliver_) || finished_; });
+    consumer_cv_.wait(lock, [&] { return Stopping() || batches_->NextReady() || finished_; });
     if (Stopping()) break;
-    auto it = ready_.find(next_deliver_);
-    if (it == ready_.end()) break;  // finished: every batch delivered
-    BatchBuffer* batch = it->second;
-    ready_.erase(it);
-    ++next_deliver_;
-    if (batch->view.size == 0) {  // every record in it was skipped
-      free_.push_back(batch);
-      decoder_cv_.notify_all();
-      continue;
-    }
-    held_ = batch;
-    break;
+    bool freed = false;  // batches whose every record was skipped, passed over
+    held = batches_->TakeNext(&freed);
+    if (freed) decoder_cv_.notify_all();
+    if (held != nullptr || finished_) break;  // finished: every batch delivered
   }
   stats_.consumer_wait_seconds += SecondsSince(start);
   if (!error_.ok()) return error_;
   if (stop_) return absl::CancelledError("the input pipeline was stopped");
-  if (held_ != nullptr) {
+  if (held != nullptr) {
     ++stats_.batches;
-    return &held_->view;
+    return &held->view;
   }
   return absl::OutOfRangeError(
       absl::StrCat("end of data: ", options_.epochs, " epoch(s) of ", options_.subset, " read"));
@@ -629,10 +524,7 @@ absl::StatusOr<const Batch*> InputPipeline::Impl::Next() {
 
 void InputPipeline::Impl::Release() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (held_ == nullptr) return;
-  free_.push_back(held_);
-  held_ = nullptr;
-  decoder_cv_.notify_all();
+  if (batches_->Release()) decoder_cv_.notify_all();
 }
 
 absl::StatusOr<std::unique_ptr<InputPipeline>> InputPipeline::Create(

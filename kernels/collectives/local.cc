@@ -36,6 +36,7 @@ namespace {
 
 using collectives::Kind;
 using collectives::KindName;
+using collectives::Describe;
 
 // What one rank asked for in the collective under way (collectives::Call),
 // and what only this rank can see is wrong (a null buffer, a GPU stream, an
@@ -240,73 +241,13 @@ ReduceFn FindReduce(DType dtype, ReduceOp op) {
   }
 }
 
-bool KnownOp(ReduceOp op) {
-  return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||
-         op == ReduceOp::kMin;
-}
+bool LocalReduces(DType dtype, ReduceOp op) { return FindReduce(dtype, op) != nullptr; }
 
-std::string Describe(const Call& c) {
-  std::string text = absl::StrCat(KindName(c.kind), " (count ", c.count, ", ", DTypeName(c.dtype));
-  if (c.kind == Kind::kAllReduce)
-    absl::StrAppend(&text, ", ",
-                    KnownOp(c.op) ? std::string(ReduceOpName(c.op))
-                                  : absl::StrCat("op ", static_cast<int>(c.op)));
-  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
-  return text + ")";
-}
-
-bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
-  const auto* pa = static_cast<const char*>(a);
-  const auto* pb = static_cast<const char*>(b);
-  return pa < pb + b_bytes && pb < pa + a_bytes;
-}
-
-// What this rank can check alone, before meeting the others.
-absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size) {
-  // Built only for an error message: a call that passes allocates nothing.
-  auto where = [&] { return absl::StrCat("rank ", rank, " of ", size); };
-  auto what = [&] { return absl::StrCat("local ", KindName(c.kind), ", ", where()); };
-  if (c.kind == Kind::kAllReduce) {
-    if (!KnownOp(c.op))
-      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ",
-                                                   static_cast<int>(c.op),
-                                                   " in local all-reduce (known: sum, avg, max, "
-                                                   "min; ",
-                                                   where(), ")"));
-    if (FindReduce(c.dtype, c.op) == nullptr)
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: local all-reduce of ", DTypeName(c.dtype),
-                       " (fp32, fp64, fp16, bf16, int32, int64; ", where(), ")"));
-  }
-  if (!stream.device().is_cpu())
-    return absl::InvalidArgumentError(absl::StrCat(what(), ": the stream is on ",
-                                                   stream.device().ToString(),
-                                                   " but a local group works on host memory on "
-                                                   "the CPU"));
-  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
-    return absl::InvalidArgumentError(
-        absl::StrCat(what(), ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
-  if (c.count == 0) return absl::OkStatus();
-  if (c.send == nullptr || c.recv == nullptr)
-    return absl::InvalidArgumentError(
-        absl::StrCat(what(), ": the ",
-                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
-                     "buffer is null for ", c.count, " elements"));
-  const size_t bytes = c.count * SizeOf(c.dtype);
-  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
-    return absl::InvalidArgumentError(absl::StrCat(what(),
-                                                   ": the send and receive buffers overlap without "
-                                                   "being the same (in place is send == recv)"));
-  if (c.kind == Kind::kAllGather) {
-    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
-    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
-      return absl::InvalidArgumentError(
-          absl::StrCat(what(),
-                       ": the send buffer overlaps the receive buffer without being this rank's "
-                       "slice of it (in place is send == recv + rank * count)"));
-  }
-  return absl::OkStatus();
-}
+constexpr collectives::GroupRules kLocalRules = {
+    .group = "local",
+    .memory = "a local group works on host memory on the CPU",
+    .reduces = LocalReduces,
+};
 
 // The verdict on the collective from every rank's posted call, the same on
 // every rank: ranks that disagree, else this rank's own problem, else the
@@ -400,7 +341,7 @@ class LocalCommunicator final : public Communicator {
           absl::StrCat("local ", KindName(call.kind), ", rank ", rank_, " of ", size(),
                        ": called while another call on this communicator is running (each "
                        "communicator belongs to one thread)"));
-    call.local = CheckOwnCall(call, stream, rank_, size());
+    call.local = collectives::CheckOwnCall(call, stream, rank_, size(), kLocalRules);
     absl::Status status = Rendezvous(std::move(call));
     in_call_.store(false, std::memory_order_release);
     return status;

@@ -35,60 +35,16 @@
 #include "core/dtype.h"
 #include "core/status.h"
 #include "kernels/collectives/call.h"
+#include "kernels/collectives/mpi_process.h"
 
 namespace cnnbench {
 namespace {
 
+using mpi_internal::KeepUntilExit;
+using mpi_internal::MpiError;
+using mpi_internal::MpiFinalized;
+
 using Clock = std::chrono::steady_clock;
-
-absl::Status MpiError(const char* call, int code, const char* file, int line) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) length = 0;
-  return absl::InternalError(absl::StrCat(file, ":", line, ": ", call,
-                                          " failed: ", absl::string_view(text, length),
-                                          " (MPI error ", code, ")"));
-}
-
-#define MPI_RETURN_IF_ERROR(expr)                                   \
-  do {                                                              \
-    const int cnnbench_mpi_rc_ = (expr);                            \
-    if (cnnbench_mpi_rc_ != MPI_SUCCESS)                            \
-      return MpiError(#expr, cnnbench_mpi_rc_, __FILE__, __LINE__); \
-  } while (0)
-
-bool MpiFinalized() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  return finalized != 0;
-}
-
-// The process-wide state behind MpiEnvironment.
-struct Process {
-  std::mutex mutex;
-  MpiEnvironment* environment = nullptr;  // never deleted: lives until exit
-  bool owns_init = false;                 // MPI_Init_thread was ours to call
-  bool finalized = false;
-};
-Process& TheProcess() {
-  static Process* process = new Process;  // never destroyed: atexit may use it
-  return *process;
-}
-
-void FinalizeAtExit() {
-  Process& process = TheProcess();
-  std::lock_guard<std::mutex> lock(process.mutex);
-  if (process.owns_init && !process.finalized && !MpiFinalized()) MPI_Finalize();
-  process.finalized = true;
-}
-
-// Internal buffers of broken communicators: MPI may still write into them.
-void KeepUntilExit(std::shared_ptr<void> buffers) {
-  static std::mutex* mutex = new std::mutex;
-  static auto* kept = new std::vector<std::shared_ptr<void>>;  // reachable: not a leak
-  std::lock_guard<std::mutex> lock(*mutex);
-  kept->push_back(std::move(buffers));
-}
 
 Clock::time_point DeadlineAfter(absl::Duration timeout) {
   // Beyond a year counts as none (and keeps the clock arithmetic finite).
@@ -124,30 +80,10 @@ absl::StatusOr<bool> PollUntil(std::vector<MPI_Request>& requests, Clock::time_p
 using collectives::Call;
 using collectives::Kind;
 using collectives::KindName;
-
-bool KnownOp(ReduceOp op) {
-  return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||
-         op == ReduceOp::kMin;
-}
-
-std::string OpText(int64_t op) {
-  return KnownOp(static_cast<ReduceOp>(op)) ? std::string(ReduceOpName(static_cast<ReduceOp>(op)))
-                                            : absl::StrCat("op ", op);
-}
-
-std::string DTypeText(int64_t dtype) {
-  return dtype >= 0 && dtype <= static_cast<int64_t>(DType::kU8)
-             ? std::string(DTypeName(static_cast<DType>(dtype)))
-             : absl::StrCat("dtype ", dtype);
-}
-
-std::string Describe(const Call& c) {
-  std::string text = absl::StrCat(KindName(static_cast<int64_t>(c.kind)), " (count ", c.count, ", ",
-                                  DTypeName(c.dtype));
-  if (c.kind == Kind::kAllReduce) absl::StrAppend(&text, ", ", OpText(static_cast<int64_t>(c.op)));
-  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
-  return text + ")";
-}
+using collectives::CheckOwnCall;
+using collectives::Describe;
+using collectives::DTypeText;
+using collectives::OpText;
 
 // The MPI type an all-reduce runs in; fp16 and bf16 run widened to fp32.
 MPI_Datatype ReduceType(DType dtype) {
@@ -180,62 +116,25 @@ MPI_Op ReduceMpiOp(ReduceOp op) {
   return MPI_OP_NULL;
 }
 
-bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
-  const auto* pa = static_cast<const char*>(a);
-  const auto* pb = static_cast<const char*>(b);
-  return pa < pb + b_bytes && pb < pa + a_bytes;
-}
+bool MpiReduces(DType dtype, ReduceOp) { return ReduceType(dtype) != MPI_DATATYPE_NULL; }
 
-// What this rank can check alone, before meeting the others.
-absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size) {
-  const std::string where = absl::StrCat("rank ", rank, " of ", size);
-  const std::string what =
-      absl::StrCat("mpi ", KindName(static_cast<int64_t>(c.kind)), ", ", where);
-  if (c.kind == Kind::kAllReduce) {
-    if (!KnownOp(c.op))
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op),
-                       " in mpi all-reduce (known: sum, avg, max, min; ", where, ")"));
-    if (ReduceType(c.dtype) == MPI_DATATYPE_NULL)
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: mpi all-reduce of ", DTypeName(c.dtype),
-                       " (fp32, fp64, fp16, bf16, int32, int64; ", where, ")"));
-  }
-  if (!stream.device().is_cpu())
-    return absl::InvalidArgumentError(absl::StrCat(what, ": the stream is on ",
-                                                   stream.device().ToString(),
-                                                   " but an mpi group works on host memory"));
-  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
-  // MPI counts are ints: elements for an all-reduce, bytes for the others.
-  const size_t bytes = c.count * SizeOf(c.dtype);
-  const size_t mpi_count = c.kind == Kind::kAllReduce ? c.count : bytes;
+// MPI counts are ints: elements for an all-reduce, bytes for the others.
+absl::Status MpiCountFits(const Call& c) {
+  const size_t mpi_count = c.kind == Kind::kAllReduce ? c.count : c.count * SizeOf(c.dtype);
   if (mpi_count > static_cast<size_t>(INT_MAX))
     return absl::InvalidArgumentError(
-        absl::StrCat(what, ": count ", c.count, " of ", DTypeName(c.dtype),
+        absl::StrCat("count ", c.count, " of ", DTypeName(c.dtype),
                      " is beyond what one MPI call takes (", INT_MAX,
                      c.kind == Kind::kAllReduce ? " elements" : " bytes", ")"));
-  if (c.count == 0) return absl::OkStatus();
-  if (c.send == nullptr || c.recv == nullptr)
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": the ",
-                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
-                     "buffer is null for ", c.count, " elements"));
-  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
-    return absl::InvalidArgumentError(absl::StrCat(what,
-                                                   ": the send and receive buffers overlap without "
-                                                   "being the same (in place is send == recv)"));
-  if (c.kind == Kind::kAllGather) {
-    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
-    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
-      return absl::InvalidArgumentError(
-          absl::StrCat(what,
-                       ": the send buffer overlaps the receive buffer without being this rank's "
-                       "slice of it (in place is send == recv + rank * count)"));
-  }
   return absl::OkStatus();
 }
+
+constexpr collectives::GroupRules kMpiRules = {
+    .group = "mpi",
+    .memory = "an mpi group works on host memory",
+    .reduces = MpiReduces,
+    .check_count = MpiCountFits,
+};
 
 // The signature's fields. kRefusedRank: this rank's number when it refuses
 // the call, else size (the minimum names the lowest refusing rank);
@@ -330,7 +229,7 @@ class MpiCommunicator final : public Communicator {
 
   absl::Status Steps(const Call& call, const Stream& stream, const std::string& what) {
     const Clock::time_point deadline = DeadlineAfter(timeout_);
-    const absl::Status own = CheckOwnCall(call, stream, rank_, size_);
+    const absl::Status own = CheckOwnCall(call, stream, rank_, size_, kMpiRules);
     // Returned as they are: "unsupported: ..." must stay at the start.
     absl::Status agreed = Agree(call, own, deadline, what);
     if (!agreed.ok() || call.count == 0) return agreed;
@@ -527,85 +426,6 @@ class MpiCommunicator final : public Communicator {
 };
 
 }  // namespace
-
-bool MpiEnvironment::Launched() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
-    if (std::getenv(name) != nullptr) return true;
-  return false;
-}
-
-absl::StatusOr<MpiEnvironment*> MpiEnvironment::Get() {
-  Process& process = TheProcess();
-  std::lock_guard<std::mutex> lock(process.mutex);
-  if (process.finalized)
-    return absl::FailedPreconditionError(
-        "MPI was finalized in this process and cannot be initialized again");
-  if (process.environment != nullptr) return process.environment;
-  int initialized = 0;
-  MPI_RETURN_IF_ERROR(MPI_Initialized(&initialized));
-  if (!initialized) {
-    int provided = 0;
-    MPI_RETURN_IF_ERROR(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided));
-    process.owns_init = true;
-    std::atexit(FinalizeAtExit);
-    if (provided < MPI_THREAD_SERIALIZED)
-      return absl::FailedPreconditionError(
-          absl::StrCat("MPI provides thread level ", provided,
-                       " only; the mpi group needs "
-                       "MPI_THREAD_SERIALIZED (",
-                       MPI_THREAD_SERIALIZED,
-                       "): communicators may be used from "
-                       "threads other than the one that initialized MPI"));
-  }
-  MPI_RETURN_IF_ERROR(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  auto* env = new MpiEnvironment;  // lives until exit, as MPI does
-  MPI_RETURN_IF_ERROR(MPI_Comm_rank(MPI_COMM_WORLD, &env->rank_));
-  MPI_RETURN_IF_ERROR(MPI_Comm_size(MPI_COMM_WORLD, &env->size_));
-  MPI_Comm host;
-  MPI_RETURN_IF_ERROR(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, env->rank_, MPI_INFO_NULL, &host));
-  MPI_RETURN_IF_ERROR(MPI_Comm_rank(host, &env->local_rank_));
-  MPI_RETURN_IF_ERROR(MPI_Comm_size(host, &env->local_size_));
-  MPI_RETURN_IF_ERROR(MPI_Comm_free(&host));
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  MPI_RETURN_IF_ERROR(MPI_Get_processor_name(name, &length));
-  std::vector<char> names(static_cast<size_t>(env->size_) * MPI_MAX_PROCESSOR_NAME);
-  MPI_RETURN_IF_ERROR(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(),
-                                    MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD));
-  for (int r = 0; r < env->size_; ++r) {
-    const char* begin = names.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
-    env->host_names_.emplace_back(begin, strnlen(begin, MPI_MAX_PROCESSOR_NAME));
-  }
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  MPI_RETURN_IF_ERROR(MPI_Get_library_version(version, &length));
-  std::string text(version, static_cast<size_t>(std::max(0, length)));
-  env->library_version_ = text.substr(0, text.find_first_of("\r\n"));
-  process.environment = env;
-  return env;
-}
-
-absl::Status MpiEnvironment::Finalize() {
-  Process& process = TheProcess();
-  std::lock_guard<std::mutex> lock(process.mutex);
-  if (process.finalized || MpiFinalized()) {
-    process.finalized = true;
-    return absl::OkStatus();
-  }
-  process.finalized = true;
-  MPI_RETURN_IF_ERROR(MPI_Finalize());
-  return absl::OkStatus();
-}
-
-void AbortMpiJob(int exit_code, absl::string_view reason) {
-  std::fprintf(stderr, "aborting the MPI job (exit code %d): %.*s\n", exit_code,
-               static_cast<int>(reason.size()), reason.data());
-  std::fflush(stderr);
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (initialized && !MpiFinalized()) MPI_Abort(MPI_COMM_WORLD, exit_code);
-  std::_Exit(exit_code);
-}
 
 absl::StatusOr<std::unique_ptr<Communicator>> CreateMpiCommunicator(
     const CommunicatorOptions& options) {

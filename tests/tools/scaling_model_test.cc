@@ -57,8 +57,8 @@ Machine OneHost() {
   return m;
 }
 
-Workload Resnet() {
-  Workload w;
+MeasuredStep Resnet() {
+  MeasuredStep w;
   w.step_seconds = 0.3;
   w.batch = 64;
   w.gradient_bytes = 1e9;
@@ -100,7 +100,7 @@ TEST(ScalingFormulaTest, RingAllReduceTimeForKnownBytesAndBandwidth) {
 }
 
 TEST(ScalingFormulaTest, FullOverlapHidesUpToTheBackwardTimeAndNoMore) {
-  const Workload w = Resnet();  // backward 0.2 s
+  const MeasuredStep w = Resnet();  // backward 0.2 s
   EXPECT_EQ(ExposedSeconds(0.15, 1.0, w), 0);
   EXPECT_NEAR(ExposedSeconds(0.2, 1.0, w), 0, 1e-12);  // 2/3 * 0.3 rounds
   EXPECT_NEAR(ExposedSeconds(0.25, 1.0, w), 0.05, 1e-12);
@@ -123,7 +123,7 @@ TEST(ScalingFormulaTest, FullOverlapHidesUpToTheBackwardTimeAndNoMore) {
 }
 
 TEST(ScalingFormulaTest, TheLastBucketIsNeverHidden) {
-  Workload w = Resnet();
+  MeasuredStep w = Resnet();
   w.bucket_bytes = w.gradient_bytes / 4;
   // 0.1 s would hide whole, but the last quarter starts only when backward ends.
   EXPECT_NEAR(ExposedSeconds(0.1, 1.0, w), 0.025, 1e-12);
@@ -338,7 +338,7 @@ TEST(ScalingMeasuredTest, BusbwIsInterpolatedInLogBytesAndNeverSilentlyExtrapola
   EXPECT_TRUE(Has(std::string(eight.status().message()), "ranks: 2, 4")) << eight.status();
 
   // Predict uses the curve for 4 ranks (100 MB at 4 GB/s busbw: 2*3/4 * 0.1/4 s).
-  Workload w = Resnet();
+  MeasuredStep w = Resnet();
   w.gradient_bytes = 1e8;
   absl::StatusOr<Prediction> p = Predict(OneHost(), Scheme::kAllReduce, w, 4, 1, 0.0, 0, &c, false);
   ASSERT_TRUE(p.ok()) << p.status();

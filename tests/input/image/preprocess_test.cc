@@ -270,7 +270,7 @@ TEST(ResizeBilinearTest, WindowsClampToTheirOwnEdgeAndKeepChannels) {
 
 TEST(PreprocessTrainTest, NormalisesIntoNhwcAndNchwSlotsExactly) {
   const Image image = Pattern(2, 3);
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.random_flip = false;
   options.normalization.mean[0] = 10;
   options.normalization.mean[1] = 20;
@@ -301,7 +301,7 @@ TEST(PreprocessTrainTest, NormalisesIntoNhwcAndNchwSlotsExactly) {
 
   // tf_cnn_benchmarks' default maps 0 -> -1 and 255 -> 1; bf16 rounds the same values.
   const Image extremes = MakeImage(1, 2, 3, {0, 0, 0, 255, 255, 255});
-  TrainOptions defaults;
+  TrainPreprocessOptions defaults;
   defaults.random_flip = false;
   std::vector<float> out(6);
   ASSERT_TRUE(
@@ -341,7 +341,7 @@ TEST(PreprocessTrainTest, FlipMirrorsTheOutputExactly) {
   EXPECT_LT(flips, 570);
 
   const CropWindow crop{1, 2, 3, 4, false};
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.normalization = Identity();
   std::vector<float> flipped(4 * 6 * 3), plain(4 * 6 * 3), kept(4 * 6 * 3);
   TrainDraws draws;
@@ -372,7 +372,7 @@ TEST(PreprocessTrainTest, FlipMirrorsEveryLayoutAndType) {
   while (!DrawTrainDistortions(flip_seed).flipped) ++flip_seed;
   const CropWindow crop{1, 2, 3, 4, false};
   constexpr int kH = 4, kW = 6, kValues = kH * kW * 3;
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.normalization = Identity();
   options.random_flip = false;
   std::vector<float> truth(2 * kValues);  // NHWC fp32, unflipped, index 1
@@ -470,7 +470,7 @@ void ReferenceDistort(const TrainDraws& draws, float* rgb) {
 TEST(PreprocessTrainTest, FastColourDistortionIsBrightnessThenSaturation) {
   const Image image = MakeImage(1, 4, 3, {200, 100, 50, 10, 240, 30, 90, 90, 90, 250, 250, 5});
   const CropWindow whole{0, 0, 1, 4, false};
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.random_flip = false;
   options.color = ColorDistortion::kFast;
   options.normalization = Identity();
@@ -607,7 +607,7 @@ TEST(PreprocessTrainTest, FullColourDistortionIsTfCnnBenchmarksDistortColorOpByO
   const Image image = Pattern(5, 7);
   const std::vector<double> pixels(image.pixels.begin(), image.pixels.end());
   const CropWindow whole{0, 0, 5, 7, false};
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.random_flip = false;
   options.color = ColorDistortion::kFull;
   options.normalization = Identity();
@@ -654,7 +654,7 @@ TEST(PreprocessTrainTest, FullColourDistortionOfGreysIsBrightnessAndContrastByHa
   // and contrast (deviations from the image's mean scaled) act, then the clip.
   const Image image = MakeImage(1, 3, 3, {40, 40, 40, 120, 120, 120, 230, 230, 230});
   const CropWindow whole{0, 0, 1, 3, false};
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.random_flip = false;
   options.color = ColorDistortion::kFull;
   options.normalization = Identity();
@@ -696,7 +696,7 @@ TEST(PreprocessTrainTest, ColourDistortionNamesParseAndBadNamesAreErrors) {
 TEST(PreprocessTrainTest, RejectsBadSlotsImagesAndWindows) {
   const Image image = Pattern(4, 4);
   std::vector<float> out(4 * 4 * 3);
-  const TrainOptions options;
+  const TrainPreprocessOptions options;
   const CropWindow whole{0, 0, 4, 4, false};
   BatchSlot slot = Slot(out, 4, 4);
   slot.batch = nullptr;
@@ -713,7 +713,7 @@ TEST(PreprocessTrainTest, RejectsBadSlotsImagesAndWindows) {
       HasSubstr("does not fit"));
   Image gray = MakeImage(4, 4, 1, std::vector<uint8_t>(16));
   EXPECT_FALSE(PreprocessTrain(gray, {4, 4}, whole, options, 0, Slot(out, 4, 4)).ok());
-  TrainOptions zero_stddev;
+  TrainPreprocessOptions zero_stddev;
   zero_stddev.normalization.stddev[2] = 0;
   EXPECT_THAT(PreprocessTrain(image, {4, 4}, whole, zero_stddev, 0, Slot(out, 4, 4)).message(),
               HasSubstr("channel 2"));
@@ -722,7 +722,7 @@ TEST(PreprocessTrainTest, RejectsBadSlotsImagesAndWindows) {
 TEST(EvalTest, WindowMatchesHandComputedSizes) {
   // 80 x 160 to 35 x 35: scale by 35/80 to cover (35 x 70), enlarge by 1.15
   // (40.25 x 80.5, truncated to 40 x 80), window at rows 2.., columns 22...
-  auto window = ComputeEvalWindow({80, 160}, 35, 35, EvalOptions{}.resize_factor);
+  auto window = ComputeEvalWindow({80, 160}, 35, 35, EvalPreprocessOptions{}.resize_factor);
   ASSERT_TRUE(window.ok());
   EXPECT_EQ(window->resize_height, 40);
   EXPECT_EQ(window->resize_width, 80);
@@ -752,7 +752,7 @@ TEST(EvalTest, WindowMatchesHandComputedSizes) {
 }
 
 TEST(EvalTest, ResizeThenCentralCropMatchesHandComputedValues) {
-  EvalOptions options;
+  EvalPreprocessOptions options;
   options.normalization = Identity();
   // 4 x 4 to 2 x 2 enlarged by 2: no resize, the central 2 x 2.
   std::vector<uint8_t> pixels;
@@ -789,7 +789,7 @@ TEST(JpegPathTest, TrainAndEvalFromJpegAreDeterministicAndMatchFullDecode) {
   ASSERT_TRUE(full.ok());
   Image scratch;
   const std::vector<CropBox> boxes = {{0.1f, 0.1f, 0.9f, 0.9f}};
-  TrainOptions options;
+  TrainPreprocessOptions options;
   const int out_size = 32;  // small: most crops allow a downscaled decode
   int downscaled = 0;
   for (uint64_t image_index = 0; image_index < 20; ++image_index) {
@@ -818,11 +818,11 @@ TEST(JpegPathTest, TrainAndEvalFromJpegAreDeterministicAndMatchFullDecode) {
 
   std::vector<float> eval(out_size * out_size * 3), eval_reference(eval.size());
   ASSERT_TRUE(
-      PreprocessEvalJpeg(*decoder, *jpeg, EvalOptions{}, &scratch, Slot(eval, out_size, out_size))
+      PreprocessEvalJpeg(*decoder, *jpeg, EvalPreprocessOptions{}, &scratch, Slot(eval, out_size, out_size))
           .ok());
   EXPECT_LT(scratch.height, 240);  // 36 x 49 needed: a 1/4 decode (60 x 80)
   ASSERT_TRUE(
-      PreprocessEval(*full, {240, 320}, EvalOptions{}, Slot(eval_reference, out_size, out_size))
+      PreprocessEval(*full, {240, 320}, EvalPreprocessOptions{}, Slot(eval_reference, out_size, out_size))
           .ok());
   double total = 0;
   for (size_t i = 0; i < eval.size(); ++i) total += std::fabs(eval[i] - eval_reference[i]);
@@ -845,7 +845,7 @@ TEST(JpegPathTest, OutputDependsOnSeedAndImageNotOnTheThread) {
   }
   constexpr int kImages = 24, kSize = 16, kThreads = 3;
   constexpr size_t kPerImage = kSize * kSize * 3;
-  TrainOptions options;
+  TrainPreprocessOptions options;
   options.color = ColorDistortion::kFast;
   auto run = [&](int first, int stride, std::vector<float>* batch, absl::Status* status) {
     auto decoder = JpegDecoder::Create();

@@ -1,0 +1,87 @@
+#include "kernels/collectives/call.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace cnnbench::collectives {
+
+bool KnownOp(ReduceOp op) {
+  return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||
+         op == ReduceOp::kMin;
+}
+
+std::string OpText(int64_t op) {
+  return KnownOp(static_cast<ReduceOp>(op)) ? std::string(ReduceOpName(static_cast<ReduceOp>(op)))
+                                            : absl::StrCat("op ", op);
+}
+
+std::string DTypeText(int64_t dtype) {
+  return dtype >= 0 && dtype <= static_cast<int64_t>(DType::kU8)
+             ? std::string(DTypeName(static_cast<DType>(dtype)))
+             : absl::StrCat("dtype ", dtype);
+}
+
+std::string Describe(const Call& c) {
+  std::string text = absl::StrCat(KindName(c.kind), " (count ", c.count, ", ", DTypeName(c.dtype));
+  if (c.kind == Kind::kAllReduce) absl::StrAppend(&text, ", ", OpText(static_cast<int64_t>(c.op)));
+  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
+  return text + ")";
+}
+
+bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto* pa = static_cast<const char*>(a);
+  const auto* pb = static_cast<const char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int size,
+                          const GroupRules& rules) {
+  // Built only for an error message: a call that passes allocates nothing.
+  auto where = [&] { return absl::StrCat("rank ", rank, " of ", size); };
+  auto what = [&] { return absl::StrCat(rules.group, " ", KindName(c.kind), ", ", where()); };
+  if (c.kind == Kind::kAllReduce) {
+    if (!KnownOp(c.op))
+      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ",
+                                                   static_cast<int>(c.op), " in ", rules.group,
+                                                   " all-reduce (known: sum, avg, max, min; ",
+                                                   where(), ")"));
+    if (!rules.reduces(c.dtype, c.op))
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", rules.group, " all-reduce of ", DTypeName(c.dtype),
+                       " (fp32, fp64, fp16, bf16, int32, int64; ", where(), ")"));
+  }
+  if (!stream.device().is_cpu())
+    return absl::InvalidArgumentError(absl::StrCat(what(), ": the stream is on ",
+                                                   stream.device().ToString(), " but ",
+                                                   rules.memory));
+  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what(), ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
+  if (rules.check_count != nullptr) {
+    absl::Status count = rules.check_count(c);
+    if (!count.ok()) return absl::Status(count.code(), absl::StrCat(what(), ": ", count.message()));
+  }
+  if (c.count == 0) return absl::OkStatus();
+  if (c.send == nullptr || c.recv == nullptr)
+    return absl::InvalidArgumentError(
+        absl::StrCat(what(), ": the ",
+                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
+                     "buffer is null for ", c.count, " elements"));
+  const size_t bytes = c.count * SizeOf(c.dtype);
+  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
+    return absl::InvalidArgumentError(absl::StrCat(what(),
+                                                   ": the send and receive buffers overlap without "
+                                                   "being the same (in place is send == recv)"));
+  if (c.kind == Kind::kAllGather) {
+    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
+    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
+      return absl::InvalidArgumentError(
+          absl::StrCat(what(),
+                       ": the send buffer overlaps the receive buffer without being this rank's "
+                       "slice of it (in place is send == recv + rank * count)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cnnbench::collectives
