@@ -36,6 +36,7 @@
 #include "core/dtype.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "kernels/backends.h"
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
 #include "nlohmann/json.hpp"

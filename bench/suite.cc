@@ -10,6 +10,7 @@
 #include "bench/names.h"
 #include "bench/peak_cases.h"
 #include "core/status.h"
+#include "kernels/backends.h"
 #include "kernels/collectives/local.h"
 #include "kernels/collectives/mpi.h"
 #include "kernels/collectives/nccl.h"

@@ -229,10 +229,6 @@ struct CpuUpdatePlan {
 };
 absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args);
 
-// "reference" or "onednn" on the CPU.
-absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(absl::string_view name,
-                                                       const Device& device);
-
 }  // namespace cnnbench
 
 #endif  // CNNBENCH_KERNELS_KERNEL_H_

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@
 #include "core/invocation.h"
 #include "core/random.h"
 #include "core/status.h"
+#include "kernels/backends.h"
 #include "kernels/kernel.h"
 #include "models/zoo.h"
-#include "nlohmann/json.hpp"
+#include "tools/report/run_file.h"
 #include "train/fusion.h"
 #include "train/trainer.h"
 
@@ -57,41 +59,17 @@ ABSL_FLAG(bool, fuse_relu, true,
 namespace cnnbench {
 namespace {
 
-double ToSeconds(double value, const std::string& unit) {
-  if (unit == "ns") return value * 1e-9;
-  if (unit == "us") return value * 1e-6;
-  if (unit == "ms") return value * 1e-3;
-  return value;
-}
-
-// Mean seconds per iteration of every successful case of a run (its mean
-// aggregate when written, else the mean of its repetitions).
+// Mean seconds per iteration of every successful case of a run, reduced
+// over its repetitions as the report does (tools/report/run_file.h).
 absl::StatusOr<std::map<std::string, double>> ReadMeans(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open --json=", path));
-  nlohmann::json run;
-  try {
-    run = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not JSON: ", e.what()));
-  }
-  std::map<std::string, std::pair<double, int>> sums;
+  std::vector<std::string> warnings;
+  ASSIGN_OR_RETURN_AS_IS(report::RunFile run, report::LoadRunFile(path, &warnings));
+  for (const std::string& warning : warnings)
+    std::fprintf(stderr, "step_breakdown: %s\n", warning.c_str());
   std::map<std::string, double> means;
-  for (const auto& b : run.value("benchmarks", nlohmann::json::array())) {
-    if (b.value("error_occurred", false)) continue;
-    auto name = bench::ParseCaseName(b.value("name", ""));
-    if (!name.ok()) continue;
-    const double t = ToSeconds(b.value("real_time", 0.0), b.value("time_unit", "ns"));
-    if (b.value("run_type", "") == "aggregate") {
-      if (b.value("aggregate_name", "") == "mean") means[name->ToString()] = t;
-    } else {
-      auto& s = sums[name->ToString()];
-      s.first += t;
-      s.second += 1;
-    }
-  }
-  for (const auto& [name, s] : sums)
-    if (!means.count(name)) means[name] = s.first / s.second;
+  for (const report::FileCase& c : run.cases)
+    if (std::optional<double> seconds = report::CaseMean(c, "seconds"))
+      means[c.name.ToString()] = *seconds;
   return means;
 }
 

@@ -21,6 +21,7 @@
 #include "core/dtype.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
+#include "train/input_slots.h"
 #include "train/memory_plan.h"
 
 namespace cnnbench {
@@ -202,9 +203,6 @@ class Trainer {
   absl::Status EnqueueForwardBackward(int slot);
   absl::Status EnqueueUpdate();
   absl::Status EnqueueRefreshWorkingCopies();
-  // GPU: the compute stream waits for `slot`'s upload and casts its images
-  // when needed (before a step, outside any captured graph).
-  absl::Status EnqueueBatchReady(int slot);
   // Captures slot `slot`'s step into graphs_[slot]; an error says which part failed.
   absl::Status CaptureStep(int slot);
   // Runs `work` between the profile timer's start and stop when profiling,
@@ -251,27 +249,14 @@ class Trainer {
   int32_t* overflow_ = nullptr;
   int32_t* good_steps_ = nullptr;
   bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
-  struct Slot {
-    Buffer images, labels;
-    std::unique_ptr<Event> done;  // recorded after the last step that read this slot
-    // GPU: recorded on upload_stream_ after the batch's copy; the fp32
-    // images land in `staging` when the activation type is another, and
-    // `cast` says the next step must cast them into `images` first.
-    std::unique_ptr<Event> uploaded;
-    Buffer staging;
-    bool cast = false;
-  };
-  Slot slots_[2];
+  std::unique_ptr<InputSlots> inputs_;  // the two batches a step alternates between
   // GPU: pinned host memory each step's loss is copied into behind its
   // forward pass, one float per slot; the slot of the last step enqueued.
   Buffer loss_host_;
   int last_step_slot_ = -1;
-  std::unique_ptr<Stream> upload_stream_;  // GPU only: batch copies beside the compute
   CapturedWork graphs_[2];                 // per input slot, captured on its second use
   bool eager_done_[2] = {false, false};    // the slot's first step ran eagerly
   std::string cuda_graph_failure_;         // a capture failed: every step runs eagerly
-  int active_slot_ = 0;                    // what the next step reads
-  bool have_batch_ = false;
   TensorSpec images_spec_;  // on the device: the activation type
   TensorSpec loss_spec_;
   size_t params_bytes_ = 0, lowp_bytes_ = 0, state_bytes_ = 0, scratch_bytes_ = 0;

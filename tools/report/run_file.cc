@@ -1,5 +1,6 @@
 #include "tools/report/run_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -323,6 +324,26 @@ absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::st
   text << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
   return ParseRunFile(path, text.str(), warnings);
+}
+
+std::optional<double> CaseMean(const FileCase& c, const std::string& counter, int* count) {
+  double sum = 0;
+  int n = 0;
+  for (const Counters& repetition : c.iterations) {
+    auto it = repetition.find(counter);
+    if (it == repetition.end()) continue;
+    sum += it->second;
+    ++n;
+  }
+  if (n > 0) {
+    if (count != nullptr) *count = n;
+    return sum / n;
+  }
+  if (auto it = c.mean.find(counter); it != c.mean.end()) {
+    if (count != nullptr) *count = std::max(1, c.mean_repetitions);
+    return it->second;
+  }
+  return std::nullopt;
 }
 
 }  // namespace cnnbench::report

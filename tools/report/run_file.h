@@ -4,6 +4,7 @@
 #define CNNBENCH_TOOLS_REPORT_RUN_FILE_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,14 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
 
 // Reads `path` and parses it.
 absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::string>* warnings);
+
+// One case's `counter` reduced over its repetitions, the one order every
+// reader of results uses (the report's tables, the scaling model,
+// step_breakdown): the mean of the repetitions that have it when the file
+// has repetitions, else the mean aggregate's value; nullopt when neither
+// has it. `count` (if not null) is how many repetitions the value covers.
+std::optional<double> CaseMean(const FileCase& c, const std::string& counter,
+                               int* count = nullptr);
 
 }  // namespace cnnbench::report
 
