@@ -48,12 +48,16 @@ absl::Status Trainer::AllocateAndBind() {
   good_steps_ = reinterpret_cast<int32_t*>(scalars + 4 * line);
 
   // Padding between parameters stays zero, so the fused update leaves it
-  // zero; and every page is touched here, not in the first timed step.
-  for (Buffer* b :
-       {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_, &scalars_, &state_,
-        &scratch_})
+  // zero; and every page is touched here, not in the first timed step. The
+  // order is the one the step figures were measured with: touching the
+  // input slots after the scalars, state and scratch instead made the
+  // resnet50_v1.5 batch-32 CPU step 25% slower on the development VM
+  // (docs/results/2026-12-02-restructure-step.md).
+  for (Buffer* b : {&params_, &grads_, &momentum_, &lowp_params_, &lowp_grads_, &arena_})
     RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
   RETURN_IF_ERROR(inputs_->Clear());
+  for (Buffer* b : {&scalars_, &state_, &scratch_})
+    RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
   const float scale = dynamic_loss_scale() ? options_.initial_loss_scale : 1.0f;
   const TensorSpec scalar = TensorSpec::Plain(DType::kF32, Shape{});
   RETURN_IF_ERROR(backend_->Upload(scalar, &scale, scalar, loss_scale_));
