@@ -1,5 +1,7 @@
 #include "bench/names.h"
 
+#include <array>
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -182,38 +184,81 @@ absl::StatusOr<CaseName> ParsePeak(const std::vector<std::string>& p, const Case
   return c;
 }
 
+std::string PrintTrain(const CaseName& c) {
+  return absl::StrCat("train/", c.model, "/", c.precision, "/", c.data, "/batch:", c.batch,
+                      "/gpus:", c.gpus,
+                      c.gpus == 0 && c.replicas > 1 ? absl::StrCat("/replicas:", c.replicas) : "");
+}
+
+std::string PrintAllReduce(const CaseName& c) {
+  return absl::StrCat("allreduce/", c.impl, "/", c.dtype, "/bytes:", c.bytes, "/ranks:", c.ranks);
+}
+
+std::string PrintInput(const CaseName& c) {
+  return absl::StrCat("input/", c.source, "/", c.preprocess, "/threads:", c.threads);
+}
+
+std::string PrintPeak(const CaseName& c) {
+  return absl::StrCat("peak/", c.precision, "/", c.device, "/threads:", c.threads);
+}
+
+std::string PrintGrads(const CaseName& c) {
+  return absl::StrCat("grads/", c.model, "/", c.impl, "/bucket_mb:", c.bytes >> 20,
+                      "/ranks:", c.ranks);
+}
+
+// conv, fc, pool, batchnorm, relu and gemm: family/[algorithm/][pass/]precision/device/shape.
+std::string PrintKernel(const CaseName& c) {
+  std::vector<absl::string_view> parts = {c.family};
+  if (!c.algorithm.empty()) parts.push_back(c.algorithm);
+  if (!c.pass.empty()) parts.push_back(c.pass);
+  parts.insert(parts.end(), {c.precision, c.device, c.shape});
+  return absl::StrJoin(parts, "/");
+}
+
 }  // namespace
 
-const std::vector<CaseFamily>& CaseFamilies() {
+const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
+  using F = Family;
+  const std::vector<std::string> three = {"fwd", "bwd_data", "bwd_filter"}, two = {"fwd", "bwd"};
   // clang-format off
-  static const auto* families = new std::vector<CaseFamily>{
-      // name, grammar, parts, passes, shape prefix, counter, registered
-      {"train", "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>[/replicas:<R>]", 6,
-       {}, "", "images_per_second", true},
-      {"conv", "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
-       {"fwd", "bwd_data", "bwd_filter"}, "conv", "flops", true},
-      {"fc", "fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
-       {"fwd", "bwd_data", "bwd_filter"}, "fc", "flops", true},
-      {"pool", "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>", 6,
-       {"fwd", "bwd"}, "pool", "bytes_per_second", true},
-      {"batchnorm", "batchnorm/<fwd|bwd>/<precision>/<device>/<shape>", 5,
-       {"fwd", "bwd"}, "bn", "bytes_per_second", true},
-      {"relu", "relu/<fwd|bwd>/<precision>/<device>/<shape>", 5,
-       {"fwd", "bwd"}, "relu", "bytes_per_second", true},
-      {"gemm", "gemm/<precision>/<device>/<shape>", 4,
-       {}, "gemm", "flops", true},
-      {"allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
-       {}, "", "busbw", true},
-      {"grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
-       {}, "", "busbw", true},
-      {"input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
-       {}, "", "images_per_second", true},
-      {"peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
-       {}, "", "flops", true},
+  static const auto* families = new std::array<CaseFamily, kFamilyCount>{
+      // id, name, grammar, parts, passes, shape prefix, counter, registered, parse, print
+      CaseFamily{F::kTrain, "train",
+                 "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>[/replicas:<R>]", 6,
+                 {}, "", "images_per_second", true, ParseTrain, PrintTrain},
+      CaseFamily{F::kConv, "conv", "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
+                 three, "conv", "flops", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kFc, "fc", "fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
+                 three, "fc", "flops", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kPool, "pool", "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>", 6,
+                 two, "pool", "bytes_per_second", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kBatchNorm, "batchnorm", "batchnorm/<fwd|bwd>/<precision>/<device>/<shape>", 5,
+                 two, "bn", "bytes_per_second", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kRelu, "relu", "relu/<fwd|bwd>/<precision>/<device>/<shape>", 5,
+                 two, "relu", "bytes_per_second", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kGemm, "gemm", "gemm/<precision>/<device>/<shape>", 4,
+                 {}, "gemm", "flops", true, ParseKernel, PrintKernel},
+      CaseFamily{F::kAllReduce, "allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
+                 {}, "", "busbw", true, ParseAllReduce, PrintAllReduce},
+      CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
+                 {}, "", "busbw", true, ParseGrads, PrintGrads},
+      CaseFamily{F::kInput, "input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
+                 {}, "", "images_per_second", true, ParseInput, PrintInput},
+      CaseFamily{F::kPeak, "peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
+                 {}, "", "flops", true, ParsePeak, PrintPeak},
   };
   // clang-format on
+  static const bool in_order = [] {
+    for (size_t i = 0; i < kFamilyCount; ++i)
+      if (static_cast<size_t>((*families)[i].id) != i) return false;
+    return true;
+  }();
+  if (!in_order) std::abort();  // a table out of Family's order is a build mistake
   return *families;
 }
+
+const CaseFamily& FamilyOf(Family id) { return CaseFamilies()[static_cast<size_t>(id)]; }
 
 const CaseFamily* FindCaseFamily(absl::string_view name) {
   for (const CaseFamily& f : CaseFamilies())
@@ -300,22 +345,8 @@ CaseName CaseName::Peak(absl::string_view precision, int threads) {
 }
 
 std::string CaseName::ToString() const {
-  if (family == "train")
-    return absl::StrCat("train/", model, "/", precision, "/", data, "/batch:", batch,
-                        "/gpus:", gpus,
-                        gpus == 0 && replicas > 1 ? absl::StrCat("/replicas:", replicas) : "");
-  if (family == "allreduce")
-    return absl::StrCat("allreduce/", impl, "/", dtype, "/bytes:", bytes, "/ranks:", ranks);
-  if (family == "input")
-    return absl::StrCat("input/", source, "/", preprocess, "/threads:", threads);
-  if (family == "peak") return absl::StrCat("peak/", precision, "/", device, "/threads:", threads);
-  if (family == "grads")
-    return absl::StrCat("grads/", model, "/", impl, "/bucket_mb:", bytes >> 20, "/ranks:", ranks);
-  std::vector<absl::string_view> parts = {family};
-  if (!algorithm.empty()) parts.push_back(algorithm);
-  if (!pass.empty()) parts.push_back(pass);
-  parts.insert(parts.end(), {precision, device, shape});
-  return absl::StrJoin(parts, "/");
+  const CaseFamily* f = FindCaseFamily(family);
+  return f != nullptr ? f->print(*this) : PrintKernel(*this);
 }
 
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
@@ -342,12 +373,7 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
     for (const CaseFamily& f : CaseFamilies()) prefixes.push_back(f.name + "/");
     return Bad(absl::StrCat("not a cnnbench case name (", absl::StrJoin(prefixes, ", "), ")"));
   }
-  if (family->name == "train") return ParseTrain(p, *family);
-  if (family->name == "allreduce") return ParseAllReduce(p, *family);
-  if (family->name == "input") return ParseInput(p, *family);
-  if (family->name == "grads") return ParseGrads(p, *family);
-  if (family->name == "peak") return ParsePeak(p, *family);
-  return ParseKernel(p, *family);
+  return family->parse(p, *family);
 }
 
 const std::vector<ModelDisplay>& ModelDisplayNames() {

@@ -17,9 +17,11 @@
 #ifndef CNNBENCH_BENCH_NAMES_H_
 #define CNNBENCH_BENCH_NAMES_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,21 +29,79 @@
 
 namespace cnnbench::bench {
 
-// A case family: its name grammar and what its tables print.
+// Every case family, in the order the suite registers them. A family's
+// value is the index of its entry in CaseFamilies() and in every table that
+// dispatches by family (the suite's registration, the report's results):
+// each such table is a std::array of kFamilyCount entries checked by
+// EveryFamilyHasOne at compile time, so a family added here fails to build
+// until each of them has its entry.
+enum class Family : int {
+  kTrain,
+  kConv,
+  kFc,
+  kPool,
+  kBatchNorm,
+  kRelu,
+  kGemm,
+  kAllReduce,
+  kGrads,
+  kInput,
+  kPeak,
+};
+inline constexpr size_t kFamilyCount = 11;
+
+// True when `table` has one entry per family and none is empty (a null
+// function pointer, or an entry whose operator bool says so).
+template <typename T, size_t N>
+constexpr bool EveryFamilyHasOne(const std::array<T, N>& table) {
+  if (N != kFamilyCount) return false;
+  for (size_t i = 0; i < N; ++i)
+    if (!static_cast<bool>(table[i])) return false;
+  return true;
+}
+
+struct CaseName;
+
+// A case family: its name grammar (parse and print), and what its tables
+// print. Every field is given: there is no default-constructed family, so
+// CaseFamilies()' array cannot leave one out.
 struct CaseFamily {
+  // Parses a name already split at '/' (parts[0] is the family's name).
+  using Parser = absl::StatusOr<CaseName> (*)(const std::vector<std::string>& parts,
+                                              const CaseFamily& family);
+  using Printer = std::string (*)(const CaseName& name);
+
+  CaseFamily(Family id, std::string name, std::string grammar, size_t parts,
+             std::vector<std::string> passes, std::string shape_kind, std::string counter,
+             bool registered, Parser parse, Printer print)
+      : id(id),
+        name(std::move(name)),
+        grammar(std::move(grammar)),
+        parts(parts),
+        passes(std::move(passes)),
+        shape_kind(std::move(shape_kind)),
+        counter(std::move(counter)),
+        registered(registered),
+        parse(parse),
+        print(print) {}
+
+  Family id;
   std::string name;     // "conv"
   std::string grammar;  // "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>"
-  size_t parts = 0;     // '/'-separated parts of a name
+  size_t parts;         // '/'-separated parts of a name
   // Kernel families: the passes a name carries and the prefix of its
   // descriptor string ("bn" for batchnorm); empty for the others.
   std::vector<std::string> passes;
   std::string shape_kind;
-  std::string counter;      // what tables print: images_per_second, flops, bytes_per_second, busbw
-  bool registered = false;  // whether //bench:all registers it (--families)
+  std::string counter;  // what tables print: images_per_second, flops, bytes_per_second, busbw
+  bool registered;      // whether //bench:all registers it (--families)
+  Parser parse;
+  Printer print;
 };
 
-// Every family, in the order the suite registers them.
-const std::vector<CaseFamily>& CaseFamilies();
+// Every family, in Family's order.
+const std::array<CaseFamily, kFamilyCount>& CaseFamilies();
+const CaseFamily& FamilyOf(Family id);
 // The family, or null.
 const CaseFamily* FindCaseFamily(absl::string_view name);
 // "train, conv, ..., allreduce": what --families accepts.

@@ -1,6 +1,7 @@
 #include "bench/suite.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "absl/strings/match.h"
@@ -206,32 +207,59 @@ TimingSettings TimingOf(const SuiteOptions& options) {
   return t;
 }
 
+namespace {
+
+absl::Status RegisterPeak(const SuiteOptions& options, Harness& harness) {
+  return RegisterPeakCases(options.precisions, DefaultPeakThreads(), harness);
+}
+
+// Each family's registration. One function may serve several families (the
+// layer kernels'): it is called once, at its first wanted family, and
+// registers every wanted family of its own.
+struct Registrar {
+  absl::Status (*fn)(const SuiteOptions&, Harness&);
+  // Its errors go to the user as they are (they name the flag: no file:line).
+  bool as_is;
+  constexpr explicit operator bool() const { return fn != nullptr; }
+};
+constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
+    {RegisterTrainCases, true},       // train
+    {RegisterKernelCases, false},     // conv
+    {RegisterKernelCases, false},     // fc
+    {RegisterKernelCases, false},     // pool
+    {RegisterKernelCases, false},     // batchnorm
+    {RegisterKernelCases, false},     // relu
+    {RegisterGemmCases, false},       // gemm
+    {RegisterAllReduceCases, false},  // allreduce
+    {RegisterGradsCases, false},      // grads
+    {RegisterInputCases, true},       // input
+    {RegisterPeak, false},            // peak
+}};
+static_assert(EveryFamilyHasOne(kRegistrars), "a case family has no registration");
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options,
                                                        Harness& harness) {
-  auto wants = [&](const char* family) {
-    for (const auto& f : options.families)
-      if (f == family) return true;
-    return false;
-  };
+  std::array<bool, kFamilyCount> wanted{};
   for (const auto& f : options.families) {
     const CaseFamily* family = FindCaseFamily(f);
     if (family == nullptr || !family->registered)
       return absl::InvalidArgumentError(
           absl::StrCat("unknown case family '", f, "' (known: ", RegisteredFamilyList(), ")"));
+    wanted[static_cast<size_t>(family->id)] = true;
   }
-  // Returned as they are: their messages name the flag, no file:line needed.
-  if (wants("train"))
-    RETURN_IF_ERROR_AS_IS(RegisterTrainCases(options, harness));
-  if (wants("conv") || wants("fc") || wants("pool") || wants("batchnorm") || wants("relu"))
-    RETURN_IF_ERROR(RegisterKernelCases(options, harness));
-  if (wants("gemm")) RETURN_IF_ERROR(RegisterGemmCases(options, harness));
-  if (wants("allreduce")) RETURN_IF_ERROR(RegisterAllReduceCases(options, harness));
-  if (wants("grads")) RETURN_IF_ERROR(RegisterGradsCases(options, harness));
-  // Returned as it is: a --data_dir message names the flag, no file:line needed.
-  if (wants("input"))
-    RETURN_IF_ERROR_AS_IS(RegisterInputCases(options, harness));
-  if (wants("peak"))
-    RETURN_IF_ERROR(RegisterPeakCases(options.precisions, DefaultPeakThreads(), harness));
+  std::vector<absl::Status (*)(const SuiteOptions&, Harness&)> called;
+  for (size_t i = 0; i < kFamilyCount; ++i) {
+    const Registrar& r = kRegistrars[i];
+    if (!wanted[i] || std::find(called.begin(), called.end(), r.fn) != called.end()) continue;
+    called.push_back(r.fn);
+    if (r.as_is) {
+      RETURN_IF_ERROR_AS_IS(r.fn(options, harness));
+    } else {
+      RETURN_IF_ERROR(r.fn(options, harness));
+    }
+  }
   return harness.progress().names();
 }
 

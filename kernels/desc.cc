@@ -23,7 +23,7 @@ using desc_text::FormatReal;
 using desc_text::DimsToString;
 using desc_text::WindowToString;
 using desc_text::ParseDims;
-using desc_text::ParseWindow;
+using desc_text::ParseWindows;
 using desc_text::CheckWindow;
 using desc_text::CheckDims;
 using desc_text::CheckPositive;
@@ -123,10 +123,7 @@ absl::StatusOr<ConvDesc> ConvDesc::Parse(absl::string_view text) {
   }
   ASSIGN_OR_RETURN_AS_IS(d.c, s.Int("ic"));
   ASSIGN_OR_RETURN_AS_IS(d.k, s.Int("oc"));
-  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
-  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'h', d.h));
-  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
-  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'w', d.w));
+  RETURN_IF_ERROR_AS_IS(ParseWindows(s, d.h, d.w));
   d.bias = s.TryConsume("_bias");
   return Finish(s, d);
 }
@@ -179,10 +176,7 @@ absl::StatusOr<PoolDesc> PoolDesc::Parse(absl::string_view text) {
   }
   ASSIGN_OR_RETURN_AS_IS(d.n, s.Int("mb"));
   ASSIGN_OR_RETURN_AS_IS(d.c, s.Int("ic"));
-  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
-  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'h', d.h));
-  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
-  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'w', d.w));
+  RETURN_IF_ERROR_AS_IS(ParseWindows(s, d.h, d.w));
   return Finish(s, d);
 }
 

@@ -75,6 +75,13 @@ absl::Status ParseWindow(Scanner& s, char axis, WindowDim& d) {
   return absl::OkStatus();
 }
 
+absl::Status ParseWindows(Scanner& s, WindowDim& h, WindowDim& w) {
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  RETURN_IF_ERROR_AS_IS(ParseWindow(s, 'h', h));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  return ParseWindow(s, 'w', w);
+}
+
 // Checks that a window's stored output size is what its other fields give.
 absl::Status CheckWindow(const WindowDim& d, char axis) {
   absl::StatusOr<WindowDim> expected = MakeWindowDim(d.in, d.kernel, d.stride, Padding::kExplicit,

@@ -143,6 +143,9 @@ absl::Status ParseDims(Scanner& s, Dims4& d);
 // Reads "ih..oh..kh..sh..(ph..|pt..pb..)[dh..]" for `axis` 'h' or 'w'.
 absl::Status ParseWindow(Scanner& s, char axis, WindowDim& d);
 
+// "_<h window>_<w window>": both spatial windows, each after a '_'.
+absl::Status ParseWindows(Scanner& s, WindowDim& h, WindowDim& w);
+
 // Checks that a window's stored output size is what its other fields give.
 absl::Status CheckWindow(const WindowDim& d, char axis);
 

@@ -118,14 +118,18 @@ TEST(MpiSuiteTest, ARankThatStopsArrivingTimesOutNamingIt) {
   const std::string args = " --preset=tiny --families=train --steps=100000 --collective_timeout=3";
   // Rank 1 is stopped (not killed) mid-run, well after MPI started even on
   // a loaded machine: rank 0 waits for it in a collective until the
-  // timeout, then ends the job naming rank 1.
+  // timeout, then ends the job naming rank 1. When the stop lands inside a
+  // transfer (every rank arrived and agreed), MPI cannot tell who is late,
+  // and the error says that stage instead (kernels/collectives/mpi.h).
   const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
                                                      "timeout -s STOP 15 ", bench, args),
                                 /*timeout_seconds=*/120);
   EXPECT_NE(job.exit_code, 0) << job.output;
   EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
   EXPECT_TRUE(absl::StrContains(job.output, "timed out")) << job.output;
-  EXPECT_TRUE(absl::StrContains(job.output, "rank 1")) << job.output;
+  const bool in_transfer =
+      absl::StrContains(job.output, "every rank arrived and agreed, but the transfer did not");
+  EXPECT_TRUE(in_transfer || absl::StrContains(job.output, "rank 1")) << job.output;
 }
 
 }  // namespace

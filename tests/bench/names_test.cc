@@ -1,6 +1,7 @@
 #include "bench/names.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -202,6 +203,36 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input, peak");
+}
+
+// The compile-time check every family-indexed table goes through: it refuses
+// a table that is short (a family added to the enum, not to the table) or
+// that leaves an entry empty.
+int One() { return 1; }
+constexpr std::array<int (*)(), kFamilyCount> kFull = {One, One, One, One, One, One,
+                                                      One, One, One, One, One};
+static_assert(EveryFamilyHasOne(kFull));
+constexpr std::array<int (*)(), kFamilyCount> kOneLeftOut = {One, One, One, One, One,
+                                                            One, One, One, One, One};
+static_assert(!EveryFamilyHasOne(kOneLeftOut));
+constexpr std::array<int (*)(), kFamilyCount - 1> kShort = {One, One, One, One, One,
+                                                           One, One, One, One, One};
+static_assert(!EveryFamilyHasOne(kShort));
+
+TEST(NamesTest, EachFamilyIsItsEnumValuesEntryAndOwnsItsGrammar) {
+  ASSERT_EQ(CaseFamilies().size(), kFamilyCount);
+  for (size_t i = 0; i < kFamilyCount; ++i) {
+    const CaseFamily& f = CaseFamilies()[i];
+    EXPECT_EQ(static_cast<size_t>(f.id), i) << f.name;
+    EXPECT_EQ(&FamilyOf(f.id), &f) << f.name;
+    EXPECT_EQ(FindCaseFamily(f.name), &f) << f.name;
+    EXPECT_NE(f.parse, nullptr) << f.name;
+    EXPECT_NE(f.print, nullptr) << f.name;
+  }
+  // Dispatch goes through the entry: a train name is parsed by train's parser.
+  auto name = ParseCaseName("train/resnet50/fp32/synthetic/batch:64/gpus:1");
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_EQ(FamilyOf(Family::kTrain).print(*name), name->ToString());
 }
 
 TEST(NamesTest, ShapePrefixComesFromTheTable) {

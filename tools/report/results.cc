@@ -1,6 +1,7 @@
 #include "tools/report/results.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -236,6 +237,46 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
   return out;
 }
 
+namespace {
+
+// Where each family's results go (the tables read them from there).
+using Sink = void (*)(const FileCase& c, const RunFile& file, PlatformResults& platform);
+void ToTrain(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.train[c.name]);
+}
+void ToKernels(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  if (!p.kernels.count(c.name)) p.kernel_order.push_back(c.name);
+  AddSamples(c, file, p.kernels[c.name]);
+}
+void ToAllReduce(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.allreduce[c.name]);
+}
+void ToGrads(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.grads[c.name]);
+}
+void ToInput(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.input[c.name]);
+}
+void ToPeak(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.peak[c.name]);
+}
+constexpr std::array<Sink, bench::kFamilyCount> kSinks = {
+    ToTrain,      // train
+    ToKernels,    // conv
+    ToKernels,    // fc
+    ToKernels,    // pool
+    ToKernels,    // batchnorm
+    ToKernels,    // relu
+    ToKernels,    // gemm
+    ToAllReduce,  // allreduce
+    ToGrads,      // grads
+    ToInput,      // input
+    ToPeak,       // peak
+};
+static_assert(bench::EveryFamilyHasOne(kSinks), "a case family's results go nowhere");
+
+}  // namespace
+
 void AddRunFile(const RunFile& file, Results& results, std::vector<std::string>* warnings) {
   AddRunFile(file, PlatformOf(file, warnings), results);
 }
@@ -267,22 +308,10 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
     std::string value = key == "framework" ? platform.framework : platform.Context(key);
     if (!value.empty()) platform.settings.emplace_back(key, value);
   }
-  for (const FileCase& c : file.cases) {
-    if (c.name.family == "train") {
-      AddSamples(c, file, platform.train[c.name]);
-    } else if (IsKernelCase(c.name)) {
-      if (!platform.kernels.count(c.name)) platform.kernel_order.push_back(c.name);
-      AddSamples(c, file, platform.kernels[c.name]);
-    } else if (c.name.family == "allreduce") {
-      AddSamples(c, file, platform.allreduce[c.name]);
-    } else if (c.name.family == "grads") {
-      AddSamples(c, file, platform.grads[c.name]);
-    } else if (c.name.family == "input") {
-      AddSamples(c, file, platform.input[c.name]);
-    } else if (c.name.family == "peak") {
-      AddSamples(c, file, platform.peak[c.name]);
-    }
-  }
+  // Every case here was parsed (ParseRunFile keeps no other), so its family
+  // is in the table, and the table has every family.
+  for (const FileCase& c : file.cases)
+    kSinks[static_cast<size_t>(bench::FindCaseFamily(c.name.family)->id)](c, file, platform);
 }
 
 }  // namespace cnnbench::report
