@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,9 @@ namespace cnnbench::bench {
 // Every case family, in the order the suite registers them. A family's
 // value is the index of its entry in CaseFamilies() and in every table that
 // dispatches by family (the suite's registration, the report's results):
-// each such table is a std::array of kFamilyCount entries checked by
-// EveryFamilyHasOne at compile time, so a family added here fails to build
-// until each of them has its entry.
+// each such table is a std::array of kFamilyCount entries of a type with no
+// default constructor, so a family added here fails to build until each of
+// them has its entry.
 enum class Family : int {
   kTrain,
   kConv,
@@ -50,15 +51,15 @@ enum class Family : int {
 };
 inline constexpr size_t kFamilyCount = 11;
 
-// True when `table` has one entry per family and none is empty (a null
-// function pointer, or an entry whose operator bool says so).
-template <typename T, size_t N>
-constexpr bool EveryFamilyHasOne(const std::array<T, N>& table) {
-  if (N != kFamilyCount) return false;
-  for (size_t i = 0; i < N; ++i)
-    if (!static_cast<bool>(table[i])) return false;
-  return true;
-}
+// One family's entry of a family-indexed table (FamilyTable<T>): it has no
+// default, so an initializer that leaves a family out does not compile.
+template <typename T>
+struct FamilyEntry {
+  constexpr FamilyEntry(T v) : value(v) {}  // NOLINT: implicit, for brace lists
+  T value;
+};
+template <typename T>
+using FamilyTable = std::array<FamilyEntry<T>, kFamilyCount>;
 
 struct CaseName;
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -205,19 +206,13 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input, peak");
 }
 
-// The compile-time check every family-indexed table goes through: it refuses
-// a table that is short (a family added to the enum, not to the table) or
-// that leaves an entry empty.
-int One() { return 1; }
-constexpr std::array<int (*)(), kFamilyCount> kFull = {One, One, One, One, One, One,
-                                                      One, One, One, One, One};
-static_assert(EveryFamilyHasOne(kFull));
-constexpr std::array<int (*)(), kFamilyCount> kOneLeftOut = {One, One, One, One, One,
-                                                            One, One, One, One, One};
-static_assert(!EveryFamilyHasOne(kOneLeftOut));
-constexpr std::array<int (*)(), kFamilyCount - 1> kShort = {One, One, One, One, One,
-                                                           One, One, One, One, One};
-static_assert(!EveryFamilyHasOne(kShort));
+// What makes every family-indexed table complete: its entries have no
+// default, so an initializer short of a family is ill-formed (the
+// elements it leaves out would be default-constructed).
+using Entry = FamilyEntry<int (*)()>;
+static_assert(!std::is_default_constructible_v<Entry>);
+static_assert(std::tuple_size_v<FamilyTable<int (*)()>> == kFamilyCount);
+static_assert(!std::is_default_constructible_v<CaseFamily>);
 
 TEST(NamesTest, EachFamilyIsItsEnumValuesEntryAndOwnsItsGrammar) {
   ASSERT_EQ(CaseFamilies().size(), kFamilyCount);

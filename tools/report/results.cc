@@ -260,7 +260,7 @@ void ToInput(const FileCase& c, const RunFile& file, PlatformResults& p) {
 void ToPeak(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.peak[c.name]);
 }
-constexpr std::array<Sink, bench::kFamilyCount> kSinks = {
+constexpr bench::FamilyTable<Sink> kSinks = {{
     ToTrain,      // train
     ToKernels,    // conv
     ToKernels,    // fc
@@ -272,8 +272,7 @@ constexpr std::array<Sink, bench::kFamilyCount> kSinks = {
     ToGrads,      // grads
     ToInput,      // input
     ToPeak,       // peak
-};
-static_assert(bench::EveryFamilyHasOne(kSinks), "a case family's results go nowhere");
+}};
 
 }  // namespace
 
@@ -311,7 +310,7 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
   // Every case here was parsed (ParseRunFile keeps no other), so its family
   // is in the table, and the table has every family.
   for (const FileCase& c : file.cases)
-    kSinks[static_cast<size_t>(bench::FindCaseFamily(c.name.family)->id)](c, file, platform);
+    kSinks[static_cast<size_t>(bench::FindCaseFamily(c.name.family)->id)].value(c, file, platform);
 }
 
 }  // namespace cnnbench::report
