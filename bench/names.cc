@@ -258,8 +258,6 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
   return *families;
 }
 
-const CaseFamily& FamilyOf(Family id) { return CaseFamilies()[static_cast<size_t>(id)]; }
-
 const CaseFamily* FindCaseFamily(absl::string_view name) {
   for (const CaseFamily& f : CaseFamilies())
     if (f.name == name) return &f;

@@ -102,7 +102,6 @@ struct CaseFamily {
 
 // Every family, in Family's order.
 const std::array<CaseFamily, kFamilyCount>& CaseFamilies();
-const CaseFamily& FamilyOf(Family id);
 // The family, or null.
 const CaseFamily* FindCaseFamily(absl::string_view name);
 // "train, conv, ..., allreduce": what --families accepts.

@@ -66,6 +66,37 @@ TEST(RunFileTest, KeepsIterationsAndTheMeanIgnoresOtherAggregates) {
   EXPECT_DOUBLE_EQ(file->cases[0].mean.at("images_per_second"), 105);
 }
 
+// The one reduction every reader of results uses: the repetitions when the
+// file has them (here 100 and 110, though its mean aggregate says 999), else
+// the mean aggregate; nothing when neither has the counter.
+TEST(RunFileTest, CaseMeanTakesTheRepetitionsFirstThenTheMeanAggregate) {
+  const char* text = R"({
+    "context": {"platform": "p"},
+    "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "run_type": "iteration",
+       "real_time": 2.0, "time_unit": "ms", "images_per_second": 100},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1", "run_type": "iteration",
+       "real_time": 4.0, "time_unit": "ms", "images_per_second": 110},
+      {"name": "train/vgg16/fp32/synthetic/batch:64/gpus:1_mean",
+       "run_name": "train/vgg16/fp32/synthetic/batch:64/gpus:1",
+       "run_type": "aggregate", "aggregate_name": "mean", "repetitions": 2,
+       "images_per_second": 999},
+      {"name": "train/vgg16/fp32/synthetic/batch:32/gpus:1_mean",
+       "run_name": "train/vgg16/fp32/synthetic/batch:32/gpus:1",
+       "run_type": "aggregate", "aggregate_name": "mean", "repetitions": 3,
+       "real_time": 5.0, "time_unit": "ms", "images_per_second": 50}
+    ]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("m.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->cases.size(), 2u);
+  EXPECT_EQ(CaseMean(file->cases[0], "images_per_second"), 105.0);
+  EXPECT_DOUBLE_EQ(CaseMean(file->cases[0], "seconds").value_or(0), 0.003);
+  EXPECT_EQ(CaseMean(file->cases[1], "images_per_second"), 50.0);
+  EXPECT_DOUBLE_EQ(CaseMean(file->cases[1], "seconds").value_or(0), 0.005);
+  EXPECT_EQ(CaseMean(file->cases[0], "busbw"), std::nullopt);
+}
+
 TEST(ResultsTest, MergesFilesOfOnePlatformWeightingAggregateOnlyMeans) {
   // File 1: two repetitions (100, 110); file 2: aggregates only, mean 130 over 3.
   const char* one = R"({"context": {"platform": "p", "git_commit": "a"}, "benchmarks": [

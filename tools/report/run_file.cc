@@ -1,6 +1,5 @@
 #include "tools/report/run_file.h"
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -326,7 +325,7 @@ absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::st
   return ParseRunFile(path, text.str(), warnings);
 }
 
-std::optional<double> CaseMean(const FileCase& c, const std::string& counter, int* count) {
+std::optional<double> CaseMean(const FileCase& c, const std::string& counter) {
   double sum = 0;
   int n = 0;
   for (const Counters& repetition : c.iterations) {
@@ -335,14 +334,8 @@ std::optional<double> CaseMean(const FileCase& c, const std::string& counter, in
     sum += it->second;
     ++n;
   }
-  if (n > 0) {
-    if (count != nullptr) *count = n;
-    return sum / n;
-  }
-  if (auto it = c.mean.find(counter); it != c.mean.end()) {
-    if (count != nullptr) *count = std::max(1, c.mean_repetitions);
-    return it->second;
-  }
+  if (n > 0) return sum / n;
+  if (auto it = c.mean.find(counter); it != c.mean.end()) return it->second;
   return std::nullopt;
 }
 

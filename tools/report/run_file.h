@@ -65,9 +65,9 @@ absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::st
 // reader of results uses (the report's tables, the scaling model,
 // step_breakdown): the mean of the repetitions that have it when the file
 // has repetitions, else the mean aggregate's value; nullopt when neither
-// has it. `count` (if not null) is how many repetitions the value covers.
-std::optional<double> CaseMean(const FileCase& c, const std::string& counter,
-                               int* count = nullptr);
+// has it. (The report's tables weight the same two sources the same way,
+// keeping the sums of squares the spread needs: results.cc.)
+std::optional<double> CaseMean(const FileCase& c, const std::string& counter);
 
 }  // namespace cnnbench::report
 
