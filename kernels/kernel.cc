@@ -74,6 +74,13 @@ absl::Status Backend::Supports(const OpDesc& desc, const KernelOptions& options)
   return CheckSupported(desc, options);
 }
 
+absl::StatusOr<std::unique_ptr<Optimizer>> Backend::CreateOptimizer(const SgdDesc& desc) {
+  if (absl::Status status = desc.Validate(); !status.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad descriptor '", desc.ToString(), "': ", status.message()));
+  return CreateSgd(desc);
+}
+
 absl::Status Backend::Fill(void* dst, int byte, size_t bytes) {
   return MemsetAsync(dst, byte, bytes, stream());
 }
@@ -112,10 +119,15 @@ absl::Status Backend::AddN(const TensorSpec& spec, const std::vector<const void*
   if (srcs.empty() || dst == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("add_n of ", spec.DebugString(), ": no inputs or no output"));
-  for (const void* s : srcs)
-    if (s == nullptr)
+  for (size_t i = 0; i < srcs.size(); ++i)
+    if (srcs[i] == nullptr)
       return absl::InvalidArgumentError(
-          absl::StrCat("add_n of ", spec.DebugString(), ": null input"));
+          absl::StrCat("add_n of ", spec.DebugString(), ": null input ", i));
+  return SumInto(spec, srcs, dst);
+}
+
+absl::Status Backend::SumInto(const TensorSpec& spec, const std::vector<const void*>& srcs,
+                              void* dst) {
   if (!device().is_cpu())
     return absl::UnimplementedError(
         absl::StrCat("unsupported: add_n on ", device().ToString(), " by backend ", name()));
@@ -141,6 +153,11 @@ absl::Status Backend::Upload(const TensorSpec& host, const void* src, const Tens
   if (!host.is_plain())
     return absl::InvalidArgumentError(
         absl::StrCat("upload from ", host.DebugString(), ": host data must be plain"));
+  return UploadChecked(host, src, to, dst);
+}
+
+absl::Status Backend::UploadChecked(const TensorSpec& host, const void* src, const TensorSpec& to,
+                                    void* dst) {
   if (!device().is_cpu())
     return absl::UnimplementedError(
         absl::StrCat("unsupported: upload to ", device().ToString(), " by backend ", name()));
@@ -152,18 +169,28 @@ absl::Status Backend::Download(const TensorSpec& from, const void* src, const Te
   if (!host.is_plain())
     return absl::InvalidArgumentError(
         absl::StrCat("download to ", host.DebugString(), ": host data must be plain"));
+  return DownloadChecked(from, src, host, dst);
+}
+
+absl::Status Backend::DownloadChecked(const TensorSpec& from, const void* src,
+                                      const TensorSpec& host, void* dst) {
   if (!device().is_cpu())
     return absl::UnimplementedError(
         absl::StrCat("unsupported: download from ", device().ToString(), " by backend ", name()));
   return Reorder(from, src, host, dst);
 }
 
-absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args) {
+absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args) {
   if (args.params == nullptr || args.grads == nullptr)
     return absl::InvalidArgumentError(absl::StrCat(desc.ToString(), ": null params or grads"));
   if (desc.momentum != 0.0 && args.momentum == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat(desc.ToString(), ": momentum > 0 needs the momentum buffer"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args) {
+  RETURN_IF_ERROR_AS_IS(CheckUpdateArgs(desc, args));
   CpuUpdatePlan plan;
   if (args.step != nullptr) ++*args.step;
   if (args.loss_scale != nullptr) {

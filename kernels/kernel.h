@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -186,14 +187,16 @@ class Backend {
   // What Create checks before creating anything: OK when this backend runs
   // `desc` with `options`. The executor asks before fusing layers.
   absl::Status Supports(const OpDesc& desc, const KernelOptions& options) const;
-  virtual absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) = 0;
+  // Validates the descriptor (errors name it), then creates the backend's
+  // fused update (CreateSgd).
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc);
 
   // Device memory operations, enqueued on stream(): a byte fill, a copy, and
   // dst = sum of `srcs` (elementwise, `spec` describes each; dst may be srcs[0]).
+  // AddN checks its arguments here for every backend, then calls SumInto.
   virtual absl::Status Fill(void* dst, int byte, size_t bytes);
   virtual absl::Status Copy(void* dst, const void* src, size_t bytes);
-  virtual absl::Status AddN(const TensorSpec& spec, const std::vector<const void*>& srcs,
-                            void* dst);
+  absl::Status AddN(const TensorSpec& spec, const std::vector<const void*>& srcs, void* dst);
 
   // Copies `src` stored as `from` into `dst` stored as `to` (same logical
   // shape; layouts and dtypes may differ), both in this backend's device
@@ -201,11 +204,11 @@ class Backend {
   virtual absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                                void* dst) = 0;
   // Host memory in a plain layout to device memory stored as `to`, and back.
-  // Synchronous: the host side may be reused on return. On the CPU, Reorder.
-  virtual absl::Status Upload(const TensorSpec& host, const void* src, const TensorSpec& to,
-                              void* dst);
-  virtual absl::Status Download(const TensorSpec& from, const void* src, const TensorSpec& host,
-                                void* dst);
+  // Synchronous: the host side may be reused on return. The host side's
+  // layout is checked here for every backend; the copy is UploadChecked /
+  // DownloadChecked (on the CPU, Reorder).
+  absl::Status Upload(const TensorSpec& host, const void* src, const TensorSpec& to, void* dst);
+  absl::Status Download(const TensorSpec& from, const void* src, const TensorSpec& host, void* dst);
   // Whether data stored as `a` can be read as `b` with no reorder. The
   // executor inserts a Reorder on every graph edge where this is false.
   // Default: equal plain specs, or blocked specs sharing one `native` object
@@ -216,9 +219,46 @@ class Backend {
   // OK when this backend runs `options` for `desc`; else
   // UnimplementedError("unsupported: ..."). The descriptor is already valid.
   virtual absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const = 0;
+  // Every backend implements this with CreateOpKernel (below).
   virtual absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const OpDesc& desc, const KernelOptions& options, const std::vector<TensorSpec>& inputs) = 0;
+  // The update of a valid descriptor.
+  virtual absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) = 0;
+  // The bodies of AddN, Upload and Download, called with checked arguments
+  // (srcs not empty, no null pointer; host specs plain). The defaults run on
+  // the CPU: a loop, and Reorder.
+  virtual absl::Status SumInto(const TensorSpec& spec, const std::vector<const void*>& srcs,
+                               void* dst);
+  virtual absl::Status UploadChecked(const TensorSpec& host, const void* src, const TensorSpec& to,
+                                     void* dst);
+  virtual absl::Status DownloadChecked(const TensorSpec& from, const void* src,
+                                       const TensorSpec& host, void* dst);
 };
+
+// The one dispatch from a descriptor to its op's constructor, which every
+// backend's CreateKernel calls. Each backend's namespace declares, for every
+// alternative D of OpDesc, one constructor of this shape (its ops.h):
+//
+//   KernelOr CreateOp(ContextPtr context, const D& desc, const KernelOptions& options,
+//                     const std::vector<TensorSpec>& inputs);
+//
+// found by argument-dependent lookup through the backend's own ContextPtr
+// type. A backend that lacks one for some op does not compile.
+template <typename ContextPtr>
+absl::StatusOr<std::unique_ptr<Kernel>> CreateOpKernel(const ContextPtr& context,
+                                                       const OpDesc& desc,
+                                                       const KernelOptions& options,
+                                                       const std::vector<TensorSpec>& inputs) {
+  return std::visit(
+      [&](const auto& d) -> absl::StatusOr<std::unique_ptr<Kernel>> {
+        return CreateOp(context, d, options, inputs);
+      },
+      desc);
+}
+
+// The checks every optimizer's Update makes of its arguments: the
+// parameters and gradients, and the momentum buffer where momentum > 0.
+absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args);
 
 // The part of an update every CPU optimizer shares: checks the arguments,
 // advances the step counter, reads the loss scale, and (when asked) checks

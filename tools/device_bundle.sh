@@ -34,6 +34,7 @@ cd "$ROOT"
 # The GPU tests: fixed core ones, every test of the cuda backend and the
 # suite's cuda cases, and the training tests named for GPUs.
 TESTS=(//tests/core:cuda_test //tests/core:stream_test //tests/core:timer_test
+       //tests/kernels:backend_contract_test
        //tests/kernels/collectives:nccl_test)
 while IFS= read -r t; do
   [ -n "$t" ] && TESTS+=("$t")

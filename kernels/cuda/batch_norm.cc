@@ -24,12 +24,17 @@
 // builds for the shape and CudaBackendOptions::batch_norm_graphs allows:
 // forward writes y, the batch mean and inverse std in one graph, and a small
 // kernel updates the running statistics from them (unbiased variance);
-// backward's dReLU reads the forward's mask or y (bn_graph.h's two forms). Inference and frozen-statistics backward keep
-// the legacy calls. implementation() says which ran (and why not a graph).
+// backward's dReLU reads the forward's mask or y (bn_graph.h's two forms). Inference and
+// frozen-statistics backward keep the legacy calls. implementation() says which ran (and why not a
+// graph).
 //
 // Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][cuDNN's
 // updated running statistics, when the forward graph takes them][the
 // graphs' workspace].
+#include <map>
+#include <memory>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "core/compile_log.h"
 #include "core/cuda_status.h"
@@ -41,6 +46,17 @@
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
+
+// Batch norm's graphs of one backend, by descriptor and storage type, or why
+// none builds (the label's reason).
+struct BnGraphCache {
+  struct Built {
+    std::shared_ptr<const BnGraphs> graphs;
+    std::string no_graph;
+  };
+  std::map<std::string, Built> built;
+};
+
 namespace {
 
 // A failed cuDNN call's status, naming the layer too (out-of-memory
@@ -297,30 +313,26 @@ class BatchNormKernel : public CudaKernel {
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.
-    struct Built {
-      std::shared_ptr<const BnGraphs> graphs;
-      std::string no_graph;
-    };
-    const std::string key = absl::StrCat("bn_graph/", what_, "/", DTypeName(options.dtype));
+    const std::string key = absl::StrCat(what_, "/", DTypeName(options.dtype));
     std::lock_guard<std::mutex> lock(context_->shared_mutex);
-    std::shared_ptr<void>& slot = context_->shared[key];
-    if (slot == nullptr) {
-      auto built = std::make_shared<Built>();
+    if (context_->bn_graphs == nullptr) context_->bn_graphs = std::make_shared<BnGraphCache>();
+    auto found = context_->bn_graphs->built.find(key);
+    if (found == context_->bn_graphs->built.end()) {
+      BnGraphCache::Built built;
       absl::StatusOr<std::unique_ptr<BnGraphs>> graphs = BnGraphs::Validate(problem);
       absl::Status status = graphs.status();
       if (graphs.ok()) status = (*graphs)->ChoosePlans(context_->cudnn);
       if (IsOutOfMemory(status)) return status;  // not kept: another try may fit
       if (status.ok()) {
-        built->graphs = *std::move(graphs);
+        built.graphs = *std::move(graphs);
       } else {
         // The reason, shortened, for the label.
-        built->no_graph = std::string(status.message().substr(0, 160));
+        built.no_graph = std::string(status.message().substr(0, 160));
       }
-      slot = built;
+      found = context_->bn_graphs->built.emplace(key, std::move(built)).first;
     }
-    const auto& built = *static_cast<const Built*>(slot.get());
-    graphs_ = built.graphs;
-    no_graph_ = built.no_graph;
+    graphs_ = found->second.graphs;
+    no_graph_ = found->second.no_graph;
     return absl::OkStatus();
   }
 
@@ -406,7 +418,7 @@ class BatchNormKernel : public CudaKernel {
   cudnnTensorDescriptor_t x_desc_ = nullptr;      // x, y, dy, dx
   cudnnTensorDescriptor_t param_desc_ = nullptr;  // (1,C,1,1) fp32
   size_t vector_bytes_ = 0;
-  size_t mask_offset_ = 0;  // into saved: the mask form's ReLU mask
+  size_t mask_offset_ = 0;       // into saved: the mask form's ReLU mask
   size_t activation_bytes_ = 0;  // one scratch region
   size_t workspace_offset_ = 0;  // of the graphs' workspace in scratch
   std::shared_ptr<const BnGraphs> graphs_;
@@ -421,11 +433,9 @@ class BatchNormKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateBatchNorm(ContextPtr context, const BatchNormDesc& desc,
-                         const KernelOptions& options, const Inputs& inputs) {
-  auto kernel = std::make_unique<BatchNormKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<BatchNormKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

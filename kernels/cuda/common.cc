@@ -11,11 +11,10 @@ int RuntimeCompiledAttemptsOf(const Context& context) {
 
 RuntimeCompiledBudget* RuntimeCompiledBudgetOf(Context& context) {
   std::lock_guard<std::mutex> lock(context.shared_mutex);
-  std::shared_ptr<void>& slot = context.shared["runtime_compiled_budget"];
-  if (slot == nullptr)
-    slot = std::make_shared<RuntimeCompiledBudget>(
+  if (context.runtime_compiled_budget == nullptr)
+    context.runtime_compiled_budget = std::make_shared<RuntimeCompiledBudget>(
         RuntimeCompiledFailureBudget(RuntimeCompiledAttemptsOf(context)));
-  return static_cast<RuntimeCompiledBudget*>(slot.get());
+  return context.runtime_compiled_budget.get();
 }
 
 absl::StatusOr<std::shared_ptr<Context>> Context::Create(const Device& device,
@@ -38,7 +37,10 @@ Context::~Context() {
   // What kernels shared (cuDNN plans among it) goes before the handles.
   {
     std::lock_guard<std::mutex> lock(shared_mutex);
-    shared.clear();
+    conv_plans.reset();
+    lt_algos.reset();
+    bn_graphs.reset();
+    runtime_compiled_budget.reset();
   }
   if (cublaslt != nullptr) cublasLtDestroy(cublaslt);
   if (cudnn != nullptr) cudnnDestroy(cudnn);

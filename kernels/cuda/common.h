@@ -25,6 +25,10 @@
 
 namespace cnnbench::cuda {
 
+class ConvPlanCache;  // conv.cc
+class LtAlgoCache;    // gemm_lt.h
+struct BnGraphCache;  // batch_norm.cc
+
 // One per backend: every kernel of the backend enqueues on `stream`.
 struct Context {
   Device device;
@@ -32,11 +36,16 @@ struct Context {
   cudnnHandle_t cudnn = nullptr;
   cublasLtHandle_t cublaslt = nullptr;
   CudaBackendOptions options;
-  // What kernels of equal problems share, built once (the convolutions'
-  // plan cache, batch norm's cuDNN graphs by descriptor and type): any
-  // object, by key; released before the library handles.
+  // What kernels of equal problems share, each made on first use by the op
+  // that owns it (under shared_mutex) and released before the library
+  // handles: the convolutions' plans (conv.cc), cuBLASLt's heuristic answers
+  // (matmul.cc), batch norm's cuDNN graphs by descriptor and type
+  // (batch_norm.cc), and the budget of run-time compiled engine builds.
   std::mutex shared_mutex;
-  std::map<std::string, std::shared_ptr<void>> shared;
+  std::shared_ptr<ConvPlanCache> conv_plans;
+  std::shared_ptr<LtAlgoCache> lt_algos;
+  std::shared_ptr<BnGraphCache> bn_graphs;
+  std::shared_ptr<RuntimeCompiledBudget> runtime_compiled_budget;
 
   cudaStream_t raw_stream() const { return static_cast<cudaStream_t>(stream.native_handle()); }
   static absl::StatusOr<std::shared_ptr<Context>> Create(const Device& device,

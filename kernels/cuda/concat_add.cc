@@ -203,18 +203,14 @@ class AddKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateConcat(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
-                      const Inputs& inputs) {
-  auto kernel = std::make_unique<ConcatKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ConcatKernel>(std::move(context), desc, options, inputs);
 }
 
-KernelOr CreateAdd(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
-                   const Inputs& inputs) {
-  auto kernel = std::make_unique<AddKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<AddKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

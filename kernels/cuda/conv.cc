@@ -17,8 +17,6 @@
 #include "kernels/cuda/ops.h"
 
 namespace cnnbench::cuda {
-namespace {
-
 // Chosen plans of one backend, by ConvProblem::key: kernels of equal
 // descriptors share the graphs (running them is read-only).
 class ConvPlanCache {
@@ -41,13 +39,13 @@ class ConvPlanCache {
   std::map<std::string, std::shared_ptr<const ConvGraphs>> plans_;
 };
 
-// The cache of `context`'s backend, kept in its shared objects (released
-// before its cuDNN handle).
+namespace {
+
+// The cache of `context`'s backend (released before its cuDNN handle).
 std::shared_ptr<ConvPlanCache> CacheOf(const ContextPtr& context) {
   std::lock_guard<std::mutex> lock(context->shared_mutex);
-  std::shared_ptr<void>& slot = context->shared["conv_plan_cache"];
-  if (slot == nullptr) slot = std::make_shared<ConvPlanCache>();
-  return std::static_pointer_cast<ConvPlanCache>(slot);
+  if (context->conv_plans == nullptr) context->conv_plans = std::make_shared<ConvPlanCache>();
+  return context->conv_plans;
 }
 
 class ConvKernel : public CudaKernel {
@@ -154,11 +152,9 @@ class ConvKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateConv(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
-                    const Inputs& inputs) {
-  auto kernel = std::make_unique<ConvKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ConvKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

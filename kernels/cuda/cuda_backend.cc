@@ -5,7 +5,6 @@
 #include "kernels/cuda/cuda_backend.h"
 
 #include <mutex>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
@@ -15,44 +14,6 @@ namespace cnnbench {
 namespace {
 
 using cuda::Context;
-using cuda::KernelOr;
-
-struct CreateVisitor {
-  const std::shared_ptr<Context>& context;
-  const KernelOptions& options;
-  const std::vector<TensorSpec>& inputs;
-  KernelOr operator()(const ConvDesc& d) const {
-    return cuda::CreateConv(context, d, options, inputs);
-  }
-  KernelOr operator()(const PoolDesc& d) const {
-    return cuda::CreatePool(context, d, options, inputs);
-  }
-  KernelOr operator()(const FcDesc& d) const { return cuda::CreateFc(context, d, options, inputs); }
-  KernelOr operator()(const BatchNormDesc& d) const {
-    return cuda::CreateBatchNorm(context, d, options, inputs);
-  }
-  KernelOr operator()(const ReluDesc& d) const {
-    return cuda::CreateRelu(context, d, options, inputs);
-  }
-  KernelOr operator()(const LrnDesc& d) const {
-    return cuda::CreateLrn(context, d, options, inputs);
-  }
-  KernelOr operator()(const DropoutDesc& d) const {
-    return cuda::CreateDropout(context, d, options, inputs);
-  }
-  KernelOr operator()(const ConcatDesc& d) const {
-    return cuda::CreateConcat(context, d, options, inputs);
-  }
-  KernelOr operator()(const AddDesc& d) const {
-    return cuda::CreateAdd(context, d, options, inputs);
-  }
-  KernelOr operator()(const SoftmaxXentDesc& d) const {
-    return cuda::CreateSoftmaxXent(context, d, options, inputs);
-  }
-  KernelOr operator()(const GemmDesc& d) const {
-    return cuda::CreateGemm(context, d, options, inputs);
-  }
-};
 
 class SgdOptimizer final : public Optimizer {
  public:
@@ -60,11 +21,7 @@ class SgdOptimizer final : public Optimizer {
       : context_(std::move(context)), desc_(desc) {}
 
   absl::Status Update(const UpdateArgs& args) override {
-    if (args.params == nullptr || args.grads == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(desc_.ToString(), ": null params or grads"));
-    if (desc_.momentum != 0.0 && args.momentum == nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat(desc_.ToString(), ": momentum > 0 needs the momentum buffer"));
+    RETURN_IF_ERROR_AS_IS(CheckUpdateArgs(desc_, args));
     CUDA_RETURN_IF_ERROR(cuda::LaunchSgdUpdate(
         args.params, args.grads, args.momentum, desc_.count, desc_.learning_rate, desc_.momentum,
         desc_.weight_decay, args.loss_scale, args.overflow, args.step, args.good_steps,
@@ -87,39 +44,6 @@ class CudaBackend final : public Backend {
   Device device() const override { return context_->device; }
   const Stream& stream() const override { return context_->stream; }
   size_t alignment() const override { return 256; }
-
-  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
-    if (absl::Status status = desc.Validate(); !status.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad descriptor '", desc.ToString(), "': ", status.message()));
-    return std::unique_ptr<Optimizer>(new SgdOptimizer(context_, desc));
-  }
-
-  absl::Status AddN(const TensorSpec& spec, const std::vector<const void*>& srcs,
-                    void* dst) override {
-    if (srcs.empty() || dst == nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat("add_n of ", spec.DebugString(), ": no inputs or no output"));
-    ASSIGN_OR_RETURN(cuda::Elem elem, cuda::ToElem(spec.dtype));
-    const int64_t elements = static_cast<int64_t>(spec.bytes / SizeOf(spec.dtype));
-    // More sources than one launch takes: sum the first batch into dst, then
-    // keep adding batches to it (dst counts as one of the next batch's).
-    size_t next = 0;
-    while (next < srcs.size()) {
-      cuda::AddNSources batch{};
-      int count = 0;
-      if (next > 0) batch.ptr[count++] = dst;
-      while (count < cuda::kMaxAddN && next < srcs.size()) {
-        if (srcs[next] == nullptr)
-          return absl::InvalidArgumentError(
-              absl::StrCat("add_n of ", spec.DebugString(), ": null input ", next));
-        batch.ptr[count++] = srcs[next++];
-      }
-      CUDA_RETURN_IF_ERROR(
-          cuda::LaunchAddN(batch, count, dst, elem, elements, context_->raw_stream()));
-    }
-    return absl::OkStatus();
-  }
 
   absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                        void* dst) override {
@@ -162,11 +86,31 @@ class CudaBackend final : public Backend {
     return absl::UnimplementedError(absl::StrCat("unsupported: ", what()));
   }
 
-  absl::Status Upload(const TensorSpec& host, const void* src, const TensorSpec& to,
-                      void* dst) override {
-    if (!host.is_plain())
-      return absl::InvalidArgumentError(
-          absl::StrCat("upload from ", host.DebugString(), ": host data must be plain"));
+ protected:
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) override {
+    return std::unique_ptr<Optimizer>(new SgdOptimizer(context_, desc));
+  }
+
+  absl::Status SumInto(const TensorSpec& spec, const std::vector<const void*>& srcs,
+                       void* dst) override {
+    ASSIGN_OR_RETURN(cuda::Elem elem, cuda::ToElem(spec.dtype));
+    const int64_t elements = static_cast<int64_t>(spec.bytes / SizeOf(spec.dtype));
+    // More sources than one launch takes: sum the first batch into dst, then
+    // keep adding batches to it (dst counts as one of the next batch's).
+    size_t next = 0;
+    while (next < srcs.size()) {
+      cuda::AddNSources batch{};
+      int count = 0;
+      if (next > 0) batch.ptr[count++] = dst;
+      while (count < cuda::kMaxAddN && next < srcs.size()) batch.ptr[count++] = srcs[next++];
+      CUDA_RETURN_IF_ERROR(
+          cuda::LaunchAddN(batch, count, dst, elem, elements, context_->raw_stream()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status UploadChecked(const TensorSpec& host, const void* src, const TensorSpec& to,
+                             void* dst) override {
     cudaStream_t stream = context_->raw_stream();
     if (host.dtype == to.dtype && host.layout == to.layout && host.bytes == to.bytes) {
       CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, host.bytes, cudaMemcpyHostToDevice, stream));
@@ -181,11 +125,8 @@ class CudaBackend final : public Backend {
     return absl::OkStatus();
   }
 
-  absl::Status Download(const TensorSpec& from, const void* src, const TensorSpec& host,
-                        void* dst) override {
-    if (!host.is_plain())
-      return absl::InvalidArgumentError(
-          absl::StrCat("download to ", host.DebugString(), ": host data must be plain"));
+  absl::Status DownloadChecked(const TensorSpec& from, const void* src, const TensorSpec& host,
+                               void* dst) override {
     cudaStream_t stream = context_->raw_stream();
     if (host.dtype == from.dtype && host.layout == from.layout && host.bytes == from.bytes) {
       CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, host.bytes, cudaMemcpyDeviceToHost, stream));
@@ -200,7 +141,6 @@ class CudaBackend final : public Backend {
     return absl::OkStatus();
   }
 
- protected:
   absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
     if (options.dtype != DType::kF32 && options.dtype != DType::kF16 &&
         options.dtype != DType::kBF16)
@@ -214,7 +154,7 @@ class CudaBackend final : public Backend {
       const OpDesc& desc, const KernelOptions& options,
       const std::vector<TensorSpec>& inputs) override {
     RETURN_IF_ERROR(SetDevice());
-    return std::visit(CreateVisitor{context_, options, inputs}, desc);
+    return CreateOpKernel(context_, desc, options, inputs);
   }
 
  private:

@@ -83,11 +83,9 @@ class DropoutKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateDropout(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
-                       const Inputs& inputs) {
-  auto kernel = std::make_unique<DropoutKernel>(std::move(context), desc, options);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<DropoutKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

@@ -63,11 +63,9 @@ class LrnKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateLrn(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
-                   const Inputs& inputs) {
-  auto kernel = std::make_unique<LrnKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<LrnKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

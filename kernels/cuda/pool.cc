@@ -99,11 +99,9 @@ class PoolKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreatePool(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
-                    const Inputs& inputs) {
-  auto kernel = std::make_unique<PoolKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<PoolKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

@@ -15,7 +15,8 @@ class ReluKernel : public CudaKernel {
 
   absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
     if (inputs.size() > 1)
-      return absl::InvalidArgumentError(absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what_, ": takes 1 input, got ", inputs.size()));
     // A blocked input is "unsupported: ..." as for every other op here.
     ASSIGN_OR_RETURN(const TensorSpec input,
                      ResolveInput(what_, *context_, options, inputs, 0, desc_.dims.shape()));
@@ -31,9 +32,9 @@ class ReluKernel : public CudaKernel {
   absl::Status Forward(const KernelArgs& args) override {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.y, "y"));
-    return Launched(LaunchReluForward(x, args.y, elem_, desc_.dims.elements(),
-                                      context_->raw_stream()),
-                    "relu forward");
+    return Launched(
+        LaunchReluForward(x, args.y, elem_, desc_.dims.elements(), context_->raw_stream()),
+        "relu forward");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
@@ -52,11 +53,9 @@ class ReluKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateRelu(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
-                    const Inputs& inputs) {
-  auto kernel = std::make_unique<ReluKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ReluKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

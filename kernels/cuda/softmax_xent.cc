@@ -125,11 +125,9 @@ class SoftmaxXentKernel : public CudaKernel {
 
 }  // namespace
 
-KernelOr CreateSoftmaxXent(ContextPtr context, const SoftmaxXentDesc& desc,
-                           const KernelOptions& options, const Inputs& inputs) {
-  auto kernel = std::make_unique<SoftmaxXentKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(kernel->Init(options, inputs));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<SoftmaxXentKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace cnnbench::cuda

@@ -21,7 +21,8 @@ class BatchNormKernel : public OneDnnKernel {
   BatchNormKernel(std::shared_ptr<Context> context, const BatchNormDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
 
-  absl::Status Init(DType dtype, const Inputs& inputs) {
+  absl::Status Init(const BatchNormDesc&, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     const BatchNormDesc& d = desc_;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
@@ -261,12 +262,9 @@ class BatchNormKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc, DType dtype,
-                         const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<BatchNormKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<BatchNormKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

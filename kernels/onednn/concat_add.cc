@@ -20,7 +20,8 @@ class ConcatKernel : public OneDnnKernel {
   ConcatKernel(std::shared_ptr<Context> context, const ConcatDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()) {}
 
-  absl::Status Init(const ConcatDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const ConcatDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     const size_t count = d.channels.size();
     RETURN_IF_ERROR(CheckInputCount(inputs, count, what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
@@ -114,7 +115,8 @@ class AddKernel : public OneDnnKernel {
   AddKernel(std::shared_ptr<Context> context, const AddDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()), relu_(desc.relu) {}
 
-  absl::Status Init(const AddDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const AddDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     (void)type;
@@ -141,8 +143,8 @@ class AddKernel : public OneDnnKernel {
       attr.set_post_ops(ops);
       dnnl::binary::desc desc(dnnl::algorithm::binary_add, srcs[0], srcs[1], srcs[0]);
       dnnl::binary::primitive_desc pd(desc, attr, engine);
-      forward_ = BoundPrimitive(pd, dnnl::binary(pd), {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST},
-                                engine);
+      forward_ = BoundPrimitive(pd, dnnl::binary(pd),
+                                {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST}, engine);
       scratch = forward_.scratchpad_bytes();
       // dx = dy (or the sum of dy_parts) where y > 0: one buffer for both inputs.
       count_ = static_cast<int64_t>(srcs[0].get_size() / SizeOf(dtype));
@@ -236,20 +238,14 @@ class AddKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateConcat(std::shared_ptr<Context> context, const ConcatDesc& desc, DType dtype,
-                      const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<ConcatKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ConcatKernel>(std::move(context), desc, options, inputs);
 }
 
-KernelOr CreateAdd(std::shared_ptr<Context> context, const AddDesc& desc, DType dtype,
-                   const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<AddKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<AddKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

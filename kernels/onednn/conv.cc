@@ -16,7 +16,8 @@ class ConvKernel : public WeightedLayer {
   ConvKernel(std::shared_ptr<Context> context, const ConvDesc& desc)
       : WeightedLayer(std::move(context), desc.ToString(), desc.bias) {}
 
-  absl::Status Init(const ConvDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const ConvDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given,
                      GivenInput(inputs, 0, dtype, d.input().shape(), what_));
@@ -69,8 +70,8 @@ class ConvKernel : public WeightedLayer {
         [&](const memory::desc& w) {
           auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
                                   direct, src, w, bias_md, dst, strides, dilation, pad_l, pad_r)
-                            : dnnl::convolution_backward_weights::desc(
-                                  direct, src, w, dst, strides, dilation, pad_l, pad_r);
+                            : dnnl::convolution_backward_weights::desc(direct, src, w, dst, strides,
+                                                                       dilation, pad_l, pad_r);
           return BackwardWeightsPd(desc, attr, engine, fwd_pd);
         },
         weights, any_weights);
@@ -90,12 +91,9 @@ class ConvKernel : public WeightedLayer {
 
 }  // namespace
 
-KernelOr CreateConv(std::shared_ptr<Context> context, const ConvDesc& desc, DType dtype,
-                    const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<ConvKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ConvKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/random.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
-#include "core/random.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -41,7 +41,8 @@ class DropoutKernel : public OneDnnKernel {
         first_index_(static_cast<uint64_t>(options.batch_offset) *
                      static_cast<uint64_t>(desc.dims.elements() / desc.dims.n)) {}
 
-  absl::Status Init(DType dtype, const Inputs& inputs) {
+  absl::Status Init(const DropoutDesc&, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     const DropoutDesc& d = desc_;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
@@ -134,12 +135,9 @@ class DropoutKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc,
-                       const KernelOptions& options, const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<DropoutKernel>(std::move(context), desc, options);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(options.dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<DropoutKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

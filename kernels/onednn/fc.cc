@@ -20,7 +20,8 @@ class FcKernel : public WeightedLayer {
   FcKernel(std::shared_ptr<Context> context, const FcDesc& desc)
       : WeightedLayer(std::move(context), desc.ToString(), desc.bias) {}
 
-  absl::Status Init(const FcDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const FcDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     const dnnl::engine& engine = context_->engine;
@@ -92,12 +93,9 @@ class FcKernel : public WeightedLayer {
 
 }  // namespace
 
-KernelOr CreateFc(std::shared_ptr<Context> context, const FcDesc& desc, DType dtype,
+KernelOr CreateOp(ContextPtr context, const FcDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<FcKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+  return MakeKernel<FcKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

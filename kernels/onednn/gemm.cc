@@ -25,7 +25,8 @@ class GemmKernel : public OneDnnKernel {
   GemmKernel(std::shared_ptr<Context> context, const GemmDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()), d_(desc) {}
 
-  absl::Status Init(DType dtype, const Inputs& inputs) {
+  absl::Status Init(const GemmDesc&, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
     const int64_t m = d_.m, n = d_.n, k = d_.k;
@@ -47,8 +48,7 @@ class GemmKernel : public OneDnnKernel {
     const memory::desc c = MatrixView(m, n, false, type);
     const dnnl::primitive_attr attr = UserScratchpadAttr();
     const dnnl::engine& engine = context_->engine;
-    auto make = [&](const memory::desc& src, const memory::desc& weights,
-                    const memory::desc& dst) {
+    auto make = [&](const memory::desc& src, const memory::desc& weights, const memory::desc& dst) {
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights, dst), attr, engine);
       return BoundPrimitive(pd, dnnl::matmul(pd), {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST},
                             engine);
@@ -106,12 +106,9 @@ class GemmKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateGemm(std::shared_ptr<Context> context, const GemmDesc& desc, DType dtype,
-                    const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<GemmKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const GemmDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<GemmKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

@@ -19,7 +19,8 @@ class LrnKernel : public WindowKernel {
   LrnKernel(std::shared_ptr<Context> context, const LrnDesc& desc)
       : WindowKernel(std::move(context), desc.ToString(), /*backward_reads_src=*/true) {}
 
-  absl::Status Init(const LrnDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const LrnDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
@@ -71,12 +72,9 @@ class LrnKernel : public WindowKernel {
 
 }  // namespace
 
-KernelOr CreateLrn(std::shared_ptr<Context> context, const LrnDesc& desc, DType dtype,
-                   const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<LrnKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<LrnKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

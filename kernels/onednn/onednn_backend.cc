@@ -6,7 +6,6 @@
 #include <functional>
 #include <mutex>
 #include <unordered_map>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
@@ -18,45 +17,6 @@ namespace {
 
 using dnnl::memory;
 using onednn::Context;
-using onednn::KernelOr;
-
-struct CreateVisitor {
-  const std::shared_ptr<Context>& context;
-  const KernelOptions& options;
-  DType dtype;
-  const std::vector<TensorSpec>& inputs;
-  KernelOr operator()(const ConvDesc& d) const {
-    return onednn::CreateConv(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const PoolDesc& d) const {
-    return onednn::CreatePool(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const FcDesc& d) const { return onednn::CreateFc(context, d, dtype, inputs); }
-  KernelOr operator()(const BatchNormDesc& d) const {
-    return onednn::CreateBatchNorm(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const ReluDesc& d) const {
-    return onednn::CreateRelu(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const LrnDesc& d) const {
-    return onednn::CreateLrn(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const DropoutDesc& d) const {
-    return onednn::CreateDropout(context, d, options, inputs);
-  }
-  KernelOr operator()(const ConcatDesc& d) const {
-    return onednn::CreateConcat(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const AddDesc& d) const {
-    return onednn::CreateAdd(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const SoftmaxXentDesc& d) const {
-    return onednn::CreateSoftmaxXent(context, d, dtype, inputs);
-  }
-  KernelOr operator()(const GemmDesc& d) const {
-    return onednn::CreateGemm(context, d, dtype, inputs);
-  }
-};
 
 // A (from, to) pair of memory descriptors: the reorder cache's key.
 struct ReorderKey {
@@ -102,10 +62,6 @@ class OneDnnBackend : public Backend {
   Device device() const override { return Device::Cpu(); }
 
   const Stream& stream() const override { return stream_; }
-
-  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
-    return onednn::CreateSgd(desc);
-  }
 
   absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                        void* dst) override {
@@ -159,15 +115,19 @@ class OneDnnBackend : public Backend {
   }
 
  protected:
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) override {
+    return onednn::CreateSgd(desc);
+  }
+
   absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
     if (options.dtype == DType::kBF16 && !context_->has_bf16)
-      return absl::UnimplementedError(absl::StrCat(
-          "unsupported: bf16 needs avx512_bf16, which this CPU lacks (", OpDescToString(desc),
-          ")"));
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: bf16 needs avx512_bf16, which this CPU lacks (",
+                       OpDescToString(desc), ")"));
     if (options.dtype != DType::kF32 && options.dtype != DType::kBF16)
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
-                                                   " on the onednn backend (",
-                                                   OpDescToString(desc), ")"));
+                                                   " on the onednn backend (", OpDescToString(desc),
+                                                   ")"));
     if (options.precision == Precision::kTf32)
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: tf32 is a GPU math mode; the onednn backend runs fp32 or bf16 (",
@@ -178,7 +138,7 @@ class OneDnnBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const OpDesc& desc, const KernelOptions& options,
       const std::vector<TensorSpec>& inputs) override {
-    return std::visit(CreateVisitor{context_, options, options.dtype, inputs}, desc);
+    return CreateOpKernel(context_, desc, options, inputs);
   }
 
  private:

@@ -6,9 +6,12 @@
 #define CNNBENCH_KERNELS_ONEDNN_OPS_H_
 
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/status.h"
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/common.h"
@@ -18,30 +21,48 @@ namespace onednn {
 
 using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 using Inputs = std::vector<TensorSpec>;
+using ContextPtr = std::shared_ptr<Context>;
 
-KernelOr CreateConv(std::shared_ptr<Context> context, const ConvDesc& desc, DType dtype,
-                    const Inputs& inputs);
-KernelOr CreatePool(std::shared_ptr<Context> context, const PoolDesc& desc, DType dtype,
-                    const Inputs& inputs);
-KernelOr CreateFc(std::shared_ptr<Context> context, const FcDesc& desc, DType dtype,
-                  const Inputs& inputs);
-KernelOr CreateBatchNorm(std::shared_ptr<Context> context, const BatchNormDesc& desc, DType dtype,
-                         const Inputs& inputs);
-KernelOr CreateRelu(std::shared_ptr<Context> context, const ReluDesc& desc, DType dtype,
-                    const Inputs& inputs);
-KernelOr CreateLrn(std::shared_ptr<Context> context, const LrnDesc& desc, DType dtype,
-                   const Inputs& inputs);
-KernelOr CreateDropout(std::shared_ptr<Context> context, const DropoutDesc& desc,
-                       const KernelOptions& options,
-                       const Inputs& inputs);
-KernelOr CreateConcat(std::shared_ptr<Context> context, const ConcatDesc& desc, DType dtype,
-                      const Inputs& inputs);
-KernelOr CreateAdd(std::shared_ptr<Context> context, const AddDesc& desc, DType dtype,
-                   const Inputs& inputs);
-KernelOr CreateGemm(std::shared_ptr<Context> context, const GemmDesc& desc, DType dtype,
-                    const Inputs& inputs);
-KernelOr CreateSoftmaxXent(std::shared_ptr<Context> context, const SoftmaxXentDesc& desc,
-                           DType dtype, const Inputs& inputs);
+// One constructor per operation, of the shape every backend shares
+// (kernel.h, CreateOpKernel).
+KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // conv.cc
+KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // pool.cc
+KernelOr CreateOp(ContextPtr context, const FcDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // fc.cc
+KernelOr CreateOp(ContextPtr context, const GemmDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // gemm.cc
+KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // batch_norm.cc
+KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // relu.cc
+KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // lrn.cc
+KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // dropout.cc
+KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // concat_add.cc
+KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // concat_add.cc
+KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // softmax_xent.cc
+
+// The body of every constructor above: the kernel made from (context, desc)
+// (and the options, where its constructor takes them), then its Init(desc,
+// options, inputs), with oneDNN's exceptions turned into statuses.
+template <typename K, typename Desc>
+KernelOr MakeKernel(ContextPtr context, const Desc& desc, const KernelOptions& options,
+                    const Inputs& inputs) {
+  std::unique_ptr<K> kernel;
+  if constexpr (std::is_constructible_v<K, ContextPtr, const Desc&, const KernelOptions&>) {
+    kernel = std::make_unique<K>(std::move(context), desc, options);
+  } else {
+    kernel = std::make_unique<K>(std::move(context), desc);
+  }
+  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, options, inputs); }));
+  return std::unique_ptr<Kernel>(std::move(kernel));
+}
 
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc);
 

@@ -66,7 +66,8 @@ class PoolKernel : public WindowKernel {
     return absl::OkStatus();
   }
 
-  absl::Status Init(const PoolDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const PoolDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given,
                      GivenInput(inputs, 0, dtype, d.input().shape(), what_));
@@ -155,12 +156,9 @@ class PoolKernel : public WindowKernel {
 
 }  // namespace
 
-KernelOr CreatePool(std::shared_ptr<Context> context, const PoolDesc& desc, DType dtype,
-                    const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<PoolKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<PoolKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

@@ -15,7 +15,8 @@ class ReluKernel : public OneDnnKernel {
   ReluKernel(std::shared_ptr<Context> context, const ReluDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()) {}
 
-  absl::Status Init(const ReluDesc& d, DType dtype, const Inputs& inputs) {
+  absl::Status Init(const ReluDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, d.dims.shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
@@ -82,12 +83,9 @@ class ReluKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateRelu(std::shared_ptr<Context> context, const ReluDesc& desc, DType dtype,
-                    const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<ReluKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ReluKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

@@ -59,9 +59,6 @@ class SgdOptimizer : public Optimizer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) {
-  if (absl::Status status = desc.Validate(); !status.ok())
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad descriptor '", desc.ToString(), "': ", status.message()));
   return std::unique_ptr<Optimizer>(new SgdOptimizer(desc));
 }
 

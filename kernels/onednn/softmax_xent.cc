@@ -21,7 +21,8 @@ class SoftmaxXentKernel : public OneDnnKernel {
   SoftmaxXentKernel(std::shared_ptr<Context> context, const SoftmaxXentDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
 
-  absl::Status Init(DType dtype, const Inputs& inputs) {
+  absl::Status Init(const SoftmaxXentDesc&, const KernelOptions& options, const Inputs& inputs) {
+    const DType dtype = options.dtype;
     const SoftmaxXentDesc& d = desc_;
     RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
     const TensorSpec* given = inputs.empty() ? nullptr : &inputs[0];
@@ -138,12 +139,9 @@ class SoftmaxXentKernel : public OneDnnKernel {
 
 }  // namespace
 
-KernelOr CreateSoftmaxXent(std::shared_ptr<Context> context, const SoftmaxXentDesc& desc,
-                           DType dtype, const Inputs& inputs) {
-  RETURN_IF_ERROR(desc.Validate());
-  auto kernel = std::make_unique<SoftmaxXentKernel>(std::move(context), desc);
-  RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(dtype, inputs); }));
-  return std::unique_ptr<Kernel>(std::move(kernel));
+KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<SoftmaxXentKernel>(std::move(context), desc, options, inputs);
 }
 
 }  // namespace onednn

@@ -23,9 +23,7 @@ class BatchNormKernel final : public ReferenceKernel {
   const int64_t m_ = d_.dims.n * hw_;  // elements per channel
 
   // Element `i` of channel `c` over (N,H,W).
-  int64_t At(int64_t c, int64_t i) const {
-    return ((i / hw_) * d_.dims.c + c) * hw_ + i % hw_;
-  }
+  int64_t At(int64_t c, int64_t i) const { return ((i / hw_) * d_.dims.c + c) * hw_ + i % hw_; }
   // The gradient reaching the normalisation: dy, masked by y > 0 when a
   // ReLU is fused after it.
   double Dy(const KernelArgs& a, int64_t at) const {
@@ -38,12 +36,12 @@ class BatchNormKernel final : public ReferenceKernel {
   }
 
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);                      // (N,C,H,W)
-    const T* beta = static_cast<const T*>(a.params.back());          // (C)
-    T* running_mean = static_cast<T*>(a.state[0]);                   // (C)
-    T* running_var = static_cast<T*>(a.state[1]);                    // (C)
-    T* y = static_cast<T*>(a.y);                                     // (N,C,H,W)
-    double* saved = static_cast<double*>(a.saved);  // mean (C), then 1/sqrt(var+eps) (C)
+    const T* x = static_cast<const T*>(a.x[0]);              // (N,C,H,W)
+    const T* beta = static_cast<const T*>(a.params.back());  // (C)
+    T* running_mean = static_cast<T*>(a.state[0]);           // (C)
+    T* running_var = static_cast<T*>(a.state[1]);            // (C)
+    T* y = static_cast<T*>(a.y);                             // (N,C,H,W)
+    double* saved = static_cast<double*>(a.saved);           // mean (C), then 1/sqrt(var+eps) (C)
     for (int64_t c = 0; c < d_.dims.c; ++c) {
       double mean, inv_std;
       if (a.training) {
@@ -137,8 +135,9 @@ class BatchNormKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateBatchNorm(const BatchNormDesc& desc, DType dtype,
-                         const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const BatchNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   const std::string name = desc.ToString();
   KernelSignature sig;
   auto resolved = ResolveInputs(name, inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
@@ -150,7 +149,7 @@ KernelOr CreateBatchNorm(const BatchNormDesc& desc, DType dtype,
   sig.params.push_back(TensorSpec::Plain(dtype, channels));                  // beta
   sig.state = {TensorSpec::Plain(dtype, channels), TensorSpec::Plain(dtype, channels)};
   sig.saved_bytes = 2 * static_cast<size_t>(desc.dims.c) * sizeof(double);
-  sig.backward_reads_inputs = true;  // xhat is recomputed from x
+  sig.backward_reads_inputs = true;       // xhat is recomputed from x
   sig.backward_reads_output = desc.relu;  // the fused ReLU's mask is y > 0
   return MakeTyped<BatchNormKernel>(dtype, desc, std::move(sig));
 }

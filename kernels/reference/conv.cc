@@ -22,10 +22,10 @@ class ConvKernel final : public ReferenceKernel {
   }
 
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);          // (N,C,H,W)
-    const T* w = static_cast<const T*>(a.params[0]);     // (K,C/g,R,S)
+    const T* x = static_cast<const T*>(a.x[0]);                           // (N,C,H,W)
+    const T* w = static_cast<const T*>(a.params[0]);                      // (K,C/g,R,S)
     const T* b = d_.bias ? static_cast<const T*>(a.params[1]) : nullptr;  // (K)
-    T* y = static_cast<T*>(a.y);                          // (N,K,P,Q)
+    T* y = static_cast<T*>(a.y);                                          // (N,K,P,Q)
     const int64_t cg = d_.c / d_.groups, kg = d_.k / d_.groups;
     const int64_t kh = d_.h.kernel, kw = d_.w.kernel;
     for (int64_t n = 0; n < d_.n; ++n)
@@ -41,8 +41,9 @@ class ConvKernel final : public ReferenceKernel {
                 for (int64_t s = 0; s < kw; ++s) {
                   const int64_t iw = InputIndex(d_.w, q, s);
                   if (iw < 0) continue;
-                  acc += static_cast<double>(x[Offset4(d_.c, d_.h.in, d_.w.in, n, c0 + c, ih, iw)]) *
-                         static_cast<double>(w[Offset4(cg, kh, kw, k, c, r, s)]);
+                  acc +=
+                      static_cast<double>(x[Offset4(d_.c, d_.h.in, d_.w.in, n, c0 + c, ih, iw)]) *
+                      static_cast<double>(w[Offset4(cg, kh, kw, k, c, r, s)]);
                 }
               }
             y[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)] = static_cast<T>(acc);
@@ -63,9 +64,9 @@ class ConvKernel final : public ReferenceKernel {
   // accumulated in double.
   absl::Status RunBackwardData(const KernelArgs& a) override {
     if (a.dx[0] == nullptr) return absl::OkStatus();
-    const T* w = static_cast<const T*>(a.params[0]);   // (K,C/g,R,S)
-    const T* dy = static_cast<const T*>(a.dy);         // (N,K,P,Q)
-    T* dx = static_cast<T*>(a.dx[0]);                  // (N,C,H,W)
+    const T* w = static_cast<const T*>(a.params[0]);  // (K,C/g,R,S)
+    const T* dy = static_cast<const T*>(a.dy);        // (N,K,P,Q)
+    T* dx = static_cast<T*>(a.dx[0]);                 // (N,C,H,W)
     const int64_t cg = d_.c / d_.groups, kg = d_.k / d_.groups;
     const int64_t kh = d_.h.kernel, kw = d_.w.kernel;
     for (int64_t n = 0; n < d_.n; ++n)
@@ -92,9 +93,9 @@ class ConvKernel final : public ReferenceKernel {
   }
 
   absl::Status RunBackwardWeights(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);     // (N,C,H,W)
-    const T* dy = static_cast<const T*>(a.dy);      // (N,K,P,Q)
-    T* dw = static_cast<T*>(a.dparams[0]);          // (K,C/g,R,S)
+    const T* x = static_cast<const T*>(a.x[0]);  // (N,C,H,W)
+    const T* dy = static_cast<const T*>(a.dy);   // (N,K,P,Q)
+    T* dw = static_cast<T*>(a.dparams[0]);       // (K,C/g,R,S)
     const int64_t cg = d_.c / d_.groups, kg = d_.k / d_.groups;
     const int64_t kh = d_.h.kernel, kw = d_.w.kernel;
     for (int64_t k = 0; k < d_.k; ++k) {
@@ -135,7 +136,9 @@ class ConvKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateConv(const ConvDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const ConvDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   const std::string name = desc.ToString();
   KernelSignature sig;
   auto resolved = ResolveInputs(name, inputs, {TensorSpec::Plain(dtype, desc.input().shape())});

@@ -3,8 +3,8 @@
 // drawn per global element index.
 #include <cstdint>
 
-#include "kernels/reference/common.h"
 #include "core/random.h"
+#include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
 namespace cnnbench {
@@ -67,8 +67,8 @@ class DropoutKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateDropout(const DropoutDesc& desc, const KernelOptions& options,
-                       const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const DropoutDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
   const DType dtype = options.dtype;
   KernelSignature sig;
   auto resolved =

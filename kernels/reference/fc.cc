@@ -15,10 +15,10 @@ class FcKernel final : public ReferenceKernel {
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);       // (N,IC)
-    const T* w = static_cast<const T*>(a.params[0]);  // (OC,IC)
+    const T* x = static_cast<const T*>(a.x[0]);                           // (N,IC)
+    const T* w = static_cast<const T*>(a.params[0]);                      // (OC,IC)
     const T* b = d_.bias ? static_cast<const T*>(a.params[1]) : nullptr;  // (OC)
-    T* y = static_cast<T*>(a.y);                      // (N,OC)
+    T* y = static_cast<T*>(a.y);                                          // (N,OC)
     for (int64_t n = 0; n < d_.n; ++n)
       for (int64_t o = 0; o < d_.oc; ++o) {
         double acc = b ? static_cast<double>(b[o]) : 0.0;
@@ -71,7 +71,9 @@ class FcKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateFc(const FcDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const FcDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   const std::string name = desc.ToString();
   KernelSignature sig;
   auto resolved = ResolveInputs(name, inputs, {TensorSpec::Plain(dtype, Shape{desc.n, desc.ic})},

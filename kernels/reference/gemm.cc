@@ -16,8 +16,12 @@ class GemmKernel final : public ReferenceKernel {
 
  private:
   // Offsets of op(A)(i,p) and op(B)(p,j) in storage.
-  int64_t AIndex(int64_t i, int64_t p) const { return d_.transpose_a ? p * d_.m + i : i * d_.k + p; }
-  int64_t BIndex(int64_t p, int64_t j) const { return d_.transpose_b ? j * d_.k + p : p * d_.n + j; }
+  int64_t AIndex(int64_t i, int64_t p) const {
+    return d_.transpose_a ? p * d_.m + i : i * d_.k + p;
+  }
+  int64_t BIndex(int64_t p, int64_t j) const {
+    return d_.transpose_b ? j * d_.k + p : p * d_.n + j;
+  }
 
   absl::Status RunForward(const KernelArgs& a) override {
     const T* x = static_cast<const T*>(a.x[0]);
@@ -63,7 +67,9 @@ class GemmKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateGemm(const GemmDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const GemmDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
   const Shape a = desc.transpose_a ? Shape{desc.k, desc.m} : Shape{desc.m, desc.k};
   const Shape b = desc.transpose_b ? Shape{desc.n, desc.k} : Shape{desc.k, desc.n};

@@ -22,9 +22,9 @@ class LrnKernel final : public ReferenceKernel {
   int64_t High(int64_t c) const { return std::min<int64_t>(c + d_.depth_radius, d_.dims.c - 1); }
 
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);        // (N,C,H,W)
-    T* y = static_cast<T*>(a.y);                       // (N,C,H,W)
-    double* scale = static_cast<double*>(a.saved);     // s, (N,C,H,W), for backward
+    const T* x = static_cast<const T*>(a.x[0]);     // (N,C,H,W)
+    T* y = static_cast<T*>(a.y);                    // (N,C,H,W)
+    double* scale = static_cast<double*>(a.saved);  // s, (N,C,H,W), for backward
     const int64_t hw = d_.dims.h * d_.dims.w, chw = d_.dims.c * hw;
     for (int64_t n = 0; n < d_.dims.n; ++n)
       for (int64_t c = 0; c < d_.dims.c; ++c)
@@ -71,7 +71,9 @@ class LrnKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateLrn(const LrnDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const LrnDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
   auto resolved =
       ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});

@@ -16,20 +16,36 @@ namespace reference {
 
 using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 
-KernelOr CreateConv(const ConvDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreatePool(const PoolDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateFc(const FcDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateBatchNorm(const BatchNormDesc& desc, DType dtype,
-                         const std::vector<TensorSpec>& inputs);
-KernelOr CreateRelu(const ReluDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateAdd(const AddDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateLrn(const LrnDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateGemm(const GemmDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateDropout(const DropoutDesc& desc, const KernelOptions& options,
-                       const std::vector<TensorSpec>& inputs);
-KernelOr CreateConcat(const ConcatDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs);
-KernelOr CreateSoftmaxXent(const SoftmaxXentDesc& desc, DType dtype,
-                           const std::vector<TensorSpec>& inputs);
+// The reference backend keeps no state: its context is empty, there so
+// that its constructors have the shape every backend's have (kernel.h,
+// CreateOpKernel).
+struct Context {};
+using ContextPtr = std::shared_ptr<Context>;
+using Inputs = std::vector<TensorSpec>;
+
+KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // conv.cc
+KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // pool.cc
+KernelOr CreateOp(ContextPtr context, const FcDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // fc.cc
+KernelOr CreateOp(ContextPtr context, const GemmDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // gemm.cc
+KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // batch_norm.cc
+KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // relu.cc
+KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // lrn.cc
+KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // dropout.cc
+KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // concat_add.cc
+KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // concat_add.cc
+KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs);  // softmax_xent.cc
+
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc);
 
 }  // namespace reference

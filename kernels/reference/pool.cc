@@ -105,7 +105,9 @@ class PoolKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreatePool(const PoolDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const PoolDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   const std::string name = desc.ToString();
   if (desc.h.in * desc.w.in > std::numeric_limits<int32_t>::max())
     return absl::UnimplementedError(

@@ -4,7 +4,6 @@
 #include "kernels/reference/reference_backend.h"
 
 #include <cstring>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/reference/common.h"
@@ -12,34 +11,6 @@
 
 namespace cnnbench {
 namespace {
-
-using reference::KernelOr;
-
-// Dispatches one validated descriptor to its constructor.
-struct CreateVisitor {
-  const KernelOptions& options;
-  DType dtype;
-  const std::vector<TensorSpec>& inputs;
-  KernelOr operator()(const ConvDesc& d) const { return reference::CreateConv(d, dtype, inputs); }
-  KernelOr operator()(const PoolDesc& d) const { return reference::CreatePool(d, dtype, inputs); }
-  KernelOr operator()(const FcDesc& d) const { return reference::CreateFc(d, dtype, inputs); }
-  KernelOr operator()(const BatchNormDesc& d) const {
-    return reference::CreateBatchNorm(d, dtype, inputs);
-  }
-  KernelOr operator()(const ReluDesc& d) const { return reference::CreateRelu(d, dtype, inputs); }
-  KernelOr operator()(const LrnDesc& d) const { return reference::CreateLrn(d, dtype, inputs); }
-  KernelOr operator()(const DropoutDesc& d) const {
-    return reference::CreateDropout(d, options, inputs);
-  }
-  KernelOr operator()(const ConcatDesc& d) const {
-    return reference::CreateConcat(d, dtype, inputs);
-  }
-  KernelOr operator()(const AddDesc& d) const { return reference::CreateAdd(d, dtype, inputs); }
-  KernelOr operator()(const SoftmaxXentDesc& d) const {
-    return reference::CreateSoftmaxXent(d, dtype, inputs);
-  }
-  KernelOr operator()(const GemmDesc& d) const { return reference::CreateGemm(d, dtype, inputs); }
-};
 
 // Element type conversion of `count` values.
 template <typename From, typename To>
@@ -55,14 +26,9 @@ class ReferenceBackend final : public Backend {
   Device device() const override { return Device::Cpu(); }
   const Stream& stream() const override { return stream_; }
 
-  absl::StatusOr<std::unique_ptr<Optimizer>> CreateOptimizer(const SgdDesc& desc) override {
-    return reference::CreateSgd(desc);
-  }
-
   absl::Status Reorder(const TensorSpec& from, const void* src, const TensorSpec& to,
                        void* dst) override {
-    const std::string what =
-        absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
+    const std::string what = absl::StrCat("reorder ", from.DebugString(), " -> ", to.DebugString());
     // Every plain layout but NHWC is dense row-major in logical order.
     auto row_major = [](const TensorSpec& s) { return s.is_plain() && s.layout != Layout::kNHWC; };
     if (!row_major(from) || !row_major(to))
@@ -90,6 +56,10 @@ class ReferenceBackend final : public Backend {
   }
 
  protected:
+  absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) override {
+    return reference::CreateSgd(desc);
+  }
+
   absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
     // fp64 storage runs under fp32 math (see KernelOptions).
     if (options.dtype != DType::kF32 && options.dtype != DType::kF64)
@@ -104,11 +74,12 @@ class ReferenceBackend final : public Backend {
   absl::StatusOr<std::unique_ptr<Kernel>> CreateKernel(
       const OpDesc& desc, const KernelOptions& options,
       const std::vector<TensorSpec>& inputs) override {
-    return std::visit(CreateVisitor{options, options.dtype, inputs}, desc);
+    return CreateOpKernel(context_, desc, options, inputs);
   }
 
  private:
   const Stream stream_ = Stream::Cpu();
+  const reference::ContextPtr context_ = std::make_shared<reference::Context>();
 };
 
 }  // namespace

@@ -21,7 +21,8 @@ class SgdOptimizer final : public Optimizer {
     float* momentum = args.momentum;
     for (int64_t i = 0; i < d_.count; ++i) {
       const double w = params[i];
-      const double g = static_cast<double>(args.grads[i]) * plan.inverse_scale + d_.weight_decay * w;
+      const double g =
+          static_cast<double>(args.grads[i]) * plan.inverse_scale + d_.weight_decay * w;
       double step = g;
       if (d_.momentum != 0.0) {
         step = d_.momentum * static_cast<double>(momentum[i]) + g;
@@ -39,9 +40,6 @@ class SgdOptimizer final : public Optimizer {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) {
-  if (absl::Status status = desc.Validate(); !status.ok())
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad descriptor '", desc.ToString(), "': ", status.message()));
   return std::unique_ptr<Optimizer>(new SgdOptimizer(desc));
 }
 

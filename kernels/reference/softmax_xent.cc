@@ -62,8 +62,9 @@ class SoftmaxXentKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateSoftmaxXent(const SoftmaxXentDesc& desc, DType dtype,
-                           const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const SoftmaxXentDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
   auto resolved = ResolveInputs(desc.ToString(), inputs,
                                 {TensorSpec::Plain(dtype, Shape{desc.n, desc.classes}),

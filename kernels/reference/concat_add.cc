@@ -1,4 +1,8 @@
-// Reference relu and add (residual sum).
+// Reference channel concatenation, y(N, sum C_i, H, W) from x_i(N, C_i, H,
+// W), whose backward hands each input its slice of dy; and the residual add
+// (with its fused ReLU), whose inputs share one gradient.
+#include <cstdint>
+
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -7,29 +11,44 @@ namespace reference {
 namespace {
 
 template <typename T>
-class ReluKernel final : public ReferenceKernel {
+class ConcatKernel final : public ReferenceKernel {
  public:
-  ReluKernel(const ReluDesc& d, KernelSignature signature)
-      : ReferenceKernel(d.ToString(), std::move(signature)), count_(d.dims.elements()) {}
+  ConcatKernel(const ConcatDesc& d, KernelSignature signature)
+      : ReferenceKernel(d.ToString(), std::move(signature)), d_(d), total_(d.output().c) {}
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);
     T* y = static_cast<T*>(a.y);
-    for (int64_t i = 0; i < count_; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+    const int64_t hw = d_.h * d_.w;
+    int64_t offset = 0;  // first output channel of input i
+    for (size_t i = 0; i < d_.channels.size(); ++i) {
+      const T* x = static_cast<const T*>(a.x[i]);
+      const int64_t ci = d_.channels[i];
+      for (int64_t n = 0; n < d_.n; ++n)
+        for (int64_t j = 0; j < ci * hw; ++j)
+          y[(n * total_ + offset) * hw + j] = x[n * ci * hw + j];
+      offset += ci;
+    }
     return absl::OkStatus();
   }
 
   absl::Status RunBackwardData(const KernelArgs& a) override {
-    if (a.dx[0] == nullptr) return absl::OkStatus();
-    const T* x = static_cast<const T*>(a.x[0]);
     const T* dy = static_cast<const T*>(a.dy);
-    T* dx = static_cast<T*>(a.dx[0]);
-    for (int64_t i = 0; i < count_; ++i) dx[i] = x[i] > T(0) ? dy[i] : T(0);
+    const int64_t hw = d_.h * d_.w;
+    int64_t offset = 0;
+    for (size_t i = 0; i < d_.channels.size(); ++i) {
+      const int64_t ci = d_.channels[i];
+      if (T* dx = static_cast<T*>(a.dx[i]); dx != nullptr)
+        for (int64_t n = 0; n < d_.n; ++n)
+          for (int64_t j = 0; j < ci * hw; ++j)
+            dx[n * ci * hw + j] = dy[(n * total_ + offset) * hw + j];
+      offset += ci;
+    }
     return absl::OkStatus();
   }
 
-  const int64_t count_;
+  const ConcatDesc d_;
+  const int64_t total_;  // output channels
 };
 
 template <typename T>
@@ -70,7 +89,8 @@ class AddKernel final : public ReferenceKernel {
         if (a.dy_parts.empty()) {
           g = static_cast<double>(static_cast<const T*>(a.dy)[i]);
         } else {
-          for (const void* part : a.dy_parts) g += static_cast<double>(static_cast<const T*>(part)[i]);
+          for (const void* part : a.dy_parts)
+            g += static_cast<double>(static_cast<const T*>(part)[i]);
         }
         out[i] = static_cast<T>(relu_ && !(y[i] > T(0)) ? 0.0 : g);
       }
@@ -84,19 +104,25 @@ class AddKernel final : public ReferenceKernel {
 
 }  // namespace
 
-KernelOr CreateRelu(const ReluDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const ConcatDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
-  auto resolved =
-      ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
+  std::vector<TensorSpec> expected;
+  for (int64_t c : desc.channels)
+    expected.push_back(TensorSpec::Plain(dtype, Shape{desc.n, c, desc.h, desc.w}));
+  auto resolved = ResolveInputs(desc.ToString(), inputs, expected);
   if (!resolved.ok()) return resolved.status();
   sig.inputs = *std::move(resolved);
-  sig.output = TensorSpec::Plain(dtype, desc.dims.shape());
-  sig.backward_reads_inputs = true;  // dx = dy * (x > 0)
+  sig.output = TensorSpec::Plain(dtype, desc.output().shape());
+  sig.backward_reads_inputs = false;
   sig.backward_reads_output = false;
-  return MakeTyped<ReluKernel>(dtype, desc, std::move(sig));
+  return MakeTyped<ConcatKernel>(dtype, desc, std::move(sig));
 }
 
-KernelOr CreateAdd(const AddDesc& desc, DType dtype, const std::vector<TensorSpec>& inputs) {
+KernelOr CreateOp(ContextPtr, const AddDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
   KernelSignature sig;
   const TensorSpec plain = TensorSpec::Plain(dtype, desc.dims.shape());
   auto resolved = ResolveInputs(desc.ToString(), inputs, {plain, plain});

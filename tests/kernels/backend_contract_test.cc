@@ -1,0 +1,133 @@
+// What every backend checks the same way, because Backend checks it once in
+// its non-virtual entry points: a bad optimizer descriptor, AddN without
+// inputs or with a null one, host data that is not plain, an update without
+// its buffers, and a bad op descriptor. Run on each backend this machine
+// has (cuda where a GPU is present).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "core/device.h"
+#include "gtest/gtest.h"
+#include "kernels/backends.h"
+#include "kernels/kernel.h"
+
+namespace cnnbench {
+namespace {
+
+struct Param {
+  std::string backend;
+  Device device;
+};
+
+class BackendContractTest : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    if (GetParam().device.is_cuda() && CudaDeviceCount() == 0)
+      GTEST_SKIP() << "no GPU: the cuda backend's contract is checked where one is present";
+    auto backend = CreateBackend(GetParam().backend, GetParam().device);
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    backend_ = *std::move(backend);
+  }
+
+  void* Device(size_t bytes) {
+    auto buffer = Buffer::Allocate(backend_->device(), bytes);
+    EXPECT_TRUE(buffer.ok()) << buffer.status();
+    buffers_.push_back(*std::move(buffer));
+    return buffers_.back().data();
+  }
+
+  std::unique_ptr<Backend> backend_;
+  std::vector<Buffer> buffers_;
+};
+
+TEST_P(BackendContractTest, ABadOptimizerDescriptorIsNamed) {
+  SgdDesc desc;
+  desc.count = 0;
+  auto optimizer = backend_->CreateOptimizer(desc);
+  ASSERT_FALSE(optimizer.ok());
+  EXPECT_EQ(optimizer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(optimizer.status().message(), "bad descriptor 'sgd:"))
+      << optimizer.status();
+}
+
+TEST_P(BackendContractTest, AnUpdateWithoutItsBuffersIsAnError) {
+  SgdDesc desc;
+  desc.count = 16;
+  auto optimizer = backend_->CreateOptimizer(desc);
+  ASSERT_TRUE(optimizer.ok()) << optimizer.status();
+  float* params = static_cast<float*>(Device(16 * sizeof(float)));
+  float* grads = static_cast<float*>(Device(16 * sizeof(float)));
+  const absl::Status no_grads = (*optimizer)->Update(params, nullptr, nullptr);
+  EXPECT_EQ(no_grads.code(), absl::StatusCode::kInvalidArgument) << no_grads;
+  EXPECT_TRUE(absl::StrContains(no_grads.message(), "null params or grads")) << no_grads;
+  // momentum 0.9 (the default) needs the momentum buffer.
+  const absl::Status no_momentum = (*optimizer)->Update(params, grads, nullptr);
+  EXPECT_TRUE(absl::StrContains(no_momentum.message(), "momentum buffer")) << no_momentum;
+}
+
+TEST_P(BackendContractTest, AddNChecksItsArguments) {
+  const TensorSpec spec = TensorSpec::Plain(DType::kF32, Shape{8});
+  void* a = Device(spec.bytes);
+  void* out = Device(spec.bytes);
+  const absl::Status none = backend_->AddN(spec, {}, out);
+  EXPECT_EQ(none.code(), absl::StatusCode::kInvalidArgument) << none;
+  EXPECT_TRUE(absl::StrContains(none.message(), "no inputs or no output")) << none;
+  const absl::Status null = backend_->AddN(spec, {a, nullptr}, out);
+  EXPECT_EQ(null.code(), absl::StatusCode::kInvalidArgument) << null;
+  EXPECT_TRUE(absl::StrContains(null.message(), "null input 1")) << null;
+  EXPECT_FALSE(backend_->AddN(spec, {a}, nullptr).ok());
+}
+
+TEST_P(BackendContractTest, HostDataMustBePlain) {
+  TensorSpec host = TensorSpec::Plain(DType::kF32, Shape{2, 3, 4, 4});
+  const TensorSpec plain = host;
+  host.layout = Layout::kBlocked;
+  std::vector<float> data(96);
+  void* device = Device(plain.bytes);
+  const absl::Status up = backend_->Upload(host, data.data(), plain, device);
+  EXPECT_EQ(up.code(), absl::StatusCode::kInvalidArgument) << up;
+  EXPECT_TRUE(absl::StrContains(up.message(), "host data must be plain")) << up;
+  const absl::Status down = backend_->Download(plain, device, host, data.data());
+  EXPECT_EQ(down.code(), absl::StatusCode::kInvalidArgument) << down;
+  EXPECT_TRUE(absl::StrContains(down.message(), "host data must be plain")) << down;
+}
+
+TEST_P(BackendContractTest, ABadOpDescriptorIsNamedBeforeAnyBackendSeesIt) {
+  ReluDesc relu;
+  relu.dims.n = 0;
+  auto kernel = backend_->Create(relu, DType::kF32, {});
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(kernel.status().message(), "bad descriptor 'relu:"))
+      << kernel.status();
+}
+
+// Every op of every backend comes from one dispatch (CreateOpKernel): each
+// op's kernel is created, and runs, through the common entry point.
+TEST_P(BackendContractTest, EveryOpIsCreatedThroughTheOneDispatch) {
+  for (const char* text :
+       {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
+       "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0", "fc:mb2ic12oc5",
+       "bn:mb2ic3ih4iw4_eps0.001mom0.997", "relu:mb2ic3ih4iw4",
+       "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75", "dropout:mb2ic3ih4iw4_p0.5",
+       "concat:mb2ih4iw4_ic3:5", "add:mb2ic3ih4iw4", "softmax_xent:mb2ic5", "gemm:m4n5k6"}) {
+    auto desc = ParseOpDesc(text);
+    ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
+    auto kernel = backend_->Create(*desc, DType::kF32, {});
+    ASSERT_TRUE(kernel.ok()) << text << ": " << kernel.status();
+    EXPECT_EQ(OpDescToString(*desc), text);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendContractTest,
+                         ::testing::Values(Param{"reference", Device::Cpu()},
+                                           Param{"onednn", Device::Cpu()},
+                                           Param{"cuda", Device::Cuda(0)}),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return info.param.backend;
+                         });
+
+}  // namespace
+}  // namespace cnnbench
