@@ -134,8 +134,8 @@ absl::StatusOr<std::unique_ptr<Workload>> AllReduceWorkload::Prepare(
   for (int r = 0; r < n; ++r)
     if (group[r] == nullptr || group[r]->size() != size || first + n > size ||
         group[r]->rank() != first + r)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "communicator ", r, " of ", n, " is not rank ", first + r, " of one group of ", size));
+      return absl::InvalidArgumentError(absl::StrCat("communicator ", r, " of ", n, " is not rank ",
+                                                     first + r, " of one group of ", size));
   if (bytes <= 0 || bytes % sizeof(float) != 0)
     return absl::InvalidArgumentError(
         absl::StrCat("bytes:", bytes, " is not a positive number of fp32 elements"));
@@ -320,23 +320,23 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness) {
   // Returned as they are: the message names the flag, no file:line needed.
   const absl::StatusOr<int> warmup = CountFromFlag(
-      "allreduce_warmup", absl::GetFlag(FLAGS_allreduce_warmup), options.allreduce_warmup, 0);
+      "allreduce_warmup", absl::GetFlag(FLAGS_allreduce_warmup), options.allreduce.warmup, 0);
   if (!warmup.ok()) return warmup.status();
   const absl::StatusOr<int> iterations = CountFromFlag(
-      "allreduce_iters", absl::GetFlag(FLAGS_allreduce_iters), options.allreduce_iters, 1);
+      "allreduce_iters", absl::GetFlag(FLAGS_allreduce_iters), options.allreduce.iters, 1);
   if (!iterations.ok()) return iterations.status();
   // Sizes are capped by memory: send and receive buffers for every rank must
   // fit in half of this machine's memory.
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  std::vector<int> rank_counts = options.allreduce_ranks;
+  std::vector<int> rank_counts = options.allreduce.ranks;
   if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
   const char* impl = options.mpi != nullptr ? "mpi" : "local";
   for (int ranks : rank_counts) {
-    for (int64_t bytes = std::max<int64_t>(options.allreduce_min_bytes, 8);
-         bytes <= options.allreduce_max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
+    for (int64_t bytes = std::max<int64_t>(options.allreduce.min_bytes, 8);
+         bytes <= options.allreduce.max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
       TimedCase timed;
       timed.name = AllReduceCaseName(impl, "fp32", bytes, ranks);
-      timed.family = "allreduce";
+      timed.family = FamilyName(Family::kAllReduce);
       // A fixed count, never a min time: every rank must know how many
       // collectives to make. Each rank makes them in one go, timed as a span.
       timed.iterations = *iterations;

@@ -121,13 +121,13 @@ class GemmWorkload : public Workload {
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
   std::vector<GemmDesc> shapes;
   std::set<std::string> seen;
-  for (int64_t s : options.gemm_sizes) {
+  for (int64_t s : options.kernel.gemm_sizes) {
     const GemmDesc square{s, s, s, false, false};
     if (seen.insert(square.ToString()).second) shapes.push_back(square);
   }
   // The fc layers of the kernel models at the kernel batch, as the layer
   // cases build them.
-  for (const std::string& model : options.kernel_models) {
+  for (const std::string& model : options.kernel.models) {
     ASSIGN_OR_RETURN(Graph graph, KernelModelGraph(options, model));
     for (const Node& node : graph.nodes)
       if (const auto* fc = std::get_if<FcDesc>(&node.op);
@@ -142,8 +142,9 @@ absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
       for (const std::string& precision_name : options.precisions) {
         ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
         TimedCase timed;
-        timed.name = KernelCaseName("gemm", "", precision_name, device_name, desc.ToString());
-        timed.family = "gemm";
+        timed.name = KernelCaseName(FamilyName(Family::kGemm), "", precision_name, device_name,
+                                    desc.ToString());
+        timed.family = FamilyName(Family::kGemm);
         timed.unit = benchmark::kMillisecond;
         timed.prepare = [desc, precision, device, &options] {
           return GemmWorkload::Prepare(desc, precision, device, options);

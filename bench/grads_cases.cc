@@ -54,7 +54,7 @@ class GradsWorkload : public Workload {
   std::vector<GradientBucket> buckets_;
   size_t total_bytes_ = 0;
   std::vector<std::unique_ptr<Communicator>> group_;
-  std::vector<Buffer> grads_;  // per rank
+  std::vector<Buffer> grads_;             // per rank
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
 };
 
@@ -140,24 +140,24 @@ absl::Status GradsWorkload::Report(benchmark::State& state) {
 }  // namespace
 
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness) {
-  std::vector<int> rank_counts = options.allreduce_ranks;
+  std::vector<int> rank_counts = options.allreduce.ranks;
   if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
   const char* impl = options.mpi != nullptr ? "mpi" : "local";
-  for (const std::string& model : options.models) {
+  for (const std::string& model : options.train.models) {
     RETURN_IF_ERROR(FindModel(model).status());
     for (int ranks : rank_counts) {
       TimedCase timed;
-      timed.name = CaseName::Grads(model, impl, static_cast<int64_t>(options.bucket_bytes >> 20),
-                                   ranks)
+      timed.name = CaseName::Grads(model, impl,
+                                   static_cast<int64_t>(options.train.bucket_bytes >> 20), ranks)
                        .ToString();
-      timed.family = "grads";
+      timed.family = FamilyName(Family::kGrads);
       const int flag = absl::GetFlag(FLAGS_allreduce_iters);  // checked by the suite's main
-      timed.iterations = flag > 0 ? flag : options.allreduce_iters;
+      timed.iterations = flag > 0 ? flag : options.allreduce.iters;
       timed.iterations_flag = "--allreduce_iters";
       timed.time_span = true;  // every rank makes all its collectives in one go
       timed.unit = benchmark::kMillisecond;
       timed.prepare = [model, ranks, &options] {
-        return GradsWorkload::Prepare(model, ranks, options.bucket_bytes, options);
+        return GradsWorkload::Prepare(model, ranks, options.train.bucket_bytes, options);
       };
       harness.Register(std::move(timed));
     }

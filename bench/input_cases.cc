@@ -67,8 +67,8 @@ class InputWorkload : public Workload {
     // A counter that is 0 in every repetition would get a NaN coefficient of
     // variation from Google Benchmark (0 / 0), written as a bare NaN, which is
     // not JSON: zero counters are left out (the label still says what was skipped).
-    auto set = [&state](const char* name, double value, benchmark::Counter::Flags flags =
-                                                            benchmark::Counter::kDefaults) {
+    auto set = [&state](const char* name, double value,
+                        benchmark::Counter::Flags flags = benchmark::Counter::kDefaults) {
       if (value > 0) state.counters[name] = benchmark::Counter(value, flags);
     };
     set("read_capacity_images_per_second",
@@ -87,14 +87,13 @@ class InputWorkload : public Workload {
       skipped = absl::StrCat(", skipped ", now.skipped_total(), " bad records (",
                              absl::StrJoin(reasons, ", "), ")");
     }
-    state.SetLabel(absl::StrCat(input::DataFormatName(o.format), " ", o.subset, ", ",
-                                o.reader_threads, " reader + ", o.decode_threads,
-                                " decode threads, batch ", o.batch, " ", o.height, "x", o.width,
-                                o.training && o.color != input::ColorDistortion::kNone
-                                    ? absl::StrCat(", ", input::ColorDistortionName(o.color),
-                                                   " colour distortion")
-                                    : "",
-                                skipped));
+    state.SetLabel(absl::StrCat(
+        input::DataFormatName(o.format), " ", o.subset, ", ", o.reader_threads, " reader + ",
+        o.decode_threads, " decode threads, batch ", o.batch, " ", o.height, "x", o.width,
+        o.training && o.color != input::ColorDistortion::kNone
+            ? absl::StrCat(", ", input::ColorDistortionName(o.color), " colour distortion")
+            : "",
+        skipped));
     last_ = now;
     return absl::OkStatus();
   }
@@ -145,7 +144,8 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
   int64_t batch = absl::GetFlag(FLAGS_input_batch);
   if (batch < 0)
     return absl::InvalidArgumentError(absl::StrCat("--input_batch=", batch, ": must be >= 1"));
-  if (batch == 0) batch = options.batch_sizes.empty() ? 64 : options.batch_sizes.front();
+  if (batch == 0)
+    batch = options.train.batch_sizes.empty() ? 64 : options.train.batch_sizes.front();
   const int image_size = options.image_size > 0 ? static_cast<int>(options.image_size) : 224;
 
   // The user's folder is checked now, before any case runs.
@@ -163,8 +163,8 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
         TimedCase timed;
         timed.name = CaseName::Input(input::DataFormatName(format), training ? "train" : "eval", t)
                          .ToString();
-        timed.family = "input";
-        timed.iterations = options.steps;
+        timed.family = FamilyName(Family::kInput);
+        timed.iterations = options.train.steps;
         timed.iterations_flag = "--steps";
         timed.unit = benchmark::kMillisecond;
         PipelineOptions p;
@@ -179,9 +179,8 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
         p.seed = 1;
         p.on_bad_record = *policy;
         p.color = options.distortions;
-        timed.prepare =
-            [p,
-             warmup = options.warmup_steps]() mutable -> absl::StatusOr<std::unique_ptr<Workload>> {
+        timed.prepare = [p, warmup = options.train.warmup_steps]() mutable
+            -> absl::StatusOr<std::unique_ptr<Workload>> {
           if (p.data_dir.empty()) {  // a generated set, made on first use
             ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
           }

@@ -14,14 +14,6 @@
 
 namespace cnnbench::bench {
 
-// Registers one case per data format, preprocessing (train: the training
-// crop and flip over the train subset; eval: the central crop over
-// validation) and decode thread count (--input_threads). With --data_dir
-// the folder is checked here, before any case runs: missing, empty or
-// holding neither format is an error; without it the cases read a data set
-// generated once per process (input::GeneratedDataDir).
-absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness);
-
 // A case's workload: creates the pipeline, takes `warmup` batches, then
 // each iteration takes one batch.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareInputWorkload(

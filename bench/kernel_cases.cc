@@ -69,13 +69,13 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness) 
     return false;
   };
   std::set<std::string> seen;
-  for (const std::string& model : options.kernel_models) {
+  for (const std::string& model : options.kernel.models) {
     ASSIGN_OR_RETURN(Graph graph, KernelModelGraph(options, model));
     std::map<std::string, int> per_family;
     for (const LayerCases& layer : GraphLayerCases(graph)) {
       if (!wants(layer.family)) continue;
       if (!seen.insert(layer.shape).second) continue;
-      if (options.max_kernel_shapes > 0 && per_family[layer.family]++ >= options.max_kernel_shapes)
+      if (options.kernel.max_shapes > 0 && per_family[layer.family]++ >= options.kernel.max_shapes)
         continue;
       for (const std::string& device_name : KernelDevices(options)) {
         ASSIGN_OR_RETURN(const Device device, Device::Parse(device_name));

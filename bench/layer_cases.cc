@@ -13,8 +13,8 @@ std::vector<LayerCases> GraphLayerCases(const Graph& graph) {
     if (node.kind != Node::Kind::kOp) continue;
     bool inputs_need_grad = false;
     for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
-    LayerCases c = std::visit(
-        [&](const auto& d) { return LayerCasesOf(d, inputs_need_grad); }, node.op);
+    LayerCases c =
+        std::visit([&](const auto& d) { return LayerCasesOf(d, inputs_need_grad); }, node.op);
     if (c.family.empty()) continue;  // no kernel cases for this op
     c.node = static_cast<int>(i);
     if (!node.inputs.empty()) c.input = graph.nodes[node.inputs[0]].output;

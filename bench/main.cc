@@ -238,15 +238,15 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   SuiteOptions& o = *options;
   absl::Status s;
   if (!(s = ParseList(FLAGS_families, &o.families)).ok()) return s;
-  if (!(s = ParseList(FLAGS_models, &o.models)).ok()) return s;
-  if (!(s = ParseList(FLAGS_kernel_models, &o.kernel_models)).ok()) return s;
-  if (!(s = ParseList(FLAGS_batch_sizes, &o.batch_sizes)).ok()) return s;
+  if (!(s = ParseList(FLAGS_models, &o.train.models)).ok()) return s;
+  if (!(s = ParseList(FLAGS_kernel_models, &o.kernel.models)).ok()) return s;
+  if (!(s = ParseList(FLAGS_batch_sizes, &o.train.batch_sizes)).ok()) return s;
   if (!(s = ParseList(FLAGS_precisions, &o.precisions)).ok()) return s;
   if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
-  if (!(s = ParseList(FLAGS_data, &o.data)).ok()) return s;
-  if (!(s = ParseList(FLAGS_replicas, &o.replicas)).ok()) return s;
-  if (!(s = ParseList(FLAGS_allreduce_ranks, &o.allreduce_ranks)).ok()) return s;
-  for (int r : o.allreduce_ranks)
+  if (!(s = ParseList(FLAGS_data, &o.train.data)).ok()) return s;
+  if (!(s = ParseList(FLAGS_replicas, &o.train.replicas)).ok()) return s;
+  if (!(s = ParseList(FLAGS_allreduce_ranks, &o.allreduce.ranks)).ok()) return s;
+  for (int r : o.allreduce.ranks)
     if (r == 0) return absl::InvalidArgumentError("--allreduce_ranks: a rank count must be >= 1");
   if (Given(FLAGS_allreduce_bytes)) {
     std::vector<int64_t> range;
@@ -258,14 +258,14 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
       return absl::InvalidArgumentError(
           absl::StrCat("--allreduce_bytes=", absl::GetFlag(FLAGS_allreduce_bytes),
                        ": give MIN,MAX with 4 <= MIN <= MAX, MIN a multiple of 4 (fp32)"));
-    o.allreduce_min_bytes = range[0];
-    o.allreduce_max_bytes = range[1];
+    o.allreduce.min_bytes = range[0];
+    o.allreduce.max_bytes = range[1];
   }
-  for (int r : o.replicas)
+  for (int r : o.train.replicas)
     if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
-  for (int64_t b : o.batch_sizes)
+  for (int64_t b : o.train.batch_sizes)
     if (b == 0) return absl::InvalidArgumentError("--batch_sizes: a batch size must be >= 1");
-  for (const auto& d : o.data)
+  for (const auto& d : o.train.data)
     if (d != "synthetic" && d != "real")
       return absl::InvalidArgumentError(
           absl::StrCat("--data: unknown '", d, "' (synthetic, real)"));
@@ -276,7 +276,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   // The published page has a real-data table beside the synthetic one: with
   // a dataset given (and no --data), the published preset runs both.
   if (o.preset == "published" && !o.data_dir.empty() && !Given(FLAGS_data))
-    o.data = {"synthetic", "real"};
+    o.train.data = {"synthetic", "real"};
   if (absl::StatusOr<input::ColorDistortion> d =
           input::ParseColorDistortion(absl::GetFlag(FLAGS_distortions));
       d.ok()) {
@@ -285,94 +285,95 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
     return absl::InvalidArgumentError(absl::StrCat("--distortions: ", d.status().message()));
   }
 
-  absl::StatusOr<int> count = CountFlag(FLAGS_steps, 1, o.steps);
+  absl::StatusOr<int> count = CountFlag(FLAGS_steps, 1, o.train.steps);
   if (!count.ok()) return count.status();
-  o.steps = *count;
-  if (!(count = CountFlag(FLAGS_warmup_steps, 0, o.warmup_steps)).ok()) return count.status();
-  o.warmup_steps = *count;
+  o.train.steps = *count;
+  if (!(count = CountFlag(FLAGS_warmup_steps, 0, o.train.warmup_steps)).ok()) return count.status();
+  o.train.warmup_steps = *count;
   if (!(count = CountFlag(FLAGS_repetitions, 1, -1)).ok()) return count.status();
   if (!(s = ApplyTimingFlags(timing, *count, o)).ok()) return s;
   if (!(count = CountFlag(FLAGS_image_size, 1, 0)).ok()) return count.status();
   if (*count > 0) o.image_size = *count;
-  if (!(count = CountFlag(FLAGS_kernel_batch, 0, o.kernel_batch)).ok()) return count.status();
-  o.kernel_batch = *count;
-  if (!(count = CountFlag(FLAGS_max_kernel_shapes, 0, o.max_kernel_shapes)).ok())
+  if (!(count = CountFlag(FLAGS_kernel_batch, 0, o.kernel.batch)).ok()) return count.status();
+  o.kernel.batch = *count;
+  if (!(count = CountFlag(FLAGS_max_kernel_shapes, 0, o.kernel.max_shapes)).ok())
     return count.status();
-  o.max_kernel_shapes = *count;
-  if (!(count = CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.bucket_bytes >> 20))).ok())
+  o.kernel.max_shapes = *count;
+  if (!(count = CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.train.bucket_bytes >> 20))).ok())
     return count.status();
-  o.bucket_bytes = static_cast<size_t>(*count) << 20;
+  o.train.bucket_bytes = static_cast<size_t>(*count) << 20;
   if (!(count = CountFlag(FLAGS_input_cores, 0, 0)).ok()) return count.status();
-  o.input_cores = *count;
+  o.train.input_cores = *count;
   if (!(count = CountFlag(FLAGS_threads_per_replica, 1, 0)).ok()) return count.status();
-  o.threads_per_replica = *count;
+  o.train.threads_per_replica = *count;
   if (!(count = CountFlag(FLAGS_collective_timeout, 1,
                           static_cast<int>(absl::ToInt64Seconds(o.collective_timeout))))
            .ok())
     return count.status();
   o.collective_timeout = absl::Seconds(*count);
-  o.overlap = absl::GetFlag(FLAGS_overlap);
-  o.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
+  o.train.overlap = absl::GetFlag(FLAGS_overlap);
+  o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   if (!(s = CheckOtherCounts()).ok()) return s;
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
   o.platform = absl::GetFlag(FLAGS_platform);
-  o.cuda_graph = absl::GetFlag(FLAGS_cuda_graph);
+  o.cuda.graph = absl::GetFlag(FLAGS_cuda_graph);
   const std::string layout = absl::GetFlag(FLAGS_gpu_layout);
   if (layout != "nhwc" && layout != "nchw")
     return absl::InvalidArgumentError(
         absl::StrCat("--gpu_layout: unknown '", layout, "' (nhwc, nchw)"));
-  o.gpu_nhwc = layout == "nhwc";
+  o.cuda.nhwc = layout == "nhwc";
   const std::string bn = absl::GetFlag(FLAGS_cuda_batch_norm);
   if (bn != "graph" && bn != "legacy")
     return absl::InvalidArgumentError(
         absl::StrCat("--cuda_batch_norm: unknown '", bn, "' (graph, legacy)"));
-  o.cuda_batch_norm_graphs = bn == "graph";
-  o.cuda_rtc_attempts = absl::GetFlag(FLAGS_cuda_rtc_attempts);
-  if (o.cuda_rtc_attempts < -1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cuda_rtc_attempts: ", o.cuda_rtc_attempts, " (a count >= 0, or -1 for the default)"));
+  o.cuda.batch_norm_graphs = bn == "graph";
+  o.cuda.rtc_attempts = absl::GetFlag(FLAGS_cuda_rtc_attempts);
+  if (o.cuda.rtc_attempts < -1)
+    return absl::InvalidArgumentError(absl::StrCat("--cuda_rtc_attempts: ", o.cuda.rtc_attempts,
+                                                   " (a count >= 0, or -1 for the default)"));
   return options;
 }
 
 void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("preset", o.preset);
-  benchmark::AddCustomContext("warmup_steps", absl::StrCat(o.warmup_steps));
-  benchmark::AddCustomContext("steps", absl::StrCat(o.steps));
+  benchmark::AddCustomContext("warmup_steps", absl::StrCat(o.train.warmup_steps));
+  benchmark::AddCustomContext("steps", absl::StrCat(o.train.steps));
   benchmark::AddCustomContext("repetitions", absl::StrCat(o.repetitions));
-  benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel_min_time));
+  benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel.min_time));
   benchmark::AddCustomContext("cpu_backend", o.backend);
-  benchmark::AddCustomContext("cuda_graph", o.cuda_graph ? "true" : "false");
-  benchmark::AddCustomContext("gpu_layout", o.gpu_nhwc ? "nhwc" : "nchw");
-  benchmark::AddCustomContext("cuda_batch_norm", o.cuda_batch_norm_graphs ? "graph" : "legacy");
-  benchmark::AddCustomContext("cuda_rtc_attempts", absl::StrCat(cuda::ResolveRuntimeCompiledAttempts(
-                                                       o.cuda_rtc_attempts)));
+  benchmark::AddCustomContext("cuda_graph", o.cuda.graph ? "true" : "false");
+  benchmark::AddCustomContext("gpu_layout", o.cuda.nhwc ? "nhwc" : "nchw");
+  benchmark::AddCustomContext("cuda_batch_norm", o.cuda.batch_norm_graphs ? "graph" : "legacy");
+  benchmark::AddCustomContext(
+      "cuda_rtc_attempts", absl::StrCat(cuda::ResolveRuntimeCompiledAttempts(o.cuda.rtc_attempts)));
   benchmark::AddCustomContext("image_size",
                               o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
-  benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.bucket_bytes));
-  benchmark::AddCustomContext("overlap", o.overlap ? "true" : "false");
-  benchmark::AddCustomContext("fuse_relu", o.fuse_relu ? "true" : "false");
+  benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.train.bucket_bytes));
+  benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
+  benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
-  const bool real = std::find(o.data.begin(), o.data.end(), "real") != o.data.end();
-  const bool input_cases =
-      std::find(o.families.begin(), o.families.end(), "input") != o.families.end();
+  const bool real =
+      std::find(o.train.data.begin(), o.train.data.end(), "real") != o.train.data.end();
+  const bool input_cases = std::find(o.families.begin(), o.families.end(),
+                                     FamilyName(Family::kInput)) != o.families.end();
   benchmark::AddCustomContext(
       "data_dir", !o.data_dir.empty()   ? o.data_dir
                   : real || input_cases ? "generated: a data set made by the suite (make_dataset: "
                                           "256 train images of 200-500 px, 10 classes)"
                                         : "none");
-  if (real) benchmark::AddCustomContext("input_cores", absl::StrCat(o.input_cores));
+  if (real) benchmark::AddCustomContext("input_cores", absl::StrCat(o.train.input_cores));
   if (real || input_cases)
     benchmark::AddCustomContext("distortions", input::ColorDistortionName(o.distortions));
   benchmark::AddCustomContext(
       "methodology",
-      absl::StrCat(o.warmup_steps, " warm-up steps, ", o.steps, " timed steps, ", o.repetitions,
-                   " repetition(s), mean reported; kernel and GEMM cases: at least ",
-                   o.kernel_min_time, " s per repetition"));
+      absl::StrCat(o.train.warmup_steps, " warm-up steps, ", o.train.steps, " timed steps, ",
+                   o.repetitions, " repetition(s), mean reported; kernel and GEMM cases: at least ",
+                   o.kernel.min_time, " s per repetition"));
 }
 
 // Exit statuses (docs/benchmarks.md): 0 the run finished and its output was
@@ -465,7 +466,8 @@ int Main(int argc, char** argv) {
     // the same thing. A job runs the families that span its ranks.
     std::vector<std::string> families;
     for (const std::string& f : options->families)
-      if (f == "train" || f == "allreduce" || f == "grads") families.push_back(f);
+      if (const CaseFamily* family = FindCaseFamily(f); family != nullptr && family->spans_ranks)
+        families.push_back(f);
     if (families.size() != options->families.size() && mpi_ranks.rank == 0)
       std::fprintf(stderr,
                    "cnnbench: under MPI (%d ranks) only the train, allreduce and grads families "

@@ -1,5 +1,6 @@
 #include "bench/names.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "core/dtype.h"
 #include "kernels/desc.h"
+#include "models/zoo.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -223,30 +225,31 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
   const std::vector<std::string> three = {"fwd", "bwd_data", "bwd_filter"}, two = {"fwd", "bwd"};
   // clang-format off
   static const auto* families = new std::array<CaseFamily, kFamilyCount>{
-      // id, name, grammar, parts, passes, shape prefix, counter, registered, parse, print
+      // id, name, grammar, parts, passes, shape prefix, counter, registered, spans ranks,
+      // parse, print
       CaseFamily{F::kTrain, "train",
                  "train/<model>/<precision>/<data>/batch:<B>/gpus:<G>[/replicas:<R>]", 6,
-                 {}, "", "images_per_second", true, ParseTrain, PrintTrain},
+                 {}, "", "images_per_second", true, true, ParseTrain, PrintTrain},
       CaseFamily{F::kConv, "conv", "conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
-                 three, "conv", "flops", true, ParseKernel, PrintKernel},
+                 three, "conv", "flops", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kFc, "fc", "fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>", 5,
-                 three, "fc", "flops", true, ParseKernel, PrintKernel},
+                 three, "fc", "flops", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kPool, "pool", "pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>", 6,
-                 two, "pool", "bytes_per_second", true, ParseKernel, PrintKernel},
+                 two, "pool", "bytes_per_second", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kBatchNorm, "batchnorm", "batchnorm/<fwd|bwd>/<precision>/<device>/<shape>", 5,
-                 two, "bn", "bytes_per_second", true, ParseKernel, PrintKernel},
+                 two, "bn", "bytes_per_second", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kRelu, "relu", "relu/<fwd|bwd>/<precision>/<device>/<shape>", 5,
-                 two, "relu", "bytes_per_second", true, ParseKernel, PrintKernel},
+                 two, "relu", "bytes_per_second", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kGemm, "gemm", "gemm/<precision>/<device>/<shape>", 4,
-                 {}, "gemm", "flops", true, ParseKernel, PrintKernel},
+                 {}, "gemm", "flops", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kAllReduce, "allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
-                 {}, "", "busbw", true, ParseAllReduce, PrintAllReduce},
+                 {}, "", "busbw", true, true, ParseAllReduce, PrintAllReduce},
       CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
-                 {}, "", "busbw", true, ParseGrads, PrintGrads},
+                 {}, "", "busbw", true, true, ParseGrads, PrintGrads},
       CaseFamily{F::kInput, "input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
-                 {}, "", "images_per_second", true, ParseInput, PrintInput},
+                 {}, "", "images_per_second", true, false, ParseInput, PrintInput},
       CaseFamily{F::kPeak, "peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
-                 {}, "", "flops", true, ParsePeak, PrintPeak},
+                 {}, "", "flops", true, false, ParsePeak, PrintPeak},
   };
   // clang-format on
   static const bool in_order = [] {
@@ -375,28 +378,15 @@ absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {
 }
 
 const std::vector<ModelDisplay>& ModelDisplayNames() {
-  static const auto* models = new std::vector<ModelDisplay>{
-      {"inception3", "InceptionV3", true},
-      {"resnet50", "ResNet-50", true},
-      {"resnet152", "ResNet-152", true},
-      {"alexnet", "AlexNet", true},
-      {"vgg16", "VGG16", true},
-      {"googlenet", "GoogLeNet"},
-      {"inception4", "InceptionV4"},
-      {"resnet18", "ResNet-18"},
-      {"resnet34", "ResNet-34"},
-      {"resnet101", "ResNet-101"},
-      {"resnet50_v1.5", "ResNet-50 v1.5"},
-      {"resnet50_v2", "ResNet-50 v2"},
-      {"resnet101_v2", "ResNet-101 v2"},
-      {"resnet152_v2", "ResNet-152 v2"},
-      {"vgg11", "VGG11"},
-      {"vgg19", "VGG19"},
-      {"overfeat", "OverFeat"},
-      {"mobilenet", "MobileNet"},
-      {"lenet", "LeNet"},
-      {"trivial", "Trivial"},
-  };
+  static const auto* models = [] {
+    std::vector<ModelInfo> zoo = ListModels();
+    std::stable_sort(zoo.begin(), zoo.end(), [](const ModelInfo& a, const ModelInfo& b) {
+      return a.table_order < b.table_order;
+    });
+    auto* out = new std::vector<ModelDisplay>;
+    for (const ModelInfo& m : zoo) out->push_back({m.name, m.display_name, m.published});
+    return out;
+  }();
   return *models;
 }
 

@@ -74,7 +74,7 @@ struct CaseFamily {
 
   CaseFamily(Family id, std::string name, std::string grammar, size_t parts,
              std::vector<std::string> passes, std::string shape_kind, std::string counter,
-             bool registered, Parser parse, Printer print)
+             bool registered, bool spans_ranks, Parser parse, Printer print)
       : id(id),
         name(std::move(name)),
         grammar(std::move(grammar)),
@@ -83,6 +83,7 @@ struct CaseFamily {
         shape_kind(std::move(shape_kind)),
         counter(std::move(counter)),
         registered(registered),
+        spans_ranks(spans_ranks),
         parse(parse),
         print(print) {}
 
@@ -96,6 +97,9 @@ struct CaseFamily {
   std::string shape_kind;
   std::string counter;  // what tables print: images_per_second, flops, bytes_per_second, busbw
   bool registered;      // whether //bench:all registers it (--families)
+  // Whether its cases span the ranks of an MPI job (what such a job runs;
+  // the others would time the same thing on every process).
+  bool spans_ranks;
   Parser parse;
   Printer print;
 };
@@ -104,6 +108,10 @@ struct CaseFamily {
 const std::array<CaseFamily, kFamilyCount>& CaseFamilies();
 // The family, or null.
 const CaseFamily* FindCaseFamily(absl::string_view name);
+// A family's entry and name, by id: how code names a family (a misspelt id
+// does not compile, where a misspelt string is a silent mismatch).
+inline const CaseFamily& FamilyOf(Family id) { return CaseFamilies()[static_cast<size_t>(id)]; }
+inline const std::string& FamilyName(Family id) { return FamilyOf(id).name; }
 // "train, conv, ..., allreduce": what --families accepts.
 std::string RegisteredFamilyList();
 
@@ -111,15 +119,15 @@ std::string RegisteredFamilyList();
 struct CaseName {
   std::string family;                  // a CaseFamilies() name
   std::string model, precision, data;  // train
-  int64_t batch = 0;  // per replica
-  int gpus = 0;       // GPU replicas (every rank's together); 0: the CPU
-  int replicas = 1;   // CPU replicas (threads or processes), with gpus:0
-  std::string pass;         // fwd, bwd_data, bwd_filter, bwd
-  std::string algorithm;    // pool: max, avg
-  std::string device;       // cpu, cuda:0
-  std::string shape;        // canonical descriptor string
-  std::string impl, dtype;  // allreduce; grads: impl (and model)
-  int64_t bytes = 0;        // allreduce: per rank; grads: the bucket size
+  int64_t batch = 0;                   // per replica
+  int gpus = 0;                        // GPU replicas (every rank's together); 0: the CPU
+  int replicas = 1;                    // CPU replicas (threads or processes), with gpus:0
+  std::string pass;                    // fwd, bwd_data, bwd_filter, bwd
+  std::string algorithm;               // pool: max, avg
+  std::string device;                  // cpu, cuda:0
+  std::string shape;                   // canonical descriptor string
+  std::string impl, dtype;             // allreduce; grads: impl (and model)
+  int64_t bytes = 0;                   // allreduce: per rank; grads: the bucket size
   int ranks = 0;
   std::string source, preprocess;  // input
   int threads = 0;                 // input: decode threads; peak: the OpenMP team
@@ -139,10 +147,12 @@ struct CaseName {
   static CaseName Peak(absl::string_view precision, int threads);
 
   std::string ToString() const;
+  // Whether this case is of family `id`.
+  bool Is(Family id) const { return family == FamilyName(id); }
 
   auto Tie() const {
-    return std::tie(family, model, precision, data, batch, gpus, replicas, pass, algorithm,
-                    device, shape, impl, dtype, bytes, ranks, source, preprocess, threads);
+    return std::tie(family, model, precision, data, batch, gpus, replicas, pass, algorithm, device,
+                    shape, impl, dtype, bytes, ranks, source, preprocess, threads);
   }
   bool operator<(const CaseName& o) const { return Tie() < o.Tie(); }
   bool operator==(const CaseName& o) const { return Tie() == o.Tie(); }
@@ -171,9 +181,9 @@ struct ModelDisplay {
   bool published = false;  // a column of the published page (and the published preset)
 };
 
-// Every zoo model, in the order tables show them: the published page's five
-// columns first (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then
-// the rest of the zoo by family.
+// Every zoo model, in the order tables show them (ModelInfo::table_order:
+// the published page's five columns first, then the rest of the zoo by
+// family), as the zoo's model info describes them.
 const std::vector<ModelDisplay>& ModelDisplayNames();
 
 }  // namespace cnnbench::bench

@@ -285,15 +285,15 @@ absl::StatusOr<std::unique_ptr<Workload>> PreparePeakWorkload(absl::string_view 
   return std::unique_ptr<Workload>(std::move(w));
 }
 
-absl::Status RegisterPeakCases(const std::vector<std::string>& precisions, int threads,
-                               Harness& harness, const PeakTiming& timing) {
+absl::Status RegisterPeakCasesFor(const std::vector<std::string>& precisions, int threads,
+                                  Harness& harness, const PeakTiming& timing) {
   if (threads < 1)
     return absl::InvalidArgumentError(absl::StrCat("peak: threads:", threads, " (must be >= 1)"));
   for (const std::string& precision : precisions) {
     if (precision != "fp32" && precision != "bf16") continue;
     TimedCase timed;
     timed.name = CaseName::Peak(precision, threads).ToString();
-    timed.family = "peak";
+    timed.family = FamilyName(Family::kPeak);
     timed.unit = benchmark::kMillisecond;
     timed.prepare = [precision, threads, timing] {
       return PreparePeakWorkload(precision, threads, timing);

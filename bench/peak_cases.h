@@ -57,8 +57,8 @@ absl::StatusOr<std::unique_ptr<Workload>> PreparePeakWorkload(absl::string_view 
 // Registers peak/<precision>/cpu/threads:<threads> for each of `precisions`
 // that the family has (fp32, bf16; the suite's other precisions have no
 // peak case). `threads` must be >= 1.
-absl::Status RegisterPeakCases(const std::vector<std::string>& precisions, int threads,
-                               Harness& harness, const PeakTiming& timing = {});
+absl::Status RegisterPeakCasesFor(const std::vector<std::string>& precisions, int threads,
+                                  Harness& harness, const PeakTiming& timing = {});
 
 }  // namespace cnnbench::bench
 

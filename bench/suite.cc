@@ -35,14 +35,14 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   o.preset = preset;
   o.gpu_count = gpu_count;
   o.precisions = {"fp32"};
-  o.data = {"synthetic"};
-  o.allreduce_ranks = {2, 4};
+  o.train.data = {"synthetic"};
+  o.allreduce.ranks = {2, 4};
   if (preset == "published") {
     // The published page: five models at their batch sizes, 1..N GPUs,
     // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
-    o.families = {"train"};
+    o.families = {FamilyName(Family::kTrain)};
     for (const ModelDisplay& m : ModelDisplayNames())
-      if (m.published) o.models.push_back(m.model);
+      if (m.published) o.train.models.push_back(m.model);
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
     if (o.gpus.empty()) o.gpus = {0};
     if (gpu_count > 0) o.precisions = {"fp32", "fp16"};
@@ -50,13 +50,13 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   }
   if (preset == "full") {
     o.families = RegisteredFamilies();
-    o.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
-                "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
-    o.kernel_models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
+    o.train.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
+                      "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
+    o.kernel.models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
     o.gpus = {0};
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
-    o.gemm_sizes = {512, 1024, 2048, 4096};
-    if (gpu_count > 0) o.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
+    o.kernel.gemm_sizes = {512, 1024, 2048, 4096};
+    if (gpu_count > 0) o.kernel.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
     return o;
   }
   if (preset == "quick") {
@@ -64,42 +64,43 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     // kernel family: short runs, one repetition, a few layers per family.
     o.families = RegisteredFamilies();
     // Four of the published page's five models (resnet152 would double the time).
-    o.models = {"inception3", "resnet50", "alexnet", "vgg16", "googlenet"};
-    o.batch_sizes = {16};
-    o.kernel_models = {"resnet50", "alexnet"};
-    o.max_kernel_shapes = 3;
-    o.kernel_batch = 16;
+    o.train.models = {"inception3", "resnet50", "alexnet", "vgg16", "googlenet"};
+    o.train.batch_sizes = {16};
+    o.kernel.models = {"resnet50", "alexnet"};
+    o.kernel.max_shapes = 3;
+    o.kernel.batch = 16;
     o.gpus = {0};
-    o.warmup_steps = 2;
-    o.steps = 5;
+    o.train.warmup_steps = 2;
+    o.train.steps = 5;
     o.repetitions = 1;
-    o.kernel_min_time = 0.2;
-    o.gemm_sizes = {256, 1024};
-    o.allreduce_max_bytes = int64_t{64} << 20;
-    o.allreduce_ranks = {2};
+    o.kernel.min_time = 0.2;
+    o.kernel.gemm_sizes = {256, 1024};
+    o.allreduce.max_bytes = int64_t{64} << 20;
+    o.allreduce.ranks = {2};
     return o;
   }
   if (preset == "tiny") {
     // For tests: one small model at a small image size, one kernel per family
     // (the input family makes a data set first: its own tests run it).
     o.families = RegisteredFamilies();
-    o.families.erase(std::remove(o.families.begin(), o.families.end(), "input"), o.families.end());
-    o.models = {"trivial"};
-    o.batch_sizes = {2};
-    o.kernel_models = {"lenet"};
-    o.max_kernel_shapes = 1;
-    o.kernel_batch = 2;
+    o.families.erase(std::remove(o.families.begin(), o.families.end(), FamilyName(Family::kInput)),
+                     o.families.end());
+    o.train.models = {"trivial"};
+    o.train.batch_sizes = {2};
+    o.kernel.models = {"lenet"};
+    o.kernel.max_shapes = 1;
+    o.kernel.batch = 2;
     o.gpus = {0};
-    o.warmup_steps = 1;
-    o.steps = 2;
+    o.train.warmup_steps = 1;
+    o.train.steps = 2;
     o.repetitions = 2;
-    o.kernel_min_time = 0.01;
-    o.gemm_sizes = {64};
-    o.allreduce_max_bytes = 4096;
-    o.allreduce_min_bytes = 1024;
-    o.allreduce_ranks = {2};
-    o.allreduce_warmup = 1;
-    o.allreduce_iters = 2;
+    o.kernel.min_time = 0.01;
+    o.kernel.gemm_sizes = {64};
+    o.allreduce.max_bytes = 4096;
+    o.allreduce.min_bytes = 1024;
+    o.allreduce.ranks = {2};
+    o.allreduce.warmup = 1;
+    o.allreduce.iters = 2;
     return o;
   }
   return absl::InvalidArgumentError(
@@ -116,8 +117,8 @@ absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_
   if (user.repetitions) options.repetitions = *user.repetitions;
   if (options.repetitions < 1) return absl::InvalidArgumentError("--repetitions must be >= 1");
   if (user.min_time) {
-    options.kernel_min_time = *user.min_time;
-    options.min_time_from_user = true;
+    options.kernel.min_time = *user.min_time;
+    options.kernel.min_time_from_user = true;
   }
   return absl::OkStatus();
 }
@@ -131,9 +132,9 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: ", device.ToString(), " is not present (", visible, " GPU(s) visible)"));
     CudaBackendOptions cuda;
-    cuda.nhwc = options.gpu_nhwc;
-    cuda.batch_norm_graphs = options.cuda_batch_norm_graphs;
-    cuda.runtime_compiled_attempts = options.cuda_rtc_attempts;
+    cuda.nhwc = options.cuda.nhwc;
+    cuda.batch_norm_graphs = options.cuda.batch_norm_graphs;
+    cuda.runtime_compiled_attempts = options.cuda.rtc_attempts;
     return CreateCudaBackend(device, cuda);
   }
   return CreateBackend(options.backend, device);
@@ -194,7 +195,7 @@ std::vector<std::string> KernelDevices(const SuiteOptions& options) {
 absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::string& model) {
   ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
   ModelOptions mo;
-  mo.batch = options.kernel_batch > 0 ? options.kernel_batch : info.default_batch;
+  mo.batch = options.kernel.batch > 0 ? options.kernel.batch : info.default_batch;
   mo.image_size = options.image_size;
   return BuildModel(model, mo);
 }
@@ -202,16 +203,16 @@ absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::s
 TimingSettings TimingOf(const SuiteOptions& options) {
   TimingSettings t;
   t.repetitions = options.repetitions;
-  t.min_time = options.kernel_min_time;
-  t.min_time_from_user = options.min_time_from_user;
+  t.min_time = options.kernel.min_time;
+  t.min_time_from_user = options.kernel.min_time_from_user;
   return t;
 }
 
-namespace {
-
-absl::Status RegisterPeak(const SuiteOptions& options, Harness& harness) {
-  return RegisterPeakCases(options.precisions, DefaultPeakThreads(), harness);
+absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness) {
+  return RegisterPeakCasesFor(options.precisions, DefaultPeakThreads(), harness);
 }
+
+namespace {
 
 // Each family's registration. One function may serve several families (the
 // layer kernels'): it is called once, at its first wanted family, and
@@ -235,7 +236,7 @@ constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
     {RegisterAllReduceCases, false},  // allreduce
     {RegisterGradsCases, false},      // grads
     {RegisterInputCases, true},       // input
-    {RegisterPeak, false},            // peak
+    {RegisterPeakCases, false},       // peak
 }};
 
 }  // namespace

@@ -29,51 +29,76 @@ struct MpiRanks {
   std::string library_version;
 };
 
-struct SuiteOptions {
-  std::string preset;                      // quick, published, full, tiny
-  std::vector<std::string> families;       // registered CaseFamilies() (bench/names.h)
+// The options of the train cases (and the grads cases' bucket).
+struct TrainCaseOptions {
   std::vector<std::string> models;         // training cases
-  std::vector<std::string> kernel_models;  // whose distinct layers become kernel cases
-  int max_kernel_shapes = 0;               // per model and family; 0: all
   std::vector<int64_t> batch_sizes;        // empty: each model's default batch size
-  std::vector<std::string> precisions;     // fp32, tf32, fp16, bf16
-  std::vector<int> gpus;                   // 0 = the CPU
   std::vector<int> replicas = {1};         // data-parallel CPU replicas (gpus:0 cases)
-  size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket
+  size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket (train and grads)
   bool overlap = true;                     // all-reduce buckets during backward
   bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
   int threads_per_replica = 0;             // CPU replicas' OpenMP threads; 0: cores / replicas
-  absl::Duration collective_timeout = absl::Minutes(5);
-  const MpiRanks* mpi = nullptr;  // set under an MPI launcher
-  std::vector<std::string> data;  // synthetic, real
-  std::string data_dir;
+  std::vector<std::string> data;           // synthetic, real
   // data:real training: CPU cores given to the input pipeline's decode
   // threads and taken from the compute's OpenMP team (0: the pipeline's one
   // decode thread shares the cores).
   int input_cores = 0;
+  int warmup_steps = 10;
+  int steps = 100;
+};
+
+// The options of the layer kernel cases (conv, fc, pool, batchnorm, relu)
+// and the GEMM cases.
+struct KernelCaseOptions {
+  std::vector<std::string> models;  // whose distinct layers become kernel cases
+  int max_shapes = 0;               // per model and family; 0: all
+  int64_t batch = 0;                // batch of kernel cases; 0: the model's training batch
+  double min_time = 0.5;            // seconds per kernel and GEMM case repetition
+  bool min_time_from_user = false;  // --benchmark_min_time given
+  std::vector<int64_t> gemm_sizes;
+};
+
+// The options of the allreduce cases: the size sweep and rank counts, and
+// the untimed and timed calls per variant (nccl-tests' -w and -n).
+struct AllReduceCaseOptions {
+  int64_t min_bytes = 8;
+  int64_t max_bytes = int64_t{1} << 30;
+  std::vector<int> ranks;
+  int warmup = 5;
+  int iters = 20;
+};
+
+// How GPU cases run (train cases and the kernel cases on cuda).
+struct CudaCaseOptions {
+  bool graph = true;              // GPU training steps replay a captured CUDA graph
+  bool nhwc = true;               // fp16/bf16/tf32 GPU activations in NHWC (else NCHW)
+  bool batch_norm_graphs = true;  // CudaBackendOptions::batch_norm_graphs
+  int rtc_attempts = -1;          // CudaBackendOptions::runtime_compiled_attempts
+};
+
+// What the runner registers: the options every family reads, then each
+// family's own part.
+struct SuiteOptions {
+  std::string preset;                   // quick, published, full, tiny
+  std::vector<std::string> families;    // registered CaseFamilies() (bench/names.h)
+  std::vector<std::string> precisions;  // fp32, tf32, fp16, bf16
+  std::vector<int> gpus;                // 0 = the CPU
+  absl::Duration collective_timeout = absl::Minutes(5);  // train, allreduce, grads
+  const MpiRanks* mpi = nullptr;                         // set under an MPI launcher
+  std::string data_dir;                                  // data:real training, input cases
   // Colour distortion of real training images (data:real training and the
   // input cases): none, Inception's fast mode, tf_cnn_benchmarks' full one.
   input::ColorDistortion distortions = input::ColorDistortion::kNone;
-  int64_t image_size = 0;    // 0: each model's own
-  int64_t kernel_batch = 0;  // batch of kernel cases; 0: the model's training batch
-  int warmup_steps = 10;
-  int steps = 100;
-  int repetitions = 5;              // every family (after --benchmark_repetitions)
-  double kernel_min_time = 0.5;     // seconds per kernel and GEMM case repetition
-  bool min_time_from_user = false;  // --benchmark_min_time given
-  std::vector<int64_t> gemm_sizes;
-  int64_t allreduce_min_bytes = 8;
-  int64_t allreduce_max_bytes = int64_t{1} << 30;
-  std::vector<int> allreduce_ranks;
-  int allreduce_warmup = 5;        // untimed all-reduces per variant at prepare (nccl-tests' -w)
-  int allreduce_iters = 20;        // timed all-reduces per variant and repetition (nccl-tests' -n)
+  int64_t image_size = 0;          // 0: each model's own (train and kernel cases)
+  int repetitions = 5;             // every family (after --benchmark_repetitions)
   std::string backend = "onednn";  // for CPU cases
-  bool cuda_graph = true;          // GPU training steps replay a captured CUDA graph
-  bool gpu_nhwc = true;            // fp16/bf16/tf32 GPU activations in NHWC (else NCHW)
-  bool cuda_batch_norm_graphs = true;  // CudaBackendOptions::batch_norm_graphs
-  int cuda_rtc_attempts = -1;          // CudaBackendOptions::runtime_compiled_attempts
-  int gpu_count = 0;                   // GPUs visible: cuda cases register only with one
+  int gpu_count = 0;               // GPUs visible: cuda cases register only with one
   std::string platform;
+
+  TrainCaseOptions train;
+  KernelCaseOptions kernel;
+  AllReduceCaseOptions allreduce;
+  CudaCaseOptions cuda;
 };
 
 // The preset's defaults for this machine (`gpu_count` GPUs visible).
@@ -121,13 +146,25 @@ absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::s
 absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& options,
                                                        Harness& harness);
 
-// Case families (each registers its cases).
+// Case families: each registers its cases, in one signature (kRegistrars in
+// suite.cc holds one per family).
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness);
 // grads/<model>/local/...: one step's gradient all-reduce of each training model.
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
+// input/...: one case per data format, preprocessing (train: the training
+// crop and flip over the train subset; eval: the central crop over
+// validation) and decode thread count (--input_threads). With --data_dir
+// the folder is checked here, before any case runs: missing, empty or
+// holding neither format is an error; without it the cases read a data set
+// generated once per process (input::GeneratedDataDir).
+absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness);
+
+// peak/...: the CPU's arithmetic peak in each precision of --precisions the
+// CPU has, on its default thread count (bench/peak_cases.h).
+absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness);
 
 // An all-reduce case's workload over `group` (element r is rank r's
 // communicator): `bytes` of fp32 per rank, `warmup` untimed calls of each

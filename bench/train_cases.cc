@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(const Gr
   p.width = static_cast<int>(images[3]);
   p.classes = static_cast<int>(graph.classes);
   p.layout = Layout::kNCHW;
-  p.decode_threads = std::max(1, options.input_cores / std::max(1, local_ranks));
+  p.decode_threads = std::max(1, options.train.input_cores / std::max(1, local_ranks));
   p.reader_threads = 1;
   p.seed = 1 + static_cast<uint64_t>(rank);
   p.color = options.distortions;
@@ -129,8 +129,8 @@ TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   // so synthetic-data runs stay finite at every batch size.
   to.learning_rate = 0.1 * static_cast<double>(c.batch * c.ranks()) / 256.0;
   to.momentum = 0.9;
-  to.cuda_graph = options.cuda_graph;
-  to.fuse_relu = options.fuse_relu;
+  to.cuda_graph = options.cuda.graph;
+  to.fuse_relu = options.train.fuse_relu;
   return to;
 }
 
@@ -185,14 +185,14 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
                    Trainer::Compile(graph, w->backend_.get(), StepOptions(c, options)));
   if (c.data == "real") {
     // The cores given to the input pipeline are taken from the compute's team.
-    if (c.gpus == 0 && options.input_cores > 0) {
+    if (c.gpus == 0 && options.train.input_cores > 0) {
       w->saved_threads_ = omp_get_max_threads();
-      omp_set_num_threads(std::max(1, omp_get_num_procs() - options.input_cores));
+      omp_set_num_threads(std::max(1, omp_get_num_procs() - options.train.input_cores));
     }
     ASSIGN_OR_RETURN(w->pipeline_, MakeTrainPipeline(graph, options, 0, 1));
     // A batch is always set ahead: each step is followed by the next's.
     RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
-    for (int i = 0; i < options.warmup_steps; ++i) {
+    for (int i = 0; i < options.train.warmup_steps; ++i) {
       RETURN_IF_ERROR(w->trainer_->Step());
       RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
     }
@@ -201,7 +201,7 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
     ASSIGN_OR_RETURN(SyntheticBatch batch, MakeSyntheticBatch(graph, c.batch, 1234));
     RETURN_IF_ERROR(w->trainer_->SetBatch(static_cast<const float*>(batch.images.data()),
                                           static_cast<const int32_t*>(batch.labels.data())));
-    for (int i = 0; i < options.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
+    for (int i = 0; i < options.train.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
   }
   RETURN_IF_ERROR(w->trainer_->Synchronize());
   return std::unique_ptr<Workload>(std::move(w));
@@ -259,9 +259,9 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   w->saved_threads_ = omp_get_max_threads();
   const int per_host =
       options.mpi != nullptr ? std::max(1, options.mpi->size / options.mpi->hosts) : local;
-  const int input_cores = c.data == "real" ? options.input_cores : 0;
-  w->threads_per_replica_ = options.threads_per_replica > 0
-                                ? options.threads_per_replica
+  const int input_cores = c.data == "real" ? options.train.input_cores : 0;
+  w->threads_per_replica_ = options.train.threads_per_replica > 0
+                                ? options.train.threads_per_replica
                                 : std::max(1, (omp_get_num_procs() - input_cores) / per_host);
   ModelOptions mo;
   mo.batch = c.batch;
@@ -269,8 +269,8 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   ASSIGN_OR_RETURN(const Graph graph, BuildModel(c.model, mo));
   w->step_flops_per_image_ = StepFlopsPerImage(graph);
   DataParallelOptions dp;
-  dp.bucket_bytes = options.bucket_bytes;
-  dp.overlap = options.overlap;
+  dp.bucket_bytes = options.train.bucket_bytes;
+  dp.overlap = options.train.overlap;
   w->ranks_.resize(local);
   w->threads_ = std::make_unique<RankThreads>(local);
   ReplicatedTrainWorkload* self = w.get();
@@ -292,7 +292,7 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
                                   static_cast<const int32_t*>(rank.batch.labels.data()));
   })));
   RETURN_IF_ERROR(EndJobOnTimeout(
-      options, w->threads_->RunEverywhere([self, steps = options.warmup_steps](int r) {
+      options, w->threads_->RunEverywhere([self, steps = options.train.warmup_steps](int r) {
         RETURN_IF_ERROR(self->Steps(r, steps));
         if (self->ranks_[r].pipeline != nullptr)
           self->ranks_[r].last_stats = self->ranks_[r].pipeline->stats();
@@ -353,16 +353,17 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
   if (std::isfinite(losses[0])) state.counters["loss"] = benchmark::Counter(losses[0]);
-  state.SetLabel(absl::StrCat(
-      ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
-      first.communicator().name(),
-      options_.mpi != nullptr
-          ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
-          : "",
-      ", ", options_.bucket_bytes >> 20, " MiB buckets, overlap ", options_.overlap ? "on" : "off",
-      case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each")
-                      : ", no CUDA graph",
-      ")", std::isfinite(losses[0]) ? "" : ", loss not finite"));
+  state.SetLabel(
+      absl::StrCat(ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
+                   first.communicator().name(),
+                   options_.mpi != nullptr
+                       ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
+                       : "",
+                   ", ", options_.train.bucket_bytes >> 20, " MiB buckets, overlap ",
+                   options_.train.overlap ? "on" : "off",
+                   case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each")
+                                   : ", no CUDA graph",
+                   ")", std::isfinite(losses[0]) ? "" : ", loss not finite"));
   return absl::OkStatus();
 }
 
@@ -386,13 +387,12 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
   // Whether the steps were replayed CUDA graphs: the flag asks, but
   // profiling, for one, runs the steps eagerly.
-  const std::string graph =
-      backend_->device().is_cpu()     ? ""
-      : trainer_->cuda_graph_active() ? ", CUDA graph"
-      : !trainer_->cuda_graph_failure().empty()
-          ? absl::StrCat(", no CUDA graph (capture failed: ",
-                         trainer_->cuda_graph_failure().substr(0, 200), ")")
-          : ", no CUDA graph";
+  const std::string graph = backend_->device().is_cpu()     ? ""
+                            : trainer_->cuda_graph_active() ? ", CUDA graph"
+                            : !trainer_->cuda_graph_failure().empty()
+                                ? absl::StrCat(", no CUDA graph (capture failed: ",
+                                               trainer_->cuda_graph_failure().substr(0, 200), ")")
+                                : ", no CUDA graph";
   state.SetLabel(absl::StrCat(
       backend_->name(), " batch ", case_.batch, " x ", devices, graph,
       pipeline_ != nullptr
@@ -412,7 +412,8 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
 
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
   // Real data: the flags and the user's folder are checked before any case runs.
-  if (std::find(options.data.begin(), options.data.end(), "real") != options.data.end()) {
+  if (std::find(options.train.data.begin(), options.train.data.end(), "real") !=
+      options.train.data.end()) {
     if (absl::Status s = input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)).status();
         !s.ok())
       return s;
@@ -420,13 +421,13 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
       if (absl::Status s = input::DetectDataFormats(options.data_dir, "train").status(); !s.ok())
         return s;
   }
-  for (const std::string& model : options.models) {
+  for (const std::string& model : options.train.models) {
     ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
-    std::vector<int64_t> batches = options.batch_sizes;
+    std::vector<int64_t> batches = options.train.batch_sizes;
     if (batches.empty()) batches = {info.default_batch};
     for (const std::string& precision_name : options.precisions) {
       ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-      for (const std::string& data : options.data) {
+      for (const std::string& data : options.train.data) {
         for (int64_t batch : batches) {
           std::vector<int> gpu_counts = options.gpus;
           if (options.mpi != nullptr) {
@@ -441,14 +442,15 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
           }
           for (int gpus : gpu_counts) {
             // CPU replica counts apply to the CPU cases; a GPU case's replicas are its GPUs.
-            std::vector<int> replica_counts = gpus == 0 ? options.replicas : std::vector<int>{1};
+            std::vector<int> replica_counts =
+                gpus == 0 ? options.train.replicas : std::vector<int>{1};
             if (options.mpi != nullptr && gpus == 0) replica_counts = {options.mpi->size};
             for (int replicas : replica_counts) {
               const TrainCase c{model, precision, data, batch, gpus, replicas};
               TimedCase timed;
               timed.name = TrainCaseName(model, precision_name, data, batch, gpus, replicas);
-              timed.family = "train";
-              timed.iterations = options.steps;
+              timed.family = FamilyName(Family::kTrain);
+              timed.iterations = options.train.steps;
               timed.iterations_flag = "--steps";
               timed.unit = benchmark::kMillisecond;
               if (c.ranks() > 1 || options.mpi != nullptr) {

@@ -54,12 +54,12 @@ void PrintPresets() {
         "  %s: families %s; models %s at batch %s; precisions %s; gpus %s; kernel cases of "
         "%s (%s layer(s) per family); gemm %s; %d warm-up steps, %d timed steps, %d "
         "repetition(s), kernel min time %g s\n",
-        name, Items(o->families).c_str(), Items(o->models).c_str(),
-        Numbers(o->batch_sizes, "the model's default").c_str(), Items(o->precisions).c_str(),
-        Numbers(o->gpus, "none").c_str(), Items(o->kernel_models).c_str(),
-        o->max_kernel_shapes == 0 ? "all" : absl::StrCat(o->max_kernel_shapes).c_str(),
-        Numbers(o->gemm_sizes, "none").c_str(), o->warmup_steps, o->steps, o->repetitions,
-        o->kernel_min_time);
+        name, Items(o->families).c_str(), Items(o->train.models).c_str(),
+        Numbers(o->train.batch_sizes, "the model's default").c_str(), Items(o->precisions).c_str(),
+        Numbers(o->gpus, "none").c_str(), Items(o->kernel.models).c_str(),
+        o->kernel.max_shapes == 0 ? "all" : absl::StrCat(o->kernel.max_shapes).c_str(),
+        Numbers(o->kernel.gemm_sizes, "none").c_str(), o->train.warmup_steps, o->train.steps,
+        o->repetitions, o->kernel.min_time);
   }
 }
 
@@ -68,9 +68,28 @@ void PrintPresets() {
 const std::vector<FlagGroup>& SuiteFlagGroups() {
   static const std::vector<FlagGroup>* const groups = new std::vector<FlagGroup>{
       {"Which cases",
-       {"preset", "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus",
-        "data", "data_dir", "image_size", "kernel_batch", "max_kernel_shapes", "backend",
-        "cuda_graph", "gpu_layout", "cuda_batch_norm", "cuda_rtc_attempts", "fuse_relu", "input_threads", "input_batch", "on_bad_record", "input_cores",
+       {"preset",
+        "families",
+        "models",
+        "kernel_models",
+        "batch_sizes",
+        "precisions",
+        "gpus",
+        "data",
+        "data_dir",
+        "image_size",
+        "kernel_batch",
+        "max_kernel_shapes",
+        "backend",
+        "cuda_graph",
+        "gpu_layout",
+        "cuda_batch_norm",
+        "cuda_rtc_attempts",
+        "fuse_relu",
+        "input_threads",
+        "input_batch",
+        "on_bad_record",
+        "input_cores",
         "distortions"}},
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},

@@ -30,7 +30,13 @@ struct ModelOptions {
 using ModelFunction = void (*)(NetBuilder& b);
 
 struct ModelInfo {
-  std::string name;
+  std::string name;          // tf_cnn_benchmarks' name: "resnet50"
+  std::string display_name;  // as the published pages write it: "ResNet-50"
+  // Its place in the report's tables (1 first): the published page's five
+  // columns (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then the
+  // rest of the zoo by family.
+  int table_order = 0;
+  bool published = false;  // a column of the published page (and the published preset)
   int64_t image_size = 224;
   int64_t default_batch = 32;
   bool batch_norm = false;         // whether the definition uses batch norm

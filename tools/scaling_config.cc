@@ -1,7 +1,5 @@
 // The scaling model's inputs: configuration files (tools/data/scaling/*.json)
 // and the suite's measured results, every error naming the file and field.
-#include "tools/scaling_model_lib.h"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/run_file.h"
+#include "tools/scaling_model_lib.h"
 
 // Errors here go to the user as they are (file and field, no source line):
 // core/status.h's _AS_IS macros return them unchanged.
@@ -118,8 +117,8 @@ class Reader {
 
 absl::StatusOr<Link> ReadLink(const Reader& r, const Json& json, const std::string& field) {
   if (!json.is_object()) return r.Error(field, "must be an object");
-  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(json, field,
-                  {"GBps", "Gbit_per_s", "latency_us", "shared_by", "source", "note"}));
+  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(
+      json, field, {"GBps", "Gbit_per_s", "latency_us", "shared_by", "source", "note"}));
   Link link;
   const Json* gbps = r.Optional(json, "GBps");
   const Json* gbit = r.Optional(json, "Gbit_per_s");
@@ -219,7 +218,8 @@ absl::StatusOr<ModelEntry> ReadModel(const Reader& r, const Json& json, const st
       int gpus = 0;
       if (!absl::SimpleAtoi(it.key(), &gpus) || gpus <= 0)
         return r.Error(absl::StrCat(pf, ".", it.key()), "key must be a positive GPU count");
-      ASSIGN_OR_RETURN_AS_IS(m.published[gpus], r.Positive(it.value(), absl::StrCat(pf, ".", it.key())));
+      ASSIGN_OR_RETURN_AS_IS(m.published[gpus],
+                             r.Positive(it.value(), absl::StrCat(pf, ".", it.key())));
     }
   }
   return m;
@@ -249,7 +249,8 @@ absl::StatusOr<Config> ParseConfig(absl::string_view path, absl::string_view tex
         absl::StrCat(path, ": not valid JSON: ", report::JsonSyntaxError(std::string(text))));
   }
   if (!json.is_object()) return r.Error("(top level)", "must be an object");
-  RETURN_IF_ERROR_AS_IS(r.OnlyKnown(json, "",
+  RETURN_IF_ERROR_AS_IS(
+      r.OnlyKnown(json, "",
                   {"machine", "source", "gpus_per_host", "links", "host_links", "gpus", "overlap",
                    "backward_fraction", "bucket_bytes", "models", "note"}));
   Config c;
@@ -300,8 +301,8 @@ absl::StatusOr<Config> ParseConfig(absl::string_view path, absl::string_view tex
   ASSIGN_OR_RETURN_AS_IS(const Json* models, r.Member(json, "", "models"));
   if (!models->is_array() || models->empty()) return r.Error("models", "must be a non-empty array");
   for (size_t i = 0; i < models->size(); ++i) {
-    ASSIGN_OR_RETURN_AS_IS(ModelEntry m,
-               ReadModel(r, (*models)[i], absl::StrCat("models[", i, "]"), zoo_parameters));
+    ASSIGN_OR_RETURN_AS_IS(
+        ModelEntry m, ReadModel(r, (*models)[i], absl::StrCat("models[", i, "]"), zoo_parameters));
     c.models.push_back(std::move(m));
   }
   return c;
@@ -320,9 +321,9 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
   Measured m;
   m.path = path;
   for (const report::FileCase& c : run.cases) {
-    const std::string& family = c.name.family;
-    if (family != "train" && family != "allreduce") continue;
-    const char* counter = family == "train" ? "images_per_second" : "busbw";
+    const bool train = c.name.Is(bench::Family::kTrain);
+    if (!train && !c.name.Is(bench::Family::kAllReduce)) continue;
+    const std::string& counter = bench::FindCaseFamily(c.name.family)->counter;
     const std::optional<double> mean = report::CaseMean(c, counter);
     if (!mean) {
       if (warnings != nullptr)
@@ -332,7 +333,7 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
       continue;
     }
     const double value = *mean;
-    if (family == "train") {
+    if (train) {
       m.train[c.name.ToString()] = value;
       continue;
     }

@@ -18,8 +18,8 @@
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
-#include "tests/bench/recorder.h"
 #include "input/pipeline/dataset_maker.h"
+#include "tests/bench/recorder.h"
 
 ABSL_DECLARE_FLAG(std::string, input_threads);
 ABSL_DECLARE_FLAG(int64_t, input_batch);
@@ -40,8 +40,8 @@ class InputCasesTest : public ::testing::Test {
     absl::SetFlag(&FLAGS_input_threads, "1,2");
     absl::SetFlag(&FLAGS_input_batch, 4);
     absl::SetFlag(&FLAGS_on_bad_record, "fail");
-    options_.steps = 3;
-    options_.warmup_steps = 1;
+    options_.train.steps = 3;
+    options_.train.warmup_steps = 1;
     options_.repetitions = 2;
     options_.image_size = 32;
   }

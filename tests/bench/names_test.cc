@@ -244,7 +244,8 @@ TEST(NamesTest, TheShapeIsACanonicalDescriptor) {
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("shape"), absl::string_view::npos) << garbage.status();
   // A descriptor in another spelling than its canonical one.
-  auto spelled = ParseCaseName("pool/max/fwd/fp32/cpu/pool:max_mb1ic1_ih4oh2kh2sh2pt0pb0_iw4ow2kw2sw2pw0");
+  auto spelled =
+      ParseCaseName("pool/max/fwd/fp32/cpu/pool:max_mb1ic1_ih4oh2kh2sh2pt0pb0_iw4ow2kw2sw2pw0");
   if (!spelled.ok()) {
     EXPECT_NE(spelled.status().message().find("canonical"), absl::string_view::npos)
         << spelled.status();
@@ -280,6 +281,28 @@ TEST(NamesTest, ModelDisplayNamesAreOneEntryPerModel) {
   // The published page's five columns, first.
   EXPECT_EQ(published, 5);
   EXPECT_TRUE(published_first);
+}
+
+}  // namespace
+}  // namespace cnnbench::bench
+
+namespace cnnbench::bench {
+namespace {
+
+// Families are named by id: each id's name is its entry's, a parsed name
+// says which family it is of, and an MPI job runs exactly the families
+// whose cases span its ranks.
+TEST(NamesTest, FamiliesAreNamedByIdAndSayWhetherTheySpanRanks) {
+  EXPECT_EQ(FamilyName(Family::kAllReduce), "allreduce");
+  EXPECT_EQ(&FamilyOf(Family::kPeak), FindCaseFamily("peak"));
+  auto name = ParseCaseName("allreduce/local/fp32/bytes:1024/ranks:2");
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_TRUE(name->Is(Family::kAllReduce));
+  EXPECT_FALSE(name->Is(Family::kGrads));
+  std::set<std::string> spanning;
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.spans_ranks) spanning.insert(f.name);
+  EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "grads"}));
 }
 
 }  // namespace

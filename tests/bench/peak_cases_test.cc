@@ -57,7 +57,7 @@ TEST_F(PeakCasesTest, PathsCountTheirFlopsPerStep) {
 
 TEST_F(PeakCasesTest, RunsAndReportsAPositiveFiniteRate) {
   Harness harness(TimingSettings{.repetitions = 2, .min_time = 0.01});
-  ASSERT_TRUE(RegisterPeakCases({"fp32", "fp16", "bf16", "tf32"}, 2, harness, kShort).ok());
+  ASSERT_TRUE(RegisterPeakCasesFor({"fp32", "fp16", "bf16", "tf32"}, 2, harness, kShort).ok());
   // Only the family's precisions have a case.
   EXPECT_EQ(harness.progress().names(),
             (std::vector<std::string>{"peak/fp32/cpu/threads:2", "peak/bf16/cpu/threads:2"}));
@@ -99,7 +99,7 @@ TEST_F(PeakCasesTest, TheWorkloadRunsOnTheTeamItNames) {
 
 TEST_F(PeakCasesTest, BadArgumentsAreErrors) {
   Harness harness(TimingSettings{});
-  absl::Status s = RegisterPeakCases({"fp32"}, 0, harness);
+  absl::Status s = RegisterPeakCasesFor({"fp32"}, 0, harness);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "threads:0")) << s;
   EXPECT_EQ(harness.case_count(), 0);

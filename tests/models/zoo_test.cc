@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -351,6 +352,34 @@ TEST(ZooTest, OptionsOverrideBatchClassesAndImageSize) {
   EXPECT_TRUE(absl::StrContains(tiny.status().message(), "inception3 at 32x32")) << tiny.status();
   EXPECT_FALSE(BuildModel("vgg16", {.batch = -1}).ok());
   EXPECT_FALSE(BuildModel("vgg16", {.classes = 0}).ok());
+}
+
+}  // namespace
+}  // namespace cnnbench
+
+namespace cnnbench {
+namespace {
+
+// The report's tables read each model's display name and place from the
+// zoo: every model has a distinct display name and a distinct place 1..N,
+// and the five published columns come first, in the published page's order.
+TEST(ZooTest, DisplayNamesAndTablePlacesAreOnePerModel) {
+  const std::vector<ModelInfo>& models = ListModels();
+  std::set<std::string> displays;
+  std::set<int> places;
+  std::map<int, std::string> published;
+  for (const ModelInfo& m : models) {
+    EXPECT_FALSE(m.display_name.empty()) << m.name;
+    EXPECT_NE(m.display_name, m.name) << m.name;
+    EXPECT_TRUE(displays.insert(m.display_name).second) << "twice: " << m.display_name;
+    EXPECT_TRUE(places.insert(m.table_order).second) << m.name << " shares place " << m.table_order;
+    EXPECT_GE(m.table_order, 1) << m.name;
+    EXPECT_LE(m.table_order, static_cast<int>(models.size())) << m.name;
+    if (m.published) published[m.table_order] = m.name;
+  }
+  const std::map<int, std::string> columns = {
+      {1, "inception3"}, {2, "resnet50"}, {3, "resnet152"}, {4, "alexnet"}, {5, "vgg16"}};
+  EXPECT_EQ(published, columns);
 }
 
 }  // namespace

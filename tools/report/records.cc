@@ -66,7 +66,7 @@ std::vector<Record> MakeRecords(const Results& results) {
     });
     for (const auto* entry : train) {
       const auto& [c, m] = *entry;
-      Record r = Start(p, c, "train");
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kTrain));
       r.unit = "images/sec";
       r.json["framework"] = p.framework;
       r.json["model"] = c.model;
@@ -85,7 +85,7 @@ std::vector<Record> MakeRecords(const Results& results) {
       records.push_back(std::move(r));
     }
     for (const auto& [c, m] : p.peak) {
-      Record r = Start(p, c, "peak");
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kPeak));
       r.unit = "TFLOP/s";
       r.json["precision"] = c.precision;
       r.json["device"] = c.device;
@@ -116,7 +116,7 @@ std::vector<Record> MakeRecords(const Results& results) {
       records.push_back(std::move(r));
     }
     for (const auto& [c, m] : p.allreduce) {
-      Record r = Start(p, c, "allreduce");
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kAllReduce));
       r.unit = "busbw GB/s";
       r.json["impl"] = c.impl;
       r.json["dtype"] = c.dtype;
@@ -131,7 +131,7 @@ std::vector<Record> MakeRecords(const Results& results) {
       records.push_back(std::move(r));
     }
     for (const auto& [c, m] : p.input) {
-      Record r = Start(p, c, "input");
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kInput));
       r.unit = "images/sec";
       r.json["source"] = c.source;
       r.json["preprocess"] = c.preprocess;

@@ -45,9 +45,9 @@ class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
 
 // The counters the tables use; anything else in an entry is ignored.
 // `ranks`: a train case's data-parallel ranks, checked against its name.
-constexpr const char* kCounterNames[] = {"images_per_second", "flops",        "bytes_per_second",
-                                         "algbw",             "busbw",        "ranks",
-                                         "gradient_bytes",    "buckets"};
+constexpr const char* kCounterNames[] = {
+    "images_per_second", "flops",  "bytes_per_second", "algbw", "busbw", "ranks",
+    "gradient_bytes",    "buckets"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;
@@ -121,7 +121,7 @@ bool HasNeededCounter(const CaseName& name, const Counters& c) {
 
 std::string NeededCounterText(const CaseName& name) {
   // An all-reduce's busbw is completed from algbw or the time when missing.
-  if (name.family == "allreduce") return "busbw, algbw or a time";
+  if (name.Is(bench::Family::kAllReduce)) return "busbw, algbw or a time";
   return NeededCounter(name);
 }
 
@@ -242,7 +242,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
     auto [it, inserted] = index.emplace(key, file.cases.size());
     if (inserted) {
       file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, {}, ""});
-      if (parsed->family == "train" && !IsKnownModel(parsed->model)) {
+      if (parsed->Is(bench::Family::kTrain) && !IsKnownModel(parsed->model)) {
         warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", parsed->model,
                                          "' is not in tf_cnn_benchmarks' zoo; shown as is"));
       }
@@ -260,7 +260,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
       c.stddev = counters;  // of the counters as written; a completed busbw has none
       continue;
     }
-    if (c.name.family == "allreduce") CompleteAllReduce(c.name, counters);
+    if (c.name.Is(bench::Family::kAllReduce)) CompleteAllReduce(c.name, counters);
     if (aggregate) {
       c.mean = counters;
       auto reps = entry.find("repetitions");
@@ -281,7 +281,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
       warn(c.entry, absl::StrCat("has no ", NeededCounterText(c.name), " counter; skipped"));
       continue;
     }
-    if (c.name.family == "train") {
+    if (c.name.Is(bench::Family::kTrain)) {
       // The run's own count of data-parallel ranks (files before it have none)
       // must be the name's: the GPUs, or the CPU replicas.
       const int named = c.name.gpus > 0 ? c.name.gpus : c.name.replicas;
@@ -305,7 +305,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
   file.cases = std::move(usable);
 
   size_t train = 0;
-  for (const FileCase& c : file.cases) train += c.name.family == "train";
+  for (const FileCase& c : file.cases) train += c.name.Is(bench::Family::kTrain);
   if (file.cases.empty()) {
     warnings->push_back(absl::StrCat(path, ": no cnnbench cases the report can use"));
   } else if (train == 0) {

@@ -52,9 +52,9 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
   EXPECT_EQ(cuda_families, cpu_families);
   for (const char* family : {"conv", "fc", "pool", "relu", "gemm"})  // lenet has no batch norm
     EXPECT_EQ(cuda_families.count(family), 1u) << family;
-  EXPECT_NE(std::find(names.begin(), names.end(),
-                      TrainCaseName("trivial", "bf16", "synthetic", 2, 1)),
-            names.end());
+  EXPECT_NE(
+      std::find(names.begin(), names.end(), TrainCaseName("trivial", "bf16", "synthetic", 2, 1)),
+      names.end());
 }
 
 TEST(CudaCasesTest, WithoutAGpuNothingCudaRegisters) {
@@ -72,7 +72,7 @@ TEST(CudaCasesTest, KernelDevicesFollowTheGpuCount) {
   EXPECT_EQ(KernelDevices(options), (std::vector<std::string>{"cpu", "cuda"}));
   auto full = PresetOptions("full", 1);
   ASSERT_TRUE(full.ok());
-  EXPECT_EQ(full->gemm_sizes.back(), 8192);
+  EXPECT_EQ(full->kernel.gemm_sizes.back(), 8192);
   EXPECT_EQ(full->gpu_count, 1);
 }
 
