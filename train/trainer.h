@@ -21,8 +21,11 @@
 #include "core/dtype.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
+#include "train/device_scalars.h"
 #include "train/input_slots.h"
 #include "train/memory_plan.h"
+#include "train/parameter_block.h"
+#include "train/step_plan.h"
 
 namespace cnnbench {
 
@@ -63,24 +66,6 @@ struct TrainOptions {
   // precisions use no scale.
   float initial_loss_scale = kInitialLossScale;
   int32_t loss_scale_growth_interval = kGrowthInterval;
-};
-
-// Time spent in one node's kernels (or in the executor's own work: "edges",
-// "update"), summed over the steps since the last ResetProfile().
-struct LayerTime {
-  std::string name;            // node name
-  std::string op;              // canonical descriptor string
-  std::string implementation;  // what the backend runs
-  double forward_seconds = 0;
-  double backward_seconds = 0;
-};
-
-// A range of the contiguous fp32 gradient block (the same offsets as the
-// parameter block) whose gradients a step has just enqueued.
-struct GradientRange {
-  int node = -1;
-  size_t offset = 0;  // bytes
-  size_t bytes = 0;
 };
 
 class Trainer {
@@ -137,21 +122,23 @@ class Trainer {
   // Every byte the executor holds: parameters, gradients, momentum, state,
   // inputs, scratch and the activation arena.
   size_t peak_memory_bytes() const;
-  size_t arena_bytes() const { return plan_.arena_bytes; }
-  const std::vector<BufferRequest>& buffer_requests() const { return requests_; }
-  const MemoryPlan& memory_plan() const { return plan_; }
-  int64_t parameter_count() const { return parameter_count_; }
+  size_t arena_bytes() const { return step_.memory.arena_bytes; }
+  const std::vector<BufferRequest>& buffer_requests() const { return step_.requests; }
+  const MemoryPlan& memory_plan() const { return step_.memory; }
+  // What Compile planned (train/step_plan.h): the layers, buffers and layout.
+  const StepPlan& step_plan() const { return step_; }
+  int64_t parameter_count() const { return step_.parameter_count; }
   Backend* backend() const { return backend_; }
   // The fp32 master parameters (device memory), `gradient_bytes()` long,
   // at the same offsets as the gradients. After writing them (e.g. rank 0's
   // weights broadcast to every replica) call ParametersChanged().
-  void* parameters() const { return params_.data(); }
+  void* parameters() const { return block_.masters(); }
   // Refreshes the low-precision working copies from the fp32 masters
   // (enqueued; nothing to do in fp32).
-  absl::Status ParametersChanged() { return EnqueueRefreshWorkingCopies(); }
+  absl::Status ParametersChanged() { return block_.RefreshWorkingCopies(step_); }
   // The fp32 gradient block (device memory), `gradient_bytes()` long.
-  void* gradients() const { return grads_.data(); }
-  size_t gradient_bytes() const { return params_bytes_; }
+  void* gradients() const { return block_.gradients(); }
+  size_t gradient_bytes() const { return step_.params_bytes; }
   // Steps run so far (the host's count; the device keeps its own for dropout).
   int64_t steps() const { return steps_; }
   // Whether Step() replays a captured CUDA graph.
@@ -159,52 +146,39 @@ class Trainer {
   // Why a capture failed ("" if none did): the steps then run eagerly.
   const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 
-  const std::vector<LayerTime>& profile() const { return profile_; }
+  const std::vector<LayerTime>& profile() const { return step_.profile; }
   void ResetProfile();
 
   // Parameter `index` of node `node` (of the graph given to Compile) in
   // plain layout (fp32 master).
   absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
   // ReLUs fused into the layer before them (TrainOptions::fuse_relu).
-  int fused_relus() const { return fused_relus_; }
+  int fused_relus() const { return step_.fused_relus; }
   // The graph edges a step reorders (forward, and again backward when the
   // input needs a gradient): "producer -> consumer" of each, where the
   // consumer's kernel wants another layout than its producer's output has.
   std::vector<std::string> ReorderedEdges() const;
 
  private:
-  struct Layer;
-  struct Param;
-  Trainer() = default;
-  // Compile's phases, in order.
-  absl::Status CreateKernels(const Graph& graph);
-  absl::Status RequestBuffers();
-  absl::Status PlanBuffers();
-  // What AllocateAndBind will allocate, known from the plan alone.
-  size_t FootprintBytes() const;
-  // What no plan of `graph` can go below (the two input slots and the
-  // largest other output), checked before any kernel is created, so an
-  // absurd batch is OOM rather than a library's refusal of its shapes.
-  size_t LowerBoundBytes(const Graph& graph) const;
-  absl::Status CheckFootprint(size_t needed) const;
-  absl::Status DeviceErrors() const;
-  // One device-side scalar, after the work enqueued so far.
-  template <typename T>
-  absl::StatusOr<T> ReadScalar(DType dtype, const T* device);
-  absl::Status AllocateAndBind();
-  absl::Status InitializeParameters();
+  using Layer = StepPlan::Layer;
+  using Param = StepPlan::Param;
 
+  Trainer() = default;
+
+  absl::Status DeviceErrors() const;
+  // Allocates the plan's memory, initialises it, and binds every kernel's
+  // arguments once.
+  absl::Status AllocateAndBind();
+  absl::Status InitializeState();
   void* BufferData(int buffer, int slot) const;
-  // The gradient bytes of a layer with parameters (with the padding after them).
-  GradientRange RangeOf(const Layer& layer) const;
   absl::Status PoisonBuffersEndingAt(int step);
   // The work of ForwardBackward/Update without the host-side bookkeeping, so
   // a capture records exactly what a step enqueues.
   absl::Status EnqueueForwardBackward(int slot);
   absl::Status EnqueueUpdate();
-  absl::Status EnqueueRefreshWorkingCopies();
   // Captures slot `slot`'s step into graphs_[slot]; an error says which part failed.
   absl::Status CaptureStep(int slot);
+
   // Runs `work` between the profile timer's start and stop when profiling,
   // adding the seconds to `*sink`; else just runs it. A template, not a
   // std::function: wrapping the step's lambdas would allocate every step.
@@ -222,49 +196,25 @@ class Trainer {
     return status;
   }
 
-  Graph graph_;               // what runs: the given graph after fusion
-  Graph original_graph_;      // as given to Compile
-  std::vector<int> origin_;   // node of graph_ -> node of the given graph
-  std::vector<int> node_of_;  // node of the given graph -> node of graph_ computing it
-  int fused_relus_ = 0;
+  bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
+
   Backend* backend_ = nullptr;
   TrainOptions options_;
-  DType activation_type_ = DType::kF32;
-  std::vector<std::unique_ptr<Layer>> layers_;  // forward order
-  std::vector<int> layer_of_;                   // node -> index in layers_, or -1
-  std::vector<Param> params_list_;              // every parameter, forward order
+  StepPlan step_;  // what runs (train/step_plan.h)
   std::unique_ptr<Optimizer> optimizer_;
-
-  std::vector<BufferRequest> requests_;  // arena buffers
-  MemoryPlan plan_;
-  std::vector<std::vector<int>> ending_at_;  // arena buffers whose lifetime ends at each step
-  Buffer arena_, params_, grads_, momentum_, state_, scratch_, lowp_params_, lowp_grads_;
-  // Device-side scalars: the loss, the step counter, the loss scale, the
-  // overflow flag, the clean updates since the scale last changed (one small
-  // allocation, see AllocateAndBind).
-  Buffer scalars_;
-  float* loss_ = nullptr;
-  uint64_t* device_step_ = nullptr;
-  float* loss_scale_ = nullptr;
-  int32_t* overflow_ = nullptr;
-  int32_t* good_steps_ = nullptr;
-  bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
+  // The plan's memory: the activation arena, the trainable blocks, state
+  // and scratch, the two input slots, the device scalars.
+  Buffer arena_;
+  ParameterBlock block_;
+  Buffer state_, scratch_;
   std::unique_ptr<InputSlots> inputs_;  // the two batches a step alternates between
-  // GPU: pinned host memory each step's loss is copied into behind its
-  // forward pass, one float per slot; the slot of the last step enqueued.
-  Buffer loss_host_;
-  int last_step_slot_ = -1;
-  CapturedWork graphs_[2];                 // per input slot, captured on its second use
-  bool eager_done_[2] = {false, false};    // the slot's first step ran eagerly
-  std::string cuda_graph_failure_;         // a capture failed: every step runs eagerly
-  TensorSpec images_spec_;  // on the device: the activation type
-  TensorSpec loss_spec_;
-  size_t params_bytes_ = 0, lowp_bytes_ = 0, state_bytes_ = 0, scratch_bytes_ = 0;
-  int64_t parameter_count_ = 0;
+  DeviceScalars scalars_;
+  int last_step_slot_ = -1;              // the slot of the last step enqueued
+  CapturedWork graphs_[2];               // per input slot, captured on its second use
+  bool eager_done_[2] = {false, false};  // the slot's first step ran eagerly
+  std::string cuda_graph_failure_;       // a capture failed: every step runs eagerly
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;
-  std::vector<LayerTime> profile_;
-  int edges_profile_ = -1, update_profile_ = -1;  // the executor's entries in profile_
   std::unique_ptr<Timer> timer_;
 };
 

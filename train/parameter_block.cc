@@ -1,0 +1,93 @@
+#include "train/parameter_block.h"
+
+#include <variant>
+
+#include "core/status.h"
+#include "train/init.h"
+
+namespace cnnbench {
+
+absl::StatusOr<ParameterBlock> ParameterBlock::Allocate(const StepPlan& plan, Backend* backend) {
+  const Device device = backend->device();
+  ParameterBlock block;
+  block.backend_ = backend;
+  ASSIGN_OR_RETURN(block.masters_, Buffer::Allocate(device, plan.params_bytes));
+  ASSIGN_OR_RETURN(block.gradients_, Buffer::Allocate(device, plan.params_bytes));
+  ASSIGN_OR_RETURN(block.momentum_, Buffer::Allocate(device, plan.params_bytes));
+  ASSIGN_OR_RETURN(block.lowp_weights_, Buffer::Allocate(device, plan.lowp_bytes));
+  ASSIGN_OR_RETURN(block.lowp_gradients_, Buffer::Allocate(device, plan.lowp_bytes));
+  return block;
+}
+
+absl::Status ParameterBlock::Clear() {
+  for (Buffer* b : {&masters_, &gradients_, &momentum_, &lowp_weights_, &lowp_gradients_})
+    RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
+  return absl::OkStatus();
+}
+
+absl::Status ParameterBlock::Initialize(const StepPlan& plan, uint64_t seed) {
+  const Graph& given = plan.original_graph;
+  const auto consumers = given.Consumers();
+  for (const StepPlan::Param& param : plan.params) {
+    const StepPlan::Layer& layer = *plan.layers[param.layer];
+    // The given graph's node and consumers: the same weights fused or not.
+    const int node = plan.origin[layer.node];
+    // A layer followed by a ReLU gets the ReLU-aware scale (as tf_cnn_benchmarks' affine).
+    const bool relu_after = consumers[node].size() == 1 &&
+                            std::holds_alternative<ReluDesc>(given.nodes[consumers[node][0]].op);
+    std::vector<float> values =
+        InitialParameter(given.nodes[node].op, param.index, param.spec.shape, relu_after,
+                         ParameterSeed(seed, node, param.index));
+    char* master = static_cast<char*>(masters_.data()) + param.offset;
+    RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, param.spec.shape),
+                                     values.data(), param.master, master));
+    if (param.low_precision)
+      RETURN_IF_ERROR(backend_->Reorder(param.master, master, param.spec, weights(param)));
+  }
+  return absl::OkStatus();
+}
+
+void* ParameterBlock::weights(const StepPlan::Param& p) const {
+  return p.low_precision ? static_cast<char*>(lowp_weights_.data()) + p.lowp_offset
+                         : static_cast<char*>(masters_.data()) + p.offset;
+}
+
+void* ParameterBlock::weight_gradient(const StepPlan::Param& p) const {
+  return p.low_precision ? static_cast<char*>(lowp_gradients_.data()) + p.lowp_offset
+                         : static_cast<char*>(gradients_.data()) + p.offset;
+}
+
+absl::Status ParameterBlock::CastGradients(const StepPlan& plan,
+                                           const StepPlan::Layer& layer) const {
+  for (int p : layer.params) {
+    const StepPlan::Param& param = plan.params[p];
+    if (param.low_precision)
+      RETURN_IF_ERROR(backend_->Reorder(param.spec, weight_gradient(param), param.master,
+                                        static_cast<char*>(gradients_.data()) + param.offset));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParameterBlock::RefreshWorkingCopies(const StepPlan& plan) const {
+  for (const StepPlan::Param& param : plan.params)
+    if (param.low_precision)
+      RETURN_IF_ERROR(backend_->Reorder(param.master,
+                                        static_cast<char*>(masters_.data()) + param.offset,
+                                        param.spec, weights(param)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<float>> ParameterBlock::Read(const StepPlan::Param& p) const {
+  std::vector<float> out(p.spec.shape.num_elements());
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  RETURN_IF_ERROR(backend_->Download(p.master, static_cast<const char*>(masters_.data()) + p.offset,
+                                     TensorSpec::Plain(DType::kF32, p.spec.shape), out.data()));
+  return out;
+}
+
+size_t ParameterBlock::bytes() const {
+  return masters_.size() + gradients_.size() + momentum_.size() + lowp_weights_.size() +
+         lowp_gradients_.size();
+}
+
+}  // namespace cnnbench
