@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -234,6 +236,19 @@ class Backend {
   virtual absl::Status DownloadChecked(const TensorSpec& from, const void* src,
                                        const TensorSpec& host, void* dst);
 };
+
+// A kernel object K made from (context, desc), or from (context, desc,
+// options) where K's constructor takes the options: the first half of each
+// backend's MakeKernel (its ops.h), which then initialises it.
+template <typename K, typename ContextPtr, typename Desc>
+std::unique_ptr<K> ConstructKernel(ContextPtr context, const Desc& desc,
+                                   const KernelOptions& options) {
+  if constexpr (std::is_constructible_v<K, ContextPtr, const Desc&, const KernelOptions&>) {
+    return std::make_unique<K>(std::move(context), desc, options);
+  } else {
+    return std::make_unique<K>(std::move(context), desc);
+  }
+}
 
 // The one dispatch from a descriptor to its op's constructor, which every
 // backend's CreateKernel calls. Each backend's namespace declares, for every

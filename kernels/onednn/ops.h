@@ -6,7 +6,6 @@
 #define CNNBENCH_KERNELS_ONEDNN_OPS_H_
 
 #include <memory>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,30 +22,8 @@ using KernelOr = absl::StatusOr<std::unique_ptr<Kernel>>;
 using Inputs = std::vector<TensorSpec>;
 using ContextPtr = std::shared_ptr<Context>;
 
-// One constructor per operation, of the shape every backend shares
-// (kernel.h, CreateOpKernel).
-KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // conv.cc
-KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // pool.cc
-KernelOr CreateOp(ContextPtr context, const FcDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // fc.cc
-KernelOr CreateOp(ContextPtr context, const GemmDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // gemm.cc
-KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // batch_norm.cc
-KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // relu.cc
-KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // lrn.cc
-KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // dropout.cc
-KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // concat_add.cc
-KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // concat_add.cc
-KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // softmax_xent.cc
+// One constructor per operation, of the shape every backend shares.
+#include "kernels/op_constructors.inc"  // NOLINT: declarations in this namespace
 
 // The body of every constructor above: the kernel made from (context, desc)
 // (and the options, where its constructor takes them), then its Init(desc,
@@ -54,12 +31,7 @@ KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelO
 template <typename K, typename Desc>
 KernelOr MakeKernel(ContextPtr context, const Desc& desc, const KernelOptions& options,
                     const Inputs& inputs) {
-  std::unique_ptr<K> kernel;
-  if constexpr (std::is_constructible_v<K, ContextPtr, const Desc&, const KernelOptions&>) {
-    kernel = std::make_unique<K>(std::move(context), desc, options);
-  } else {
-    kernel = std::make_unique<K>(std::move(context), desc);
-  }
+  std::unique_ptr<K> kernel = ConstructKernel<K>(std::move(context), desc, options);
   RETURN_IF_ERROR(Guarded(desc.ToString(), [&] { return kernel->Init(desc, options, inputs); }));
   return std::unique_ptr<Kernel>(std::move(kernel));
 }

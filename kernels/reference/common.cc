@@ -53,7 +53,8 @@ absl::Status ReferenceKernel::BackwardData(const KernelArgs& args) {
   if (sig.backward_reads_inputs)
     RETURN_IF_ERROR(CheckList("BackwardData", "x", args.x, sig.inputs.size(), false, desc_));
   if (sig.backward_reads_output && args.y == nullptr) return Error("BackwardData: y is null");
-  RETURN_IF_ERROR(CheckList("BackwardData", "params", args.params, sig.params.size(), false, desc_));
+  RETURN_IF_ERROR(
+      CheckList("BackwardData", "params", args.params, sig.params.size(), false, desc_));
   if (backward_reads_dy_ && args.dy == nullptr) {
     if (!sig.sums_output_gradient || args.dy_parts.empty())
       return Error("BackwardData: dy is null");
@@ -68,13 +69,23 @@ absl::Status ReferenceKernel::BackwardData(const KernelArgs& args) {
 absl::Status ReferenceKernel::BackwardWeights(const KernelArgs& args) {
   const KernelSignature& sig = signature();
   if (sig.params.empty()) return absl::OkStatus();
-  RETURN_IF_ERROR(CheckList("BackwardWeights", "dparams", args.dparams, sig.params.size(), false, desc_));
+  RETURN_IF_ERROR(
+      CheckList("BackwardWeights", "dparams", args.dparams, sig.params.size(), false, desc_));
   if (sig.backward_reads_inputs)
     RETURN_IF_ERROR(CheckList("BackwardWeights", "x", args.x, sig.inputs.size(), false, desc_));
   if (args.dy == nullptr) return Error("BackwardWeights: dy is null");
   if (sig.saved_bytes > 0 && args.saved == nullptr)
     return Error("BackwardWeights: the saved buffer is null");
   return RunBackwardWeights(args);
+}
+
+absl::StatusOr<KernelSignature> SameShapeSignature(absl::string_view desc, DType dtype,
+                                                   const Shape& shape,
+                                                   const std::vector<TensorSpec>& given) {
+  KernelSignature sig;
+  ASSIGN_OR_RETURN_AS_IS(sig.inputs, ResolveInputs(desc, given, {TensorSpec::Plain(dtype, shape)}));
+  sig.output = TensorSpec::Plain(dtype, shape);
+  return sig;
 }
 
 absl::StatusOr<std::vector<TensorSpec>> ResolveInputs(absl::string_view desc,
@@ -90,23 +101,20 @@ absl::StatusOr<std::vector<TensorSpec>> ResolveInputs(absl::string_view desc,
     const TensorSpec& g = given[i];
     const TensorSpec& e = expected[i];
     if (!g.is_plain() || g.layout == Layout::kNHWC)
-      return absl::UnimplementedError(absl::StrCat(
-          "unsupported: reference backend reads plain row-major layouts only; ", desc,
-          " input ", i, " is ", g.DebugString()));
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: reference backend reads plain row-major layouts only; ", desc,
+                       " input ", i, " is ", g.DebugString()));
     if (g.dtype != e.dtype)
-      return absl::InvalidArgumentError(absl::StrCat(desc, ": input ", i, " is ",
-                                                     g.DebugString(), " but the kernel needs ",
-                                                     DTypeName(e.dtype)));
+      return absl::InvalidArgumentError(absl::StrCat(desc, ": input ", i, " is ", g.DebugString(),
+                                                     " but the kernel needs ", DTypeName(e.dtype)));
     bool shape_ok = g.shape == e.shape;
     // fc and softmax_xent read an (N,C,H,W) activation as (N, C*H*W).
     if (!shape_ok && flatten && g.shape.rank() == 4 && e.shape.rank() == 2)
-      shape_ok = g.shape[0] == e.shape[0] &&
-                 g.shape[1] * g.shape[2] * g.shape[3] == e.shape[1];
+      shape_ok = g.shape[0] == e.shape[0] && g.shape[1] * g.shape[2] * g.shape[3] == e.shape[1];
     if (!shape_ok)
-      return absl::InvalidArgumentError(absl::StrCat(desc, ": input ", i, " has shape ",
-                                                     g.shape.ToString(),
-                                                     " but the descriptor needs ",
-                                                     e.shape.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(desc, ": input ", i, " has shape ", g.shape.ToString(),
+                       " but the descriptor needs ", e.shape.ToString()));
     out.push_back(g);
   }
   return out;

@@ -58,6 +58,13 @@ absl::StatusOr<std::vector<TensorSpec>> ResolveInputs(absl::string_view desc,
                                                       const std::vector<TensorSpec>& expected,
                                                       bool flatten = false);
 
+// The signature of an op that reads one plain input of `shape` and writes
+// an output of the same shape (relu, lrn, dropout): inputs and output set,
+// the rest left for the caller.
+absl::StatusOr<KernelSignature> SameShapeSignature(absl::string_view desc, DType dtype,
+                                                   const Shape& shape,
+                                                   const std::vector<TensorSpec>& given);
+
 absl::Status UnsupportedDType(absl::string_view desc, DType dtype);
 
 // Builds Kernel<float> or Kernel<double> for `dtype`; anything else is

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/random.h"
+#include "core/status.h"
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -70,12 +71,8 @@ class DropoutKernel final : public ReferenceKernel {
 KernelOr CreateOp(ContextPtr, const DropoutDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
   const DType dtype = options.dtype;
-  KernelSignature sig;
-  auto resolved =
-      ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
-  if (!resolved.ok()) return resolved.status();
-  sig.inputs = *std::move(resolved);
-  sig.output = TensorSpec::Plain(dtype, desc.dims.shape());
+  ASSIGN_OR_RETURN_AS_IS(KernelSignature sig,
+                         SameShapeSignature(desc.ToString(), dtype, desc.dims.shape(), inputs));
   sig.saved_bytes = static_cast<size_t>(desc.dims.elements());  // one byte per mask element
   sig.backward_reads_inputs = false;
   sig.backward_reads_output = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/status.h"
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -74,12 +75,8 @@ class LrnKernel final : public ReferenceKernel {
 KernelOr CreateOp(ContextPtr, const LrnDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
   const DType dtype = options.dtype;
-  KernelSignature sig;
-  auto resolved =
-      ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
-  if (!resolved.ok()) return resolved.status();
-  sig.inputs = *std::move(resolved);
-  sig.output = TensorSpec::Plain(dtype, desc.dims.shape());
+  ASSIGN_OR_RETURN_AS_IS(KernelSignature sig,
+                         SameShapeSignature(desc.ToString(), dtype, desc.dims.shape(), inputs));
   sig.saved_bytes = static_cast<size_t>(desc.dims.elements()) * sizeof(double);
   sig.backward_reads_inputs = true;
   sig.backward_reads_output = false;

@@ -23,28 +23,7 @@ struct Context {};
 using ContextPtr = std::shared_ptr<Context>;
 using Inputs = std::vector<TensorSpec>;
 
-KernelOr CreateOp(ContextPtr context, const ConvDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // conv.cc
-KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // pool.cc
-KernelOr CreateOp(ContextPtr context, const FcDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // fc.cc
-KernelOr CreateOp(ContextPtr context, const GemmDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // gemm.cc
-KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // batch_norm.cc
-KernelOr CreateOp(ContextPtr context, const ReluDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // relu.cc
-KernelOr CreateOp(ContextPtr context, const LrnDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // lrn.cc
-KernelOr CreateOp(ContextPtr context, const DropoutDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // dropout.cc
-KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // concat_add.cc
-KernelOr CreateOp(ContextPtr context, const AddDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // concat_add.cc
-KernelOr CreateOp(ContextPtr context, const SoftmaxXentDesc& desc, const KernelOptions& options,
-                  const Inputs& inputs);  // softmax_xent.cc
+#include "kernels/op_constructors.inc"  // NOLINT: declarations in this namespace
 
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc);
 

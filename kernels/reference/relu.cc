@@ -1,4 +1,5 @@
 // Reference ReLU: y = max(x, 0); dx = dy where x > 0.
+#include "core/status.h"
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -37,12 +38,8 @@ class ReluKernel final : public ReferenceKernel {
 KernelOr CreateOp(ContextPtr, const ReluDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
   const DType dtype = options.dtype;
-  KernelSignature sig;
-  auto resolved =
-      ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
-  if (!resolved.ok()) return resolved.status();
-  sig.inputs = *std::move(resolved);
-  sig.output = TensorSpec::Plain(dtype, desc.dims.shape());
+  ASSIGN_OR_RETURN_AS_IS(KernelSignature sig,
+                         SameShapeSignature(desc.ToString(), dtype, desc.dims.shape(), inputs));
   sig.backward_reads_inputs = true;  // dx = dy * (x > 0)
   sig.backward_reads_output = false;
   return MakeTyped<ReluKernel>(dtype, desc, std::move(sig));
