@@ -286,7 +286,8 @@ absl::Status AllReduceWorkload::Report(benchmark::State& state) {
 
   // Out of place from the harness's manual time (bytes per iteration / its
   // time); in place from this repetition's own span.
-  const int ranks = static_cast<int>(ranks_.size());
+  // The whole group's size: under MPI this process holds one of its ranks.
+  const int ranks = ranks_[0].comm->size();
   const double factor = AllReduceBusFactor(ranks);
   const double bytes = static_cast<double>(bytes_);
   state.counters["algbw"] =

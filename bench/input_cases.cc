@@ -1,4 +1,4 @@
-// The input pipeline's cases on the timing harness (see input_cases.h).
+// The input pipeline's cases on the timing harness (registration declared in suite.h).
 #include "bench/input_cases.h"
 
 #include <algorithm>

@@ -470,9 +470,9 @@ int Main(int argc, char** argv) {
         families.push_back(f);
     if (families.size() != options->families.size() && mpi_ranks.rank == 0)
       std::fprintf(stderr,
-                   "cnnbench: under MPI (%d ranks) only the train, allreduce and grads families "
-                   "run (one replica or rank per process)\n",
-                   mpi_ranks.size);
+                   "cnnbench: under MPI (%d ranks) only the %s families run (one replica "
+                   "or rank per process)\n",
+                   mpi_ranks.size, SpanningFamilyList().c_str());
     options->families = std::move(families);
   }
   const bool rank0 = mpi_ranks.rank == 0;

@@ -274,6 +274,16 @@ std::string RegisteredFamilyList() {
   return absl::StrJoin(names, ", ");
 }
 
+std::string SpanningFamilyList() {
+  std::vector<std::string> names;
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.spans_ranks) names.push_back(f.name);
+  if (names.size() < 2) return absl::StrJoin(names, "");
+  const std::string last = names.back();
+  names.pop_back();
+  return absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
+}
+
 CaseName CaseName::Train(absl::string_view model, absl::string_view precision,
                          absl::string_view data, int64_t batch, int gpus, int replicas) {
   CaseName c;

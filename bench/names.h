@@ -114,6 +114,8 @@ inline const CaseFamily& FamilyOf(Family id) { return CaseFamilies()[static_cast
 inline const std::string& FamilyName(Family id) { return FamilyOf(id).name; }
 // "train, conv, ..., allreduce": what --families accepts.
 std::string RegisteredFamilyList();
+// "train, allreduce and grads": the families whose cases span an MPI job's ranks.
+std::string SpanningFamilyList();
 
 // One case's name, parsed. ToString() is the one printer of names.
 struct CaseName {

@@ -26,7 +26,7 @@ absl::Status WithContext(const absl::Status& s, absl::string_view what) {
 absl::Status CreateKernels(const Graph& graph, Backend* backend, StepPlan& plan) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   std::vector<TensorSpec> output_spec(num_nodes);
-  plan.layer_of.assign(num_nodes, -1);  // node order was checked by Compile, before fusion
+  plan.layer_of.assign(num_nodes, -1);  // node order was checked by PlanStep, before fusion
   // Forward only: no node needs a gradient, so no layer requests one.
   const std::vector<bool> needs_grad = plan.options.forward_only
                                            ? std::vector<bool>(graph.nodes.size(), false)

@@ -49,8 +49,9 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
 
 absl::Status Trainer::AllocateAndBind() {
   const Device device = backend_->device();
-  // The allocation and first-touch orders are the ones the step figures
-  // were measured with: touching the input slots after the scalars, state
+  // The device allocation and first-touch orders are the ones the step
+  // figures were measured with (on a GPU the pinned host copy of the loss,
+  // host memory, is now made with the scalars, after the input slots): touching the input slots after the scalars, state
   // and scratch instead made the resnet50_v1.5 batch-32 CPU step 25% slower
   // on the development VM (docs/results/2026-12-02-restructure-step.md).
   ASSIGN_OR_RETURN(state_, Buffer::Allocate(device, step_.state_bytes));

@@ -24,8 +24,8 @@ std::string DTypeText(int64_t dtype) {
 
 std::string Describe(const Call& c) {
   std::string text = absl::StrCat(KindName(c.kind), " (count ", c.count, ", ", DTypeName(c.dtype));
-  if (c.kind == Kind::kAllReduce) absl::StrAppend(&text, ", ", OpText(static_cast<int64_t>(c.op)));
-  if (c.kind == Kind::kBroadcast) absl::StrAppend(&text, ", root ", c.root);
+  if (Reduces(c.kind)) absl::StrAppend(&text, ", ", OpText(static_cast<int64_t>(c.op)));
+  if (Rooted(c.kind)) absl::StrAppend(&text, ", root ", c.root);
   return text + ")";
 }
 
@@ -40,22 +40,20 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
   // Built only for an error message: a call that passes allocates nothing.
   auto where = [&] { return absl::StrCat("rank ", rank, " of ", size); };
   auto what = [&] { return absl::StrCat(rules.group, " ", KindName(c.kind), ", ", where()); };
-  if (c.kind == Kind::kAllReduce) {
+  if (Reduces(c.kind)) {
     if (!KnownOp(c.op))
-      return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ",
-                                                   static_cast<int>(c.op), " in ", rules.group,
-                                                   " all-reduce (known: sum, avg, max, min; ",
-                                                   where(), ")"));
-    if (!rules.reduces(c.dtype, c.op))
       return absl::UnimplementedError(
-          absl::StrCat("unsupported: ", rules.group, " all-reduce of ", DTypeName(c.dtype),
-                       " (fp32, fp64, fp16, bf16, int32, int64; ", where(), ")"));
+          absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op), " in ", rules.group, " ",
+                       KindName(c.kind), " (known: sum, avg, max, min; ", where(), ")"));
+    if (!rules.reduces(c.dtype, c.op))
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: ", rules.group, " ", KindName(c.kind), " of ", DTypeName(c.dtype),
+          " (fp32, fp64, fp16, bf16, int32, int64; ", where(), ")"));
   }
   if (!stream.device().is_cpu())
-    return absl::InvalidArgumentError(absl::StrCat(what(), ": the stream is on ",
-                                                   stream.device().ToString(), " but ",
-                                                   rules.memory));
-  if (c.kind == Kind::kBroadcast && (c.root < 0 || c.root >= size))
+    return absl::InvalidArgumentError(absl::StrCat(
+        what(), ": the stream is on ", stream.device().ToString(), " but ", rules.memory));
+  if (Rooted(c.kind) && (c.root < 0 || c.root >= size))
     return absl::InvalidArgumentError(
         absl::StrCat(what(), ": root ", c.root, " is not a rank (0 .. ", size - 1, ")"));
   if (rules.check_count != nullptr) {
@@ -63,16 +61,27 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
     if (!count.ok()) return absl::Status(count.code(), absl::StrCat(what(), ": ", count.message()));
   }
   if (c.count == 0) return absl::OkStatus();
-  if (c.send == nullptr || c.recv == nullptr)
+  // A reduce writes only the root's receive buffer: the others may pass null.
+  const bool needs_recv = c.kind != Kind::kReduce || rank == c.root;
+  if (c.send == nullptr || (needs_recv && c.recv == nullptr))
     return absl::InvalidArgumentError(
         absl::StrCat(what(), ": the ",
                      c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
                      "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
-  if (c.kind == Kind::kAllReduce && c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
+  if ((c.kind == Kind::kAllReduce || (c.kind == Kind::kReduce && needs_recv)) && c.send != c.recv &&
+      Overlap(c.send, bytes, c.recv, bytes))
     return absl::InvalidArgumentError(absl::StrCat(what(),
                                                    ": the send and receive buffers overlap without "
                                                    "being the same (in place is send == recv)"));
+  if (c.kind == Kind::kReduceScatter) {
+    const void* in_place = static_cast<const char*>(c.send) + static_cast<size_t>(rank) * bytes;
+    if (c.recv != in_place && Overlap(c.recv, bytes, c.send, bytes * static_cast<size_t>(size)))
+      return absl::InvalidArgumentError(
+          absl::StrCat(what(),
+                       ": the receive buffer overlaps the send buffer without being this rank's "
+                       "slice of it (in place is recv == send + rank * count)"));
+  }
   if (c.kind == Kind::kAllGather) {
     const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
     if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))

@@ -16,9 +16,17 @@
 
 namespace cnnbench::collectives {
 
-enum class Kind { kAllReduce, kBroadcast, kAllGather };
+enum class Kind { kAllReduce, kBroadcast, kAllGather, kReduceScatter, kReduce };
 
-// "all-reduce", "broadcast", "all-gather"; "collective" for a value that is
+// Whether the collective reduces (takes an op and reduces a dtype).
+inline bool Reduces(Kind kind) {
+  return kind == Kind::kAllReduce || kind == Kind::kReduceScatter || kind == Kind::kReduce;
+}
+// Whether it has a root.
+inline bool Rooted(Kind kind) { return kind == Kind::kBroadcast || kind == Kind::kReduce; }
+
+// "all-reduce", "broadcast", "all-gather", "reduce-scatter", "reduce";
+// "collective" for a value that is
 // no Kind (a signature field received from another rank).
 inline absl::string_view KindName(int64_t kind) {
   switch (static_cast<Kind>(kind)) {
@@ -28,14 +36,20 @@ inline absl::string_view KindName(int64_t kind) {
       return "broadcast";
     case Kind::kAllGather:
       return "all-gather";
+    case Kind::kReduceScatter:
+      return "reduce-scatter";
+    case Kind::kReduce:
+      return "reduce";
   }
   return "collective";
 }
 inline absl::string_view KindName(Kind kind) { return KindName(static_cast<int64_t>(kind)); }
 
 // One rank's call. A broadcast posts its buffer as both send and recv; `op`
-// is kSum unless an all-reduce and `root` 0 unless a broadcast, so two calls
-// agree exactly when these fields (but the buffers) are equal.
+// is kSum unless the collective reduces and `root` 0 unless it has one, so
+// two calls agree exactly when these fields (but the buffers) are equal.
+// `count` is the per-rank count the interface takes (a reduce-scatter's
+// receive count, an all-gather's send count).
 struct Call {
   Kind kind = Kind::kAllReduce;
   const void* send = nullptr;

@@ -16,4 +16,36 @@ absl::string_view ReduceOpName(ReduceOp op) {
   return "unknown";  // a value cast from outside the enumeration
 }
 
+absl::string_view CollectiveName(Collective collective) {
+  switch (collective) {
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kAllGather:
+      return "allgather";
+    case Collective::kReduceScatter:
+      return "reducescatter";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kReduce:
+      return "reduce";
+  }
+  return "unknown";
+}
+
+double BusFactor(Collective collective, int ranks) {
+  if (ranks < 1) return 0;
+  const double n = ranks;
+  switch (collective) {
+    case Collective::kAllReduce:
+      return 2 * (n - 1) / n;
+    case Collective::kAllGather:
+    case Collective::kReduceScatter:
+      return (n - 1) / n;
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+      return 1;
+  }
+  return 0;
+}
+
 }  // namespace cnnbench

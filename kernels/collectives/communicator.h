@@ -53,6 +53,19 @@ class Communicator {
   // settings gathered and compared) as well as by tests.
   virtual absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                                  const Stream& stream) = 0;
+
+  // On every rank r, recv[i] = op over all ranks' send[r * count + i] for
+  // i < count: send holds size() * count elements, recv count. In place is
+  // recv == send + rank() * count. Reduces as AllReduce does (types, ops,
+  // mismatches, "unsupported: ...").
+  virtual absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype,
+                                     ReduceOp op, const Stream& stream) = 0;
+
+  // On `root`, recv[i] = op over all ranks' send[i] for i < count; the other
+  // ranks' recv is not written (it may be null there). In place is send ==
+  // recv on the root. Reduces as AllReduce does.
+  virtual absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                              int root, const Stream& stream) = 0;
 };
 
 // Settings shared by every group.
@@ -64,8 +77,25 @@ struct CommunicatorOptions {
   absl::Duration timeout = absl::Minutes(5);
 };
 
-// nccl-tests' bus bandwidth factor for all-reduce: busbw = algbw * 2(n-1)/n.
-inline double AllReduceBusFactor(int ranks) { return ranks <= 1 ? 1.0 : 2.0 * (ranks - 1) / ranks; }
+// The collectives, as nccl-tests has one binary for each (all_reduce_perf, ...).
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce };
+inline constexpr Collective kCollectives[] = {Collective::kAllReduce, Collective::kAllGather,
+                                              Collective::kReduceScatter, Collective::kBroadcast,
+                                              Collective::kReduce};
+
+// "allreduce", "allgather", "reducescatter", "broadcast", "reduce".
+absl::string_view CollectiveName(Collective collective);
+
+// The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
+// busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':
+// the one buffer of an all-reduce, broadcast or reduce; the gathered
+// (receive) buffer of an all-gather, size() * count; the scattered (send)
+// buffer of a reduce-scatter, size() * count. Factors: all-reduce 2(n-1)/n,
+// all-gather and reduce-scatter (n-1)/n, broadcast and reduce 1; one rank
+// moves nothing between ranks, so the (n-1) factors are 0 there, as
+// nccl-tests prints them.
+double BusFactor(Collective collective, int ranks);
+inline double AllReduceBusFactor(int ranks) { return BusFactor(Collective::kAllReduce, ranks); }
 
 }  // namespace cnnbench
 

@@ -2,10 +2,11 @@
 // rendezvous: every rank posts its call and waits for the others (barrier 1);
 // each checks that the calls agree, then moves data: an all-reduce reduces
 // its own chunk of the vector across all ranks' send buffers and writes it to
-// every rank's receive buffer; a broadcast copies the root's buffer into its
-// own; an all-gather copies every rank's send buffer into its own receive
-// buffer. A second barrier holds everyone until all ranks are done, so no
-// buffer changes while another rank still reads it.
+// every rank's receive buffer (a reduce: to the root's only); a
+// reduce-scatter reduces every rank's slice r into rank r's receive buffer;
+// a broadcast copies the root's buffer into its own; an all-gather copies
+// every rank's send buffer into its own receive buffer. A second barrier holds everyone until all
+// ranks are done, so no buffer changes while another rank still reads it.
 //
 // Timeout: a rank waits at barrier 1 at most options.timeout. The first rank
 // to give up breaks the group with DeadlineExceeded naming the ranks that
@@ -34,9 +35,9 @@
 namespace cnnbench {
 namespace {
 
+using collectives::Describe;
 using collectives::Kind;
 using collectives::KindName;
-using collectives::Describe;
 
 // What one rank asked for in the collective under way (collectives::Call),
 // and what only this rank can see is wrong (a null buffer, a GPU stream, an
@@ -175,11 +176,14 @@ struct MinOp {
   }
 };
 
-// Reduces elements [begin, end) of every rank's send buffer into every rank's
-// receive buffer, in rank order (the same result on every run). Each block is
-// read from all ranks before it is written to any, so in place is correct.
+// Reduces elements [offset + begin, offset + end) of every rank's send
+// buffer into elements [begin, end) of the receive buffer of rank `only`,
+// or of every rank when `only` is negative, in rank order (the same result
+// on every run). Each block is read from all ranks before it is written to
+// any, so in place is correct.
 template <typename T, typename Op, bool kAverage>
-void ReduceRange(const std::vector<Call>& calls, size_t begin, size_t end) {
+void ReduceRange(const std::vector<Call>& calls, size_t offset, size_t begin, size_t end,
+                 int only) {
   using A = Accumulator<T>;
   using V = typename A::Type;
   constexpr size_t kBlock = 2048;  // elements: the partial results stay in L1
@@ -187,10 +191,10 @@ void ReduceRange(const std::vector<Call>& calls, size_t begin, size_t end) {
   const size_t ranks = calls.size();
   for (size_t b = begin; b < end; b += kBlock) {
     const size_t n = std::min(kBlock, end - b);
-    const T* first = static_cast<const T*>(calls[0].send) + b;
+    const T* first = static_cast<const T*>(calls[0].send) + offset + b;
     for (size_t i = 0; i < n; ++i) acc[i] = A::Load(first[i]);
     for (size_t r = 1; r < ranks; ++r) {
-      const T* s = static_cast<const T*>(calls[r].send) + b;
+      const T* s = static_cast<const T*>(calls[r].send) + offset + b;
       for (size_t i = 0; i < n; ++i) acc[i] = Op::Apply(acc[i], A::Load(s[i]));
     }
     if constexpr (kAverage) {
@@ -198,13 +202,14 @@ void ReduceRange(const std::vector<Call>& calls, size_t begin, size_t end) {
       for (size_t i = 0; i < n; ++i) acc[i] = static_cast<V>(acc[i] / divisor);
     }
     for (size_t r = 0; r < ranks; ++r) {
+      if (only >= 0 && r != static_cast<size_t>(only)) continue;
       T* d = static_cast<T*>(calls[r].recv) + b;
       for (size_t i = 0; i < n; ++i) d[i] = A::Store(acc[i]);
     }
   }
 }
 
-using ReduceFn = void (*)(const std::vector<Call>&, size_t, size_t);
+using ReduceFn = void (*)(const std::vector<Call>&, size_t, size_t, size_t, int);
 
 template <typename T>
 ReduceFn ForOp(ReduceOp op) {
@@ -289,9 +294,20 @@ void MoveData(const std::vector<Call>& calls, int rank) {
   switch (mine.kind) {
     case Kind::kAllReduce: {
       const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank, size);
-      if (begin < end) FindReduce(mine.dtype, mine.op)(calls, begin, end);
+      if (begin < end) FindReduce(mine.dtype, mine.op)(calls, 0, begin, end, -1);
       break;
     }
+    case Kind::kReduce: {
+      // Every rank reduces its own chunk into the root's receive buffer.
+      const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank, size);
+      if (begin < end) FindReduce(mine.dtype, mine.op)(calls, 0, begin, end, mine.root);
+      break;
+    }
+    case Kind::kReduceScatter:
+      // Rank r reduces every rank's slice r into its own receive buffer.
+      FindReduce(mine.dtype, mine.op)(calls, static_cast<size_t>(rank) * mine.count, 0, mine.count,
+                                      rank);
+      break;
     case Kind::kBroadcast:
       if (rank != mine.root) std::memcpy(mine.recv, calls[mine.root].send, bytes);
       break;
@@ -330,6 +346,17 @@ class LocalCommunicator final : public Communicator {
     return Run(
         Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
         stream);
+  }
+
+  absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                             const Stream& stream) override {
+    return Run(Call{Kind::kReduceScatter, send, recv, count, dtype, op, 0, absl::OkStatus()},
+               stream);
+  }
+
+  absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                      int root, const Stream& stream) override {
+    return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root, absl::OkStatus()}, stream);
   }
 
  private:

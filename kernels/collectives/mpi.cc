@@ -9,7 +9,8 @@
 //     Isends to every rank. When the deadline passes, rank 0 names the ranks
 //     whose message has not come; another rank names rank 0 when rank 0's
 //     has not come, and otherwise points to rank 0's error.
-//  2. The transfer: MPI_Iallreduce, MPI_Ibcast or MPI_Iallgather.
+//  2. The transfer: MPI_Iallreduce, MPI_Ibcast, MPI_Iallgather,
+//     MPI_Ireduce_scatter_block or MPI_Ireduce.
 // MPI cannot cancel a started collective, so a timeout leaves requests
 // pending for good: the communicator is broken, fails every later call at
 // once, keeps its internal buffers alive until the process ends and never
@@ -78,11 +79,11 @@ absl::StatusOr<bool> PollUntil(std::vector<MPI_Request>& requests, Clock::time_p
 }
 
 using collectives::Call;
-using collectives::Kind;
-using collectives::KindName;
 using collectives::CheckOwnCall;
 using collectives::Describe;
 using collectives::DTypeText;
+using collectives::Kind;
+using collectives::KindName;
 using collectives::OpText;
 
 // The MPI type an all-reduce runs in; fp16 and bf16 run widened to fp32.
@@ -118,14 +119,13 @@ MPI_Op ReduceMpiOp(ReduceOp op) {
 
 bool MpiReduces(DType dtype, ReduceOp) { return ReduceType(dtype) != MPI_DATATYPE_NULL; }
 
-// MPI counts are ints: elements for an all-reduce, bytes for the others.
+// MPI counts are ints: elements for the reductions, bytes for the others.
 absl::Status MpiCountFits(const Call& c) {
-  const size_t mpi_count = c.kind == Kind::kAllReduce ? c.count : c.count * SizeOf(c.dtype);
+  const size_t mpi_count = collectives::Reduces(c.kind) ? c.count : c.count * SizeOf(c.dtype);
   if (mpi_count > static_cast<size_t>(INT_MAX))
-    return absl::InvalidArgumentError(
-        absl::StrCat("count ", c.count, " of ", DTypeName(c.dtype),
-                     " is beyond what one MPI call takes (", INT_MAX,
-                     c.kind == Kind::kAllReduce ? " elements" : " bytes", ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "count ", c.count, " of ", DTypeName(c.dtype), " is beyond what one MPI call takes (",
+        INT_MAX, collectives::Reduces(c.kind) ? " elements" : " bytes", ")"));
   return absl::OkStatus();
 }
 
@@ -198,6 +198,16 @@ class MpiCommunicator final : public Communicator {
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                          const Stream& stream) override {
     return Run(Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+  }
+
+  absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                             const Stream& stream) override {
+    return Run(Call{Kind::kReduceScatter, send, recv, count, dtype, op, 0}, stream);
+  }
+
+  absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                      int root, const Stream& stream) override {
+    return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root}, stream);
   }
 
  private:
@@ -337,19 +347,29 @@ class MpiCommunicator final : public Communicator {
     Buffers& b = *buffers_;
     b.requests.assign(1, MPI_REQUEST_NULL);
     const int bytes = static_cast<int>(call.count * SizeOf(call.dtype));
-    const bool widened =
-        call.kind == Kind::kAllReduce && (call.dtype == DType::kF16 || call.dtype == DType::kBF16);
+    const bool reduces = collectives::Reduces(call.kind);
+    const bool widened = reduces && (call.dtype == DType::kF16 || call.dtype == DType::kBF16);
+    // What this rank's reduction reads (a reduce-scatter's whole send
+    // buffer) and writes (nothing on a reduce's other ranks).
+    const size_t in_count =
+        call.kind == Kind::kReduceScatter ? call.count * static_cast<size_t>(size_) : call.count;
+    const bool writes = call.kind != Kind::kReduce || rank_ == call.root;
+    const int count = static_cast<int>(call.count);
+    if (widened) {
+      // fp16/bf16 reduce in fp32: the input widened into the first
+      // `in_count` floats, the result into the `count` after them.
+      b.widened.resize(in_count + call.count);
+      for (size_t i = 0; i < in_count; ++i)
+        b.widened[i] = call.dtype == DType::kF16
+                           ? HalfToFloat(static_cast<const Half*>(call.send)[i])
+                           : BFloat16ToFloat(static_cast<const BFloat16*>(call.send)[i]);
+    }
+    const MPI_Op op = ReduceMpiOp(call.op);
     switch (call.kind) {
       case Kind::kAllReduce: {
-        const int count = static_cast<int>(call.count);
         if (widened) {
-          b.widened.resize(call.count);
-          for (size_t i = 0; i < call.count; ++i)
-            b.widened[i] = call.dtype == DType::kF16
-                               ? HalfToFloat(static_cast<const Half*>(call.send)[i])
-                               : BFloat16ToFloat(static_cast<const BFloat16*>(call.send)[i]);
-          MPI_RETURN_IF_ERROR(MPI_Iallreduce(MPI_IN_PLACE, b.widened.data(), count, MPI_FLOAT,
-                                             ReduceMpiOp(call.op), comm_, &b.requests[0]));
+          MPI_RETURN_IF_ERROR(MPI_Iallreduce(MPI_IN_PLACE, b.widened.data(), count, MPI_FLOAT, op,
+                                             comm_, &b.requests[0]));
         } else {
           const void* send = call.send == call.recv ? MPI_IN_PLACE : call.send;
           const size_t data_bytes = call.count * SizeOf(call.dtype);
@@ -358,8 +378,42 @@ class MpiCommunicator final : public Communicator {
             std::memcpy(b.staging.data(), call.recv, data_bytes);
             send = b.staging.data();
           }
-          MPI_RETURN_IF_ERROR(MPI_Iallreduce(send, call.recv, count, ReduceType(call.dtype),
-                                             ReduceMpiOp(call.op), comm_, &b.requests[0]));
+          MPI_RETURN_IF_ERROR(MPI_Iallreduce(send, call.recv, count, ReduceType(call.dtype), op,
+                                             comm_, &b.requests[0]));
+        }
+        break;
+      }
+      case Kind::kReduceScatter: {
+        if (widened) {
+          MPI_RETURN_IF_ERROR(MPI_Ireduce_scatter_block(b.widened.data(),
+                                                        b.widened.data() + in_count, count,
+                                                        MPI_FLOAT, op, comm_, &b.requests[0]));
+        } else {
+          // In place (recv is this rank's slice of send): MPI's in-place form
+          // takes the whole buffer and leaves the result at its start, so the
+          // result goes through staging instead.
+          const size_t data_bytes = call.count * SizeOf(call.dtype);
+          const bool in_place = call.recv == static_cast<const char*>(call.send) +
+                                                 static_cast<size_t>(rank_) * data_bytes;
+          void* out = call.recv;
+          if (in_place) {
+            if (b.staging.size() < data_bytes) b.staging.resize(data_bytes);
+            out = b.staging.data();
+          }
+          MPI_RETURN_IF_ERROR(MPI_Ireduce_scatter_block(
+              call.send, out, count, ReduceType(call.dtype), op, comm_, &b.requests[0]));
+        }
+        break;
+      }
+      case Kind::kReduce: {
+        if (widened) {
+          MPI_RETURN_IF_ERROR(MPI_Ireduce(b.widened.data(), b.widened.data() + in_count, count,
+                                          MPI_FLOAT, op, call.root, comm_, &b.requests[0]));
+        } else {
+          const bool in_place = rank_ == call.root && call.send == call.recv;
+          MPI_RETURN_IF_ERROR(MPI_Ireduce(in_place ? MPI_IN_PLACE : call.send, call.recv, count,
+                                          ReduceType(call.dtype), op, call.root, comm_,
+                                          &b.requests[0]));
         }
         break;
       }
@@ -383,18 +437,27 @@ class MpiCommunicator final : public Communicator {
           ": every rank arrived and agreed, but the transfer did not complete (", what,
           "; the communicator is broken: end the job with AbortMpiJob, and keep the call's "
           "buffers until then)"));
-    if (call.kind != Kind::kAllReduce) return absl::OkStatus();
+    if (!reduces || !writes) return absl::OkStatus();
     const bool average = call.op == ReduceOp::kAvg;
     if (widened) {
+      // All-reduce reduced in place in the first floats; the others wrote
+      // after the input.
+      const float* result = b.widened.data() + (call.kind == Kind::kAllReduce ? 0 : in_count);
       const float divisor = average ? static_cast<float>(size_) : 1.0f;
       for (size_t i = 0; i < call.count; ++i) {
-        const float value = average ? b.widened[i] / divisor : b.widened[i];
+        const float value = average ? result[i] / divisor : result[i];
         if (call.dtype == DType::kF16)
           static_cast<Half*>(call.recv)[i] = FloatToHalf(value);
         else
           static_cast<BFloat16*>(call.recv)[i] = FloatToBFloat16(value);
       }
       return absl::OkStatus();
+    }
+    if (call.kind == Kind::kReduceScatter) {
+      const size_t data_bytes = call.count * SizeOf(call.dtype);
+      const bool in_place = call.recv == static_cast<const char*>(call.send) +
+                                             static_cast<size_t>(rank_) * data_bytes;
+      if (in_place) std::memcpy(call.recv, b.staging.data(), data_bytes);
     }
     if (!average) return absl::OkStatus();
     switch (call.dtype) {

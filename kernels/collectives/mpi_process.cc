@@ -33,7 +33,6 @@ void KeepUntilExit(std::shared_ptr<void> buffers) {
   kept->push_back(std::move(buffers));
 }
 
-
 bool MpiFinalized() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -45,7 +44,6 @@ bool MpiFinalized() {
 namespace {
 
 using mpi_internal::MpiFinalized;
-
 
 // The process-wide state behind MpiEnvironment.
 struct Process {

@@ -24,10 +24,10 @@ void KeepUntilExit(std::shared_ptr<void> buffers);
 }  // namespace cnnbench::mpi_internal
 
 // Returns MpiError from the enclosing function when an MPI call fails.
-#define MPI_RETURN_IF_ERROR(expr)                                                           \
-  do {                                                                                      \
-    const int cnnbench_mpi_rc_ = (expr);                                                    \
-    if (cnnbench_mpi_rc_ != MPI_SUCCESS)                                                    \
+#define MPI_RETURN_IF_ERROR(expr)                                                             \
+  do {                                                                                        \
+    const int cnnbench_mpi_rc_ = (expr);                                                      \
+    if (cnnbench_mpi_rc_ != MPI_SUCCESS)                                                      \
       return ::cnnbench::mpi_internal::MpiError(#expr, cnnbench_mpi_rc_, __FILE__, __LINE__); \
   } while (0)
 

@@ -151,6 +151,29 @@ class NcclCommunicator final : public Communicator {
     return Enqueued(ncclAllGather(send, recv, count, type, comm_, Native(stream)), "ncclAllGather");
   }
 
+  absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                             const Stream& stream) override {
+    RETURN_IF_ERROR(CheckCall("reduce-scatter", send, recv, count, stream));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, true));
+    ASSIGN_OR_RETURN(const ncclRedOp_t nccl_op, NcclOp(op));
+    return Enqueued(ncclReduceScatter(send, recv, count, type, nccl_op, comm_, Native(stream)),
+                    "ncclReduceScatter");
+  }
+
+  absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                      int root, const Stream& stream) override {
+    // Only the root's receive buffer is written: the others may pass null.
+    RETURN_IF_ERROR(CheckCall("reduce", send, rank_ == root ? recv : send, count, stream));
+    if (root < 0 || root >= size_)
+      return absl::InvalidArgumentError(absl::StrCat("nccl reduce, rank ", rank_, " of ", size_,
+                                                     ": root ", root, " is not a rank (0 .. ",
+                                                     size_ - 1, ")"));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, true));
+    ASSIGN_OR_RETURN(const ncclRedOp_t nccl_op, NcclOp(op));
+    return Enqueued(ncclReduce(send, recv, count, type, nccl_op, root, comm_, Native(stream)),
+                    "ncclReduce");
+  }
+
   // See NcclSynchronize.
   absl::Status Synchronize(const Stream& stream) {
     RETURN_IF_ERROR(CheckCall("synchronize", nullptr, nullptr, 0, stream));

@@ -1,5 +1,6 @@
 // The oneDNN backend's kernel constructors, one per operation. Each checks
-// the descriptor and the producers' specs, creates every primitive and
+// the producers' specs (Backend::Create has checked the descriptor),
+// creates every primitive and
 // memory object, and fills in the signature; Forward/Backward only point
 // memories at buffers and execute.
 #ifndef CNNBENCH_KERNELS_ONEDNN_OPS_H_

@@ -64,6 +64,14 @@ class LoggingCommunicator : public Communicator {
                          const Stream& stream) override {
     return inner_->AllGather(send, recv, count, dtype, stream);
   }
+  absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                             const Stream& stream) override {
+    return inner_->ReduceScatter(send, recv, count, dtype, op, stream);
+  }
+  absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                      int root, const Stream& stream) override {
+    return inner_->Reduce(send, recv, count, dtype, op, root, stream);
+  }
 
  private:
   std::unique_ptr<Communicator> inner_;

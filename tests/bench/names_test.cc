@@ -303,6 +303,7 @@ TEST(NamesTest, FamiliesAreNamedByIdAndSayWhetherTheySpanRanks) {
   for (const CaseFamily& f : CaseFamilies())
     if (f.spans_ranks) spanning.insert(f.name);
   EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "grads"}));
+  EXPECT_EQ(SpanningFamilyList(), "train, allreduce and grads");
 }
 
 }  // namespace

@@ -105,19 +105,34 @@ TEST_P(BackendContractTest, ABadOpDescriptorIsNamedBeforeAnyBackendSeesIt) {
 }
 
 // Every op of every backend comes from one dispatch (CreateOpKernel): each
-// op's kernel is created, and runs, through the common entry point.
+// op's kernel is created through the common entry point, and is that op's
+// kernel: its inputs, output, parameters and state have the shapes the
+// reference backend's kernel of the same descriptor has.
 TEST_P(BackendContractTest, EveryOpIsCreatedThroughTheOneDispatch) {
+  const std::unique_ptr<Backend> reference = CreateReferenceBackend();
+  auto shapes = [](const std::vector<TensorSpec>& specs) {
+    std::vector<Shape> out;
+    for (const TensorSpec& s : specs) out.push_back(s.shape);
+    return out;
+  };
   for (const char* text :
        {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
-       "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0", "fc:mb2ic12oc5",
-       "bn:mb2ic3ih4iw4_eps0.001mom0.997", "relu:mb2ic3ih4iw4",
-       "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75", "dropout:mb2ic3ih4iw4_p0.5",
-       "concat:mb2ih4iw4_ic3:5", "add:mb2ic3ih4iw4", "softmax_xent:mb2ic5", "gemm:m4n5k6"}) {
+        "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0", "fc:mb2ic12oc5",
+        "bn:mb2ic3ih4iw4_eps0.001mom0.997", "relu:mb2ic3ih4iw4",
+        "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75", "dropout:mb2ic3ih4iw4_p0.5",
+        "concat:mb2ih4iw4_ic3:5", "add:mb2ic3ih4iw4", "softmax_xent:mb2ic5", "gemm:m4n5k6"}) {
     auto desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
     auto kernel = backend_->Create(*desc, DType::kF32, {});
     ASSERT_TRUE(kernel.ok()) << text << ": " << kernel.status();
-    EXPECT_EQ(OpDescToString(*desc), text);
+    auto truth = reference->Create(*desc, DType::kF32, {});
+    ASSERT_TRUE(truth.ok()) << text << ": " << truth.status();
+    const KernelSignature& ours = (*kernel)->signature();
+    const KernelSignature& theirs = (*truth)->signature();
+    EXPECT_EQ(shapes(ours.inputs), shapes(theirs.inputs)) << text;
+    EXPECT_EQ(ours.output.shape, theirs.output.shape) << text;
+    EXPECT_EQ(shapes(ours.params), shapes(theirs.params)) << text;
+    EXPECT_EQ(shapes(ours.state), shapes(theirs.state)) << text;
   }
 }
 

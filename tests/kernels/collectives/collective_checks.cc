@@ -169,6 +169,90 @@ std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dt
   return "";
 }
 
+std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DType dtype,
+                                  ReduceOp op, size_t count, bool in_place) {
+  const std::string what = absl::StrCat(
+      "reduce-scatter, ranks ", comm.size(), ", rank ", comm.rank(), ", ", DTypeName(dtype), " ",
+      ReduceOpName(op), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const size_t total = count * comm.size();
+  // Rank r's element j of the scattered buffer is Value(r, j): the result
+  // for slice `rank`, element i, is Expected(..., rank * count + i).
+  Elements send(dtype, total + kGuard), recv(dtype, count + kGuard);
+  Elements expected(dtype, count + kGuard);
+  for (size_t j = 0; j < total + kGuard; ++j) send.Set(j, static_cast<double>(Value(rank, j)));
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    recv.Set(i, kPoison);
+    expected.Set(i, i < count ? Expected(dtype, op, comm.size(), rank * count + i) : kPoison);
+  }
+  const Elements send_before = send;
+  void* recv_ptr =
+      in_place ? static_cast<char*>(send.data()) + rank * count * SizeOf(dtype) : recv.data();
+  absl::Status s = comm.ReduceScatter(send.data(), recv_ptr, count, dtype, op, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  if (in_place) {
+    for (size_t i = 0; i < count; ++i) {
+      Elements one(dtype, 1);
+      std::memcpy(one.data(), static_cast<char*>(recv_ptr) + i * SizeOf(dtype), SizeOf(dtype));
+      if (one.Get(0) != expected.Get(i))
+        return absl::StrCat(what, ": element ", i, " is ", one.Get(0), ", expected ",
+                            expected.Get(i));
+    }
+    // The rest of the send buffer is this rank's input, unchanged.
+    for (size_t j = 0; j < total + kGuard; ++j)
+      if ((count == 0 || j / count != static_cast<size_t>(rank)) && !send.Same(j, send_before))
+        return absl::StrCat(what, ": the send buffer changed outside this rank's slice at ", j);
+    return "";
+  }
+  for (size_t i = 0; i < count + kGuard; ++i)
+    if (!recv.Same(i, expected))
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          recv.Get(i), ", expected ", expected.Get(i));
+  for (size_t j = 0; j < total + kGuard; ++j)
+    if (!send.Same(j, send_before)) return absl::StrCat(what, ": the send buffer changed at ", j);
+  return "";
+}
+
+std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
+                           size_t count, int root, bool in_place, bool null_elsewhere) {
+  const std::string what =
+      absl::StrCat("reduce, ranks ", comm.size(), ", rank ", comm.rank(), ", root ", root, ", ",
+                   DTypeName(dtype), " ", ReduceOpName(op), ", count ", count,
+                   in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const bool is_root = rank == root;
+  Elements send(dtype, count + kGuard), recv(dtype, count + kGuard);
+  Elements expected(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    send.Set(i, static_cast<double>(Value(rank, i)));
+    recv.Set(i, kPoison);
+    expected.Set(i, i < count && is_root ? Expected(dtype, op, comm.size(), i) : kPoison);
+  }
+  const Elements send_before = send;
+  const bool root_in_place = in_place && is_root;
+  if (root_in_place) recv = send;
+  void* recv_ptr = is_root || !null_elsewhere ? recv.data() : nullptr;
+  absl::Status s = comm.Reduce(root_in_place ? recv.data() : send.data(), recv_ptr, count, dtype,
+                               op, root, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    // In place, the guard past count still holds this rank's input.
+    if (root_in_place && i >= count) {
+      if (!recv.Same(i, send_before))
+        return absl::StrCat(what, ": element ", i, " (past count) changed");
+      continue;
+    }
+    if (!recv.Same(i, expected))
+      return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                          recv.Get(i), ", expected ", expected.Get(i),
+                          is_root ? "" : " (not the root: nothing may be written)");
+  }
+  if (!root_in_place)
+    for (size_t i = 0; i < count + kGuard; ++i)
+      if (!send.Same(i, send_before)) return absl::StrCat(what, ": the send buffer changed at ", i);
+  return "";
+}
+
 absl::Status RunAny(Communicator& comm, const AnyCall& c) {
   std::vector<double> send(c.count + 1, 1.0), recv((c.count + 1) * comm.size(), 0.0);
   const Stream stream = Stream::Cpu();
@@ -179,6 +263,11 @@ absl::Status RunAny(Communicator& comm, const AnyCall& c) {
       return comm.Broadcast(send.data(), c.count, c.dtype, c.root, stream);
     case Collective::kAllGather:
       return comm.AllGather(send.data(), recv.data(), c.count, c.dtype, stream);
+    case Collective::kReduceScatter:
+      return comm.ReduceScatter(recv.data(), send.data(), c.count, c.dtype, ReduceOp::kSum, stream);
+    case Collective::kReduce:
+      return comm.Reduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, c.root,
+                         stream);
   }
   return absl::InternalError("unknown collective");
 }

@@ -64,8 +64,17 @@ std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dt
 std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
                               bool in_place);
 
-// The three collectives through one signature, for tests that mix them.
-enum class Collective { kAllReduce, kBroadcast, kAllGather };
+// recv[i] = op over ranks of send[rank * count + i]; in place, recv is this
+// rank's slice of send.
+std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DType dtype,
+                                  ReduceOp op, size_t count, bool in_place);
+// The reduction lands on `root` only (the others pass a null receive buffer
+// when `null_elsewhere`, else one that must stay untouched); in place on the
+// root is send == recv.
+std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
+                           size_t count, int root, bool in_place, bool null_elsewhere);
+
+// Every collective through one signature, for tests that mix them.
 struct AnyCall {
   Collective collective = Collective::kAllReduce;
   size_t count = 8;

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/status.h"
 #include "gtest/gtest.h"
 #include "kernels/collectives/communicator.h"
 #include "tests/kernels/collectives/collective_checks.h"
@@ -29,10 +30,11 @@ using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
-using collective_test::Collective;
 using collective_test::kAllDTypes;
 using collective_test::kDTypes;
 using collective_test::kOps;
+using collective_test::ReduceAndCheck;
+using collective_test::ReduceScatterAndCheck;
 using collective_test::RunAny;
 
 // 37 and 20011 divide among none of 2, 3, 4 ranks; 20011 also spans several
@@ -286,6 +288,158 @@ TEST(LocalGroupTest, AllGatherInEveryDTypeInAndOutOfPlace) {
   }
 }
 
+TEST(LocalGroupTest, ReduceScatterInEveryDTypeAndOpInAndOutOfPlace) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kDTypes)
+        for (ReduceOp op : kOps)
+          for (size_t count : kCounts)
+            for (bool in_place : {false, true}) {
+              std::string failure =
+                  ReduceScatterAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
+              if (failures[rank].empty()) failures[rank] = failure;
+            }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+TEST(LocalGroupTest, ReduceToEveryRootInEveryDTypeAndOp) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kDTypes)
+        for (ReduceOp op : kOps)
+          for (size_t count : kCounts)
+            for (int root = 0; root < ranks; ++root)
+              for (bool in_place : {false, true})
+                for (bool null_elsewhere : {false, true}) {
+                  std::string failure = ReduceAndCheck(*(*group)[rank], *stream, dtype, op, count,
+                                                       root, in_place, null_elsewhere);
+                  if (failures[rank].empty()) failures[rank] = failure;
+                }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+// The checks can fail: a result spoiled after the call is caught.
+TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  // A communicator whose reduce-scatter and reduce write one wrong element.
+  class Spoiling final : public Communicator {
+   public:
+    explicit Spoiling(Communicator& inner) : inner_(inner) {}
+    absl::string_view name() const override { return "spoiling"; }
+    int rank() const override { return inner_.rank(); }
+    int size() const override { return inner_.size(); }
+    absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                           const Stream& stream) override {
+      return inner_.AllReduce(send, recv, count, dtype, op, stream);
+    }
+    absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+                           const Stream& stream) override {
+      return inner_.Broadcast(buffer, count, dtype, root, stream);
+    }
+    absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
+                           const Stream& stream) override {
+      return inner_.AllGather(send, recv, count, dtype, stream);
+    }
+    absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                               const Stream& stream) override {
+      RETURN_IF_ERROR(inner_.ReduceScatter(send, recv, count, dtype, op, stream));
+      static_cast<float*>(recv)[count - 1] += 1;
+      return absl::OkStatus();
+    }
+    absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                        int root, const Stream& stream) override {
+      RETURN_IF_ERROR(inner_.Reduce(send, recv, count, dtype, op, root, stream));
+      if (rank() == root) static_cast<float*>(recv)[0] += 1;
+      return absl::OkStatus();
+    }
+
+   private:
+    Communicator& inner_;
+  };
+  std::vector<std::string> scatter(2), reduce(2);
+  OnEveryRank(2, [&](int rank) {
+    Spoiling comm(*(*group)[rank]);
+    const Stream stream = Stream::Cpu();
+    scatter[rank] = ReduceScatterAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, false);
+    reduce[rank] = ReduceAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, 1, false, false);
+  });
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(absl::StrContains(scatter[r], "element 4 is"))
+        << "rank " << r << ": " << scatter[r];
+  EXPECT_EQ(reduce[0], "");
+  EXPECT_TRUE(absl::StrContains(reduce[1], "element 0 is")) << reduce[1];
+}
+
+TEST(LocalGroupTest, MismatchedReductionsFailOnEveryRank) {
+  auto group = CreateLocalGroup(3);
+  ASSERT_TRUE(group.ok()) << group.status();
+  const AnyCall reduce{.collective = Collective::kReduce, .root = 2};
+  const AnyCall scatter{.collective = Collective::kReduceScatter};
+  struct Case {
+    AnyCall common, odd;
+    const char* named;
+  };
+  for (const Case& c :
+       {Case{reduce, AnyCall{.collective = Collective::kReduce, .root = 0}, "root 0"},
+        Case{scatter, AnyCall{.collective = Collective::kReduceScatter, .count = 3}, "count 3"},
+        Case{scatter, reduce, "reduce (count 8, fp32, sum, root 2)"},
+        Case{AnyCall{}, scatter, "reduce-scatter (count 8, fp32, sum)"}}) {
+    std::vector<absl::Status> statuses(3);
+    OnEveryRank(3, [&](int rank) {
+      statuses[rank] = RunAny(*(*group)[rank], rank == 1 ? c.odd : c.common);
+    });
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument)
+          << c.named << ", rank " << r << ": " << statuses[r];
+      EXPECT_TRUE(absl::StrContains(statuses[r].message(), c.named)) << statuses[r];
+    }
+  }
+}
+
+TEST(LocalGroupTest, AReduceScatterReceivingIntoTheWrongSliceFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> statuses(2);
+  OnEveryRank(2, [&](int rank) {
+    std::vector<float> send(8, 1.0f);
+    // Rank 1 receives into slice 0 of its send buffer.
+    float* recv = rank == 1 ? send.data() : send.data() + 4 * rank;
+    statuses[rank] = (*group)[rank]->ReduceScatter(send.data(), recv, 4, DType::kF32,
+                                                   ReduceOp::kSum, Stream::Cpu());
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "rank 1 of 2")) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "overlaps")) << statuses[r];
+  }
+}
+
+TEST(BusFactorTest, IsNcclTestsFactorForEveryCollective) {
+  EXPECT_EQ(BusFactor(Collective::kAllReduce, 4), 1.5);
+  EXPECT_EQ(BusFactor(Collective::kAllGather, 4), 0.75);
+  EXPECT_EQ(BusFactor(Collective::kReduceScatter, 8), 0.875);
+  EXPECT_EQ(BusFactor(Collective::kBroadcast, 8), 1.0);
+  EXPECT_EQ(BusFactor(Collective::kReduce, 3), 1.0);
+  // One rank moves nothing between ranks: nccl-tests prints busbw 0.
+  EXPECT_EQ(BusFactor(Collective::kAllReduce, 1), 0.0);
+  EXPECT_EQ(BusFactor(Collective::kAllGather, 1), 0.0);
+  EXPECT_EQ(BusFactor(Collective::kBroadcast, 1), 1.0);
+  EXPECT_EQ(CollectiveName(Collective::kReduceScatter), "reducescatter");
+}
+
 TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
   auto group = CreateLocalGroup(3);
   ASSERT_TRUE(group.ok()) << group.status();
@@ -419,7 +573,7 @@ TEST(LocalGroupTest, OneRankNeverWaitsAndATimeoutMustBePositive) {
 }
 
 TEST(AllReduceBusFactorTest, IsNcclTestsFactor) {
-  EXPECT_EQ(AllReduceBusFactor(1), 1.0);
+  EXPECT_EQ(AllReduceBusFactor(1), 0.0);
   EXPECT_EQ(AllReduceBusFactor(2), 1.0);
   EXPECT_EQ(AllReduceBusFactor(4), 1.5);
   EXPECT_EQ(AllReduceBusFactor(8), 1.75);

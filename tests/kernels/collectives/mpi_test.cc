@@ -31,10 +31,11 @@ using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
-using collective_test::Collective;
 using collective_test::kAllDTypes;
 using collective_test::kDTypes;
 using collective_test::kOps;
+using collective_test::ReduceAndCheck;
+using collective_test::ReduceScatterAndCheck;
 using collective_test::RunAny;
 
 // 37 and 1001 do not divide between 2 ranks.
@@ -144,6 +145,53 @@ TEST(MpiRankTest, AllGatherInEveryDTypeInAndOutOfPlace) {
         if (failure.empty()) failure = f;
       }
   EXPECT_EQ(failure, "");
+}
+
+TEST(MpiRankTest, ReduceScatterInEveryDTypeAndOpInAndOutOfPlace) {
+  SKIP_UNLESS_UNDER_MPIRUN();
+  auto comm = NewCommunicator();
+  ASSERT_NE(comm, nullptr);
+  std::string failure;
+  for (DType dtype : kDTypes)
+    for (ReduceOp op : kOps)
+      for (size_t count : kCounts)
+        for (bool in_place : {false, true}) {
+          std::string f = ReduceScatterAndCheck(*comm, Stream::Cpu(), dtype, op, count, in_place);
+          if (failure.empty()) failure = f;
+        }
+  EXPECT_EQ(failure, "");
+}
+
+TEST(MpiRankTest, ReduceToEveryRootInEveryDTypeAndOp) {
+  SKIP_UNLESS_UNDER_MPIRUN();
+  auto comm = NewCommunicator();
+  ASSERT_NE(comm, nullptr);
+  std::string failure;
+  for (DType dtype : kDTypes)
+    for (ReduceOp op : kOps)
+      for (size_t count : kCounts)
+        for (int root = 0; root < comm->size(); ++root)
+          for (bool in_place : {false, true})
+            for (bool null_elsewhere : {false, true}) {
+              std::string f = ReduceAndCheck(*comm, Stream::Cpu(), dtype, op, count, root,
+                                             in_place, null_elsewhere);
+              if (failure.empty()) failure = f;
+            }
+  EXPECT_EQ(failure, "");
+}
+
+TEST(MpiRankTest, MismatchedReductionsFailOnEveryRank) {
+  SKIP_UNLESS_UNDER_MPIRUN();
+  auto comm = NewCommunicator();
+  ASSERT_NE(comm, nullptr);
+  if (comm->size() < 2) GTEST_SKIP() << "needs two ranks to disagree";
+  const AnyCall reduce{.collective = Collective::kReduce, .root = 0};
+  const AnyCall odd_root{.collective = Collective::kReduce, .root = 1};
+  const absl::Status status = RunAny(*comm, comm->rank() == 1 ? odd_root : reduce);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "root")) << status;
+  // The communicator goes on.
+  EXPECT_TRUE(RunAny(*comm, AnyCall{.collective = Collective::kReduceScatter}).ok());
 }
 
 TEST(MpiRankTest, CallsTheRanksDisagreeOnFailOnEveryRankAndTheCommunicatorGoesOn) {
@@ -281,7 +329,7 @@ size_t Occurrences(absl::string_view text, absl::string_view what) {
 
 #define SKIP_UNDER_MPIRUN_OR_WITHOUT_IT(mpirun)                                       \
   if (MpiEnvironment::Launched()) GTEST_SKIP() << "the launcher runs outside mpirun"; \
-  const std::string mpirun = testing::FindMpirun();                                        \
+  const std::string mpirun = testing::FindMpirun();                                   \
   if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH: install OpenMPI (openmpi-bin)"
 
 TEST(MpiLaunchTest, TwoRanksPassEveryRankTest) {

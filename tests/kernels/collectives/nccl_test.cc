@@ -186,6 +186,31 @@ TEST(NcclTest, EveryCollectiveOnEveryVisibleGpu) {
     for (size_t i = 0; i < kCount * ranks; ++i)
       if (gathered.Get(i) != CopyValue(static_cast<int>(i / kCount), i % kCount))
         note(absl::StrCat("all-gather, rank ", rank, ": element ", i, " is ", gathered.Get(i)));
+    // Reduce-scatter and a reduce to the last rank, fp32 sum: exact.
+    Elements scatter_in(DType::kF32, kCount * ranks), scattered(DType::kF32, kCount);
+    Elements reduced(DType::kF32, kCount);
+    for (size_t j = 0; j < kCount * ranks; ++j)
+      scatter_in.Set(j, static_cast<double>(Value(rank, j)));
+    for (size_t i = 0; i < kCount; ++i) data.Set(i, static_cast<double>(Value(rank, i)));
+    DeviceElements d_in(gpus[rank], scatter_in), d_out(gpus[rank], scattered);
+    DeviceElements d_send(gpus[rank], data), d_reduced(gpus[rank], reduced);
+    s = comm.ReduceScatter(d_in.buffer.data(), d_out.buffer.data(), kCount, DType::kF32,
+                           ReduceOp::kSum, *stream);
+    if (s.ok())
+      s = comm.Reduce(d_send.buffer.data(), d_reduced.buffer.data(), kCount, DType::kF32,
+                      ReduceOp::kSum, ranks - 1, *stream);
+    if (s.ok()) s = NcclSynchronize(comm, *stream);
+    if (!s.ok()) return note(s.ToString());
+    d_out.CopyTo(scattered);
+    d_reduced.CopyTo(reduced);
+    for (size_t i = 0; i < kCount; ++i) {
+      const double want = Expected(DType::kF32, ReduceOp::kSum, ranks, rank * kCount + i);
+      if (scattered.Get(i) != want)
+        note(absl::StrCat("reduce-scatter, rank ", rank, ": element ", i, " is ", scattered.Get(i),
+                          ", expected ", want));
+      if (rank == ranks - 1 && reduced.Get(i) != Expected(DType::kF32, ReduceOp::kSum, ranks, i))
+        note(absl::StrCat("reduce, root ", rank, ": element ", i, " is ", reduced.Get(i)));
+    }
   });
   for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
 }
