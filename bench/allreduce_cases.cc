@@ -29,10 +29,11 @@
 // Defined beside the only code that reads them; -1 keeps the preset's value.
 ABSL_FLAG(int, allreduce_warmup, -1,
           "untimed all-reduces of each variant when an allreduce case is prepared, before its "
-          "first timed loop (default: the preset's, 5 as nccl-tests' -w)");
+          "first timed loop (default: the preset's, 5; nccl-tests' -w is 1 per size, run over "
+          "every size before any is timed)");
 ABSL_FLAG(int, allreduce_iters, -1,
           "timed all-reduces per variant and repetition of an allreduce case, the same on every "
-          "rank (default: the preset's, 20 as nccl-tests' -n)");
+          "rank (default: the preset's, 20, as nccl-tests' -n)");
 
 namespace cnnbench::bench {
 namespace {

@@ -59,7 +59,8 @@ struct KernelCaseOptions {
 };
 
 // The options of the allreduce cases: the size sweep and rank counts, and
-// the untimed and timed calls per variant (nccl-tests' -w and -n).
+// the untimed and timed calls per variant (nccl-tests' -w and -n; see
+// docs/benchmarks.md for how their defaults compare).
 struct AllReduceCaseOptions {
   int64_t min_bytes = 8;
   int64_t max_bytes = int64_t{1} << 30;
