@@ -74,6 +74,22 @@ std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DTyp
 std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
                            size_t count, int root, bool in_place, bool null_elsewhere);
 
+// Runs check(dtype, op, count, in_place) for every reduction dtype and op,
+// every count of `counts` and both variants, each whatever failed before
+// (every rank must make every call): the first failure, or "".
+template <typename Counts, typename Check>
+std::string FirstFailureOverReductions(const Counts& counts, Check check) {
+  std::string failure;
+  for (DType dtype : kDTypes)
+    for (ReduceOp op : kOps)
+      for (size_t count : counts)
+        for (bool in_place : {false, true}) {
+          std::string f = check(dtype, op, count, in_place);
+          if (failure.empty()) failure = std::move(f);
+        }
+  return failure;
+}
+
 // Every collective through one signature, for tests that mix them.
 struct AnyCall {
   Collective collective = Collective::kAllReduce;

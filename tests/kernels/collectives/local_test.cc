@@ -30,6 +30,7 @@ using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
+using collective_test::FirstFailureOverReductions;
 using collective_test::kAllDTypes;
 using collective_test::kDTypes;
 using collective_test::kOps;
@@ -49,27 +50,33 @@ void OnEveryRank(int ranks, F body) {
   for (auto& t : threads) t.join();
 }
 
-TEST(LocalGroupTest, EveryDTypeAndOpMatchesAPlainReduction) {
+// Runs body(comm, stream) on every rank of a local group of 1, 2, 3 and 4
+// ranks, each rank on its own thread, and expects each to return "".
+template <typename Body>
+void ExpectEveryRankPasses(Body body) {
   for (int ranks : {1, 2, 3, 4}) {
     auto group = CreateLocalGroup(ranks);
     ASSERT_TRUE(group.ok()) << group.status();
     std::vector<std::string> failures(ranks);
-    // Every rank makes the same calls in the same order, back to back on the
-    // same communicators, and keeps going after a failure (stopping would
-    // leave the others waiting).
     OnEveryRank(ranks, [&](int rank) {
       auto stream = Stream::Create(Device::Cpu());
-      for (DType dtype : kDTypes)
-        for (ReduceOp op : kOps)
-          for (size_t count : kCounts)
-            for (bool in_place : {false, true}) {
-              std::string failure =
-                  AllReduceAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
-              if (failures[rank].empty()) failures[rank] = failure;
-            }
+      failures[rank] = body(*(*group)[rank], *stream);
     });
-    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r << " of " << ranks;
   }
+}
+
+// Every rank makes the same calls in the same order, back to back on the
+// same communicators, and keeps going after a failure (stopping would leave
+// the others waiting).
+TEST(LocalGroupTest, AllReduceAndReduceScatterInEveryDTypeAndOpMatchAPlainReduction) {
+  for (auto check : {AllReduceAndCheck, ReduceScatterAndCheck})
+    ExpectEveryRankPasses([check](Communicator& comm, const Stream& stream) {
+      return FirstFailureOverReductions(kCounts,
+                                        [&](DType dtype, ReduceOp op, size_t count, bool in_place) {
+                                          return check(comm, stream, dtype, op, count, in_place);
+                                        });
+    });
 }
 
 TEST(LocalGroupTest, ManyBackToBackCallsOnTheSameCommunicators) {
@@ -288,46 +295,19 @@ TEST(LocalGroupTest, AllGatherInEveryDTypeInAndOutOfPlace) {
   }
 }
 
-TEST(LocalGroupTest, ReduceScatterInEveryDTypeAndOpInAndOutOfPlace) {
-  for (int ranks : {1, 2, 3, 4}) {
-    auto group = CreateLocalGroup(ranks);
-    ASSERT_TRUE(group.ok()) << group.status();
-    std::vector<std::string> failures(ranks);
-    OnEveryRank(ranks, [&](int rank) {
-      auto stream = Stream::Create(Device::Cpu());
-      for (DType dtype : kDTypes)
-        for (ReduceOp op : kOps)
-          for (size_t count : kCounts)
-            for (bool in_place : {false, true}) {
-              std::string failure =
-                  ReduceScatterAndCheck(*(*group)[rank], *stream, dtype, op, count, in_place);
-              if (failures[rank].empty()) failures[rank] = failure;
-            }
-    });
-    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
-  }
-}
-
 TEST(LocalGroupTest, ReduceToEveryRootInEveryDTypeAndOp) {
-  for (int ranks : {1, 2, 3, 4}) {
-    auto group = CreateLocalGroup(ranks);
-    ASSERT_TRUE(group.ok()) << group.status();
-    std::vector<std::string> failures(ranks);
-    OnEveryRank(ranks, [&](int rank) {
-      auto stream = Stream::Create(Device::Cpu());
-      for (DType dtype : kDTypes)
-        for (ReduceOp op : kOps)
-          for (size_t count : kCounts)
-            for (int root = 0; root < ranks; ++root)
-              for (bool in_place : {false, true})
-                for (bool null_elsewhere : {false, true}) {
-                  std::string failure = ReduceAndCheck(*(*group)[rank], *stream, dtype, op, count,
-                                                       root, in_place, null_elsewhere);
-                  if (failures[rank].empty()) failures[rank] = failure;
-                }
-    });
-    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
-  }
+  ExpectEveryRankPasses([](Communicator& comm, const Stream& stream) {
+    std::string failure;
+    for (int root = 0; root < comm.size(); ++root)
+      for (bool null_elsewhere : {false, true}) {
+        std::string f = FirstFailureOverReductions(
+            kCounts, [&](DType dtype, ReduceOp op, size_t count, bool in_place) {
+              return ReduceAndCheck(comm, stream, dtype, op, count, root, in_place, null_elsewhere);
+            });
+        if (failure.empty()) failure = std::move(f);
+      }
+    return failure;
+  });
 }
 
 // The checks can fail: a result spoiled after the call is caught.
@@ -383,32 +363,6 @@ TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
   EXPECT_TRUE(absl::StrContains(reduce[1], "element 0 is")) << reduce[1];
 }
 
-TEST(LocalGroupTest, MismatchedReductionsFailOnEveryRank) {
-  auto group = CreateLocalGroup(3);
-  ASSERT_TRUE(group.ok()) << group.status();
-  const AnyCall reduce{.collective = Collective::kReduce, .root = 2};
-  const AnyCall scatter{.collective = Collective::kReduceScatter};
-  struct Case {
-    AnyCall common, odd;
-    const char* named;
-  };
-  for (const Case& c :
-       {Case{reduce, AnyCall{.collective = Collective::kReduce, .root = 0}, "root 0"},
-        Case{scatter, AnyCall{.collective = Collective::kReduceScatter, .count = 3}, "count 3"},
-        Case{scatter, reduce, "reduce (count 8, fp32, sum, root 2)"},
-        Case{AnyCall{}, scatter, "reduce-scatter (count 8, fp32, sum)"}}) {
-    std::vector<absl::Status> statuses(3);
-    OnEveryRank(3, [&](int rank) {
-      statuses[rank] = RunAny(*(*group)[rank], rank == 1 ? c.odd : c.common);
-    });
-    for (int r = 0; r < 3; ++r) {
-      EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument)
-          << c.named << ", rank " << r << ": " << statuses[r];
-      EXPECT_TRUE(absl::StrContains(statuses[r].message(), c.named)) << statuses[r];
-    }
-  }
-}
-
 TEST(LocalGroupTest, AReduceScatterReceivingIntoTheWrongSliceFailsOnEveryRank) {
   auto group = CreateLocalGroup(2);
   ASSERT_TRUE(group.ok()) << group.status();
@@ -440,7 +394,7 @@ TEST(BusFactorTest, IsNcclTestsFactorForEveryCollective) {
   EXPECT_EQ(CollectiveName(Collective::kReduceScatter), "reducescatter");
 }
 
-TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
+TEST(LocalGroupTest, MismatchedCollectivesFailOnEveryRank) {
   auto group = CreateLocalGroup(3);
   ASSERT_TRUE(group.ok()) << group.status();
   struct Case {
@@ -450,13 +404,19 @@ TEST(LocalGroupTest, MismatchedBroadcastsAndAllGathersFailOnEveryRank) {
   };
   const AnyCall broadcast{.collective = Collective::kBroadcast, .root = 2};
   const AnyCall gather{.collective = Collective::kAllGather};
+  const AnyCall reduce{.collective = Collective::kReduce, .root = 2};
+  const AnyCall scatter{.collective = Collective::kReduceScatter};
   for (const Case& c :
        {Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .root = 1}, "root 1"},
         Case{broadcast, AnyCall{.collective = Collective::kBroadcast, .count = 9, .root = 2},
              "count 9"},
         Case{gather, AnyCall{.collective = Collective::kAllGather, .dtype = DType::kI64}, "int64"},
         Case{AnyCall{}, gather, "all-gather (count 8, fp32)"},
-        Case{gather, broadcast, "broadcast (count 8, fp32, root 2)"}}) {
+        Case{gather, broadcast, "broadcast (count 8, fp32, root 2)"},
+        Case{reduce, AnyCall{.collective = Collective::kReduce, .root = 0}, "root 0"},
+        Case{scatter, AnyCall{.collective = Collective::kReduceScatter, .count = 3}, "count 3"},
+        Case{scatter, reduce, "reduce (count 8, fp32, sum, root 2)"},
+        Case{AnyCall{}, scatter, "reduce-scatter (count 8, fp32, sum)"}}) {
     std::vector<absl::Status> statuses(3);
     OnEveryRank(3, [&](int rank) {
       statuses[rank] = RunAny(*(*group)[rank], rank == 1 ? c.odd : c.common);

@@ -31,6 +31,7 @@ using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
+using collective_test::FirstFailureOverReductions;
 using collective_test::kAllDTypes;
 using collective_test::kDTypes;
 using collective_test::kOps;
@@ -86,7 +87,7 @@ TEST(MpiRankTest, EnvironmentMatchesTheLauncher) {
   std::fflush(stdout);
 }
 
-TEST(MpiRankTest, AllReduceEveryDTypeAndOpInAndOutOfPlace) {
+TEST(MpiRankTest, AllReduceAndReduceScatterEveryDTypeAndOpInAndOutOfPlace) {
   SKIP_UNLESS_UNDER_MPIRUN();
   auto comm = NewCommunicator();
   ASSERT_NE(comm, nullptr);
@@ -94,15 +95,13 @@ TEST(MpiRankTest, AllReduceEveryDTypeAndOpInAndOutOfPlace) {
   const Stream stream = Stream::Cpu();
   // Every rank makes every call, whatever failed before (stopping would
   // leave the others waiting); the first failure is reported.
-  std::string failure;
-  for (DType dtype : kDTypes)
-    for (ReduceOp op : kOps)
-      for (size_t count : kCounts)
-        for (bool in_place : {false, true}) {
-          std::string f = AllReduceAndCheck(*comm, stream, dtype, op, count, in_place);
-          if (failure.empty()) failure = f;
-        }
-  EXPECT_EQ(failure, "");
+  for (auto check : {AllReduceAndCheck, ReduceScatterAndCheck})
+    EXPECT_EQ(
+        FirstFailureOverReductions(kCounts,
+                                   [&](DType dtype, ReduceOp op, size_t count, bool in_place) {
+                                     return check(*comm, stream, dtype, op, count, in_place);
+                                   }),
+        "");
 }
 
 TEST(MpiRankTest, IntegerSumsWrapAroundAndAveragesTruncate) {
@@ -147,36 +146,20 @@ TEST(MpiRankTest, AllGatherInEveryDTypeInAndOutOfPlace) {
   EXPECT_EQ(failure, "");
 }
 
-TEST(MpiRankTest, ReduceScatterInEveryDTypeAndOpInAndOutOfPlace) {
-  SKIP_UNLESS_UNDER_MPIRUN();
-  auto comm = NewCommunicator();
-  ASSERT_NE(comm, nullptr);
-  std::string failure;
-  for (DType dtype : kDTypes)
-    for (ReduceOp op : kOps)
-      for (size_t count : kCounts)
-        for (bool in_place : {false, true}) {
-          std::string f = ReduceScatterAndCheck(*comm, Stream::Cpu(), dtype, op, count, in_place);
-          if (failure.empty()) failure = f;
-        }
-  EXPECT_EQ(failure, "");
-}
-
 TEST(MpiRankTest, ReduceToEveryRootInEveryDTypeAndOp) {
   SKIP_UNLESS_UNDER_MPIRUN();
   auto comm = NewCommunicator();
   ASSERT_NE(comm, nullptr);
   std::string failure;
-  for (DType dtype : kDTypes)
-    for (ReduceOp op : kOps)
-      for (size_t count : kCounts)
-        for (int root = 0; root < comm->size(); ++root)
-          for (bool in_place : {false, true})
-            for (bool null_elsewhere : {false, true}) {
-              std::string f = ReduceAndCheck(*comm, Stream::Cpu(), dtype, op, count, root,
-                                             in_place, null_elsewhere);
-              if (failure.empty()) failure = f;
-            }
+  for (int root = 0; root < comm->size(); ++root)
+    for (bool null_elsewhere : {false, true}) {
+      std::string f = FirstFailureOverReductions(
+          kCounts, [&](DType dtype, ReduceOp op, size_t count, bool in_place) {
+            return ReduceAndCheck(*comm, Stream::Cpu(), dtype, op, count, root, in_place,
+                                  null_elsewhere);
+          });
+      if (failure.empty()) failure = std::move(f);
+    }
   EXPECT_EQ(failure, "");
 }
 
