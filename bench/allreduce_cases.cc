@@ -65,6 +65,9 @@ struct Rank {
   Buffer send;        // (count) fp32
   Buffer recv;        // (count) fp32
   std::string wrong;  // the first wrong result of the last check, if any
+  // Wrong elements the last check counted, out of place and in place
+  // (nccl-tests' #wrong).
+  int64_t wrong_out = 0, wrong_in = 0;
 };
 
 absl::Status OnRank(int rank, const absl::Status& status) {
@@ -179,11 +182,15 @@ absl::Status AllReduceWorkload::Execute(Rank& rank, const Command& command) {
   auto all_reduce = [&](const float* in, float* out) {
     return rank.comm->AllReduce(in, out, count, DType::kF32, ReduceOp::kSum, rank.stream);
   };
-  auto check = [&](const char* variant) {
-    for (size_t i = 0; i < count && rank.wrong.empty(); ++i)
-      if (recv[i] != Expected(n, i))
+  // Counts every wrong element; keeps the first.
+  auto check = [&](const char* variant, int64_t& wrong) {
+    for (size_t i = 0; i < count; ++i) {
+      if (recv[i] == Expected(n, i)) continue;
+      ++wrong;
+      if (rank.wrong.empty())
         rank.wrong = absl::StrCat(variant, " result wrong at rank ", r, " element ", i, ": ",
                                   recv[i], " vs ", Expected(n, i));
+    }
   };
   switch (command.task) {
     case Task::kFill:
@@ -200,12 +207,13 @@ absl::Status AllReduceWorkload::Execute(Rank& rank, const Command& command) {
       return absl::OkStatus();
     case Task::kCheck:
       rank.wrong.clear();
+      rank.wrong_out = rank.wrong_in = 0;
       std::fill(recv, recv + count, kPoison);  // a result nobody wrote shows
       RETURN_IF_ERROR(all_reduce(send, recv));
-      check("out-of-place");
+      check("out-of-place", rank.wrong_out);
       std::copy(send, send + count, recv);
       RETURN_IF_ERROR(all_reduce(recv, recv));
-      check("in-place");
+      check("in-place", rank.wrong_in);
       return absl::OkStatus();
     case Task::kQuit:
       break;
@@ -282,8 +290,17 @@ absl::Status AllReduceWorkload::Report(benchmark::State& state) {
   ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
 
   RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
+  // This process's ranks' counts (under MPI, its one rank's).
+  int64_t wrong_out = 0, wrong_in = 0;
+  for (const Rank& rank : ranks_) wrong_out += rank.wrong_out, wrong_in += rank.wrong_in;
   for (const Rank& rank : ranks_)
-    if (!rank.wrong.empty()) return absl::InternalError(rank.wrong);
+    if (!rank.wrong.empty())
+      return absl::InternalError(absl::StrCat(
+          rank.wrong, " (wrong elements: ", wrong_out, " out of place, ", wrong_in,
+          " in place, over ", ranks_.size() == 1 ? "this rank" : "the ranks of this process", ")"));
+  // No counter for the count, which is 0 here: a counter that is 0 in
+  // every repetition makes Google Benchmark's cv aggregate 0/0, written as
+  // NaN, which is not JSON. The label says it.
 
   // Out of place from the harness's manual time (bytes per iteration / its
   // time); in place from this repetition's own span.
@@ -300,7 +317,8 @@ absl::Status AllReduceWorkload::Report(benchmark::State& state) {
   state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
   state.SetBytesProcessed(bytes_ * count_);
   state.SetLabel(absl::StrCat(ranks_[0].comm->name(), ", one thread per rank, ", warmup_,
-                              " warm-up + ", count_, " timed per variant, result checked"));
+                              " warm-up + ", count_,
+                              " timed per variant, result checked (0 wrong elements)"));
   return absl::OkStatus();
 }
 

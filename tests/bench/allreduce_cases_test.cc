@@ -17,9 +17,9 @@
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
-#include "tests/bench/recorder.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/collectives/local.h"
+#include "tests/bench/recorder.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -196,6 +196,7 @@ TEST_F(AllReduceCasesTest, CountersFollowNcclTests) {
     EXPECT_DOUBLE_EQ(r.counters.at("busbw_inplace").value / r.counters.at("algbw_inplace").value,
                      1.5);
     EXPECT_NE(r.report_label.find("result checked"), std::string::npos) << r.report_label;
+    EXPECT_NE(r.report_label.find("0 wrong elements"), std::string::npos) << r.report_label;
   }
 }
 
@@ -209,6 +210,8 @@ TEST_F(AllReduceCasesTest, AWrongOutOfPlaceResultSkipsEveryRepetition) {
     EXPECT_TRUE(r.error_occurred);
     EXPECT_TRUE(absl::StartsWith(r.error_message, "out-of-place result wrong at rank 1 element 3"))
         << r.error_message;
+    EXPECT_TRUE(absl::StrContains(r.error_message, "wrong elements: 1 out of place, 0 in place"))
+        << r.error_message;
   }
 }
 
@@ -221,6 +224,8 @@ TEST_F(AllReduceCasesTest, AWrongInPlaceResultSkipsEveryRepetition) {
   for (const BenchRun& r : runs) {
     EXPECT_TRUE(r.error_occurred);
     EXPECT_TRUE(absl::StartsWith(r.error_message, "in-place result wrong at rank 2 element 3"))
+        << r.error_message;
+    EXPECT_TRUE(absl::StrContains(r.error_message, "wrong elements: 0 out of place, 1 in place"))
         << r.error_message;
   }
 }
