@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +19,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "bench/harness.h"
 #include "bench/names.h"
 #include "bench/suite.h"
@@ -31,6 +34,9 @@ ABSL_FLAG(int, allreduce_warmup, -1,
           "untimed all-reduces of each variant when an allreduce case is prepared, before its "
           "first timed loop (default: the preset's, 5; nccl-tests' -w is 1 per size, run over "
           "every size before any is timed)");
+ABSL_FLAG(std::string, collective_dtypes, "",
+          "element types of the allreduce cases, e.g. fp32,bf16,int64 (of fp32, fp16, bf16, "
+          "fp64, int32, int64; default: the preset's, fp32, as nccl-tests' -d float)");
 ABSL_FLAG(int, allreduce_iters, -1,
           "timed all-reduces per variant and repetition of an allreduce case, the same on every "
           "rank (default: the preset's, 20, as nccl-tests' -n)");
@@ -38,12 +44,65 @@ ABSL_FLAG(int, allreduce_iters, -1,
 namespace cnnbench::bench {
 namespace {
 
-// Rank r's element i is (r + 1) * (i % 7): sums are small exact integers.
-float Pattern(int rank, size_t i) { return static_cast<float>((rank + 1) * (i % 7)); }
-float Expected(int ranks, size_t i) {
-  return static_cast<float>(ranks * (ranks + 1) / 2 * (i % 7));
+// Rank r's element i is (r + i) % 3: every sum over up to 128 ranks is a
+// small integer, exact in every dtype (bf16 holds integers to 256), whatever
+// the order the transport adds in.
+double Pattern(int rank, size_t i) { return static_cast<double>((rank + i) % 3); }
+double Expected(int ranks, size_t i) {
+  double sum = 0;
+  for (int r = 0; r < ranks; ++r) sum += Pattern(r, i);
+  return sum;
 }
-constexpr float kPoison = -1;  // never an expected value
+constexpr double kPoison = -1;  // never an expected value
+
+// Element i of a buffer of `dtype`, as a double, and back.
+double Load(DType dtype, const void* data, size_t i) {
+  switch (dtype) {
+    case DType::kF32:
+      return static_cast<const float*>(data)[i];
+    case DType::kF64:
+      return static_cast<const double*>(data)[i];
+    case DType::kF16:
+      return HalfToFloat(static_cast<const Half*>(data)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(static_cast<const BFloat16*>(data)[i]);
+    case DType::kI32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    default:
+      return 0;
+  }
+}
+void Store(DType dtype, void* data, size_t i, double value) {
+  switch (dtype) {
+    case DType::kF32:
+      static_cast<float*>(data)[i] = static_cast<float>(value);
+      break;
+    case DType::kF64:
+      static_cast<double*>(data)[i] = value;
+      break;
+    case DType::kF16:
+      static_cast<Half*>(data)[i] = FloatToHalf(static_cast<float>(value));
+      break;
+    case DType::kBF16:
+      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(static_cast<float>(value));
+      break;
+    case DType::kI32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
+      break;
+    case DType::kI64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(value);
+      break;
+    default:
+      break;
+  }
+}
+
+// The element types the cases reduce, by the names case names use.
+constexpr std::pair<const char*, DType> kCollectiveDTypes[] = {
+    {"fp32", DType::kF32}, {"fp16", DType::kF16},  {"bf16", DType::kBF16},
+    {"fp64", DType::kF64}, {"int32", DType::kI32}, {"int64", DType::kI64}};
 
 // What every rank does next.
 enum class Task {
@@ -62,8 +121,8 @@ struct Command {
 struct Rank {
   std::unique_ptr<Communicator> comm;
   Stream stream = Stream::Cpu();
-  Buffer send;        // (count) fp32
-  Buffer recv;        // (count) fp32
+  Buffer send;        // (count) of the case's dtype
+  Buffer recv;        // (count)
   std::string wrong;  // the first wrong result of the last check, if any
   // Wrong elements the last check counted, out of place and in place
   // (nccl-tests' #wrong).
@@ -78,7 +137,7 @@ absl::Status OnRank(int rank, const absl::Status& status) {
 class AllReduceWorkload : public Workload {
  public:
   static absl::StatusOr<std::unique_ptr<Workload>> Prepare(
-      std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup);
+      std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup, DType dtype);
   ~AllReduceWorkload() override;
 
   // Rank 0's: the harness's timer brackets rank 0's calls.
@@ -93,7 +152,8 @@ class AllReduceWorkload : public Workload {
   absl::Status Report(benchmark::State& state) override;
 
  private:
-  AllReduceWorkload(int64_t bytes, int warmup) : bytes_(bytes), warmup_(warmup) {}
+  AllReduceWorkload(int64_t bytes, int warmup, DType dtype)
+      : bytes_(bytes), warmup_(warmup), dtype_(dtype) {}
 
   // Runs `command` on `rank` (called from that rank's thread). Stops at the
   // first failed collective: a group fails a collective on every rank
@@ -110,6 +170,7 @@ class AllReduceWorkload : public Workload {
 
   const int64_t bytes_;
   const int warmup_;
+  const DType dtype_;
   // Not resized once the rank threads run: they hold references into it.
   std::vector<Rank> ranks_;
   std::optional<Timer> in_place_timer_;  // on rank 0's stream
@@ -126,7 +187,7 @@ class AllReduceWorkload : public Workload {
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> AllReduceWorkload::Prepare(
-    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup) {
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup, DType dtype) {
   // The ranks of this process: all of the group's (local: threads), or one
   // of several processes' (mpi), each with its own thread here.
   const int n = static_cast<int>(group.size());
@@ -140,12 +201,12 @@ absl::StatusOr<std::unique_ptr<Workload>> AllReduceWorkload::Prepare(
         group[r]->rank() != first + r)
       return absl::InvalidArgumentError(absl::StrCat("communicator ", r, " of ", n, " is not rank ",
                                                      first + r, " of one group of ", size));
-  if (bytes <= 0 || bytes % sizeof(float) != 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("bytes:", bytes, " is not a positive number of fp32 elements"));
+  if (bytes <= 0 || bytes % SizeOf(dtype) != 0)
+    return absl::InvalidArgumentError(absl::StrCat("bytes:", bytes, " is not a positive number of ",
+                                                   DTypeName(dtype), " elements"));
   if (warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
 
-  std::unique_ptr<AllReduceWorkload> w(new AllReduceWorkload(bytes, warmup));
+  std::unique_ptr<AllReduceWorkload> w(new AllReduceWorkload(bytes, warmup, dtype));
   // Everything that can fail on one rank alone is done before the rank
   // threads start, so no rank waits for one that already gave up.
   w->ranks_.resize(n);
@@ -174,27 +235,31 @@ AllReduceWorkload::~AllReduceWorkload() {
 }
 
 absl::Status AllReduceWorkload::Execute(Rank& rank, const Command& command) {
-  const size_t count = bytes_ / sizeof(float);
+  const size_t count = bytes_ / SizeOf(dtype_);
   const int r = rank.comm->rank();
   const int n = rank.comm->size();
-  float* send = static_cast<float*>(rank.send.data());  // (count)
-  float* recv = static_cast<float*>(rank.recv.data());  // (count)
-  auto all_reduce = [&](const float* in, float* out) {
-    return rank.comm->AllReduce(in, out, count, DType::kF32, ReduceOp::kSum, rank.stream);
+  void* send = rank.send.data();  // (count)
+  void* recv = rank.recv.data();  // (count)
+  auto all_reduce = [&](const void* in, void* out) {
+    return rank.comm->AllReduce(in, out, count, dtype_, ReduceOp::kSum, rank.stream);
   };
   // Counts every wrong element; keeps the first.
   auto check = [&](const char* variant, int64_t& wrong) {
     for (size_t i = 0; i < count; ++i) {
-      if (recv[i] == Expected(n, i)) continue;
+      const double got = Load(dtype_, recv, i);
+      if (got == Expected(n, i)) continue;
       ++wrong;
       if (rank.wrong.empty())
-        rank.wrong = absl::StrCat(variant, " result wrong at rank ", r, " element ", i, ": ",
-                                  recv[i], " vs ", Expected(n, i));
+        rank.wrong = absl::StrCat(variant, " result wrong at rank ", r, " element ", i, ": ", got,
+                                  " vs ", Expected(n, i));
     }
   };
   switch (command.task) {
     case Task::kFill:
-      for (size_t i = 0; i < count; ++i) send[i] = recv[i] = Pattern(r, i);
+      for (size_t i = 0; i < count; ++i) {
+        Store(dtype_, send, i, Pattern(r, i));
+        Store(dtype_, recv, i, Pattern(r, i));
+      }
       return absl::OkStatus();
     case Task::kOutOfPlace:
       for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(all_reduce(send, recv));
@@ -208,10 +273,10 @@ absl::Status AllReduceWorkload::Execute(Rank& rank, const Command& command) {
     case Task::kCheck:
       rank.wrong.clear();
       rank.wrong_out = rank.wrong_in = 0;
-      std::fill(recv, recv + count, kPoison);  // a result nobody wrote shows
+      for (size_t i = 0; i < count; ++i) Store(dtype_, recv, i, kPoison);  // unwritten shows
       RETURN_IF_ERROR(all_reduce(send, recv));
       check("out-of-place", rank.wrong_out);
-      std::copy(send, send + count, recv);
+      std::memcpy(recv, send, count * SizeOf(dtype_));
       RETURN_IF_ERROR(all_reduce(recv, recv));
       check("in-place", rank.wrong_in);
       return absl::OkStatus();
@@ -333,8 +398,28 @@ absl::StatusOr<int> CountFromFlag(const char* flag, int flag_value, int preset_v
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
-    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup) {
-  return AllReduceWorkload::Prepare(std::move(group), bytes, warmup);
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup, DType dtype) {
+  return AllReduceWorkload::Prepare(std::move(group), bytes, warmup, dtype);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
+    const std::string& flag, const std::vector<std::string>& preset) {
+  std::vector<std::string> names = preset;
+  if (!flag.empty()) names = absl::StrSplit(flag, ',');
+  std::vector<std::pair<std::string, DType>> out;
+  for (const std::string& name : names) {
+    const auto* found = std::find_if(std::begin(kCollectiveDTypes), std::end(kCollectiveDTypes),
+                                     [&](const auto& d) { return name == d.first; });
+    if (found == std::end(kCollectiveDTypes))
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective_dtypes: '", name,
+                       "' is not an element type the collectives reduce (fp32, fp16, bf16, "
+                       "fp64, int32, int64)"));
+    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.first == name; }))
+      out.emplace_back(name, found->second);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--collective_dtypes: no element type");
+  return out;
 }
 
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness) {
@@ -345,34 +430,38 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harnes
   const absl::StatusOr<int> iterations = CountFromFlag(
       "allreduce_iters", absl::GetFlag(FLAGS_allreduce_iters), options.allreduce.iters, 1);
   if (!iterations.ok()) return iterations.status();
+  const auto dtypes =
+      CollectiveDTypes(absl::GetFlag(FLAGS_collective_dtypes), options.allreduce.dtypes);
+  if (!dtypes.ok()) return dtypes.status();
   // Sizes are capped by memory: send and receive buffers for every rank must
   // fit in half of this machine's memory.
   const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   std::vector<int> rank_counts = options.allreduce.ranks;
   if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
   const char* impl = options.mpi != nullptr ? "mpi" : "local";
-  for (int ranks : rank_counts) {
-    for (int64_t bytes = std::max<int64_t>(options.allreduce.min_bytes, 8);
-         bytes <= options.allreduce.max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
-      TimedCase timed;
-      timed.name = AllReduceCaseName(impl, "fp32", bytes, ranks);
-      timed.family = FamilyName(Family::kAllReduce);
-      // A fixed count, never a min time: every rank must know how many
-      // collectives to make. Each rank makes them in one go, timed as a span.
-      timed.iterations = *iterations;
-      timed.iterations_flag = "--allreduce_iters";
-      timed.time_span = true;
-      timed.unit = benchmark::kMicrosecond;
-      timed.prepare = [ranks, bytes, warmup = *warmup,
-                       &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
-        ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, 0, ranks));
-        auto workload = PrepareAllReduceWorkload(std::move(placement.group), bytes, warmup);
-        if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
-        return workload;
-      };
-      harness.Register(std::move(timed));
-    }
-  }
+  for (int ranks : rank_counts)
+    for (const auto& [dtype_name, dtype] : *dtypes)
+      for (int64_t bytes = std::max<int64_t>(options.allreduce.min_bytes, 8);
+           bytes <= options.allreduce.max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
+        TimedCase timed;
+        timed.name = AllReduceCaseName(impl, dtype_name, bytes, ranks);
+        timed.family = FamilyName(Family::kAllReduce);
+        // A fixed count, never a min time: every rank must know how many
+        // collectives to make. Each rank makes them in one go, timed as a span.
+        timed.iterations = *iterations;
+        timed.iterations_flag = "--allreduce_iters";
+        timed.time_span = true;
+        timed.unit = benchmark::kMicrosecond;
+        timed.prepare = [ranks, bytes, warmup = *warmup, dtype = dtype,
+                         &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+          ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options, 0, ranks));
+          auto workload =
+              PrepareAllReduceWorkload(std::move(placement.group), bytes, warmup, dtype);
+          if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
+          return workload;
+        };
+        harness.Register(std::move(timed));
+      }
   return absl::OkStatus();
 }
 

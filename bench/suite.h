@@ -65,6 +65,7 @@ struct AllReduceCaseOptions {
   int64_t min_bytes = 8;
   int64_t max_bytes = int64_t{1} << 30;
   std::vector<int> ranks;
+  std::vector<std::string> dtypes = {"fp32"};  // --collective_dtypes
   int warmup = 5;
   int iters = 20;
 };
@@ -168,10 +169,15 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness);
 
 // An all-reduce case's workload over `group` (element r is rank r's
-// communicator): `bytes` of fp32 per rank, `warmup` untimed calls of each
+// communicator): `bytes` of `dtype` per rank, `warmup` untimed calls of each
 // variant before it returns. The allreduce/local cases pass a local group.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
-    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup);
+    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup,
+    DType dtype = DType::kF32);
+// The element types --collective_dtypes names (or, when it is empty,
+// `preset`), by name, each once; an unknown name is an error naming the flag.
+absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
+    const std::string& flag, const std::vector<std::string>& preset);
 
 }  // namespace cnnbench::bench
 

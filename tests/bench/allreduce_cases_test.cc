@@ -109,6 +109,7 @@ struct CaseSetup {
   int repetitions = 3;
   int spoiled_rank = -1;
   Spoil spoil = Spoil::kNone;
+  DType dtype = DType::kF32;
 };
 
 class AllReduceCasesTest : public ::testing::Test {
@@ -136,7 +137,7 @@ class AllReduceCasesTest : public ::testing::Test {
         group.push_back(
             std::make_unique<LoggingCommunicator>(std::move(comm), log_, s.spoiled_rank, s.spoil));
       absl::StatusOr<std::unique_ptr<Workload>> w =
-          PrepareAllReduceWorkload(std::move(group), s.bytes, s.warmup);
+          PrepareAllReduceWorkload(std::move(group), s.bytes, s.warmup, s.dtype);
       if (!w.ok()) return w.status();
       return std::unique_ptr<Workload>(new SpanWatcher(*std::move(w), log_));
     };
@@ -198,6 +199,41 @@ TEST_F(AllReduceCasesTest, CountersFollowNcclTests) {
     EXPECT_NE(r.report_label.find("result checked"), std::string::npos) << r.report_label;
     EXPECT_NE(r.report_label.find("0 wrong elements"), std::string::npos) << r.report_label;
   }
+}
+
+// Every element type the collectives reduce gives exact sums, checked in
+// every repetition, at an odd rank count and a size that is not a multiple
+// of the ranks' chunks.
+TEST_F(AllReduceCasesTest, EveryDTypeIsCheckedExactly) {
+  for (DType dtype :
+       {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64}) {
+    benchmark::ClearRegisteredBenchmarks();  // one case per type
+    CaseSetup s;
+    s.dtype = dtype;
+    s.bytes = 1000 * static_cast<int64_t>(SizeOf(dtype));
+    s.repetitions = 1;
+    const std::vector<BenchRun> runs = RunCase(s);
+    ASSERT_EQ(runs.size(), 1u) << DTypeName(dtype);
+    EXPECT_FALSE(runs[0].error_occurred) << DTypeName(dtype) << ": " << runs[0].error_message;
+    EXPECT_NE(runs[0].report_label.find("0 wrong elements"), std::string::npos) << DTypeName(dtype);
+  }
+}
+
+TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
+  auto preset = CollectiveDTypes("", {"fp32"});
+  ASSERT_TRUE(preset.ok()) << preset.status();
+  ASSERT_EQ(preset->size(), 1u);
+  EXPECT_EQ((*preset)[0].second, DType::kF32);
+  auto flag = CollectiveDTypes("bf16,int64,bf16", {"fp32"});
+  ASSERT_TRUE(flag.ok()) << flag.status();
+  ASSERT_EQ(flag->size(), 2u) << "a type named twice runs once";
+  EXPECT_EQ((*flag)[0].first, "bf16");
+  EXPECT_EQ((*flag)[1].second, DType::kI64);
+  auto bad = CollectiveDTypes("fp32,uint8", {"fp32"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "--collective_dtypes: 'uint8'"))
+      << bad.status();
 }
 
 TEST_F(AllReduceCasesTest, AWrongOutOfPlaceResultSkipsEveryRepetition) {
