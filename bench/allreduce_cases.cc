@@ -37,6 +37,9 @@ ABSL_FLAG(int, allreduce_warmup, -1,
 ABSL_FLAG(std::string, collective_dtypes, "",
           "element types of the allreduce cases, e.g. fp32,bf16,int64 (of fp32, fp16, bf16, "
           "fp64, int32, int64; default: the preset's, fp32, as nccl-tests' -d float)");
+ABSL_FLAG(int, collective_factor, 2,
+          "the allreduce cases' size sweep: each size this many times the one before, from "
+          "--allreduce_bytes' first to its last (nccl-tests' -f; 2 or more)");
 ABSL_FLAG(int, allreduce_iters, -1,
           "timed all-reduces per variant and repetition of an allreduce case, the same on every "
           "rank (default: the preset's, 20, as nccl-tests' -n)");
@@ -430,6 +433,10 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harnes
   const absl::StatusOr<int> iterations = CountFromFlag(
       "allreduce_iters", absl::GetFlag(FLAGS_allreduce_iters), options.allreduce.iters, 1);
   if (!iterations.ok()) return iterations.status();
+  const int factor = absl::GetFlag(FLAGS_collective_factor);
+  if (factor < 2)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--collective_factor=", factor, ": the size sweep's step factor must be 2 or more"));
   const auto dtypes =
       CollectiveDTypes(absl::GetFlag(FLAGS_collective_dtypes), options.allreduce.dtypes);
   if (!dtypes.ok()) return dtypes.status();
@@ -442,7 +449,8 @@ absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harnes
   for (int ranks : rank_counts)
     for (const auto& [dtype_name, dtype] : *dtypes)
       for (int64_t bytes = std::max<int64_t>(options.allreduce.min_bytes, 8);
-           bytes <= options.allreduce.max_bytes && 2.0 * ranks * bytes <= memory / 2; bytes *= 2) {
+           bytes <= options.allreduce.max_bytes && 2.0 * ranks * bytes <= memory / 2;
+           bytes *= factor) {
         TimedCase timed;
         timed.name = AllReduceCaseName(impl, dtype_name, bytes, ranks);
         timed.family = FamilyName(Family::kAllReduce);

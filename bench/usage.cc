@@ -95,7 +95,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
       {"How long each case runs",
        {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters",
-        "allreduce_ranks", "allreduce_bytes", "collective_dtypes"}},
+        "allreduce_ranks", "allreduce_bytes", "collective_dtypes", "collective_factor"}},
       {"Output", {"platform", "list", "verbose"}},
   };
   return *groups;

@@ -526,6 +526,24 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_EQ(output,
             "allreduce/local/fp32/bytes:64/ranks:1\nallreduce/local/fp32/bytes:128/ranks:1\n"
             "allreduce/local/fp32/bytes:64/ranks:3\nallreduce/local/fp32/bytes:128/ranks:3\n");
+  // The element types and the sweep's step factor, as nccl-tests' -d and -f.
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=2 "
+                     "--allreduce_bytes=8,512 --collective_factor=8 "
+                     "--collective_dtypes=int64,bf16 --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(output,
+            "allreduce/local/int64/bytes:8/ranks:2\nallreduce/local/int64/bytes:64/ranks:2\n"
+            "allreduce/local/int64/bytes:512/ranks:2\nallreduce/local/bf16/bytes:8/ranks:2\n"
+            "allreduce/local/bf16/bytes:64/ranks:2\nallreduce/local/bf16/bytes:512/ranks:2\n");
+  EXPECT_NE(RunBench("--preset=tiny --families=allreduce --collective_factor=1 --list", &output),
+            0);
+  EXPECT_NE(output.find("--collective_factor=1"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --families=allreduce --collective_dtypes=uint8 --list",
+                     &output),
+            0);
+  EXPECT_NE(output.find("--collective_dtypes: 'uint8'"), std::string::npos) << output;
 }
 
 }  // namespace
