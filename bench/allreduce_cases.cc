@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -102,10 +101,11 @@ void Store(DType dtype, void* data, size_t i, double value) {
   }
 }
 
-// The element types the cases reduce, by the names case names use.
-constexpr std::pair<const char*, DType> kCollectiveDTypes[] = {
-    {"fp32", DType::kF32}, {"fp16", DType::kF16},  {"bf16", DType::kBF16},
-    {"fp64", DType::kF64}, {"int32", DType::kI32}, {"int64", DType::kI64}};
+// The element types every transport reduces.
+bool Reduced(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
+         dtype == DType::kF64 || dtype == DType::kI32 || dtype == DType::kI64;
+}
 
 // What every rank does next.
 enum class Task {
@@ -411,15 +411,16 @@ absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
   if (!flag.empty()) names = absl::StrSplit(flag, ',');
   std::vector<std::pair<std::string, DType>> out;
   for (const std::string& name : names) {
-    const auto* found = std::find_if(std::begin(kCollectiveDTypes), std::end(kCollectiveDTypes),
-                                     [&](const auto& d) { return name == d.first; });
-    if (found == std::end(kCollectiveDTypes))
+    const absl::StatusOr<DType> dtype = ParseDType(name);
+    if (!dtype.ok() || !Reduced(*dtype))
       return absl::InvalidArgumentError(
           absl::StrCat("--collective_dtypes: '", name,
                        "' is not an element type the collectives reduce (fp32, fp16, bf16, "
                        "fp64, int32, int64)"));
-    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.first == name; }))
-      out.emplace_back(name, found->second);
+    // By its canonical name, as case names spell it.
+    const std::string canonical(DTypeName(*dtype));
+    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.first == canonical; }))
+      out.emplace_back(canonical, *dtype);
   }
   if (out.empty()) return absl::InvalidArgumentError("--collective_dtypes: no element type");
   return out;

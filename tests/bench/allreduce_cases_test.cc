@@ -229,6 +229,11 @@ TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
   ASSERT_EQ(flag->size(), 2u) << "a type named twice runs once";
   EXPECT_EQ((*flag)[0].first, "bf16");
   EXPECT_EQ((*flag)[1].second, DType::kI64);
+  // nccl-tests' spelling is read as the canonical one, which names the case.
+  auto alias = CollectiveDTypes("float,fp32", {});
+  ASSERT_TRUE(alias.ok()) << alias.status();
+  ASSERT_EQ(alias->size(), 1u);
+  EXPECT_EQ((*alias)[0].first, "fp32");
   auto bad = CollectiveDTypes("fp32,uint8", {"fp32"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
