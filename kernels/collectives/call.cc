@@ -8,7 +8,7 @@ namespace cnnbench::collectives {
 
 bool KnownOp(ReduceOp op) {
   return op == ReduceOp::kSum || op == ReduceOp::kAvg || op == ReduceOp::kMax ||
-         op == ReduceOp::kMin;
+         op == ReduceOp::kMin || op == ReduceOp::kProd;
 }
 
 std::string OpText(int64_t op) {
@@ -44,7 +44,7 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
     if (!KnownOp(c.op))
       return absl::UnimplementedError(
           absl::StrCat("unsupported: reduce op ", static_cast<int>(c.op), " in ", rules.group, " ",
-                       KindName(c.kind), " (known: sum, avg, max, min; ", where(), ")"));
+                       KindName(c.kind), " (known: sum, avg, max, min, prod; ", where(), ")"));
     if (!rules.reduces(c.dtype, c.op))
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: ", rules.group, " ", KindName(c.kind), " of ", DTypeName(c.dtype),

@@ -60,7 +60,7 @@ struct Call {
   int root = 0;
 };
 
-// sum, avg, max and min: the reductions both groups know.
+// sum, avg, max, min and prod: the reductions every group knows.
 bool KnownOp(ReduceOp op);
 // An op's or a dtype's name, or "op N" / "dtype N" for a value that is none
 // (a signature field received from another rank).

@@ -12,6 +12,8 @@ absl::string_view ReduceOpName(ReduceOp op) {
       return "max";
     case ReduceOp::kMin:
       return "min";
+    case ReduceOp::kProd:
+      return "prod";
   }
   return "unknown";  // a value cast from outside the enumeration
 }

@@ -17,10 +17,12 @@
 namespace cnnbench {
 
 // kAvg is the sum divided by the number of ranks (data-parallel gradient
-// averaging), as ncclAvg.
-enum class ReduceOp { kSum, kAvg, kMax, kMin };
+// averaging), as ncclAvg; kProd the product, as ncclProd.
+enum class ReduceOp { kSum, kAvg, kMax, kMin, kProd };
+inline constexpr ReduceOp kReduceOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax,
+                                          ReduceOp::kMin, ReduceOp::kProd};
 
-absl::string_view ReduceOpName(ReduceOp op);  // "sum", "avg", "max", "min"
+absl::string_view ReduceOpName(ReduceOp op);  // "sum", "avg", "max", "min", "prod"
 
 class Communicator {
  public:

@@ -163,6 +163,17 @@ struct SumOp {
     }
   }
 };
+struct ProdOp {
+  template <typename V>
+  static V Apply(V a, V b) {
+    if constexpr (std::is_integral_v<V>) {
+      using U = std::make_unsigned_t<V>;  // wraps around, as SumOp
+      return static_cast<V>(static_cast<U>(a) * static_cast<U>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
 struct MaxOp {
   template <typename V>
   static V Apply(V a, V b) {
@@ -222,6 +233,8 @@ ReduceFn ForOp(ReduceOp op) {
       return ReduceRange<T, MaxOp, false>;
     case ReduceOp::kMin:
       return ReduceRange<T, MinOp, false>;
+    case ReduceOp::kProd:
+      return ReduceRange<T, ProdOp, false>;
   }
   return nullptr;
 }

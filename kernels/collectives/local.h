@@ -14,7 +14,7 @@ namespace cnnbench {
 
 // One communicator per rank, element r being rank r. The communicators share
 // the group's state and may be destroyed in any order once no call is running.
-// AllReduce: fp32, fp64, fp16, bf16, int32, int64; sum, avg, max, min.
+// AllReduce: fp32, fp64, fp16, bf16, int32, int64; sum, avg, max, min, prod.
 // Broadcast and AllGather: every dtype (they copy bytes); an in-place
 // all-gather passes send == recv + rank * count.
 // A rank that waits longer than options.timeout for the others gets

@@ -113,6 +113,8 @@ MPI_Op ReduceMpiOp(ReduceOp op) {
       return MPI_MAX;
     case ReduceOp::kMin:
       return MPI_MIN;
+    case ReduceOp::kProd:
+      return MPI_PROD;
   }
   return MPI_OP_NULL;
 }

@@ -63,7 +63,7 @@ class MpiEnvironment {
 //
 // AllReduce: fp32, fp64, int32, int64 natively; fp16 and bf16 are widened to
 // fp32, reduced, and rounded once; sum, avg (sum, then divided by size()),
-// max, min. Broadcast and AllGather: every dtype (bytes). Counts (in bytes
+// max, min, prod. Broadcast and AllGather: every dtype (bytes). Counts (in bytes
 // for Broadcast and AllGather) above INT_MAX: InvalidArgument, MPI counts
 // being ints. The stream must be the CPU's; the work is done when the call
 // returns.

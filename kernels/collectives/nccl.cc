@@ -82,9 +82,11 @@ absl::StatusOr<ncclRedOp_t> NcclOp(ReduceOp op) {
       return ncclMax;
     case ReduceOp::kMin:
       return ncclMin;
+    case ReduceOp::kProd:
+      return ncclProd;
   }
   return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ", static_cast<int>(op),
-                                               " in nccl all-reduce (known: sum, avg, max, min)"));
+                                               " in nccl all-reduce (known: sum, avg, max, min, prod)"));
 }
 
 class NcclCommunicator final : public Communicator {

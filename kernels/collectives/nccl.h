@@ -57,7 +57,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateNcclCommunicator(
 absl::Status NcclSynchronize(Communicator& comm, const Stream& stream);
 
 // The collectives: fp32, fp16, bf16, fp64, int32, int64 (AllReduce also
-// uint8); sum, avg (ncclAvg), max, min. Buffers are device memory on the
+// uint8); sum, avg (ncclAvg), max, min, prod. Buffers are device memory on the
 // communicator's device and the stream is on that device. Unlike the local
 // and mpi groups:
 // - a mismatch between ranks is not detected (NCCL does not check, and a

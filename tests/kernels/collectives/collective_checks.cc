@@ -72,8 +72,10 @@ bool Elements::Same(size_t i, const Elements& other) const {
 
 double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
   int64_t sum = 0, max = Value(0, i), min = Value(0, i);
+  double prod = 1;  // in floating point: a zero keeps the product's sign (-0), as IEEE's
   for (int r = 0; r < ranks; ++r) {
     sum += Value(r, i);
+    prod *= static_cast<double>(Value(r, i));
     max = std::max(max, Value(r, i));
     min = std::min(min, Value(r, i));
   }
@@ -84,6 +86,10 @@ double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
       return static_cast<double>(max);
     case ReduceOp::kMin:
       return static_cast<double>(min);
+    case ReduceOp::kProd:
+      // At most 5^4 over four ranks: exact in every type but bf16, which the
+      // caller's Set rounds once, as the accumulation in fp32 does.
+      return prod;
     case ReduceOp::kAvg:
       if (dtype == DType::kI32 || dtype == DType::kI64) return static_cast<double>(sum / ranks);
       if (dtype == DType::kF64) return static_cast<double>(sum) / ranks;

@@ -22,9 +22,12 @@ inline constexpr DType kDTypes[] = {DType::kF32,  DType::kF64, DType::kF16,
                                     DType::kBF16, DType::kI32, DType::kI64};
 inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16,
                                        DType::kI32, DType::kI64, DType::kU8};
-inline constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin};
+inline constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin,
+                                    ReduceOp::kProd};
 inline constexpr size_t kGuard = 16;   // elements past `count` that nothing may write
-inline constexpr double kPoison = 99;  // never a result: every result lies in [-20, 20]
+// Never a result: sums lie in [-20, 20], and 99 = 9 x 11 is no product of
+// values in [-5, 5].
+inline constexpr double kPoison = 99;
 
 // Rank r's element i: a small integer in [-5, 5], so a sum over up to four
 // ranks is exact in every dtype (bf16 holds integers up to 256) whatever the

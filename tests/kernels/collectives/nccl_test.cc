@@ -26,6 +26,7 @@ using collective_test::CopyValue;
 using collective_test::Elements;
 using collective_test::Expected;
 using collective_test::kDTypes;
+using collective_test::kOps;
 using collective_test::Value;
 
 #define SKIP_WITHOUT_GPU()                      \
@@ -165,7 +166,7 @@ TEST(NcclTest, EveryCollectiveOnEveryVisibleGpu) {
       if (failures[rank].empty()) failures[rank] = std::move(failure);
     };
     for (DType dtype : kDTypes)
-      for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin})
+      for (ReduceOp op : kOps)
         for (size_t count : {size_t{1}, size_t{1001}})
           note(CheckGpuAllReduce(comm, *stream, gpus[rank], dtype, op, count));
     // Broadcast from the last rank and all-gather, fp32.
