@@ -23,8 +23,7 @@ absl::StatusOr<std::vector<GradientBucket>> PlanBuckets(const std::vector<Gradie
     if (r.offset + r.bytes != reported_end)
       return absl::InternalError(absl::StrCat(
           "gradient ranges are not contiguous in backward order: node ", r.node, " covers [",
-          r.offset, ", ", r.offset + r.bytes, ") but the previous range began at ",
-          reported_end));
+          r.offset, ", ", r.offset + r.bytes, ") but the previous range began at ", reported_end));
     reported_end = r.offset;
     if (unbucketed_end - r.offset >= bucket_bytes) {
       buckets.push_back({r.offset, unbucketed_end - r.offset});
@@ -59,8 +58,8 @@ class Replica::CpuWorker {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (posted_ == queue_.size())
-        return absl::InternalError(absl::StrCat("more than ", queue_.size(),
-                                                " gradient buckets in one step"));
+        return absl::InternalError(
+            absl::StrCat("more than ", queue_.size(), " gradient buckets in one step"));
       queue_[posted_++] = bucket;
     }
     wake_.notify_all();
@@ -96,10 +95,9 @@ class Replica::CpuWorker {
       }
       lock.lock();
       if (!status.ok() && error_.ok())
-        error_ = absl::Status(status.code(), absl::StrCat("all-reduce of gradient bytes [",
-                                                          bucket.offset, ", ",
-                                                          bucket.offset + bucket.bytes,
-                                                          "): ", status.message()));
+        error_ = absl::Status(status.code(),
+                              absl::StrCat("all-reduce of gradient bytes [", bucket.offset, ", ",
+                                           bucket.offset + bucket.bytes, "): ", status.message()));
       busy_ = false;
       if (taken_ == posted_) idle_.notify_all();
     }
@@ -118,11 +116,11 @@ class Replica::CpuWorker {
 };
 
 absl::StatusOr<std::unique_ptr<Replica>> Replica::Create(const Graph& graph, Backend* backend,
-                                                         TrainOptions options,
-                                                         Communicator* comm,
+                                                         TrainOptions options, Communicator* comm,
                                                          const DataParallelOptions& dp) {
   if (comm == nullptr) return absl::InvalidArgumentError("Replica: no communicator");
-  if (dp.bucket_bytes == 0) return absl::InvalidArgumentError("Replica: bucket size must be positive");
+  if (dp.bucket_bytes == 0)
+    return absl::InvalidArgumentError("Replica: bucket size must be positive");
   std::unique_ptr<Replica> r(new Replica());
   r->comm_ = comm;
   r->dp_ = dp;
@@ -182,8 +180,7 @@ absl::StatusOr<bool> Replica::SyncInitialWeights() {
   // Every rank's digest of its parameters, gathered on every rank.
   auto gather_digests = [&]() -> absl::StatusOr<std::vector<uint64_t>> {
     RETURN_IF_ERROR(trainer_->Synchronize());
-    RETURN_IF_ERROR(
-        CopyBytes(host.data(), Device::Cpu(), trainer_->parameters(), device, bytes));
+    RETURN_IF_ERROR(CopyBytes(host.data(), Device::Cpu(), trainer_->parameters(), device, bytes));
     const uint64_t digest = Digest(host);
     // The buffer: this rank's digest, then every rank's.
     char* send = static_cast<char*>(loss_buffer_.data());
@@ -200,8 +197,8 @@ absl::StatusOr<bool> Replica::SyncInitialWeights() {
   for (uint64_t d : before) agreed = agreed && d == before[0];
 
   RETURN_IF_ERROR(trainer_->Synchronize());
-  RETURN_IF_ERROR(comm_->Broadcast(trainer_->parameters(), bytes / sizeof(float), DType::kF32,
-                                   /*root=*/0, stream));
+  RETURN_IF_ERROR(comm_->Broadcast(trainer_->parameters(), trainer_->parameters(),
+                                   bytes / sizeof(float), DType::kF32, /*root=*/0, stream));
   RETURN_IF_ERROR(stream.Synchronize());
   RETURN_IF_ERROR(trainer_->ParametersChanged());
 
@@ -222,10 +219,10 @@ absl::Status Replica::SetBatch(const float* images, const int32_t* labels) {
 
 absl::Status Replica::OnGradientsReady(const GradientRange& range) {
   if (range.offset + range.bytes != reported_end_)
-    return absl::InternalError(absl::StrCat(
-        "gradient ranges are not contiguous in backward order: node ", range.node, " covers [",
-        range.offset, ", ", range.offset + range.bytes, ") but the previous range began at ",
-        reported_end_));
+    return absl::InternalError(
+        absl::StrCat("gradient ranges are not contiguous in backward order: node ", range.node,
+                     " covers [", range.offset, ", ", range.offset + range.bytes,
+                     ") but the previous range began at ", reported_end_));
   reported_end_ = range.offset;
   if (unbucketed_end_ - range.offset < dp_.bucket_bytes) return absl::OkStatus();
   const GradientBucket bucket{range.offset, unbucketed_end_ - range.offset};

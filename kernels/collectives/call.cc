@@ -61,16 +61,18 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
     if (!count.ok()) return absl::Status(count.code(), absl::StrCat(what(), ": ", count.message()));
   }
   if (c.count == 0) return absl::OkStatus();
-  // A reduce writes only the root's receive buffer: the others may pass null.
+  // A reduce writes only the root's receive buffer, a broadcast reads only
+  // the root's send buffer: the others may pass null.
   const bool needs_recv = c.kind != Kind::kReduce || rank == c.root;
-  if (c.send == nullptr || (needs_recv && c.recv == nullptr))
+  const bool needs_send = c.kind != Kind::kBroadcast || rank == c.root;
+  if ((needs_send && c.send == nullptr) || (needs_recv && c.recv == nullptr))
     return absl::InvalidArgumentError(
-        absl::StrCat(what(), ": the ",
-                     c.kind == Kind::kBroadcast ? "" : (c.send == nullptr ? "send " : "receive "),
+        absl::StrCat(what(), ": the ", needs_send && c.send == nullptr ? "send " : "receive ",
                      "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
-  if ((c.kind == Kind::kAllReduce || (c.kind == Kind::kReduce && needs_recv)) && c.send != c.recv &&
-      Overlap(c.send, bytes, c.recv, bytes))
+  if ((c.kind == Kind::kAllReduce || (c.kind != Kind::kReduceScatter &&
+                                      c.kind != Kind::kAllGather && needs_send && needs_recv)) &&
+      c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
     return absl::InvalidArgumentError(absl::StrCat(what(),
                                                    ": the send and receive buffers overlap without "
                                                    "being the same (in place is send == recv)"));

@@ -45,7 +45,7 @@ inline absl::string_view KindName(int64_t kind) {
 }
 inline absl::string_view KindName(Kind kind) { return KindName(static_cast<int64_t>(kind)); }
 
-// One rank's call. A broadcast posts its buffer as both send and recv; `op`
+// One rank's call (in place, a broadcast's send is its recv); `op`
 // is kSum unless the collective reduces and `root` 0 unless it has one, so
 // two calls agree exactly when these fields (but the buffers) are equal.
 // `count` is the per-rank count the interface takes (a reduce-scatter's

@@ -44,10 +44,11 @@ class Communicator {
   virtual absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype,
                                  ReduceOp op, const Stream& stream) = 0;
 
-  // On every rank, buffer[0, count) = root's buffer[0, count). Every rank
-  // makes the same call (count, dtype, root); a mismatch is an error on
-  // every rank.
-  virtual absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+  // On every rank, recv[0, count) = root's send[0, count), as
+  // ncclBroadcast. `send` is read on the root only (elsewhere it may be
+  // null); in place is send == recv. Every rank makes the same call (count,
+  // dtype, root); a mismatch is an error on every rank.
+  virtual absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                                  const Stream& stream) = 0;
 
   // On every rank, recv[r * count + i] = rank r's send[i] for i < count:

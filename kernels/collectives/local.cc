@@ -322,7 +322,7 @@ void MoveData(const std::vector<Call>& calls, int rank) {
                                       rank);
       break;
     case Kind::kBroadcast:
-      if (rank != mine.root) std::memcpy(mine.recv, calls[mine.root].send, bytes);
+      if (mine.recv != calls[mine.root].send) std::memcpy(mine.recv, calls[mine.root].send, bytes);
       break;
     case Kind::kAllGather:
       for (int r = 0; r < size; ++r) {
@@ -347,11 +347,11 @@ class LocalCommunicator final : public Communicator {
     return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0, absl::OkStatus()}, stream);
   }
 
-  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
-    return Run(Call{Kind::kBroadcast, buffer, buffer, count, dtype, ReduceOp::kSum, root,
-                    absl::OkStatus()},
-               stream);
+    return Run(
+        Call{Kind::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root, absl::OkStatus()},
+        stream);
   }
 
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,

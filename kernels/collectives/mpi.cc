@@ -192,9 +192,9 @@ class MpiCommunicator final : public Communicator {
     return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0}, stream);
   }
 
-  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
-    return Run(Call{Kind::kBroadcast, buffer, buffer, count, dtype, ReduceOp::kSum, root}, stream);
+    return Run(Call{Kind::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root}, stream);
   }
 
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
@@ -420,6 +420,9 @@ class MpiCommunicator final : public Communicator {
         break;
       }
       case Kind::kBroadcast:
+        // MPI broadcasts in place: out of place, the root's data first
+        // moves into its receive buffer.
+        if (rank_ == call.root && call.send != call.recv) std::memcpy(call.recv, call.send, bytes);
         MPI_RETURN_IF_ERROR(
             MPI_Ibcast(call.recv, bytes, MPI_BYTE, call.root, comm_, &b.requests[0]));
         break;

@@ -85,8 +85,9 @@ absl::StatusOr<ncclRedOp_t> NcclOp(ReduceOp op) {
     case ReduceOp::kProd:
       return ncclProd;
   }
-  return absl::UnimplementedError(absl::StrCat("unsupported: reduce op ", static_cast<int>(op),
-                                               " in nccl all-reduce (known: sum, avg, max, min, prod)"));
+  return absl::UnimplementedError(
+      absl::StrCat("unsupported: reduce op ", static_cast<int>(op),
+                   " in nccl all-reduce (known: sum, avg, max, min, prod)"));
 }
 
 class NcclCommunicator final : public Communicator {
@@ -134,15 +135,16 @@ class NcclCommunicator final : public Communicator {
                     "ncclAllReduce");
   }
 
-  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
-    RETURN_IF_ERROR(CheckCall("broadcast", buffer, buffer, count, stream));
+    // The send buffer is read on the root only: elsewhere it may be null.
+    RETURN_IF_ERROR(CheckCall("broadcast", rank_ == root ? send : recv, recv, count, stream));
     if (root < 0 || root >= size_)
       return absl::InvalidArgumentError(absl::StrCat("nccl broadcast, rank ", rank_, " of ", size_,
                                                      ": root ", root, " is not a rank (0 .. ",
                                                      size_ - 1, ")"));
     ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
-    return Enqueued(ncclBroadcast(buffer, buffer, count, type, root, comm_, Native(stream)),
+    return Enqueued(ncclBroadcast(send, recv, count, type, root, comm_, Native(stream)),
                     "ncclBroadcast");
   }
 

@@ -21,7 +21,8 @@ absl::StatusOr<NcclUniqueId> ShareNcclUniqueId(Communicator& bootstrap) {
       message[sizeof(id->bytes)] = 1;
     }
   }
-  RETURN_IF_ERROR(bootstrap.Broadcast(message, sizeof(message), DType::kU8, 0, Stream::Cpu()));
+  RETURN_IF_ERROR(
+      bootstrap.Broadcast(message, message, sizeof(message), DType::kU8, 0, Stream::Cpu()));
   if (!made.ok()) return made;
   if (message[sizeof(NcclUniqueId::bytes)] != 1)
     return absl::FailedPreconditionError(

@@ -56,9 +56,9 @@ class LoggingCommunicator : public Communicator {
       static_cast<float*>(recv)[3] += 1;
     return status;
   }
-  absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
-    return inner_->Broadcast(buffer, count, dtype, root, stream);
+    return inner_->Broadcast(send, recv, count, dtype, root, stream);
   }
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                          const Stream& stream) override {

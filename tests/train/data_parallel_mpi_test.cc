@@ -59,10 +59,10 @@ TEST(MpiReplicaTest, DISABLED_ReplicasMatchOneTrainerAtTheGlobalBatch) {
     std::vector<int32_t> labels;
     train_test::MakeBatch(100 + s, &images, &labels, ranks * kBatch);
     const size_t per_image = images.size() / (ranks * kBatch);
-    ASSERT_TRUE((*replica)
-                    ->SetBatch(images.data() + rank * kBatch * per_image,
-                               labels.data() + rank * kBatch)
-                    .ok());
+    ASSERT_TRUE(
+        (*replica)
+            ->SetBatch(images.data() + rank * kBatch * per_image, labels.data() + rank * kBatch)
+            .ok());
     ASSERT_TRUE((*replica)->Step().ok());
     auto loss = (*replica)->GlobalLoss();
     ASSERT_TRUE(loss.ok()) << loss.status();
@@ -74,8 +74,8 @@ TEST(MpiReplicaTest, DISABLED_ReplicasMatchOneTrainerAtTheGlobalBatch) {
   // The same steps by one trainer at the global batch.
   auto single_backend = CreateBackend("reference", Device::Cpu());
   ASSERT_TRUE(single_backend.ok());
-  auto single =
-      Trainer::Compile(train_test::SmallCnn(ranks * kBatch, false), single_backend->get(), Options());
+  auto single = Trainer::Compile(train_test::SmallCnn(ranks * kBatch, false), single_backend->get(),
+                                 Options());
   ASSERT_TRUE(single.ok()) << single.status();
   for (int s = 0; s < kSteps; ++s) {
     std::vector<float> images;
@@ -90,12 +90,16 @@ TEST(MpiReplicaTest, DISABLED_ReplicasMatchOneTrainerAtTheGlobalBatch) {
   ASSERT_EQ(mine.size(), expected.size());
   double worst = 0;
   for (size_t i = 0; i < mine.size(); ++i)
-    worst = std::max(worst, std::fabs(double{mine[i]} - expected[i]) / (1 + std::fabs(expected[i])));
+    worst =
+        std::max(worst, std::fabs(double{mine[i]} - expected[i]) / (1 + std::fabs(expected[i])));
   EXPECT_LT(worst, 1e-5) << "rank " << rank;
 
   // Every rank holds the same bits: rank 0's weights broadcast and compared.
   std::vector<float> rank0 = mine;
-  ASSERT_TRUE((*comm)->Broadcast(rank0.data(), rank0.size(), DType::kF32, 0, Stream::Cpu()).ok());
+  ASSERT_TRUE(
+      (*comm)
+          ->Broadcast(rank0.data(), rank0.data(), rank0.size(), DType::kF32, 0, Stream::Cpu())
+          .ok());
   EXPECT_EQ(0, std::memcmp(rank0.data(), mine.data(), mine.size() * sizeof(float)))
       << "rank " << rank;
   std::printf("replica rank %d of %d: max relative difference %g\n", rank, ranks, worst);
@@ -109,7 +113,8 @@ TEST(MpiReplicaLaunch, TwoProcesses) {
   const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
   ASSERT_GT(length, 0);
   const testing::MpiJob job = testing::RunMpiJob(
-      mpirun, 2, absl::StrCat(self, " --gtest_also_run_disabled_tests --gtest_filter=MpiReplicaTest.*"));
+      mpirun, 2,
+      absl::StrCat(self, " --gtest_also_run_disabled_tests --gtest_filter=MpiReplicaTest.*"));
   EXPECT_EQ(job.exit_code, 0) << job.output;
   for (int r = 0; r < 2; ++r)
     EXPECT_TRUE(absl::StrContains(job.output, absl::StrCat("replica rank ", r, " of 2")))

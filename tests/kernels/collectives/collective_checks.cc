@@ -126,14 +126,23 @@ std::string AllReduceAndCheck(Communicator& comm, const Stream& stream, DType dt
 }
 
 std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
-                              int root) {
-  const std::string what = absl::StrCat("broadcast, ranks ", comm.size(), ", rank ", comm.rank(),
-                                        ", root ", root, ", ", DTypeName(dtype), ", count ", count);
-  Elements buffer(dtype, count + kGuard);
-  for (size_t i = 0; i < count + kGuard; ++i)
-    buffer.Set(i, i < count ? CopyValue(comm.rank(), i) : kPoison);
-  absl::Status s = comm.Broadcast(buffer.data(), count, dtype, root, stream);
+                              int root, bool in_place) {
+  const std::string what =
+      absl::StrCat("broadcast, ranks ", comm.size(), ", rank ", comm.rank(), ", root ", root, ", ",
+                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
+  Elements buffer(dtype, count + kGuard), send(dtype, count + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) {
+    const double mine = i < count ? CopyValue(comm.rank(), i) : kPoison;
+    (in_place ? buffer : send).Set(i, mine);
+    if (!in_place) buffer.Set(i, kPoison);
+  }
+  // Out of place, the send buffer is read on the root only: the others pass null.
+  const void* from = in_place ? buffer.data() : comm.rank() == root ? send.data() : nullptr;
+  absl::Status s = comm.Broadcast(from, buffer.data(), count, dtype, root, stream);
   if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; !in_place && i < count + kGuard; ++i)
+    if (send.Get(i) != (i < count ? CopyValue(comm.rank(), i) : kPoison))
+      return absl::StrCat(what, ": the send buffer's element ", i, " was written");
   for (size_t i = 0; i < count + kGuard; ++i) {
     const double expected = i < count ? CopyValue(root, i) : kPoison;
     if (buffer.Get(i) != expected)
@@ -266,7 +275,7 @@ absl::Status RunAny(Communicator& comm, const AnyCall& c) {
     case Collective::kAllReduce:
       return comm.AllReduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, stream);
     case Collective::kBroadcast:
-      return comm.Broadcast(send.data(), c.count, c.dtype, c.root, stream);
+      return comm.Broadcast(send.data(), send.data(), c.count, c.dtype, c.root, stream);
     case Collective::kAllGather:
       return comm.AllGather(send.data(), recv.data(), c.count, c.dtype, stream);
     case Collective::kReduceScatter:

@@ -24,7 +24,7 @@ inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF64, DType::kF16, DT
                                        DType::kI32, DType::kI64, DType::kU8};
 inline constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kAvg, ReduceOp::kMax, ReduceOp::kMin,
                                     ReduceOp::kProd};
-inline constexpr size_t kGuard = 16;   // elements past `count` that nothing may write
+inline constexpr size_t kGuard = 16;  // elements past `count` that nothing may write
 // Never a result: sums lie in [-20, 20], and 99 = 9 x 11 is no product of
 // values in [-5, 5].
 inline constexpr double kPoison = 99;
@@ -61,8 +61,9 @@ double Expected(DType dtype, ReduceOp op, int ranks, size_t i);
 // wrong (the call, the element, what it held and what it should).
 std::string AllReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
                               size_t count, bool in_place);
+// Out of place, the ranks but the root pass a null send buffer.
 std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
-                              int root);
+                              int root, bool in_place);
 // In place, this rank's slice of recv is its send buffer.
 std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
                               bool in_place);

@@ -258,7 +258,7 @@ TEST(LocalGroupTest, ASecondThreadOnOneCommunicatorIsRefused) {
   EXPECT_EQ(rank1, 3);
 }
 
-TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDType) {
+TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDTypeInAndOutOfPlace) {
   for (int ranks : {1, 2, 3, 4}) {
     auto group = CreateLocalGroup(ranks);
     ASSERT_TRUE(group.ok()) << group.status();
@@ -267,10 +267,12 @@ TEST(LocalGroupTest, BroadcastFromEveryRootInEveryDType) {
       auto stream = Stream::Create(Device::Cpu());
       for (DType dtype : kAllDTypes)
         for (size_t count : kCounts)
-          for (int root = 0; root < ranks; ++root) {
-            std::string failure = BroadcastAndCheck(*(*group)[rank], *stream, dtype, count, root);
-            if (failures[rank].empty()) failures[rank] = failure;
-          }
+          for (int root = 0; root < ranks; ++root)
+            for (bool in_place : {true, false}) {
+              std::string failure =
+                  BroadcastAndCheck(*(*group)[rank], *stream, dtype, count, root, in_place);
+              if (failures[rank].empty()) failures[rank] = failure;
+            }
     });
     for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
   }
@@ -325,9 +327,9 @@ TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
                            const Stream& stream) override {
       return inner_.AllReduce(send, recv, count, dtype, op, stream);
     }
-    absl::Status Broadcast(void* buffer, size_t count, DType dtype, int root,
+    absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                            const Stream& stream) override {
-      return inner_.Broadcast(buffer, count, dtype, root, stream);
+      return inner_.Broadcast(send, recv, count, dtype, root, stream);
     }
     absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                            const Stream& stream) override {

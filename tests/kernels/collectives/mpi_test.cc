@@ -118,17 +118,18 @@ TEST(MpiRankTest, IntegerSumsWrapAroundAndAveragesTruncate) {
   EXPECT_EQ(values[1], 3 / comm->size());
 }
 
-TEST(MpiRankTest, BroadcastFromEveryRootInEveryDType) {
+TEST(MpiRankTest, BroadcastFromEveryRootInEveryDTypeInAndOutOfPlace) {
   SKIP_UNLESS_UNDER_MPIRUN();
   auto comm = NewCommunicator();
   ASSERT_NE(comm, nullptr);
   std::string failure;
   for (DType dtype : kAllDTypes)
     for (size_t count : kCounts)
-      for (int root = 0; root < comm->size(); ++root) {
-        std::string f = BroadcastAndCheck(*comm, Stream::Cpu(), dtype, count, root);
-        if (failure.empty()) failure = f;
-      }
+      for (int root = 0; root < comm->size(); ++root)
+        for (bool in_place : {true, false}) {
+          std::string f = BroadcastAndCheck(*comm, Stream::Cpu(), dtype, count, root, in_place);
+          if (failure.empty()) failure = f;
+        }
   EXPECT_EQ(failure, "");
 }
 
@@ -227,7 +228,7 @@ TEST(MpiRankTest, OneRanksBadCallFailsEveryRank) {
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
   EXPECT_TRUE(absl::StartsWith(s.message(), "unsupported: ")) << s;
   // A root outside the group.
-  s = comm->Broadcast(data, 4, DType::kF32, comm->size(), Stream::Cpu());
+  s = comm->Broadcast(data, data, 4, DType::kF32, comm->size(), Stream::Cpu());
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "is not a rank")) << s;
   EXPECT_TRUE(comm->AllReduce(data, data, 4, DType::kF32, ReduceOp::kSum, Stream::Cpu()).ok());
@@ -246,7 +247,7 @@ TEST(MpiRankTest, ARankThatSkipsACallTimesOutRankZeroAndBreaksItsCommunicator) {
     const std::string missing = comm->size() == 2 ? "rank 1 did not arrive" : "ranks 1, ";
     EXPECT_TRUE(absl::StrContains(s.message(), missing)) << s;
     // Broken: fails at once (waiting would end in DeadlineExceeded).
-    s = comm->Broadcast(&value, 1, DType::kF32, 0, Stream::Cpu());
+    s = comm->Broadcast(&value, &value, 1, DType::kF32, 0, Stream::Cpu());
     EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
     EXPECT_TRUE(absl::StrContains(s.message(), "broken")) << s;
   }

@@ -176,7 +176,9 @@ TEST(NcclTest, EveryCollectiveOnEveryVisibleGpu) {
     DeviceElements d_data(gpus[rank], data), d_gathered(gpus[rank], gathered);
     absl::Status s = comm.AllGather(d_data.buffer.data(), d_gathered.buffer.data(), kCount,
                                     DType::kF32, *stream);
-    if (s.ok()) s = comm.Broadcast(d_data.buffer.data(), kCount, DType::kF32, ranks - 1, *stream);
+    if (s.ok())
+      s = comm.Broadcast(d_data.buffer.data(), d_data.buffer.data(), kCount, DType::kF32, ranks - 1,
+                         *stream);
     if (s.ok()) s = NcclSynchronize(comm, *stream);
     if (!s.ok()) return note(s.ToString());
     d_data.CopyTo(data);
