@@ -23,8 +23,6 @@
 #include "train/data_parallel.h"
 #include "train/trainer.h"
 
-ABSL_DECLARE_FLAG(int, allreduce_iters);  // bench/allreduce_cases.cc
-
 namespace cnnbench::bench {
 namespace {
 
@@ -140,7 +138,7 @@ absl::Status GradsWorkload::Report(benchmark::State& state) {
 }  // namespace
 
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness) {
-  std::vector<int> rank_counts = options.allreduce.ranks;
+  std::vector<int> rank_counts = options.collectives.ranks;
   if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
   const char* impl = options.mpi != nullptr ? "mpi" : "local";
   for (const std::string& model : options.train.models) {
@@ -151,9 +149,8 @@ absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness) {
                                    static_cast<int64_t>(options.train.bucket_bytes >> 20), ranks)
                        .ToString();
       timed.family = FamilyName(Family::kGrads);
-      const int flag = absl::GetFlag(FLAGS_allreduce_iters);  // checked by the suite's main
-      timed.iterations = flag > 0 ? flag : options.allreduce.iters;
-      timed.iterations_flag = "--allreduce_iters";
+      timed.iterations = options.collectives.iters;  // --collective_iters
+      timed.iterations_flag = "--collective_iters";
       timed.time_span = true;  // every rank makes all its collectives in one go
       timed.unit = benchmark::kMillisecond;
       timed.prepare = [model, ranks, &options] {

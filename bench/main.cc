@@ -28,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/case_filter.h"
+#include "bench/collective_cases.h"
 #include "bench/context.h"
 #include "bench/harness.h"
 #include "bench/interrupt.h"
@@ -61,11 +62,6 @@ ABSL_FLAG(std::string, gpus, "", "GPU counts, e.g. 1,2,4,8 (0 = the CPU)");
 ABSL_FLAG(std::string, replicas, "",
           "data-parallel CPU replicas for the gpus:0 training cases, e.g. 1,2 (default 1); "
           "GPU cases take one replica per GPU");
-ABSL_FLAG(std::string, allreduce_ranks, "",
-          "rank counts of the allreduce/local and grads/local cases, e.g. 1,2,4 (1: a plain "
-          "copy, the memory's own rate as a baseline)");
-ABSL_FLAG(std::string, allreduce_bytes, "",
-          "smallest and largest all-reduce size in bytes, MIN,MAX (sizes double from MIN)");
 ABSL_FLAG(int, bucket_mb, -1,
           "gradient all-reduce bucket size in MiB for data-parallel training (default 25)");
 ABSL_FLAG(bool, overlap, true,
@@ -215,18 +211,6 @@ absl::Status CheckNotEmpty(const absl::Flag<std::string>& flag) {
   return absl::OkStatus();
 }
 
-// Counts defined beside the code that reads them (bench/allreduce_cases.cc):
-// checked here too, so that every suite flag is checked the same way.
-absl::Status CheckOtherCounts() {
-  for (const auto& [name, least] : {std::pair<const char*, int>{"allreduce_warmup", 0},
-                                    std::pair<const char*, int>{"allreduce_iters", 1}}) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr) continue;
-    if (absl::StatusOr<int> v = CountFlag(*flag, least, 0); !v.ok()) return v.status();
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing) {
   for (const auto* flag : {&FLAGS_preset, &FLAGS_data_dir, &FLAGS_platform, &FLAGS_backend})
     RETURN_IF_ERROR_AS_IS(CheckNotEmpty(*flag));
@@ -245,22 +229,9 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
   if (!(s = ParseList(FLAGS_data, &o.train.data)).ok()) return s;
   if (!(s = ParseList(FLAGS_replicas, &o.train.replicas)).ok()) return s;
-  if (!(s = ParseList(FLAGS_allreduce_ranks, &o.allreduce.ranks)).ok()) return s;
-  for (int r : o.allreduce.ranks)
-    if (r == 0) return absl::InvalidArgumentError("--allreduce_ranks: a rank count must be >= 1");
-  if (Given(FLAGS_allreduce_bytes)) {
-    std::vector<int64_t> range;
-    for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_allreduce_bytes), ',')) {
-      int64_t value = 0;
-      range.push_back(absl::SimpleAtoi(part, &value) ? value : -1);
-    }
-    if (range.size() != 2 || range[0] < 4 || range[1] < range[0] || range[0] % 4 != 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--allreduce_bytes=", absl::GetFlag(FLAGS_allreduce_bytes),
-                       ": give MIN,MAX with 4 <= MIN <= MAX, MIN a multiple of 4 (fp32)"));
-    o.allreduce.min_bytes = range[0];
-    o.allreduce.max_bytes = range[1];
-  }
+  // --collective_* (bench/collective_cases.cc): errors name the flag.
+  if (!(s = ApplyCollectiveFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
+    return s;
   for (int r : o.train.replicas)
     if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
   for (int64_t b : o.train.batch_sizes)
@@ -313,7 +284,6 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   o.collective_timeout = absl::Seconds(*count);
   o.train.overlap = absl::GetFlag(FLAGS_overlap);
   o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
-  if (!(s = CheckOtherCounts()).ok()) return s;
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
@@ -355,6 +325,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.train.bucket_bytes));
   benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
   benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
+  AddCollectiveContext(o);
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
   const bool real =

@@ -47,7 +47,10 @@ std::string StripHarnessSuffixes(absl::string_view name) {
     if (absl::ConsumeSuffix(&name, agg)) break;
   std::vector<std::string> parts = absl::StrSplit(name, '/');
   const CaseFamily* family = FindCaseFamily(parts[0]);
-  const size_t expected = family != nullptr ? family->parts : parts.size();
+  size_t expected = family != nullptr ? family->parts : parts.size();
+  // An all-reduce named before the collectives had ops has one part fewer
+  // (none of its parts looks like a suffix).
+  if (family != nullptr && family->id == Family::kAllReduce) --expected;
   auto is_suffix = [](absl::string_view part) {
     return OneOf(part, {"manual_time", "real_time", "process_time"}) ||
            absl::StartsWith(part, "iterations:") || absl::StartsWith(part, "repeats:") ||
@@ -147,15 +150,29 @@ absl::StatusOr<CaseName> ParseGrads(const std::vector<std::string>& p, const Cas
   return c;
 }
 
-absl::StatusOr<CaseName> ParseAllReduce(const std::vector<std::string>& p, const CaseFamily& f) {
+// The collectives that copy rather than reduce: their op is "none", as
+// nccl-tests prints it.
+bool Copies(Family f) { return f == Family::kAllGather || f == Family::kBroadcast; }
+
+absl::StatusOr<CaseName> ParseCollective(const std::vector<std::string>& p, const CaseFamily& f) {
   CaseName c;
   c.family = f.name;
-  if (p.size() != f.parts || !OneOf(p[1], {"nccl", "mpi", "local"}) ||
-      !OneOf(p[2], {"fp32", "fp16", "bf16", "fp64", "int32", "int64"}) ||  // what they reduce
-      !ParseKeyed(p[3], "bytes", &c.bytes) || !ParseKeyed(p[4], "ranks", &c.ranks) || c.ranks == 0)
+  // allreduce/<impl>/<dtype>/bytes:<S>/ranks:<N>, the name before the
+  // collectives had ops, reads as the sum, so older JSON files still load.
+  std::vector<std::string> parts = p;
+  if (f.id == Family::kAllReduce && parts.size() == f.parts - 1)
+    parts.insert(parts.begin() + 3, "sum");
+  const bool op_ok =
+      Copies(f.id) ? parts.size() > 3 && parts[3] == "none"
+                   : parts.size() > 3 && OneOf(parts[3], {"sum", "prod", "max", "min", "avg"});
+  if (parts.size() != f.parts || !OneOf(parts[1], {"nccl", "mpi", "local"}) ||
+      !OneOf(parts[2], {"fp32", "fp16", "bf16", "fp64", "int32", "int64"}) ||  // what they reduce
+      !op_ok || !ParseKeyed(parts[4], "bytes", &c.bytes) || c.bytes == 0 ||
+      !ParseKeyed(parts[5], "ranks", &c.ranks) || c.ranks == 0)
     return Bad(absl::StrCat("does not match ", f.grammar));
-  c.impl = p[1];
-  c.dtype = p[2];
+  c.impl = parts[1];
+  c.dtype = parts[2];
+  c.op = parts[3];
   return c;
 }
 
@@ -192,8 +209,9 @@ std::string PrintTrain(const CaseName& c) {
                       c.gpus == 0 && c.replicas > 1 ? absl::StrCat("/replicas:", c.replicas) : "");
 }
 
-std::string PrintAllReduce(const CaseName& c) {
-  return absl::StrCat("allreduce/", c.impl, "/", c.dtype, "/bytes:", c.bytes, "/ranks:", c.ranks);
+std::string PrintCollective(const CaseName& c) {
+  return absl::StrCat(c.family, "/", c.impl, "/", c.dtype, "/", c.op, "/bytes:", c.bytes,
+                      "/ranks:", c.ranks);
 }
 
 std::string PrintInput(const CaseName& c) {
@@ -242,8 +260,21 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  two, "relu", "bytes_per_second", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kGemm, "gemm", "gemm/<precision>/<device>/<shape>", 4,
                  {}, "gemm", "flops", true, false, ParseKernel, PrintKernel},
-      CaseFamily{F::kAllReduce, "allreduce", "allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>", 5,
-                 {}, "", "busbw", true, true, ParseAllReduce, PrintAllReduce},
+      CaseFamily{F::kAllReduce, "allreduce",
+                 "allreduce/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kAllGather, "allgather",
+                 "allgather/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kReduceScatter, "reducescatter",
+                 "reducescatter/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kBroadcast, "broadcast",
+                 "broadcast/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kReduce, "reduce",
+                 "reduce/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
       CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
                  {}, "", "busbw", true, true, ParseGrads, PrintGrads},
       CaseFamily{F::kInput, "input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
@@ -315,15 +346,22 @@ CaseName CaseName::Kernel(absl::string_view family, absl::string_view pass,
   return c;
 }
 
-CaseName CaseName::AllReduce(absl::string_view impl, absl::string_view dtype, int64_t bytes,
-                             int ranks) {
+CaseName CaseName::Collective(absl::string_view family, absl::string_view impl,
+                              absl::string_view dtype, absl::string_view op, int64_t bytes,
+                              int ranks) {
   CaseName c;
-  c.family = "allreduce";
+  c.family = std::string(family);
   c.impl = std::string(impl);
   c.dtype = std::string(dtype);
+  c.op = std::string(op);
   c.bytes = bytes;
   c.ranks = ranks;
   return c;
+}
+
+bool CaseName::IsCollective() const {
+  const CaseFamily* f = FindCaseFamily(family);
+  return f != nullptr && IsCollectiveFamily(f->id);
 }
 
 CaseName CaseName::Grads(absl::string_view model, absl::string_view impl, int64_t bucket_mb,
@@ -371,9 +409,10 @@ std::string KernelCaseName(absl::string_view family, absl::string_view pass,
   return CaseName::Kernel(family, pass, precision, device, shape).ToString();
 }
 
-std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, int64_t bytes,
-                              int ranks) {
-  return CaseName::AllReduce(impl, dtype, bytes, ranks).ToString();
+std::string CollectiveCaseName(absl::string_view family, absl::string_view impl,
+                               absl::string_view dtype, absl::string_view op, int64_t bytes,
+                               int ranks) {
+  return CaseName::Collective(family, impl, dtype, op, bytes, ranks).ToString();
 }
 
 absl::StatusOr<CaseName> ParseCaseName(absl::string_view raw) {

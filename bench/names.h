@@ -10,7 +10,9 @@
 //   batchnorm/<fwd|bwd>/<precision>/<device>/<shape>
 //   relu/<fwd|bwd>/<precision>/<device>/<shape>
 //   gemm/<precision>/<device>/<shape>
-//   allreduce/<nccl|mpi|local>/<dtype>/bytes:<S>/ranks:<N>
+//   <collective>/<nccl|mpi|local>/<dtype>/<op>/bytes:<S>/ranks:<N>
+//       collective: allreduce, allgather, reducescatter, broadcast, reduce;
+//       op: sum, prod, max, min, avg (none: allgather, broadcast)
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 //   peak/<fp32|bf16>/cpu/threads:<T>
@@ -44,12 +46,21 @@ enum class Family : int {
   kBatchNorm,
   kRelu,
   kGemm,
-  kAllReduce,
+  kAllReduce,  // the collectives, as nccl-tests' binaries: all_reduce_perf, ...
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
   kGrads,
   kInput,
   kPeak,
 };
-inline constexpr size_t kFamilyCount = 11;
+inline constexpr size_t kFamilyCount = 15;
+// The collectives' families, kAllReduce .. kReduce: one name grammar, one
+// workload (bench/collective_cases.cc), one table layout (nccl-tests').
+inline constexpr bool IsCollectiveFamily(Family f) {
+  return f >= Family::kAllReduce && f <= Family::kReduce;
+}
 
 // One family's entry of a family-indexed table (FamilyTable<T>): it has no
 // default, so an initializer that leaves a family out does not compile.
@@ -128,8 +139,11 @@ struct CaseName {
   std::string algorithm;               // pool: max, avg
   std::string device;                  // cpu, cuda:0
   std::string shape;                   // canonical descriptor string
-  std::string impl, dtype;             // allreduce; grads: impl (and model)
-  int64_t bytes = 0;                   // allreduce: per rank; grads: the bucket size
+  std::string impl, dtype;             // collectives; grads: impl (and model)
+  std::string op;                      // collectives: sum, prod, max, min, avg; none (copies)
+  // Collectives: nccl-tests' size (the one buffer; all-gather's gathered
+  // and reduce-scatter's scattered buffer); grads: the bucket size.
+  int64_t bytes = 0;
   int ranks = 0;
   std::string source, preprocess;  // input
   int threads = 0;                 // input: decode threads; peak: the OpenMP team
@@ -140,8 +154,10 @@ struct CaseName {
   static CaseName Kernel(absl::string_view family, absl::string_view pass,
                          absl::string_view precision, absl::string_view device,
                          absl::string_view shape);
-  static CaseName AllReduce(absl::string_view impl, absl::string_view dtype, int64_t bytes,
-                            int ranks);
+  // `family`: a collective's (allreduce, allgather, ...).
+  static CaseName Collective(absl::string_view family, absl::string_view impl,
+                             absl::string_view dtype, absl::string_view op, int64_t bytes,
+                             int ranks);
   static CaseName Grads(absl::string_view model, absl::string_view impl, int64_t bucket_mb,
                         int ranks);
   static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
@@ -151,10 +167,12 @@ struct CaseName {
   std::string ToString() const;
   // Whether this case is of family `id`.
   bool Is(Family id) const { return family == FamilyName(id); }
+  // Whether this case is of a collective's family.
+  bool IsCollective() const;
 
   auto Tie() const {
     return std::tie(family, model, precision, data, batch, gpus, replicas, pass, algorithm, device,
-                    shape, impl, dtype, bytes, ranks, source, preprocess, threads);
+                    shape, impl, dtype, op, bytes, ranks, source, preprocess, threads);
   }
   bool operator<(const CaseName& o) const { return Tie() < o.Tie(); }
   bool operator==(const CaseName& o) const { return Tie() == o.Tie(); }
@@ -166,8 +184,9 @@ std::string TrainCaseName(absl::string_view model, absl::string_view precision,
 std::string KernelCaseName(absl::string_view family, absl::string_view pass,
                            absl::string_view precision, absl::string_view device,
                            absl::string_view shape);  // pool: pass is "max/fwd" etc.
-std::string AllReduceCaseName(absl::string_view impl, absl::string_view dtype, int64_t bytes,
-                              int ranks);
+std::string CollectiveCaseName(absl::string_view family, absl::string_view impl,
+                               absl::string_view dtype, absl::string_view op, int64_t bytes,
+                               int ranks);
 
 // Parses a name as Google Benchmark writes it: suffixes it adds
 // ("/manual_time", "/real_time", "/iterations:N", "/repeats:N", "/threads:N",

@@ -36,7 +36,7 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   o.gpu_count = gpu_count;
   o.precisions = {"fp32"};
   o.train.data = {"synthetic"};
-  o.allreduce.ranks = {2, 4};
+  o.collectives.ranks = {2, 4};
   if (preset == "published") {
     // The published page: five models at their batch sizes, 1..N GPUs,
     // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
@@ -75,8 +75,8 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.repetitions = 1;
     o.kernel.min_time = 0.2;
     o.kernel.gemm_sizes = {256, 1024};
-    o.allreduce.max_bytes = int64_t{64} << 20;
-    o.allreduce.ranks = {2};
+    o.collectives.max_bytes = int64_t{64} << 20;
+    o.collectives.ranks = {2};
     return o;
   }
   if (preset == "tiny") {
@@ -96,11 +96,11 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.repetitions = 2;
     o.kernel.min_time = 0.01;
     o.kernel.gemm_sizes = {64};
-    o.allreduce.max_bytes = 4096;
-    o.allreduce.min_bytes = 1024;
-    o.allreduce.ranks = {2};
-    o.allreduce.warmup = 1;
-    o.allreduce.iters = 2;
+    o.collectives.max_bytes = 4096;
+    o.collectives.min_bytes = 1024;
+    o.collectives.ranks = {2};
+    o.collectives.warmup = 1;
+    o.collectives.iters = 2;
     return o;
   }
   return absl::InvalidArgumentError(
@@ -226,17 +226,21 @@ struct Registrar {
   bool as_is;
 };
 constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
-    {RegisterTrainCases, true},       // train
-    {RegisterKernelCases, false},     // conv
-    {RegisterKernelCases, false},     // fc
-    {RegisterKernelCases, false},     // pool
-    {RegisterKernelCases, false},     // batchnorm
-    {RegisterKernelCases, false},     // relu
-    {RegisterGemmCases, false},       // gemm
-    {RegisterAllReduceCases, false},  // allreduce
-    {RegisterGradsCases, false},      // grads
-    {RegisterInputCases, true},       // input
-    {RegisterPeakCases, false},       // peak
+    {RegisterTrainCases, true},           // train
+    {RegisterKernelCases, false},         // conv
+    {RegisterKernelCases, false},         // fc
+    {RegisterKernelCases, false},         // pool
+    {RegisterKernelCases, false},         // batchnorm
+    {RegisterKernelCases, false},         // relu
+    {RegisterGemmCases, false},           // gemm
+    {RegisterAllReduceCases, false},      // allreduce
+    {RegisterAllGatherCases, false},      // allgather
+    {RegisterReduceScatterCases, false},  // reducescatter
+    {RegisterBroadcastCases, false},      // broadcast
+    {RegisterReduceCases, false},         // reduce
+    {RegisterGradsCases, false},          // grads
+    {RegisterInputCases, true},           // input
+    {RegisterPeakCases, false},           // peak
 }};
 
 }  // namespace

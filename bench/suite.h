@@ -58,14 +58,18 @@ struct KernelCaseOptions {
   std::vector<int64_t> gemm_sizes;
 };
 
-// The options of the allreduce cases: the size sweep and rank counts, and
-// the untimed and timed calls per variant (nccl-tests' -w and -n; see
-// docs/benchmarks.md for how their defaults compare).
-struct AllReduceCaseOptions {
+// The options of the collective cases: the size sweep (nccl-tests' -b, -e,
+// -f), rank counts, types (-d), reductions (-o), root (-r), and the untimed
+// and timed calls per variant (-w and -n; see docs/benchmarks.md for how
+// their defaults compare). The grads cases share the ranks and iterations.
+struct CollectiveCaseOptions {
   int64_t min_bytes = 8;
   int64_t max_bytes = int64_t{1} << 30;
+  int factor = 2;
   std::vector<int> ranks;
-  std::vector<std::string> dtypes = {"fp32"};  // --collective_dtypes
+  std::vector<std::string> dtypes = {"fp32"};  // canonical names
+  std::vector<std::string> ops = {"sum"};      // ReduceOpName's
+  int root = 0;
   int warmup = 5;
   int iters = 20;
 };
@@ -85,7 +89,7 @@ struct SuiteOptions {
   std::vector<std::string> families;    // registered CaseFamilies() (bench/names.h)
   std::vector<std::string> precisions;  // fp32, tf32, fp16, bf16
   std::vector<int> gpus;                // 0 = the CPU
-  absl::Duration collective_timeout = absl::Minutes(5);  // train, allreduce, grads
+  absl::Duration collective_timeout = absl::Minutes(5);  // train, collectives, grads
   const MpiRanks* mpi = nullptr;                         // set under an MPI launcher
   std::string data_dir;                                  // data:real training, input cases
   // Colour distortion of real training images (data:real training and the
@@ -99,7 +103,7 @@ struct SuiteOptions {
 
   TrainCaseOptions train;
   KernelCaseOptions kernel;
-  AllReduceCaseOptions allreduce;
+  CollectiveCaseOptions collectives;
   CudaCaseOptions cuda;
 };
 
@@ -153,7 +157,12 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
+// <collective>/...: nccl-tests' sweep of each collective (bench/collective_cases.h).
 absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterAllGatherCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterReduceScatterCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterBroadcastCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterReduceCases(const SuiteOptions& options, Harness& harness);
 // grads/<model>/local/...: one step's gradient all-reduce of each training model.
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
 // input/...: one case per data format, preprocessing (train: the training
@@ -167,17 +176,6 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness);
 // peak/...: the CPU's arithmetic peak in each precision of --precisions the
 // CPU has, on its default thread count (bench/peak_cases.h).
 absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness);
-
-// An all-reduce case's workload over `group` (element r is rank r's
-// communicator): `bytes` of `dtype` per rank, `warmup` untimed calls of each
-// variant before it returns. The allreduce/local cases pass a local group.
-absl::StatusOr<std::unique_ptr<Workload>> PrepareAllReduceWorkload(
-    std::vector<std::unique_ptr<Communicator>> group, int64_t bytes, int warmup,
-    DType dtype = DType::kF32);
-// The element types --collective_dtypes names (or, when it is empty,
-// `preset`), by name, each once; an unknown name is an error naming the flag.
-absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
-    const std::string& flag, const std::vector<std::string>& preset);
 
 }  // namespace cnnbench::bench
 

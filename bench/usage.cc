@@ -94,8 +94,11 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
       {"How long each case runs",
-       {"steps", "warmup_steps", "repetitions", "allreduce_warmup", "allreduce_iters",
-        "allreduce_ranks", "allreduce_bytes", "collective_dtypes", "collective_factor"}},
+       {"steps", "warmup_steps", "repetitions"}},
+      {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
+       {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",
+        "collective_ops", "collective_root", "collective_warmup", "collective_iters",
+        "allreduce_bytes", "allreduce_ranks", "allreduce_warmup", "allreduce_iters"}},
       {"Output", {"platform", "list", "verbose"}},
   };
   return *groups;

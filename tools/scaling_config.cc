@@ -322,7 +322,9 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
   m.path = path;
   for (const report::FileCase& c : run.cases) {
     const bool train = c.name.Is(bench::Family::kTrain);
-    if (!train && !c.name.Is(bench::Family::kAllReduce)) continue;
+    // The gradients' all-reduce: the sum's curve (other reductions and
+    // collectives are not what data parallelism moves).
+    if (!train && !(c.name.Is(bench::Family::kAllReduce) && c.name.op == "sum")) continue;
     const std::string& counter = bench::FindCaseFamily(c.name.family)->counter;
     const std::optional<double> mean = report::CaseMean(c, counter);
     if (!mean) {

@@ -1,5 +1,7 @@
 #include "kernels/collectives/communicator.h"
 
+#include <algorithm>
+
 namespace cnnbench {
 
 absl::string_view ReduceOpName(ReduceOp op) {
@@ -32,6 +34,40 @@ absl::string_view CollectiveName(Collective collective) {
       return "reduce";
   }
   return "unknown";
+}
+
+bool FindCollective(absl::string_view name, Collective* collective) {
+  for (Collective c : kCollectives)
+    if (CollectiveName(c) == name) {
+      *collective = c;
+      return true;
+    }
+  return false;
+}
+
+CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t bytes, int ranks) {
+  CollectiveShape s;
+  if (element_bytes == 0 || bytes <= 0 || ranks < 1) return s;
+  const size_t n = static_cast<size_t>(ranks);
+  const size_t elements = static_cast<size_t>(bytes) / element_bytes;
+  switch (collective) {
+    case Collective::kAllReduce:
+    case Collective::kBroadcast:
+    case Collective::kReduce:
+      s.count = s.send_elements = s.recv_elements = elements;
+      break;
+    case Collective::kAllGather:
+      s.count = s.send_elements = elements / n;
+      s.recv_elements = s.count * n;
+      break;
+    case Collective::kReduceScatter:
+      s.count = s.recv_elements = elements / n;
+      s.send_elements = s.count * n;
+      break;
+  }
+  if (s.count == 0) return CollectiveShape{};
+  s.bytes = static_cast<int64_t>(std::max(s.send_elements, s.recv_elements) * element_bytes);
+  return s;
 }
 
 double BusFactor(Collective collective, int ranks) {

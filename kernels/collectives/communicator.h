@@ -86,8 +86,14 @@ inline constexpr Collective kCollectives[] = {Collective::kAllReduce, Collective
                                               Collective::kReduceScatter, Collective::kBroadcast,
                                               Collective::kReduce};
 
-// "allreduce", "allgather", "reducescatter", "broadcast", "reduce".
+// "allreduce", "allgather", "reducescatter", "broadcast", "reduce": the
+// names of their case families.
 absl::string_view CollectiveName(Collective collective);
+// The collective so named, or false.
+bool FindCollective(absl::string_view name, Collective* collective);
+// Whether it has a root (broadcast, reduce) and whether it reduces.
+inline bool Rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
+inline bool Reduces(Collective c) { return c != Collective::kAllGather && c != Collective::kBroadcast; }
 
 // The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
 // busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':
@@ -99,6 +105,20 @@ absl::string_view CollectiveName(Collective collective);
 // nccl-tests prints them.
 double BusFactor(Collective collective, int ranks);
 inline double AllReduceBusFactor(int ranks) { return BusFactor(Collective::kAllReduce, ranks); }
+
+// One rank's side of a collective of nccl-tests' size `bytes` (as above)
+// over `ranks` ranks: the count its call takes, the elements its send and
+// receive buffers hold, and the size as nccl-tests reports it, `bytes`
+// rounded down to whole elements (and, for all-gather and reduce-scatter,
+// to a whole count per rank), as nccl-tests rounds. A count of 0: `bytes`
+// holds less than one element per rank.
+struct CollectiveShape {
+  size_t count = 0;
+  size_t send_elements = 0;
+  size_t recv_elements = 0;
+  int64_t bytes = 0;
+};
+CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t bytes, int ranks);
 
 }  // namespace cnnbench
 

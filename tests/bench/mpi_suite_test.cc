@@ -40,7 +40,7 @@ size_t Occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
-#define SKIP_WITHOUT_MPIRUN(mpirun)      \
+#define SKIP_WITHOUT_MPIRUN(mpirun)        \
   const std::string mpirun = FindMpirun(); \
   if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH: install OpenMPI (openmpi-bin)"
 
@@ -48,11 +48,11 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   SKIP_WITHOUT_MPIRUN(mpirun);
   const std::string json_path = TempPath("mpi_run.json");
   std::remove(json_path.c_str());
-  const MpiJob job = RunMpiJob(
-      mpirun, 2,
-      absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
-                   "--benchmark_repetitions=1 --benchmark_out=", json_path,
-                   " --benchmark_out_format=json"));
+  const MpiJob job =
+      RunMpiJob(mpirun, 2,
+                absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
+                             "--benchmark_repetitions=1 --benchmark_out=", json_path,
+                             " --benchmark_out_format=json"));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   // One header and one progress line per case: rank 0's.
   EXPECT_EQ(Occurrences(job.output, "cnnbench (opt build)") +
@@ -61,7 +61,9 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
             1u)
       << job.output;
   EXPECT_EQ(Occurrences(job.output, "[1/"), 1u) << job.output;
-  EXPECT_TRUE(absl::StrContains(job.output, "only the train, allreduce and grads families"))
+  EXPECT_TRUE(absl::StrContains(
+      job.output,
+      "only the train, allreduce, allgather, reducescatter, broadcast, reduce and grads families"))
       << job.output;
   std::ifstream in(json_path);
   ASSERT_TRUE(in.good()) << job.output;
@@ -91,9 +93,10 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
 TEST(MpiSuiteTest, RanksWithDifferentFlagsFailThePreflightOnEveryRank) {
   SKIP_WITHOUT_MPIRUN(mpirun);
   const std::string bench = BenchBinary();
-  const MpiJob job = RunMpmdJob(
-      mpirun, absl::StrCat("-np 1 ", bench, " --preset=tiny --families=allreduce --steps=2 : ",
-                           "-np 1 ", bench, " --preset=tiny --families=allreduce --steps=3"));
+  const MpiJob job =
+      RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench,
+                                      " --preset=tiny --families=allreduce --steps=2 : ", "-np 1 ",
+                                      bench, " --preset=tiny --families=allreduce --steps=3"));
   EXPECT_NE(job.exit_code, 0) << job.output;
   // Both ranks say it, naming the rank and the field.
   EXPECT_EQ(Occurrences(job.output, "rank 1 differs from rank 0 in flags"), 2u) << job.output;
@@ -105,9 +108,9 @@ TEST(MpiSuiteTest, ARankThatDiesEndsTheJob) {
   const std::string bench = BenchBinary();
   const std::string args = " --preset=tiny --families=train --steps=100000";
   // Rank 1 is killed a few seconds in, in the middle of its training steps.
-  const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
-                                                     "timeout -s KILL 10 ", bench, args),
-                                /*timeout_seconds=*/120);
+  const MpiJob job = RunMpmdJob(
+      mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ", "timeout -s KILL 10 ", bench, args),
+      /*timeout_seconds=*/120);
   EXPECT_NE(job.exit_code, 0) << job.output;
   EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
 }
@@ -121,9 +124,9 @@ TEST(MpiSuiteTest, ARankThatStopsArrivingTimesOutNamingIt) {
   // timeout, then ends the job naming rank 1. When the stop lands inside a
   // transfer (every rank arrived and agreed), MPI cannot tell who is late,
   // and the error says that stage instead (kernels/collectives/mpi.h).
-  const MpiJob job = RunMpmdJob(mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ",
-                                                     "timeout -s STOP 15 ", bench, args),
-                                /*timeout_seconds=*/120);
+  const MpiJob job = RunMpmdJob(
+      mpirun, absl::StrCat("-np 1 ", bench, args, " : -np 1 ", "timeout -s STOP 15 ", bench, args),
+      /*timeout_seconds=*/120);
   EXPECT_NE(job.exit_code, 0) << job.output;
   EXPECT_NE(job.exit_code, 124) << "the job hung until the test's limit\n" << job.output;
   EXPECT_TRUE(absl::StrContains(job.output, "timed out")) << job.output;

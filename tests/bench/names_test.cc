@@ -124,10 +124,12 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "pool/max/bwd/fp32/cpu/pool:max_mb32ic64_ih112oh56kh3sh2pt0pb1_iw112ow56kw3sw2pl0pr1",
         "batchnorm/fwd/fp32/cpu/bn:mb32ic64ih56iw56_eps0.001mom0.997",
         "relu/bwd/fp32/cpu/relu:mb32ic64ih56iw56", "gemm/fp32/cpu/gemm:m2048n2048k2048",
-        "allreduce/local/fp32/bytes:1048576/ranks:4", "allreduce/mpi/int64/bytes:64/ranks:2",
-        "allreduce/nccl/int32/bytes:4/ranks:8", "input/tfrecord/train/threads:8",
-        "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8", "peak/fp32/cpu/threads:16",
-        "peak/bf16/cpu/threads:1"}) {
+        "allreduce/local/fp32/sum/bytes:1048576/ranks:4",
+        "allreduce/mpi/int64/avg/bytes:64/ranks:2", "allreduce/nccl/int32/prod/bytes:4/ranks:8",
+        "allgather/nccl/bf16/none/bytes:96/ranks:3", "reducescatter/mpi/fp64/min/bytes:8/ranks:1",
+        "broadcast/local/int64/none/bytes:8/ranks:2", "reduce/local/fp16/max/bytes:2/ranks:7",
+        "input/tfrecord/train/threads:8", "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8",
+        "peak/fp32/cpu/threads:16", "peak/bf16/cpu/threads:1"}) {
     auto c = ParseCaseName(name);
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
     EXPECT_EQ(c->ToString(), name);
@@ -149,8 +151,14 @@ TEST(NamesTest, GrammarViolationsAreClearErrors) {
            Bad{"conv/fwd/fp32/cpu/pool:max", "shape 'pool:max'"},
            Bad{"relu/bwd_data/fp32/cpu/relu:mb1", "does not match relu/<fwd|bwd>"},
            Bad{"pool/min/fwd/fp32/cpu/pool:max", "does not match pool/"},
-           Bad{"allreduce/gloo/fp32/bytes:8/ranks:2", "does not match allreduce/"},
-           Bad{"allreduce/local/fp32/bytes:8/ranks:0", "does not match allreduce/"},
+           Bad{"allreduce/gloo/fp32/sum/bytes:8/ranks:2", "does not match allreduce/"},
+           Bad{"allreduce/local/fp32/sum/bytes:8/ranks:0", "does not match allreduce/"},
+           Bad{"allreduce/local/fp32/none/bytes:8/ranks:2", "does not match allreduce/"},
+           Bad{"allreduce/local/uint8/sum/bytes:8/ranks:2", "does not match allreduce/"},
+           Bad{"allreduce/local/fp32/sum/bytes:0/ranks:2", "does not match allreduce/"},
+           Bad{"allgather/local/fp32/sum/bytes:8/ranks:2", "does not match allgather/"},
+           Bad{"broadcast/local/fp32/bytes:8/ranks:2", "does not match broadcast/"},
+           Bad{"reduce/local/fp32/mean/bytes:8/ranks:2", "does not match reduce/"},
            Bad{"frobnicate/x", "not a cnnbench case name"},
        }) {
     auto c = ParseCaseName(bad.name);
@@ -173,7 +181,11 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Kernel("batchnorm", "bwd", "fp16", "cpu", "bn:mb32ic64ih56iw56_eps0.001mom0.997"),
       CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb32ic64ih56iw56"),
       CaseName::Kernel("gemm", "", "tf32", "cuda", "gemm:m1n2k3"),
-      CaseName::AllReduce("nccl", "fp16", 1024, 8),
+      CaseName::Collective("allreduce", "nccl", "fp16", "sum", 1024, 8),
+      CaseName::Collective("allgather", "local", "fp32", "none", 96, 3),
+      CaseName::Collective("reducescatter", "mpi", "bf16", "avg", 64, 2),
+      CaseName::Collective("broadcast", "nccl", "int32", "none", 4, 1),
+      CaseName::Collective("reduce", "local", "fp64", "prod", 8, 4),
       CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
       CaseName::Peak("bf16", 2),
@@ -203,7 +215,8 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   for (const CaseFamily& f : CaseFamilies()) table.push_back(f.name);
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
-            "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, grads, input, peak");
+            "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, allgather, reducescatter, "
+            "broadcast, reduce, grads, input, peak");
 }
 
 // What makes every family-indexed table complete: its entries have no
@@ -295,15 +308,37 @@ namespace {
 TEST(NamesTest, FamiliesAreNamedByIdAndSayWhetherTheySpanRanks) {
   EXPECT_EQ(FamilyName(Family::kAllReduce), "allreduce");
   EXPECT_EQ(&FamilyOf(Family::kPeak), FindCaseFamily("peak"));
-  auto name = ParseCaseName("allreduce/local/fp32/bytes:1024/ranks:2");
+  auto name = ParseCaseName("allreduce/local/fp32/sum/bytes:1024/ranks:2");
   ASSERT_TRUE(name.ok()) << name.status();
   EXPECT_TRUE(name->Is(Family::kAllReduce));
+  EXPECT_TRUE(name->IsCollective());
   EXPECT_FALSE(name->Is(Family::kGrads));
   std::set<std::string> spanning;
   for (const CaseFamily& f : CaseFamilies())
     if (f.spans_ranks) spanning.insert(f.name);
-  EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "grads"}));
-  EXPECT_EQ(SpanningFamilyList(), "train, allreduce and grads");
+  EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "allgather", "reducescatter",
+                                             "broadcast", "reduce", "grads"}));
+  EXPECT_EQ(SpanningFamilyList(),
+            "train, allreduce, allgather, reducescatter, broadcast, reduce and grads");
+  for (const CaseFamily& f : CaseFamilies())
+    EXPECT_EQ(IsCollectiveFamily(f.id), f.name == "allreduce" || f.name == "allgather" ||
+                                            f.name == "reducescatter" || f.name == "broadcast" ||
+                                            f.name == "reduce")
+        << f.name;
+}
+
+// An all-reduce named before the collectives had ops (older JSON files)
+// reads as the sum, with or without Google Benchmark's suffixes.
+TEST(NamesTest, AnAllReduceWithoutAnOpReadsAsTheSum) {
+  for (const char* old_name : {"allreduce/local/fp32/bytes:1024/ranks:2",
+                               "allreduce/local/fp32/bytes:1024/ranks:2/iterations:20/repeats:5/"
+                               "manual_time_mean"}) {
+    auto name = ParseCaseName(old_name);
+    ASSERT_TRUE(name.ok()) << old_name << ": " << name.status();
+    EXPECT_EQ(name->ToString(), "allreduce/local/fp32/sum/bytes:1024/ranks:2") << old_name;
+  }
+  EXPECT_FALSE(ParseCaseName("allgather/local/fp32/bytes:1024/ranks:2").ok())
+      << "only the all-reduce had names without an op";
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 // bad flag values are errors, --list and [i/N] follow --benchmark_filter,
 // --help shows the suite's flags, skip messages read well, and the context
 // says how the suite was built and under which load.
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -25,8 +25,7 @@ namespace {
 std::string BenchBinary() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench",
-                      "/bench/all");
+  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench", "/bench/all");
 }
 
 std::string TempPath(const std::string& name) {
@@ -61,12 +60,11 @@ int RunAndInterrupt(const std::string& args, const char* signal, std::string* ou
   // The log is emptied before the suite starts: the shell truncates it in
   // the child, which may come after the loop below first reads it, and an
   // earlier call's "[2/" must not trigger the signal at once.
-  WriteFile(script_path,
-            absl::StrCat(": > ", log, "\n", BenchBinary(), " ", args, " > ", log,
-                         " 2>&1 &\npid=$!\n",
-                         "for i in $(seq 600); do grep -q '^\\[2/' ", log,
-                         " && break; sleep 0.1; done\n", "kill -", signal,
-                         " $pid\nwait $pid\necho $? > ", status, "\n"));
+  WriteFile(
+      script_path,
+      absl::StrCat(": > ", log, "\n", BenchBinary(), " ", args, " > ", log, " 2>&1 &\npid=$!\n",
+                   "for i in $(seq 600); do grep -q '^\\[2/' ", log, " && break; sleep 0.1; done\n",
+                   "kill -", signal, " $pid\nwait $pid\necho $? > ", status, "\n"));
   EXPECT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
   *output = ReadFile(log);
   return std::atoi(ReadFile(status).c_str());
@@ -121,15 +119,15 @@ TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {
   const std::string script_path = dir + "/interrupt.sh";
   // Two SIGTERMs in a row while case 1 (a long training step) runs: the run
   // ends by the signal, not after the step.
-  WriteFile(script_path,
-            absl::StrCat(BenchBinary(),
-                         " --preset=tiny --families=train --models=vgg16 --batch_sizes=8 "
-                         "--steps=50 --benchmark_out_format=json --benchmark_out=",
-                         json_path, " > ", log, " 2>&1 &\npid=$!\n",
-                         "for i in $(seq 600); do grep -q '^\\[1/' ", log,
-                         " && break; sleep 0.1; done\n",
-                         "kill -TERM $pid; sleep 0.2; kill -TERM $pid\nwait $pid\necho $? > ",
-                         dir, "/status\n"));
+  WriteFile(
+      script_path,
+      absl::StrCat(BenchBinary(),
+                   " --preset=tiny --families=train --models=vgg16 --batch_sizes=8 "
+                   "--steps=50 --benchmark_out_format=json --benchmark_out=",
+                   json_path, " > ", log, " 2>&1 &\npid=$!\n",
+                   "for i in $(seq 600); do grep -q '^\\[1/' ", log, " && break; sleep 0.1; done\n",
+                   "kill -TERM $pid; sleep 0.2; kill -TERM $pid\nwait $pid\necho $? > ", dir,
+                   "/status\n"));
   ASSERT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
   EXPECT_EQ(std::atoi(ReadFile(dir + "/status").c_str()), 128 + SIGTERM) << ReadFile(log);
   // The earlier file is untouched and no temporary is left beside it.
@@ -157,10 +155,10 @@ TEST(RunBehaviourTest, NoCaseToRunLeavesTheOutputFileAloneAndFails) {
   const std::string folder = TempPath("atomic");
   ASSERT_EQ(std::system(absl::StrCat("rm -rf ", folder, " && mkdir -p ", folder).c_str()), 0);
   WriteFile(folder + "/run.json", "earlier results\n");
-  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", folder,
-                                  "/run.json"),
-                     &output),
-            0)
+  ASSERT_EQ(
+      RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", folder, "/run.json"),
+               &output),
+      0)
       << output;
   EXPECT_FALSE(nlohmann::json::parse(ReadFile(folder + "/run.json")).at("benchmarks").empty());
   EXPECT_EQ(std::system(absl::StrCat("test \"$(ls -A ", folder, ")\" = run.json").c_str()), 0)
@@ -212,8 +210,7 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
   };
   for (const auto& [flag, name] : cases) {
     std::string output;
-    const std::string args = absl::StartsWith(flag, "--preset") ? flag
-                                                                    : "--preset=tiny " + flag;
+    const std::string args = absl::StartsWith(flag, "--preset") ? flag : "--preset=tiny " + flag;
     EXPECT_EQ(RunBench(args + " --list", &output), 2) << flag << "\n" << output;
     EXPECT_TRUE(absl::StrContains(output, name)) << flag << "\n" << output;
   }
@@ -231,8 +228,8 @@ TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {
   for (const auto& name : listed) {
     auto parsed = ParseCaseName(name);
     ASSERT_TRUE(parsed.ok()) << name;
-    EXPECT_TRUE(parsed->family == "gemm" || parsed->family == "train" ||
-                parsed->family == "allreduce" || parsed->family == "grads")
+    EXPECT_TRUE(parsed->family == "gemm" || parsed->family == "train" || parsed->IsCollective() ||
+                parsed->family == "grads")
         << name;
   }
   ASSERT_EQ(RunBench("--preset=tiny --list --benchmark_filter=-gemm", &output), 0) << output;
@@ -247,14 +244,13 @@ TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {
     expected.insert(std::string(line));
   ASSERT_GE(expected.size(), 2u) << output;
   const std::string json_path = TempPath("filtered.json");
-  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny ", filter, " --benchmark_out=", json_path),
-                     &output),
-            0)
+  ASSERT_EQ(
+      RunBench(absl::StrCat("--preset=tiny ", filter, " --benchmark_out=", json_path), &output), 0)
       << output;
   EXPECT_EQ(CaseNames(nlohmann::json::parse(ReadFile(json_path))), expected);
   EXPECT_TRUE(absl::StrContains(output, absl::StrCat("[1/", expected.size(), "] "))) << output;
-  EXPECT_TRUE(absl::StrContains(output, absl::StrCat("[", expected.size(), "/", expected.size(),
-                                                     "] ")))
+  EXPECT_TRUE(
+      absl::StrContains(output, absl::StrCat("[", expected.size(), "/", expected.size(), "] ")))
       << output;
 }
 
@@ -262,12 +258,33 @@ TEST(RunBehaviourTest, HelpShowsTheSuiteFlagsThePresetsAndGoogleBenchmarks) {
   for (const char* flag : {"--help", "-h", "--helpshort"}) {
     std::string output;
     EXPECT_EQ(RunBench(flag, &output), 0) << flag << "\n" << output;
-    for (const char* expected :
-         {"--preset", "--families", "--models", "--kernel_models", "--batch_sizes",
-          "--precisions", "--gpus", "--data", "--data_dir", "--image_size", "--kernel_batch",
-          "--max_kernel_shapes", "--backend", "--steps", "--warmup_steps", "--repetitions",
-          "--allreduce_warmup", "--allreduce_iters", "--platform", "--list", "--verbose",
-          "Presets", "tiny:", "quick:", "published:", "full:", "--benchmark_filter"})
+    for (const char* expected : {"--preset",
+                                 "--families",
+                                 "--models",
+                                 "--kernel_models",
+                                 "--batch_sizes",
+                                 "--precisions",
+                                 "--gpus",
+                                 "--data",
+                                 "--data_dir",
+                                 "--image_size",
+                                 "--kernel_batch",
+                                 "--max_kernel_shapes",
+                                 "--backend",
+                                 "--steps",
+                                 "--warmup_steps",
+                                 "--repetitions",
+                                 "--allreduce_warmup",
+                                 "--allreduce_iters",
+                                 "--platform",
+                                 "--list",
+                                 "--verbose",
+                                 "Presets",
+                                 "tiny:",
+                                 "quick:",
+                                 "published:",
+                                 "full:",
+                                 "--benchmark_filter"})
       EXPECT_TRUE(absl::StrContains(output, expected)) << flag << " lacks " << expected;
     EXPECT_LT(output.find("--steps"), output.find("Google Benchmark's flags")) << output;
   }
@@ -333,16 +350,16 @@ TEST(RunBehaviourTest, ACaseThatWouldNotFitInMemoryIsSkippedBeforeAllocating) {
 TEST(RunBehaviourTest, ContextSaysTheSuitesBuildTheLoadAndTheCommandLine) {
   const std::string json_path = TempPath("context.json");
   std::string output;
-  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", json_path),
-                     &output),
-            0)
+  ASSERT_EQ(
+      RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", json_path), &output),
+      0)
       << output;
   const nlohmann::json context = nlohmann::json::parse(ReadFile(json_path)).at("context");
   const std::set<std::string> modes = {"opt", "dbg", "fastbuild"};
   EXPECT_TRUE(modes.count(context.value("cnnbench_build", ""))) << context.dump(2);
-  for (const char* key : {"cnnbench_assertions", "library_build_type_note", "load_average_start",
-                          "load_average_end", "cpu_governor", "cpu_mhz_start", "cpu_mhz_min",
-                          "cpu_mhz_max", "cpu_mhz_end"})
+  for (const char* key :
+       {"cnnbench_assertions", "library_build_type_note", "load_average_start", "load_average_end",
+        "cpu_governor", "cpu_mhz_start", "cpu_mhz_min", "cpu_mhz_max", "cpu_mhz_end"})
     EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
   EXPECT_TRUE(absl::StrContains(context.value("command_line", ""), "--families=gemm"))
       << context.dump(2);
@@ -354,8 +371,9 @@ TEST(RunBehaviourTest, ContextSaysTheSuitesBuildTheLoadAndTheCommandLine) {
   EXPECT_EQ(context.value("fuse_relu", ""), "true") << context.dump(2);
   // Where the library warns about its own build, the run explains it.
   if (absl::StrContains(output, "Library was built as DEBUG")) {
-    EXPECT_TRUE(absl::StrContains(output, "cnnbench: library_build_type is that of the Google "
-                                          "Benchmark library"))
+    EXPECT_TRUE(absl::StrContains(output,
+                                  "cnnbench: library_build_type is that of the Google "
+                                  "Benchmark library"))
         << output;
   }
 }

@@ -107,7 +107,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm" ||
                parsed->family == "peak") {
       positive("flops");
-    } else if (parsed->family == "allreduce" || parsed->family == "grads") {
+    } else if (parsed->IsCollective() || parsed->family == "grads") {
       positive("algbw");
       positive("busbw");
     } else {
@@ -116,8 +116,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   }
   EXPECT_GT(skipped, 0) << "the gpus:1 cases should be skipped with a reason";
   EXPECT_GT(ran, 0);
-  for (const char* family :
-       {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "grads", "peak"})
+  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce",
+                             "allgather", "reducescatter", "broadcast", "reduce", "grads", "peak"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 
@@ -264,7 +264,7 @@ TEST(SuiteTest, BenchmarkMinTimeWinsForKernelAndGemmNotForCountedFamilies) {
   const nlohmann::json run =
       RunJson("min_time",
               "--preset=tiny --families=train,conv,fc,pool,batchnorm,relu,gemm,allreduce "
-              "--steps=3 --allreduce_iters=4 --benchmark_min_time=0.02",
+              "--steps=3 --collective_iters=4 --benchmark_min_time=0.02",
               &output);
   int kernel_cases = 0, train_cases = 0, allreduce_cases = 0;
   for (const auto& b : run.at("benchmarks")) {
@@ -277,7 +277,7 @@ TEST(SuiteTest, BenchmarkMinTimeWinsForKernelAndGemmNotForCountedFamilies) {
     } else if (absl::StartsWith(name, "allreduce/")) {
       ++allreduce_cases;
       EXPECT_EQ(name.find("min_time"), std::string::npos) << name;
-      EXPECT_EQ(b.at("iterations"), 4) << name << ": all-reduce cases run --allreduce_iters";
+      EXPECT_EQ(b.at("iterations"), 4) << name << ": all-reduce cases run --collective_iters";
     } else {
       ++kernel_cases;
       EXPECT_NE(name.find("/min_time:0.020/"), std::string::npos) << name;
@@ -293,13 +293,13 @@ TEST(SuiteTest, BenchmarkMinTimeWinsForKernelAndGemmNotForCountedFamilies) {
   EXPECT_NE(output.find("--steps", first), std::string::npos) << output;
 }
 
-TEST(SuiteTest, AllReduceCasesTakeTheRepetitionsButNotTheMinTime) {
-  // Collectives count calls (--allreduce_iters), so every rank knows how many
-  // to make: the user's repetitions apply, the min time is noted once.
+TEST(SuiteTest, CollectiveCasesTakeTheRepetitionsButNotTheMinTime) {
+  // Collectives count calls (--collective_iters), so every rank knows how
+  // many to make: the user's repetitions apply, the min time is noted once.
   std::string output;
   const nlohmann::json run =
       RunJson("allreduce",
-              "--preset=tiny --families=allreduce --benchmark_repetitions=3 --allreduce_iters=3 "
+              "--preset=tiny --families=allreduce --benchmark_repetitions=3 --collective_iters=3 "
               "--benchmark_min_time=0.02",
               &output);
   const auto cases = IterationsByCase(run);
@@ -331,7 +331,7 @@ TEST(SuiteTest, AllReduceCasesTakeTheRepetitionsButNotTheMinTime) {
   EXPECT_EQ(output.find(note, first + 1), std::string::npos) << "said more than once:\n" << output;
   const std::string line = output.substr(first, output.find('\n', first) - first);
   EXPECT_NE(line.find("(3)"), std::string::npos) << line;
-  EXPECT_NE(line.find("--allreduce_iters"), std::string::npos) << line;
+  EXPECT_NE(line.find("--collective_iters"), std::string::npos) << line;
 }
 
 TEST(SuiteTest, PresetMinTimeWithoutTheFlag) {
@@ -516,33 +516,75 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_NE(output.find("--distortions: colour distortion \"yiq\": expected none, fast or full"),
             std::string::npos)
       << output;
-  EXPECT_NE(RunBench("--preset=tiny --allreduce_bytes=1024 --list", &output), 0);
-  EXPECT_NE(output.find("--allreduce_bytes=1024: give MIN,MAX"), std::string::npos) << output;
-  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=1,3 "
-                     "--allreduce_bytes=64,128 --list",
+  EXPECT_NE(RunBench("--preset=tiny --collective_bytes=1024 --list", &output), 0);
+  EXPECT_NE(output.find("--collective_bytes=1024: give MIN,MAX"), std::string::npos) << output;
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --collective_ranks=1,3 "
+                     "--collective_bytes=64,128 --list",
                      &output),
             0)
       << output;
-  EXPECT_EQ(output,
-            "allreduce/local/fp32/bytes:64/ranks:1\nallreduce/local/fp32/bytes:128/ranks:1\n"
-            "allreduce/local/fp32/bytes:64/ranks:3\nallreduce/local/fp32/bytes:128/ranks:3\n");
+  EXPECT_EQ(
+      output,
+      "allreduce/local/fp32/sum/bytes:64/ranks:1\nallreduce/local/fp32/sum/bytes:128/ranks:1\n"
+      "allreduce/local/fp32/sum/bytes:64/ranks:3\n"
+      "allreduce/local/fp32/sum/bytes:128/ranks:3\n");
+  // The older names are aliases; given both, they must agree.
+  std::string aliased;
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=1,3 "
+                     "--allreduce_bytes=64,128 --list",
+                     &aliased),
+            0)
+      << aliased;
+  EXPECT_EQ(aliased, output);
+  EXPECT_NE(RunBench("--preset=tiny --collective_iters=3 --allreduce_iters=4 --list", &output), 0);
+  EXPECT_NE(output.find("--collective_iters=3 and --allreduce_iters=4 disagree"), std::string::npos)
+      << output;
   // The element types and the sweep's step factor, as nccl-tests' -d and -f.
-  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --allreduce_ranks=2 "
-                     "--allreduce_bytes=8,512 --collective_factor=8 "
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --collective_ranks=2 "
+                     "--collective_bytes=8,512 --collective_factor=8 "
                      "--collective_dtypes=int64,bf16 --list",
                      &output),
             0)
       << output;
+  EXPECT_EQ(
+      output,
+      "allreduce/local/int64/sum/bytes:8/ranks:2\nallreduce/local/int64/sum/bytes:64/ranks:2\n"
+      "allreduce/local/int64/sum/bytes:512/ranks:2\nallreduce/local/bf16/sum/bytes:8/ranks:2\n"
+      "allreduce/local/bf16/sum/bytes:64/ranks:2\n"
+      "allreduce/local/bf16/sum/bytes:512/ranks:2\n");
+  // Every collective, the reductions as nccl-tests' -o (the copies have
+  // none), sizes rounded to a whole count per rank as nccl-tests rounds
+  // (all-gather and reduce-scatter over 3 ranks: 96 of 100 bytes).
+  ASSERT_EQ(RunBench("--preset=tiny --families=allgather,reducescatter,broadcast,reduce "
+                     "--collective_ranks=3 --collective_bytes=100,100 --collective_ops=max,avg "
+                     "--list",
+                     &output),
+            0)
+      << output;
   EXPECT_EQ(output,
-            "allreduce/local/int64/bytes:8/ranks:2\nallreduce/local/int64/bytes:64/ranks:2\n"
-            "allreduce/local/int64/bytes:512/ranks:2\nallreduce/local/bf16/bytes:8/ranks:2\n"
-            "allreduce/local/bf16/bytes:64/ranks:2\nallreduce/local/bf16/bytes:512/ranks:2\n");
+            "allgather/local/fp32/none/bytes:96/ranks:3\n"
+            "reducescatter/local/fp32/max/bytes:96/ranks:3\n"
+            "reducescatter/local/fp32/avg/bytes:96/ranks:3\n"
+            "broadcast/local/fp32/none/bytes:100/ranks:3\n"
+            "reduce/local/fp32/max/bytes:100/ranks:3\nreduce/local/fp32/avg/bytes:100/ranks:3\n");
+  ASSERT_EQ(RunBench("--preset=tiny --families=reduce --collective_ranks=2 "
+                     "--collective_bytes=64,64 --collective_ops=all --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(output,
+            "reduce/local/fp32/sum/bytes:64/ranks:2\nreduce/local/fp32/prod/bytes:64/ranks:2\n"
+            "reduce/local/fp32/max/bytes:64/ranks:2\nreduce/local/fp32/min/bytes:64/ranks:2\n"
+            "reduce/local/fp32/avg/bytes:64/ranks:2\n");
+  EXPECT_NE(RunBench("--preset=tiny --collective_ops=mean --list", &output), 0);
+  EXPECT_NE(output.find("--collective_ops: 'mean'"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --collective_root=-1 --list", &output), 0);
+  EXPECT_NE(output.find("--collective_root=-1"), std::string::npos) << output;
   EXPECT_NE(RunBench("--preset=tiny --families=allreduce --collective_factor=1 --list", &output),
             0);
   EXPECT_NE(output.find("--collective_factor=1"), std::string::npos) << output;
-  EXPECT_NE(RunBench("--preset=tiny --families=allreduce --collective_dtypes=uint8 --list",
-                     &output),
-            0);
+  EXPECT_NE(
+      RunBench("--preset=tiny --families=allreduce --collective_dtypes=uint8 --list", &output), 0);
   EXPECT_NE(output.find("--collective_dtypes: 'uint8'"), std::string::npos) << output;
 }
 

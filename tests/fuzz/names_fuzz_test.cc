@@ -12,9 +12,12 @@ namespace {
 
 TEST(NamesFuzzTest, ParseNeverCrashesAndRoundTrips) {
   fuzz::FuzzOptions options;
-  options.dictionary = {"train/", "conv/", "pool/", "gemm/", "allreduce/", "input/", "batch:",
-                        "gpus:", "bytes:", "ranks:", "threads:", "fp32", "bf16", "cpu", "cuda",
-                        "/repeats:", "/min_time:", "_mean", "_stddev", "/manual_time"};
+  options.dictionary = {
+      "train/",         "conv/",       "pool/",   "gemm/",     "allreduce/", "allgather/",
+      "reducescatter/", "broadcast/",  "reduce/", "/sum/",     "/none/",     "input/",
+      "batch:",         "gpus:",       "bytes:",  "ranks:",    "threads:",   "fp32",
+      "bf16",           "cpu",         "cuda",    "/repeats:", "/min_time:", "_mean",
+      "_stddev",        "/manual_time"};
   int64_t parsed = 0;
   const int64_t tried = fuzz::Fuzz(
       fuzz::LoadCorpus("tests/fuzz/corpus/names"), options, [&](absl::string_view input) {

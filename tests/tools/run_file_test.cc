@@ -162,6 +162,28 @@ TEST(RunFileTest, WarnsOncePerEntryNamingFileAndEntry) {
   EXPECT_DOUBLE_EQ(c.at("busbw"), 1000 * 2.0 * 3 / 4);
 }
 
+// Each collective's busbw is completed with its own nccl-tests factor (the
+// one table, BusFactor), and in-place bandwidths are read.
+TEST(RunFileTest, EachCollectiveCompletesBusbwWithItsOwnFactor) {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "allgather/nccl/fp32/none/bytes:1000/ranks:4", "real_time": 1, "time_unit": "s"},
+      {"name": "reducescatter/mpi/bf16/max/bytes:1000/ranks:4", "real_time": 1, "time_unit": "s"},
+      {"name": "broadcast/local/int32/none/bytes:1000/ranks:4", "real_time": 1, "time_unit": "s"},
+      {"name": "reduce/local/fp64/avg/bytes:1000/ranks:4", "real_time": 1, "time_unit": "s",
+       "algbw_inplace": 7, "busbw_inplace": 7}]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("c.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->cases.size(), 4u);
+  const double factors[] = {0.75, 0.75, 1, 1};
+  for (size_t i = 0; i < 4; ++i) {
+    const Counters& c = file->cases[i].iterations[0];
+    EXPECT_DOUBLE_EQ(c.at("algbw"), 1000) << file->cases[i].entry;
+    EXPECT_DOUBLE_EQ(c.at("busbw"), 1000 * factors[i]) << file->cases[i].entry;
+  }
+  EXPECT_DOUBLE_EQ(file->cases[3].iterations[0].at("busbw_inplace"), 7);
+}
+
 TEST(ResultsTest, PlatformFallsBackToHostNameWithAWarning) {
   const char* text = R"({"context": {"host_name": "node7"}, "benchmarks": []})";
   std::vector<std::string> warnings;

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/report/collective_tables.h"
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
@@ -120,74 +121,18 @@ int DtypeBytes(const std::string& dtype) {
   return it == kSizes.end() ? 0 : it->second;
 }
 
-// All-reduce cases per (implementation, ranks), each by type and size.
-std::map<std::pair<std::string, int>, std::vector<const CaseName*>> AllReduceGroups(
-    const PlatformResults& p) {
-  std::map<std::pair<std::string, int>, std::vector<const CaseName*>> groups;
-  for (const auto& [c, m] : p.allreduce) groups[{c.impl, c.ranks}].push_back(&c);
-  for (auto& [key, cases] : groups) {
-    std::sort(cases.begin(), cases.end(), [](const CaseName* a, const CaseName* b) {
-      return std::tie(a->dtype, a->bytes) < std::tie(b->dtype, b->bytes);
-    });
-  }
-  return groups;
-}
-
-std::string AllReduceTitle(const std::pair<std::string, int>& key) {
-  return absl::StrCat("All-reduce, ", key.first, ", ", key.second, " ranks");
-}
-
-Section AllReduceSection(const PlatformResults& p, double max_cv) {
-  Section section{"All-reduce", {}, {}};
-  for (const auto& [key, cases] : AllReduceGroups(p)) {
-    Table t;
-    t.title = AllReduceTitle(key);
-    t.header = {"size (B)",  "count (elements)", "type",        "redop",
-                "time (us)", "algbw (GB/s)",     "busbw (GB/s)"};
-    Footnotes notes;
-    for (const CaseName* c : cases) {
-      const Measurement& m = p.allreduce.at(*c);
-      int element = DtypeBytes(c->dtype);
-      std::vector<std::string> row = {absl::StrCat(c->bytes),
-                                      element ? absl::StrCat(c->bytes / element) : "-", c->dtype,
-                                      "sum"};
-      const std::string where = absl::StrCat(c->bytes, " B ", c->dtype);
-      std::string failure = FailureCell(&m, notes, where);
-      if (failure.empty() && !m.NotFiniteText("seconds").empty()) {
-        failure = ValueCell(m, "seconds", 1, max_cv, notes, where);  // N/A, not finite
-      }
-      if (!failure.empty()) {
-        row.insert(row.end(), {failure, "-", "-"});
-      } else {
-        auto seconds = m.Mean("seconds");
-        auto algbw = m.Mean("algbw"), busbw = m.Mean("busbw");
-        row.push_back(seconds ? absl::StrCat(FormatMicroseconds(*seconds * 1e6),
-                                             NoiseMark(m, "seconds", max_cv, notes, where))
-                              : "-");
-        row.push_back(algbw ? absl::StrFormat("%.2f", *algbw / 1e9) : "-");
-        row.push_back(busbw ? absl::StrFormat("%.2f", *busbw / 1e9) : "-");
-      }
-      t.rows.push_back(std::move(row));
-    }
-    t.notes = notes.Notes();
-    t.notes.push_back("busbw = algbw * 2(n-1)/n, as nccl-tests defines it.");
-    section.tables.push_back(std::move(t));
-  }
-  return section;
-}
-
 // One step's gradient all-reduce per model (grads/ cases): what the
 // communication of a data-parallel step costs, beside the models' tables.
 Section GradsSection(const PlatformResults& p, double max_cv) {
   Section section{"Gradient all-reduce per step", {}, {}};
   Table t;
   t.title = "Gradient all-reduce per step";
-  t.header = {"Model",     "implementation", "ranks",        "bucket (MiB)", "gradients (MiB)",
-              "buckets",   "time (ms)",      "algbw (GB/s)", "busbw (GB/s)"};
+  t.header = {"Model",   "implementation", "ranks",        "bucket (MiB)", "gradients (MiB)",
+              "buckets", "time (ms)",      "algbw (GB/s)", "busbw (GB/s)"};
   Footnotes notes;
   for (const auto& [c, m] : p.grads) {
-    const std::string where = absl::StrCat(ModelDisplayName(c.model), ", ", c.impl, ", ", c.ranks,
-                                           " ranks");
+    const std::string where =
+        absl::StrCat(ModelDisplayName(c.model), ", ", c.impl, ", ", c.ranks, " ranks");
     std::vector<std::string> row = {ModelDisplayName(c.model), c.impl, absl::StrCat(c.ranks),
                                     absl::StrCat(c.bytes >> 20)};
     const std::string failure = FailureCell(&m, notes, where);
@@ -274,7 +219,8 @@ Section InputSection(const PlatformResults& p, double max_cv) {
 std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
   std::vector<Section> sections;
   if (!p.kernels.empty() || !p.peak.empty()) sections.push_back(KernelSection(p, max_cv));
-  if (!p.allreduce.empty()) sections.push_back(AllReduceSection(p, max_cv));
+  if (std::optional<Section> collectives = CollectiveSection(p, max_cv))
+    sections.push_back(std::move(*collectives));
   if (!p.grads.empty()) sections.push_back(GradsSection(p, max_cv));
   if (!p.input.empty()) sections.push_back(InputSection(p, max_cv));
   return sections;
@@ -297,16 +243,7 @@ std::vector<Table> KernelSpreadTables(const PlatformResults& p) {
     }
     tables.push_back(std::move(t));
   }
-  for (const auto& [key, cases] : AllReduceGroups(p)) {
-    Table t;
-    t.title = absl::StrCat("Spread: ", AllReduceTitle(key));
-    t.header = {"size (B)", "type", "time"};
-    for (const CaseName* c : cases) {
-      t.rows.push_back(
-          {absl::StrCat(c->bytes), c->dtype, SpreadCell(&p.allreduce.at(*c), "seconds")});
-    }
-    tables.push_back(std::move(t));
-  }
+  for (Table& t : CollectiveSpreadTables(p)) tables.push_back(std::move(t));
   if (!p.input.empty()) {
     Table t = InputTable(p, "Spread: Input pipeline",
                          [](const Measurement* m, Footnotes&, const std::string&) {

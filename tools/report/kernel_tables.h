@@ -11,7 +11,8 @@
 
 namespace cnnbench::report {
 
-// Sections "Kernels", "All-reduce" and "Input pipeline", each only when the
+// Sections "Kernels", "Collectives" (collective_tables.h), "Gradient
+// all-reduce" and "Input pipeline", each only when the
 // platform has such cases; cells with a cv above `max_cv` are marked.
 std::vector<Section> KernelSections(const PlatformResults& platform, double max_cv);
 

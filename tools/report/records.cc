@@ -115,11 +115,12 @@ std::vector<Record> MakeRecords(const Results& results) {
       }
       records.push_back(std::move(r));
     }
-    for (const auto& [c, m] : p.allreduce) {
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kAllReduce));
+    for (const auto& [c, m] : p.collectives) {
+      Record r = Start(p, c, c.family);
       r.unit = "busbw GB/s";
       r.json["impl"] = c.impl;
       r.json["dtype"] = c.dtype;
+      r.json["op"] = c.op;
       r.json["bytes"] = c.bytes;
       r.json["ranks"] = c.ranks;
       auto algbw = m.Mean("algbw");

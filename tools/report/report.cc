@@ -125,8 +125,7 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
     for (const Regression& r : comparison.regressions) out.regressions.push_back(r.Describe());
     for (std::string& w : comparison.warnings) out.warnings.push_back(std::move(w));
     if (comparison.compared == 0 && out.errors.empty()) {
-      nothing_compared =
-          "nothing compared: no platform of this run has a case in the base files";
+      nothing_compared = "nothing compared: no platform of this run has a case in the base files";
       if (!options.fail_on_regression) out.warnings.push_back(nothing_compared);
     }
   }

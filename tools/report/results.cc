@@ -145,10 +145,10 @@ std::string FrameworkOf(const RunFile& file) {
 const std::vector<std::string>& SettingKeys() {
   static const std::vector<std::string> kKeys = {
       // How the suite measured (bench/main.cc), and what other harnesses record.
-      "preset", "steps", "warmup_steps", "kernel_min_time", "allreduce_warmup", "allreduce_iters",
-      "image_size", "cpu_backend", "cuda_graph", "gpu_layout", "cuda_batch_norm", "fuse_relu",
-      "backend", "framework", "framework_settings", "cnnbench_build", "build_mode", "build_config",
-      "optimizer",
+      "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
+      "collective_root", "image_size", "cpu_backend", "cuda_graph", "gpu_layout", "cuda_batch_norm",
+      "fuse_relu", "backend", "framework", "framework_settings", "cnnbench_build", "build_mode",
+      "build_config", "optimizer",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
       "nccl_version"};
@@ -248,8 +248,8 @@ void ToKernels(const FileCase& c, const RunFile& file, PlatformResults& p) {
   if (!p.kernels.count(c.name)) p.kernel_order.push_back(c.name);
   AddSamples(c, file, p.kernels[c.name]);
 }
-void ToAllReduce(const FileCase& c, const RunFile& file, PlatformResults& p) {
-  AddSamples(c, file, p.allreduce[c.name]);
+void ToCollectives(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.collectives[c.name]);
 }
 void ToGrads(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.grads[c.name]);
@@ -261,17 +261,21 @@ void ToPeak(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.peak[c.name]);
 }
 constexpr bench::FamilyTable<Sink> kSinks = {{
-    ToTrain,      // train
-    ToKernels,    // conv
-    ToKernels,    // fc
-    ToKernels,    // pool
-    ToKernels,    // batchnorm
-    ToKernels,    // relu
-    ToKernels,    // gemm
-    ToAllReduce,  // allreduce
-    ToGrads,      // grads
-    ToInput,      // input
-    ToPeak,       // peak
+    ToTrain,        // train
+    ToKernels,      // conv
+    ToKernels,      // fc
+    ToKernels,      // pool
+    ToKernels,      // batchnorm
+    ToKernels,      // relu
+    ToKernels,      // gemm
+    ToCollectives,  // allreduce
+    ToCollectives,  // allgather
+    ToCollectives,  // reducescatter
+    ToCollectives,  // broadcast
+    ToCollectives,  // reduce
+    ToGrads,        // grads
+    ToInput,        // input
+    ToPeak,         // peak
 }};
 
 }  // namespace

@@ -66,12 +66,12 @@ struct PlatformResults {
   std::vector<std::pair<std::string, std::string>> settings;
   // Context keys in first-seen order with their distinct values.
   std::vector<std::pair<std::string, std::vector<std::string>>> context;
-  // By family: train; the layer kernels and GEMM; allreduce; grads; input;
-  // peak (the CPU's FMA peak).
+  // By family: train; the layer kernels and GEMM; the collectives (every
+  // collective's family); grads; input; peak (the CPU's FMA peak).
   std::map<CaseName, Measurement> train;
   std::map<CaseName, Measurement> kernels;
   std::vector<CaseName> kernel_order;  // first-seen order, which follows registration
-  std::map<CaseName, Measurement> allreduce;
+  std::map<CaseName, Measurement> collectives;
   std::map<CaseName, Measurement> grads;
   std::map<CaseName, Measurement> input;
   std::map<CaseName, Measurement> peak;

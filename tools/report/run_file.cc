@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/collectives/communicator.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
@@ -46,8 +47,8 @@ class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
 // The counters the tables use; anything else in an entry is ignored.
 // `ranks`: a train case's data-parallel ranks, checked against its name.
 constexpr const char* kCounterNames[] = {
-    "images_per_second", "flops",  "bytes_per_second", "algbw", "busbw", "ranks",
-    "gradient_bytes",    "buckets"};
+    "images_per_second", "flops", "bytes_per_second", "algbw",  "busbw", "algbw_inplace",
+    "busbw_inplace",     "ranks", "gradient_bytes",   "buckets"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;
@@ -98,15 +99,17 @@ bool BoolField(const Json& entry, const char* key) {
 }
 
 // Fills algbw/busbw from the time when a collective case reports only time,
-// with nccl-tests' definitions.
-void CompleteAllReduce(const CaseName& c, Counters& counters) {
+// with nccl-tests' definitions (the one table of factors, BusFactor).
+void CompleteCollective(const CaseName& c, Counters& counters) {
   auto seconds = counters.find("seconds");
   if (!counters.count("algbw") && seconds != counters.end() && seconds->second > 0) {
     counters["algbw"] = static_cast<double>(c.bytes) / seconds->second;
   }
   auto algbw = counters.find("algbw");
-  if (!counters.count("busbw") && algbw != counters.end()) {
-    counters["busbw"] = algbw->second * 2.0 * (c.ranks - 1) / c.ranks;
+  Collective collective = Collective::kAllReduce;
+  if (!counters.count("busbw") && algbw != counters.end() &&
+      FindCollective(c.family, &collective)) {
+    counters["busbw"] = algbw->second * BusFactor(collective, c.ranks);
   }
 }
 
@@ -121,7 +124,7 @@ bool HasNeededCounter(const CaseName& name, const Counters& c) {
 
 std::string NeededCounterText(const CaseName& name) {
   // An all-reduce's busbw is completed from algbw or the time when missing.
-  if (name.Is(bench::Family::kAllReduce)) return "busbw, algbw or a time";
+  if (name.IsCollective()) return "busbw, algbw or a time";
   return NeededCounter(name);
 }
 
@@ -260,7 +263,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
       c.stddev = counters;  // of the counters as written; a completed busbw has none
       continue;
     }
-    if (c.name.Is(bench::Family::kAllReduce)) CompleteAllReduce(c.name, counters);
+    if (c.name.IsCollective()) CompleteCollective(c.name, counters);
     if (aggregate) {
       c.mean = counters;
       auto reps = entry.find("repetitions");

@@ -38,7 +38,7 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
     ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status();
     EXPECT_EQ(parsed->ToString(), name);
     // peak: the CPU's arithmetic peak, a CPU-only family.
-    if (parsed->family == "train" || parsed->family == "allreduce" || parsed->family == "grads" ||
+    if (parsed->family == "train" || parsed->IsCollective() || parsed->family == "grads" ||
         parsed->family == "peak")
       continue;
     (parsed->device == "cuda" ? cuda_families : cpu_families).insert(parsed->family);

@@ -1,0 +1,855 @@
+// <collective>/<local|mpi>/<dtype>/<op>/bytes:<S>/ranks:<N>: the collectives
+// on the timing harness, in the manner of nccl-tests (one case family per
+// collective, as nccl-tests has one binary per collective). Each rank holds
+// its own communicator; rank 0 is the harness's thread and ranks 1..N-1 are
+// threads started when the case is prepared, parked between commands. Every
+// rank makes the same fixed number of collectives, so none waits for a call
+// another never makes.
+#include "bench/collective_cases.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/harness.h"
+#include "bench/names.h"
+#include "bench/suite.h"
+#include "benchmark/benchmark.h"
+#include "core/device.h"
+#include "core/status.h"
+#include "kernels/collectives/communicator.h"
+
+// Defined beside the only code that reads them (ApplyCollectiveFlags); the
+// allreduce_* names are the older ones, kept as aliases.
+ABSL_FLAG(std::string, collective_ranks, "",
+          "rank counts of the collective cases (local) and the grads/local cases, e.g. 1,2,4 "
+          "(1: a plain copy, the memory's own rate as a baseline; default: the preset's)");
+ABSL_FLAG(std::string, allreduce_ranks, "", "the older name of --collective_ranks");
+ABSL_FLAG(std::string, collective_bytes, "",
+          "the collective cases' smallest and largest size in bytes, MIN,MAX (nccl-tests' -b "
+          "and -e, its size: the buffer of all-reduce, broadcast and reduce, the gathered "
+          "buffer of all-gather, the scattered one of reduce-scatter)");
+ABSL_FLAG(std::string, allreduce_bytes, "", "the older name of --collective_bytes");
+ABSL_FLAG(int, collective_warmup, -1,
+          "untimed calls of each variant when a collective case is prepared, before its first "
+          "timed loop (default: the preset's, 5; nccl-tests' -w is 1 per size, run over every "
+          "size before any is timed)");
+ABSL_FLAG(int, allreduce_warmup, -1, "the older name of --collective_warmup");
+ABSL_FLAG(int, collective_iters, -1,
+          "timed calls per variant and repetition of a collective case, the same on every rank "
+          "(default: the preset's, 20, as nccl-tests' -n)");
+ABSL_FLAG(int, allreduce_iters, -1, "the older name of --collective_iters");
+ABSL_FLAG(std::string, collective_dtypes, "",
+          "element types of the collective cases, e.g. fp32,bf16,int64 (of fp32, fp16, bf16, "
+          "fp64, int32, int64; default: the preset's, fp32, as nccl-tests' -d float)");
+ABSL_FLAG(std::string, collective_ops, "",
+          "reductions of the reducing collective cases, e.g. sum,max (of sum, prod, max, min, "
+          "avg; all: every one, as nccl-tests' -o all; default: the preset's, sum)");
+ABSL_FLAG(int, collective_factor, 2,
+          "the collective cases' size sweep: each size this many times the one before, from "
+          "--collective_bytes' first to its last (nccl-tests' -f; 2 or more)");
+ABSL_FLAG(int, collective_root, 0,
+          "the root rank of the broadcast and reduce cases (nccl-tests' -r; a case with fewer "
+          "ranks is skipped)");
+
+namespace cnnbench::bench {
+namespace {
+
+// The values every rank starts from, exact in every dtype whatever the
+// order a transport reduces in. For the sums, rank r's element i is
+// (r + i) % 3, so a sum over up to 128 ranks is a small integer (bf16 holds
+// integers to 256); for the product it is -1 where (r + i) % 3 == 0, else 1,
+// so every product is +-1; the copies carry (37 r + i) % 251, which tells
+// the ranks apart.
+double Input(Collective collective, ReduceOp op, int rank, size_t i) {
+  if (!Reduces(collective)) return static_cast<double>((37 * static_cast<size_t>(rank) + i) % 251);
+  const size_t k = (static_cast<size_t>(rank) + i) % 3;
+  if (op == ReduceOp::kProd) return k == 0 ? -1.0 : 1.0;
+  return static_cast<double>(k);
+}
+
+bool IsInteger(DType d) { return d == DType::kI32 || d == DType::kI64; }
+
+// Element i of a reduction over `ranks` ranks, computed plainly. Averages
+// divide once (integers truncate: the sums are not negative).
+double Reduced(ReduceOp op, DType dtype, int ranks, size_t i) {
+  double sum = 0, prod = 1;
+  double max = Input(Collective::kAllReduce, op, 0, i), min = max;
+  for (int r = 0; r < ranks; ++r) {
+    const double v = Input(Collective::kAllReduce, op, r, i);
+    sum += v;
+    prod *= v;
+    max = std::max(max, v);
+    min = std::min(min, v);
+  }
+  switch (op) {
+    case ReduceOp::kSum:
+      return sum;
+    case ReduceOp::kProd:
+      return prod;
+    case ReduceOp::kMax:
+      return max;
+    case ReduceOp::kMin:
+      return min;
+    case ReduceOp::kAvg:
+      return IsInteger(dtype) ? std::floor(sum / ranks) : sum / ranks;
+  }
+  return 0;
+}
+
+// Element i of a buffer of `dtype`, as a double, and back.
+double Load(DType dtype, const void* data, size_t i) {
+  switch (dtype) {
+    case DType::kF32:
+      return static_cast<const float*>(data)[i];
+    case DType::kF64:
+      return static_cast<const double*>(data)[i];
+    case DType::kF16:
+      return HalfToFloat(static_cast<const Half*>(data)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(static_cast<const BFloat16*>(data)[i]);
+    case DType::kI32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    default:
+      return 0;
+  }
+}
+void Store(DType dtype, void* data, size_t i, double value) {
+  switch (dtype) {
+    case DType::kF32:
+      static_cast<float*>(data)[i] = static_cast<float>(value);
+      break;
+    case DType::kF64:
+      static_cast<double*>(data)[i] = value;
+      break;
+    case DType::kF16:
+      static_cast<Half*>(data)[i] = FloatToHalf(static_cast<float>(value));
+      break;
+    case DType::kBF16:
+      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(static_cast<float>(value));
+      break;
+    case DType::kI32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
+      break;
+    case DType::kI64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(value);
+      break;
+    default:
+      break;
+  }
+}
+// `value` as `dtype` holds it.
+double Rounded(DType dtype, double value) {
+  char bytes[8];
+  Store(dtype, bytes, 0, value);
+  return Load(dtype, bytes, 0);
+}
+
+// Significand bits (with the implicit one) of a floating dtype.
+int Precision(DType dtype) {
+  switch (dtype) {
+    case DType::kF64:
+      return 53;
+    case DType::kF32:
+      return 24;
+    case DType::kF16:
+      return 11;
+    case DType::kBF16:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// The elements every rank may be wrong by: 0, but for a floating average,
+// which a transport may compute as a sum of inputs each multiplied by 1/n
+// (NCCL does), 2 units in the last place of the expected value, the
+// tolerance nccl-tests' verification allows there.
+double Tolerance(ReduceOp op, DType dtype, double expected) {
+  if (op != ReduceOp::kAvg || IsInteger(dtype) || expected == 0) return 0;
+  int exponent = 0;
+  std::frexp(expected, &exponent);  // |expected| in [2^(exponent-1), 2^exponent)
+  return 2 * std::ldexp(1.0, exponent - Precision(dtype));
+}
+
+constexpr double kPoison = -7;  // never an expected value
+
+// The element types every transport reduces.
+bool ReducedType(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
+         dtype == DType::kF64 || dtype == DType::kI32 || dtype == DType::kI64;
+}
+
+// What every rank does next.
+enum class Task {
+  kFill,        // writes its buffers: their pages are faulted in by the thread that uses them
+  kOutOfPlace,  // `count` collectives send -> recv
+  kInPlace,     // `count` collectives within one buffer
+  kCheck,       // one collective of each variant, its result checked
+  kQuit,
+};
+struct Command {
+  Task task = Task::kQuit;
+  int64_t count = 0;
+};
+
+// What one rank holds, and what its last check saw.
+struct Rank {
+  Communicator* comm = nullptr;
+  Stream stream = Stream::Cpu();
+  Buffer send;             // ShapeOf's send_elements
+  Buffer recv;             // ShapeOf's recv_elements
+  std::vector<char> host;  // a staging copy of one buffer, for fills and checks
+  std::string wrong;       // the first wrong result of the last check, if any
+  // Wrong elements the last check counted, out of place and in place
+  // (nccl-tests' #wrong).
+  int64_t wrong_out = 0, wrong_in = 0;
+};
+
+absl::Status OnRank(int rank, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
+}
+
+class CollectiveWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<CommunicatorGroup> group,
+                                                           const CollectiveCase& spec);
+  ~CollectiveWorkload() override;
+
+  // Rank 0's: the harness's timer brackets rank 0's calls.
+  const Stream& stream() const override { return ranks_[0].stream; }
+  absl::Status Run() override { return RunIterations(1); }
+  // `count` out-of-place collectives on every rank. Returns when rank 0's
+  // last one has (so every rank's result is written); the other threads
+  // report back before the next command, outside the timed span.
+  absl::Status RunIterations(int64_t count) override;
+  // Times the in-place loop the same way, checks both variants' results on
+  // every rank, and sets the counters.
+  absl::Status Report(benchmark::State& state) override;
+
+ private:
+  CollectiveWorkload(std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec)
+      : group_(std::move(group)), spec_(spec) {}
+
+  // One collective on `rank`, out of place or in place.
+  absl::Status Call(Rank& rank, bool in_place);
+  // Writes the inputs of the variant into the rank's buffers (the receive
+  // buffer poisoned out of place).
+  absl::Status Fill(Rank& rank, bool in_place);
+  // Counts the wrong elements of the variant's result; keeps the first.
+  absl::Status Check(Rank& rank, bool in_place, int64_t& wrong);
+  // Runs `command` on `rank` (called from that rank's thread). Stops at the
+  // first failed collective: a group fails a collective on every rank
+  // alike, so all ranks stop at the same call.
+  absl::Status Execute(Rank& rank, const Command& command);
+  // Hands `command` to ranks 1..N-1 once they are done with the last one.
+  void Post(const Command& command);
+  // Waits until ranks 1..N-1 are done; their first error since the last Finish.
+  absl::Status Finish();
+  // Post, rank 0's share, Finish.
+  absl::Status RunEverywhere(const Command& command);
+  // The loop of rank r's thread (r >= 1).
+  void Serve(int r);
+
+  const std::shared_ptr<CommunicatorGroup> group_;  // outlives the threads
+  const CollectiveCase spec_;
+  CollectiveShape shape_;
+  // Not resized once the rank threads run: they hold references into it.
+  std::vector<Rank> ranks_;
+  std::optional<Timer> in_place_timer_;  // on rank 0's stream
+  int64_t count_ = 0;                    // iterations of the last timed span
+
+  std::mutex mutex_;
+  std::condition_variable posted_;    // a new command for ranks 1..N-1
+  std::condition_variable finished_;  // none of them is running it any more
+  Command command_;                   // the last one posted
+  uint64_t generation_ = 0;           // commands posted so far
+  int busy_ = 0;                      // ranks still running command_
+  std::vector<absl::Status> errors_;  // per rank, the first since the last Finish
+  std::vector<std::thread> threads_;  // ranks 1..N-1
+};
+
+absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
+    std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec) {
+  if (group == nullptr) return absl::InvalidArgumentError("a collective case needs a group");
+  // The ranks of this process: all of the group's (local: threads), or one
+  // of several processes' (mpi), each with its own thread here.
+  std::vector<std::unique_ptr<Communicator>>& comms = group->comms;
+  const int n = static_cast<int>(comms.size());
+  if (n == 0) return absl::InvalidArgumentError("a collective case needs at least one rank");
+  if (comms[0] == nullptr) return absl::InvalidArgumentError("communicator 0 is missing");
+  if (group->devices.size() != comms.size())
+    return absl::InvalidArgumentError(absl::StrCat("the group has ", n, " communicators but ",
+                                                   group->devices.size(), " devices"));
+  // A whole in-process group starts at rank 0; an MPI process holds its own rank.
+  const int size = comms[0]->size();
+  const int first = n == size ? 0 : comms[0]->rank();
+  for (int r = 0; r < n; ++r)
+    if (comms[r] == nullptr || comms[r]->size() != size || first + n > size ||
+        comms[r]->rank() != first + r)
+      return absl::InvalidArgumentError(absl::StrCat("communicator ", r, " of ", n, " is not rank ",
+                                                     first + r, " of one group of ", size));
+  const std::string name(CollectiveName(spec.collective));
+  if (!ReducedType(spec.dtype))
+    return absl::InvalidArgumentError(
+        absl::StrCat(DTypeName(spec.dtype), " is not a type the ", name, " cases check"));
+  const CollectiveShape shape = ShapeOf(spec.collective, SizeOf(spec.dtype), spec.bytes, size);
+  if (shape.count == 0 || shape.bytes != spec.bytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bytes:", spec.bytes, " is not a whole number of ", DTypeName(spec.dtype), " elements",
+        !Reduces(spec.collective) || spec.collective == Collective::kAllReduce
+            ? ""
+            : absl::StrCat(" per rank of ", size)));
+  if (spec.warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
+  if (Rooted(spec.collective) && (spec.root < 0 || spec.root >= size))
+    return absl::UnimplementedError(absl::StrCat(
+        "unsupported: root ", spec.root, " is not a rank of ", size, " (--collective_root)"));
+
+  std::unique_ptr<CollectiveWorkload> w(new CollectiveWorkload(std::move(group), spec));
+  w->shape_ = shape;
+  // Everything that can fail on one rank alone is done before the rank
+  // threads start, so no rank waits for one that already gave up.
+  const size_t element = SizeOf(spec.dtype);
+  w->ranks_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    Rank& rank = w->ranks_[r];
+    const Device device = w->group_->devices[r];
+    rank.comm = w->group_->comms[r].get();
+    ASSIGN_OR_RETURN(rank.stream, Stream::Create(device));
+    ASSIGN_OR_RETURN(rank.send, Buffer::Allocate(device, shape.send_elements * element));
+    ASSIGN_OR_RETURN(rank.recv, Buffer::Allocate(device, shape.recv_elements * element));
+  }
+  ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
+  w->in_place_timer_.emplace(std::move(timer));
+  w->errors_.resize(n);
+  for (int r = 1; r < n; ++r) w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
+
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, spec.warmup}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kInPlace, spec.warmup}));
+  return std::unique_ptr<Workload>(std::move(w));
+}
+
+CollectiveWorkload::~CollectiveWorkload() {
+  if (threads_.empty()) return;
+  Post({Task::kQuit});
+  for (std::thread& t : threads_) t.join();
+}
+
+absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
+  const size_t count = shape_.count;
+  const size_t slice = count * SizeOf(spec_.dtype) * static_cast<size_t>(rank.comm->rank());
+  char* send = static_cast<char*>(rank.send.data());
+  char* recv = static_cast<char*>(rank.recv.data());
+  Communicator& c = *rank.comm;
+  const DType t = spec_.dtype;
+  switch (spec_.collective) {
+    case Collective::kAllReduce:
+      return in_place ? c.AllReduce(recv, recv, count, t, spec_.op, rank.stream)
+                      : c.AllReduce(send, recv, count, t, spec_.op, rank.stream);
+    case Collective::kAllGather:  // in place within the gathered buffer
+      return c.AllGather(in_place ? recv + slice : send, recv, count, t, rank.stream);
+    case Collective::kReduceScatter:  // in place within the scattered buffer
+      return c.ReduceScatter(send, in_place ? send + slice : recv, count, t, spec_.op, rank.stream);
+    case Collective::kBroadcast:
+      return c.Broadcast(in_place ? recv : send, recv, count, t, spec_.root, rank.stream);
+    case Collective::kReduce:
+      return c.Reduce(in_place ? recv : send, recv, count, t, spec_.op, spec_.root, rank.stream);
+  }
+  return absl::InternalError("unknown collective");
+}
+
+absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
+  const int r = rank.comm->rank();
+  const DType t = spec_.dtype;
+  const size_t element = SizeOf(t);
+  const Collective c = spec_.collective;
+  const size_t count = shape_.count;
+  // The buffer the inputs go in, and where in it this rank's own are.
+  const bool into_send = c == Collective::kReduceScatter || !in_place;
+  Buffer& inputs = into_send ? rank.send : rank.recv;
+  const size_t elements = inputs.size() / element;
+  const size_t offset = in_place && c == Collective::kAllGather ? count * r : 0;
+  rank.host.assign(inputs.size(), 0);
+  for (size_t i = 0; i < elements; ++i)
+    Store(t, rank.host.data(), i,
+          i >= offset && i - offset < (c == Collective::kReduceScatter ? elements : count)
+              ? Input(c, spec_.op, r, i - offset)
+              : kPoison);
+  RETURN_IF_ERROR(
+      CopyBytes(inputs.data(), inputs.device(), rank.host.data(), Device::Cpu(), inputs.size()));
+  if (in_place) return absl::OkStatus();
+  // Out of place, the receive buffer starts poisoned, so an unwritten element shows.
+  rank.host.assign(rank.recv.size(), 0);
+  for (size_t i = 0; i < shape_.recv_elements; ++i) Store(t, rank.host.data(), i, kPoison);
+  return CopyBytes(rank.recv.data(), rank.recv.device(), rank.host.data(), Device::Cpu(),
+                   rank.recv.size());
+}
+
+absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong) {
+  const int r = rank.comm->rank();
+  const int n = rank.comm->size();
+  const DType t = spec_.dtype;
+  const Collective c = spec_.collective;
+  const size_t count = shape_.count;
+  // Where the result is, and what each of its elements must be.
+  const bool in_send = c == Collective::kReduceScatter && in_place;
+  Buffer& result = in_send ? rank.send : rank.recv;
+  rank.host.assign(result.size(), 0);
+  RETURN_IF_ERROR(
+      CopyBytes(rank.host.data(), Device::Cpu(), result.data(), result.device(), result.size()));
+  size_t first = 0, elements = count;
+  std::function<double(size_t)> expected;
+  switch (c) {
+    case Collective::kAllReduce:
+      expected = [&](size_t i) { return Reduced(spec_.op, t, n, i); };
+      break;
+    case Collective::kReduce:
+      if (r != spec_.root) return absl::OkStatus();  // written on the root only
+      expected = [&](size_t i) { return Reduced(spec_.op, t, n, i); };
+      break;
+    case Collective::kReduceScatter:
+      if (in_place) first = count * r;
+      expected = [&](size_t i) { return Reduced(spec_.op, t, n, count * r + i); };
+      break;
+    case Collective::kBroadcast:
+      expected = [&](size_t i) { return Input(c, spec_.op, spec_.root, i); };
+      break;
+    case Collective::kAllGather:
+      elements = count * n;
+      expected = [&](size_t i) {
+        return Input(c, spec_.op, static_cast<int>(i / count), i % count);
+      };
+      break;
+  }
+  for (size_t i = 0; i < elements; ++i) {
+    const double got = Load(t, rank.host.data(), first + i);
+    const double want = Rounded(t, expected(i));
+    if (std::fabs(got - want) <= Tolerance(spec_.op, t, want)) continue;
+    ++wrong;
+    if (rank.wrong.empty())
+      rank.wrong = absl::StrCat(in_place ? "in-place" : "out-of-place", " result wrong at rank ", r,
+                                " element ", i, ": ", got, " vs ", want);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
+  switch (command.task) {
+    case Task::kFill:
+      return Fill(rank, /*in_place=*/false);
+    case Task::kOutOfPlace:
+      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(Call(rank, false));
+      return rank.stream.Synchronize();
+    case Task::kInPlace:
+      // Each call reduces the data into itself: a sum grows by a factor of
+      // the rank count per call, perhaps to inf (adds take the same time on
+      // it); the check starts again from the inputs.
+      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(Call(rank, true));
+      return rank.stream.Synchronize();
+    case Task::kCheck:
+      rank.wrong.clear();
+      rank.wrong_out = rank.wrong_in = 0;
+      RETURN_IF_ERROR(Fill(rank, false));
+      RETURN_IF_ERROR(Call(rank, false));
+      RETURN_IF_ERROR(rank.stream.Synchronize());
+      RETURN_IF_ERROR(Check(rank, false, rank.wrong_out));
+      RETURN_IF_ERROR(Fill(rank, true));
+      RETURN_IF_ERROR(Call(rank, true));
+      RETURN_IF_ERROR(rank.stream.Synchronize());
+      RETURN_IF_ERROR(Check(rank, true, rank.wrong_in));
+      return Fill(rank, false);  // the out-of-place loop's inputs again
+    case Task::kQuit:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+void CollectiveWorkload::Post(const Command& command) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return busy_ == 0; });
+    command_ = command;
+    ++generation_;
+    busy_ = command.task == Task::kQuit ? 0 : static_cast<int>(threads_.size());
+  }
+  posted_.notify_all();
+}
+
+absl::Status CollectiveWorkload::Finish() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [&] { return busy_ == 0; });
+  absl::Status first;
+  for (size_t r = 0; r < errors_.size(); ++r) {
+    if (first.ok()) first = OnRank(static_cast<int>(r), errors_[r]);
+    errors_[r] = absl::OkStatus();
+  }
+  return first;
+}
+
+absl::Status CollectiveWorkload::RunEverywhere(const Command& command) {
+  Post(command);
+  const absl::Status mine = Execute(ranks_[0], command);
+  const absl::Status theirs = Finish();  // always: the next command needs them idle
+  if (!mine.ok()) return OnRank(0, mine);
+  return theirs;
+}
+
+void CollectiveWorkload::Serve(int r) {
+  uint64_t seen = 0;
+  for (;;) {
+    Command command;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      posted_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      command = command_;
+    }
+    if (command.task == Task::kQuit) return;
+    absl::Status status = Execute(ranks_[r], command);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (errors_[r].ok()) errors_[r] = std::move(status);
+    if (--busy_ == 0) finished_.notify_all();
+  }
+}
+
+absl::Status CollectiveWorkload::RunIterations(int64_t count) {
+  count_ = count;
+  const Command command{Task::kOutOfPlace, count};
+  Post(command);
+  // Rank 0's calls only: the harness stops its timer on rank 0's stream.
+  for (int64_t k = 0; k < count; ++k) RETURN_IF_ERROR(OnRank(0, Call(ranks_[0], false)));
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveWorkload::Report(benchmark::State& state) {
+  RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
+
+  const Command in_place{Task::kInPlace, count_};
+  RETURN_IF_ERROR(in_place_timer_->Start());
+  Post(in_place);
+  absl::Status mine;
+  for (int64_t k = 0; k < count_ && mine.ok(); ++k) mine = Call(ranks_[0], true);
+  const absl::Status stopped = in_place_timer_->Stop();
+  RETURN_IF_ERROR_AS_IS(Finish());
+  if (!mine.ok()) return OnRank(0, mine);
+  RETURN_IF_ERROR(stopped);
+  ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
+
+  RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
+  // This process's ranks' counts (under MPI, its one rank's).
+  int64_t wrong_out = 0, wrong_in = 0;
+  for (const Rank& rank : ranks_) wrong_out += rank.wrong_out, wrong_in += rank.wrong_in;
+  for (const Rank& rank : ranks_)
+    if (!rank.wrong.empty())
+      return absl::InternalError(absl::StrCat(
+          rank.wrong, " (wrong elements: ", wrong_out, " out of place, ", wrong_in,
+          " in place, over ", ranks_.size() == 1 ? "this rank" : "the ranks of this process", ")"));
+  // No counter for the count, which is 0 here: a counter that is 0 in
+  // every repetition makes Google Benchmark's cv aggregate 0/0, written as
+  // NaN, which is not JSON. The label says it.
+
+  // Out of place from the harness's manual time (bytes per iteration / its
+  // time); in place from this repetition's own span. The whole group's
+  // size: under MPI this process holds one of its ranks.
+  const int ranks = ranks_[0].comm->size();
+  const double factor = BusFactor(spec_.collective, ranks);
+  const double bytes = static_cast<double>(spec_.bytes);
+  state.counters["algbw"] =
+      benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["busbw"] =
+      benchmark::Counter(bytes * factor, benchmark::Counter::kIsIterationInvariantRate);
+  const double algbw_in = bytes * count_ / in_place_seconds;
+  state.counters["algbw_inplace"] = benchmark::Counter(algbw_in);
+  state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
+  state.SetBytesProcessed(spec_.bytes * count_);
+  const bool rooted = Rooted(spec_.collective);
+  state.SetLabel(absl::StrCat(ranks_[0].comm->name(), ", one thread per rank, ",
+                              rooted ? absl::StrCat("root ", spec_.root, ", ") : "", spec_.warmup,
+                              " warm-up + ", count_,
+                              " timed per variant, result checked (0 wrong elements)"));
+  return absl::OkStatus();
+}
+
+// A count flag under its name or its older one: the one given (both given
+// must agree), else -1.
+absl::StatusOr<int> AliasedCount(const absl::Flag<int>& flag, const absl::Flag<int>& older,
+                                 int least, const FlagGiven& given_flag) {
+  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
+  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
+  const bool given_a = given_flag(a), given_b = given_flag(b);
+  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
+    return absl::InvalidArgumentError(absl::StrCat("--", a.Name(), "=", absl::GetFlag(flag),
+                                                   " and --", b.Name(), "=", absl::GetFlag(older),
+                                                   " disagree (the second is the first's older "
+                                                   "name): give one of them"));
+  if (!given_a && !given_b) return -1;
+  const std::string name(given_a ? a.Name() : b.Name());
+  const int value = given_a ? absl::GetFlag(flag) : absl::GetFlag(older);
+  if (value < least)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, "=", value, ": must be a whole number >= ", least));
+  return value;
+}
+
+// A string flag under its name or its older one: {name, value} of the one
+// given (both given must agree), or an empty name.
+absl::StatusOr<std::pair<std::string, std::string>> AliasedText(
+    const absl::Flag<std::string>& flag, const absl::Flag<std::string>& older,
+    const FlagGiven& given_flag) {
+  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
+  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
+  const bool given_a = given_flag(a), given_b = given_flag(b);
+  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", a.Name(), "=", absl::GetFlag(flag), " and --", b.Name(), "=", absl::GetFlag(older),
+        " disagree (the second is the first's older name): give one of them"));
+  const std::pair<std::string, std::string> chosen =
+      given_a   ? std::make_pair(std::string(a.Name()), absl::GetFlag(flag))
+      : given_b ? std::make_pair(std::string(b.Name()), absl::GetFlag(older))
+                : std::make_pair(std::string(), std::string());
+  if (!chosen.first.empty() && chosen.second.empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", chosen.first, " is empty (leave it out for the preset's)"));
+  return chosen;
+}
+
+// The communicators of one rank count, made when its first case is
+// prepared and kept for the rest of the sweep (nccl-tests makes its
+// communicators once), shared by the registration's cases.
+class GroupCache {
+ public:
+  explicit GroupCache(const SuiteOptions& options) : options_(options) {}
+  absl::StatusOr<std::shared_ptr<CommunicatorGroup>> Get(int ranks) {
+    auto it = groups_.find(ranks);
+    if (it != groups_.end()) return it->second;
+    ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options_, 0, ranks));
+    auto group = std::make_shared<CommunicatorGroup>();
+    group->comms = std::move(placement.group);
+    group->devices = std::move(placement.devices);
+    groups_[ranks] = group;
+    return group;
+  }
+
+ private:
+  const SuiteOptions& options_;
+  std::map<int, std::shared_ptr<CommunicatorGroup>> groups_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec) {
+  return CollectiveWorkload::Prepare(std::move(group), spec);
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::vector<std::unique_ptr<Communicator>> comms, const CollectiveCase& spec) {
+  auto group = std::make_shared<CommunicatorGroup>();
+  group->devices.assign(comms.size(), Device::Cpu());
+  group->comms = std::move(comms);
+  return CollectiveWorkload::Prepare(std::move(group), spec);
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
+    const std::string& flag, const std::vector<std::string>& preset) {
+  std::vector<std::string> names = preset;
+  if (!flag.empty()) names = absl::StrSplit(flag, ',');
+  std::vector<std::pair<std::string, DType>> out;
+  for (const std::string& name : names) {
+    const absl::StatusOr<DType> dtype = ParseDType(name);
+    if (!dtype.ok() || !ReducedType(*dtype))
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective_dtypes: '", name,
+                       "' is not an element type the collectives reduce (fp32, fp16, bf16, "
+                       "fp64, int32, int64)"));
+    // By its canonical name, as case names spell it.
+    const std::string canonical(DTypeName(*dtype));
+    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.first == canonical; }))
+      out.emplace_back(canonical, *dtype);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--collective_dtypes: no element type");
+  return out;
+}
+
+absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
+                                                    const std::vector<std::string>& preset) {
+  std::vector<std::string> names = preset;
+  if (!flag.empty()) names = absl::StrSplit(flag, ',');
+  if (names.size() == 1 && names[0] == "all")  // nccl-tests' -o all, in its order
+    names = {"sum", "prod", "max", "min", "avg"};
+  std::vector<ReduceOp> out;
+  for (const std::string& name : names) {
+    const ReduceOp* op = std::find_if(std::begin(kReduceOps), std::end(kReduceOps),
+                                      [&](ReduceOp o) { return ReduceOpName(o) == name; });
+    if (op == std::end(kReduceOps))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--collective_ops: '", name, "' is not a reduction (sum, prod, max, min, avg, or all)"));
+    if (std::find(out.begin(), out.end(), *op) == out.end()) out.push_back(*op);
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--collective_ops: no reduction");
+  return out;
+}
+
+absl::Status ApplyCollectiveFlags(SuiteOptions& o, const FlagGiven& given) {
+  CollectiveCaseOptions& c = o.collectives;
+  ASSIGN_OR_RETURN_AS_IS(const int warmup,
+                         AliasedCount(FLAGS_collective_warmup, FLAGS_allreduce_warmup, 0, given));
+  if (warmup >= 0) c.warmup = warmup;
+  ASSIGN_OR_RETURN_AS_IS(const int iters,
+                         AliasedCount(FLAGS_collective_iters, FLAGS_allreduce_iters, 1, given));
+  if (iters >= 0) c.iters = iters;
+  ASSIGN_OR_RETURN_AS_IS(const auto ranks,
+                         AliasedText(FLAGS_collective_ranks, FLAGS_allreduce_ranks, given));
+  if (!ranks.first.empty()) {
+    std::vector<int> counts;
+    for (absl::string_view part : absl::StrSplit(ranks.second, ',')) {
+      int value = 0;
+      if (!absl::SimpleAtoi(part, &value) || value < 1)
+        return absl::InvalidArgumentError(absl::StrCat("--", ranks.first, "=", ranks.second, ": '",
+                                                       part, "' is not a rank count >= 1"));
+      if (std::find(counts.begin(), counts.end(), value) != counts.end())
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", ranks.first, "=", ranks.second, ": '", part, "' is given twice"));
+      counts.push_back(value);
+    }
+    c.ranks = std::move(counts);
+  }
+  ASSIGN_OR_RETURN_AS_IS(const auto bytes,
+                         AliasedText(FLAGS_collective_bytes, FLAGS_allreduce_bytes, given));
+  if (!bytes.first.empty()) {
+    std::vector<int64_t> range;
+    for (absl::string_view part : absl::StrSplit(bytes.second, ',')) {
+      int64_t value = 0;
+      range.push_back(absl::SimpleAtoi(part, &value) ? value : -1);
+    }
+    if (range.size() != 2 || range[0] < 1 || range[1] < range[0])
+      return absl::InvalidArgumentError(absl::StrCat("--", bytes.first, "=", bytes.second,
+                                                     ": give MIN,MAX with 1 <= MIN <= MAX"));
+    c.min_bytes = range[0];
+    c.max_bytes = range[1];
+  }
+  c.factor = absl::GetFlag(FLAGS_collective_factor);
+  if (c.factor < 2)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--collective_factor=", c.factor, ": the size sweep's step factor must be 2 or more"));
+  c.root = absl::GetFlag(FLAGS_collective_root);
+  if (c.root < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--collective_root=", c.root, ": a root is a rank, 0 or more"));
+  const std::string dtypes = absl::GetFlag(FLAGS_collective_dtypes);
+  ASSIGN_OR_RETURN_AS_IS(const auto types, CollectiveDTypes(dtypes, c.dtypes));
+  c.dtypes.clear();
+  for (const auto& [name, dtype] : types) c.dtypes.push_back(name);
+  ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps(absl::GetFlag(FLAGS_collective_ops), c.ops));
+  c.ops.clear();
+  for (ReduceOp op : ops) c.ops.emplace_back(ReduceOpName(op));
+  return absl::OkStatus();
+}
+
+void AddCollectiveContext(const SuiteOptions& o) {
+  benchmark::AddCustomContext("collective_warmup", absl::StrCat(o.collectives.warmup));
+  benchmark::AddCustomContext("collective_iters", absl::StrCat(o.collectives.iters));
+  benchmark::AddCustomContext("collective_root", absl::StrCat(o.collectives.root));
+}
+
+absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
+                                        Harness& harness) {
+  const CollectiveCaseOptions& c = options.collectives;
+  ASSIGN_OR_RETURN_AS_IS(const auto dtypes, CollectiveDTypes("", c.dtypes));
+  ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps("", c.ops));
+  if (c.factor < 2) return absl::InvalidArgumentError("the size sweep's factor must be 2 or more");
+  const std::vector<ReduceOp> reductions =
+      !Reduces(collective) ? std::vector<ReduceOp>{ReduceOp::kSum} : ops;
+  // Sizes are capped by memory: every rank's buffers must fit in half of
+  // this machine's memory.
+  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  std::vector<int> rank_counts = c.ranks;
+  if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
+  const char* impl = options.mpi != nullptr ? "mpi" : "local";
+  const std::string family(CollectiveName(collective));
+  // One set of communicators per rank count for the whole sweep, freed with
+  // the harness's cases.
+  auto groups = std::make_shared<GroupCache>(options);
+  for (int ranks : rank_counts)
+    for (const auto& [dtype_name, dtype] : dtypes)
+      for (ReduceOp op : reductions) {
+        std::set<int64_t> sizes;  // rounding may give one size twice
+        for (int64_t bytes = std::max<int64_t>(c.min_bytes, 1); bytes <= c.max_bytes;
+             bytes *= c.factor) {
+          const CollectiveShape shape = ShapeOf(collective, SizeOf(dtype), bytes, ranks);
+          const double held =
+              static_cast<double>(shape.send_elements + shape.recv_elements) * SizeOf(dtype);
+          if (shape.count == 0 || !sizes.insert(shape.bytes).second) continue;
+          if (held * ranks > memory / 2) break;
+          TimedCase timed;
+          timed.name = CollectiveCaseName(family, impl, dtype_name,
+                                          !Reduces(collective) ? "none" : ReduceOpName(op),
+                                          shape.bytes, ranks);
+          timed.family = family;
+          // A fixed count, never a min time: every rank must know how many
+          // collectives to make. Each rank makes them in one go, timed as a span.
+          timed.iterations = c.iters;
+          timed.iterations_flag = "--collective_iters";
+          timed.time_span = true;
+          timed.unit = benchmark::kMicrosecond;
+          CollectiveCase spec;
+          spec.collective = collective;
+          spec.op = op;
+          spec.dtype = dtype;
+          spec.bytes = shape.bytes;
+          spec.root = c.root;
+          spec.warmup = c.warmup;
+          timed.prepare = [ranks, spec, groups,
+                           &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+            auto group = groups->Get(ranks);
+            if (!group.ok()) return EndJobOnTimeout(options, group.status());
+            auto workload = PrepareCollectiveWorkload(*group, spec);
+            if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
+            return workload;
+          };
+          harness.Register(std::move(timed));
+        }
+      }
+  return absl::OkStatus();
+}
+
+absl::Status RegisterAllReduceCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kAllReduce, o, h);
+}
+absl::Status RegisterAllGatherCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kAllGather, o, h);
+}
+absl::Status RegisterReduceScatterCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kReduceScatter, o, h);
+}
+absl::Status RegisterBroadcastCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kBroadcast, o, h);
+}
+absl::Status RegisterReduceCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kReduce, o, h);
+}
+
+}  // namespace cnnbench::bench

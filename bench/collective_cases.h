@@ -1,0 +1,81 @@
+// The collective cases (<collective>/<transport>/<dtype>/<op>/bytes:<S>/ranks:<N>,
+// bench/collective_cases.cc): one workload for every collective, the flags
+// that set their sweep, and what the suite's main and tests call.
+#ifndef CNNBENCH_BENCH_COLLECTIVE_CASES_H_
+#define CNNBENCH_BENCH_COLLECTIVE_CASES_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bench/harness.h"
+#include "bench/suite.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "kernels/collectives/communicator.h"
+
+namespace cnnbench::bench {
+
+// One case: which collective, its reduction (ignored by all-gather and
+// broadcast), element type, nccl-tests' size (ShapeOf) and root, and the
+// untimed calls of each variant made when it is prepared.
+struct CollectiveCase {
+  Collective collective = Collective::kAllReduce;
+  ReduceOp op = ReduceOp::kSum;
+  DType dtype = DType::kF32;
+  int64_t bytes = 0;
+  int root = 0;  // broadcast, reduce
+  int warmup = 0;
+};
+
+// The ranks of this process in one group (element r: its r-th rank, on
+// devices[r]), shared by the cases of a sweep.
+struct CommunicatorGroup {
+  std::vector<std::unique_ptr<Communicator>> comms;
+  std::vector<Device> devices;
+};
+
+// A case's workload over `group`: a thread per rank but the first, every
+// rank's buffers on its device, `spec.warmup` untimed calls of each
+// variant before it returns. Each repetition times `iterations`
+// out-of-place calls as the harness's span and as many in place on its own
+// timer, then checks one call of each variant on every rank against the
+// exact expected values (floating averages within 2 units in the last
+// place, as nccl-tests allows), failing with the first wrong element and
+// the count of wrong ones.
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec);
+// The same over host-memory communicators (local, mpi).
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::vector<std::unique_ptr<Communicator>> comms, const CollectiveCase& spec);
+
+// The element types --collective_dtypes names (or, when it is empty,
+// `preset`), by name, each once; an unknown name is an error naming the flag.
+absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
+    const std::string& flag, const std::vector<std::string>& preset);
+// The reductions --collective_ops names (or `preset`): "all" is every one,
+// in nccl-tests' order (sum, prod, max, min, avg).
+absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
+                                                    const std::vector<std::string>& preset);
+
+// Whether the user gave a flag (the suite's main reads the command line).
+using FlagGiven = std::function<bool(const absl::CommandLineFlag&)>;
+// Folds the --collective_* flags (and their older --allreduce_* names) into
+// options.collectives; errors name the flag.
+absl::Status ApplyCollectiveFlags(SuiteOptions& options, const FlagGiven& given);
+// The JSON context's collective_warmup, collective_iters and collective_root.
+void AddCollectiveContext(const SuiteOptions& options);
+
+// Registers `collective`'s cases: rank counts x dtypes x ops (copies: none)
+// x the size sweep, sizes as ShapeOf rounds them, capped by memory.
+absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
+                                        Harness& harness);
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_COLLECTIVE_CASES_H_

@@ -1,0 +1,453 @@
+// The collectives' workload on the timing harness, in process, over a local
+// group whose communicators count (and, when asked, spoil) what passes
+// through them, for every collective: every rank makes the same fixed
+// number of calls, warm-ups come before the first timed span, each rank
+// keeps one thread for the whole case, the result is checked in every
+// repetition against exact values in every type and reduction (a wrong
+// element skips it, naming the variant, rank and element) and the counters
+// follow nccl-tests.
+#include "bench/collective_cases.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "bench/harness.h"
+#include "bench/suite.h"
+#include "benchmark/benchmark.h"
+#include "gtest/gtest.h"
+#include "kernels/collectives/communicator.h"
+#include "kernels/collectives/local.h"
+#include "tests/bench/recorder.h"
+
+namespace cnnbench::bench {
+namespace {
+
+// Which calls a spoiling communicator corrupts (element 3 of its result).
+enum class Spoil { kNone, kOutOfPlace, kInPlace };
+
+// What every rank's communicator saw, shared by the group.
+struct Log {
+  std::mutex mutex;
+  std::vector<int64_t> calls;                      // per rank
+  std::vector<std::set<std::thread::id>> threads;  // per rank: who called
+  int64_t calls_at_first_span = -1;                // rank 0's, when the first timed span began
+};
+
+class LoggingCommunicator : public Communicator {
+ public:
+  LoggingCommunicator(std::unique_ptr<Communicator> inner, Log& log, int spoiled_rank, Spoil spoil,
+                      float delta)
+      : inner_(std::move(inner)),
+        log_(log),
+        spoiled_rank_(spoiled_rank),
+        spoil_(spoil),
+        delta_(delta) {}
+  absl::string_view name() const override { return inner_->name(); }
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                         const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->AllReduce(send, recv, count, dtype, op, stream), recv, count,
+                   send == recv);
+  }
+  absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
+                         const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->Broadcast(send, recv, count, dtype, root, stream), recv, count,
+                   send == recv);
+  }
+  absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
+                         const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->AllGather(send, recv, count, dtype, stream), recv, count * size(),
+                   send == static_cast<char*>(recv) + rank() * count * SizeOf(dtype));
+  }
+  absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                             const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->ReduceScatter(send, recv, count, dtype, op, stream), recv, count,
+                   recv == static_cast<const char*>(send) + rank() * count * SizeOf(dtype));
+  }
+  absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
+                      int root, const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->Reduce(send, recv, count, dtype, op, root, stream), recv, count,
+                   send == recv);
+  }
+
+ private:
+  void Note() {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    ++log_.calls[rank()];
+    log_.threads[rank()].insert(std::this_thread::get_id());
+  }
+  // Adds delta_ to element 3 of the (fp32) result of the spoiled calls.
+  absl::Status Spoiled(absl::Status status, void* result, size_t elements, bool in_place) {
+    if (rank() == spoiled_rank_ && elements > 3 &&
+        ((spoil_ == Spoil::kOutOfPlace && !in_place) || (spoil_ == Spoil::kInPlace && in_place)))
+      static_cast<float*>(result)[3] += delta_;
+    return status;
+  }
+
+  std::unique_ptr<Communicator> inner_;
+  Log& log_;
+  int spoiled_rank_;
+  Spoil spoil_;
+  float delta_;
+};
+
+// Passes the harness's calls on and notes rank 0's call count when the
+// first timed span begins.
+class SpanWatcher : public Workload {
+ public:
+  SpanWatcher(std::unique_ptr<Workload> inner, Log& log) : inner_(std::move(inner)), log_(log) {}
+  const Stream& stream() const override { return inner_->stream(); }
+  absl::Status Run() override { return inner_->Run(); }
+  absl::Status RunIterations(int64_t count) override {
+    {
+      std::lock_guard<std::mutex> lock(log_.mutex);
+      if (log_.calls_at_first_span < 0) log_.calls_at_first_span = log_.calls[0];
+    }
+    return inner_->RunIterations(count);
+  }
+  absl::Status Report(benchmark::State& state) override { return inner_->Report(state); }
+
+ private:
+  std::unique_ptr<Workload> inner_;
+  Log& log_;
+};
+
+struct CaseSetup {
+  Collective collective = Collective::kAllReduce;
+  ReduceOp op = ReduceOp::kSum;
+  int ranks = 3;
+  int64_t bytes = 1200;  // a multiple of 3 ranks' fp32 elements
+  int root = 0;
+  int warmup = 2;
+  int64_t iterations = 4;
+  int repetitions = 3;
+  int spoiled_rank = -1;
+  Spoil spoil = Spoil::kNone;
+  float delta = 1;  // what a spoiled call adds to element 3 of its result
+  DType dtype = DType::kF32;
+};
+
+std::string What(const CaseSetup& s) {
+  return absl::StrCat(CollectiveName(s.collective), " ", DTypeName(s.dtype), " ",
+                      ReduceOpName(s.op), " ranks ", s.ranks, " root ", s.root);
+}
+
+class CollectiveCasesTest : public ::testing::Test {
+ protected:
+  void SetUp() override { benchmark::ClearRegisteredBenchmarks(); }
+  void TearDown() override { benchmark::ClearRegisteredBenchmarks(); }
+
+  // Runs one case as the suite registers it, over a logging group.
+  std::vector<BenchRun> RunCase(const CaseSetup& s) {
+    log_.calls.assign(s.ranks, 0);
+    log_.threads.assign(s.ranks, {});
+    Harness harness(TimingSettings{.repetitions = s.repetitions});
+    TimedCase c;
+    c.name = "collective_test/case";
+    c.family = std::string(CollectiveName(s.collective));
+    c.iterations = s.iterations;
+    c.iterations_flag = "--collective_iters";
+    c.time_span = true;
+    c.unit = benchmark::kMicrosecond;
+    c.prepare = [this, s]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+      absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> local = CreateLocalGroup(s.ranks);
+      if (!local.ok()) return local.status();
+      std::vector<std::unique_ptr<Communicator>> group;
+      for (auto& comm : *local)
+        group.push_back(std::make_unique<LoggingCommunicator>(std::move(comm), log_, s.spoiled_rank,
+                                                              s.spoil, s.delta));
+      CollectiveCase spec;
+      spec.collective = s.collective;
+      spec.op = s.op;
+      spec.dtype = s.dtype;
+      spec.bytes = s.bytes;
+      spec.root = s.root;
+      spec.warmup = s.warmup;
+      absl::StatusOr<std::unique_ptr<Workload>> w =
+          PrepareCollectiveWorkload(std::move(group), spec);
+      if (!w.ok()) return w.status();
+      return std::unique_ptr<Workload>(new SpanWatcher(*std::move(w), log_));
+    };
+    harness.Register(std::move(c));
+    Recorder recorder;
+    benchmark::RunSpecifiedBenchmarks(&recorder, "^collective_test/");
+    harness.Release();  // joins the rank threads
+    return recorder.iterations;
+  }
+
+  Log log_;
+};
+
+TEST_F(CollectiveCasesTest, EveryRankMakesTheSameFixedCallsWarmUpFirst) {
+  for (Collective collective : kCollectives) {
+    CaseSetup s;
+    s.collective = collective;
+    const std::vector<BenchRun> runs = RunCase(s);
+    benchmark::ClearRegisteredBenchmarks();
+    ASSERT_EQ(runs.size(), static_cast<size_t>(s.repetitions)) << What(s);
+    for (const BenchRun& r : runs) {
+      EXPECT_FALSE(r.error_occurred) << What(s) << ": " << r.error_message;
+      EXPECT_EQ(r.iterations, s.iterations);
+    }
+    // At prepare: the warm-ups of both variants. Each repetition: the timed
+    // out-of-place span, the in-place one, one checked call of each variant.
+    const int64_t calls = 2 * s.warmup + s.repetitions * (2 * s.iterations + 2);
+    for (int r = 0; r < s.ranks; ++r) EXPECT_EQ(log_.calls[r], calls) << What(s) << " rank " << r;
+    EXPECT_EQ(log_.calls_at_first_span, 2 * s.warmup)
+        << What(s) << ": warm-ups run before the first timed span";
+    log_.calls_at_first_span = -1;
+  }
+}
+
+TEST_F(CollectiveCasesTest, EachRankKeepsOneThreadAndRankZeroIsTheHarnesss) {
+  const CaseSetup s;
+  RunCase(s);
+  std::set<std::thread::id> all;
+  for (int r = 0; r < s.ranks; ++r) {
+    EXPECT_EQ(log_.threads[r].size(), 1u) << "rank " << r << " called from several threads";
+    all.insert(log_.threads[r].begin(), log_.threads[r].end());
+  }
+  EXPECT_EQ(all.size(), static_cast<size_t>(s.ranks)) << "two ranks share a thread";
+  EXPECT_EQ(log_.threads[0].count(std::this_thread::get_id()), 1u);
+}
+
+TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
+  // nccl-tests' factors at 4 ranks (its doc/PERFORMANCE.md).
+  const std::map<Collective, double> factor = {{Collective::kAllReduce, 1.5},
+                                               {Collective::kAllGather, 0.75},
+                                               {Collective::kReduceScatter, 0.75},
+                                               {Collective::kBroadcast, 1.0},
+                                               {Collective::kReduce, 1.0}};
+  for (Collective collective : kCollectives) {
+    CaseSetup s;
+    s.collective = collective;
+    s.ranks = 4;
+    s.bytes = 1024;
+    const std::vector<BenchRun> runs = RunCase(s);
+    benchmark::ClearRegisteredBenchmarks();
+    ASSERT_EQ(runs.size(), static_cast<size_t>(s.repetitions)) << What(s);
+    for (const BenchRun& r : runs) {
+      ASSERT_FALSE(r.error_occurred) << What(s) << ": " << r.error_message;
+      for (const char* name : {"algbw", "busbw", "algbw_inplace", "busbw_inplace"}) {
+        ASSERT_TRUE(r.counters.count(name)) << name;
+        EXPECT_GT(r.counters.at(name).value, 0) << name;
+      }
+      // algbw is nccl-tests' size of one call over its time (the harness's
+      // manual time per iteration); busbw = algbw * the collective's factor.
+      const double seconds_per_call = r.real_accumulated_time / r.iterations;
+      EXPECT_NEAR(r.counters.at("algbw").value * seconds_per_call / s.bytes, 1.0, 1e-9);
+      EXPECT_DOUBLE_EQ(r.counters.at("busbw").value / r.counters.at("algbw").value,
+                       factor.at(collective))
+          << What(s);
+      EXPECT_DOUBLE_EQ(r.counters.at("busbw_inplace").value / r.counters.at("algbw_inplace").value,
+                       factor.at(collective))
+          << What(s);
+      EXPECT_NE(r.report_label.find("result checked"), std::string::npos) << r.report_label;
+      EXPECT_NE(r.report_label.find("0 wrong elements"), std::string::npos) << r.report_label;
+    }
+  }
+}
+
+// Every collective in every element type and reduction gives exact results
+// (floating averages within 2 units in the last place), checked in every
+// repetition, at an odd rank count, with a root that is not rank 0, and a
+// size that is not a multiple of the local group's chunks.
+TEST_F(CollectiveCasesTest, EveryCollectiveDTypeAndOpIsCheckedExactly) {
+  for (Collective collective : kCollectives)
+    for (DType dtype :
+         {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64})
+      for (ReduceOp op : kReduceOps) {
+        const bool copies =
+            collective == Collective::kAllGather || collective == Collective::kBroadcast;
+        if (copies && op != ReduceOp::kSum) continue;  // the copies have no op
+        benchmark::ClearRegisteredBenchmarks();        // one case at a time
+        CaseSetup s;
+        s.collective = collective;
+        s.op = op;
+        s.dtype = dtype;
+        s.root = 2;
+        s.bytes = 999 * static_cast<int64_t>(SizeOf(dtype));
+        s.repetitions = 1;
+        s.warmup = 1;
+        s.iterations = 1;
+        const std::vector<BenchRun> runs = RunCase(s);
+        ASSERT_EQ(runs.size(), 1u) << What(s);
+        EXPECT_FALSE(runs[0].error_occurred) << What(s) << ": " << runs[0].error_message;
+        EXPECT_NE(runs[0].report_label.find("0 wrong elements"), std::string::npos) << What(s);
+        if (collective == Collective::kBroadcast || collective == Collective::kReduce)
+          EXPECT_NE(runs[0].report_label.find("root 2"), std::string::npos) << runs[0].report_label;
+      }
+}
+
+TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
+  auto preset = CollectiveDTypes("", {"fp32"});
+  ASSERT_TRUE(preset.ok()) << preset.status();
+  ASSERT_EQ(preset->size(), 1u);
+  EXPECT_EQ((*preset)[0].second, DType::kF32);
+  auto flag = CollectiveDTypes("bf16,int64,bf16", {"fp32"});
+  ASSERT_TRUE(flag.ok()) << flag.status();
+  ASSERT_EQ(flag->size(), 2u) << "a type named twice runs once";
+  EXPECT_EQ((*flag)[0].first, "bf16");
+  EXPECT_EQ((*flag)[1].second, DType::kI64);
+  // nccl-tests' spelling is read as the canonical one, which names the case.
+  auto alias = CollectiveDTypes("float,fp32", {});
+  ASSERT_TRUE(alias.ok()) << alias.status();
+  ASSERT_EQ(alias->size(), 1u);
+  EXPECT_EQ((*alias)[0].first, "fp32");
+  auto bad = CollectiveDTypes("fp32,uint8", {"fp32"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "--collective_dtypes: 'uint8'"))
+      << bad.status();
+}
+
+TEST(CollectiveOpsTest, AllIsNcclTestsOrderAndUnknownOpsAreNamed) {
+  auto preset = CollectiveOps("", {"sum"});
+  ASSERT_TRUE(preset.ok()) << preset.status();
+  EXPECT_EQ(*preset, std::vector<ReduceOp>{ReduceOp::kSum});
+  auto all = CollectiveOps("all", {"sum"});
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(*all, (std::vector<ReduceOp>{ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax,
+                                         ReduceOp::kMin, ReduceOp::kAvg}));
+  auto some = CollectiveOps("min,max,min", {"sum"});
+  ASSERT_TRUE(some.ok()) << some.status();
+  EXPECT_EQ(*some, (std::vector<ReduceOp>{ReduceOp::kMin, ReduceOp::kMax}));
+  auto bad = CollectiveOps("sum,mean", {"sum"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "--collective_ops: 'mean'"))
+      << bad.status();
+}
+
+// nccl-tests' sizes: the buffer of all-reduce, broadcast and reduce, the
+// gathered one of all-gather, the scattered one of reduce-scatter, rounded
+// down to a whole count per rank.
+TEST(CollectiveShapeTest, SizesFollowNcclTestsAndRoundToAWholeCountPerRank) {
+  CollectiveShape s = ShapeOf(Collective::kAllGather, 4, 100, 3);  // 25 elements
+  EXPECT_EQ(s.count, 8u);
+  EXPECT_EQ(s.send_elements, 8u);
+  EXPECT_EQ(s.recv_elements, 24u);
+  EXPECT_EQ(s.bytes, 96);
+  s = ShapeOf(Collective::kReduceScatter, 2, 100, 4);  // 50 fp16 elements
+  EXPECT_EQ(s.count, 12u);
+  EXPECT_EQ(s.send_elements, 48u);
+  EXPECT_EQ(s.recv_elements, 12u);
+  EXPECT_EQ(s.bytes, 96);
+  for (Collective c : {Collective::kAllReduce, Collective::kBroadcast, Collective::kReduce}) {
+    s = ShapeOf(c, 8, 100, 3);
+    EXPECT_EQ(s.count, 12u);
+    EXPECT_EQ(s.send_elements, 12u);
+    EXPECT_EQ(s.recv_elements, 12u);
+    EXPECT_EQ(s.bytes, 96);
+  }
+  EXPECT_EQ(ShapeOf(Collective::kAllGather, 4, 8, 3).count, 0u) << "under an element per rank";
+}
+
+TEST_F(CollectiveCasesTest, AWrongOutOfPlaceResultSkipsEveryRepetitionOfEveryCollective) {
+  for (Collective collective : kCollectives) {
+    CaseSetup s;
+    s.collective = collective;
+    s.spoiled_rank = 1;
+    s.root = 1;  // a reduce's result is the root's only
+    s.spoil = Spoil::kOutOfPlace;
+    const std::vector<BenchRun> runs = RunCase(s);
+    benchmark::ClearRegisteredBenchmarks();
+    ASSERT_EQ(runs.size(), static_cast<size_t>(s.repetitions)) << What(s);
+    for (const BenchRun& r : runs) {
+      EXPECT_TRUE(r.error_occurred) << What(s);
+      EXPECT_TRUE(
+          absl::StartsWith(r.error_message, "out-of-place result wrong at rank 1 element 3"))
+          << What(s) << ": " << r.error_message;
+      EXPECT_TRUE(absl::StrContains(r.error_message, "wrong elements: 1 out of place, 0 in place"))
+          << What(s) << ": " << r.error_message;
+    }
+  }
+}
+
+TEST_F(CollectiveCasesTest, AWrongInPlaceResultSkipsEveryRepetitionOfEveryCollective) {
+  for (Collective collective : kCollectives) {
+    CaseSetup s;
+    s.collective = collective;
+    s.spoiled_rank = 2;
+    s.root = 2;
+    s.spoil = Spoil::kInPlace;
+    const std::vector<BenchRun> runs = RunCase(s);
+    benchmark::ClearRegisteredBenchmarks();
+    ASSERT_EQ(runs.size(), static_cast<size_t>(s.repetitions)) << What(s);
+    for (const BenchRun& r : runs) {
+      EXPECT_TRUE(r.error_occurred) << What(s);
+      EXPECT_TRUE(absl::StartsWith(r.error_message, "in-place result wrong at rank 2 element 3"))
+          << What(s) << ": " << r.error_message;
+      EXPECT_TRUE(absl::StrContains(r.error_message, "wrong elements: 0 out of place, 1 in place"))
+          << What(s) << ": " << r.error_message;
+    }
+  }
+}
+
+// A floating average may be off by 2 units in the last place (a transport
+// may sum inputs each scaled by 1/n, as NCCL does): element 3's average over
+// 3 ranks is 1, whose unit in fp32 is 2^-23.
+TEST_F(CollectiveCasesTest, AFloatingAverageMayBeOffByTwoUnitsInTheLastPlaceNoMore) {
+  for (const auto& [delta, fails] : {std::pair<float, bool>{std::ldexp(1.0f, -23), false},
+                                     std::pair<float, bool>{std::ldexp(1.0f, -22), false},
+                                     std::pair<float, bool>{std::ldexp(1.0f, -21), true}}) {
+    CaseSetup s;
+    s.op = ReduceOp::kAvg;
+    s.spoiled_rank = 0;
+    s.spoil = Spoil::kOutOfPlace;
+    s.delta = delta;
+    s.repetitions = 1;
+    const std::vector<BenchRun> runs = RunCase(s);
+    benchmark::ClearRegisteredBenchmarks();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].error_occurred, fails) << delta << ": " << runs[0].error_message;
+  }
+  // A sum is exact: one unit off fails.
+  CaseSetup s;
+  s.spoiled_rank = 0;
+  s.spoil = Spoil::kOutOfPlace;
+  s.delta = std::ldexp(1.0f, -23) * 2;  // element 3's sum is 3: its unit is 2^-22
+  s.repetitions = 1;
+  const std::vector<BenchRun> runs = RunCase(s);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(runs[0].error_occurred);
+}
+
+TEST_F(CollectiveCasesTest, ARootOutsideTheGroupIsSkippedAsUnsupported) {
+  CaseSetup s;
+  s.collective = Collective::kBroadcast;
+  s.root = 3;
+  s.repetitions = 1;
+  const std::vector<BenchRun> runs = RunCase(s);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(runs[0].error_occurred);
+  EXPECT_TRUE(absl::StartsWith(runs[0].error_message, "unsupported: root 3 is not a rank of 3"))
+      << runs[0].error_message;
+}
+
+TEST_F(CollectiveCasesTest, AGroupThatIsNotOneIsRejectedBeforeAnyThreadStarts) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::swap((*group)[0], (*group)[1]);
+  CollectiveCase spec;
+  spec.bytes = 1024;
+  auto w = PrepareCollectiveWorkload(*std::move(group), spec);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("is not rank 0"), absl::string_view::npos) << w.status();
+}
+
+}  // namespace
+}  // namespace cnnbench::bench

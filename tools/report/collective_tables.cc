@@ -1,0 +1,187 @@
+#include "tools/report/collective_tables.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <tuple>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/dtype.h"
+#include "kernels/collectives/communicator.h"
+#include "tools/report/format_number.h"
+#include "tools/report/messages.h"
+#include "tools/report/spread.h"
+
+namespace cnnbench::report {
+namespace {
+
+// nccl-tests' order of the reductions (-o all), then none.
+int OpOrder(const std::string& op) {
+  static const std::vector<std::string> kOrder = {"sum", "prod", "max", "min", "avg", "none"};
+  auto it = std::find(kOrder.begin(), kOrder.end(), op);
+  return static_cast<int>(it - kOrder.begin());
+}
+
+std::string DisplayName(const std::string& family) {
+  static const std::map<std::string, std::string> kNames = {{"allreduce", "All-reduce"},
+                                                            {"allgather", "All-gather"},
+                                                            {"reducescatter", "Reduce-scatter"},
+                                                            {"broadcast", "Broadcast"},
+                                                            {"reduce", "Reduce"}};
+  auto it = kNames.find(family);
+  return it == kNames.end() ? family : it->second;
+}
+
+// The wrong-element counts a failed check names.
+void WrongFromError(const std::string& error, CollectiveRow& row) {
+  static const std::regex kCounts("wrong elements: ([0-9]+) out of place, ([0-9]+) in place");
+  std::smatch match;
+  if (!std::regex_search(error, match, kCounts)) return;
+  int64_t out = 0, in = 0;
+  if (absl::SimpleAtoi(match[1].str(), &out)) row.out_wrong = out;
+  if (absl::SimpleAtoi(match[2].str(), &in)) row.in_wrong = in;
+}
+
+CollectiveRow RowOf(const CaseName& c, const Measurement& m, int context_root) {
+  CollectiveRow row;
+  row.name = &c;
+  row.m = &m;
+  Collective collective = Collective::kAllReduce;
+  const bool known = FindCollective(c.family, &collective);
+  absl::StatusOr<DType> dtype = ParseDType(c.dtype);
+  row.count = dtype.ok() ? c.bytes / static_cast<int64_t>(SizeOf(*dtype)) : 0;
+  row.root = known && Rooted(collective) ? context_root : -1;
+  if (!m.ok()) {
+    WrongFromError(m.FirstError(), row);
+    return row;
+  }
+  row.out_wrong = row.in_wrong = 0;  // the case checks its results: it passed
+  const double factor = known ? BusFactor(collective, c.ranks) : 0;
+  const double bytes = static_cast<double>(c.bytes);
+  if (auto s = m.Mean("seconds"); s && *s > 0) row.out_us = *s * 1e6;
+  row.out_algbw = m.Mean("algbw");
+  row.out_busbw = m.Mean("busbw");
+  if (!row.out_algbw && row.out_us) row.out_algbw = bytes / (*row.out_us * 1e-6);
+  if (!row.out_busbw && row.out_algbw) row.out_busbw = *row.out_algbw * factor;
+  row.in_algbw = m.Mean("algbw_inplace");
+  row.in_busbw = m.Mean("busbw_inplace");
+  if (row.in_algbw && *row.in_algbw > 0) row.in_us = bytes / *row.in_algbw * 1e6;
+  return row;
+}
+
+std::string Gbps(const std::optional<double>& v) {
+  return v ? absl::StrFormat("%.2f", *v / 1e9) : "-";
+}
+std::string Wrong(const std::optional<int64_t>& v) { return v ? absl::StrCat(*v) : "-"; }
+
+}  // namespace
+
+std::optional<double> CollectiveGroup::AvgBusbw() const {
+  double sum = 0;
+  int n = 0;
+  for (const CollectiveRow& r : rows)
+    for (const auto& v : {r.out_busbw, r.in_busbw})
+      if (v) sum += *v, ++n;
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+std::string CollectiveGroup::Title() const {
+  return absl::StrCat(DisplayName(family), ", ", impl, ", ", ranks, " rank", ranks == 1 ? "" : "s",
+                      ", ", dtype);
+}
+
+std::vector<CollectiveGroup> CollectiveGroups(const PlatformResults& p) {
+  int root = 0;
+  if (!absl::SimpleAtoi(p.Context("collective_root"), &root)) root = 0;
+  using Key = std::tuple<int, std::string, int, std::string>;  // family order, impl, ranks, dtype
+  std::map<Key, CollectiveGroup> groups;
+  for (const auto& [c, m] : p.collectives) {
+    const bench::CaseFamily* f = bench::FindCaseFamily(c.family);
+    const Key key{f != nullptr ? static_cast<int>(f->id) : 0, c.impl, c.ranks, c.dtype};
+    CollectiveGroup& g = groups[key];
+    g.family = c.family;
+    g.impl = c.impl;
+    g.ranks = c.ranks;
+    g.dtype = c.dtype;
+    g.rows.push_back(RowOf(c, m, root));
+  }
+  std::vector<CollectiveGroup> out;
+  for (auto& [key, g] : groups) {
+    std::sort(g.rows.begin(), g.rows.end(), [](const CollectiveRow& a, const CollectiveRow& b) {
+      return std::make_tuple(OpOrder(a.name->op), a.name->bytes) <
+             std::make_tuple(OpOrder(b.name->op), b.name->bytes);
+    });
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv) {
+  const std::vector<CollectiveGroup> groups = CollectiveGroups(p);
+  if (groups.empty()) return std::nullopt;
+  Section section{"Collectives", {}, {}};
+  for (const CollectiveGroup& g : groups) {
+    Table t;
+    t.title = g.Title();
+    t.header = {"size (B)",          "count (elements)", "type",         "redop",  "root",
+                "out-of-place (us)", "algbw (GB/s)",     "busbw (GB/s)", "#wrong", "in-place (us)",
+                "algbw (GB/s)",      "busbw (GB/s)",     "#wrong"};
+    Footnotes notes;
+    for (const CollectiveRow& r : g.rows) {
+      const CaseName& c = *r.name;
+      std::vector<std::string> row = {absl::StrCat(c.bytes), absl::StrCat(r.count), c.dtype, c.op,
+                                      absl::StrCat(r.root)};
+      const std::string where = absl::StrCat(c.bytes, " B ", c.op);
+      std::string failure;
+      if (r.m->oom()) {
+        failure = "OOM";
+      } else if (!r.m->ok()) {
+        failure = absl::StrCat("N/A", notes.Mark(FailureNote(r.m->FirstError()), where));
+      } else if (!r.m->NotFiniteText("seconds").empty()) {
+        failure = ValueCell(*r.m, "seconds", 1, max_cv, notes, where);  // N/A, not finite
+      }
+      if (!failure.empty()) {
+        row.insert(row.end(),
+                   {failure, "-", "-", Wrong(r.out_wrong), "-", "-", "-", Wrong(r.in_wrong)});
+      } else {
+        row.push_back(r.out_us ? absl::StrCat(FormatMicroseconds(*r.out_us),
+                                              NoiseMark(*r.m, "seconds", max_cv, notes, where))
+                               : "-");
+        row.insert(row.end(), {Gbps(r.out_algbw), Gbps(r.out_busbw), Wrong(r.out_wrong),
+                               r.in_us ? FormatMicroseconds(*r.in_us) : "-", Gbps(r.in_algbw),
+                               Gbps(r.in_busbw), Wrong(r.in_wrong)});
+      }
+      t.rows.push_back(std::move(row));
+    }
+    t.notes = notes.Notes();
+    const std::optional<double> avg = g.AvgBusbw();
+    t.notes.push_back(absl::StrCat("Avg bus bandwidth: ", avg ? Gbps(avg) : "-",
+                                   " GB/s (the mean of every busbw above, out of place and in "
+                                   "place, as nccl-tests' summary line)."));
+    t.notes.push_back(
+        "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
+        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, "
+        "broadcast and reduce 1). Size: the buffer (all-gather: the gathered one; "
+        "reduce-scatter: the scattered one).");
+    section.tables.push_back(std::move(t));
+  }
+  return section;
+}
+
+std::vector<Table> CollectiveSpreadTables(const PlatformResults& p) {
+  std::vector<Table> tables;
+  for (const CollectiveGroup& g : CollectiveGroups(p)) {
+    Table t;
+    t.title = absl::StrCat("Spread: ", g.Title());
+    t.header = {"size (B)", "redop", "out-of-place time"};
+    for (const CollectiveRow& r : g.rows)
+      t.rows.push_back({absl::StrCat(r.name->bytes), r.name->op, SpreadCell(r.m, "seconds")});
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+}  // namespace cnnbench::report

@@ -1,0 +1,53 @@
+// The collectives' tables, as nccl-tests prints its results: one per
+// collective, transport, rank count and type, a row per size with the
+// out-of-place and in-place time, algbw, busbw and #wrong side by side, and
+// its "Avg bus bandwidth" line.
+#ifndef CNNBENCH_TOOLS_REPORT_COLLECTIVE_TABLES_H_
+#define CNNBENCH_TOOLS_REPORT_COLLECTIVE_TABLES_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/report/results.h"
+#include "tools/report/table.h"
+
+namespace cnnbench::report {
+
+// One row of a collective's results, from a case's measurement.
+struct CollectiveRow {
+  const CaseName* name = nullptr;
+  const Measurement* m = nullptr;
+  int64_t count = 0;  // nccl-tests' count column: the size in elements
+  int root = -1;      // -1 for the collectives without one, as nccl-tests prints it
+  // Empty where the case failed or the counter is missing.
+  std::optional<double> out_us, out_algbw, out_busbw;  // algbw and busbw in bytes/s
+  std::optional<double> in_us, in_algbw, in_busbw;
+  // #wrong of each variant: 0 for a passed check, the counts a failed check
+  // names ("wrong elements: X out of place, Y in place"), else empty.
+  std::optional<int64_t> out_wrong, in_wrong;
+};
+
+// Cases of one table: a collective (family), transport, rank count and type.
+struct CollectiveGroup {
+  std::string family, impl, dtype;
+  int ranks = 0;
+  std::vector<CollectiveRow> rows;  // by op (nccl-tests' order), then size
+  // nccl-tests' "Avg bus bandwidth": the mean of every busbw the rows
+  // have, out of place and in place; empty when none has one.
+  std::optional<double> AvgBusbw() const;
+  std::string Title() const;  // "All-reduce, local, 2 ranks, fp32"
+};
+
+// Every group of the platform's collective cases, in family, transport,
+// ranks and type order.
+std::vector<CollectiveGroup> CollectiveGroups(const PlatformResults& platform);
+
+// Section "Collectives" (empty tables: no section).
+std::optional<Section> CollectiveSection(const PlatformResults& platform, double max_cv);
+// The spread of each table's out-of-place time.
+std::vector<Table> CollectiveSpreadTables(const PlatformResults& platform);
+
+}  // namespace cnnbench::report
+
+#endif  // CNNBENCH_TOOLS_REPORT_COLLECTIVE_TABLES_H_
