@@ -6,17 +6,19 @@
 #include <string>
 #include <vector>
 
-#include "core/crash_handler.h"
-#include "core/invocation.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "core/crash_handler.h"
+#include "core/invocation.h"
 #include "tools/report/charts.h"
 #include "tools/report/output_file.h"
 #include "tools/report/report.h"
 
-ABSL_FLAG(std::string, format, "markdown", "markdown, csv, html or jsonl");
+ABSL_FLAG(std::string, format, "markdown",
+          "markdown, csv, html, jsonl, or nccl-tests (the collectives in nccl-tests' own text "
+          "layout, for scripts that parse all_reduce_perf)");
 ABSL_FLAG(std::vector<std::string>, compare, {},
           "base JSON file(s), comma-separated: adds this-run/base ratio tables and regressions");
 ABSL_FLAG(double, regression_threshold, 0.05,
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
   cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();  // input paths are relative to the user's folder
   absl::SetProgramUsageMessage(
-      "report [--format=markdown|csv|html|jsonl] [--compare=base.json] "
+      "report [--format=markdown|csv|html|jsonl|nccl-tests] [--compare=base.json] "
       "[--fail_on_regression] [--max_cv=0.05] [--baseline_framework=NAME] [--output=FILE] "
       "run1.json [run2.json ...]");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);

@@ -1,6 +1,7 @@
 #include "tools/report/collective_tables.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -182,6 +183,112 @@ std::vector<Table> CollectiveSpreadTables(const PlatformResults& p) {
     tables.push_back(std::move(t));
   }
   return tables;
+}
+
+std::string NcclTestsTypeName(const std::string& dtype) {
+  static const std::map<std::string, std::string> kNames = {
+      {"fp32", "float"},  {"fp16", "half"},   {"bf16", "bfloat16"},
+      {"fp64", "double"}, {"int32", "int32"}, {"int64", "int64"}};
+  auto it = kNames.find(dtype);
+  return it == kNames.end() ? dtype : it->second;
+}
+
+std::string NcclTestsNumber(double value, int width) {
+  char text[64];
+  for (int decimals : {2, 1, 0}) {
+    const int n = std::snprintf(text, sizeof(text), "%*.*f", width, decimals, value);
+    if (n <= width) return text;
+  }
+  std::snprintf(text, sizeof(text), "%*.*e", width, width >= 7 ? 1 : 0, value);
+  return text;
+}
+
+namespace {
+
+// nccl-tests' -d all order of the types the collectives reduce.
+int TypeOrder(const std::string& dtype) {
+  static const std::vector<std::string> kOrder = {"int32", "int64", "fp16", "fp32", "fp64", "bf16"};
+  auto it = std::find(kOrder.begin(), kOrder.end(), dtype);
+  return static_cast<int>(it - kOrder.begin());
+}
+
+// One side of a row: time, algbw, busbw, #wrong.
+std::string Body(const std::optional<double>& us, const std::optional<double>& algbw,
+                 const std::optional<double>& busbw, const std::optional<int64_t>& wrong) {
+  auto number = [](const std::optional<double>& v, int width) {
+    return v ? NcclTestsNumber(*v, width) : absl::StrFormat("%*s", width, "N/A");
+  };
+  return absl::StrFormat("  %7s  %6s  %6s  %6s", number(us, 7),
+                         number(algbw ? std::optional<double>(*algbw / 1e9) : std::nullopt, 6),
+                         number(busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, 6),
+                         wrong ? absl::StrCat(*wrong) : "N/A");
+}
+
+}  // namespace
+
+std::string RenderNcclTests(const Results& results) {
+  std::string out;
+  for (const PlatformResults& p : results.platforms) {
+    // (family order, impl, ranks) -> the groups of its types.
+    std::map<std::tuple<int, std::string, int>, std::vector<CollectiveGroup>> tables;
+    for (CollectiveGroup& g : CollectiveGroups(p)) {
+      const bench::CaseFamily* f = bench::FindCaseFamily(g.family);
+      tables[{f != nullptr ? static_cast<int>(f->id) : 0, g.impl, g.ranks}].push_back(std::move(g));
+    }
+    for (auto& [key, groups] : tables) {
+      std::sort(groups.begin(), groups.end(),
+                [](const CollectiveGroup& a, const CollectiveGroup& b) {
+                  return TypeOrder(a.dtype) < TypeOrder(b.dtype);
+                });
+      const CollectiveGroup& first = groups.front();
+      absl::StrAppend(&out, "# cnnbench ", first.family, " on ", p.name, ": ", first.impl, ", ",
+                      first.ranks, " rank", first.ranks == 1 ? "" : "s", "\n");
+      absl::StrAppend(&out, "#\n");
+      absl::StrAppend(&out,
+                      absl::StrFormat("# %10s  %12s  %8s  %6s  %6s           out-of-place          "
+                                      "             in-place          \n",
+                                      "", "", "", "", ""));
+      absl::StrAppend(
+          &out,
+          absl::StrFormat("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+                          "size", "count", "type", "redop", "root", "time", "algbw", "busbw",
+                          "#wrong", "time", "algbw", "busbw", "#wrong"));
+      absl::StrAppend(
+          &out,
+          absl::StrFormat("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n",
+                          "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
+                          "(GB/s)", "(GB/s)", ""));
+      int64_t wrong = 0;
+      double busbw_sum = 0;
+      int busbw_count = 0;
+      for (const CollectiveGroup& g : groups)
+        for (const CollectiveRow& r : g.rows) {
+          const CaseName& c = *r.name;
+          const std::string type = NcclTestsTypeName(c.dtype);
+          if (!r.m->ok()) {
+            // Not a row: scripts that read the rows skip '#' lines.
+            absl::StrAppend(&out, "# ", c.bytes, " ", type, " ", c.op, ": ",
+                            FailureNote(r.m->FirstError()), "\n");
+            wrong += r.out_wrong.value_or(0) + r.in_wrong.value_or(0);
+            continue;
+          }
+          absl::StrAppend(
+              &out,
+              absl::StrFormat("%12d  %12d  %8s  %6s  %6d", c.bytes, r.count, type, c.op, r.root),
+              Body(r.out_us, r.out_algbw, r.out_busbw, r.out_wrong),
+              Body(r.in_us, r.in_algbw, r.in_busbw, r.in_wrong), "\n");
+          for (const auto& v : {r.out_busbw, r.in_busbw})
+            if (v) busbw_sum += *v / 1e9, ++busbw_count;
+        }
+      absl::StrAppend(&out, absl::StrFormat("# %-20s : %d %s\n", "Out of bounds values", wrong,
+                                            wrong == 0 ? "OK" : "FAILED"));
+      absl::StrAppend(&out, absl::StrFormat("# %-20s : %g \n", "Avg bus bandwidth",
+                                            busbw_count ? busbw_sum / busbw_count : 0.0));
+      absl::StrAppend(&out, "#\n");
+      absl::StrAppend(&out, "# Collective test concluded: ", first.family, "\n\n");
+    }
+  }
+  return out;
 }
 
 }  // namespace cnnbench::report

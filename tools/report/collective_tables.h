@@ -48,6 +48,20 @@ std::optional<Section> CollectiveSection(const PlatformResults& platform, double
 // The spread of each table's out-of-place time.
 std::vector<Table> CollectiveSpreadTables(const PlatformResults& platform);
 
+// nccl-tests' own text layout (its src/util.cu's result header, rows and
+// footer), so that scripts that parse all_reduce_perf's output read ours:
+// per platform, one table per collective, transport and rank count, its
+// rows by type (nccl-tests' -d all order), reduction and size, types and
+// reductions spelled as nccl-tests spells them (float, half, bfloat16, ...);
+// a case that did not run is a '#' line with its reason, and a failed
+// check adds its wrong elements to the footer's "Out of bounds values".
+std::string RenderNcclTests(const Results& results);
+// nccl-tests' spelling of a dtype: float, half, bfloat16, double, int32, int64.
+std::string NcclTestsTypeName(const std::string& dtype);
+// nccl-tests' fixed-width number: %.2f, else %.1f, %.0f, then an exponent,
+// whichever first fits `width` characters.
+std::string NcclTestsNumber(double value, int width);
+
 }  // namespace cnnbench::report
 
 #endif  // CNNBENCH_TOOLS_REPORT_COLLECTIVE_TABLES_H_

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/report/collective_tables.h"
 #include "tools/report/compare.h"
 #include "tools/report/environment_tables.h"
 #include "tools/report/framework_tables.h"
@@ -81,9 +82,9 @@ Report BuildReport(const Results& results, const std::string& title, double max_
 ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart) {
   ReportOutput out;
   if (options.format != "markdown" && options.format != "csv" && options.format != "html" &&
-      options.format != "jsonl") {
-    out.errors.push_back(
-        absl::StrCat("unknown --format=", options.format, "; use markdown, csv, html or jsonl"));
+      options.format != "jsonl" && options.format != "nccl-tests") {
+    out.errors.push_back(absl::StrCat("unknown --format=", options.format,
+                                      "; use markdown, csv, html, jsonl or nccl-tests"));
     out.exit_code = kExitBadInput;
     return out;
   }
@@ -133,6 +134,7 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
   if (options.format == "markdown") out.text = RenderMarkdown(report);
   if (options.format == "csv") out.text = RenderCsv(report);
   if (options.format == "jsonl") out.text = RenderJsonl(records);
+  if (options.format == "nccl-tests") out.text = RenderNcclTests(results);
   if (options.format == "html") out.text = RenderHtml(report, render_chart, &out.warnings);
 
   if (!out.errors.empty()) {

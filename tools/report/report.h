@@ -13,7 +13,7 @@
 namespace cnnbench::report {
 
 struct ReportOptions {
-  std::string format = "markdown";   // markdown, csv, html, jsonl
+  std::string format = "markdown";   // markdown, csv, html, jsonl, nccl-tests (collectives only)
   std::vector<std::string> inputs;   // JSON files
   std::vector<std::string> compare;  // base JSON files; empty: no comparison
   double regression_threshold = 0.05;

@@ -66,6 +66,9 @@ if [[ "${1:-}" == --fixtures ]]; then
   fixture "$d/peer_tensorflow.spec" "$d/peer_tensorflow.json" --benchmark_repetitions=3
   fixture "$d/cpu_peak.spec" "$d/cpu_peak.json" --benchmark_repetitions=3
   fixture "$d/cpu_peak_no_bf16.spec" "$d/cpu_peak_no_bf16.json" --benchmark_repetitions=3
+  # collectives_nccl_tests.txt, its expected nccl-tests layout, is written
+  # by hand: never regenerated.
+  fixture "$d/collectives.spec" "$d/collectives.json" --benchmark_repetitions=2
 fi
 
 # Golden outputs: two platforms, one of them from two files.

@@ -1,0 +1,130 @@
+// The collectives' tables: nccl-tests' text layout against a fixture written
+// by hand in its column set and order (testdata/collectives_nccl_tests.txt,
+// from testdata/collectives.spec), its rows readable as a script reads
+// all_reduce_perf's, its numbers' widths, and the groups the Markdown
+// tables are made of (#wrong from a failed check, the average busbw).
+#include "tools/report/collective_tables.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "tools/report/report.h"
+
+namespace cnnbench::report {
+namespace {
+
+const std::string kData = "tests/tools/testdata/";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<std::string> NoCharts(const Chart&, const std::string&) {
+  return absl::UnimplementedError("no charts");
+}
+
+ReportOutput NcclTests(const std::string& file) {
+  ReportOptions options;
+  options.format = "nccl-tests";
+  options.inputs = {kData + file};
+  return RunReport(options, NoCharts);
+}
+
+TEST(NcclTestsLayoutTest, MatchesTheFixtureWrittenInNcclTestsColumns) {
+  const ReportOutput out = NcclTests("collectives.json");
+  EXPECT_EQ(out.exit_code, kExitOk);
+  const std::vector<std::string> actual = absl::StrSplit(out.text, '\n');
+  const std::vector<std::string> expected =
+      absl::StrSplit(ReadFile(kData + "collectives_nccl_tests.txt"), '\n');
+  for (size_t i = 0; i < std::min(actual.size(), expected.size()); ++i)
+    ASSERT_EQ(actual[i], expected[i]) << "line " << i + 1;
+  EXPECT_EQ(actual.size(), expected.size());
+}
+
+// What a script that parses nccl-tests' output does: skip '#' lines, split
+// the others at whitespace into 13 fields.
+TEST(NcclTestsLayoutTest, RowsReadAsAllReducePerfRows) {
+  const ReportOutput out = NcclTests("collectives.json");
+  int rows = 0;
+  for (absl::string_view line : absl::StrSplit(out.text, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    ++rows;
+    const std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    ASSERT_EQ(f.size(), 13u) << line;
+    int64_t size = 0, count = 0, root = 0, wrong = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(f[0], &size)) << line;
+    EXPECT_TRUE(absl::SimpleAtoi(f[1], &count)) << line;
+    EXPECT_TRUE(absl::SimpleAtoi(f[4], &root)) << line;
+    EXPECT_TRUE(absl::SimpleAtoi(f[8], &wrong)) << line;
+    EXPECT_EQ(wrong, 0) << line;
+    double time = 0, algbw = 0;
+    ASSERT_TRUE(absl::SimpleAtod(f[5], &time)) << line;
+    ASSERT_TRUE(absl::SimpleAtod(f[6], &algbw)) << line;
+    // algbw (GB/s) = size / time, to the printed digits.
+    EXPECT_NEAR(algbw, size / (time * 1e-6) / 1e9, 0.02 * algbw) << line;
+  }
+  EXPECT_EQ(rows, 5);
+}
+
+TEST(NcclTestsLayoutTest, NumbersKeepTheirWidthAsNcclTestsPrintsThem) {
+  EXPECT_EQ(NcclTestsNumber(1.024, 7), "   1.02");
+  EXPECT_EQ(NcclTestsNumber(1550.004, 7), "1550.00");
+  EXPECT_EQ(NcclTestsNumber(12345.678, 7), "12345.7");
+  EXPECT_EQ(NcclTestsNumber(1234567.8, 7), "1234568");
+  EXPECT_EQ(NcclTestsNumber(123456789.0, 7), "1.2e+08");
+  EXPECT_EQ(NcclTestsNumber(173.18, 6), "173.18");
+  EXPECT_EQ(NcclTestsNumber(1234.5, 6), "1234.5");
+  EXPECT_EQ(NcclTestsNumber(1234567.0, 6), " 1e+06");
+  EXPECT_EQ(NcclTestsTypeName("fp32"), "float");
+  EXPECT_EQ(NcclTestsTypeName("fp16"), "half");
+  EXPECT_EQ(NcclTestsTypeName("bf16"), "bfloat16");
+  EXPECT_EQ(NcclTestsTypeName("fp64"), "double");
+}
+
+TEST(CollectiveGroupsTest, WrongCountsComeFromAFailedCheckAndTheAverageFromEveryBusbw) {
+  std::vector<std::string> warnings, errors;
+  const Results results = LoadResults({kData + "collectives.json"}, &warnings, &errors);
+  ASSERT_TRUE(errors.empty());
+  ASSERT_EQ(results.platforms.size(), 1u);
+  const std::vector<CollectiveGroup> groups = CollectiveGroups(results.platforms[0]);
+  // allreduce: fp32, bf16, int64; broadcast: fp32.
+  ASSERT_EQ(groups.size(), 4u);
+  const CollectiveGroup* fp32 = nullptr;
+  for (const CollectiveGroup& g : groups)
+    if (g.family == "allreduce" && g.dtype == "fp32") fp32 = &g;
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_EQ(fp32->Title(), "All-reduce, local, 4 ranks, fp32");
+  ASSERT_EQ(fp32->rows.size(), 4u);  // sum 1024, 2048, 4096, then max
+  EXPECT_EQ(fp32->rows[2].name->bytes, 4096);
+  EXPECT_EQ(fp32->rows[2].out_wrong, 2);
+  EXPECT_EQ(fp32->rows[2].in_wrong, 3);
+  EXPECT_EQ(fp32->rows[3].name->op, "max");
+  ASSERT_TRUE(fp32->AvgBusbw().has_value());
+  EXPECT_NEAR(*fp32->AvgBusbw(), (1.5 + 3 + 3 + 3.072 + 0.75 + 0.75) / 6 * 1e9, 1e3);
+  for (const CollectiveGroup& g : groups)
+    for (const CollectiveRow& r : g.rows)
+      EXPECT_EQ(r.root, g.family == "broadcast" ? 1 : -1) << g.Title();
+}
+
+TEST(NcclTestsLayoutTest, TheFormatIsNamedInTheUnknownFormatError) {
+  ReportOptions options;
+  options.format = "nccl";
+  options.inputs = {kData + "collectives.json"};
+  const ReportOutput out = RunReport(options, NoCharts);
+  EXPECT_EQ(out.exit_code, kExitBadInput);
+  ASSERT_FALSE(out.errors.empty());
+  EXPECT_TRUE(absl::StrContains(out.errors[0], "nccl-tests")) << out.errors[0];
+}
+
+}  // namespace
+}  // namespace cnnbench::report
