@@ -322,9 +322,12 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
   m.path = path;
   for (const report::FileCase& c : run.cases) {
     const bool train = c.name.Is(bench::Family::kTrain);
-    // The gradients' all-reduce: the sum's curve (other reductions and
-    // collectives are not what data parallelism moves).
-    if (!train && !(c.name.Is(bench::Family::kAllReduce) && c.name.op == "sum")) continue;
+    // The collectives data parallelism moves, as the schemes use them: the
+    // sum's all-reduce and reduce, and the broadcast.
+    const bool curve = (c.name.Is(bench::Family::kAllReduce) && c.name.op == "sum") ||
+                       (c.name.Is(bench::Family::kReduce) && c.name.op == "sum") ||
+                       c.name.Is(bench::Family::kBroadcast);
+    if (!train && !curve) continue;
     const std::string& counter = bench::FindCaseFamily(c.name.family)->counter;
     const std::optional<double> mean = report::CaseMean(c, counter);
     if (!mean) {
@@ -346,9 +349,13 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
       continue;
     }
     const std::string key = absl::StrCat(c.name.impl, "/", c.name.dtype);
-    BusbwCurve& curve = m.curves[key];
-    curve.origin = absl::StrCat(path, " allreduce/", key);
-    curve.by_ranks[c.name.ranks][c.name.bytes] = value;
+    std::map<std::string, BusbwCurve>& curves = c.name.Is(bench::Family::kReduce) ? m.reduce_curves
+                                                : c.name.Is(bench::Family::kBroadcast)
+                                                    ? m.broadcast_curves
+                                                    : m.curves;
+    BusbwCurve& kind = curves[key];
+    kind.origin = absl::StrCat(path, " ", c.name.family, "/", key);
+    kind.by_ranks[c.name.ranks][c.name.bytes] = value;
   }
   return m;
 }
@@ -368,6 +375,24 @@ absl::StatusOr<const BusbwCurve*> ChooseCurve(const Measured& measured, const st
                                  : absl::StrCat("no all-reduce cases '", which, "'"),
                    "; choose one with --allreduce=<impl>/<dtype> (",
                    names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+}
+
+absl::StatusOr<Curves> ChooseCurves(const Measured& measured, const std::string& which) {
+  ASSIGN_OR_RETURN_AS_IS(const BusbwCurve* allreduce, ChooseCurve(measured, which));
+  Curves curves(allreduce);
+  // The chosen all-reduce's impl/dtype (or, without all-reduce cases, the
+  // one asked for or the only one).
+  std::string key = which;
+  for (const auto& [name, curve] : measured.curves)
+    if (&curve == allreduce) key = name;
+  auto find = [&](const std::map<std::string, BusbwCurve>& map) -> const BusbwCurve* {
+    if (key.empty()) return map.size() == 1 ? &map.begin()->second : nullptr;
+    auto it = map.find(key);
+    return it == map.end() ? nullptr : &it->second;
+  };
+  curves.reduce = find(measured.reduce_curves);
+  curves.broadcast = find(measured.broadcast_curves);
+  return curves;
 }
 
 }  // namespace cnnbench::scaling

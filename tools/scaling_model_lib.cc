@@ -86,8 +86,8 @@ int HostsFor(int gpus, int gpus_per_host) {
 }
 
 absl::StatusOr<double> CommSeconds(const Machine& m, Scheme scheme, double bytes, int gpus,
-                                   int hosts, int ps_shards, const BusbwCurve* curve,
-                                   bool extrapolate, std::string* note) {
+                                   int hosts, int ps_shards, const Curves& curves, bool extrapolate,
+                                   std::string* note) {
   if (gpus < 1 || hosts < 1 || hosts > gpus)
     return absl::InvalidArgumentError(
         absl::StrCat("cannot place ", gpus, " GPUs on ", hosts, " hosts"));
@@ -100,27 +100,45 @@ absl::StatusOr<double> CommSeconds(const Machine& m, Scheme scheme, double bytes
     return absl::InvalidArgumentError(absl::StrCat(
         hosts, " hosts need a network link (links.network) in the machine description"));
 
-  // One host's ring: a measured curve when it has this rank count, else the declared link.
-  auto one_host_ring = [&](int n) -> absl::StatusOr<double> {
+  // What the notes say, each once, in order.
+  std::vector<std::string> notes;
+  auto add_note = [&](const std::string& text) {
+    if (std::find(notes.begin(), notes.end(), text) == notes.end()) notes.push_back(text);
+  };
+  // One host's collective: `factor` x bytes / busbw of a measured curve
+  // when it has this rank count, else `declared`.
+  auto measured = [&](const BusbwCurve* curve, int n, double factor,
+                      double declared) -> absl::StatusOr<double> {
     if (n <= 1) return 0.0;
-    if (curve != nullptr) {
-      std::string extra;
-      absl::StatusOr<double> busbw = curve->At(static_cast<int64_t>(bytes), n, extrapolate, &extra);
-      if (busbw.ok()) {
-        if (note != nullptr)
-          *note = extra.empty() ? absl::StrCat("busbw measured (", curve->origin, ")") : extra;
-        return 2.0 * (n - 1) / n * bytes / *busbw;
-      }
-      if (!absl::IsNotFound(busbw.status())) return busbw.status();
-      if (note != nullptr)
-        *note = absl::StrCat(busbw.status().message(), ": the declared gpu_gpu link instead");
+    if (curve == nullptr) return declared;
+    std::string extra;
+    absl::StatusOr<double> busbw = curve->At(static_cast<int64_t>(bytes), n, extrapolate, &extra);
+    if (busbw.ok()) {
+      add_note(extra.empty() ? absl::StrCat("busbw measured (", curve->origin, ")") : extra);
+      return factor * bytes / *busbw;
     }
-    return RingAllReduceSeconds(bytes, n, m.gpu_gpu);
+    if (!absl::IsNotFound(busbw.status())) return busbw.status();
+    add_note(absl::StrCat(busbw.status().message(), ": the declared gpu_gpu link instead"));
+    return declared;
+  };
+  auto one_host_ring = [&](int n) {
+    return measured(curves.allreduce, n, n > 0 ? 2.0 * (n - 1) / n : 0,
+                    RingAllReduceSeconds(bytes, n, m.gpu_gpu));
+  };
+  auto one_host_reduce = [&](int n) {
+    return measured(curves.reduce, n, 1, RingReduceSeconds(bytes, n, m.gpu_gpu));
+  };
+  auto one_host_broadcast = [&](int n) {
+    return measured(curves.broadcast, n, 1, RingReduceSeconds(bytes, n, m.gpu_gpu));
+  };
+  auto noted = [&](absl::StatusOr<double> seconds) -> absl::StatusOr<double> {
+    if (note != nullptr && !notes.empty()) *note = absl::StrJoin(notes, "; ");
+    return seconds;
   };
 
   switch (scheme) {
     case Scheme::kAllReduce: {
-      if (!multi_host) return one_host_ring(gpus);
+      if (!multi_host) return noted(one_host_ring(gpus));
       // One flat ring through every GPU: its slowest hop is the network.
       Link slowest = m.gpu_gpu;
       slowest.bandwidth = std::min(m.gpu_gpu.bandwidth, m.network->bandwidth);
@@ -142,18 +160,21 @@ absl::StatusOr<double> CommSeconds(const Machine& m, Scheme scheme, double bytes
       return ParameterServerSeconds(bytes, gpus, gpus, own, own.bandwidth, /*colocated=*/true);
     }
     case Scheme::kHierarchical: {
-      if (!multi_host) return one_host_ring(gpus);
-      return RingReduceSeconds(bytes, per_host, m.gpu_gpu) +
-             RingAllReduceSeconds(bytes, hosts, *m.network) +
-             RingReduceSeconds(bytes, per_host, m.gpu_gpu);
+      if (!multi_host) return noted(one_host_ring(gpus));
+      // Reduce inside each host, all-reduce across hosts, broadcast inside each host.
+      ASSIGN_OR_RETURN_AS_IS(const double reduce, one_host_reduce(per_host));
+      ASSIGN_OR_RETURN_AS_IS(const double broadcast, one_host_broadcast(per_host));
+      return noted(reduce + RingAllReduceSeconds(bytes, hosts, *m.network) + broadcast);
     }
     case Scheme::kDistributedPs: {
-      const double local = 2 * RingReduceSeconds(bytes, per_host, m.gpu_gpu);
-      if (!multi_host) return local;
+      ASSIGN_OR_RETURN_AS_IS(const double reduce, one_host_reduce(per_host));
+      ASSIGN_OR_RETURN_AS_IS(const double broadcast, one_host_broadcast(per_host));
+      const double local = reduce + broadcast;
+      if (!multi_host) return noted(local);
       // At most one server per host: fewer hosts than `ps_shards` get one each.
       const int shards = ps_shards > 0 ? std::min(ps_shards, hosts) : hosts;
-      return local + ParameterServerSeconds(bytes, hosts, shards, *m.network, m.network->bandwidth,
-                                            /*colocated=*/true);
+      return noted(local + ParameterServerSeconds(bytes, hosts, shards, *m.network,
+                                                  m.network->bandwidth, /*colocated=*/true));
     }
   }
   return absl::InternalError("unhandled scheme");
@@ -172,7 +193,7 @@ double ExposedSeconds(double comm, double overlap, const MeasuredStep& w) {
 
 absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const MeasuredStep& w,
                                    int gpus, int hosts, double overlap, int ps_shards,
-                                   const BusbwCurve* curve, bool extrapolate) {
+                                   const Curves& curves, bool extrapolate) {
   if (!(w.step_seconds > 0) || !(w.gradient_bytes > 0) || w.batch <= 0)
     return absl::InvalidArgumentError(
         "a workload needs a positive step time, batch and gradient size");
@@ -181,10 +202,10 @@ absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const 
   Prediction p;
   p.gpus = gpus;
   p.hosts = hosts;
-  ASSIGN_OR_RETURN_AS_IS(p.comm_seconds, CommSeconds(machine, scheme, w.gradient_bytes, gpus, hosts, ps_shards,
-                                         curve, extrapolate, &p.note));
-  ASSIGN_OR_RETURN_AS_IS(double single, CommSeconds(machine, scheme, w.gradient_bytes, 1, 1, ps_shards, nullptr,
-                                        extrapolate, nullptr));
+  ASSIGN_OR_RETURN_AS_IS(p.comm_seconds, CommSeconds(machine, scheme, w.gradient_bytes, gpus, hosts,
+                                                     ps_shards, curves, extrapolate, &p.note));
+  ASSIGN_OR_RETURN_AS_IS(double single, CommSeconds(machine, scheme, w.gradient_bytes, 1, 1,
+                                                    ps_shards, nullptr, extrapolate, nullptr));
   p.exposed_seconds =
       ExposedSeconds(p.comm_seconds, overlap, w) - ExposedSeconds(single, overlap, w);
   p.step_seconds = w.step_seconds + p.exposed_seconds;

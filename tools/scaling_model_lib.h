@@ -42,7 +42,8 @@ struct Link {
 };
 
 // Busbw (bytes/s) at each measured size, per rank count; from the suite's
-// `allreduce/<impl>/<dtype>/bytes:<S>/ranks:<N>` cases.
+// `<collective>/<impl>/<dtype>/<op>/bytes:<S>/ranks:<N>` cases of one
+// collective (all-reduce, reduce or broadcast; the sum's).
 struct BusbwCurve {
   std::string origin;                                 // "run.json allreduce/local/fp32"
   std::map<int, std::map<int64_t, double>> by_ranks;  // ranks -> bytes -> busbw
@@ -52,6 +53,16 @@ struct BusbwCurve {
   // error names the range, unless `extrapolate`: then the nearest size's
   // busbw, and `note` says so. No case with that rank count: NotFound.
   absl::StatusOr<double> At(int64_t bytes, int ranks, bool extrapolate, std::string* note) const;
+};
+
+// The measured curves a prediction may use, one per collective (null: the
+// declared links). From a bare all-reduce curve, as before there were more.
+struct Curves {
+  Curves(const BusbwCurve* all_reduce = nullptr)  // NOLINT: implicit
+      : allreduce(all_reduce) {}
+  const BusbwCurve* allreduce = nullptr;  // one host's ring all-reduce
+  const BusbwCurve* reduce = nullptr;     // one host's reduce (hierarchical, distributed_ps)
+  const BusbwCurve* broadcast = nullptr;  // one host's broadcast (the same)
 };
 
 // Everything about the machine the formulas read.
@@ -98,11 +109,14 @@ struct Prediction {
 };
 
 // Communication seconds of one step of `gpus` devices on `hosts` hosts.
-// `curve` (may be null) replaces the declared gpu_gpu link for a one-host
-// all-reduce when it has that rank count.
+// Each of `curves` replaces the declared gpu_gpu link for its collective
+// inside one host when it has that rank count: the all-reduce's for a
+// one-host ring (2(n-1)/n x bytes / busbw), the reduce's and broadcast's for
+// the in-host steps of hierarchical and distributed_ps (bytes / busbw:
+// nccl-tests' factor for both is 1).
 absl::StatusOr<double> CommSeconds(const Machine& machine, Scheme scheme, double bytes, int gpus,
-                                   int hosts, int ps_shards, const BusbwCurve* curve,
-                                   bool extrapolate, std::string* note);
+                                   int hosts, int ps_shards, const Curves& curves, bool extrapolate,
+                                   std::string* note);
 
 // The part of `comm` the backward pass does not hide: overlap in [0, 1] is
 // the fraction of the backward time communication may run behind. With
@@ -115,7 +129,7 @@ double ExposedSeconds(double comm, double overlap, const MeasuredStep& w);
 // exactly its own figure.
 absl::StatusOr<Prediction> Predict(const Machine& machine, Scheme scheme, const MeasuredStep& w,
                                    int gpus, int hosts, double overlap, int ps_shards,
-                                   const BusbwCurve* curve, bool extrapolate);
+                                   const Curves& curves, bool extrapolate);
 
 // The hosts `gpus` devices need, filling each host first.
 int HostsFor(int gpus, int gpus_per_host);
@@ -161,8 +175,11 @@ absl::StatusOr<Config> LoadConfig(const std::string& path, const ZooParameters& 
 
 struct Measured {
   std::string path;
-  // Each (impl/dtype) with allreduce cases: its busbw curve.
+  // Each (impl/dtype) with allreduce cases (the sum's): its busbw curve;
+  // the same for the reduce (sum) and broadcast cases.
   std::map<std::string, BusbwCurve> curves;
+  std::map<std::string, BusbwCurve> reduce_curves;
+  std::map<std::string, BusbwCurve> broadcast_curves;
   // train/<model>/<precision>/<data>/batch:<B>/gpus:<G> -> images/s (mean).
   std::map<std::string, double> train;
 };
@@ -172,6 +189,9 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
 // The curve to use: `which` ("local/fp32"), or the only one; null when the
 // file has none. Several and no choice: an error listing them.
 absl::StatusOr<const BusbwCurve*> ChooseCurve(const Measured& measured, const std::string& which);
+// The chosen all-reduce curve and the same impl/dtype's reduce and
+// broadcast curves, where the file has them.
+absl::StatusOr<Curves> ChooseCurves(const Measured& measured, const std::string& which);
 
 // --- Tables ---
 
@@ -189,7 +209,7 @@ struct RunOptions {
 // without overlap and with the configured overlap, the published figure and
 // the relative error, and a measured figure when `measured` has one.
 absl::StatusOr<std::string> RenderTables(const Config& config, const Measured* measured,
-                                         const BusbwCurve* curve, const RunOptions& options);
+                                         const Curves& curves, const RunOptions& options);
 
 }  // namespace cnnbench::scaling
 

@@ -154,7 +154,7 @@ int Run() {
   }
 
   std::optional<scaling::Measured> measured;
-  const scaling::BusbwCurve* curve = nullptr;
+  scaling::Curves curves;
   if (const std::string path = absl::GetFlag(FLAGS_measured); !path.empty()) {
     std::vector<std::string> warnings;
     absl::StatusOr<scaling::Measured> loaded = scaling::LoadMeasured(path, &warnings);
@@ -162,16 +162,16 @@ int Run() {
       std::fprintf(stderr, "scaling_model: warning: %s\n", w.c_str());
     if (!loaded.ok()) return Fail(kBadInput, std::string(loaded.status().message()));
     measured = std::move(*loaded);
-    absl::StatusOr<const scaling::BusbwCurve*> chosen =
-        scaling::ChooseCurve(*measured, absl::GetFlag(FLAGS_allreduce));
+    absl::StatusOr<scaling::Curves> chosen =
+        scaling::ChooseCurves(*measured, absl::GetFlag(FLAGS_allreduce));
     if (!chosen.ok()) return Fail(kBadInput, std::string(chosen.status().message()));
-    curve = *chosen;
+    curves = *chosen;
   } else if (!absl::GetFlag(FLAGS_allreduce).empty()) {
     return Fail(kBadInput, "--allreduce needs --measured=<suite JSON>");
   }
 
   absl::StatusOr<std::string> text =
-      scaling::RenderTables(*config, measured.has_value() ? &*measured : nullptr, curve, options);
+      scaling::RenderTables(*config, measured.has_value() ? &*measured : nullptr, curves, options);
   if (!text.ok()) return Fail(kBadInput, std::string(text.status().message()));
   if (std::fwrite(text->data(), 1, text->size(), stdout) != text->size() ||
       std::fflush(stdout) != 0)

@@ -1,7 +1,5 @@
 // The scaling model's tables: predictions beside the published and measured
 // figures, as markdown or CSV.
-#include "tools/scaling_model_lib.h"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/run_file.h"
+#include "tools/scaling_model_lib.h"
 
 // Errors here go to the user as they are (file and field, no source line):
 // core/status.h's _AS_IS macros return them unchanged.
@@ -43,7 +42,7 @@ std::string Megabytes(double bytes) { return absl::StrFormat("%.1f MB", bytes / 
 }  // namespace
 
 absl::StatusOr<std::string> RenderTables(const Config& config, const Measured* measured,
-                                         const BusbwCurve* curve, const RunOptions& options) {
+                                         const Curves& curves, const RunOptions& options) {
   const double overlap = options.overlap.value_or(config.overlap);
   if (!(overlap >= 0 && overlap <= 1))
     return absl::InvalidArgumentError(absl::StrCat("overlap must be in [0, 1], got ", overlap));
@@ -125,13 +124,14 @@ absl::StatusOr<std::string> RenderTables(const Config& config, const Measured* m
     for (int gpus : rows) {
       const int hosts = HostsFor(gpus, config.machine.gpus_per_host);
       absl::StatusOr<Prediction> none = Predict(config.machine, scheme, w, gpus, hosts, 0.0,
-                                                model.ps_shards, curve, options.extrapolate);
+                                                model.ps_shards, curves, options.extrapolate);
       if (!none.ok())
         return absl::Status(none.status().code(),
                             absl::StrCat(config.path, ": ", model.label, " on ", gpus,
                                          " GPUs: ", none.status().message()));
-      ASSIGN_OR_RETURN_AS_IS(Prediction hidden, Predict(config.machine, scheme, w, gpus, hosts, overlap,
-                                            model.ps_shards, curve, options.extrapolate));
+      ASSIGN_OR_RETURN_AS_IS(Prediction hidden,
+                             Predict(config.machine, scheme, w, gpus, hosts, overlap,
+                                     model.ps_shards, curves, options.extrapolate));
       auto pub = model.published.find(gpus);
       std::string published = "", err_none = "", err_with = "";
       if (pub != model.published.end()) {

@@ -362,6 +362,55 @@ TEST(ScalingMeasuredTest, BusbwIsInterpolatedInLogBytesAndNeverSilentlyExtrapola
   EXPECT_TRUE(ChooseCurve(two, "nccl/fp32").ok());
 }
 
+// The in-host reduce and broadcast of hierarchical and distributed_ps use
+// the file's reduce and broadcast curves (busbw = algbw for both: the time
+// is bytes / busbw), read beside the all-reduce's for the same impl/dtype.
+TEST(ScalingMeasuredTest, ReduceAndBroadcastCurvesCostTheInHostSteps) {
+  const std::string path = Write(
+      "collectives.json",
+      absl::StrCat(
+          R"({"context": {"date": "2026-12-02", "host_name": "box", "platform": "box"}, )",
+          R"("benchmarks": [)",
+          Entry("allreduce/nccl/fp32/sum/bytes:1000000000/ranks:4", R"("busbw": 4e9)"), ",",
+          Entry("reduce/nccl/fp32/sum/bytes:1000000000/ranks:4", R"("busbw": 2e9)"), ",",
+          Entry("reduce/nccl/fp32/max/bytes:1000000000/ranks:4", R"("busbw": 9e9)"), ",",
+          Entry("broadcast/nccl/fp32/none/bytes:1000000000/ranks:4", R"("busbw": 5e9)"), ",",
+          Entry("allgather/nccl/fp32/none/bytes:1000000000/ranks:4", R"("busbw": 7e9)"), "]}"));
+  std::vector<std::string> warnings;
+  absl::StatusOr<Measured> m = LoadMeasured(path, &warnings);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->curves.size(), 1u);
+  EXPECT_EQ(m->reduce_curves.size(), 1u) << "the sum's reduce only";
+  EXPECT_EQ(m->broadcast_curves.size(), 1u);
+  absl::StatusOr<Curves> curves = ChooseCurves(*m, "");
+  ASSERT_TRUE(curves.ok()) << curves.status();
+  ASSERT_NE(curves->reduce, nullptr);
+  ASSERT_NE(curves->broadcast, nullptr);
+  EXPECT_TRUE(Has(curves->reduce->origin, "reduce/nccl/fp32")) << curves->reduce->origin;
+
+  Machine machine = OneHost();
+  machine.gpus_per_host = 4;
+  machine.gpu_gpu = MakeLink(1e10, 0);
+  machine.network = MakeLink(1e9, 1e-4);
+  std::string note;
+  // 2 hosts of 4: 1e9 / 2e9 to reduce, the ring between hosts, 1e9 / 5e9 to broadcast.
+  absl::StatusOr<double> t =
+      CommSeconds(machine, Scheme::kHierarchical, 1e9, 8, 2, 0, *curves, false, &note);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(*t, 0.5 + 1.0 + 2e-4 + 0.2);
+  EXPECT_TRUE(Has(note, "reduce/nccl/fp32")) << note;
+  EXPECT_TRUE(Has(note, "broadcast/nccl/fp32")) << note;
+  absl::StatusOr<double> ps =
+      CommSeconds(machine, Scheme::kDistributedPs, 1e9, 8, 2, 0, *curves, false, nullptr);
+  ASSERT_TRUE(ps.ok()) << ps.status();
+  EXPECT_DOUBLE_EQ(*ps, 0.5 + 0.2 + 2 * (0.5 + 1e-4));
+  // One host of 4: the all-reduce's curve (2 x 3/4 x 1e9 / 4e9).
+  absl::StatusOr<double> one =
+      CommSeconds(machine, Scheme::kHierarchical, 1e9, 4, 1, 0, *curves, false, nullptr);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_DOUBLE_EQ(*one, 1.5 * 1e9 / 4e9);
+}
+
 // ---- the command line ----
 
 struct ToolRun {
