@@ -37,6 +37,7 @@
 #include "core/device.h"
 #include "core/status.h"
 #include "kernels/collectives/communicator.h"
+#include "kernels/collectives/nccl.h"
 
 // Defined beside the only code that reads them (ApplyCollectiveFlags); the
 // allreduce_* names are the older ones, kept as aliases.
@@ -67,6 +68,9 @@ ABSL_FLAG(std::string, collective_ops, "",
 ABSL_FLAG(int, collective_factor, 2,
           "the collective cases' size sweep: each size this many times the one before, from "
           "--collective_bytes' first to its last (nccl-tests' -f; 2 or more)");
+ABSL_FLAG(bool, collective_graph, false,
+          "nccl cases: capture each variant's timed loop once as a CUDA graph and replay it (as "
+          "nccl-tests' -G; default false, nccl-tests' -G 0: every call enqueued)");
 ABSL_FLAG(int, collective_root, 0,
           "the root rank of the broadcast and reduce cases (nccl-tests' -r; a case with fewer "
           "ranks is skipped)");
@@ -207,6 +211,7 @@ enum class Task {
   kOutOfPlace,  // `count` collectives send -> recv
   kInPlace,     // `count` collectives within one buffer
   kCheck,       // one collective of each variant, its result checked
+  kCapture,     // each variant's timed loop captured as a CUDA graph
   kQuit,
 };
 struct Command {
@@ -221,11 +226,21 @@ struct Rank {
   Buffer send;             // ShapeOf's send_elements
   Buffer recv;             // ShapeOf's recv_elements
   std::vector<char> host;  // a staging copy of one buffer, for fills and checks
-  std::string wrong;       // the first wrong result of the last check, if any
+  // With CollectiveCase::graph: each variant's timed loop, captured once.
+  CapturedWork out_of_place, in_place;
+  std::string wrong;  // the first wrong result of the last check, if any
   // Wrong elements the last check counted, out of place and in place
   // (nccl-tests' #wrong).
   int64_t wrong_out = 0, wrong_in = 0;
 };
+
+// Waits for the rank's enqueued work: on a GPU at most the communicator's
+// timeout (a collective whose peers never come never completes), on the
+// CPU it is done already.
+absl::Status Wait(Rank& rank) {
+  if (rank.stream.device().is_cpu()) return absl::OkStatus();
+  return NcclSynchronize(*rank.comm, rank.stream);
+}
 
 absl::Status OnRank(int rank, const absl::Status& status) {
   if (status.ok()) return status;
@@ -255,6 +270,8 @@ class CollectiveWorkload : public Workload {
 
   // One collective on `rank`, out of place or in place.
   absl::Status Call(Rank& rank, bool in_place);
+  // `count` of them: the captured loop's replay when it has that count.
+  absl::Status Loop(Rank& rank, bool in_place, int64_t count);
   // Writes the inputs of the variant into the rank's buffers (the receive
   // buffer poisoned out of place).
   absl::Status Fill(Rank& rank, bool in_place);
@@ -323,6 +340,9 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
             ? ""
             : absl::StrCat(" per rank of ", size)));
   if (spec.warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
+  if (spec.graph && (spec.iterations < 1 || group->devices[0].is_cpu()))
+    return absl::InvalidArgumentError(
+        "a CUDA graph of the timed loop needs GPU ranks and an iteration count");
   if (Rooted(spec.collective) && (spec.root < 0 || spec.root >= size))
     return absl::UnimplementedError(absl::StrCat(
         "unsupported: root ", spec.root, " is not a rank of ", size, " (--collective_root)"));
@@ -349,6 +369,8 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
   RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
   RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, spec.warmup}));
   RETURN_IF_ERROR(w->RunEverywhere({Task::kInPlace, spec.warmup}));
+  // Captured after the warm-up, as nccl-tests captures (-G) after its own.
+  if (spec.graph) RETURN_IF_ERROR(w->RunEverywhere({Task::kCapture}));
   return std::unique_ptr<Workload>(std::move(w));
 }
 
@@ -379,6 +401,13 @@ absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
       return c.Reduce(in_place ? recv : send, recv, count, t, spec_.op, spec_.root, rank.stream);
   }
   return absl::InternalError("unknown collective");
+}
+
+absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) {
+  const CapturedWork& graph = in_place ? rank.in_place : rank.out_of_place;
+  if (graph.valid() && count == spec_.iterations) return graph.Launch(rank.stream);
+  for (int64_t k = 0; k < count; ++k) RETURN_IF_ERROR(Call(rank, in_place));
+  return absl::OkStatus();
 }
 
 absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
@@ -461,24 +490,35 @@ absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
     case Task::kFill:
       return Fill(rank, /*in_place=*/false);
     case Task::kOutOfPlace:
-      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(Call(rank, false));
-      return rank.stream.Synchronize();
+      RETURN_IF_ERROR(Loop(rank, false, command.count));
+      return Wait(rank);
     case Task::kInPlace:
       // Each call reduces the data into itself: a sum grows by a factor of
       // the rank count per call, perhaps to inf (adds take the same time on
       // it); the check starts again from the inputs.
-      for (int64_t k = 0; k < command.count; ++k) RETURN_IF_ERROR(Call(rank, true));
-      return rank.stream.Synchronize();
+      RETURN_IF_ERROR(Loop(rank, true, command.count));
+      return Wait(rank);
+    case Task::kCapture:
+      for (bool in_place : {false, true}) {
+        RETURN_IF_ERROR(CapturedWork::BeginCapture(rank.stream));
+        absl::Status calls;
+        for (int64_t k = 0; k < spec_.iterations && calls.ok(); ++k) calls = Call(rank, in_place);
+        absl::StatusOr<CapturedWork> graph = CapturedWork::EndCapture(rank.stream);
+        RETURN_IF_ERROR(calls);  // after ending the capture, which a failed call leaves open
+        if (!graph.ok()) return graph.status();
+        (in_place ? rank.in_place : rank.out_of_place) = *std::move(graph);
+      }
+      return absl::OkStatus();
     case Task::kCheck:
       rank.wrong.clear();
       rank.wrong_out = rank.wrong_in = 0;
       RETURN_IF_ERROR(Fill(rank, false));
       RETURN_IF_ERROR(Call(rank, false));
-      RETURN_IF_ERROR(rank.stream.Synchronize());
+      RETURN_IF_ERROR(Wait(rank));
       RETURN_IF_ERROR(Check(rank, false, rank.wrong_out));
       RETURN_IF_ERROR(Fill(rank, true));
       RETURN_IF_ERROR(Call(rank, true));
-      RETURN_IF_ERROR(rank.stream.Synchronize());
+      RETURN_IF_ERROR(Wait(rank));
       RETURN_IF_ERROR(Check(rank, true, rank.wrong_in));
       return Fill(rank, false);  // the out-of-place loop's inputs again
     case Task::kQuit:
@@ -540,8 +580,7 @@ absl::Status CollectiveWorkload::RunIterations(int64_t count) {
   const Command command{Task::kOutOfPlace, count};
   Post(command);
   // Rank 0's calls only: the harness stops its timer on rank 0's stream.
-  for (int64_t k = 0; k < count; ++k) RETURN_IF_ERROR(OnRank(0, Call(ranks_[0], false)));
-  return absl::OkStatus();
+  return OnRank(0, Loop(ranks_[0], false, count));
 }
 
 absl::Status CollectiveWorkload::Report(benchmark::State& state) {
@@ -550,8 +589,7 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   const Command in_place{Task::kInPlace, count_};
   RETURN_IF_ERROR(in_place_timer_->Start());
   Post(in_place);
-  absl::Status mine;
-  for (int64_t k = 0; k < count_ && mine.ok(); ++k) mine = Call(ranks_[0], true);
+  const absl::Status mine = Loop(ranks_[0], true, count_);
   const absl::Status stopped = in_place_timer_->Stop();
   RETURN_IF_ERROR_AS_IS(Finish());
   if (!mine.ok()) return OnRank(0, mine);
@@ -586,10 +624,14 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
   state.SetBytesProcessed(spec_.bytes * count_);
   const bool rooted = Rooted(spec_.collective);
-  state.SetLabel(absl::StrCat(ranks_[0].comm->name(), ", one thread per rank, ",
-                              rooted ? absl::StrCat("root ", spec_.root, ", ") : "", spec_.warmup,
-                              " warm-up + ", count_,
-                              " timed per variant, result checked (0 wrong elements)"));
+  const bool in_process = static_cast<int>(ranks_.size()) == ranks;
+  state.SetLabel(absl::StrCat(
+      ranks_[0].comm->name(), in_process ? ", one thread per rank" : ", one rank per process",
+      group_->devices[0].is_cpu() ? ", host memory" : ", device memory",
+      rooted ? absl::StrCat(", root ", spec_.root) : "", ", ", spec_.warmup, " warm-up + ", count_,
+      " timed per variant",
+      ranks_[0].out_of_place.valid() ? " (each loop a CUDA graph, captured once, replayed)" : "",
+      ", result checked (0 wrong elements)"));
   return absl::OkStatus();
 }
 
@@ -636,26 +678,41 @@ absl::StatusOr<std::pair<std::string, std::string>> AliasedText(
   return chosen;
 }
 
-// The communicators of one rank count, made when its first case is
-// prepared and kept for the rest of the sweep (nccl-tests makes its
-// communicators once), shared by the registration's cases.
+// The communicators of one transport and rank count, made when its first
+// case is prepared and kept for the rest of the sweep (nccl-tests makes its
+// communicators once), shared by every collective family of one suite run.
 class GroupCache {
  public:
   explicit GroupCache(const SuiteOptions& options) : options_(options) {}
-  absl::StatusOr<std::shared_ptr<CommunicatorGroup>> Get(int ranks) {
-    auto it = groups_.find(ranks);
+  absl::StatusOr<std::shared_ptr<CommunicatorGroup>> Get(const std::string& transport, int ranks) {
+    auto it = groups_.find({transport, ranks});
     if (it != groups_.end()) return it->second;
-    ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options_, 0, ranks));
+    const bool gpus = transport == "nccl";
+    if (gpus && options_.mpi == nullptr && ranks > options_.gpu_count)
+      return absl::UnimplementedError(absl::StrCat("unsupported: ranks:", ranks, " needs ", ranks,
+                                                   " GPUs, ", options_.gpu_count, " visible"));
+    ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options_, gpus ? ranks : 0, ranks));
     auto group = std::make_shared<CommunicatorGroup>();
     group->comms = std::move(placement.group);
     group->devices = std::move(placement.devices);
-    groups_[ranks] = group;
+    groups_[{transport, ranks}] = group;
     return group;
+  }
+
+  // The cache of `options`' run: one for all the families it registers.
+  static std::shared_ptr<GroupCache> For(const SuiteOptions& options) {
+    static auto* caches = new std::map<const SuiteOptions*, std::weak_ptr<GroupCache>>();
+    std::shared_ptr<GroupCache> cache = (*caches)[&options].lock();
+    if (cache == nullptr || &cache->options_ != &options) {
+      cache = std::make_shared<GroupCache>(options);
+      (*caches)[&options] = cache;
+    }
+    return cache;
   }
 
  private:
   const SuiteOptions& options_;
-  std::map<int, std::shared_ptr<CommunicatorGroup>> groups_;
+  std::map<std::pair<std::string, int>, std::shared_ptr<CommunicatorGroup>> groups_;
 };
 
 }  // namespace
@@ -755,6 +812,7 @@ absl::Status ApplyCollectiveFlags(SuiteOptions& o, const FlagGiven& given) {
   if (c.factor < 2)
     return absl::InvalidArgumentError(absl::StrCat(
         "--collective_factor=", c.factor, ": the size sweep's step factor must be 2 or more"));
+  c.graph = absl::GetFlag(FLAGS_collective_graph);
   c.root = absl::GetFlag(FLAGS_collective_root);
   if (c.root < 0)
     return absl::InvalidArgumentError(
@@ -773,66 +831,108 @@ void AddCollectiveContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("collective_warmup", absl::StrCat(o.collectives.warmup));
   benchmark::AddCustomContext("collective_iters", absl::StrCat(o.collectives.iters));
   benchmark::AddCustomContext("collective_root", absl::StrCat(o.collectives.root));
+  benchmark::AddCustomContext("collective_graph", o.collectives.graph ? "true" : "false");
 }
 
-absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
-                                        Harness& harness) {
+absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collective collective,
+                                                                       const SuiteOptions& options,
+                                                                       double host_memory,
+                                                                       double gpu_memory) {
   const CollectiveCaseOptions& c = options.collectives;
   ASSIGN_OR_RETURN_AS_IS(const auto dtypes, CollectiveDTypes("", c.dtypes));
   ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps("", c.ops));
   if (c.factor < 2) return absl::InvalidArgumentError("the size sweep's factor must be 2 or more");
   const std::vector<ReduceOp> reductions =
       !Reduces(collective) ? std::vector<ReduceOp>{ReduceOp::kSum} : ops;
-  // Sizes are capped by memory: every rank's buffers must fit in half of
-  // this machine's memory.
-  const double memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  std::vector<int> rank_counts = c.ranks;
-  if (options.mpi != nullptr) rank_counts = {options.mpi->size};  // one rank per process
-  const char* impl = options.mpi != nullptr ? "mpi" : "local";
+  // The transports and their rank counts: host memory over threads (local)
+  // or one process per rank (mpi); with a GPU, NCCL over --gpus' counts of
+  // GPUs in this process, or one GPU per process under MPI.
+  std::vector<std::pair<std::string, std::vector<int>>> transports;
+  if (options.mpi != nullptr) {
+    transports.push_back({"mpi", {options.mpi->size}});
+    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
+  } else {
+    transports.push_back({"local", c.ranks});
+    std::vector<int> gpus;
+    for (int g : options.gpus)
+      if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
+    if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
+  }
   const std::string family(CollectiveName(collective));
-  // One set of communicators per rank count for the whole sweep, freed with
-  // the harness's cases.
-  auto groups = std::make_shared<GroupCache>(options);
-  for (int ranks : rank_counts)
-    for (const auto& [dtype_name, dtype] : dtypes)
-      for (ReduceOp op : reductions) {
-        std::set<int64_t> sizes;  // rounding may give one size twice
-        for (int64_t bytes = std::max<int64_t>(c.min_bytes, 1); bytes <= c.max_bytes;
-             bytes *= c.factor) {
-          const CollectiveShape shape = ShapeOf(collective, SizeOf(dtype), bytes, ranks);
-          const double held =
-              static_cast<double>(shape.send_elements + shape.recv_elements) * SizeOf(dtype);
-          if (shape.count == 0 || !sizes.insert(shape.bytes).second) continue;
-          if (held * ranks > memory / 2) break;
-          TimedCase timed;
-          timed.name = CollectiveCaseName(family, impl, dtype_name,
-                                          !Reduces(collective) ? "none" : ReduceOpName(op),
-                                          shape.bytes, ranks);
-          timed.family = family;
-          // A fixed count, never a min time: every rank must know how many
-          // collectives to make. Each rank makes them in one go, timed as a span.
-          timed.iterations = c.iters;
-          timed.iterations_flag = "--collective_iters";
-          timed.time_span = true;
-          timed.unit = benchmark::kMicrosecond;
-          CollectiveCase spec;
-          spec.collective = collective;
-          spec.op = op;
-          spec.dtype = dtype;
-          spec.bytes = shape.bytes;
-          spec.root = c.root;
-          spec.warmup = c.warmup;
-          timed.prepare = [ranks, spec, groups,
-                           &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
-            auto group = groups->Get(ranks);
-            if (!group.ok()) return EndJobOnTimeout(options, group.status());
-            auto workload = PrepareCollectiveWorkload(*group, spec);
-            if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
-            return workload;
-          };
-          harness.Register(std::move(timed));
+  std::vector<PlannedCollectiveCase> plan;
+  for (const auto& [transport, rank_counts] : transports)
+    for (int ranks : rank_counts)
+      for (const auto& [dtype_name, dtype] : dtypes)
+        for (ReduceOp op : reductions) {
+          std::set<int64_t> sizes;  // rounding may give one size twice
+          for (int64_t bytes = std::max<int64_t>(c.min_bytes, 1); bytes <= c.max_bytes;
+               bytes *= c.factor) {
+            const CollectiveShape shape = ShapeOf(collective, SizeOf(dtype), bytes, ranks);
+            if (shape.count == 0 || !sizes.insert(shape.bytes).second) continue;
+            PlannedCollectiveCase planned;
+            planned.transport = transport;
+            planned.ranks = ranks;
+            planned.shape = shape;
+            planned.bytes_per_rank =
+                static_cast<double>(shape.send_elements + shape.recv_elements) * SizeOf(dtype);
+            // Host memory holds every rank's buffers of this machine (an MPI
+            // job's ranks may share it); a GPU holds its own rank's.
+            const bool fits = transport == "nccl"
+                                  ? gpu_memory <= 0 || planned.bytes_per_rank <= gpu_memory / 2
+                                  : planned.bytes_per_rank * ranks <= host_memory / 2;
+            if (!fits) break;
+            planned.name = CollectiveCaseName(family, transport, dtype_name,
+                                              !Reduces(collective) ? "none" : ReduceOpName(op),
+                                              shape.bytes, ranks);
+            planned.spec.collective = collective;
+            planned.spec.op = op;
+            planned.spec.dtype = dtype;
+            planned.spec.bytes = shape.bytes;
+            planned.spec.root = c.root;
+            planned.spec.warmup = c.warmup;
+            planned.spec.iterations = c.iters;
+            planned.spec.graph = transport == "nccl" && c.graph;
+            plan.push_back(std::move(planned));
+          }
         }
-      }
+  return plan;
+}
+
+absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
+                                        Harness& harness) {
+  const double host_memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  double gpu_memory = 0;  // unknown: no cap
+  if (options.gpu_count > 0) {
+    const Device first =
+        Device::Cuda(options.mpi != nullptr ? options.mpi->local_rank % options.gpu_count : 0);
+    if (absl::StatusOr<size_t> free = AvailableMemory(first); free.ok())
+      gpu_memory = static_cast<double>(*free);
+  }
+  ASSIGN_OR_RETURN_AS_IS(std::vector<PlannedCollectiveCase> plan,
+                         PlanCollectiveCases(collective, options, host_memory, gpu_memory));
+  // One set of communicators per transport and rank count for the whole
+  // sweep, freed with the harness's cases.
+  std::shared_ptr<GroupCache> groups = GroupCache::For(options);
+  for (PlannedCollectiveCase& planned : plan) {
+    TimedCase timed;
+    timed.name = planned.name;
+    timed.family = std::string(CollectiveName(collective));
+    // A fixed count, never a min time: every rank must know how many
+    // collectives to make. Each rank makes them in one go, timed as a span.
+    timed.iterations = planned.spec.iterations;
+    timed.iterations_flag = "--collective_iters";
+    timed.time_span = true;
+    timed.unit = benchmark::kMicrosecond;
+    timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,
+                     groups, &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+      auto group = groups->Get(transport, ranks);
+      if (!group.ok()) return EndJobOnTimeout(options, group.status());
+      auto workload = PrepareCollectiveWorkload(*group, spec);
+      if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
+      return workload;
+    };
+    harness.Register(std::move(timed));
+  }
   return absl::OkStatus();
 }
 

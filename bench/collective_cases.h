@@ -31,6 +31,11 @@ struct CollectiveCase {
   int64_t bytes = 0;
   int root = 0;  // broadcast, reduce
   int warmup = 0;
+  // Timed calls per variant and repetition; with `graph` (GPU ranks only)
+  // each variant's loop of that many is captured once as a CUDA graph
+  // after the warm-up and replayed as one launch, as nccl-tests' -G.
+  int64_t iterations = 20;
+  bool graph = false;
 };
 
 // The ranks of this process in one group (element r: its r-th rank, on
@@ -71,8 +76,29 @@ absl::Status ApplyCollectiveFlags(SuiteOptions& options, const FlagGiven& given)
 // The JSON context's collective_warmup, collective_iters and collective_root.
 void AddCollectiveContext(const SuiteOptions& options);
 
-// Registers `collective`'s cases: rank counts x dtypes x ops (copies: none)
-// x the size sweep, sizes as ShapeOf rounds them, capped by memory.
+// One case of a sweep, before anything is allocated.
+struct PlannedCollectiveCase {
+  std::string name;
+  std::string transport;  // local, mpi (host memory), nccl (device memory)
+  int ranks = 0;
+  CollectiveCase spec;
+  CollectiveShape shape;      // what each rank passes and holds
+  double bytes_per_rank = 0;  // its send and receive buffers
+};
+// `collective`'s sweep: per transport (local over --collective_ranks, or
+// mpi's one rank per process; with a GPU, nccl over the non-zero --gpus, or
+// one GPU per process under MPI), rank count, type, reduction (the copies:
+// none) and size (ShapeOf's, each once). A size stops the sweep once its
+// buffers do not fit in half the memory: every rank's of this machine's
+// `host_memory` for the host transports, one rank's of one GPU's
+// `gpu_memory` for nccl (0: unknown, no cap).
+absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collective collective,
+                                                                       const SuiteOptions& options,
+                                                                       double host_memory,
+                                                                       double gpu_memory);
+
+// Registers `collective`'s planned cases; their communicators are made
+// once per transport and rank count for the whole run.
 absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
                                         Harness& harness);
 

@@ -72,6 +72,7 @@ struct CollectiveCaseOptions {
   int root = 0;
   int warmup = 5;
   int iters = 20;
+  bool graph = false;  // nccl cases replay each timed loop as a CUDA graph (nccl-tests' -G)
 };
 
 // How GPU cases run (train cases and the kernel cases on cuda).

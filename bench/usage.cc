@@ -93,12 +93,12 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "distortions"}},
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
-      {"How long each case runs",
-       {"steps", "warmup_steps", "repetitions"}},
+      {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
        {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",
         "collective_ops", "collective_root", "collective_warmup", "collective_iters",
-        "allreduce_bytes", "allreduce_ranks", "allreduce_warmup", "allreduce_iters"}},
+        "collective_graph", "allreduce_bytes", "allreduce_ranks", "allreduce_warmup",
+        "allreduce_iters"}},
       {"Output", {"platform", "list", "verbose"}},
   };
   return *groups;

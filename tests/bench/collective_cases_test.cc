@@ -8,6 +8,7 @@
 // follow nccl-tests.
 #include "bench/collective_cases.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -447,6 +448,116 @@ TEST_F(CollectiveCasesTest, AGroupThatIsNotOneIsRejectedBeforeAnyThreadStarts) {
   auto w = PrepareCollectiveWorkload(*std::move(group), spec);
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().message().find("is not rank 0"), absl::string_view::npos) << w.status();
+}
+
+// The sweep's plan, without a GPU: which transports and rank counts, which
+// buffers each rank holds, which sizes fit memory.
+SuiteOptions PlanOptions() {
+  SuiteOptions o;
+  o.collectives.min_bytes = 1024;
+  o.collectives.max_bytes = 4096;
+  o.collectives.ranks = {2};
+  o.gpus = {0, 1, 2, 4, 2};
+  return o;
+}
+
+TEST(CollectivePlanTest, NcclRanksComeFromTheGpuCountsAndOnlyWithAGpu) {
+  SuiteOptions o = PlanOptions();
+  auto cpu_only = PlanCollectiveCases(Collective::kAllReduce, o, 1e12, 0);
+  ASSERT_TRUE(cpu_only.ok()) << cpu_only.status();
+  ASSERT_EQ(cpu_only->size(), 3u);  // local, ranks:2, 1024..4096
+  for (const PlannedCollectiveCase& c : *cpu_only) EXPECT_EQ(c.transport, "local") << c.name;
+
+  o.gpu_count = 2;
+  o.collectives.graph = true;
+  auto with_gpu = PlanCollectiveCases(Collective::kAllReduce, o, 1e12, 1e12);
+  ASSERT_TRUE(with_gpu.ok()) << with_gpu.status();
+  std::vector<std::string> names;
+  for (const PlannedCollectiveCase& c : *with_gpu) {
+    names.push_back(c.name);
+    // The graph is the GPU's: host transports enqueue nothing to capture.
+    EXPECT_EQ(c.spec.graph, c.transport == "nccl") << c.name;
+    EXPECT_EQ(c.spec.iterations, o.collectives.iters) << c.name;
+  }
+  // gpus:0 is the CPU, a count given twice runs once; ranks:4 is planned
+  // (above the GPUs present it is skipped when prepared, with the reason).
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "allreduce/local/fp32/sum/bytes:1024/ranks:2",
+                       "allreduce/local/fp32/sum/bytes:2048/ranks:2",
+                       "allreduce/local/fp32/sum/bytes:4096/ranks:2",
+                       "allreduce/nccl/fp32/sum/bytes:1024/ranks:1",
+                       "allreduce/nccl/fp32/sum/bytes:2048/ranks:1",
+                       "allreduce/nccl/fp32/sum/bytes:4096/ranks:1",
+                       "allreduce/nccl/fp32/sum/bytes:1024/ranks:2",
+                       "allreduce/nccl/fp32/sum/bytes:2048/ranks:2",
+                       "allreduce/nccl/fp32/sum/bytes:4096/ranks:2",
+                       "allreduce/nccl/fp32/sum/bytes:1024/ranks:4",
+                       "allreduce/nccl/fp32/sum/bytes:2048/ranks:4",
+                       "allreduce/nccl/fp32/sum/bytes:4096/ranks:4",
+                   }));
+
+  // Under MPI: the job's ranks, one per process, on the host and on GPUs.
+  MpiRanks mpi;
+  mpi.size = 3;
+  o.mpi = &mpi;
+  auto job = PlanCollectiveCases(Collective::kBroadcast, o, 1e12, 1e12);
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_EQ(job->size(), 6u);
+  EXPECT_EQ((*job)[0].name, "broadcast/mpi/fp32/none/bytes:1024/ranks:3");
+  EXPECT_EQ((*job)[3].name, "broadcast/nccl/fp32/none/bytes:1024/ranks:3");
+}
+
+TEST(CollectivePlanTest, BuffersFollowNcclTestsSizesAndSizesStopAtHalfTheMemory) {
+  SuiteOptions o = PlanOptions();
+  o.gpu_count = 4;
+  o.gpus = {4};
+  o.collectives.ranks = {4};
+  o.collectives.max_bytes = 1 << 20;
+  // Half of one GPU's 64 KiB holds a rank's all-gather buffers (send: size /
+  // 4, receive: size) up to size 16 KiB (20 KiB); 32 KiB would need 40.
+  auto plan = PlanCollectiveCases(Collective::kAllGather, o, 1e12, 64 << 10);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int64_t largest_nccl = 0, largest_local = 0;
+  for (const PlannedCollectiveCase& c : *plan) {
+    EXPECT_EQ(c.shape.recv_elements, c.shape.send_elements * 4) << c.name;
+    EXPECT_DOUBLE_EQ(c.bytes_per_rank, 1.25 * static_cast<double>(c.spec.bytes)) << c.name;
+    if (c.transport == "nccl") {
+      EXPECT_LE(c.bytes_per_rank, 32 << 10) << c.name;
+      largest_nccl = std::max(largest_nccl, c.spec.bytes);
+    } else {
+      largest_local = std::max(largest_local, c.spec.bytes);
+    }
+  }
+  EXPECT_EQ(largest_nccl, 16 << 10);
+  EXPECT_EQ(largest_local, 1 << 20) << "the host's memory is not the GPU's";
+  // Host memory holds every rank's buffers: 4 ranks x 1.25 x size <= half of 1 MiB.
+  auto host = PlanCollectiveCases(Collective::kAllGather, o, 1 << 20, 0);
+  ASSERT_TRUE(host.ok()) << host.status();
+  for (const PlannedCollectiveCase& c : *host)
+    if (c.transport == "local") EXPECT_LE(c.bytes_per_rank * 4, 512 << 10) << c.name;
+  EXPECT_EQ(host->back().transport, "nccl") << "gpu memory 0: no cap";
+  EXPECT_EQ(host->back().spec.bytes, 1 << 20);
+}
+
+// More ranks than GPUs: registered, and skipped when prepared with how many
+// GPUs there are, before any communicator is made.
+TEST(CollectivePlanTest, MoreNcclRanksThanGpusIsSkippedNamingTheGpusVisible) {
+  benchmark::ClearRegisteredBenchmarks();
+  SuiteOptions o = PlanOptions();
+  o.gpu_count = 1;
+  o.gpus = {2};
+  o.collectives.max_bytes = 1024;
+  o.collectives.iters = 2;
+  o.collectives.warmup = 0;
+  Harness harness(TimingSettings{.repetitions = 1});
+  ASSERT_TRUE(RegisterReduceCases(o, harness).ok());
+  Recorder recorder;
+  benchmark::RunSpecifiedBenchmarks(&recorder, "^reduce/nccl/");
+  harness.Release();
+  benchmark::ClearRegisteredBenchmarks();
+  ASSERT_EQ(recorder.iterations.size(), 1u);
+  EXPECT_TRUE(recorder.iterations[0].error_occurred);
+  EXPECT_EQ(recorder.iterations[0].error_message, "unsupported: ranks:2 needs 2 GPUs, 1 visible");
 }
 
 }  // namespace
