@@ -62,7 +62,23 @@ TEST(CudaCasesTest, WithoutAGpuNothingCudaRegisters) {
     auto parsed = ParseCaseName(name);
     ASSERT_TRUE(parsed.ok()) << name;
     EXPECT_NE(parsed->device, "cuda") << name;
+    EXPECT_NE(parsed->impl, "nccl") << name;
   }
+}
+
+// With a GPU, every collective and the gradient all-reduce add nccl cases
+// over the non-zero --gpus counts (here 1), beside the host's.
+TEST(CudaCasesTest, WithAGpuTheCollectivesAndGradsAddNcclCases) {
+  std::set<std::string> nccl_families;
+  for (const std::string& name : Registered(1)) {
+    auto parsed = ParseCaseName(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    if (parsed->impl != "nccl") continue;
+    nccl_families.insert(parsed->family);
+    EXPECT_EQ(parsed->ranks, 1) << name;
+  }
+  EXPECT_EQ(nccl_families, (std::set<std::string>{"allreduce", "allgather", "reducescatter",
+                                                  "broadcast", "reduce", "grads"}));
 }
 
 TEST(CudaCasesTest, KernelDevicesFollowTheGpuCount) {

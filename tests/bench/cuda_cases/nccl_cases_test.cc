@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/collective_cases.h"
 #include "bench/harness.h"
+#include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "gtest/gtest.h"
@@ -84,6 +85,30 @@ TEST(NcclCasesTest, EveryCollectiveOnOneGpuIsACheckedCopy) {
 TEST(NcclCasesTest, EveryCollectiveOnTwoGpusIsChecked) {
   if (CudaDeviceCount() < 2) GTEST_SKIP() << "fewer than 2 GPUs";
   CheckEveryCollective(2);
+}
+
+// One step's gradient all-reduce of a model as the trainer lays it out on
+// the GPU, through NCCL on device memory, checked.
+TEST(NcclCasesTest, GradsOnOneGpuAreChecked) {
+  if (CudaDeviceCount() < 1) GTEST_SKIP() << "no GPU";
+  benchmark::ClearRegisteredBenchmarks();
+  SuiteOptions o;
+  o.gpu_count = CudaDeviceCount();
+  o.gpus = {1};
+  o.train.models = {"trivial"};
+  o.collectives.ranks = {1};
+  o.collectives.iters = 3;
+  Harness harness(TimingSettings{.repetitions = 1});
+  ASSERT_TRUE(RegisterGradsCases(o, harness).ok());
+  Recorder recorder;
+  benchmark::RunSpecifiedBenchmarks(&recorder, "^grads/trivial/nccl/");
+  harness.Release();
+  benchmark::ClearRegisteredBenchmarks();
+  ASSERT_EQ(recorder.iterations.size(), 1u);
+  const BenchRun& r = recorder.iterations[0];
+  EXPECT_FALSE(r.error_occurred) << r.error_message;
+  EXPECT_TRUE(absl::StrContains(r.report_label, "device memory")) << r.report_label;
+  EXPECT_TRUE(absl::StrContains(r.report_label, "result checked")) << r.report_label;
 }
 
 }  // namespace
