@@ -232,6 +232,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   // --collective_* (bench/collective_cases.cc): errors name the flag.
   if (!(s = ApplyCollectiveFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
     return s;
+  if (!(s = ApplyBandwidthFlags(o)).ok()) return s;
   for (int r : o.train.replicas)
     if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
   for (int64_t b : o.train.batch_sizes)

@@ -203,6 +203,31 @@ absl::StatusOr<CaseName> ParsePeak(const std::vector<std::string>& p, const Case
   return c;
 }
 
+absl::StatusOr<CaseName> ParseBandwidth(const std::vector<std::string>& p, const CaseFamily& f) {
+  if (p.size() != f.parts) return Bad(absl::StrCat("does not match ", f.grammar));
+  CaseName c;
+  c.family = f.name;
+  c.algorithm = p[1];
+  c.device = p[2];
+  const bool host = OneOf(c.algorithm, {"copy", "triad"});
+  if (!host && !OneOf(c.algorithm, {"d2d", "h2d", "d2h"}))
+    return Bad(absl::StrCat("kind '", c.algorithm,
+                            "' is not one of copy, triad (cpu), d2d, h2d, d2h (cuda)"));
+  if (!IsDevice(c.device) || (host != (c.device == "cpu")))
+    return Bad(absl::StrCat("device '", c.device, "' does not go with ", c.algorithm,
+                            " (copy, triad: cpu; d2d, h2d, d2h: cuda[:N])"));
+  if (!ParseKeyed(p[3], "bytes", &c.bytes) || c.bytes == 0)
+    return Bad(absl::StrCat("'", p[3], "' where bytes:<S> (S > 0) belongs"));
+  if (!ParseKeyed(p[4], "threads", &c.threads) || c.threads == 0)
+    return Bad(absl::StrCat("'", p[4], "' where threads:<T> (T > 0) belongs"));
+  return c;
+}
+
+std::string PrintBandwidth(const CaseName& c) {
+  return absl::StrCat("bandwidth/", c.algorithm, "/", c.device, "/bytes:", c.bytes,
+                      "/threads:", c.threads);
+}
+
 std::string PrintTrain(const CaseName& c) {
   return absl::StrCat("train/", c.model, "/", c.precision, "/", c.data, "/batch:", c.batch,
                       "/gpus:", c.gpus,
@@ -281,6 +306,9 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  {}, "", "images_per_second", true, false, ParseInput, PrintInput},
       CaseFamily{F::kPeak, "peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
                  {}, "", "flops", true, false, ParsePeak, PrintPeak},
+      CaseFamily{F::kBandwidth, "bandwidth",
+                 "bandwidth/<copy|triad|d2d|h2d|d2h>/<device>/bytes:<S>/threads:<T>", 5,
+                 {}, "", "bytes_per_second", true, false, ParseBandwidth, PrintBandwidth},
   };
   // clang-format on
   static const bool in_order = [] {
@@ -389,6 +417,17 @@ CaseName CaseName::Peak(absl::string_view precision, int threads) {
   c.family = "peak";
   c.precision = std::string(precision);
   c.device = "cpu";
+  c.threads = threads;
+  return c;
+}
+
+CaseName CaseName::Bandwidth(absl::string_view kind, absl::string_view device, int64_t bytes,
+                             int threads) {
+  CaseName c;
+  c.family = "bandwidth";
+  c.algorithm = std::string(kind);
+  c.device = std::string(device);
+  c.bytes = bytes;
   c.threads = threads;
   return c;
 }

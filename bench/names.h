@@ -16,6 +16,7 @@
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 //   peak/<fp32|bf16>/cpu/threads:<T>
+//   bandwidth/<copy|triad|d2d|h2d|d2h>/<device>/bytes:<S>/threads:<T>
 #ifndef CNNBENCH_BENCH_NAMES_H_
 #define CNNBENCH_BENCH_NAMES_H_
 
@@ -54,8 +55,9 @@ enum class Family : int {
   kGrads,
   kInput,
   kPeak,
+  kBandwidth,
 };
-inline constexpr size_t kFamilyCount = 15;
+inline constexpr size_t kFamilyCount = 16;
 // The collectives' families, kAllReduce .. kReduce: one name grammar, one
 // workload (bench/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
@@ -136,7 +138,7 @@ struct CaseName {
   int gpus = 0;                        // GPU replicas (every rank's together); 0: the CPU
   int replicas = 1;                    // CPU replicas (threads or processes), with gpus:0
   std::string pass;                    // fwd, bwd_data, bwd_filter, bwd
-  std::string algorithm;               // pool: max, avg
+  std::string algorithm;               // pool: max, avg; bandwidth: copy, triad, d2d, h2d, d2h
   std::string device;                  // cpu, cuda:0
   std::string shape;                   // canonical descriptor string
   std::string impl, dtype;             // collectives; grads: impl (and model)
@@ -146,7 +148,7 @@ struct CaseName {
   int64_t bytes = 0;
   int ranks = 0;
   std::string source, preprocess;  // input
-  int threads = 0;                 // input: decode threads; peak: the OpenMP team
+  int threads = 0;  // input: decode threads; peak, bandwidth: the OpenMP team (GPU copies: 1)
 
   static CaseName Train(absl::string_view model, absl::string_view precision,
                         absl::string_view data, int64_t batch, int gpus, int replicas = 1);
@@ -163,6 +165,9 @@ struct CaseName {
   static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
   // The CPU's arithmetic peak: fp32 or bf16 fused multiply-adds on `threads` threads.
   static CaseName Peak(absl::string_view precision, int threads);
+  // The memory's rate: `kind` on `device`, arrays of `bytes`, `threads` host threads.
+  static CaseName Bandwidth(absl::string_view kind, absl::string_view device, int64_t bytes,
+                            int threads);
 
   std::string ToString() const;
   // Whether this case is of family `id`.

@@ -4,9 +4,13 @@
 #include <array>
 #include <cstdio>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/bandwidth_cases.h"
 #include "bench/input_cases.h"
 #include "bench/names.h"
 #include "bench/peak_cases.h"
@@ -17,6 +21,10 @@
 #include "kernels/collectives/nccl.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "models/zoo.h"
+
+ABSL_FLAG(std::string, bandwidth_bytes, "",
+          "array sizes of the bandwidth cases in bytes, e.g. 67108864 (default: the preset's; "
+          "STREAM asks for arrays of at least 4x the last-level cache)");
 
 namespace cnnbench::bench {
 namespace {
@@ -101,6 +109,7 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.collectives.ranks = {2};
     o.collectives.warmup = 1;
     o.collectives.iters = 2;
+    o.bandwidth.bytes = {int64_t{1} << 20};
     return o;
   }
   return absl::InvalidArgumentError(
@@ -208,6 +217,51 @@ TimingSettings TimingOf(const SuiteOptions& options) {
   return t;
 }
 
+absl::Status ApplyBandwidthFlags(SuiteOptions& o) {
+  const std::string flag = absl::GetFlag(FLAGS_bandwidth_bytes);
+  if (flag.empty()) return absl::OkStatus();
+  std::vector<int64_t> sizes;
+  for (absl::string_view part : absl::StrSplit(flag, ',')) {
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value < 8 || value % 8 != 0)
+      return absl::InvalidArgumentError(absl::StrCat("--bandwidth_bytes=", flag, ": '", part,
+                                                     "' is not a size in bytes, a multiple of 8"));
+    if (std::find(sizes.begin(), sizes.end(), value) == sizes.end()) sizes.push_back(value);
+  }
+  o.bandwidth.bytes = std::move(sizes);
+  return absl::OkStatus();
+}
+
+std::vector<int> BandwidthThreads(const SuiteOptions& o) {
+  if (!o.bandwidth.threads.empty()) return o.bandwidth.threads;
+  // 1, 2, 4, ... and the default team: how the rate grows with threads.
+  const int most = DefaultPeakThreads();
+  std::vector<int> threads;
+  for (int t = 1; t < most; t *= 2) threads.push_back(t);
+  threads.push_back(most);
+  return threads;
+}
+
+absl::Status RegisterBandwidthCases(const SuiteOptions& options, Harness& harness) {
+  auto add = [&](const std::string& kind, const std::string& device, int64_t bytes, int threads) {
+    TimedCase timed;
+    timed.name = CaseName::Bandwidth(kind, device, bytes, threads).ToString();
+    timed.family = FamilyName(Family::kBandwidth);
+    timed.unit = benchmark::kMillisecond;
+    timed.prepare = [kind, device, bytes, threads] {
+      return PrepareBandwidthWorkload(kind, device, bytes, threads);
+    };
+    harness.Register(std::move(timed));
+  };
+  for (int64_t bytes : options.bandwidth.bytes) {
+    for (const char* kind : {"copy", "triad"})
+      for (int threads : BandwidthThreads(options)) add(kind, "cpu", bytes, threads);
+    if (options.gpu_count > 0)
+      for (const char* kind : {"d2d", "h2d", "d2h"}) add(kind, "cuda", bytes, 1);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness) {
   return RegisterPeakCasesFor(options.precisions, DefaultPeakThreads(), harness);
 }
@@ -241,6 +295,7 @@ constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
     {RegisterGradsCases, false},          // grads
     {RegisterInputCases, true},           // input
     {RegisterPeakCases, false},           // peak
+    {RegisterBandwidthCases, false},      // bandwidth
 }};
 
 }  // namespace

@@ -75,6 +75,14 @@ struct CollectiveCaseOptions {
   bool graph = false;  // nccl cases replay each timed loop as a CUDA graph (nccl-tests' -G)
 };
 
+// The bandwidth cases: array sizes (STREAM asks for at least 4x the
+// last-level cache) and host thread counts (empty: 1, 2, 4, ... and the
+// default OpenMP team).
+struct BandwidthCaseOptions {
+  std::vector<int64_t> bytes = {int64_t{64} << 20};
+  std::vector<int> threads;
+};
+
 // How GPU cases run (train cases and the kernel cases on cuda).
 struct CudaCaseOptions {
   bool graph = true;              // GPU training steps replay a captured CUDA graph
@@ -105,6 +113,7 @@ struct SuiteOptions {
   TrainCaseOptions train;
   KernelCaseOptions kernel;
   CollectiveCaseOptions collectives;
+  BandwidthCaseOptions bandwidth;
   CudaCaseOptions cuda;
 };
 
@@ -177,6 +186,15 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness);
 // peak/...: the CPU's arithmetic peak in each precision of --precisions the
 // CPU has, on its default thread count (bench/peak_cases.h).
 absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness);
+
+// bandwidth/...: the memory's rates (bench/bandwidth_cases.h): STREAM copy
+// and triad on the CPU per thread count, and with a GPU its device, host to
+// device and device to host copies.
+absl::Status RegisterBandwidthCases(const SuiteOptions& options, Harness& harness);
+// --bandwidth_bytes into options.bandwidth; errors name the flag.
+absl::Status ApplyBandwidthFlags(SuiteOptions& options);
+// The thread counts the CPU bandwidth cases run on.
+std::vector<int> BandwidthThreads(const SuiteOptions& options);
 
 }  // namespace cnnbench::bench
 

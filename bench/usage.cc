@@ -99,6 +99,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "collective_ops", "collective_root", "collective_warmup", "collective_iters",
         "collective_graph", "allreduce_bytes", "allreduce_ranks", "allreduce_warmup",
         "allreduce_iters"}},
+      {"Memory bandwidth", {"bandwidth_bytes"}},
       {"Output", {"platform", "list", "verbose"}},
   };
   return *groups;

@@ -35,7 +35,7 @@ cd "$ROOT"
 # suite's cuda cases, and the training tests named for GPUs.
 TESTS=(//tests/core:cuda_test //tests/core:stream_test //tests/core:timer_test
        //tests/kernels:backend_contract_test
-       //tests/kernels/collectives:nccl_test)
+       //tests/kernels/collectives:nccl_test //tests/bench:bandwidth_cases_test)
 while IFS= read -r t; do
   [ -n "$t" ] && TESTS+=("$t")
 done < <(./bazelw query --noshow_progress \

@@ -129,7 +129,9 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "allgather/nccl/bf16/none/bytes:96/ranks:3", "reducescatter/mpi/fp64/min/bytes:8/ranks:1",
         "broadcast/local/int64/none/bytes:8/ranks:2", "reduce/local/fp16/max/bytes:2/ranks:7",
         "input/tfrecord/train/threads:8", "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8",
-        "peak/fp32/cpu/threads:16", "peak/bf16/cpu/threads:1"}) {
+        "peak/fp32/cpu/threads:16", "peak/bf16/cpu/threads:1",
+        "bandwidth/copy/cpu/bytes:67108864/threads:2",
+        "bandwidth/d2d/cuda:1/bytes:1024/threads:1"}) {
     auto c = ParseCaseName(name);
     ASSERT_TRUE(c.ok()) << name << ": " << c.status();
     EXPECT_EQ(c->ToString(), name);
@@ -159,6 +161,11 @@ TEST(NamesTest, GrammarViolationsAreClearErrors) {
            Bad{"allgather/local/fp32/sum/bytes:8/ranks:2", "does not match allgather/"},
            Bad{"broadcast/local/fp32/bytes:8/ranks:2", "does not match broadcast/"},
            Bad{"reduce/local/fp32/mean/bytes:8/ranks:2", "does not match reduce/"},
+           Bad{"bandwidth/scale/cpu/bytes:8/threads:1", "kind 'scale'"},
+           Bad{"bandwidth/d2d/cpu/bytes:8/threads:1", "device 'cpu' does not go with d2d"},
+           Bad{"bandwidth/triad/cuda/bytes:8/threads:1", "device 'cuda' does not go with triad"},
+           Bad{"bandwidth/copy/cpu/bytes:0/threads:1", "'bytes:0' where bytes:<S>"},
+           Bad{"bandwidth/copy/cpu/bytes:8/threads:0", "'threads:0' where threads:<T>"},
            Bad{"frobnicate/x", "not a cnnbench case name"},
        }) {
     auto c = ParseCaseName(bad.name);
@@ -189,6 +196,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
       CaseName::Peak("bf16", 2),
+      CaseName::Bandwidth("triad", "cpu", 1 << 20, 4),
   };
   std::vector<std::string> families;
   for (const CaseName& c : examples) {
@@ -216,7 +224,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, allgather, reducescatter, "
-            "broadcast, reduce, grads, input, peak");
+            "broadcast, reduce, grads, input, peak, bandwidth");
 }
 
 // What makes every family-indexed table complete: its entries have no

@@ -116,8 +116,9 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   }
   EXPECT_GT(skipped, 0) << "the gpus:1 cases should be skipped with a reason";
   EXPECT_GT(ran, 0);
-  for (const char* family : {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce",
-                             "allgather", "reducescatter", "broadcast", "reduce", "grads", "peak"})
+  for (const char* family :
+       {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "allgather", "reducescatter",
+        "broadcast", "reduce", "grads", "peak", "bandwidth"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 

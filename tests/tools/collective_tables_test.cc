@@ -116,6 +116,43 @@ TEST(CollectiveGroupsTest, WrongCountsComeFromAFailedCheckAndTheAverageFromEvery
       EXPECT_EQ(r.root, g.family == "broadcast" ? 1 : -1) << g.Title();
 }
 
+// The memory's rates in their own table, and each host collective's
+// largest busbw read against the fastest CPU copy of the same run.
+TEST(CollectiveSectionTest, BusbwIsReadAgainstTheRunsCopyRate) {
+  std::vector<std::string> warnings, errors;
+  const Results results = LoadResults({kData + "collectives.json"}, &warnings, &errors);
+  ASSERT_TRUE(errors.empty());
+  const PlatformResults& p = results.platforms[0];
+  const std::optional<ReferenceRate> ref = CollectiveReference(p, "local");
+  ASSERT_TRUE(ref.has_value());
+  EXPECT_EQ(ref->name, "bandwidth/copy/cpu/bytes:67108864/threads:2");
+  EXPECT_DOUBLE_EQ(ref->bytes_per_second, 2e10);
+  EXPECT_FALSE(CollectiveReference(p, "nccl").has_value()) << "no d2d case in this run";
+
+  const std::optional<Section> bandwidth = BandwidthSection(p, 0.05);
+  ASSERT_TRUE(bandwidth.has_value());
+  ASSERT_EQ(bandwidth->tables.size(), 1u);
+  const Table& t = bandwidth->tables[0];
+  EXPECT_EQ(t.header,
+            (std::vector<std::string>{"kind", "device", "size (B)", "1 thread", "2 threads"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0], (std::vector<std::string>{"copy", "cpu", "67108864", "10.0", "20.0"}));
+  EXPECT_EQ(t.rows[1], (std::vector<std::string>{"triad", "cpu", "67108864", "", "18.0"}));
+
+  const std::optional<Section> collectives = CollectiveSection(p, 0.05);
+  ASSERT_TRUE(collectives.has_value());
+  bool found = false;
+  for (const Table& table : collectives->tables) {
+    if (table.title != "All-reduce, local, 4 ranks, fp32") continue;
+    for (const std::string& note : table.notes)
+      found = found || note ==
+                           "busbw at 2048 B: 3.00 GB/s, 15.0% of "
+                           "bandwidth/copy/cpu/bytes:67108864/threads:2 (20.00 GB/s), measured "
+                           "in the same run.";
+  }
+  EXPECT_TRUE(found) << "no busbw-vs-copy note under the fp32 all-reduce table";
+}
+
 TEST(NcclTestsLayoutTest, TheFormatIsNamedInTheUnknownFormatError) {
   ReportOptions options;
   options.format = "nccl";

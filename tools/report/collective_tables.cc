@@ -79,6 +79,69 @@ std::string Wrong(const std::optional<int64_t>& v) { return v ? absl::StrCat(*v)
 
 }  // namespace
 
+std::optional<ReferenceRate> CollectiveReference(const PlatformResults& p,
+                                                 const std::string& transport) {
+  std::optional<ReferenceRate> best;
+  const bool gpu = transport == "nccl";
+  for (const auto& [c, m] : p.bandwidth) {
+    if (c.algorithm != (gpu ? "d2d" : "copy")) continue;
+    const std::optional<double> rate = m.ok() ? m.Mean("bytes_per_second") : std::nullopt;
+    if (!rate || !(*rate > 0)) continue;
+    if (!best || *rate > best->bytes_per_second) best = ReferenceRate{c.ToString(), *rate};
+  }
+  return best;
+}
+
+std::optional<Section> BandwidthSection(const PlatformResults& p, double max_cv) {
+  if (p.bandwidth.empty()) return std::nullopt;
+  // Rows (kind, device, bytes) in the family's order; columns thread counts.
+  std::vector<std::tuple<int, std::string, std::string, int64_t>> rows;
+  std::vector<int> threads;
+  auto kind_order = [](const std::string& k) {
+    static const std::vector<std::string> kOrder = {"copy", "triad", "d2d", "h2d", "d2h"};
+    return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), k) - kOrder.begin());
+  };
+  for (const auto& [c, m] : p.bandwidth) {
+    const auto row = std::make_tuple(kind_order(c.algorithm), c.algorithm, c.device, c.bytes);
+    if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+    if (std::find(threads.begin(), threads.end(), c.threads) == threads.end())
+      threads.push_back(c.threads);
+  }
+  std::sort(rows.begin(), rows.end());
+  std::sort(threads.begin(), threads.end());
+  Table t;
+  t.title = "Memory bandwidth, GB/s";
+  t.header = {"kind", "device", "size (B)"};
+  for (int n : threads) t.header.push_back(absl::StrCat(n, n == 1 ? " thread" : " threads"));
+  Footnotes notes;
+  for (const auto& [order, kind, device, bytes] : rows) {
+    std::vector<std::string> row = {kind, device, absl::StrCat(bytes)};
+    for (int n : threads) {
+      auto it = p.bandwidth.find(CaseName::Bandwidth(kind, device, bytes, n));
+      if (it == p.bandwidth.end()) {
+        row.push_back("");
+        continue;
+      }
+      const Measurement& m = it->second;
+      const std::string where = absl::StrCat(kind, " ", device, " ", n, " threads");
+      if (m.oom()) {
+        row.push_back("OOM");
+      } else if (!m.ok()) {
+        row.push_back(absl::StrCat("N/A", notes.Mark(FailureNote(m.FirstError()), where)));
+      } else {
+        row.push_back(ValueCell(m, "bytes_per_second", 1e9, max_cv, notes, where));
+      }
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = notes.Notes();
+  t.notes.push_back(
+      "Counted as STREAM counts, the bytes the kernel reads and writes (copy and d2d: read + "
+      "write, triad: 2 reads + write; h2d, d2h: the bytes copied); write-allocate traffic not "
+      "counted. GPU copies are one host thread's cudaMemcpyAsync; host copies an OpenMP team.");
+  return Section{"Memory bandwidth", {std::move(t)}, {}};
+}
+
 std::optional<double> CollectiveGroup::AvgBusbw() const {
   double sum = 0;
   int n = 0;
@@ -162,6 +225,19 @@ std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv
     t.notes.push_back(absl::StrCat("Avg bus bandwidth: ", avg ? Gbps(avg) : "-",
                                    " GB/s (the mean of every busbw above, out of place and in "
                                    "place, as nccl-tests' summary line)."));
+    if (std::optional<ReferenceRate> ref = CollectiveReference(p, g.impl)) {
+      // The largest size that gave an out-of-place busbw.
+      const CollectiveRow* largest = nullptr;
+      for (const CollectiveRow& r : g.rows)
+        if (r.out_busbw && (largest == nullptr || r.name->bytes > largest->name->bytes))
+          largest = &r;
+      if (largest != nullptr)
+        t.notes.push_back(absl::StrFormat(
+            "busbw at %d B: %.2f GB/s, %.1f%% of %s (%.2f GB/s), measured in the same run.",
+            largest->name->bytes, *largest->out_busbw / 1e9,
+            100 * *largest->out_busbw / ref->bytes_per_second, ref->name,
+            ref->bytes_per_second / 1e9));
+    }
     t.notes.push_back(
         "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
         "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, "

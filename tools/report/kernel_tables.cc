@@ -219,6 +219,8 @@ Section InputSection(const PlatformResults& p, double max_cv) {
 std::vector<Section> KernelSections(const PlatformResults& p, double max_cv) {
   std::vector<Section> sections;
   if (!p.kernels.empty() || !p.peak.empty()) sections.push_back(KernelSection(p, max_cv));
+  if (std::optional<Section> bandwidth = BandwidthSection(p, max_cv))
+    sections.push_back(std::move(*bandwidth));
   if (std::optional<Section> collectives = CollectiveSection(p, max_cv))
     sections.push_back(std::move(*collectives));
   if (!p.grads.empty()) sections.push_back(GradsSection(p, max_cv));

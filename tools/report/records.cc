@@ -95,6 +95,18 @@ std::vector<Record> MakeRecords(const Results& results) {
              flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
       records.push_back(std::move(r));
     }
+    for (const auto& [c, m] : p.bandwidth) {
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kBandwidth));
+      r.unit = "GB/s";
+      r.json["variant"] = c.algorithm;
+      r.json["device"] = c.device;
+      r.json["bytes"] = c.bytes;
+      r.json["threads"] = c.threads;
+      auto bytes = m.Mean("bytes_per_second");
+      Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
+             bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
+      records.push_back(std::move(r));
+    }
     for (const CaseName& c : p.kernel_order) {
       const Measurement& m = p.kernels.at(c);
       Record r = Start(p, c, c.family);

@@ -260,6 +260,9 @@ void ToInput(const FileCase& c, const RunFile& file, PlatformResults& p) {
 void ToPeak(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.peak[c.name]);
 }
+void ToBandwidth(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.bandwidth[c.name]);
+}
 constexpr bench::FamilyTable<Sink> kSinks = {{
     ToTrain,        // train
     ToKernels,      // conv
@@ -276,6 +279,7 @@ constexpr bench::FamilyTable<Sink> kSinks = {{
     ToGrads,        // grads
     ToInput,        // input
     ToPeak,         // peak
+    ToBandwidth,    // bandwidth
 }};
 
 }  // namespace

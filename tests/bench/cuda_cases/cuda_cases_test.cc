@@ -38,8 +38,9 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
     ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status();
     EXPECT_EQ(parsed->ToString(), name);
     // peak: the CPU's arithmetic peak, a CPU-only family.
+    // bandwidth: the CPU and the GPU have different kinds (BandwidthCasesTest).
     if (parsed->family == "train" || parsed->IsCollective() || parsed->family == "grads" ||
-        parsed->family == "peak")
+        parsed->family == "peak" || parsed->family == "bandwidth")
       continue;
     (parsed->device == "cuda" ? cuda_families : cpu_families).insert(parsed->family);
     if (parsed->device == "cuda") {
