@@ -541,6 +541,26 @@ out="$(CNNBENCH_LDD="$G/fake-ldd" "$TOOLS/bundle/gather_libs.sh" "$G/out3" "$G/b
 [ $? -ne 0 ] || fail "gather_libs.sh should fail on a program that does not exist"
 expect_in "$out" "nothing does not exist" "the missing program named"
 
+#### The GPU's ceilings read against each other in summary.txt: our 8192^3
+# GEMM against PyTorch's matmul, each NCCL collective's largest busbw
+# against the d2d copy.
+python3 - "$TOOLS/bundle/summarize.py" <<'PY' || fail "the ceilings' ratios"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("summarize", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+cases = [{"name": "gemm/bf16/cuda/gemm:m8192n8192k8192", "value": 600.0},
+         {"name": "pytorch/matmul/bf16/n:8192", "value": 750.0},
+         {"name": "bandwidth/d2d/cuda/bytes:268435456/threads:1", "value": 4000.0},
+         {"name": "broadcast/nccl/fp32/none/bytes:16777216/ranks:1", "value": 1000.0},
+         {"name": "broadcast/nccl/fp32/none/bytes:67108864/ranks:1", "value": 2000.0},
+         {"name": "allreduce/nccl/fp32/sum/bytes:67108864/ranks:1", "status": "skipped: x"}]
+lines = m.ceiling_ratios(cases)
+assert lines == ["ratio cnnbench/pytorch bf16 8192^3 GEMM: 0.80",
+                 "ratio nccl broadcast busbw at 67108864 B / bandwidth d2d: 0.50"], lines
+assert m.ceiling_ratios(cases[:1]) == [], "no peer, no d2d: no ratio"
+PY
+
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -23,8 +23,11 @@
 #      90, for all of them), then the rest of the sweep: fp16 training, bf16
 #      on cuDNN's legacy batch norm, the bf16 step's per-layer profile
 #      (breakdown.log), our conv and GEMM against cuDNN/cuBLASLt called
-#      directly, an 8192^3 bf16 GEMM, resnet50's first 3x3 convolution,
-#      fp32/tf32 training and bf16 on real data.
+#      directly, an 8192^3 bf16 GEMM (PyTorch's 8192^3 bf16 matmul, timed
+#      in the torch step, beside it), the GPU's copies (bandwidth/d2d, h2d,
+#      d2h), every collective through NCCL on one GPU (read against d2d),
+#      resnet50's first 3x3 convolution, fp32/tf32 training and bf16 on
+#      real data.
 #
 # Each step runs under its own limit and what is left of the budget; one
 # that fails, crashes or hangs costs only its own limit, and the steps
@@ -279,7 +282,7 @@ sequence() {
   TRAIN_LIMIT=120 train train_bf16 bf16
   step torch torch 120 "$OUT/bench.log" "$WORK/torch.json" \
     "$PYTHON" "$BUNDLE/peers/torch_train_step.py" --batch=256 --warmup_steps="$WARMUP" \
-    --steps="$STEPS" --precisions=bf16,fp16 --json="$WORK/torch.json"
+    --steps="$STEPS" --precisions=bf16,fp16 --matmul=8192 --json="$WORK/torch.json"
   # (Asked only where the step would run: the question costs up to 20 s.)
   if [ "$PLAN" = 1 ] || [ -n "${UNRESOLVED[bench_all]:-}" ] || [ "$(left)" -lt 15 ] ||
      ! selected train_bf16_no_graph || graph_flag; then
@@ -327,6 +330,16 @@ sequence() {
   fi
   bench gemm_bf16_8192 45 --preset=full --families=gemm --precisions=bf16 \
     --benchmark_filter='^gemm/bf16/cuda/gemm:m8192n8192k8192/' --benchmark_min_time=0.5
+  # The GPU's memory ceilings: device-to-device, pinned host-to-device and
+  # device-to-host copies of 256 MiB, each checked against its source.
+  bench bandwidth_gpu 40 --families=bandwidth --bandwidth_bytes=268435456 \
+    --benchmark_filter='^bandwidth/.*/cuda/' --benchmark_min_time=0.2
+  # Every collective through NCCL on one GPU (ranks:1, a copy through
+  # NCCL), 8 B to 64 MiB by 4x, each result checked; at one rank nccl-tests'
+  # busbw is 0 but for broadcast and reduce, which summary.txt reads
+  # against bandwidth_gpu's d2d.
+  bench nccl_1gpu 60 --families=allreduce,allgather,reducescatter,broadcast,reduce --gpus=1 \
+    --collective_bytes=8,67108864 --collective_factor=4 --benchmark_filter='/nccl/'
   # resnet50's first 3x3 convolution (64 channels at 56x56), its three passes.
   bench conv3x3 60 --families=conv --kernel_models=resnet50 --kernel_batch=256 \
     --max_kernel_shapes=0 --precisions=bf16 --benchmark_min_time=0.1 \

@@ -147,8 +147,41 @@ def bench_rows(doc):
                 row["value"], row["unit"] = b["images_per_second"], "images/s"
             elif "flops" in b:
                 row["value"], row["unit"] = b["flops"] / 1e12, "TFLOP/s"
+            elif "busbw" in b:
+                row["value"], row["unit"] = b["busbw"] / 1e9, "busbw GB/s"
+            elif "bytes_per_second" in b:
+                row["value"], row["unit"] = b["bytes_per_second"] / 1e9, "GB/s"
         rows.append(row)
     return rows
+
+
+def ceiling_ratios(cases):
+    """The GPU's ceilings read against each other, measured in the same check:
+    our 8192^3 bf16 GEMM against PyTorch's matmul, and each NCCL collective's
+    busbw at its largest size against the device-to-device copy."""
+    def value(prefix):
+        for c in cases:
+            if c["name"].startswith(prefix) and c.get("value"):
+                return c["value"]
+        return None
+    lines = []
+    ours = value("gemm/bf16/cuda/gemm:m8192n8192k8192")
+    peer = value("pytorch/matmul/bf16/n:8192")
+    if ours and peer:
+        lines.append(f"ratio cnnbench/pytorch bf16 8192^3 GEMM: {ours / peer:.2f}")
+    d2d = value("bandwidth/d2d/cuda/")
+    if d2d:
+        largest = {}
+        for c in cases:
+            parts = c["name"].split("/")
+            if len(parts) == 6 and parts[1] == "nccl" and c.get("value") is not None:
+                size = int(parts[4].split(":")[1])
+                if size >= largest.get(parts[0], (0, None))[0]:
+                    largest[parts[0]] = (size, c["value"])
+        for collective, (size, busbw) in sorted(largest.items()):
+            lines.append(f"ratio nccl {collective} busbw at {size} B / bandwidth d2d: "
+                         f"{busbw / d2d:.2f}")
+    return lines
 
 
 def next_results(out):
@@ -327,6 +360,14 @@ def main():
         elif kind == "torch":
             if status is None:
                 for r in doc if isinstance(doc, list) else []:
+                    if r.get("model") == "matmul":
+                        row = {"name": f"pytorch/matmul/bf16/n:{r.get('n')}", "step": name}
+                        if "skipped" in r:
+                            row["status"] = "skipped: " + r["skipped"]
+                        else:
+                            row.update(status="ok", value=r["tflops"], unit="TFLOP/s")
+                        cases.append(row)
+                        continue
                     row = {"name": f"pytorch/resnet50/{r.get('precision')}/batch:{r.get('batch')}",
                            "step": name}
                     if "skipped" in r:
@@ -430,6 +471,7 @@ def main():
             text.append(f"      | {l}")
     for precision, r in ratios.items():
         text.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256: {r:.2f}")
+    text += ceiling_ratios(cases)
     verdict = "failed" if failed_any else ("incomplete" if second else "passed")
     if args.running is None:
         text.append("")

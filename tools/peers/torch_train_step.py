@@ -9,7 +9,9 @@ of the suite or its build.
     python3 tools/peers/torch_train_step.py --batch=256 --precisions=bf16,fp16
 
 Prints one JSON line per precision (model, precision, batch, steps, step_ms,
-images_per_second, or skipped with the reason) and, with --json, writes
+images_per_second, or skipped with the reason), with --matmul=N one more for
+a bf16 N x N x N matmul (torch.matmul between device events: tflops), and,
+with --json, writes
 them as a list, rewritten (whole, through a temporary file) after each
 precision so that a run stopped midway keeps the precisions it finished.
 """
@@ -66,6 +68,34 @@ def run(precision, args):
             "loss": float(loss), "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
 
 
+def matmul(n, args):
+    """A bf16 n^3 matmul's rate: the tensor-core figure PyTorch reaches."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return {"skipped": "no CUDA device visible to PyTorch"}
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    for _ in range(args.warmup_steps):
+        c = torch.matmul(a, b)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    iterations = max(args.steps, 10)
+    start.record()
+    for _ in range(iterations):
+        c = torch.matmul(a, b)
+    end.record()
+    torch.cuda.synchronize()
+    ms = start.elapsed_time(end) / iterations
+    # Checked: one element against its dot product in fp32.
+    want = float((a[0].float() * b[:, 0].float()).sum())
+    got = float(c[0, 0].float())
+    if abs(got - want) > 0.02 * max(1.0, abs(want)):
+        return {"skipped": f"matmul wrong: c[0,0] = {got}, its dot product {want}"}
+    return {"ms": ms, "tflops": 2.0 * n ** 3 / (ms * 1e-3) / 1e12, "torch": torch.__version__,
+            "gpu": torch.cuda.get_device_name()}
+
+
 def write_json(path, rows):
     """Replaces PATH with ROWS, never leaving it half written."""
     tmp = f"{path}.tmp"
@@ -84,6 +114,8 @@ def main():
     parser.add_argument("--precisions", default="bf16,fp16")
     parser.add_argument("--weight_decay", type=float, default=0.0,
                         help="SGD weight decay (the suite's train cases use none)")
+    parser.add_argument("--matmul", type=int, default=0,
+                        help="also time a bf16 N^3 matmul (0: none)")
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     results = []
@@ -95,6 +127,20 @@ def main():
             row.update(run(precision, args))
         except ImportError as e:
             row["skipped"] = f"PyTorch or torchvision not importable ({e})"
+        except Exception as e:  # OOM or a CUDA error: report it, go on
+            row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        row["seconds"] = round(time.time() - t0, 1)
+        print(json.dumps(row), flush=True)
+        results.append(row)
+        if args.json:
+            write_json(args.json, results)
+    if args.matmul > 0:
+        row = {"framework": "pytorch", "model": "matmul", "precision": "bf16", "n": args.matmul}
+        t0 = time.time()
+        try:
+            row.update(matmul(args.matmul, args))
+        except ImportError as e:
+            row["skipped"] = f"PyTorch not importable ({e})"
         except Exception as e:  # OOM or a CUDA error: report it, go on
             row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         row["seconds"] = round(time.time() - t0, 1)
