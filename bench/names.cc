@@ -193,6 +193,22 @@ absl::StatusOr<CaseName> ParsePeak(const std::vector<std::string>& p, const Case
   c.family = f.name;
   c.precision = p[1];
   c.device = p[2];
+  if (c.device != "cpu" && IsDevice(c.device)) {
+    // The GPU's: fp32 on its FMA units, the tensor-core precisions as a GEMM.
+    if (!OneOf(c.precision, {"fp32", "tf32", "fp16", "bf16", "fp8"}))
+      return Bad(absl::StrCat("precision '", c.precision,
+                              "' has no GPU peak (fp32, tf32, fp16, bf16, fp8)"));
+    c.shape = p[3];
+    if (c.precision == "fp32") {
+      if (c.shape != "fma")
+        return Bad(absl::StrCat("'", p[3], "' where the fp32 GPU peak's fma belongs"));
+      return c;
+    }
+    absl::StatusOr<OpDesc> desc = ParseOpDesc(c.shape);
+    if (!absl::StartsWith(c.shape, "gemm:") || !desc.ok() || OpDescToString(*desc) != c.shape)
+      return Bad(absl::StrCat("'", p[3], "' where a canonical gemm:m<M>n<N>k<K> belongs"));
+    return c;
+  }
   if (!OneOf(c.precision, {"fp32", "bf16"}))
     return Bad(
         absl::StrCat("precision '", c.precision, "' is neither fp32 nor bf16 (", f.grammar, ")"));
@@ -244,6 +260,7 @@ std::string PrintInput(const CaseName& c) {
 }
 
 std::string PrintPeak(const CaseName& c) {
+  if (c.device != "cpu") return absl::StrCat("peak/", c.precision, "/", c.device, "/", c.shape);
   return absl::StrCat("peak/", c.precision, "/", c.device, "/threads:", c.threads);
 }
 
@@ -304,7 +321,8 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  {}, "", "busbw", true, true, ParseGrads, PrintGrads},
       CaseFamily{F::kInput, "input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,
                  {}, "", "images_per_second", true, false, ParseInput, PrintInput},
-      CaseFamily{F::kPeak, "peak", "peak/<fp32|bf16>/cpu/threads:<T>", 4,
+      CaseFamily{F::kPeak, "peak",
+                 "peak/<fp32|bf16|tf32|fp16|fp8>/<cpu|cuda>/<threads:<T>|fma|gemm:...>", 4,
                  {}, "", "flops", true, false, ParsePeak, PrintPeak},
       CaseFamily{F::kBandwidth, "bandwidth",
                  "bandwidth/<copy|triad|d2d|h2d|d2h>/<device>/bytes:<S>/threads:<T>", 5,
@@ -418,6 +436,16 @@ CaseName CaseName::Peak(absl::string_view precision, int threads) {
   c.precision = std::string(precision);
   c.device = "cpu";
   c.threads = threads;
+  return c;
+}
+
+CaseName CaseName::GpuPeak(absl::string_view precision, absl::string_view device,
+                           absl::string_view how) {
+  CaseName c;
+  c.family = "peak";
+  c.precision = std::string(precision);
+  c.device = std::string(device);
+  c.shape = std::string(how);
   return c;
 }
 

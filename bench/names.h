@@ -16,6 +16,7 @@
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 //   peak/<fp32|bf16>/cpu/threads:<T>
+//   peak/<fp32|tf32|fp16|bf16|fp8>/cuda[:N]/<fma|gemm:m<M>n<N>k<K>>   fp32: fma
 //   bandwidth/<copy|triad|d2d|h2d|d2h>/<device>/bytes:<S>/threads:<T>
 #ifndef CNNBENCH_BENCH_NAMES_H_
 #define CNNBENCH_BENCH_NAMES_H_
@@ -165,6 +166,9 @@ struct CaseName {
   static CaseName Input(absl::string_view source, absl::string_view preprocess, int threads);
   // The CPU's arithmetic peak: fp32 or bf16 fused multiply-adds on `threads` threads.
   static CaseName Peak(absl::string_view precision, int threads);
+  // A GPU's: `how` is "fma" (fp32) or the tensor-core GEMM's descriptor.
+  static CaseName GpuPeak(absl::string_view precision, absl::string_view device,
+                          absl::string_view how);
   // The memory's rate: `kind` on `device`, arrays of `bytes`, `threads` host threads.
   static CaseName Bandwidth(absl::string_view kind, absl::string_view device, int64_t bytes,
                             int threads);

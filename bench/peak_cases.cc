@@ -16,6 +16,7 @@
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/status.h"
+#include "kernels/cuda/gpu_peak.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -301,6 +302,62 @@ absl::Status RegisterPeakCasesFor(const std::vector<std::string>& precisions, in
     harness.Register(std::move(timed));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+class GpuPeakWorkload : public Workload {
+ public:
+  explicit GpuPeakWorkload(Stream stream) : stream_(std::move(stream)) {}
+  absl::Status Init(const Device& device, absl::string_view precision, int64_t n) {
+    ASSIGN_OR_RETURN(peak_, CreateGpuPeak(device, precision, n, stream_));
+    return absl::OkStatus();
+  }
+  const Stream& stream() const override { return stream_; }
+  absl::Status Run() override { return peak_->Run(); }
+  absl::Status Report(benchmark::State& state) override {
+    RETURN_IF_ERROR(peak_->Check());
+    state.counters["flops"] =
+        benchmark::Counter(peak_->flops(), benchmark::Counter::kIsIterationInvariantRate);
+    state.SetLabel(absl::StrCat(peak_->label(), ", result checked"));
+    return absl::OkStatus();
+  }
+
+ private:
+  Stream stream_;  // before peak_, which keeps a reference to it
+  std::unique_ptr<GpuPeak> peak_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareGpuPeakWorkload(absl::string_view precision,
+                                                                 absl::string_view device,
+                                                                 int64_t n) {
+  ASSIGN_OR_RETURN(const Device d, Device::Parse(device));
+  if (!d.is_cuda())
+    return absl::InvalidArgumentError(absl::StrCat("a GPU peak on ", device, ", not a GPU"));
+  if (d.ordinal >= CudaDeviceCount())
+    return absl::UnimplementedError(absl::StrCat("unsupported: ", d.ToString(), " is not present (",
+                                                 CudaDeviceCount(), " GPU(s) visible)"));
+  ASSIGN_OR_RETURN(Stream stream, Stream::Create(d));
+  auto w = std::make_unique<GpuPeakWorkload>(std::move(stream));
+  RETURN_IF_ERROR(w->Init(d, precision, n));
+  return std::unique_ptr<Workload>(std::move(w));
+}
+
+void RegisterGpuPeakCases(Harness& harness, int64_t n) {
+  for (const char* precision : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
+    const std::string how =
+        std::string(precision) == "fp32" ? "fma" : absl::StrCat("gemm:m", n, "n", n, "k", n);
+    TimedCase timed;
+    timed.name = CaseName::GpuPeak(precision, "cuda", how).ToString();
+    timed.family = FamilyName(Family::kPeak);
+    timed.unit = benchmark::kMillisecond;
+    timed.prepare = [precision = std::string(precision), n] {
+      return PrepareGpuPeakWorkload(precision, "cuda", n);
+    };
+    harness.Register(std::move(timed));
+  }
 }
 
 }  // namespace cnnbench::bench

@@ -60,6 +60,16 @@ absl::StatusOr<std::unique_ptr<Workload>> PreparePeakWorkload(absl::string_view 
 absl::Status RegisterPeakCasesFor(const std::vector<std::string>& precisions, int threads,
                                   Harness& harness, const PeakTiming& timing = {});
 
+// peak/<precision>/cuda/<fma|gemm:m<N>n<N>k<N>>: the GPU's ceilings
+// (kernels/cuda/gpu_peak.h): fp32 on its FMA units, tf32, fp16, bf16 and
+// fp8 as an n^3 tensor-core GEMM; each iteration checked after the timing.
+inline constexpr int64_t kGpuPeakGemmSize = 8192;
+absl::StatusOr<std::unique_ptr<Workload>> PrepareGpuPeakWorkload(absl::string_view precision,
+                                                                 absl::string_view device,
+                                                                 int64_t n = kGpuPeakGemmSize);
+// Registers every precision's GPU peak on cuda (device 0).
+void RegisterGpuPeakCases(Harness& harness, int64_t n = kGpuPeakGemmSize);
+
 }  // namespace cnnbench::bench
 
 #endif  // CNNBENCH_BENCH_PEAK_CASES_H_

@@ -263,7 +263,11 @@ absl::Status RegisterBandwidthCases(const SuiteOptions& options, Harness& harnes
 }
 
 absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness) {
-  return RegisterPeakCasesFor(options.precisions, DefaultPeakThreads(), harness);
+  RETURN_IF_ERROR(RegisterPeakCasesFor(options.precisions, DefaultPeakThreads(), harness));
+  // The GPU's ceilings, every precision (a step of any precision is read
+  // against its own).
+  if (options.gpu_count > 0) RegisterGpuPeakCases(harness);
+  return absl::OkStatus();
 }
 
 namespace {

@@ -82,6 +82,7 @@ Section KernelSection(const PlatformResults& p, double max_cv) {
   Section section{"Kernels", {}, {}};
   // The CPU's peak first: the ceiling the kernels below are read against.
   if (std::optional<Table> peak = PeakTable(p, max_cv)) section.tables.push_back(*peak);
+  if (std::optional<Table> gpu = GpuPeakTable(p, max_cv)) section.tables.push_back(*gpu);
   for (const KernelGroup& g : KernelGroups(p)) {
     const bool flops = g.flops();
     double max_flops = 0;

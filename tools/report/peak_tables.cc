@@ -29,6 +29,7 @@ struct PeakLayout {
 PeakLayout PeakLayoutOf(const PlatformResults& p) {
   PeakLayout layout;
   for (const auto& [c, m] : p.peak) {
+    if (c.device != "cpu") continue;  // the GPU's: GpuPeakTable
     layout.threads.insert(c.threads);
     AddDistinct(c.precision, layout.precisions);
   }
@@ -83,10 +84,11 @@ const std::pair<const CaseName, Measurement>* ReferencePeak(const PlatformResult
 }
 
 std::optional<Table> PeakTable(const PlatformResults& p, double max_cv) {
-  if (p.peak.empty()) return std::nullopt;
   const PeakLayout layout = PeakLayoutOf(p);
+  if (layout.threads.empty()) return std::nullopt;
   double max_flops = 0;
-  for (const auto& [c, m] : p.peak) max_flops = std::max(max_flops, m.Mean("flops").value_or(0));
+  for (const auto& [c, m] : p.peak)
+    if (c.device == "cpu") max_flops = std::max(max_flops, m.Mean("flops").value_or(0));
   // As the kernel tables: GFLOP/s where nothing reaches one TFLOP/s.
   const bool giga = max_flops < 1e12;
   Table t;
@@ -119,8 +121,8 @@ std::optional<Table> PeakTable(const PlatformResults& p, double max_cv) {
 }
 
 std::optional<Table> PeakSpreadTable(const PlatformResults& p) {
-  if (p.peak.empty()) return std::nullopt;
   const PeakLayout layout = PeakLayoutOf(p);
+  if (layout.threads.empty()) return std::nullopt;
   Table t;
   t.title = "Spread: peak on cpu";
   t.header = {"Threads"};
@@ -214,6 +216,102 @@ std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
     t.notes.push_back(
         "The peak and some steps come from different runs of this platform (their dates "
         "differ): read the fraction with care.");
+  return t;
+}
+
+const std::pair<const CaseName, Measurement>* GpuReferencePeak(const PlatformResults& p,
+                                                               const std::string& precision) {
+  for (const auto& entry : p.peak)
+    if (entry.first.device != "cpu" && entry.first.precision == precision) return &entry;
+  return nullptr;
+}
+
+std::optional<Table> GpuPeakTable(const PlatformResults& p, double max_cv) {
+  std::vector<const std::pair<const CaseName, Measurement>*> gpu;
+  for (const auto& entry : p.peak)
+    if (entry.first.device != "cpu") gpu.push_back(&entry);
+  if (gpu.empty()) return std::nullopt;
+  std::stable_sort(gpu.begin(), gpu.end(), [](const auto* a, const auto* b) {
+    return std::make_tuple(a->first.device, PrecisionRank(a->first.precision)) <
+           std::make_tuple(b->first.device, PrecisionRank(b->first.precision));
+  });
+  Table t;
+  t.title = "peak on the GPU, TFLOP/s";
+  t.header = {"Device", "Precision", "Measured by", "TFLOP/s"};
+  Footnotes notes;
+  for (const auto* entry : gpu) {
+    const auto& [c, m] = *entry;
+    const std::string where = absl::StrCat(c.precision, " on ", c.device);
+    std::vector<std::string> row = {
+        c.device, c.precision, c.shape == "fma" ? "fma loop" : absl::StrCat("cuBLASLt ", c.shape)};
+    if (m.oom()) {
+      row.push_back("OOM");
+    } else if (!m.ok()) {
+      row.push_back(absl::StrCat("N/A", notes.Mark(FailureNote(m.FirstError()), where)));
+    } else {
+      row.push_back(ValueCell(m, "flops", 1e12, max_cv, notes, where));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = notes.Notes();
+  t.notes.push_back(
+      "The GPU's arithmetic ceilings: fp32 a register-only loop of independent fused "
+      "multiply-adds on a full wave of threads (2 FLOPs each); tf32, fp16, bf16 and fp8 the "
+      "tensor cores' dense rate, a square cuBLASLt matmul (2 n^3 FLOPs), the fastest of the "
+      "heuristic's candidates.");
+  return t;
+}
+
+std::optional<Table> GpuTrainVsPeakTable(const PlatformResults& p, double max_cv) {
+  std::vector<const std::pair<const CaseName, Measurement>*> cases;
+  for (const auto& entry : p.train)
+    if (entry.first.gpus > 0) cases.push_back(&entry);
+  bool any_peak = false;
+  for (const auto& entry : p.peak) any_peak = any_peak || entry.first.device != "cpu";
+  if (cases.empty() || !any_peak) return std::nullopt;
+  std::stable_sort(cases.begin(), cases.end(), [](const auto* a, const auto* b) {
+    const CaseName &x = a->first, &y = b->first;
+    if (x.model != y.model) return ModelBefore(x.model, y.model);
+    return std::make_tuple(PrecisionRank(x.precision), x.data != "synthetic", x.batch, x.gpus) <
+           std::make_tuple(PrecisionRank(y.precision), y.data != "synthetic", y.batch, y.gpus);
+  });
+  Table t;
+  t.title = "Training step vs the GPU's peak (model FLOP utilisation)";
+  t.header = {"Model",    "Precision",  "Data",         "Batch/GPU",
+              "GPUs",     "Images/sec", "Step TFLOP/s", "Peak TFLOP/s (x GPUs)",
+              "% of peak"};
+  Footnotes notes;
+  for (const auto* entry : cases) {
+    const auto& [c, m] = *entry;
+    const std::string where =
+        absl::StrCat(ModelDisplayName(c.model), ", ", c.precision, ", ", c.gpus, " GPU(s)");
+    std::vector<std::string> row = {
+        ModelDisplayName(c.model), c.precision,          c.data,
+        absl::StrCat(c.batch),     absl::StrCat(c.gpus), ThroughputCell(&m, notes, where, max_cv)};
+    const std::optional<double> step = m.ok() ? m.Mean("flops") : std::nullopt;
+    row.push_back(step ? FormatThroughput(*step / 1e12) : "-");
+    const auto* peak = GpuReferencePeak(p, c.precision);
+    if (peak == nullptr || !HasValue(peak->second)) {
+      row.push_back(absl::StrCat(
+          "none", notes.Mark(peak == nullptr
+                                 ? absl::StrCat("no peak/", c.precision, "/cuda case in this run")
+                                 : absl::StrCat(peak->first.ToString(), ": ",
+                                                FailureNote(peak->second.FirstError())),
+                             where)));
+      row.push_back("-");
+    } else {
+      const double total = *peak->second.Mean("flops") * c.gpus;
+      row.push_back(FormatThroughput(total / 1e12));
+      row.push_back(step && total > 0 ? FormatPercent(*step / total) : "-");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  t.notes = notes.Notes();
+  t.notes.push_back(
+      "Step TFLOP/s: 3 x the model's forward FLOPs per image x images/sec, all GPUs together. "
+      "% of peak: that over the GPUs' peak of the step's precision measured in this platform's "
+      "run (peak/<precision>/cuda: fp32's FMA loop, the tensor-core GEMM for the others), times "
+      "the GPU count: the model FLOP utilisation people quote.");
   return t;
 }
 

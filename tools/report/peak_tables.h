@@ -33,6 +33,16 @@ std::optional<Table> PeakSpreadTable(const PlatformResults& platform);
 // the platform has both a peak/fp32/cpu case and CPU train cases.
 std::optional<Table> TrainVsPeakTable(const PlatformResults& platform, double max_cv);
 
+// The GPU's: peak/<precision>/cuda/<fma|gemm:...> cases, the one a GPU step
+// of `precision` is read against (null: none).
+const std::pair<const CaseName, Measurement>* GpuReferencePeak(const PlatformResults& platform,
+                                                               const std::string& precision);
+// "peak on the GPU": one row per GPU peak case, TFLOP/s; empty without.
+std::optional<Table> GpuPeakTable(const PlatformResults& platform, double max_cv);
+// Each GPU training step's FLOP/s over its GPUs' peak of its precision
+// (model FLOP utilisation); empty without GPU steps and a GPU peak.
+std::optional<Table> GpuTrainVsPeakTable(const PlatformResults& platform, double max_cv);
+
 }  // namespace cnnbench::report
 
 #endif  // CNNBENCH_TOOLS_REPORT_PEAK_TABLES_H_

@@ -89,7 +89,11 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.unit = "TFLOP/s";
       r.json["precision"] = c.precision;
       r.json["device"] = c.device;
-      r.json["threads"] = c.threads;
+      if (c.device == "cpu") {
+        r.json["threads"] = c.threads;
+      } else {
+        r.json["shape"] = c.shape;  // fma, or the tensor-core GEMM
+      }
       auto flops = m.Mean("flops");
       Finish(m, "flops", "flops", "tflops",
              flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);

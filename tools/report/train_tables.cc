@@ -265,6 +265,8 @@ std::vector<Section> TrainSections(const PlatformResults& p, double max_cv) {
   // CPU steps against the CPU's measured peak (the peak/ family).
   if (std::optional<Table> table = TrainVsPeakTable(p, max_cv))
     sections.push_back(Section{"Training step vs the CPU's peak", {*std::move(table)}, {}});
+  if (std::optional<Table> table = GpuTrainVsPeakTable(p, max_cv))
+    sections.push_back(Section{"Training step vs the GPU's peak", {*std::move(table)}, {}});
 
   Section versus{"Synthetic vs real data", {}, {}};
   for (const std::string& precision : TrainPrecisions(p)) {
