@@ -550,6 +550,7 @@ spec = importlib.util.spec_from_file_location("summarize", sys.argv[1])
 m = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(m)
 cases = [{"name": "gemm/bf16/cuda/gemm:m8192n8192k8192", "value": 600.0},
+         {"name": "peak/bf16/cuda/gemm:m8192n8192k8192", "value": 675.0},
          {"name": "pytorch/matmul/bf16/n:8192", "value": 750.0},
          {"name": "bandwidth/d2d/cuda/bytes:268435456/threads:1", "value": 4000.0},
          {"name": "broadcast/nccl/fp32/none/bytes:16777216/ranks:1", "value": 1000.0},
@@ -557,6 +558,7 @@ cases = [{"name": "gemm/bf16/cuda/gemm:m8192n8192k8192", "value": 600.0},
          {"name": "allreduce/nccl/fp32/sum/bytes:67108864/ranks:1", "status": "skipped: x"}]
 lines = m.ceiling_ratios(cases)
 assert lines == ["ratio cnnbench/pytorch bf16 8192^3 GEMM: 0.80",
+                 "ratio cnnbench tensor-core peak/pytorch bf16 8192^3 matmul: 0.90",
                  "ratio nccl broadcast busbw at 67108864 B / bandwidth d2d: 0.50"], lines
 assert m.ceiling_ratios(cases[:1]) == [], "no peer, no d2d: no ratio"
 PY

@@ -24,7 +24,8 @@
 #      on cuDNN's legacy batch norm, the bf16 step's per-layer profile
 #      (breakdown.log), our conv and GEMM against cuDNN/cuBLASLt called
 #      directly, an 8192^3 bf16 GEMM (PyTorch's 8192^3 bf16 matmul, timed
-#      in the torch step, beside it), the GPU's copies (bandwidth/d2d, h2d,
+#      in the torch step, beside it), the GPU's peaks (peak/<precision>/cuda),
+#      its copies (bandwidth/d2d, h2d,
 #      d2h), every collective through NCCL on one GPU (read against d2d),
 #      resnet50's first 3x3 convolution, fp32/tf32 training and bf16 on
 #      real data.
@@ -330,6 +331,10 @@ sequence() {
   fi
   bench gemm_bf16_8192 45 --preset=full --families=gemm --precisions=bf16 \
     --benchmark_filter='^gemm/bf16/cuda/gemm:m8192n8192k8192/' --benchmark_min_time=0.5
+  # The GPU's arithmetic ceilings: fp32's FMA loop and the tensor cores'
+  # tf32, fp16, bf16 and fp8 8192^3 GEMMs (the fastest cuBLASLt candidate),
+  # each checked; summary.txt reads bf16's against PyTorch's matmul.
+  bench peak_gpu 60 --families=peak --benchmark_filter='^peak/.*/cuda/' --benchmark_min_time=0.2
   # The GPU's memory ceilings: device-to-device, pinned host-to-device and
   # device-to-host copies of 256 MiB, each checked against its source.
   bench bandwidth_gpu 40 --families=bandwidth --bandwidth_bytes=268435456 \

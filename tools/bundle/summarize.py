@@ -165,10 +165,13 @@ def ceiling_ratios(cases):
                 return c["value"]
         return None
     lines = []
-    ours = value("gemm/bf16/cuda/gemm:m8192n8192k8192")
     peer = value("pytorch/matmul/bf16/n:8192")
+    ours = value("gemm/bf16/cuda/gemm:m8192n8192k8192")
     if ours and peer:
         lines.append(f"ratio cnnbench/pytorch bf16 8192^3 GEMM: {ours / peer:.2f}")
+    peak = value("peak/bf16/cuda/gemm:m8192n8192k8192")
+    if peak and peer:
+        lines.append(f"ratio cnnbench tensor-core peak/pytorch bf16 8192^3 matmul: {peak / peer:.2f}")
     d2d = value("bandwidth/d2d/cuda/")
     if d2d:
         largest = {}
