@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -240,6 +241,21 @@ struct Rank {
 absl::Status Wait(Rank& rank) {
   if (rank.stream.device().is_cpu()) return absl::OkStatus();
   return NcclSynchronize(*rank.comm, rank.stream);
+}
+
+// `values` reduced by `op` over the whole group, through `rank`'s
+// communicator on its device (every rank of the group makes the same call).
+absl::StatusOr<std::vector<int64_t>> OverGroup(Rank& rank, std::vector<int64_t> values,
+                                               ReduceOp op) {
+  const size_t bytes = values.size() * sizeof(int64_t);
+  const Device device = rank.stream.device();
+  ASSIGN_OR_RETURN(Buffer buffer, Buffer::Allocate(device, bytes));
+  RETURN_IF_ERROR(CopyBytes(buffer.data(), device, values.data(), Device::Cpu(), bytes));
+  RETURN_IF_ERROR(rank.comm->AllReduce(buffer.data(), buffer.data(), values.size(), DType::kI64,
+                                       op, rank.stream));
+  RETURN_IF_ERROR(Wait(rank));
+  RETURN_IF_ERROR(CopyBytes(values.data(), Device::Cpu(), buffer.data(), device, bytes));
+  return values;
 }
 
 absl::Status OnRank(int rank, const absl::Status& status) {
@@ -597,14 +613,30 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
 
   RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
-  // This process's ranks' counts (under MPI, its one rank's).
-  int64_t wrong_out = 0, wrong_in = 0;
-  for (const Rank& rank : ranks_) wrong_out += rank.wrong_out, wrong_in += rank.wrong_in;
+  // Every rank's counts: this process's ranks', and under MPI (a process
+  // holds one rank) the others' summed over the group, as nccl-tests sums
+  // its #wrong over its processes, so every rank fails a wrong case alike.
+  int64_t wrong_out = 0, wrong_in = 0, first_bad = std::numeric_limits<int64_t>::max();
+  for (const Rank& rank : ranks_) {
+    wrong_out += rank.wrong_out, wrong_in += rank.wrong_in;
+    if (!rank.wrong.empty()) first_bad = std::min<int64_t>(first_bad, rank.comm->rank());
+  }
+  if (static_cast<int>(ranks_.size()) < ranks_[0].comm->size()) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> sums,
+                     OverGroup(ranks_[0], {wrong_out, wrong_in}, ReduceOp::kSum));
+    ASSIGN_OR_RETURN(std::vector<int64_t> first, OverGroup(ranks_[0], {first_bad}, ReduceOp::kMin));
+    wrong_out = sums[0], wrong_in = sums[1], first_bad = first[0];
+  }
   for (const Rank& rank : ranks_)
     if (!rank.wrong.empty())
-      return absl::InternalError(absl::StrCat(
-          rank.wrong, " (wrong elements: ", wrong_out, " out of place, ", wrong_in,
-          " in place, over ", ranks_.size() == 1 ? "this rank" : "the ranks of this process", ")"));
+      return absl::InternalError(absl::StrCat(rank.wrong, " (wrong elements: ", wrong_out,
+                                              " out of place, ", wrong_in,
+                                              " in place, over the group)"));
+  if (wrong_out + wrong_in > 0)
+    return absl::InternalError(absl::StrCat("result wrong at rank ", first_bad,
+                                            " (wrong elements: ", wrong_out, " out of place, ",
+                                            wrong_in,
+                                            " in place, over the group; this rank's are right)"));
   // No counter for the count, which is 0 here: a counter that is 0 in
   // every repetition makes Google Benchmark's cv aggregate 0/0, written as
   // NaN, which is not JSON. The label says it.
