@@ -113,15 +113,6 @@ Section KernelSection(const PlatformResults& p, double max_cv) {
   return section;
 }
 
-int DtypeBytes(const std::string& dtype) {
-  static const std::map<std::string, int> kSizes = {
-      {"int8", 1},   {"uint8", 1}, {"fp16", 2},  {"half", 2},   {"bf16", 2},
-      {"fp32", 4},   {"float", 4}, {"int32", 4}, {"uint32", 4}, {"fp64", 8},
-      {"double", 8}, {"int64", 8}, {"uint64", 8}};
-  auto it = kSizes.find(dtype);
-  return it == kSizes.end() ? 0 : it->second;
-}
-
 // One step's gradient all-reduce per model (grads/ cases): what the
 // communication of a data-parallel step costs, beside the models' tables.
 Section GradsSection(const PlatformResults& p, double max_cv) {
