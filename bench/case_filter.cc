@@ -15,9 +15,8 @@ absl::StatusOr<CaseFilter> CaseFilter::Parse(const std::string& spec) {
   try {
     filter.regex_ = std::regex(pattern, std::regex_constants::extended);
   } catch (const std::regex_error& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--benchmark_filter=", spec, ": not a valid regular expression (", e.what(),
-                     ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--benchmark_filter=", spec, ": not a valid regular expression (", e.what(), ")"));
   }
   return filter;
 }

@@ -251,8 +251,8 @@ absl::StatusOr<std::vector<int64_t>> OverGroup(Rank& rank, std::vector<int64_t> 
   const Device device = rank.stream.device();
   ASSIGN_OR_RETURN(Buffer buffer, Buffer::Allocate(device, bytes));
   RETURN_IF_ERROR(CopyBytes(buffer.data(), device, values.data(), Device::Cpu(), bytes));
-  RETURN_IF_ERROR(rank.comm->AllReduce(buffer.data(), buffer.data(), values.size(), DType::kI64,
-                                       op, rank.stream));
+  RETURN_IF_ERROR(rank.comm->AllReduce(buffer.data(), buffer.data(), values.size(), DType::kI64, op,
+                                       rank.stream));
   RETURN_IF_ERROR(Wait(rank));
   RETURN_IF_ERROR(CopyBytes(values.data(), Device::Cpu(), buffer.data(), device, bytes));
   return values;
@@ -415,11 +415,14 @@ absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
       return c.Broadcast(in_place ? recv : send, recv, count, t, spec_.root, rank.stream);
     case Collective::kReduce:
       return c.Reduce(in_place ? recv : send, recv, count, t, spec_.op, spec_.root, rank.stream);
+    case Collective::kAllToAll:  // out of place only (Loop makes no in-place calls)
+      return c.AllToAll(send, recv, count, t, rank.stream);
   }
   return absl::InternalError("unknown collective");
 }
 
 absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) {
+  if (in_place && !HasInPlace(spec_.collective)) return absl::OkStatus();  // all-to-all
   const CapturedWork& graph = in_place ? rank.in_place : rank.out_of_place;
   if (graph.valid() && count == spec_.iterations) return graph.Launch(rank.stream);
   for (int64_t k = 0; k < count; ++k) RETURN_IF_ERROR(Call(rank, in_place));
@@ -440,7 +443,9 @@ absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
   rank.host.assign(inputs.size(), 0);
   for (size_t i = 0; i < elements; ++i)
     Store(t, rank.host.data(), i,
-          i >= offset && i - offset < (c == Collective::kReduceScatter ? elements : count)
+          i >= offset && i - offset < (c == Collective::kReduceScatter || c == Collective::kAllToAll
+                                           ? elements
+                                           : count)
               ? Input(c, spec_.op, r, i - offset)
               : kPoison);
   RETURN_IF_ERROR(
@@ -488,6 +493,12 @@ absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong
         return Input(c, spec_.op, static_cast<int>(i / count), i % count);
       };
       break;
+    case Collective::kAllToAll:  // slice q: rank q's slice for this rank
+      elements = count * n;
+      expected = [&](size_t i) {
+        return Input(c, spec_.op, static_cast<int>(i / count), count * r + i % count);
+      };
+      break;
   }
   for (size_t i = 0; i < elements; ++i) {
     const double got = Load(t, rank.host.data(), first + i);
@@ -516,6 +527,7 @@ absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
       return Wait(rank);
     case Task::kCapture:
       for (bool in_place : {false, true}) {
+        if (in_place && !HasInPlace(spec_.collective)) continue;
         RETURN_IF_ERROR(CapturedWork::BeginCapture(rank.stream));
         absl::Status calls;
         for (int64_t k = 0; k < spec_.iterations && calls.ok(); ++k) calls = Call(rank, in_place);
@@ -532,6 +544,7 @@ absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
       RETURN_IF_ERROR(Call(rank, false));
       RETURN_IF_ERROR(Wait(rank));
       RETURN_IF_ERROR(Check(rank, false, rank.wrong_out));
+      if (!HasInPlace(spec_.collective)) return absl::OkStatus();
       RETURN_IF_ERROR(Fill(rank, true));
       RETURN_IF_ERROR(Call(rank, true));
       RETURN_IF_ERROR(Wait(rank));
@@ -602,15 +615,18 @@ absl::Status CollectiveWorkload::RunIterations(int64_t count) {
 absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
 
-  const Command in_place{Task::kInPlace, count_};
-  RETURN_IF_ERROR(in_place_timer_->Start());
-  Post(in_place);
-  const absl::Status mine = Loop(ranks_[0], true, count_);
-  const absl::Status stopped = in_place_timer_->Stop();
-  RETURN_IF_ERROR_AS_IS(Finish());
-  if (!mine.ok()) return OnRank(0, mine);
-  RETURN_IF_ERROR(stopped);
-  ASSIGN_OR_RETURN(const double in_place_seconds, in_place_timer_->ElapsedSeconds());
+  double in_place_seconds = 0;  // all-to-all has no in-place variant
+  if (HasInPlace(spec_.collective)) {
+    const Command in_place{Task::kInPlace, count_};
+    RETURN_IF_ERROR(in_place_timer_->Start());
+    Post(in_place);
+    const absl::Status mine = Loop(ranks_[0], true, count_);
+    const absl::Status stopped = in_place_timer_->Stop();
+    RETURN_IF_ERROR_AS_IS(Finish());
+    if (!mine.ok()) return OnRank(0, mine);
+    RETURN_IF_ERROR(stopped);
+    ASSIGN_OR_RETURN(in_place_seconds, in_place_timer_->ElapsedSeconds());
+  }
 
   RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
   // Every rank's counts: this process's ranks', and under MPI (a process
@@ -633,10 +649,9 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
                                               " out of place, ", wrong_in,
                                               " in place, over the group)"));
   if (wrong_out + wrong_in > 0)
-    return absl::InternalError(absl::StrCat("result wrong at rank ", first_bad,
-                                            " (wrong elements: ", wrong_out, " out of place, ",
-                                            wrong_in,
-                                            " in place, over the group; this rank's are right)"));
+    return absl::InternalError(absl::StrCat(
+        "result wrong at rank ", first_bad, " (wrong elements: ", wrong_out, " out of place, ",
+        wrong_in, " in place, over the group; this rank's are right)"));
   // No counter for the count, which is 0 here: a counter that is 0 in
   // every repetition makes Google Benchmark's cv aggregate 0/0, written as
   // NaN, which is not JSON. The label says it.
@@ -651,9 +666,11 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
       benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["busbw"] =
       benchmark::Counter(bytes * factor, benchmark::Counter::kIsIterationInvariantRate);
-  const double algbw_in = bytes * count_ / in_place_seconds;
-  state.counters["algbw_inplace"] = benchmark::Counter(algbw_in);
-  state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
+  if (in_place_seconds > 0) {
+    const double algbw_in = bytes * count_ / in_place_seconds;
+    state.counters["algbw_inplace"] = benchmark::Counter(algbw_in);
+    state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
+  }
   state.SetBytesProcessed(spec_.bytes * count_);
   const bool rooted = Rooted(spec_.collective);
   const bool in_process = static_cast<int>(ranks_.size()) == ranks;
@@ -662,6 +679,8 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
       group_->devices[0].is_cpu() ? ", host memory" : ", device memory",
       rooted ? absl::StrCat(", root ", spec_.root) : "", ", ", spec_.warmup, " warm-up + ", count_,
       " timed per variant",
+      HasInPlace(spec_.collective) ? ""
+                                   : " (out of place only: an all-to-all has no in-place form)",
       ranks_[0].out_of_place.valid() ? " (each loop a CUDA graph, captured once, replayed)" : "",
       ", result checked (0 wrong elements)"));
   return absl::OkStatus();
@@ -982,6 +1001,9 @@ absl::Status RegisterBroadcastCases(const SuiteOptions& o, Harness& h) {
 }
 absl::Status RegisterReduceCases(const SuiteOptions& o, Harness& h) {
   return RegisterCollectiveCasesFor(Collective::kReduce, o, h);
+}
+absl::Status RegisterAllToAllCases(const SuiteOptions& o, Harness& h) {
+  return RegisterCollectiveCasesFor(Collective::kAllToAll, o, h);
 }
 
 }  // namespace cnnbench::bench

@@ -79,8 +79,8 @@ std::string MhzRange(const std::vector<std::string>& folders, const std::string&
 bool NeedsQuotes(const std::string& arg) {
   if (arg.empty()) return true;
   for (char c : arg)
-    if (!(absl::ascii_isalnum(c) || absl::string_view("-_=./,:+@%").find(c) !=
-                                        absl::string_view::npos))
+    if (!(absl::ascii_isalnum(c) ||
+          absl::string_view("-_=./,:+@%").find(c) != absl::string_view::npos))
       return true;
   return false;
 }

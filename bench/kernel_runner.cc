@@ -129,12 +129,14 @@ absl::StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(Backend* back
 
 absl::Status KernelRunner::Run(Pass pass) {
   switch (pass) {
-    case Pass::kForward: return kernel_->Forward(args_);
+    case Pass::kForward:
+      return kernel_->Forward(args_);
     case Pass::kBackwardData:
       RETURN_IF_ERROR(kernel_->BackwardData(args_));
       if (std::holds_alternative<BatchNormDesc>(desc_)) return kernel_->BackwardWeights(args_);
       return absl::OkStatus();
-    case Pass::kBackwardWeights: return kernel_->BackwardWeights(args_);
+    case Pass::kBackwardWeights:
+      return kernel_->BackwardWeights(args_);
   }
   return absl::OkStatus();
 }

@@ -152,7 +152,9 @@ absl::StatusOr<CaseName> ParseGrads(const std::vector<std::string>& p, const Cas
 
 // The collectives that copy rather than reduce: their op is "none", as
 // nccl-tests prints it.
-bool Copies(Family f) { return f == Family::kAllGather || f == Family::kBroadcast; }
+bool Copies(Family f) {
+  return f == Family::kAllGather || f == Family::kBroadcast || f == Family::kAllToAll;
+}
 
 absl::StatusOr<CaseName> ParseCollective(const std::vector<std::string>& p, const CaseFamily& f) {
   CaseName c;
@@ -316,6 +318,9 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  {}, "", "busbw", true, true, ParseCollective, PrintCollective},
       CaseFamily{F::kReduce, "reduce",
                  "reduce/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kAllToAll, "alltoall",
+                 "alltoall/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
                  {}, "", "busbw", true, true, ParseCollective, PrintCollective},
       CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
                  {}, "", "busbw", true, true, ParseGrads, PrintGrads},

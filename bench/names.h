@@ -11,8 +11,8 @@
 //   relu/<fwd|bwd>/<precision>/<device>/<shape>
 //   gemm/<precision>/<device>/<shape>
 //   <collective>/<nccl|mpi|local>/<dtype>/<op>/bytes:<S>/ranks:<N>
-//       collective: allreduce, allgather, reducescatter, broadcast, reduce;
-//       op: sum, prod, max, min, avg (none: allgather, broadcast)
+//       collective: allreduce, allgather, reducescatter, broadcast, reduce, alltoall;
+//       op: sum, prod, max, min, avg (none: allgather, broadcast, alltoall)
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 //   peak/<fp32|bf16>/cpu/threads:<T>
@@ -53,16 +53,17 @@ enum class Family : int {
   kReduceScatter,
   kBroadcast,
   kReduce,
+  kAllToAll,
   kGrads,
   kInput,
   kPeak,
   kBandwidth,
 };
-inline constexpr size_t kFamilyCount = 16;
-// The collectives' families, kAllReduce .. kReduce: one name grammar, one
+inline constexpr size_t kFamilyCount = 17;
+// The collectives' families, kAllReduce .. kAllToAll: one name grammar, one
 // workload (bench/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
-  return f >= Family::kAllReduce && f <= Family::kReduce;
+  return f >= Family::kAllReduce && f <= Family::kAllToAll;
 }
 
 // One family's entry of a family-indexed table (FamilyTable<T>): it has no

@@ -39,12 +39,11 @@ absl::Status Preflight(Communicator& comm, const std::vector<PreflightField>& fi
   }
   std::vector<char> all(mine.size() * comm.size(), '\0');
   const Stream stream = Stream::Cpu();
-  absl::Status gathered =
-      comm.AllGather(mine.data(), all.data(), mine.size(), DType::kU8, stream);
+  absl::Status gathered = comm.AllGather(mine.data(), all.data(), mine.size(), DType::kU8, stream);
   if (!gathered.ok())
-    return absl::Status(gathered.code(),
-                        absl::StrCat("preflight: gathering every rank's settings: ",
-                                     gathered.message()));
+    return absl::Status(
+        gathered.code(),
+        absl::StrCat("preflight: gathering every rank's settings: ", gathered.message()));
   auto value = [&](int rank, size_t field) {
     return std::string(all.data() + (rank * n + field) * kSlot);
   };
@@ -52,9 +51,8 @@ absl::Status Preflight(Communicator& comm, const std::vector<PreflightField>& fi
   for (int r = 1; r < comm.size(); ++r)
     for (size_t f = 0; f < n; ++f)
       if (value(r, f) != value(0, f))
-        differences.push_back(absl::StrCat("rank ", r, " differs from rank 0 in ",
-                                           fields[f].first, ": '", value(r, f), "' vs '",
-                                           value(0, f), "'"));
+        differences.push_back(absl::StrCat("rank ", r, " differs from rank 0 in ", fields[f].first,
+                                           ": '", value(r, f), "' vs '", value(0, f), "'"));
   if (differences.empty()) return absl::OkStatus();
   return absl::FailedPreconditionError(
       absl::StrCat("preflight: the ranks of this job disagree (every rank must run the same "

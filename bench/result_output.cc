@@ -57,11 +57,21 @@ std::string JsonString(const std::string& value) {
   std::string out = "\"";
   for (unsigned char c : value) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);
@@ -133,8 +143,8 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
 absl::StatusOr<std::unique_ptr<ResultFile>> ResultFile::Open(const std::string& path,
                                                              const std::string& format) {
   if (format != "json" && format != "csv" && format != "console")
-    return absl::InvalidArgumentError(absl::StrCat("--benchmark_out_format=", format,
-                                                   ": unknown format (json, csv, console)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--benchmark_out_format=", format, ": unknown format (json, csv, console)"));
   std::unique_ptr<ResultFile> file(new ResultFile);
   file->path_ = path;
   file->reporter_ = std::make_unique<Reporter>(format);

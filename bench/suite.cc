@@ -296,6 +296,7 @@ constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
     {RegisterReduceScatterCases, false},  // reducescatter
     {RegisterBroadcastCases, false},      // broadcast
     {RegisterReduceCases, false},         // reduce
+    {RegisterAllToAllCases, false},       // alltoall
     {RegisterGradsCases, false},          // grads
     {RegisterInputCases, true},           // input
     {RegisterPeakCases, false},           // peak

@@ -173,6 +173,7 @@ absl::Status RegisterAllGatherCases(const SuiteOptions& options, Harness& harnes
 absl::Status RegisterReduceScatterCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterBroadcastCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterReduceCases(const SuiteOptions& options, Harness& harness);
+absl::Status RegisterAllToAllCases(const SuiteOptions& options, Harness& harness);
 // grads/<model>/local/...: one step's gradient all-reduce of each training model.
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
 // input/...: one case per data format, preprocessing (train: the training

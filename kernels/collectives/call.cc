@@ -84,6 +84,12 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
                        ": the receive buffer overlaps the send buffer without being this rank's "
                        "slice of it (in place is recv == send + rank * count)"));
   }
+  if (c.kind == Kind::kAllToAll) {
+    const size_t all = bytes * static_cast<size_t>(size);
+    if (Overlap(c.send, all, c.recv, all))
+      return absl::InvalidArgumentError(absl::StrCat(
+          what(), ": the send and receive buffers overlap (an all-to-all has no in-place form)"));
+  }
   if (c.kind == Kind::kAllGather) {
     const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
     if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))

@@ -16,7 +16,7 @@
 
 namespace cnnbench::collectives {
 
-enum class Kind { kAllReduce, kBroadcast, kAllGather, kReduceScatter, kReduce };
+enum class Kind { kAllReduce, kBroadcast, kAllGather, kReduceScatter, kReduce, kAllToAll };
 
 // Whether the collective reduces (takes an op and reduces a dtype).
 inline bool Reduces(Kind kind) {
@@ -40,6 +40,8 @@ inline absl::string_view KindName(int64_t kind) {
       return "reduce-scatter";
     case Kind::kReduce:
       return "reduce";
+    case Kind::kAllToAll:
+      return "all-to-all";
   }
   return "collective";
 }

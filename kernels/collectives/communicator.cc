@@ -32,6 +32,8 @@ absl::string_view CollectiveName(Collective collective) {
       return "broadcast";
     case Collective::kReduce:
       return "reduce";
+    case Collective::kAllToAll:
+      return "alltoall";
   }
   return "unknown";
 }
@@ -64,6 +66,10 @@ CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t byt
       s.count = s.recv_elements = elements / n;
       s.send_elements = s.count * n;
       break;
+    case Collective::kAllToAll:
+      s.count = elements / n;
+      s.send_elements = s.recv_elements = s.count * n;
+      break;
   }
   if (s.count == 0) return CollectiveShape{};
   s.bytes = static_cast<int64_t>(std::max(s.send_elements, s.recv_elements) * element_bytes);
@@ -78,6 +84,7 @@ double BusFactor(Collective collective, int ranks) {
       return 2 * (n - 1) / n;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
+    case Collective::kAllToAll:
       return (n - 1) / n;
     case Collective::kBroadcast:
     case Collective::kReduce:

@@ -69,6 +69,13 @@ class Communicator {
   // recv on the root. Reduces as AllReduce does.
   virtual absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                               int root, const Stream& stream) = 0;
+
+  // On every rank r, recv[q * count + i] = rank q's send[r * count + i] for
+  // i < count and every rank q: send and recv hold size() * count elements
+  // each, and must not overlap (there is no in-place all-to-all). Every
+  // dtype (bytes are moved); a mismatch is an error on every rank.
+  virtual absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                                const Stream& stream) = 0;
 };
 
 // Settings shared by every group.
@@ -81,26 +88,32 @@ struct CommunicatorOptions {
 };
 
 // The collectives, as nccl-tests has one binary for each (all_reduce_perf, ...).
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce };
-inline constexpr Collective kCollectives[] = {Collective::kAllReduce, Collective::kAllGather,
+enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll };
+inline constexpr Collective kCollectives[] = {Collective::kAllReduce,     Collective::kAllGather,
                                               Collective::kReduceScatter, Collective::kBroadcast,
-                                              Collective::kReduce};
+                                              Collective::kReduce,        Collective::kAllToAll};
 
-// "allreduce", "allgather", "reducescatter", "broadcast", "reduce": the
+// "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+// "alltoall": the
 // names of their case families.
 absl::string_view CollectiveName(Collective collective);
 // The collective so named, or false.
 bool FindCollective(absl::string_view name, Collective* collective);
 // Whether it has a root (broadcast, reduce) and whether it reduces.
 inline bool Rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
-inline bool Reduces(Collective c) { return c != Collective::kAllGather && c != Collective::kBroadcast; }
+inline bool Reduces(Collective c) {
+  return c != Collective::kAllGather && c != Collective::kBroadcast && c != Collective::kAllToAll;
+}
+// Whether it has an in-place variant (all-to-all has none).
+inline bool HasInPlace(Collective c) { return c != Collective::kAllToAll; }
 
 // The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
 // busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':
 // the one buffer of an all-reduce, broadcast or reduce; the gathered
 // (receive) buffer of an all-gather, size() * count; the scattered (send)
-// buffer of a reduce-scatter, size() * count. Factors: all-reduce 2(n-1)/n,
-// all-gather and reduce-scatter (n-1)/n, broadcast and reduce 1; one rank
+// buffer of a reduce-scatter, size() * count; an all-to-all's send buffer,
+// size() * count. Factors: all-reduce 2(n-1)/n, all-gather, reduce-scatter
+// and all-to-all (n-1)/n, broadcast and reduce 1; one rank
 // moves nothing between ranks, so the (n-1) factors are 0 there, as
 // nccl-tests prints them.
 double BusFactor(Collective collective, int ranks);

@@ -330,6 +330,13 @@ void MoveData(const std::vector<Call>& calls, int rank) {
         if (slice != calls[r].send) std::memcpy(slice, calls[r].send, bytes);
       }
       break;
+    case Kind::kAllToAll:
+      // Slice q of this rank's receive buffer: rank q's slice for this rank.
+      for (int q = 0; q < size; ++q)
+        std::memcpy(static_cast<char*>(mine.recv) + static_cast<size_t>(q) * bytes,
+                    static_cast<const char*>(calls[q].send) + static_cast<size_t>(rank) * bytes,
+                    bytes);
+      break;
   }
 }
 
@@ -370,6 +377,12 @@ class LocalCommunicator final : public Communicator {
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
     return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root, absl::OkStatus()}, stream);
+  }
+
+  absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                        const Stream& stream) override {
+    return Run(Call{Kind::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
+               stream);
   }
 
  private:

@@ -212,6 +212,11 @@ class MpiCommunicator final : public Communicator {
     return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root}, stream);
   }
 
+  absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                        const Stream& stream) override {
+    return Run(Call{Kind::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+  }
+
  private:
   absl::Status Run(const Call& call, const Stream& stream) {
     const std::string what = absl::StrCat("mpi ", KindName(static_cast<int64_t>(call.kind)),
@@ -433,6 +438,10 @@ class MpiCommunicator final : public Communicator {
                                            call.recv, bytes, MPI_BYTE, comm_, &b.requests[0]));
         break;
       }
+      case Kind::kAllToAll:
+        MPI_RETURN_IF_ERROR(MPI_Ialltoall(call.send, bytes, MPI_BYTE, call.recv, bytes, MPI_BYTE,
+                                          comm_, &b.requests[0]));
+        break;
     }
     ASSIGN_OR_RETURN(const bool done, PollUntil(b.requests, deadline));
     if (!done)

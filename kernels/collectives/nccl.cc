@@ -164,6 +164,31 @@ class NcclCommunicator final : public Communicator {
                     "ncclReduceScatter");
   }
 
+  absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                        const Stream& stream) override {
+    RETURN_IF_ERROR(CheckCall("all-to-all", send, recv, count, stream));
+    const size_t bytes = count * SizeOf(dtype) * static_cast<size_t>(size_);
+    if (count > 0 && static_cast<const char*>(send) < static_cast<char*>(recv) + bytes &&
+        static_cast<char*>(recv) < static_cast<const char*>(send) + bytes)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nccl all-to-all, rank ", rank_, " of ", size_,
+          ": the send and receive buffers overlap (an all-to-all has no in-place form)"));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
+    // As nccl-tests makes it: a send and a receive to every rank, one group.
+    const size_t slice = count * SizeOf(dtype);
+    ncclResult_t result = ncclGroupStart();
+    for (int r = 0; r < size_ && result == ncclSuccess; ++r) {
+      result = ncclSend(static_cast<const char*>(send) + r * slice, count, type, r, comm_,
+                        Native(stream));
+      if (result == ncclSuccess)
+        result =
+            ncclRecv(static_cast<char*>(recv) + r * slice, count, type, r, comm_, Native(stream));
+    }
+    const ncclResult_t ended = ncclGroupEnd();
+    if (result == ncclSuccess) result = ended;
+    return Enqueued(result, "ncclSend/ncclRecv (all-to-all)");
+  }
+
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
     // Only the root's receive buffer is written: the others may pass null.

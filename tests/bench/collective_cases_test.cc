@@ -135,10 +135,12 @@ TEST_F(CollectiveCasesTest, EveryRankMakesTheSameFixedCallsWarmUpFirst) {
       EXPECT_EQ(r.iterations, s.iterations);
     }
     // At prepare: the warm-ups of both variants. Each repetition: the timed
-    // out-of-place span, the in-place one, one checked call of each variant.
-    const int64_t calls = 2 * s.warmup + s.repetitions * (2 * s.iterations + 2);
+    // out-of-place span, the in-place one, one checked call of each variant
+    // (all-to-all: out of place only).
+    const int variants = HasInPlace(collective) ? 2 : 1;
+    const int64_t calls = variants * (s.warmup + s.repetitions * (s.iterations + 1));
     for (int r = 0; r < s.ranks; ++r) EXPECT_EQ(log_.calls[r], calls) << What(s) << " rank " << r;
-    EXPECT_EQ(log_.calls_at_first_span, 2 * s.warmup)
+    EXPECT_EQ(log_.calls_at_first_span, variants * s.warmup)
         << What(s) << ": warm-ups run before the first timed span";
     log_.calls_at_first_span = -1;
   }
@@ -158,11 +160,10 @@ TEST_F(CollectiveCasesTest, EachRankKeepsOneThreadAndRankZeroIsTheHarnesss) {
 
 TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
   // nccl-tests' factors at 4 ranks (its doc/PERFORMANCE.md).
-  const std::map<Collective, double> factor = {{Collective::kAllReduce, 1.5},
-                                               {Collective::kAllGather, 0.75},
-                                               {Collective::kReduceScatter, 0.75},
-                                               {Collective::kBroadcast, 1.0},
-                                               {Collective::kReduce, 1.0}};
+  const std::map<Collective, double> factor = {
+      {Collective::kAllReduce, 1.5},      {Collective::kAllGather, 0.75},
+      {Collective::kReduceScatter, 0.75}, {Collective::kBroadcast, 1.0},
+      {Collective::kReduce, 1.0},         {Collective::kAllToAll, 0.75}};
   for (Collective collective : kCollectives) {
     CaseSetup s;
     s.collective = collective;
@@ -174,6 +175,11 @@ TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
     for (const BenchRun& r : runs) {
       ASSERT_FALSE(r.error_occurred) << What(s) << ": " << r.error_message;
       for (const char* name : {"algbw", "busbw", "algbw_inplace", "busbw_inplace"}) {
+        const bool in_place = absl::EndsWith(name, "_inplace");
+        if (in_place && !HasInPlace(collective)) {
+          EXPECT_FALSE(r.counters.count(name)) << What(s) << ": " << name;
+          continue;
+        }
         ASSERT_TRUE(r.counters.count(name)) << name;
         EXPECT_GT(r.counters.at(name).value, 0) << name;
       }
@@ -184,9 +190,11 @@ TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
       EXPECT_DOUBLE_EQ(r.counters.at("busbw").value / r.counters.at("algbw").value,
                        factor.at(collective))
           << What(s);
-      EXPECT_DOUBLE_EQ(r.counters.at("busbw_inplace").value / r.counters.at("algbw_inplace").value,
-                       factor.at(collective))
-          << What(s);
+      if (HasInPlace(collective))
+        EXPECT_DOUBLE_EQ(
+            r.counters.at("busbw_inplace").value / r.counters.at("algbw_inplace").value,
+            factor.at(collective))
+            << What(s);
       EXPECT_NE(r.report_label.find("result checked"), std::string::npos) << r.report_label;
       EXPECT_NE(r.report_label.find("0 wrong elements"), std::string::npos) << r.report_label;
     }
@@ -202,10 +210,8 @@ TEST_F(CollectiveCasesTest, EveryCollectiveDTypeAndOpIsCheckedExactly) {
     for (DType dtype :
          {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64})
       for (ReduceOp op : kReduceOps) {
-        const bool copies =
-            collective == Collective::kAllGather || collective == Collective::kBroadcast;
-        if (copies && op != ReduceOp::kSum) continue;  // the copies have no op
-        benchmark::ClearRegisteredBenchmarks();        // one case at a time
+        if (!Reduces(collective) && op != ReduceOp::kSum) continue;  // the copies have no op
+        benchmark::ClearRegisteredBenchmarks();                      // one case at a time
         CaseSetup s;
         s.collective = collective;
         s.op = op;
@@ -310,6 +316,7 @@ TEST_F(CollectiveCasesTest, AWrongOutOfPlaceResultSkipsEveryRepetitionOfEveryCol
 
 TEST_F(CollectiveCasesTest, AWrongInPlaceResultSkipsEveryRepetitionOfEveryCollective) {
   for (Collective collective : kCollectives) {
+    if (!HasInPlace(collective)) continue;  // all-to-all
     CaseSetup s;
     s.collective = collective;
     s.spoiled_rank = 2;

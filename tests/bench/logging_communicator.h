@@ -65,6 +65,11 @@ class LoggingCommunicator : public Communicator {
     return Spoiled(inner_->ReduceScatter(send, recv, count, dtype, op, stream), recv, count,
                    recv == static_cast<const char*>(send) + rank() * count * SizeOf(dtype));
   }
+  absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                        const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->AllToAll(send, recv, count, dtype, stream), recv, count * size(), false);
+  }
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
     Note();

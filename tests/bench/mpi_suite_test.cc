@@ -61,9 +61,9 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
             1u)
       << job.output;
   EXPECT_EQ(Occurrences(job.output, "[1/"), 1u) << job.output;
-  EXPECT_TRUE(absl::StrContains(
-      job.output,
-      "only the train, allreduce, allgather, reducescatter, broadcast, reduce and grads families"))
+  EXPECT_TRUE(absl::StrContains(job.output,
+                                "only the train, allreduce, allgather, reducescatter, broadcast, "
+                                "reduce, alltoall and grads families"))
       << job.output;
   std::ifstream in(json_path);
   ASSERT_TRUE(in.good()) << job.output;

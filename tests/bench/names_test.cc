@@ -133,6 +133,7 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "reducescatter/mpi/fp64/min/bytes:8/ranks:1",
         "broadcast/local/int64/none/bytes:8/ranks:2",
         "reduce/local/fp16/max/bytes:2/ranks:7",
+        "alltoall/mpi/int32/none/bytes:24/ranks:3",
         "input/tfrecord/train/threads:8",
         "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8",
         "peak/fp32/cpu/threads:16",
@@ -206,6 +207,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Collective("reducescatter", "mpi", "bf16", "avg", 64, 2),
       CaseName::Collective("broadcast", "nccl", "int32", "none", 4, 1),
       CaseName::Collective("reduce", "local", "fp64", "prod", 8, 4),
+      CaseName::Collective("alltoall", "nccl", "bf16", "none", 96, 3),
       CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
       CaseName::Peak("bf16", 2),
@@ -237,7 +239,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, allgather, reducescatter, "
-            "broadcast, reduce, grads, input, peak, bandwidth");
+            "broadcast, reduce, alltoall, grads, input, peak, bandwidth");
 }
 
 // What makes every family-indexed table complete: its entries have no
@@ -338,13 +340,13 @@ TEST(NamesTest, FamiliesAreNamedByIdAndSayWhetherTheySpanRanks) {
   for (const CaseFamily& f : CaseFamilies())
     if (f.spans_ranks) spanning.insert(f.name);
   EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "allgather", "reducescatter",
-                                             "broadcast", "reduce", "grads"}));
+                                             "broadcast", "reduce", "alltoall", "grads"}));
   EXPECT_EQ(SpanningFamilyList(),
-            "train, allreduce, allgather, reducescatter, broadcast, reduce and grads");
+            "train, allreduce, allgather, reducescatter, broadcast, reduce, alltoall and grads");
   for (const CaseFamily& f : CaseFamilies())
     EXPECT_EQ(IsCollectiveFamily(f.id), f.name == "allreduce" || f.name == "allgather" ||
                                             f.name == "reducescatter" || f.name == "broadcast" ||
-                                            f.name == "reduce")
+                                            f.name == "reduce" || f.name == "alltoall")
         << f.name;
 }
 

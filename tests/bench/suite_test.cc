@@ -118,7 +118,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   EXPECT_GT(ran, 0);
   for (const char* family :
        {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "allgather", "reducescatter",
-        "broadcast", "reduce", "grads", "peak", "bandwidth"})
+        "broadcast", "reduce", "alltoall", "grads", "peak", "bandwidth"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 

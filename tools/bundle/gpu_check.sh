@@ -343,7 +343,7 @@ sequence() {
   # NCCL), 8 B to 64 MiB by 4x, each result checked; at one rank nccl-tests'
   # busbw is 0 but for broadcast and reduce, which summary.txt reads
   # against bandwidth_gpu's d2d.
-  bench nccl_1gpu 60 --families=allreduce,allgather,reducescatter,broadcast,reduce --gpus=1 \
+  bench nccl_1gpu 60 --families=allreduce,allgather,reducescatter,broadcast,reduce,alltoall --gpus=1 \
     --collective_bytes=8,67108864 --collective_factor=4 --benchmark_filter='/nccl/'
   # resnet50's first 3x3 convolution (64 channels at 56x56), its three passes.
   bench conv3x3 60 --families=conv --kernel_models=resnet50 --kernel_batch=256 \

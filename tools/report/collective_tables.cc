@@ -26,11 +26,9 @@ int OpOrder(const std::string& op) {
 }
 
 std::string DisplayName(const std::string& family) {
-  static const std::map<std::string, std::string> kNames = {{"allreduce", "All-reduce"},
-                                                            {"allgather", "All-gather"},
-                                                            {"reducescatter", "Reduce-scatter"},
-                                                            {"broadcast", "Broadcast"},
-                                                            {"reduce", "Reduce"}};
+  static const std::map<std::string, std::string> kNames = {
+      {"allreduce", "All-reduce"}, {"allgather", "All-gather"}, {"reducescatter", "Reduce-scatter"},
+      {"broadcast", "Broadcast"},  {"reduce", "Reduce"},        {"alltoall", "All-to-all"}};
   auto it = kNames.find(family);
   return it == kNames.end() ? family : it->second;
 }
@@ -59,6 +57,7 @@ CollectiveRow RowOf(const CaseName& c, const Measurement& m, int context_root) {
     return row;
   }
   row.out_wrong = row.in_wrong = 0;  // the case checks its results: it passed
+  if (known && !HasInPlace(collective)) row.in_wrong.reset();  // no in-place variant
   const double factor = known ? BusFactor(collective, c.ranks) : 0;
   const double bytes = static_cast<double>(c.bytes);
   if (auto s = m.Mean("seconds"); s && *s > 0) row.out_us = *s * 1e6;
@@ -240,7 +239,8 @@ std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv
     }
     t.notes.push_back(
         "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
-        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, "
+        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all "
+        "(n-1)/n, "
         "broadcast and reduce 1). Size: the buffer (all-gather: the gathered one; "
         "reduce-scatter: the scattered one).");
     section.tables.push_back(std::move(t));

@@ -276,6 +276,7 @@ constexpr bench::FamilyTable<Sink> kSinks = {{
     ToCollectives,  // reducescatter
     ToCollectives,  // broadcast
     ToCollectives,  // reduce
+    ToCollectives,  // alltoall
     ToGrads,        // grads
     ToInput,        // input
     ToPeak,         // peak

@@ -79,7 +79,7 @@ TEST(CudaCasesTest, WithAGpuTheCollectivesAndGradsAddNcclCases) {
     EXPECT_EQ(parsed->ranks, 1) << name;
   }
   EXPECT_EQ(nccl_families, (std::set<std::string>{"allreduce", "allgather", "reducescatter",
-                                                  "broadcast", "reduce", "grads"}));
+                                                  "broadcast", "reduce", "alltoall", "grads"}));
 }
 
 TEST(CudaCasesTest, KernelDevicesFollowTheGpuCount) {

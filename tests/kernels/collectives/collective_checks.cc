@@ -228,6 +228,28 @@ std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DTyp
   return "";
 }
 
+std::string AllToAllAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count) {
+  const std::string what = absl::StrCat("all-to-all, ranks ", comm.size(), ", rank ", comm.rank(),
+                                        ", ", DTypeName(dtype), ", count ", count);
+  const size_t n = static_cast<size_t>(comm.size());
+  Elements send(dtype, n * count + kGuard), recv(dtype, n * count + kGuard);
+  for (size_t j = 0; j < n * count + kGuard; ++j) {
+    send.Set(j, j < n * count ? CopyValue(comm.rank(), j) : kPoison);
+    recv.Set(j, kPoison);
+  }
+  absl::Status s = comm.AllToAll(send.data(), recv.data(), count, dtype, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t j = 0; j < n * count + kGuard; ++j) {
+    const size_t q = j / std::max<size_t>(count, 1), i = j % std::max<size_t>(count, 1);
+    const double expected =
+        j < n * count ? CopyValue(static_cast<int>(q), comm.rank() * count + i) : kPoison;
+    if (recv.Get(j) != expected)
+      return absl::StrCat(what, ": element ", j, j < n * count ? "" : " (past the buffer)", " is ",
+                          recv.Get(j), ", expected ", expected);
+  }
+  return "";
+}
+
 std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
                            size_t count, int root, bool in_place, bool null_elsewhere) {
   const std::string what =
@@ -283,6 +305,10 @@ absl::Status RunAny(Communicator& comm, const AnyCall& c) {
     case Collective::kReduce:
       return comm.Reduce(send.data(), recv.data(), c.count, c.dtype, ReduceOp::kSum, c.root,
                          stream);
+    case Collective::kAllToAll: {
+      std::vector<double> all(send.size() * comm.size(), 1.0);
+      return comm.AllToAll(all.data(), recv.data(), c.count, c.dtype, stream);
+    }
   }
   return absl::InternalError("unknown collective");
 }

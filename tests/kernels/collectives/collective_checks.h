@@ -68,6 +68,9 @@ std::string BroadcastAndCheck(Communicator& comm, const Stream& stream, DType dt
 std::string AllGatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
                               bool in_place);
 
+// recv[q * count + i] = rank q's send[rank * count + i]; every dtype.
+std::string AllToAllAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count);
+
 // recv[i] = op over ranks of send[rank * count + i]; in place, recv is this
 // rank's slice of send.
 std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DType dtype,

@@ -28,6 +28,7 @@ namespace {
 
 using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
+using collective_test::AllToAllAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
 using collective_test::FirstFailureOverReductions;
@@ -347,22 +348,66 @@ TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
       if (rank() == root) static_cast<float*>(recv)[0] += 1;
       return absl::OkStatus();
     }
+    absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
+                          const Stream& stream) override {
+      RETURN_IF_ERROR(inner_.AllToAll(send, recv, count, dtype, stream));
+      static_cast<float*>(recv)[0] += 1;
+      return absl::OkStatus();
+    }
 
    private:
     Communicator& inner_;
   };
-  std::vector<std::string> scatter(2), reduce(2);
+  std::vector<std::string> scatter(2), reduce(2), all_to_all(2);
   OnEveryRank(2, [&](int rank) {
     Spoiling comm(*(*group)[rank]);
     const Stream stream = Stream::Cpu();
     scatter[rank] = ReduceScatterAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, false);
     reduce[rank] = ReduceAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, 1, false, false);
+    all_to_all[rank] = AllToAllAndCheck(comm, stream, DType::kF32, 5);
   });
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(absl::StrContains(all_to_all[r], "element 0 is"))
+        << "rank " << r << ": " << all_to_all[r];
   for (int r = 0; r < 2; ++r)
     EXPECT_TRUE(absl::StrContains(scatter[r], "element 4 is"))
         << "rank " << r << ": " << scatter[r];
   EXPECT_EQ(reduce[0], "");
   EXPECT_TRUE(absl::StrContains(reduce[1], "element 0 is")) << reduce[1];
+}
+
+TEST(LocalGroupTest, AllToAllInEveryDType) {
+  for (int ranks : {1, 2, 3, 4}) {
+    auto group = CreateLocalGroup(ranks);
+    ASSERT_TRUE(group.ok()) << group.status();
+    std::vector<std::string> failures(ranks);
+    OnEveryRank(ranks, [&](int rank) {
+      auto stream = Stream::Create(Device::Cpu());
+      for (DType dtype : kAllDTypes)
+        for (size_t count : kCounts) {
+          std::string failure = AllToAllAndCheck(*(*group)[rank], *stream, dtype, count);
+          if (failures[rank].empty()) failures[rank] = failure;
+        }
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
+  }
+}
+
+TEST(LocalGroupTest, AnAllToAllInPlaceFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> statuses(2);
+  OnEveryRank(2, [&](int rank) {
+    // Rank 0 passes one buffer as both; rank 1 two.
+    std::vector<float> data(8, 1.0f), other(8);
+    statuses[rank] = (*group)[rank]->AllToAll(data.data(), rank == 0 ? data.data() : other.data(),
+                                              4, DType::kF32, Stream::Cpu());
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(statuses[r].code(), absl::StatusCode::kInvalidArgument) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "rank 0 of 2")) << statuses[r];
+    EXPECT_TRUE(absl::StrContains(statuses[r].message(), "no in-place form")) << statuses[r];
+  }
 }
 
 TEST(LocalGroupTest, AReduceScatterReceivingIntoTheWrongSliceFailsOnEveryRank) {
@@ -389,6 +434,7 @@ TEST(BusFactorTest, IsNcclTestsFactorForEveryCollective) {
   EXPECT_EQ(BusFactor(Collective::kReduceScatter, 8), 0.875);
   EXPECT_EQ(BusFactor(Collective::kBroadcast, 8), 1.0);
   EXPECT_EQ(BusFactor(Collective::kReduce, 3), 1.0);
+  EXPECT_EQ(BusFactor(Collective::kAllToAll, 4), 0.75);
   // One rank moves nothing between ranks: nccl-tests prints busbw 0.
   EXPECT_EQ(BusFactor(Collective::kAllReduce, 1), 0.0);
   EXPECT_EQ(BusFactor(Collective::kAllGather, 1), 0.0);

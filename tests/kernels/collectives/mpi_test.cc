@@ -29,6 +29,7 @@ namespace {
 
 using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
+using collective_test::AllToAllAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
 using collective_test::FirstFailureOverReductions;
@@ -130,6 +131,19 @@ TEST(MpiRankTest, BroadcastFromEveryRootInEveryDTypeInAndOutOfPlace) {
           std::string f = BroadcastAndCheck(*comm, Stream::Cpu(), dtype, count, root, in_place);
           if (failure.empty()) failure = f;
         }
+  EXPECT_EQ(failure, "");
+}
+
+TEST(MpiRankTest, AllToAllInEveryDType) {
+  SKIP_UNLESS_UNDER_MPIRUN();
+  auto comm = NewCommunicator();
+  ASSERT_NE(comm, nullptr);
+  std::string failure;
+  for (DType dtype : kAllDTypes)
+    for (size_t count : kCounts) {
+      std::string f = AllToAllAndCheck(*comm, Stream::Cpu(), dtype, count);
+      if (failure.empty()) failure = f;
+    }
   EXPECT_EQ(failure, "");
 }
 
