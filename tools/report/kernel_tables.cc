@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "tools/report/collective_tables.h"
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
@@ -78,6 +79,41 @@ std::vector<KernelGroup> KernelGroups(const PlatformResults& p) {
   return out;
 }
 
+// Each precision's best cell of a kernel table as a fraction of its
+// ceiling measured in the same platform's run: a compute kernel against the
+// device's peak of that precision (peak/<precision>/cpu, or /cuda), a
+// memory-bound one against the memory's copy rate (bandwidth/copy/cpu, or
+// bandwidth/d2d/cuda); "" without any.
+std::string CeilingNote(const PlatformResults& p, const KernelGroup& g) {
+  const bool cpu = g.device == "cpu";
+  std::vector<std::string> parts;
+  for (const std::string& precision : g.precisions) {
+    double best = 0;
+    for (const std::string& shape : g.shapes)
+      if (const Measurement* m = g.Find(shape, precision); m != nullptr && m->ok())
+        best = std::max(best, m->Mean(g.counter()).value_or(0));
+    if (!(best > 0)) continue;
+    std::string name;
+    double ceiling = 0;
+    if (g.flops()) {
+      const auto* peak = cpu ? ReferencePeak(p, precision) : GpuReferencePeak(p, precision);
+      if (peak == nullptr || !peak->second.ok()) continue;
+      name = peak->first.ToString();
+      ceiling = peak->second.Mean("flops").value_or(0);
+    } else {
+      const std::optional<ReferenceRate> rate = CollectiveReference(p, cpu ? "local" : "nccl");
+      if (!rate) continue;
+      name = rate->name;
+      ceiling = rate->bytes_per_second;
+    }
+    if (!(ceiling > 0)) continue;
+    parts.push_back(absl::StrCat(precision, " ", FormatPercent(best / ceiling), " of ", name));
+  }
+  if (parts.empty()) return "";
+  return absl::StrCat(
+      "Best cell against its ceiling measured in this run: ", absl::StrJoin(parts, "; "), ".");
+}
+
 Section KernelSection(const PlatformResults& p, double max_cv) {
   Section section{"Kernels", {}, {}};
   // The CPU's peak first: the ceiling the kernels below are read against.
@@ -108,6 +144,7 @@ Section KernelSection(const PlatformResults& p, double max_cv) {
       t.rows.push_back(std::move(row));
     }
     t.notes = notes.Notes();
+    if (std::string ceiling = CeilingNote(p, g); !ceiling.empty()) t.notes.push_back(ceiling);
     section.tables.push_back(std::move(t));
   }
   return section;
