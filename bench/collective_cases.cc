@@ -885,6 +885,17 @@ void AddCollectiveContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("collective_graph", o.collectives.graph ? "true" : "false");
 }
 
+TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spec) {
+  TimedCase timed;
+  timed.name = name;
+  timed.family = std::string(CollectiveName(spec.collective));
+  timed.iterations = spec.iterations;
+  timed.iterations_flag = "--collective_iters";
+  timed.time_span = true;
+  timed.unit = benchmark::kMicrosecond;
+  return timed;
+}
+
 absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collective collective,
                                                                        const SuiteOptions& options,
                                                                        double host_memory,
@@ -965,15 +976,7 @@ absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOption
   // sweep, freed with the harness's cases.
   std::shared_ptr<GroupCache> groups = GroupCache::For(options);
   for (PlannedCollectiveCase& planned : plan) {
-    TimedCase timed;
-    timed.name = planned.name;
-    timed.family = std::string(CollectiveName(collective));
-    // A fixed count, never a min time: every rank must know how many
-    // collectives to make. Each rank makes them in one go, timed as a span.
-    timed.iterations = planned.spec.iterations;
-    timed.iterations_flag = "--collective_iters";
-    timed.time_span = true;
-    timed.unit = benchmark::kMicrosecond;
+    TimedCase timed = CollectiveTimedCase(planned.name, planned.spec);
     timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,
                      groups, &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
       auto group = groups->Get(transport, ranks);

@@ -76,6 +76,12 @@ absl::Status ApplyCollectiveFlags(SuiteOptions& options, const FlagGiven& given)
 // The JSON context's collective_warmup, collective_iters and collective_root.
 void AddCollectiveContext(const SuiteOptions& options);
 
+// The harness's settings of a collective case named `name` running `spec`
+// (prepare left to the caller): a fixed count, never a min time (every
+// rank must know how many collectives to make), each rank making them in
+// one go, timed as a span.
+TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spec);
+
 // One case of a sweep, before anything is allocated.
 struct PlannedCollectiveCase {
   std::string name;

@@ -24,19 +24,12 @@ namespace {
 
 std::vector<BenchRun> RunCase(const std::string& kind, const std::string& device, int64_t bytes,
                               int threads) {
-  benchmark::ClearRegisteredBenchmarks();
-  Harness harness(TimingSettings{.repetitions = 2, .min_time = 0.01});
   TimedCase c;
   c.name = "bandwidth_test/case";
   c.family = "bandwidth";
   c.unit = benchmark::kMillisecond;
   c.prepare = [=] { return PrepareBandwidthWorkload(kind, device, bytes, threads); };
-  harness.Register(std::move(c));
-  Recorder recorder;
-  benchmark::RunSpecifiedBenchmarks(&recorder, "^bandwidth_test/");
-  harness.Release();
-  benchmark::ClearRegisteredBenchmarks();
-  return recorder.iterations;
+  return RunOneCase(std::move(c), TimingSettings{.repetitions = 2, .min_time = 0.01});
 }
 
 TEST(BandwidthCasesTest, CopyAndTriadCountWhatStreamCountsAndCheckTheirResult) {

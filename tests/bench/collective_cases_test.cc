@@ -86,38 +86,29 @@ class CollectiveCasesTest : public ::testing::Test {
   std::vector<BenchRun> RunCase(const CaseSetup& s) {
     log_.calls.assign(s.ranks, 0);
     log_.threads.assign(s.ranks, {});
-    Harness harness(TimingSettings{.repetitions = s.repetitions});
-    TimedCase c;
-    c.name = "collective_test/case";
-    c.family = std::string(CollectiveName(s.collective));
-    c.iterations = s.iterations;
-    c.iterations_flag = "--collective_iters";
-    c.time_span = true;
-    c.unit = benchmark::kMicrosecond;
-    c.prepare = [this, s]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    CollectiveCase spec;
+    spec.collective = s.collective;
+    spec.op = s.op;
+    spec.dtype = s.dtype;
+    spec.bytes = s.bytes;
+    spec.root = s.root;
+    spec.warmup = s.warmup;
+    spec.iterations = s.iterations;
+    TimedCase c = CollectiveTimedCase("collective_test/case", spec);
+    c.prepare = [this, s, spec]() -> absl::StatusOr<std::unique_ptr<Workload>> {
       absl::StatusOr<std::vector<std::unique_ptr<Communicator>>> local = CreateLocalGroup(s.ranks);
       if (!local.ok()) return local.status();
       std::vector<std::unique_ptr<Communicator>> group;
       for (auto& comm : *local)
         group.push_back(std::make_unique<LoggingCommunicator>(std::move(comm), log_, s.spoiled_rank,
                                                               s.spoil, s.delta));
-      CollectiveCase spec;
-      spec.collective = s.collective;
-      spec.op = s.op;
-      spec.dtype = s.dtype;
-      spec.bytes = s.bytes;
-      spec.root = s.root;
-      spec.warmup = s.warmup;
       absl::StatusOr<std::unique_ptr<Workload>> w =
           PrepareCollectiveWorkload(std::move(group), spec);
       if (!w.ok()) return w.status();
       return std::unique_ptr<Workload>(new SpanWatcher(*std::move(w), log_));
     };
-    harness.Register(std::move(c));
-    Recorder recorder;
-    benchmark::RunSpecifiedBenchmarks(&recorder, "^collective_test/");
-    harness.Release();  // joins the rank threads
-    return recorder.iterations;
+    // The harness's release joins the rank threads before this returns.
+    return RunOneCase(std::move(c), TimingSettings{.repetitions = s.repetitions});
   }
 
   Log log_;

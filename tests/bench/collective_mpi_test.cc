@@ -32,39 +32,29 @@ using testing_comm::Spoil;
 TEST(CollectiveMpiRankTest, AFaultOnOneRankFailsTheCaseOnEveryRank) {
   if (!MpiEnvironment::Launched()) GTEST_SKIP() << "runs on each rank under mpirun";
   for (Collective collective : kCollectives) {
-    benchmark::ClearRegisteredBenchmarks();
     Log log;
     log.calls.assign(2, 0);
     log.threads.assign(2, {});
-    Harness harness(TimingSettings{.repetitions = 1});
-    TimedCase c;
-    c.name = "collective_mpi_test/case";
-    c.family = std::string(CollectiveName(collective));
-    c.iterations = 2;
-    c.iterations_flag = "--collective_iters";
-    c.time_span = true;
-    c.prepare = [&log, collective]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    CollectiveCase spec;
+    spec.collective = collective;
+    spec.bytes = 1024;
+    spec.root = 1;  // a reduce's result is the root's only
+    spec.warmup = 1;
+    spec.iterations = 2;
+    TimedCase c = CollectiveTimedCase("collective_mpi_test/case", spec);
+    c.prepare = [&log, spec]() -> absl::StatusOr<std::unique_ptr<Workload>> {
       auto mpi = CreateMpiCommunicator(CommunicatorOptions{.timeout = absl::Seconds(20)});
       if (!mpi.ok()) return mpi.status();
       std::vector<std::unique_ptr<Communicator>> comms;
       comms.push_back(std::make_unique<LoggingCommunicator>(*std::move(mpi), log,
                                                             /*spoiled_rank=*/1, Spoil::kOutOfPlace,
                                                             /*delta=*/1.0f));
-      CollectiveCase spec;
-      spec.collective = collective;
-      spec.bytes = 1024;
-      spec.root = 1;  // a reduce's result is the root's only
-      spec.warmup = 1;
-      spec.iterations = 2;
       return PrepareCollectiveWorkload(std::move(comms), spec);
     };
-    harness.Register(std::move(c));
-    Recorder recorder;
-    benchmark::RunSpecifiedBenchmarks(&recorder, "^collective_mpi_test/");
-    harness.Release();
+    const std::vector<BenchRun> runs = RunOneCase(std::move(c), TimingSettings{.repetitions = 1});
     const std::string what(CollectiveName(collective));
-    ASSERT_EQ(recorder.iterations.size(), 1u) << what;
-    const BenchRun& r = recorder.iterations[0];
+    ASSERT_EQ(runs.size(), 1u) << what;
+    const BenchRun& r = runs[0];
     EXPECT_TRUE(r.error_occurred) << what << ": every rank must fail";
     EXPECT_TRUE(absl::StrContains(r.error_message,
                                   "wrong elements: 1 out of place, 0 in place, "

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "bench/harness.h"
 #include "benchmark/benchmark.h"
 
 namespace cnnbench::bench {
@@ -30,6 +31,20 @@ class Recorder : public benchmark::BenchmarkReporter {
     return out;
   }
 };
+
+// Registers `c` alone on a harness of `timing`, runs it and returns its
+// iteration runs; the registry is cleared before and after.
+inline std::vector<BenchRun> RunOneCase(TimedCase c, const TimingSettings& timing) {
+  benchmark::ClearRegisteredBenchmarks();
+  const std::string name = c.name;
+  Harness harness(timing);
+  harness.Register(std::move(c));
+  Recorder recorder;
+  benchmark::RunSpecifiedBenchmarks(&recorder, "^" + name + "/");
+  harness.Release();
+  benchmark::ClearRegisteredBenchmarks();
+  return recorder.iterations;
+}
 
 }  // namespace cnnbench::bench
 

@@ -7,24 +7,15 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/tools/report_testing.h"
 #include "tools/report/report.h"
 
 namespace cnnbench::report {
 namespace {
 
-const std::string kData = "tests/tools/testdata/";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-absl::StatusOr<std::string> NoCharts(const Chart&, const std::string&) {
-  return absl::UnimplementedError("no charts in golden tests");
-}
+using testing::kData;
+using testing::NoCharts;
+using testing::ReadFile;
 
 // Compares line by line so a failure shows the first differing line.
 void ExpectGolden(const std::string& actual, const std::string& golden_name) {

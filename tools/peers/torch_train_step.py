@@ -119,35 +119,29 @@ def main():
     parser.add_argument("--json", default="")
     args = parser.parse_args()
     results = []
+
+    def measure(row, what, missing):
+        """Fills ROW from what(), reporting a failure as a skip; keeps it."""
+        t0 = time.time()
+        try:
+            row.update(what())
+        except ImportError as e:
+            row["skipped"] = f"{missing} not importable ({e})"
+        except Exception as e:  # OOM or a CUDA error: report it, go on
+            row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        row["seconds"] = round(time.time() - t0, 1)
+        print(json.dumps(row), flush=True)
+        results.append(row)
+        if args.json:
+            write_json(args.json, results)
+
     for precision in args.precisions.split(","):
-        row = {"framework": "pytorch", "model": "resnet50", "precision": precision,
-               "batch": args.batch, "steps": args.steps, "warmup_steps": args.warmup_steps}
-        t0 = time.time()
-        try:
-            row.update(run(precision, args))
-        except ImportError as e:
-            row["skipped"] = f"PyTorch or torchvision not importable ({e})"
-        except Exception as e:  # OOM or a CUDA error: report it, go on
-            row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        row["seconds"] = round(time.time() - t0, 1)
-        print(json.dumps(row), flush=True)
-        results.append(row)
-        if args.json:
-            write_json(args.json, results)
+        measure({"framework": "pytorch", "model": "resnet50", "precision": precision,
+                 "batch": args.batch, "steps": args.steps, "warmup_steps": args.warmup_steps},
+                lambda: run(precision, args), "PyTorch or torchvision")
     if args.matmul > 0:
-        row = {"framework": "pytorch", "model": "matmul", "precision": "bf16", "n": args.matmul}
-        t0 = time.time()
-        try:
-            row.update(matmul(args.matmul, args))
-        except ImportError as e:
-            row["skipped"] = f"PyTorch not importable ({e})"
-        except Exception as e:  # OOM or a CUDA error: report it, go on
-            row["skipped"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        row["seconds"] = round(time.time() - t0, 1)
-        print(json.dumps(row), flush=True)
-        results.append(row)
-        if args.json:
-            write_json(args.json, results)
+        measure({"framework": "pytorch", "model": "matmul", "precision": "bf16", "n": args.matmul},
+                lambda: matmul(args.matmul, args), "PyTorch")
     if args.json and not results:
         write_json(args.json, results)
 

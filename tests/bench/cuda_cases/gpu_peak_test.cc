@@ -72,19 +72,15 @@ TEST(GpuPeakCasesTest, WithoutAGpuThePeakSkipsWithTheReason) {
 TEST(GpuPeakCasesTest, OnAGpuEveryPrecisionRunsAndIsChecked) {
   if (CudaDeviceCount() < 1) GTEST_SKIP() << "no GPU";
   for (const char* precision : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
-    benchmark::ClearRegisteredBenchmarks();
-    Harness harness(TimingSettings{.repetitions = 1, .min_time = 0.05});
     TimedCase c;
     c.name = "gpu_peak_test/case";
     c.family = "peak";
     c.unit = benchmark::kMillisecond;
     c.prepare = [precision] { return PrepareGpuPeakWorkload(precision, "cuda", 2048); };
-    harness.Register(std::move(c));
-    Recorder recorder;
-    benchmark::RunSpecifiedBenchmarks(&recorder, "^gpu_peak_test/");
-    harness.Release();
-    ASSERT_EQ(recorder.iterations.size(), 1u) << precision;
-    const BenchRun& r = recorder.iterations[0];
+    const std::vector<BenchRun> runs =
+        RunOneCase(std::move(c), TimingSettings{.repetitions = 1, .min_time = 0.05});
+    ASSERT_EQ(runs.size(), 1u) << precision;
+    const BenchRun& r = runs[0];
     if (r.error_occurred && absl::StartsWith(r.error_message, "unsupported: fp8")) continue;
     EXPECT_FALSE(r.error_occurred) << precision << ": " << r.error_message;
     EXPECT_TRUE(absl::StrContains(r.report_label, "result checked")) << r.report_label;

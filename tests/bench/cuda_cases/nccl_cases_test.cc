@@ -22,17 +22,9 @@ namespace cnnbench::bench {
 namespace {
 
 std::vector<BenchRun> RunOnGpus(int ranks, const CollectiveCase& spec) {
-  benchmark::ClearRegisteredBenchmarks();
   std::vector<Device> devices;
   for (int r = 0; r < ranks; ++r) devices.push_back(Device::Cuda(r));
-  Harness harness(TimingSettings{.repetitions = 2});
-  TimedCase c;
-  c.name = "nccl_case_test/case";
-  c.family = std::string(CollectiveName(spec.collective));
-  c.iterations = spec.iterations;
-  c.iterations_flag = "--collective_iters";
-  c.time_span = true;
-  c.unit = benchmark::kMicrosecond;
+  TimedCase c = CollectiveTimedCase("nccl_case_test/case", spec);
   c.prepare = [devices, spec]() -> absl::StatusOr<std::unique_ptr<Workload>> {
     auto comms = CreateNcclGroup(devices);
     if (!comms.ok()) return comms.status();
@@ -41,12 +33,7 @@ std::vector<BenchRun> RunOnGpus(int ranks, const CollectiveCase& spec) {
     group->devices = devices;
     return PrepareCollectiveWorkload(group, spec);
   };
-  harness.Register(std::move(c));
-  Recorder recorder;
-  benchmark::RunSpecifiedBenchmarks(&recorder, "^nccl_case_test/");
-  harness.Release();
-  benchmark::ClearRegisteredBenchmarks();
-  return recorder.iterations;
+  return RunOneCase(std::move(c), TimingSettings{.repetitions = 2});
 }
 
 void CheckEveryCollective(int ranks) {
