@@ -1,0 +1,89 @@
+#include "bench/iteration_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace cnnbench::bench {
+namespace {
+
+absl::Status CheckSamples(const std::vector<double>& seconds) {
+  if (seconds.empty()) return absl::InvalidArgumentError("no timed iterations to summarise");
+  for (size_t i = 0; i < seconds.size(); ++i)
+    if (!std::isfinite(seconds[i]) || seconds[i] < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("iteration ", i, " took ", seconds[i], " s: not a time"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+double NearestRank(const std::vector<double>& sorted, double percent) {
+  const double n = static_cast<double>(sorted.size());
+  // ceil(p / 100 x n), computed so that an exact product is not pushed up
+  // by rounding (90% of 10 samples is the 9th, not the 10th).
+  const double exact = percent * n / 100.0;
+  size_t rank = static_cast<size_t>(std::ceil(exact - 1e-9 * std::max(1.0, exact)));
+  rank = std::clamp<size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+absl::StatusOr<TimeStats> SummarizeTimes(std::vector<double> seconds) {
+  if (absl::Status s = CheckSamples(seconds); !s.ok()) return s;
+  std::sort(seconds.begin(), seconds.end());
+  TimeStats t;
+  t.count = static_cast<int64_t>(seconds.size());
+  t.mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / seconds.size();
+  t.min = seconds.front();
+  t.max = seconds.back();
+  t.p50 = NearestRank(seconds, 50);
+  t.p90 = NearestRank(seconds, 90);
+  t.p95 = NearestRank(seconds, 95);
+  t.p99 = NearestRank(seconds, 99);
+  return t;
+}
+
+absl::StatusOr<RateStats> SummarizeRates(const std::vector<double>& seconds, double items) {
+  if (absl::Status s = CheckSamples(seconds); !s.ok()) return s;
+  std::vector<double> rates;
+  rates.reserve(seconds.size());
+  for (double s : seconds) {
+    if (!(s > 0)) return absl::InvalidArgumentError("an iteration of 0 s has no rate");
+    rates.push_back(items / s);
+  }
+  const double n = static_cast<double>(rates.size());
+  RateStats r;
+  r.mean = std::accumulate(rates.begin(), rates.end(), 0.0) / n;
+  double squares = 0;
+  for (double v : rates) squares += (v - r.mean) * (v - r.mean);
+  r.uncertainty = std::sqrt(squares / n) / std::sqrt(n);
+  const double median = Median(rates);
+  std::vector<double> deviations;
+  deviations.reserve(rates.size());
+  for (double v : rates) deviations.push_back(std::fabs(v - median));
+  r.jitter = 1.4826 * Median(deviations);
+  return r;
+}
+
+void AddTimeCounters(benchmark::State& state, absl::string_view prefix, const TimeStats& stats) {
+  const std::string p(prefix);
+  state.counters[p] = benchmark::Counter(stats.mean * 1e3);
+  state.counters[p + "_p50"] = benchmark::Counter(stats.p50 * 1e3);
+  state.counters[p + "_p90"] = benchmark::Counter(stats.p90 * 1e3);
+  state.counters[p + "_p95"] = benchmark::Counter(stats.p95 * 1e3);
+  state.counters[p + "_p99"] = benchmark::Counter(stats.p99 * 1e3);
+  state.counters[p + "_min"] = benchmark::Counter(stats.min * 1e3);
+  state.counters[p + "_max"] = benchmark::Counter(stats.max * 1e3);
+  state.counters["timed_iterations"] = benchmark::Counter(static_cast<double>(stats.count));
+}
+
+}  // namespace cnnbench::bench
