@@ -731,7 +731,7 @@ absl::StatusOr<std::pair<std::string, std::string>> AliasedText(
 
 // The communicators of one transport and rank count, made when its first
 // case is prepared and kept for the rest of the sweep (nccl-tests makes its
-// communicators once), shared by every collective family of one suite run.
+// communicators once), shared by every collective family of the run.
 class GroupCache {
  public:
   explicit GroupCache(const SuiteOptions& options) : options_(options) {}
@@ -748,17 +748,6 @@ class GroupCache {
     group->devices = std::move(placement.devices);
     groups_[{transport, ranks}] = group;
     return group;
-  }
-
-  // The cache of `options`' run: one for all the families it registers.
-  static std::shared_ptr<GroupCache> For(const SuiteOptions& options) {
-    static auto* caches = new std::map<const SuiteOptions*, std::weak_ptr<GroupCache>>();
-    std::shared_ptr<GroupCache> cache = (*caches)[&options].lock();
-    if (cache == nullptr || &cache->options_ != &options) {
-      cache = std::make_shared<GroupCache>(options);
-      (*caches)[&options] = cache;
-    }
-    return cache;
   }
 
  private:
@@ -960,8 +949,7 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collectiv
   return plan;
 }
 
-absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
-                                        Harness& harness) {
+absl::Status RegisterCollectiveCases(const SuiteOptions& options, Harness& harness) {
   const double host_memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   double gpu_memory = 0;  // unknown: no cap
   if (options.gpu_count > 0) {
@@ -970,43 +958,30 @@ absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOption
     if (absl::StatusOr<size_t> free = AvailableMemory(first); free.ok())
       gpu_memory = static_cast<double>(*free);
   }
-  ASSIGN_OR_RETURN_AS_IS(std::vector<PlannedCollectiveCase> plan,
-                         PlanCollectiveCases(collective, options, host_memory, gpu_memory));
   // One set of communicators per transport and rank count for the whole
-  // sweep, freed with the harness's cases.
-  std::shared_ptr<GroupCache> groups = GroupCache::For(options);
-  for (PlannedCollectiveCase& planned : plan) {
-    TimedCase timed = CollectiveTimedCase(planned.name, planned.spec);
-    timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,
-                     groups, &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
-      auto group = groups->Get(transport, ranks);
-      if (!group.ok()) return EndJobOnTimeout(options, group.status());
-      auto workload = PrepareCollectiveWorkload(*group, spec);
-      if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
-      return workload;
-    };
-    harness.Register(std::move(timed));
+  // run, every wanted collective family's cases sharing it, freed with them.
+  auto groups = std::make_shared<GroupCache>(options);
+  for (Collective collective : kCollectives) {
+    const std::string family(CollectiveName(collective));
+    if (std::find(options.families.begin(), options.families.end(), family) ==
+        options.families.end())
+      continue;
+    ASSIGN_OR_RETURN_AS_IS(std::vector<PlannedCollectiveCase> plan,
+                           PlanCollectiveCases(collective, options, host_memory, gpu_memory));
+    for (PlannedCollectiveCase& planned : plan) {
+      TimedCase timed = CollectiveTimedCase(planned.name, planned.spec);
+      timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,
+                       groups, &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+        auto group = groups->Get(transport, ranks);
+        if (!group.ok()) return EndJobOnTimeout(options, group.status());
+        auto workload = PrepareCollectiveWorkload(*group, spec);
+        if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
+        return workload;
+      };
+      harness.Register(std::move(timed));
+    }
   }
   return absl::OkStatus();
-}
-
-absl::Status RegisterAllReduceCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kAllReduce, o, h);
-}
-absl::Status RegisterAllGatherCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kAllGather, o, h);
-}
-absl::Status RegisterReduceScatterCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kReduceScatter, o, h);
-}
-absl::Status RegisterBroadcastCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kBroadcast, o, h);
-}
-absl::Status RegisterReduceCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kReduce, o, h);
-}
-absl::Status RegisterAllToAllCases(const SuiteOptions& o, Harness& h) {
-  return RegisterCollectiveCasesFor(Collective::kAllToAll, o, h);
 }
 
 }  // namespace cnnbench::bench

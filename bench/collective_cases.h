@@ -103,11 +103,6 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collectiv
                                                                        double host_memory,
                                                                        double gpu_memory);
 
-// Registers `collective`'s planned cases; their communicators are made
-// once per transport and rank count for the whole run.
-absl::Status RegisterCollectiveCasesFor(Collective collective, const SuiteOptions& options,
-                                        Harness& harness);
-
 }  // namespace cnnbench::bench
 
 #endif  // CNNBENCH_BENCH_COLLECTIVE_CASES_H_

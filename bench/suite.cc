@@ -284,23 +284,23 @@ struct Registrar {
   bool as_is;
 };
 constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
-    {RegisterTrainCases, true},           // train
-    {RegisterKernelCases, false},         // conv
-    {RegisterKernelCases, false},         // fc
-    {RegisterKernelCases, false},         // pool
-    {RegisterKernelCases, false},         // batchnorm
-    {RegisterKernelCases, false},         // relu
-    {RegisterGemmCases, false},           // gemm
-    {RegisterAllReduceCases, false},      // allreduce
-    {RegisterAllGatherCases, false},      // allgather
-    {RegisterReduceScatterCases, false},  // reducescatter
-    {RegisterBroadcastCases, false},      // broadcast
-    {RegisterReduceCases, false},         // reduce
-    {RegisterAllToAllCases, false},       // alltoall
-    {RegisterGradsCases, false},          // grads
-    {RegisterInputCases, true},           // input
-    {RegisterPeakCases, false},           // peak
-    {RegisterBandwidthCases, false},      // bandwidth
+    {RegisterTrainCases, true},        // train
+    {RegisterKernelCases, false},      // conv
+    {RegisterKernelCases, false},      // fc
+    {RegisterKernelCases, false},      // pool
+    {RegisterKernelCases, false},      // batchnorm
+    {RegisterKernelCases, false},      // relu
+    {RegisterGemmCases, false},        // gemm
+    {RegisterCollectiveCases, false},  // allreduce
+    {RegisterCollectiveCases, false},  // allgather
+    {RegisterCollectiveCases, false},  // reducescatter
+    {RegisterCollectiveCases, false},  // broadcast
+    {RegisterCollectiveCases, false},  // reduce
+    {RegisterCollectiveCases, false},  // alltoall
+    {RegisterGradsCases, false},       // grads
+    {RegisterInputCases, true},        // input
+    {RegisterPeakCases, false},        // peak
+    {RegisterBandwidthCases, false},   // bandwidth
 }};
 
 }  // namespace

@@ -168,12 +168,10 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness);
 absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
 // <collective>/...: nccl-tests' sweep of each collective (bench/collective_cases.h).
-absl::Status RegisterAllReduceCases(const SuiteOptions& options, Harness& harness);
-absl::Status RegisterAllGatherCases(const SuiteOptions& options, Harness& harness);
-absl::Status RegisterReduceScatterCases(const SuiteOptions& options, Harness& harness);
-absl::Status RegisterBroadcastCases(const SuiteOptions& options, Harness& harness);
-absl::Status RegisterReduceCases(const SuiteOptions& options, Harness& harness);
-absl::Status RegisterAllToAllCases(const SuiteOptions& options, Harness& harness);
+// One function serves every collective family (as RegisterKernelCases the
+// layer kernels'), so that all of them share one set of communicators per
+// transport and rank count: it registers each wanted one, in family order.
+absl::Status RegisterCollectiveCases(const SuiteOptions& options, Harness& harness);
 // grads/<model>/local/...: one step's gradient all-reduce of each training model.
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
 // input/...: one case per data format, preprocessing (train: the training

@@ -478,7 +478,8 @@ TEST(CollectivePlanTest, MoreNcclRanksThanGpusIsSkippedNamingTheGpusVisible) {
   o.collectives.iters = 2;
   o.collectives.warmup = 0;
   Harness harness(TimingSettings{.repetitions = 1});
-  ASSERT_TRUE(RegisterReduceCases(o, harness).ok());
+  o.families = {"reduce"};
+  ASSERT_TRUE(RegisterCollectiveCases(o, harness).ok());
   Recorder recorder;
   benchmark::RunSpecifiedBenchmarks(&recorder, "^reduce/nccl/");
   harness.Release();

@@ -114,11 +114,11 @@ TEST(CollectiveSectionTest, BusbwIsReadAgainstTheRunsCopyRate) {
   const Results results = LoadResults({kData + "collectives.json"}, &warnings, &errors);
   ASSERT_TRUE(errors.empty());
   const PlatformResults& p = results.platforms[0];
-  const std::optional<ReferenceRate> ref = CollectiveReference(p, "local");
+  const std::optional<ReferenceRate> ref = MemoryReference(p, "local");
   ASSERT_TRUE(ref.has_value());
   EXPECT_EQ(ref->name, "bandwidth/copy/cpu/bytes:67108864/threads:2");
   EXPECT_DOUBLE_EQ(ref->bytes_per_second, 2e10);
-  EXPECT_FALSE(CollectiveReference(p, "nccl").has_value()) << "no d2d case in this run";
+  EXPECT_FALSE(MemoryReference(p, "nccl").has_value()) << "no d2d case in this run";
 
   const std::optional<Section> bandwidth = BandwidthSection(p, 0.05);
   ASSERT_TRUE(bandwidth.has_value());

@@ -78,8 +78,8 @@ std::string Wrong(const std::optional<int64_t>& v) { return v ? absl::StrCat(*v)
 
 }  // namespace
 
-std::optional<ReferenceRate> CollectiveReference(const PlatformResults& p,
-                                                 const std::string& transport) {
+std::optional<ReferenceRate> MemoryReference(const PlatformResults& p,
+                                             const std::string& transport) {
   std::optional<ReferenceRate> best;
   const bool gpu = transport == "nccl";
   for (const auto& [c, m] : p.bandwidth) {
@@ -224,7 +224,7 @@ std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv
     t.notes.push_back(absl::StrCat("Avg bus bandwidth: ", avg ? Gbps(avg) : "-",
                                    " GB/s (the mean of every busbw above, out of place and in "
                                    "place, as nccl-tests' summary line)."));
-    if (std::optional<ReferenceRate> ref = CollectiveReference(p, g.impl)) {
+    if (std::optional<ReferenceRate> ref = MemoryReference(p, g.impl)) {
       // The largest size that gave an out-of-place busbw.
       const CollectiveRow* largest = nullptr;
       for (const CollectiveRow& r : g.rows)

@@ -43,22 +43,23 @@ struct CollectiveGroup {
 // ranks and type order.
 std::vector<CollectiveGroup> CollectiveGroups(const PlatformResults& platform);
 
-// The memory rate a collective of `transport` is read against, measured in
-// the same platform's run: the fastest bandwidth/copy/cpu case for the host
+// The memory rate a collective of `transport` (or a memory-bound kernel:
+// "local" on the CPU, "nccl" on a GPU) is read against, measured in the
+// same platform's run: the fastest bandwidth/copy/cpu case for the host
 // transports (local, mpi), bandwidth/d2d/cuda for nccl; empty without one.
 struct ReferenceRate {
   std::string name;  // the case's name
   double bytes_per_second = 0;
 };
-std::optional<ReferenceRate> CollectiveReference(const PlatformResults& platform,
-                                                 const std::string& transport);
+std::optional<ReferenceRate> MemoryReference(const PlatformResults& platform,
+                                             const std::string& transport);
 
 // Section "Memory bandwidth": rows kind, device and size; columns the
 // thread counts; GB/s (empty: no section).
 std::optional<Section> BandwidthSection(const PlatformResults& platform, double max_cv);
 
 // Section "Collectives" (empty tables: no section); under each table, its
-// largest size's busbw as a fraction of CollectiveReference where the run
+// largest size's busbw as a fraction of MemoryReference where the run
 // has one.
 std::optional<Section> CollectiveSection(const PlatformResults& platform, double max_cv);
 // The spread of each table's out-of-place time.

@@ -101,7 +101,7 @@ std::string CeilingNote(const PlatformResults& p, const KernelGroup& g) {
       name = peak->first.ToString();
       ceiling = peak->second.Mean("flops").value_or(0);
     } else {
-      const std::optional<ReferenceRate> rate = CollectiveReference(p, cpu ? "local" : "nccl");
+      const std::optional<ReferenceRate> rate = MemoryReference(p, cpu ? "local" : "nccl");
       if (!rate) continue;
       name = rate->name;
       ceiling = rate->bytes_per_second;
