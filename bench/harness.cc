@@ -230,11 +230,14 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     Skip(state, entry, entry.failure);
     return;
   }
+  std::vector<double>& times = workload->iteration_seconds_;
+  times.clear();
   if (entry.spec.time_span && entry.spec.iterations > 0) {
     if (StopNow(state)) return;
     const int64_t count = static_cast<int64_t>(state.max_iterations);
     absl::StatusOr<double> seconds = TimeSpan(*workload, *timer_, count);
     if (!seconds.ok()) entry.failure = seconds.status();
+    if (seconds.ok()) times.push_back(*seconds);
     for (auto _ : state) {
       if (!seconds.ok()) {
         Skip(state, entry, entry.failure);
@@ -253,6 +256,14 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
         break;
       }
       state.SetIterationTime(*seconds);
+      times.push_back(*seconds);
+      // Manual time: only the timer's seconds count, not this.
+      absl::Status between = workload->BetweenIterations();
+      if (!between.ok()) {
+        entry.failure = between;
+        Skip(state, entry, entry.failure);
+        break;
+      }
     }
   }
   if (!entry.failure.ok()) {

@@ -96,9 +96,23 @@ class Workload {
   // `count` iterations in one go, for cases timed as one span (see
   // TimedCase::time_span). Default: Run() `count` times.
   virtual absl::Status RunIterations(int64_t count);
+  // After each timed iteration, outside the timed interval: work the next
+  // iteration needs that is not what the case measures (inference on real
+  // data: the next batch, and the accuracy of the last). Not called for
+  // cases timed as one span.
+  virtual absl::Status BetweenIterations() { return absl::OkStatus(); }
   // After each repetition's timed loop: counters and label, and any check
   // of the results; an error skips the repetition with its message.
   virtual absl::Status Report(benchmark::State& state) { return absl::OkStatus(); }
+
+  // The seconds of each timed iteration of the repetition being reported,
+  // in order (bench/iteration_stats.h summarises them). The harness fills
+  // it; a span-timed case has one entry per span.
+  const std::vector<double>& iteration_seconds() const { return iteration_seconds_; }
+
+ private:
+  friend class Harness;
+  std::vector<double> iteration_seconds_;
 };
 
 using PrepareFunction = std::function<absl::StatusOr<std::unique_ptr<Workload>>()>;

@@ -31,6 +31,7 @@
 #include "bench/collective_cases.h"
 #include "bench/context.h"
 #include "bench/harness.h"
+#include "bench/infer_cases.h"
 #include "bench/interrupt.h"
 #include "bench/names.h"
 #include "bench/preflight.h"
@@ -233,6 +234,8 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (!(s = ApplyCollectiveFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
     return s;
   if (!(s = ApplyBandwidthFlags(o)).ok()) return s;
+  if (!(s = ApplyInferFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
+    return s;
   for (int r : o.train.replicas)
     if (r == 0) return absl::InvalidArgumentError("--replicas: a replica count must be >= 1");
   for (int64_t b : o.train.batch_sizes)
@@ -327,6 +330,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
   benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
   AddCollectiveContext(o);
+  AddInferContext(o);
   benchmark::AddCustomContext("collective_timeout_s",
                               absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
   const bool real =

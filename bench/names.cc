@@ -95,6 +95,8 @@ absl::StatusOr<CaseName> ParseTrain(const std::vector<std::string>& p, const Cas
   if (!ParseKeyed(p[5], "gpus", &c.gpus))
     return Bad(absl::StrCat("'", p[5], "' where gpus:<G> belongs"));
   if (p.size() == f.parts + 1) {
+    if (f.id == Family::kInfer)
+      return Bad(absl::StrCat("'", p[6], "' after gpus:<G> (", f.grammar, " has no replicas)"));
     if (!ParseKeyed(p[6], "replicas", &c.replicas) || c.replicas < 2)
       return Bad(absl::StrCat("'", p[6], "' where replicas:<R> (R >= 2) belongs"));
     if (c.gpus != 0)
@@ -246,8 +248,9 @@ std::string PrintBandwidth(const CaseName& c) {
                       "/threads:", c.threads);
 }
 
+// train and infer.
 std::string PrintTrain(const CaseName& c) {
-  return absl::StrCat("train/", c.model, "/", c.precision, "/", c.data, "/batch:", c.batch,
+  return absl::StrCat(c.family, "/", c.model, "/", c.precision, "/", c.data, "/batch:", c.batch,
                       "/gpus:", c.gpus,
                       c.gpus == 0 && c.replicas > 1 ? absl::StrCat("/replicas:", c.replicas) : "");
 }
@@ -332,6 +335,8 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
       CaseFamily{F::kBandwidth, "bandwidth",
                  "bandwidth/<copy|triad|d2d|h2d|d2h>/<device>/bytes:<S>/threads:<T>", 5,
                  {}, "", "bytes_per_second", true, false, ParseBandwidth, PrintBandwidth},
+      CaseFamily{F::kInfer, "infer", "infer/<model>/<precision>/<data>/batch:<B>/gpus:<G>", 6,
+                 {}, "", "images_per_second", true, false, ParseTrain, PrintTrain},
   };
   // clang-format on
   static const bool in_order = [] {
@@ -376,6 +381,13 @@ CaseName CaseName::Train(absl::string_view model, absl::string_view precision,
   c.data = std::string(data);
   c.batch = batch;
   c.gpus = gpus;
+  return c;
+}
+
+CaseName CaseName::Infer(absl::string_view model, absl::string_view precision,
+                         absl::string_view data, int64_t batch, int gpus) {
+  CaseName c = Train(model, precision, data, batch, gpus);
+  c.family = FamilyName(Family::kInfer);
   return c;
 }
 

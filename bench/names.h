@@ -4,6 +4,7 @@
 // tools and the report read.
 //   train/<model>/<precision>/<data>/batch:<B>/gpus:<G>        gpus:0 = the CPU
 //   train/<model>/<precision>/<data>/batch:<B>/gpus:0/replicas:<R>   R >= 2 CPU replicas
+//   infer/<model>/<precision>/<data>/batch:<B>/gpus:<G>        G: 0 (the CPU) or 1
 //   conv/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
 //   fc/<fwd|bwd_data|bwd_filter>/<precision>/<device>/<shape>
 //   pool/<max|avg>/<fwd|bwd>/<precision>/<device>/<shape>
@@ -58,8 +59,9 @@ enum class Family : int {
   kInput,
   kPeak,
   kBandwidth,
+  kInfer,
 };
-inline constexpr size_t kFamilyCount = 17;
+inline constexpr size_t kFamilyCount = 18;
 // The collectives' families, kAllReduce .. kAllToAll: one name grammar, one
 // workload (bench/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
@@ -135,7 +137,7 @@ std::string SpanningFamilyList();
 // One case's name, parsed. ToString() is the one printer of names.
 struct CaseName {
   std::string family;                  // a CaseFamilies() name
-  std::string model, precision, data;  // train
+  std::string model, precision, data;  // train, infer
   int64_t batch = 0;                   // per replica
   int gpus = 0;                        // GPU replicas (every rank's together); 0: the CPU
   int replicas = 1;                    // CPU replicas (threads or processes), with gpus:0
@@ -154,6 +156,9 @@ struct CaseName {
 
   static CaseName Train(absl::string_view model, absl::string_view precision,
                         absl::string_view data, int64_t batch, int gpus, int replicas = 1);
+  // One batch's forward pass for inference, on the CPU (gpus 0) or one GPU.
+  static CaseName Infer(absl::string_view model, absl::string_view precision,
+                        absl::string_view data, int64_t batch, int gpus);
   // Pool's `pass` is "max/fwd" etc. (algorithm/pass), as in the name.
   static CaseName Kernel(absl::string_view family, absl::string_view pass,
                          absl::string_view precision, absl::string_view device,

@@ -48,12 +48,39 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   if (preset == "published") {
     // The published page: five models at their batch sizes, 1..N GPUs,
     // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
-    o.families = {FamilyName(Family::kTrain)};
+    // Beside it, each model's inference at batch 1 (latency) and its
+    // training batch (throughput).
+    o.families = {FamilyName(Family::kTrain), FamilyName(Family::kInfer)};
     for (const ModelDisplay& m : ModelDisplayNames())
       if (m.published) o.train.models.push_back(m.model);
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
     if (o.gpus.empty()) o.gpus = {0};
     if (gpu_count > 0) o.precisions = {"fp32", "fp16"};
+    if (gpu_count == 0) o.infer.iterations = 50;
+    return o;
+  }
+  if (preset == "inference") {
+    // DeepLearningExamples' inference tables: throughput and latency
+    // percentiles per model, precision and batch 1, 2, 4, ... 256 on a GPU;
+    // on the CPU fewer models, batches to 64 and fewer iterations (minutes,
+    // not hours), bf16 where the CPU runs it.
+    o.families = {FamilyName(Family::kInfer)};
+    const int64_t largest = gpu_count > 0 ? 256 : 64;
+    for (int64_t b = 1; b <= largest; b *= 2) o.infer.batch_sizes.push_back(b);
+    if (gpu_count > 0) {
+      o.infer.models = {"resnet50_v1.5", "inception3", "vgg16",
+                        "googlenet",     "mobilenet",  "alexnet"};
+      o.gpus = {1};
+      o.precisions = {"fp32", "tf32", "fp16", "bf16"};
+    } else {
+      o.infer.models = {"resnet50_v1.5", "googlenet", "mobilenet", "alexnet"};
+      o.gpus = {0};
+      if (FindPeakPath("bf16").ok()) o.precisions.push_back("bf16");
+      o.infer.warmup = 3;
+      o.infer.iterations = 30;
+      o.repetitions = 1;
+    }
+    o.train.models = o.infer.models;
     return o;
   }
   if (preset == "full") {
@@ -65,6 +92,9 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
     o.kernel.gemm_sizes = {512, 1024, 2048, 4096};
     if (gpu_count > 0) o.kernel.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
+    o.infer.models = {"resnet50_v1.5", "inception3", "vgg16", "googlenet", "mobilenet", "alexnet"};
+    for (int64_t b = 1; b <= (gpu_count > 0 ? 256 : 64); b *= 2) o.infer.batch_sizes.push_back(b);
+    if (gpu_count == 0) o.infer.iterations = 50;
     return o;
   }
   if (preset == "quick") {
@@ -85,6 +115,10 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.kernel.gemm_sizes = {256, 1024};
     o.collectives.max_bytes = int64_t{64} << 20;
     o.collectives.ranks = {2};
+    o.infer.models = {"resnet50_v1.5", "mobilenet"};
+    o.infer.batch_sizes = {1, 16};
+    o.infer.warmup = 2;
+    o.infer.iterations = 20;
     return o;
   }
   if (preset == "tiny") {
@@ -110,10 +144,13 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
     o.collectives.warmup = 1;
     o.collectives.iters = 2;
     o.bandwidth.bytes = {int64_t{1} << 20};
+    o.infer.batch_sizes = {1, 2};
+    o.infer.warmup = 1;
+    o.infer.iterations = 5;
     return o;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown preset '", preset, "' (known: quick, published, full, tiny)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown preset '", preset, "' (known: quick, published, full, inference, tiny)"));
 }
 
 absl::Status ApplyTimingFlags(const BenchmarkTimingFlags& user, int repetitions_flag,
@@ -301,6 +338,7 @@ constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
     {RegisterInputCases, true},        // input
     {RegisterPeakCases, false},        // peak
     {RegisterBandwidthCases, false},   // bandwidth
+    {RegisterInferCases, true},        // infer
 }};
 
 }  // namespace

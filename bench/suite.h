@@ -47,6 +47,18 @@ struct TrainCaseOptions {
   int steps = 100;
 };
 
+// The options of the inference cases (bench/infer_cases.h).
+struct InferCaseOptions {
+  std::vector<std::string> models;   // empty: the training cases' models
+  std::vector<int64_t> batch_sizes;  // empty: 1 and each model's training batch
+  int warmup = 10;                   // untimed batches before the timed ones
+  int iterations = 200;              // timed batches per repetition
+  // The host-to-device copy of each batch (from pinned memory on a GPU)
+  // inside the timed interval: end-to-end latency. Off: the batch is
+  // resident on the device.
+  bool include_copy = false;
+};
+
 // The options of the layer kernel cases (conv, fc, pool, batchnorm, relu)
 // and the GEMM cases.
 struct KernelCaseOptions {
@@ -111,6 +123,7 @@ struct SuiteOptions {
   std::string platform;
 
   TrainCaseOptions train;
+  InferCaseOptions infer;
   KernelCaseOptions kernel;
   CollectiveCaseOptions collectives;
   BandwidthCaseOptions bandwidth;
@@ -172,6 +185,9 @@ absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness);
 // layer kernels'), so that all of them share one set of communicators per
 // transport and rank count: it registers each wanted one, in family order.
 absl::Status RegisterCollectiveCases(const SuiteOptions& options, Harness& harness);
+// infer/...: each model's forward pass for inference, batch by batch
+// (bench/infer_cases.h).
+absl::Status RegisterInferCases(const SuiteOptions& options, Harness& harness);
 // grads/<model>/local/...: one step's gradient all-reduce of each training model.
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness);
 // input/...: one case per data format, preprocessing (train: the training

@@ -19,7 +19,8 @@ namespace {
 // preset's" say so.
 std::string DefaultText(const absl::CommandLineFlag& flag) {
   static const std::set<std::string>* const from_preset = new std::set<std::string>{
-      "families", "models", "kernel_models", "batch_sizes", "precisions", "gpus", "data"};
+      "families", "models", "kernel_models", "batch_sizes",      "precisions",
+      "gpus",     "data",   "infer_models",  "infer_batch_sizes"};
   const std::string value = flag.DefaultValue();
   const std::string name(flag.Name());
   if (name == "preset") return "published with a GPU, quick without";
@@ -47,19 +48,23 @@ void PrintPresets() {
   const int gpu_count = CudaDeviceCount();
   std::printf("\nPresets (--preset; default: %s here, as %d GPU(s) are visible):\n",
               gpu_count > 0 ? "published" : "quick", gpu_count);
-  for (const char* name : {"quick", "published", "full", "tiny"}) {
+  for (const char* name : {"quick", "published", "full", "inference", "tiny"}) {
     absl::StatusOr<SuiteOptions> o = PresetOptions(name, gpu_count);
     if (!o.ok()) continue;
     std::printf(
         "  %s: families %s; models %s at batch %s; precisions %s; gpus %s; kernel cases of "
         "%s (%s layer(s) per family); gemm %s; %d warm-up steps, %d timed steps, %d "
-        "repetition(s), kernel min time %g s\n",
+        "repetition(s), kernel min time %g s; inference of %s at batch %s, %d warm-up and %d "
+        "timed batches\n",
         name, Items(o->families).c_str(), Items(o->train.models).c_str(),
         Numbers(o->train.batch_sizes, "the model's default").c_str(), Items(o->precisions).c_str(),
         Numbers(o->gpus, "none").c_str(), Items(o->kernel.models).c_str(),
         o->kernel.max_shapes == 0 ? "all" : absl::StrCat(o->kernel.max_shapes).c_str(),
         Numbers(o->kernel.gemm_sizes, "none").c_str(), o->train.warmup_steps, o->train.steps,
-        o->repetitions, o->kernel.min_time);
+        o->repetitions, o->kernel.min_time,
+        Items(o->infer.models.empty() ? o->train.models : o->infer.models).c_str(),
+        Numbers(o->infer.batch_sizes, "1 and the model's default").c_str(), o->infer.warmup,
+        o->infer.iterations);
   }
 }
 
@@ -93,6 +98,9 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "distortions"}},
       {"Data parallelism",
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
+      {"Inference (the infer cases)",
+       {"infer_models", "infer_batch_sizes", "infer_warmup", "infer_iterations",
+        "infer_include_copy"}},
       {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
        {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",

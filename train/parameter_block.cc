@@ -12,10 +12,13 @@ absl::StatusOr<ParameterBlock> ParameterBlock::Allocate(const StepPlan& plan, Ba
   ParameterBlock block;
   block.backend_ = backend;
   ASSIGN_OR_RETURN(block.masters_, Buffer::Allocate(device, plan.params_bytes));
-  ASSIGN_OR_RETURN(block.gradients_, Buffer::Allocate(device, plan.params_bytes));
-  ASSIGN_OR_RETURN(block.momentum_, Buffer::Allocate(device, plan.params_bytes));
+  // A forward-only plan keeps no gradients and no optimizer state.
+  const size_t trained = plan.options.forward_only ? 0 : plan.params_bytes;
+  ASSIGN_OR_RETURN(block.gradients_, Buffer::Allocate(device, trained));
+  ASSIGN_OR_RETURN(block.momentum_, Buffer::Allocate(device, trained));
   ASSIGN_OR_RETURN(block.lowp_weights_, Buffer::Allocate(device, plan.lowp_bytes));
-  ASSIGN_OR_RETURN(block.lowp_gradients_, Buffer::Allocate(device, plan.lowp_bytes));
+  ASSIGN_OR_RETURN(block.lowp_gradients_,
+                   Buffer::Allocate(device, plan.options.forward_only ? 0 : plan.lowp_bytes));
   return block;
 }
 

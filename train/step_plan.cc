@@ -167,7 +167,8 @@ absl::Status RequestBuffers(StepPlan& plan) {
       layer.y = request(layer.name + "/y", sig.output.bytes, forward_step(i), last);
     }
     output_buffer[i] = layer.y;
-    if (sig.saved_bytes > 0)
+    // Only a training forward writes what its backward passes read.
+    if (sig.saved_bytes > 0 && training)
       layer.saved = request(layer.name + "/saved", sig.saved_bytes, forward_step(i),
                             layer.needs_grad ? backward_step(i) : forward_step(i));
     for (size_t k = 0; k < layer.inputs.size(); ++k) {
@@ -323,11 +324,12 @@ absl::Status CheckFootprint(const Backend& backend, size_t limit, size_t needed)
 
 size_t StepPlan::FootprintBytes() const {
   // Training keeps gradients and momentum beside the masters, and the
-  // low-precision gradients beside the working copies.
+  // low-precision gradients beside the working copies; inference keeps
+  // neither, nor the step's scalars.
   const size_t masters = options.forward_only ? 1 : 3, copies = options.forward_only ? 1 : 2;
   return memory.arena_bytes + masters * params_bytes + copies * lowp_bytes + state_bytes +
          scratch_bytes + 2 * (images_spec.bytes + staging_bytes + graph.batch * sizeof(int32_t)) +
-         kScalarLines * alignment;
+         (options.forward_only ? 0 : kScalarLines * alignment);
 }
 
 GradientRange StepPlan::RangeOf(const Layer& layer) const {
@@ -371,7 +373,7 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
   RETURN_IF_ERROR(RequestBuffers(plan));
   RETURN_IF_ERROR(PlanBuffers(*backend, plan));
   RETURN_IF_ERROR(CheckFootprint(*backend, options.memory_limit_bytes, plan.FootprintBytes()));
-  return std::move(plan);
+  return plan;
 }
 
 }  // namespace cnnbench

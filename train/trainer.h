@@ -136,6 +136,9 @@ class Trainer {
   // Refreshes the low-precision working copies from the fp32 masters
   // (enqueued; nothing to do in fp32).
   absl::Status ParametersChanged() { return block_.RefreshWorkingCopies(step_); }
+  // The state block (batch norm's running statistics; device memory),
+  // `step_plan().state_bytes` long, at the plan's state offsets.
+  void* state() const { return state_.data(); }
   // The fp32 gradient block (device memory), `gradient_bytes()` long.
   void* gradients() const { return block_.gradients(); }
   size_t gradient_bytes() const { return step_.params_bytes; }

@@ -129,6 +129,72 @@ TEST_F(HarnessTest, PreparesOnceAndReleasesBeforeTheNextCase) {
   }
 }
 
+// What a workload sees of its own iterations: each one's seconds for the
+// repetition being reported (at least the work's sleep), and a call between
+// every two, outside the timed interval; an error there skips the case.
+class IterationWatcher : public Workload {
+ public:
+  explicit IterationWatcher(int64_t fail_between_at) : fail_between_at_(fail_between_at) {}
+  const Stream& stream() const override { return stream_; }
+  absl::Status Run() override {
+    ++runs;
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * runs));
+    return absl::OkStatus();
+  }
+  absl::Status BetweenIterations() override {
+    if (between++ == fail_between_at_)
+      return absl::DataLossError("the next batch could not be read");
+    return absl::OkStatus();
+  }
+  absl::Status Report(benchmark::State& state) override {
+    reported.push_back(iteration_seconds());
+    return absl::OkStatus();
+  }
+  static inline int64_t runs = 0, between = 0;
+  static inline std::vector<std::vector<double>> reported;
+
+ private:
+  int64_t fail_between_at_;
+  Stream stream_ = Stream::Cpu();
+};
+
+TEST_F(HarnessTest, AWorkloadSeesEachIterationsSecondsAndIsCalledBetweenThem) {
+  IterationWatcher::runs = IterationWatcher::between = 0;
+  IterationWatcher::reported.clear();
+  Harness harness(TimingSettings{.repetitions = 2});
+  harness.Register(Fixed("harness_test/watched", 3, [] {
+    return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<IterationWatcher>(-1));
+  }));
+  Recorder recorder = RunAll();
+  harness.Release();
+  ASSERT_EQ(IterationWatcher::reported.size(), 2u);
+  EXPECT_EQ(IterationWatcher::between, 6);
+  int64_t run = 0;
+  for (const std::vector<double>& seconds : IterationWatcher::reported) {
+    ASSERT_EQ(seconds.size(), 3u) << "one entry per iteration of this repetition only";
+    for (double s : seconds) EXPECT_GE(s, 200e-6 * ++run);
+  }
+}
+
+TEST_F(HarnessTest, AnErrorBetweenIterationsSkipsTheCaseWithItsReason) {
+  IterationWatcher::runs = IterationWatcher::between = 0;
+  IterationWatcher::reported.clear();
+  Harness harness(TimingSettings{.repetitions = 2});
+  harness.Register(Fixed("harness_test/broken", 3, [] {
+    return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<IterationWatcher>(1));
+  }));
+  Recorder recorder = RunAll();
+  harness.Release();
+  const std::vector<BenchRun> runs = recorder.Of("harness_test/broken");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& r : runs) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_TRUE(absl::StrContains(r.error_message, "the next batch could not be read"))
+        << r.error_message;
+  }
+  EXPECT_TRUE(IterationWatcher::reported.empty());
+}
+
 TEST_F(HarnessTest, TimeBasedCasesGetTheMinTimeAndAreStillPreparedOnce) {
   Harness harness(TimingSettings{.repetitions = 2, .min_time = 0.002});
   Counts counts;

@@ -159,6 +159,7 @@ TEST(NamesTest, GrammarViolationsAreClearErrors) {
            Bad{"train/resnet50/fp32/synthetic/batch:0/gpus:1", "'batch:0' where batch:<B>"},
            Bad{"train/resnet50/fp32/fake/batch:64/gpus:1", "data 'fake'"},
            Bad{"train/resnet50/fp32/synthetic/batch:64", "does not match train/"},
+           Bad{"infer/resnet50/fp32/synthetic/batch:1/gpus:0/replicas:2", "has no replicas"},
            Bad{"conv/fwd2/fp32/cpu/conv:mb1", "does not match conv/"},
            Bad{"conv/fwd/fp32/tpu:0/conv:mb1", "device 'tpu:0'"},
            Bad{"conv/fwd/fp32/cpu/pool:max", "shape 'pool:max'"},
@@ -212,6 +213,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Input("folder", "train", 4),
       CaseName::Peak("bf16", 2),
       CaseName::Bandwidth("triad", "cpu", 1 << 20, 4),
+      CaseName::Infer("mobilenet", "bf16", "real", 1, 0),
   };
   std::vector<std::string> families;
   for (const CaseName& c : examples) {
@@ -239,7 +241,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, allgather, reducescatter, "
-            "broadcast, reduce, alltoall, grads, input, peak, bandwidth");
+            "broadcast, reduce, alltoall, grads, input, peak, bandwidth, infer");
 }
 
 // What makes every family-indexed table complete: its entries have no

@@ -229,7 +229,7 @@ TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {
     auto parsed = ParseCaseName(name);
     ASSERT_TRUE(parsed.ok()) << name;
     EXPECT_TRUE(parsed->family == "gemm" || parsed->family == "train" || parsed->IsCollective() ||
-                parsed->family == "grads")
+                parsed->family == "grads" || parsed->family == "infer")
         << name;
   }
   ASSERT_EQ(RunBench("--preset=tiny --list --benchmark_filter=-gemm", &output), 0) << output;

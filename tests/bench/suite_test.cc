@@ -104,6 +104,29 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
       EXPECT_NEAR(b.at("flops").get<double>() / b.at("images_per_second").get<double>(), per_image,
                   per_image * 1e-9)
           << name;
+    } else if (parsed->family == "infer") {
+      positive("images_per_second");
+      positive("peak_memory_bytes");
+      // Every percentile of one set of iterations, in order, and its count.
+      ASSERT_TRUE(b.contains("timed_iterations")) << name;
+      EXPECT_EQ(b.at("timed_iterations").get<double>(), b.at("iterations").get<double>()) << name;
+      double last = 0;
+      for (const char* counter : {"latency_ms_min", "latency_ms_p50", "latency_ms_p90",
+                                  "latency_ms_p95", "latency_ms_p99", "latency_ms_max"}) {
+        positive(counter);
+        EXPECT_GE(b.at(counter).get<double>(), last) << name << " " << counter;
+        last = b.at(counter).get<double>();
+      }
+      // The mean latency is the harness's time per iteration (ms).
+      EXPECT_NEAR(b.at("latency_ms").get<double>(), b.at("real_time").get<double>(),
+                  1e-6 * b.at("real_time").get<double>())
+          << name;
+      // Forward FLOPs only.
+      absl::StatusOr<Graph> graph = BuildModel(parsed->model, {.batch = parsed->batch});
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      EXPECT_NEAR(b.at("flops").get<double>() / b.at("images_per_second").get<double>(),
+                  Summarize(*graph).forward_flops, Summarize(*graph).forward_flops * 1e-9)
+          << name;
     } else if (parsed->family == "conv" || parsed->family == "fc" || parsed->family == "gemm" ||
                parsed->family == "peak") {
       positive("flops");
@@ -118,7 +141,7 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   EXPECT_GT(ran, 0);
   for (const char* family :
        {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "allgather", "reducescatter",
-        "broadcast", "reduce", "alltoall", "grads", "peak", "bandwidth"})
+        "broadcast", "reduce", "alltoall", "grads", "peak", "bandwidth", "infer"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 

@@ -146,9 +146,10 @@ const std::vector<std::string>& SettingKeys() {
   static const std::vector<std::string> kKeys = {
       // How the suite measured (bench/main.cc), and what other harnesses record.
       "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
-      "collective_root", "collective_graph", "image_size", "cpu_backend", "cuda_graph",
-      "gpu_layout", "cuda_batch_norm", "fuse_relu", "backend", "framework", "framework_settings",
-      "cnnbench_build", "build_mode", "build_config", "optimizer",
+      "collective_root", "collective_graph", "infer_iterations", "infer_include_copy", "image_size",
+      "cpu_backend", "cuda_graph", "gpu_layout", "cuda_batch_norm", "fuse_relu", "backend",
+      "framework", "framework_settings", "cnnbench_build", "build_mode", "build_config",
+      "optimizer",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
       "nccl_version"};
@@ -263,6 +264,9 @@ void ToPeak(const FileCase& c, const RunFile& file, PlatformResults& p) {
 void ToBandwidth(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.bandwidth[c.name]);
 }
+void ToInfer(const FileCase& c, const RunFile& file, PlatformResults& p) {
+  AddSamples(c, file, p.infer[c.name]);
+}
 constexpr bench::FamilyTable<Sink> kSinks = {{
     ToTrain,        // train
     ToKernels,      // conv
@@ -281,6 +285,7 @@ constexpr bench::FamilyTable<Sink> kSinks = {{
     ToInput,        // input
     ToPeak,         // peak
     ToBandwidth,    // bandwidth
+    ToInfer,        // infer
 }};
 
 }  // namespace

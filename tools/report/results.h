@@ -76,6 +76,7 @@ struct PlatformResults {
   std::map<CaseName, Measurement> input;
   std::map<CaseName, Measurement> peak;
   std::map<CaseName, Measurement> bandwidth;  // the memory's rates (bandwidth/...)
+  std::map<CaseName, Measurement> infer;      // inference (infer/...)
 
   // Distinct values joined with ", "; "" when no file has the key.
   std::string Context(absl::string_view key) const;

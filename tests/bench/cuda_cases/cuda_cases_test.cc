@@ -39,8 +39,8 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
     EXPECT_EQ(parsed->ToString(), name);
     // peak: the CPU's arithmetic peak, a CPU-only family.
     // bandwidth: the CPU and the GPU have different kinds (BandwidthCasesTest).
-    if (parsed->family == "train" || parsed->IsCollective() || parsed->family == "grads" ||
-        parsed->family == "peak" || parsed->family == "bandwidth")
+    if (parsed->family == "train" || parsed->family == "infer" || parsed->IsCollective() ||
+        parsed->family == "grads" || parsed->family == "peak" || parsed->family == "bandwidth")
       continue;
     (parsed->device == "cuda" ? cuda_families : cpu_families).insert(parsed->family);
     if (parsed->device == "cuda") {
@@ -56,6 +56,12 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
   EXPECT_NE(
       std::find(names.begin(), names.end(), TrainCaseName("trivial", "bf16", "synthetic", 2, 1)),
       names.end());
+  // Inference on one GPU, beside the CPU's.
+  for (int gpus : {0, 1})
+    EXPECT_NE(std::find(names.begin(), names.end(),
+                        CaseName::Infer("trivial", "bf16", "synthetic", 2, gpus).ToString()),
+              names.end())
+        << gpus;
 }
 
 TEST(CudaCasesTest, WithoutAGpuNothingCudaRegisters) {

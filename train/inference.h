@@ -1,0 +1,130 @@
+// The inference executor: a graph compiled once for forward passes only
+// (train/step_plan.h's forward-only plan) — batch norm normalises with its
+// running statistics, dropout passes its input through, no gradient is kept
+// and every activation's memory is reused as soon as its last reader has
+// run, so the footprint is what a deployment needs. A run enqueues the
+// forward pass of the current batch up to the logits; the loss layer the
+// graph ends with is not run (a deployment has no labels).
+//
+// Weights start from the same initialisers as training (same seed, same
+// weights), or are copied from a Trainer compiled from the same graph on the
+// same backend (CopyWeightsFrom): train, then evaluate.
+#ifndef CNNBENCH_TRAIN_INFERENCE_H_
+#define CNNBENCH_TRAIN_INFERENCE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "kernels/kernel.h"
+#include "models/graph.h"
+#include "train/input_slots.h"
+#include "train/parameter_block.h"
+#include "train/step_plan.h"
+
+namespace cnnbench {
+
+class Trainer;
+
+struct InferOptions {
+  Precision precision = Precision::kFp32;
+  uint64_t seed = 1;  // parameter initialisation (TrainOptions::seed's weights)
+  // Fold each ReLU into the batch norm or residual add before it where the
+  // backend runs the fused op (train/fusion.h), as training does.
+  bool fuse_relu = true;
+  // On a GPU backend, Run() captures the forward pass once per input slot
+  // as a CUDA graph and replays it (a slot's first run is eager, its second
+  // captured); a capture that fails leaves every later run eager and
+  // cuda_graph_failure() says why. Ignored on the CPU.
+  bool cuda_graph = true;
+  // Tests only: try the capture on the CPU too, where it always fails.
+  bool capture_on_cpu_for_testing = false;
+  // Compile refuses (OOM) a plan above this many bytes; 0: what the device
+  // can give now.
+  size_t memory_limit_bytes = 0;
+};
+
+class Inferencer {
+ public:
+  static absl::StatusOr<std::unique_ptr<Inferencer>> Compile(const Graph& graph, Backend* backend,
+                                                             const InferOptions& options);
+  ~Inferencer();
+
+  // Uploads a batch (N,C,H,W fp32, plain, host memory: pinned for the
+  // fastest copy) into the free input slot and makes it the one the next
+  // Run() reads; the host memory may be reused on return. On a GPU the copy
+  // runs on a side stream and the next Run() waits for it on the device.
+  absl::Status SetBatch(const float* images);
+  // Enqueues the forward pass of the current batch. Before any SetBatch:
+  // FailedPrecondition.
+  absl::Status Run();
+  // The logits of the last Run() as fp32, (batch, classes) row-major:
+  // waits for it.
+  absl::StatusOr<std::vector<float>> Logits();
+  // Waits for everything enqueued; reports an error the device recorded.
+  absl::Status Synchronize();
+
+  // Copies the fp32 master weights and the state (batch norm's running
+  // statistics) from `trainer`, which must have been compiled from the same
+  // graph on the same backend with the same precision and fusion (the
+  // layouts are compared; a mismatch is an error naming the first one).
+  absl::Status CopyWeightsFrom(const Trainer& trainer);
+  // Parameter `index` / state tensor `index` of node `node` of the graph
+  // given to Compile, plain fp32 (waits for the stream).
+  absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
+  absl::StatusOr<std::vector<float>> ReadState(int node, int index) const;
+
+  // Every byte the executor holds: the arena, the weights, the state,
+  // scratch, the input slots and the scalars.
+  size_t peak_memory_bytes() const;
+  const StepPlan& step_plan() const { return step_; }
+  int64_t parameter_count() const { return step_.parameter_count; }
+  int64_t batch() const { return step_.graph.batch; }
+  int64_t classes() const { return step_.graph.classes; }
+  Backend* backend() const { return backend_; }
+  int64_t runs() const { return runs_; }
+  bool cuda_graph_active() const;
+  const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
+
+ private:
+  Inferencer() = default;
+  absl::Status AllocateAndBind();
+  void* BufferData(int buffer, int slot) const;
+  absl::Status EnqueueForward(int slot);
+  absl::Status CaptureForward(int slot);
+  absl::Status DeviceErrors() const;
+  // The layer a node of the given graph is computed by, or NotFound.
+  absl::StatusOr<const StepPlan::Layer*> LayerOf(int node) const;
+
+  Backend* backend_ = nullptr;
+  InferOptions options_;
+  StepPlan step_;
+  Buffer arena_;
+  ParameterBlock block_;
+  Buffer state_, scratch_;
+  std::unique_ptr<InputSlots> inputs_;
+  std::vector<int32_t> no_labels_;  // the slots' labels: a forward pass reads none
+  int logits_layer_ = -1;           // the loss layer's index: its input is the logits
+  int last_slot_ = -1;
+  CapturedWork graphs_[2];
+  bool eager_done_[2] = {false, false};
+  std::string cuda_graph_failure_;
+  int64_t runs_ = 0;
+};
+
+// Of `logits` (batch rows of `classes`), how many rows have their label
+// among the `k` highest: as TensorFlow's in_top_k, a label is in the top k
+// when fewer than k classes score strictly higher (ties at the boundary
+// count as in), and a row whose label's score is not finite never is.
+// Labels outside [0, classes) are an error naming the row.
+absl::StatusOr<int64_t> CountInTopK(const std::vector<float>& logits,
+                                    const std::vector<int32_t>& labels, int64_t classes, int k);
+
+}  // namespace cnnbench
+
+#endif  // CNNBENCH_TRAIN_INFERENCE_H_
