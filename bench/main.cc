@@ -71,6 +71,9 @@ ABSL_FLAG(bool, overlap, true,
 ABSL_FLAG(bool, fuse_relu, true,
           "training: fold each ReLU into the batch norm or residual add before it (false: "
           "every layer on its own, the baseline fusion is measured against)");
+ABSL_FLAG(bool, train_accuracy, true,
+          "training cases report the last step's batch top-1/top-5 (its logits kept to the "
+          "step's end)");
 ABSL_FLAG(std::string, gpu_layout, "nhwc",
           "GPU activations of the fp16/bf16/tf32 cases: nhwc (tensor cores' layout) or nchw "
           "(fp32 cases are NCHW either way)");
@@ -288,6 +291,7 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   o.collective_timeout = absl::Seconds(*count);
   o.train.overlap = absl::GetFlag(FLAGS_overlap);
   o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
+  o.train.accuracy = absl::GetFlag(FLAGS_train_accuracy);
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
@@ -329,6 +333,7 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.train.bucket_bytes));
   benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
   benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
+  benchmark::AddCustomContext("train_accuracy", o.train.accuracy ? "true" : "false");
   AddCollectiveContext(o);
   AddInferContext(o);
   benchmark::AddCustomContext("collective_timeout_s",

@@ -37,6 +37,8 @@ struct TrainCaseOptions {
   size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket (train and grads)
   bool overlap = true;                     // all-reduce buckets during backward
   bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
+  // top1/top5_accuracy of the last step's batch (TrainOptions::keep_logits).
+  bool accuracy = true;
   int threads_per_replica = 0;             // CPU replicas' OpenMP threads; 0: cores / replicas
   std::vector<std::string> data;           // synthetic, real
   // data:real training: CPU cores given to the input pipeline's decode

@@ -28,6 +28,7 @@
 #include "models/summary.h"
 #include "models/zoo.h"
 #include "train/data_parallel.h"
+#include "train/inference.h"
 #include "train/trainer.h"
 
 ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/input_cases.cc
@@ -104,10 +105,30 @@ absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(const Gr
 // each count the model's forward FLOPs (models/summary.h: conv and fc).
 double StepFlopsPerImage(const Graph& graph) { return 3 * Summarize(graph).forward_flops; }
 
-// Hands the pipeline's next batch to the trainer.
-absl::Status FeedNextBatch(input::InputPipeline& pipeline, Trainer& trainer) {
+// Hands the pipeline's next batch to the trainer; its labels into `labels`
+// when given.
+absl::Status FeedNextBatch(input::InputPipeline& pipeline, Trainer& trainer,
+                           std::vector<int32_t>* labels = nullptr) {
   ASSIGN_OR_RETURN(const input::Batch* batch, pipeline.Next());
+  if (labels != nullptr) labels->assign(batch->labels, batch->labels + batch->capacity);
   return trainer.SetBatch(batch->images, batch->labels);
+}
+
+// The last step's batch accuracy (tf_cnn_benchmarks' --print_training_accuracy):
+// top-1 and top-5 of its logits against `labels`, read after the timed steps.
+absl::Status ReportTrainingAccuracy(benchmark::State& state, Trainer& trainer,
+                                    const std::vector<int32_t>& labels) {
+  if (labels.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::vector<float> logits, trainer.LastLogits());
+  const int64_t classes = trainer.step_plan().graph.classes;
+  ASSIGN_OR_RETURN(const int64_t top1, CountInTopK(logits, labels, classes, 1));
+  ASSIGN_OR_RETURN(
+      const int64_t top5,
+      CountInTopK(logits, labels, classes, static_cast<int>(std::min<int64_t>(5, classes))));
+  const double n = static_cast<double>(labels.size());
+  state.counters["top1_accuracy"] = benchmark::Counter(top1 / n);
+  state.counters["top5_accuracy"] = benchmark::Counter(top5 / n);
+  return absl::OkStatus();
 }
 
 // The counters of a real-data case from its pipelines' stats since `last`.
@@ -131,6 +152,7 @@ TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   to.momentum = 0.9;
   to.cuda_graph = options.cuda.graph;
   to.fuse_relu = options.train.fuse_relu;
+  to.keep_logits = options.train.accuracy;
   return to;
 }
 
@@ -148,7 +170,10 @@ class TrainWorkload : public Workload {
   absl::Status Run() override {
     ++steps_;
     RETURN_IF_ERROR(trainer_->Step());
-    if (pipeline_ != nullptr) RETURN_IF_ERROR(FeedNextBatch(*pipeline_, *trainer_));
+    if (pipeline_ != nullptr) {
+      std::swap(step_labels_, next_labels_);  // the labels of the batch this step reads
+      RETURN_IF_ERROR(FeedNextBatch(*pipeline_, *trainer_, &next_labels_));
+    }
     return absl::OkStatus();
   }
   absl::Status Report(benchmark::State& state) override;
@@ -168,6 +193,8 @@ class TrainWorkload : public Workload {
   int64_t steps_ = 0;
   int saved_threads_ = 0;  // the harness thread's OpenMP team, when changed
   double step_flops_per_image_ = 0;
+  // The labels of the batch the last step read, and of the one set after it.
+  std::vector<int32_t> step_labels_, next_labels_;
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase& c,
@@ -191,16 +218,16 @@ absl::StatusOr<std::unique_ptr<Workload>> TrainWorkload::Prepare(const TrainCase
     }
     ASSIGN_OR_RETURN(w->pipeline_, MakeTrainPipeline(graph, options, 0, 1));
     // A batch is always set ahead: each step is followed by the next's.
-    RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
-    for (int i = 0; i < options.train.warmup_steps; ++i) {
-      RETURN_IF_ERROR(w->trainer_->Step());
-      RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_));
-    }
+    RETURN_IF_ERROR(FeedNextBatch(*w->pipeline_, *w->trainer_, &w->next_labels_));
+    for (int i = 0; i < options.train.warmup_steps; ++i) RETURN_IF_ERROR(w->Run());
+    w->steps_ = 0;
     w->last_stats_ = w->pipeline_->stats();
   } else {
     ASSIGN_OR_RETURN(SyntheticBatch batch, MakeSyntheticBatch(graph, c.batch, 1234));
     RETURN_IF_ERROR(w->trainer_->SetBatch(static_cast<const float*>(batch.images.data()),
                                           static_cast<const int32_t*>(batch.labels.data())));
+    const int32_t* labels = static_cast<const int32_t*>(batch.labels.data());
+    w->step_labels_.assign(labels, labels + c.batch);
     for (int i = 0; i < options.train.warmup_steps; ++i) RETURN_IF_ERROR(w->trainer_->Step());
   }
   RETURN_IF_ERROR(w->trainer_->Synchronize());
@@ -353,6 +380,12 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
   if (std::isfinite(losses[0])) state.counters["loss"] = benchmark::Counter(losses[0]);
+  // Rank 0's batch (synthetic data: its labels are fixed).
+  if (options_.train.accuracy && ranks_[0].pipeline == nullptr) {
+    const int32_t* labels = static_cast<const int32_t*>(ranks_[0].batch.labels.data());
+    RETURN_IF_ERROR(ReportTrainingAccuracy(state, first.trainer(),
+                                           std::vector<int32_t>(labels, labels + case_.batch)));
+  }
   state.SetLabel(
       absl::StrCat(ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
                    first.communicator().name(),
@@ -385,6 +418,8 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   }
   // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
   if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
+  if (options_.train.accuracy)
+    RETURN_IF_ERROR(ReportTrainingAccuracy(state, *trainer_, step_labels_));
   // Whether the steps were replayed CUDA graphs: the flag asks, but
   // profiling, for one, runs the steps eagerly.
   const std::string graph = backend_->device().is_cpu()     ? ""

@@ -91,6 +91,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "cuda_batch_norm",
         "cuda_rtc_attempts",
         "fuse_relu",
+        "train_accuracy",
         "input_threads",
         "input_batch",
         "on_bad_record",

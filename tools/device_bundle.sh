@@ -10,7 +10,7 @@
 #
 #   there: tar xzf OUT_DIR.tar.gz && OUT_DIR/gpu_check.sh RESULTS_DIR
 #
-# OUT_DIR/bin: the programs (bench_all, cuda_smoke, step_breakdown,
+# OUT_DIR/bin: the programs (bench_all, cuda_smoke, step_breakdown, convergence,
 # cuda_overhead, the GPU tests); lib: their shared libraries except glibc's
 # own and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
 # libraries they need, those ldd sees and those loaded at run time
@@ -44,7 +44,7 @@ done < <(./bazelw query --noshow_progress \
 echo "device_bundle: building //bench:all and ${#TESTS[@]} tests" >&2
 # shellcheck disable=SC2086
 ./bazelw build ${CNNBENCH_BUNDLE_BAZEL_FLAGS:-} //bench:all //tests/kernels/cuda:cuda_smoke //bench:cuda_overhead \
-  //tools:step_breakdown "${TESTS[@]}"
+  //tools:step_breakdown //tools:convergence "${TESTS[@]}"
 
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/peers"
@@ -52,9 +52,10 @@ BIN="$(./bazelw info bazel-bin 2>/dev/null)"
 SOURCES=("$BIN/bench/all")
 cp -L "$BIN/bench/all" "$OUT/bin/bench_all"
 cp -L "$BIN/tools/step_breakdown" "$OUT/bin/step_breakdown"
+cp -L "$BIN/tools/convergence" "$OUT/bin/convergence"
 cp -L "$BIN/bench/cuda_overhead" "$OUT/bin/cuda_overhead"
 cp -L "$BIN/tests/kernels/cuda/cuda_smoke" "$OUT/bin/cuda_smoke"
-SOURCES+=("$BIN/tools/step_breakdown" "$BIN/bench/cuda_overhead" "$BIN/tests/kernels/cuda/cuda_smoke")
+SOURCES+=("$BIN/tools/step_breakdown" "$BIN/tools/convergence" "$BIN/bench/cuda_overhead" "$BIN/tests/kernels/cuda/cuda_smoke")
 for t in "${TESTS[@]}"; do
   pkg="${t#//}"; pkg="${pkg%%:*}"; name="${t##*:}"
   cp -L "$BIN/$pkg/$name" "$OUT/bin/$name"

@@ -60,8 +60,7 @@ class Replica {
   // dropout draws the masks of one replica at ranks * batch. `comm` is this
   // rank's communicator and must outlive the replica.
   static absl::StatusOr<std::unique_ptr<Replica>> Create(const Graph& graph, Backend* backend,
-                                                         TrainOptions options,
-                                                         Communicator* comm,
+                                                         TrainOptions options, Communicator* comm,
                                                          const DataParallelOptions& dp);
   ~Replica();
   Replica(const Replica&) = delete;

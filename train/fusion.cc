@@ -27,8 +27,7 @@ FusedGraph Unfused(const Graph& graph) {
   return out;
 }
 
-FusedGraph FuseReluForTraining(const Graph& graph,
-                               const std::function<bool(const OpDesc&)>& runs) {
+FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(const OpDesc&)>& runs) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const auto consumers = graph.Consumers();
   // absorbed[r]: ReLU node r is fused into its producer; fused_op[p]: the

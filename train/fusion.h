@@ -29,8 +29,7 @@ struct FusedGraph {
 // `runs(op)`: whether the backend runs the fused descriptor. The fused
 // layer is named "<producer>+<relu's last name part>", e.g.
 // "stage1/block0/batchnorm1+relu1".
-FusedGraph FuseReluForTraining(const Graph& graph,
-                               const std::function<bool(const OpDesc&)>& runs);
+FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(const OpDesc&)>& runs);
 
 // The graph as it is: origin and node_of are the identity.
 FusedGraph Unfused(const Graph& graph);

@@ -30,7 +30,8 @@ std::vector<float> InitialParameter(const OpDesc& op, int index, const Shape& sh
       const double stddev = std::sqrt((relu_after ? 2.0 : 1.0) / fact.fan_in);
       for (auto& v : values) {
         double x;
-        do x = rng.Normal(); while (std::fabs(x) > 2.0);  // truncated at two stddevs
+        do x = rng.Normal();
+        while (std::fabs(x) > 2.0);  // truncated at two stddevs
         v = static_cast<float>(x * stddev);
       }
       break;

@@ -8,7 +8,9 @@
 namespace cnnbench {
 namespace {
 
-size_t RoundUp(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
+size_t RoundUp(size_t bytes, size_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
 
 bool LifetimesOverlap(const BufferRequest& a, const BufferRequest& b) {
   return a.first <= b.last && b.first <= a.last;
@@ -33,7 +35,8 @@ MemoryPlan PlanMemory(const std::vector<BufferRequest>& requests, size_t alignme
     std::vector<std::pair<size_t, size_t>> busy;
     for (int j : placed)
       if (LifetimesOverlap(requests[i], requests[j]))
-        busy.push_back({plan.offsets[j], plan.offsets[j] + Align(std::max<size_t>(requests[j].bytes, 1))});
+        busy.push_back(
+            {plan.offsets[j], plan.offsets[j] + Align(std::max<size_t>(requests[j].bytes, 1))});
     std::sort(busy.begin(), busy.end());
     // Best fit: the smallest gap that holds it; else after the last range.
     size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
@@ -58,18 +61,18 @@ absl::Status VerifyPlan(const std::vector<BufferRequest>& requests, const Memory
   for (size_t i = 0; i < requests.size(); ++i) {
     if (plan.alignment == 0 || plan.offsets[i] % plan.alignment != 0 ||
         plan.offsets[i] + requests[i].bytes > plan.arena_bytes)
-      return absl::InternalError(absl::StrCat("buffer ", requests[i].name, " at ",
-                                              plan.offsets[i], " does not fit the arena of ",
-                                              plan.arena_bytes, " bytes"));
+      return absl::InternalError(absl::StrCat("buffer ", requests[i].name, " at ", plan.offsets[i],
+                                              " does not fit the arena of ", plan.arena_bytes,
+                                              " bytes"));
     for (size_t j = i + 1; j < requests.size(); ++j) {
       if (!LifetimesOverlap(requests[i], requests[j])) continue;
       const size_t a0 = plan.offsets[i], a1 = a0 + requests[i].bytes;
       const size_t b0 = plan.offsets[j], b1 = b0 + requests[j].bytes;
       if (a0 < b1 && b0 < a1 && requests[i].bytes > 0 && requests[j].bytes > 0)
-        return absl::InternalError(absl::StrCat(
-            "live buffers overlap: ", requests[i].name, " [", a0, ",", a1, ") steps ",
-            requests[i].first, "-", requests[i].last, " and ", requests[j].name, " [", b0, ",",
-            b1, ") steps ", requests[j].first, "-", requests[j].last));
+        return absl::InternalError(
+            absl::StrCat("live buffers overlap: ", requests[i].name, " [", a0, ",", a1, ") steps ",
+                         requests[i].first, "-", requests[i].last, " and ", requests[j].name, " [",
+                         b0, ",", b1, ") steps ", requests[j].first, "-", requests[j].last));
     }
   }
   return absl::OkStatus();

@@ -164,6 +164,8 @@ absl::Status RequestBuffers(StepPlan& plan) {
             last = std::max(last, backward_step(c));
       }
       if (sig.backward_reads_output && layer.needs_grad) last = std::max(last, backward_step(i));
+      if (training && plan.options.keep_logits && i == graph.nodes[graph.loss].inputs[0])
+        last = std::max(last, backward_step(0));  // the step's end
       layer.y = request(layer.name + "/y", sig.output.bytes, forward_step(i), last);
     }
     output_buffer[i] = layer.y;

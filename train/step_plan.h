@@ -66,6 +66,9 @@ struct StepPlanOptions {
   // Inference: no gradient buffers, and every buffer's lifetime ends at its
   // last reader in the forward pass.
   bool forward_only = false;
+  // Training: the logits (the loss layer's input) stay until the step ends,
+  // so the batch's accuracy can be read after it (Trainer::LastLogits).
+  bool keep_logits = true;
 };
 
 struct StepPlan {
@@ -143,7 +146,7 @@ struct StepPlan {
   int backward_step(int node) const { return 2 * static_cast<int>(graph.nodes.size()) - 1 - node; }
   // Every byte the executor allocates for this plan: the arena, parameters,
   // gradients and momentum, working copies, state, scratch, the two input
-  // slots and the scalars.
+  // slots and the scalars (forward only: no gradients, momentum or scalars).
   size_t FootprintBytes() const;
   // The gradient bytes of a layer with parameters (with the padding after them).
   GradientRange RangeOf(const Layer& layer) const;

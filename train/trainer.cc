@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   plan.batch_offset = options.batch_offset;
   plan.fuse_relu = options.fuse_relu;
   plan.memory_limit_bytes = options.memory_limit_bytes;
+  plan.keep_logits = options.keep_logits;
   ASSIGN_OR_RETURN_AS_IS(trainer->step_, PlanStep(graph, backend, plan));
   RETURN_IF_ERROR(trainer->AllocateAndBind());
   return trainer;
@@ -51,9 +52,9 @@ absl::Status Trainer::AllocateAndBind() {
   const Device device = backend_->device();
   // The device allocation and first-touch orders are the ones the step
   // figures were measured with (on a GPU the pinned host copy of the loss,
-  // host memory, is now made with the scalars, after the input slots): touching the input slots after the scalars, state
-  // and scratch instead made the resnet50_v1.5 batch-32 CPU step 25% slower
-  // on the development VM (docs/results/2026-12-02-restructure-step.md).
+  // host memory, is now made with the scalars, after the input slots): touching the input slots
+  // after the scalars, state and scratch instead made the resnet50_v1.5 batch-32 CPU step 25%
+  // slower on the development VM (docs/results/2026-12-02-restructure-step.md).
   ASSIGN_OR_RETURN(state_, Buffer::Allocate(device, step_.state_bytes));
   ASSIGN_OR_RETURN(arena_, Buffer::Allocate(device, step_.memory.arena_bytes));
   ASSIGN_OR_RETURN(block_, ParameterBlock::Allocate(step_, backend_));
@@ -359,6 +360,21 @@ absl::StatusOr<float> Trainer::LastLoss() {
   RETURN_IF_ERROR(backend_->stream().Synchronize());
   RETURN_IF_ERROR(DeviceErrors());
   return scalars_.ReadLoss();
+}
+
+absl::StatusOr<std::vector<float>> Trainer::LastLogits() {
+  if (last_step_slot_ < 0)
+    return absl::FailedPreconditionError("Trainer::LastLogits before any step: there are none");
+  if (!options_.keep_logits)
+    return absl::FailedPreconditionError(
+        "Trainer::LastLogits: compiled with keep_logits false, the logits are not kept");
+  RETURN_IF_ERROR(Synchronize());
+  const StepPlan::Input& in = step_.layers[step_.layer_of[step_.graph.loss]]->inputs[0];
+  const TensorSpec host = TensorSpec::Plain(DType::kF32, in.from.shape);
+  std::vector<float> logits(host.shape.num_elements());
+  RETURN_IF_ERROR(
+      backend_->Download(in.from, BufferData(in.source, last_step_slot_), host, logits.data()));
+  return logits;
 }
 
 absl::StatusOr<float> Trainer::LossScale() { return scalars_.ReadLossScale(); }

@@ -66,6 +66,9 @@ struct TrainOptions {
   // precisions use no scale.
   float initial_loss_scale = kInitialLossScale;
   int32_t loss_scale_growth_interval = kGrowthInterval;
+  // Keep the logits until the step ends, so LastLogits() can read them
+  // (StepPlanOptions::keep_logits): a few kilobytes of the arena.
+  bool keep_logits = true;
 };
 
 class Trainer {
@@ -151,6 +154,11 @@ class Trainer {
 
   const std::vector<LayerTime>& profile() const { return step_.profile; }
   void ResetProfile();
+
+  // The logits of the most recent step's batch as fp32, (batch, classes)
+  // row-major (waits for that step). FailedPrecondition before any step, or
+  // when compiled with TrainOptions::keep_logits false.
+  absl::StatusOr<std::vector<float>> LastLogits();
 
   // Parameter `index` of node `node` (of the graph given to Compile) in
   // plain layout (fp32 master).

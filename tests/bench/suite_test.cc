@@ -94,6 +94,13 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     if (parsed->family == "train") {
       positive("images_per_second");
       positive("peak_memory_bytes");
+      // The last step's batch accuracy: a fraction, top-5 at least top-1.
+      for (const char* counter : {"top1_accuracy", "top5_accuracy"}) {
+        ASSERT_TRUE(b.contains(counter)) << name << " lacks " << counter;
+        EXPECT_GE(b.at(counter).get<double>(), 0) << name;
+        EXPECT_LE(b.at(counter).get<double>(), 1) << name;
+      }
+      EXPECT_GE(b.at("top5_accuracy").get<double>(), b.at("top1_accuracy").get<double>());
       // The step's arithmetic rate: 3 x forward FLOPs per image x images/s
       // (forward, backward-data, backward-weights).
       positive("flops");

@@ -258,6 +258,46 @@ TEST_P(InferenceTest, AFailedCaptureFallsBackToEagerRuns) {
   EXPECT_FALSE((*inferencer)->cuda_graph_active());
 }
 
+// The logits a training step keeps are the ones its loss was computed from
+// (not overwritten by the backward pass): their mean cross-entropy is the loss.
+TEST_P(InferenceTest, ATrainersLastLogitsGiveItsLoss) {
+  auto backend = MakeBackend(GetParam());
+  const Graph graph = SmallCnn();
+  auto trainer = Trainer::Compile(graph, backend.get(), TrainOptions());
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  EXPECT_EQ((*trainer)->LastLogits().status().code(), absl::StatusCode::kFailedPrecondition);
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 2; ++step) {
+    MakeBatch(step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    ASSERT_TRUE((*trainer)->Step().ok());
+  }
+  auto loss = (*trainer)->LastLoss();
+  ASSERT_TRUE(loss.ok()) << loss.status();
+  auto logits = (*trainer)->LastLogits();
+  ASSERT_TRUE(logits.ok()) << logits.status();
+  const int64_t classes = graph.classes;
+  ASSERT_EQ(logits->size(), static_cast<size_t>(graph.batch * classes));
+  double sum = 0;
+  for (int64_t r = 0; r < graph.batch; ++r) {
+    const float* row = logits->data() + r * classes;
+    const double most = *std::max_element(row, row + classes);
+    double z = 0;
+    for (int64_t c = 0; c < classes; ++c) z += std::exp(row[c] - most);
+    sum += std::log(z) + most - row[labels[r]];
+  }
+  EXPECT_NEAR(sum / graph.batch, *loss, 1e-4 * (1 + std::abs(*loss)));
+  // Not kept: an error, not stale numbers.
+  TrainOptions options;
+  options.keep_logits = false;
+  auto unkept = Trainer::Compile(graph, backend.get(), options);
+  ASSERT_TRUE(unkept.ok()) << unkept.status();
+  ASSERT_TRUE((*unkept)->SetBatch(images.data(), labels.data()).ok());
+  ASSERT_TRUE((*unkept)->Step().ok());
+  EXPECT_EQ((*unkept)->LastLogits().status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cpu, InferenceTest, ::testing::Values("reference", "onednn"));
 
 // Every zoo model at a reduced size on oneDNN: the plan with its memory

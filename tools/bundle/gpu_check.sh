@@ -291,6 +291,25 @@ sequence() {
   else
     skip bench train_bf16_no_graph "this build's //bench:all has no --cuda_graph flag (CUDA graph on/off not compared)"
   fi
+  # Whether the GPU learns what the CPU learns: the convergence check
+  # (lenet at 16 px on a generated class-coloured set, the same seed) on the
+  # CPU, then on the GPU in every precision; the curves are in
+  # convergence.log, summary.txt sets each final top-1 beside the CPU's.
+  if [ -x "$BUNDLE/bin/convergence" ]; then
+    step convergence convergence_cpu 60 "$OUT/convergence.log" "$WORK/convergence_cpu.json" \
+      "$BUNDLE/run.sh" convergence --backend=onednn --json="$WORK/convergence_cpu.json"
+    for name in fp32 tf32 fp16 bf16; do
+      step convergence "convergence_$name" 45 "$OUT/convergence.log" "$WORK/convergence_$name.json" \
+        "$BUNDLE/run.sh" convergence --backend=cuda --precision="$name" \
+        --json="$WORK/convergence_$name.json"
+    done
+  else
+    skip convergence convergence_cpu "this bundle has no bin/convergence"
+  fi
+  # Inference: resnet50_v1.5 bf16 at batch 1 (latency) and 256 (throughput),
+  # 200 batches each timed on its own, a CUDA graph replayed.
+  bench infer_bf16 90 --families=infer --infer_models=resnet50_v1.5 --infer_batch_sizes=1,256 \
+    --gpus=1 --data=synthetic --precisions=bf16 --infer_warmup=10 --infer_iterations=200
   # e. The other GPU tests, within their own share of the time, the
   # training test first.
   local tests_start=$SECONDS ordered=() share

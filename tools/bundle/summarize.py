@@ -143,6 +143,10 @@ def bench_rows(doc):
             row["status"] = "skipped: " + b.get("error_message", "")
         else:
             row["status"] = "ok"
+            if "latency_ms_p99" in b:  # inference: its latency beside the rate
+                row["status"] = (f"ok (latency ms: mean {b.get('latency_ms', 0):.3f}, "
+                                 f"p50 {b.get('latency_ms_p50', 0):.3f}, "
+                                 f"p99 {b['latency_ms_p99']:.3f})")
             if "images_per_second" in b:
                 row["value"], row["unit"] = b["images_per_second"], "images/s"
             elif "flops" in b:
@@ -240,7 +244,7 @@ def main():
         doc = load(path) if path else None
         output = read_from(outpath, offset) if outpath and rc not in ("skipped", "0") else ""
         record = {"kind": kind, "name": name, "exit": rc, "seconds": seconds, "detail": detail}
-        if doc is not None and kind in ("bench", "torch", "overhead", "smoke"):
+        if doc is not None and kind in ("bench", "torch", "overhead", "smoke", "convergence"):
             record["document"] = doc
         steps.append(record)
         if rc == "skipped":
@@ -356,6 +360,20 @@ def main():
                                          for c in cases):
                     cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
                                   "status": f"failed: {exit_text(rc, detail)}"})
+        elif kind == "convergence":
+            # tools/convergence's JSON: the final validation top-1 and whether
+            # it reached the threshold (exit 1: it did not).
+            if status is None and isinstance(doc, dict) and doc.get("points"):
+                last = doc["points"][-1]
+                row = {"name": f"convergence/{doc.get('backend')}/{doc.get('precision')}",
+                       "step": name, "value": last.get("validation_top1", 0), "unit": "top-1"}
+                row["status"] = ("ok" if doc.get("passed") else
+                                 f"failed: top-1 below {doc.get('min_top1')} (chance "
+                                 f"{doc.get('chance')}): the model did not learn")
+                cases.append(row)
+            else:
+                cases.append({"name": f"convergence ({name})", "step": name,
+                              "status": status or f"failed: {exit_text(rc, detail)}"})
         elif kind == "profile":
             outcome = status or "ok"
             cases.append({"name": "per-layer profile (breakdown.log)", "step": name,
@@ -475,6 +493,12 @@ def main():
     for precision, r in ratios.items():
         text.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256: {r:.2f}")
     text += ceiling_ratios(cases)
+    # The GPU's convergence beside the CPU's (same model, seed and data).
+    cpu = [c for c in cases if c["name"].startswith("convergence/onednn/") and "value" in c]
+    for c in cases:
+        if c["name"].startswith("convergence/cuda/") and "value" in c and cpu:
+            text.append(f"convergence top-1 {c['name'].split('/')[-1]} on the GPU "
+                        f"{c['value']:.3f} vs the CPU's {cpu[0]['value']:.3f} (fp32, same seed)")
     verdict = "failed" if failed_any else ("incomplete" if second else "passed")
     if args.running is None:
         text.append("")

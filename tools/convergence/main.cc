@@ -1,0 +1,74 @@
+// convergence: trains a zoo model on a learnable data set and evaluates it
+// on the validation split (tools/convergence/convergence.h); the exit status
+// is 0 when the final top-1 reaches --min_top1, 1 below it, 2 on an error.
+//   ./bazelw run //tools:convergence -- --backend=onednn --model=lenet --steps=120
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "core/crash_handler.h"
+#include "core/invocation.h"
+#include "tools/convergence/convergence.h"
+
+ABSL_FLAG(std::string, model, "lenet", "zoo model to train");
+ABSL_FLAG(std::string, backend, "onednn", "reference or onednn (the CPU), cuda (GPU 0)");
+ABSL_FLAG(std::string, precision, "fp32", "fp32, tf32, fp16 or bf16");
+ABSL_FLAG(int, batch, 16, "batch size");
+ABSL_FLAG(int, image_size, 16, "image size (0: the model's own)");
+ABSL_FLAG(int, steps, 120, "training steps");
+ABSL_FLAG(int, eval_every, 40, "steps between evaluations (and after the last; 0: only then)");
+ABSL_FLAG(double, learning_rate, 0.02, "SGD learning rate");
+ABSL_FLAG(double, momentum, 0.9, "SGD momentum");
+ABSL_FLAG(int, seed, 1, "weights, data order and the generated data set");
+ABSL_FLAG(std::string, data_dir, "",
+          "a data set (TFRecords or a folder per class, with a validation split); empty: one "
+          "generated for the run");
+ABSL_FLAG(int, images, 512,
+          "generated data set: training images (and a quarter as many to validate)");
+ABSL_FLAG(int, classes, 10, "generated data set: classes");
+ABSL_FLAG(double, min_top1, 0.5, "the final validation top-1 the check needs");
+ABSL_FLAG(std::string, json, "", "also write the curve here as JSON");
+
+int main(int argc, char** argv) {
+  cnnbench::InstallCrashHandler(argv[0]);
+  cnnbench::ChangeToInvocationDirectory();
+  absl::ParseCommandLine(argc, argv);
+  cnnbench::convergence::Options o;
+  o.model = absl::GetFlag(FLAGS_model);
+  o.backend = absl::GetFlag(FLAGS_backend);
+  auto precision = cnnbench::ParsePrecision(absl::GetFlag(FLAGS_precision));
+  if (!precision.ok()) {
+    std::fprintf(stderr, "convergence: --precision: %s\n",
+                 std::string(precision.status().message()).c_str());
+    return 2;
+  }
+  o.precision = *precision;
+  o.batch = absl::GetFlag(FLAGS_batch);
+  o.image_size = absl::GetFlag(FLAGS_image_size);
+  o.steps = absl::GetFlag(FLAGS_steps);
+  o.eval_every = absl::GetFlag(FLAGS_eval_every);
+  o.learning_rate = absl::GetFlag(FLAGS_learning_rate);
+  o.momentum = absl::GetFlag(FLAGS_momentum);
+  o.seed = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  o.data_dir = absl::GetFlag(FLAGS_data_dir);
+  o.images = absl::GetFlag(FLAGS_images);
+  o.classes = absl::GetFlag(FLAGS_classes);
+  o.min_top1 = absl::GetFlag(FLAGS_min_top1);
+  auto result = cnnbench::convergence::Run(o, stdout);
+  if (!result.ok()) {
+    std::fprintf(stderr, "convergence: %s\n", std::string(result.status().message()).c_str());
+    return 2;
+  }
+  const std::string json = absl::GetFlag(FLAGS_json);
+  if (!json.empty()) {
+    std::ofstream f(json);
+    f << cnnbench::convergence::ToJson(o, *result);
+    if (!f.good()) {
+      std::fprintf(stderr, "convergence: cannot write %s\n", json.c_str());
+      return 2;
+    }
+  }
+  return result->passed ? 0 : 1;
+}
