@@ -11,6 +11,7 @@
 #include "tools/report/compare.h"
 #include "tools/report/environment_tables.h"
 #include "tools/report/framework_tables.h"
+#include "tools/report/infer_tables.h"
 #include "tools/report/kernel_tables.h"
 #include "tools/report/output_file.h"
 #include "tools/report/records.h"
@@ -64,6 +65,10 @@ Report BuildReport(const Results& results, const std::string& title, double max_
     }
     platform.sections.push_back(std::move(environment));
     for (Section& s : TrainSections(p, max_cv)) platform.sections.push_back(std::move(s));
+    if (std::optional<Table> accuracy = TrainAccuracyTable(p))
+      platform.sections.push_back(Section{"Training accuracy", {*std::move(accuracy)}, {}});
+    if (std::optional<Section> infer = InferSection(p, max_cv))
+      platform.sections.push_back(*std::move(infer));
     if (auto it = frameworks.find(i); it != frameworks.end())
       platform.sections.push_back(std::move(it->second));
     for (Section& s : KernelSections(p, max_cv)) platform.sections.push_back(std::move(s));

@@ -47,8 +47,12 @@ class SyntaxErrorCatcher : public nlohmann::json_sax<Json> {
 // The counters the tables use; anything else in an entry is ignored.
 // `ranks`: a train case's data-parallel ranks, checked against its name.
 constexpr const char* kCounterNames[] = {
-    "images_per_second", "flops", "bytes_per_second", "algbw",  "busbw", "algbw_inplace",
-    "busbw_inplace",     "ranks", "gradient_bytes",   "buckets"};
+    "images_per_second", "flops", "bytes_per_second", "algbw", "busbw", "algbw_inplace",
+    "busbw_inplace", "ranks", "gradient_bytes", "buckets",
+    // Inference (and the train cases' accuracy and loss).
+    "latency_ms", "latency_ms_p50", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99",
+    "latency_ms_min", "latency_ms_max", "timed_iterations", "top1_accuracy", "top5_accuracy",
+    "loss", "peak_memory_bytes"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;

@@ -69,6 +69,7 @@ if [[ "${1:-}" == --fixtures ]]; then
   # collectives_nccl_tests.txt, its expected nccl-tests layout, is written
   # by hand: never regenerated.
   fixture "$d/collectives.spec" "$d/collectives.json" --benchmark_repetitions=2
+  fixture "$d/inference.spec" "$d/inference.json" --benchmark_repetitions=3
 fi
 
 # Golden outputs: two platforms, one of them from two files.

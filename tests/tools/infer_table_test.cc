@@ -1,0 +1,96 @@
+// The report's inference tables, from inference.json (written by fixture_gen
+// from inference.spec, whose figures make every cell exact): one table per
+// model, precision, data kind and device with rows = batch sizes, the
+// latency percentiles, accuracy on real data, the training throughput at the
+// same batch and the ratio; the charts against batch; and the training
+// cases' batch accuracy.
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "tools/report/infer_tables.h"
+#include "tools/report/report.h"
+
+namespace cnnbench::report {
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+Results LoadFixture() {
+  std::vector<std::string> warnings, errors;
+  Results results = LoadResults({"tests/tools/testdata/inference.json"}, &warnings, &errors);
+  EXPECT_TRUE(errors.empty()) << absl::StrJoin(errors, "\n");
+  return results;
+}
+
+const Section* FindSection(const PlatformReport& p, const std::string& title) {
+  for (const Section& s : p.sections)
+    if (s.title == title) return &s;
+  return nullptr;
+}
+
+TEST(InferTableTest, OneTablePerModelPrecisionDataAndDeviceWithRowsByBatch) {
+  const Results results = LoadFixture();
+  ASSERT_EQ(results.platforms.size(), 1u);
+  const Report report = BuildReport(results, "t", 0.05);
+  const Section* s = FindSection(report.platforms[0], "Inference");
+  ASSERT_NE(s, nullptr);
+  std::vector<std::string> titles;
+  for (const Table& t : s->tables) titles.push_back(t.title);
+  EXPECT_EQ(titles, (std::vector<std::string>{
+                        "Inference, MobileNet, fp32, real data, CPU",
+                        "Inference, ResNet-50 v1.5, bf16, synthetic data, CPU",
+                        "Inference, ResNet-50 v1.5, fp32, synthetic data, CPU",
+                    }));
+  const Table& mobilenet = s->tables[0];
+  EXPECT_EQ(mobilenet.header,
+            (std::vector<std::string>{"batch", "images/sec", "latency mean (ms)", "p90", "p95",
+                                      "p99", "max", "top-1", "top-5", "training images/sec",
+                                      "inference/training"}));
+  EXPECT_EQ(
+      mobilenet.rows,
+      (Rows{{"8", "400", "20.0", "21.0", "21.0", "22.0", "22.0", "12.5%", "50.0%", "-", "-"}}));
+  const Table& fp32 = s->tables[2];
+  EXPECT_EQ(fp32.header.size(), 9u);  // no accuracy columns on synthetic data
+  EXPECT_EQ(fp32.rows, (Rows{
+                           {"1", "50.0", "20.0", "21.0", "22.0", "25.0", "25.0", "-", "-"},
+                           {"16", "80.0", "200", "205", "210", "230", "230", "20.0", "4.00"},
+                           {"64", "OOM", "-", "-", "-", "-", "-", "-", "-"},
+                       }));
+  const std::string notes = absl::StrJoin(s->tables.front().notes, "\n");
+  EXPECT_TRUE(absl::StrContains(notes, "nearest-rank")) << notes;
+  EXPECT_TRUE(absl::StrContains(notes, "untrained weights")) << notes;
+  EXPECT_TRUE(absl::StrContains(absl::StrJoin(fp32.notes, "\n"), "Only 30 timed batches"));
+  // Throughput and p99 against batch for the model with several batches,
+  // one line per precision.
+  ASSERT_EQ(s->charts.size(), 2u);
+  EXPECT_EQ(s->charts[0].x, (std::vector<std::string>{"1", "16", "64"}));
+  EXPECT_EQ(s->charts[0].series, (std::vector<std::string>{"bf16", "fp32"}));
+  EXPECT_EQ(s->charts[0].values[1][1], 80.0);
+  EXPECT_FALSE(s->charts[0].values[1][2].has_value());  // OOM
+  EXPECT_FALSE(s->charts[0].values[0][0].has_value());  // bf16 not run at batch 1
+  EXPECT_EQ(s->charts[1].y_label, "p99 latency (ms)");
+  EXPECT_EQ(s->charts[1].values[1][0], 25.0);
+}
+
+TEST(InferTableTest, TrainingCasesShowTheirBatchAccuracy) {
+  const Results results = LoadFixture();
+  std::optional<Table> t = TrainAccuracyTable(results.platforms[0]);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(
+      t->rows,
+      (Rows{{"train/resnet50_v1.5/fp32/synthetic/batch:16/gpus:0", "6.2%", "25.0%", "6.50"}}));
+}
+
+TEST(InferTableTest, APlatformWithoutInferenceHasNoSection) {
+  std::vector<std::string> warnings, errors;
+  const Results results = LoadResults({"tests/tools/testdata/cpu_box.json"}, &warnings, &errors);
+  ASSERT_FALSE(results.platforms.empty());
+  EXPECT_FALSE(InferSection(results.platforms[0], 0.05).has_value());
+  EXPECT_FALSE(TrainAccuracyTable(results.platforms[0]).has_value());
+}
+
+}  // namespace
+}  // namespace cnnbench::report
