@@ -160,6 +160,50 @@ class EntriesTest(unittest.TestCase):
         self.assertEqual(len([e for e in entries if "googlenet" in e["name"]]), 6)
 
 
+class InferEntriesTest(unittest.TestCase):
+    def test_the_suites_infer_case_name(self):
+        self.assertEqual(peer_json.infer_case_name("resnet50_v1.5", "fp32", 1, 200, 5),
+                         "infer/resnet50_v1.5/fp32/synthetic/batch:1/gpus:0/iterations:200/"
+                         "repeats:5/manual_time")
+
+    def test_nearest_rank_percentiles_as_the_suite(self):
+        # bench/iteration_stats.h: the ceil(p/100 x n)-th smallest, no interpolation.
+        ordered = list(range(1, 11))  # 1..10
+        self.assertEqual(peer_json.nearest_rank(ordered, 50), 5)
+        self.assertEqual(peer_json.nearest_rank(ordered, 90), 9)
+        self.assertEqual(peer_json.nearest_rank(ordered, 95), 10)
+        self.assertEqual(peer_json.nearest_rank(ordered, 99), 10)
+        self.assertEqual(peer_json.nearest_rank([7.0], 50), 7.0)
+        self.assertEqual(peer_json.nearest_rank([1, 2, 2, 3], 50), 2)  # ties
+
+    def test_latency_counters_of_each_repetition_and_their_aggregates(self):
+        reps = [[0.010, 0.020, 0.030, 0.040], [0.020, 0.020, 0.020, 0.020]]
+        entries = peer_json.infer_entries("infer/x", 8, reps, [0.1, 0.1], "label")
+        self.assertEqual(len(entries), 2 + 4)
+        first = entries[0]
+        self.assertAlmostEqual(first["latency_ms"], 25.0)
+        self.assertAlmostEqual(first["real_time"], 25.0)
+        self.assertAlmostEqual(first["images_per_second"], 8 / 0.025)
+        self.assertAlmostEqual(first["latency_ms_p50"], 20.0)
+        self.assertAlmostEqual(first["latency_ms_p99"], 40.0)
+        self.assertAlmostEqual(first["latency_ms_min"], 10.0)
+        self.assertEqual(first["timed_iterations"], 4.0)
+        self.assertEqual(first["iterations"], 4)
+        mean = [e for e in entries if e.get("aggregate_name") == "mean"][0]
+        self.assertAlmostEqual(mean["latency_ms_p99"], 30.0)
+        self.assertAlmostEqual(mean["latency_ms"], 22.5)
+        with self.assertRaises(ValueError):
+            peer_json.infer_entries("infer/x", 8, [[0.01, -1.0]], [0.1])
+
+    def test_infer_flags_are_checked(self):
+        args, _ = parse("--mode=infer", "--infer_iterations=50", "--infer_warmup=0",
+                        "--benchmark_out=x.json")
+        self.assertEqual((args.mode, args.infer_iterations, args.infer_warmup), ("infer", 50, 0))
+        for bad in ("--infer_iterations=0", "--infer_iterations=1,2", "--infer_warmup=-1"):
+            with self.assertRaises(peer_json.UsageError):
+                parse(bad, "--benchmark_out=x.json")
+
+
 class WriterTest(unittest.TestCase):
     def test_writes_whole_files_and_names_a_bad_path(self):
         with tempfile.TemporaryDirectory() as d:

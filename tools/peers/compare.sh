@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs this suite, PyTorch and TensorFlow on the same train cases on this
+# Runs this suite, PyTorch and TensorFlow on the same train (or infer) cases on this
 # machine and writes one report with "Frameworks side by side"
 # (docs/peers.md). Needs the peers' virtual environment (tools/peers/setup.sh).
 #
@@ -14,7 +14,9 @@
 # --venv [$CNNBENCH_PEERS_VENV or ~/.cache/cnnbench/peers-venv]
 # --frameworks [cnnbench,pytorch,tensorflow] --platform [the suite's]
 # --suite_json [none: a suite run made before, put in the report instead of
-# running the suite; its platform names the peers' runs].
+# running the suite; its platform names the peers' runs]
+# --mode [train; infer: the infer cases and the peers' inference, with
+# --infer_warmup [10] and --infer_iterations [200] batches].
 # Each peer runs with glibc malloc tuned so freed activations stay mapped
 # (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_; override by exporting them).
 set -euo pipefail
@@ -33,6 +35,9 @@ VENV="${CNNBENCH_PEERS_VENV:-}"
 FRAMEWORKS=cnnbench,pytorch,tensorflow
 PLATFORM=""
 SUITE_JSON=""
+MODE=train
+INFER_WARMUP=10
+INFER_ITERATIONS=200
 for arg in "$@"; do
   case "$arg" in
     --models=*) MODELS="${arg#*=}" ;;
@@ -47,11 +52,19 @@ for arg in "$@"; do
     --frameworks=*) FRAMEWORKS="${arg#*=}" ;;
     --platform=*) PLATFORM="${arg#*=}" ;;
     --suite_json=*) SUITE_JSON="${arg#*=}" ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --mode=*) MODE="${arg#*=}" ;;
+    --infer_warmup=*) INFER_WARMUP="${arg#*=}" ;;
+    --infer_iterations=*) INFER_ITERATIONS="${arg#*=}" ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
-for pair in "warmup_steps:$WARMUP:0" "steps:$STEPS:1" "repetitions:$REPETITIONS:1" "rounds:$ROUNDS:1"; do
+case "$MODE" in
+  train|infer) ;;
+  *) echo "compare.sh: --mode='$MODE' is neither train nor infer" >&2; exit 2 ;;
+esac
+for pair in "warmup_steps:$WARMUP:0" "steps:$STEPS:1" "repetitions:$REPETITIONS:1" "rounds:$ROUNDS:1" \
+            "infer_warmup:$INFER_WARMUP:0" "infer_iterations:$INFER_ITERATIONS:1"; do
   IFS=: read -r flag value least <<<"$pair"
   if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt "$least" ]; then
     echo "compare.sh: --$flag='$value' is not an integer >= $least" >&2
@@ -94,6 +107,17 @@ export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
 COMMON=(--models="$MODELS" --precisions="$PRECISIONS" --warmup_steps="$WARMUP"
         --steps="$STEPS" --repetitions="$REPETITIONS")
 [ -n "$BATCH_SIZES" ] && COMMON+=(--batch_sizes="$BATCH_SIZES")
+# Inference: the suite's infer cases (their own model and batch flags), the
+# peers' --mode=infer, each with the same warm-up and timed batches.
+SUITE_CASES=(--families=train,peak "${COMMON[@]}")
+PEER_MODE=()
+if [ "$MODE" = infer ]; then
+  SUITE_CASES=(--families=infer --infer_models="$MODELS" --precisions="$PRECISIONS"
+               --repetitions="$REPETITIONS" --infer_warmup="$INFER_WARMUP"
+               --infer_iterations="$INFER_ITERATIONS")
+  [ -n "$BATCH_SIZES" ] && SUITE_CASES+=(--infer_batch_sizes="$BATCH_SIZES")
+  PEER_MODE=(--mode=infer --infer_warmup="$INFER_WARMUP" --infer_iterations="$INFER_ITERATIONS")
+fi
 
 # The peers take the suite's platform name so the report sets them side by
 # side; without a suite run here, the suite's naming rule gives the same name.
@@ -106,14 +130,14 @@ run_one() {  # run_one FRAMEWORK ROUND
   echo "compare.sh: round $r: $f -> $file" >&2
   case "$f" in
     cnnbench)
-      (cd "$ROOT" && ./bazelw run //bench:all -- --families=train,peak "${COMMON[@]}" \
+      (cd "$ROOT" && ./bazelw run //bench:all -- "${SUITE_CASES[@]}" \
          ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json)
       [ -n "$PLATFORM" ] || PLATFORM="$(platform_of "$file")" ;;
     pytorch)
-      "$VENV/bin/python" "$PEERS/pytorch_train.py" "${COMMON[@]}" \
+      "$VENV/bin/python" "$PEERS/pytorch_train.py" "${COMMON[@]}" "${PEER_MODE[@]}" \
         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
     tensorflow)
-      "$VENV/bin/python" "$PEERS/tensorflow_train.py" "${COMMON[@]}" \
+      "$VENV/bin/python" "$PEERS/tensorflow_train.py" "${COMMON[@]}" "${PEER_MODE[@]}" \
         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
   esac
   FILES+=("$file")

@@ -49,6 +49,66 @@ def case_name(model, precision, batch, steps, repetitions, data="synthetic", gpu
             f"/iterations:{steps}/repeats:{repetitions}/manual_time")
 
 
+def infer_case_name(model, precision, batch, iterations, repetitions, data="synthetic", gpus=0):
+    """The name //bench:all gives an infer case."""
+    return (f"infer/{model}/{precision}/{data}/batch:{batch}/gpus:{gpus}"
+            f"/iterations:{iterations}/repeats:{repetitions}/manual_time")
+
+
+def nearest_rank(ordered, percent):
+    """bench/iteration_stats.h: the ceil(p/100 x n)-th smallest (1-based)."""
+    n = len(ordered)
+    rank = max(1, min(n, math.ceil(percent / 100.0 * n - 1e-9)))
+    return ordered[rank - 1]
+
+
+def latency_counters(seconds):
+    """The suite's latency counters (ms) of one repetition's per-batch times."""
+    ordered = sorted(seconds)
+    ms = [s * 1e3 for s in ordered]
+    out = {"latency_ms": statistics.fmean(ms), "latency_ms_min": ms[0], "latency_ms_max": ms[-1],
+           "timed_iterations": float(len(ms))}
+    for p in (50, 90, 95, 99):
+        out[f"latency_ms_p{p}"] = nearest_rank(ms, p)
+    return out
+
+
+def infer_entries(name, batch, iteration_seconds, cpu_seconds, label=""):
+    """An infer case's entries: per repetition an iteration entry (real_time
+    = the mean ms per batch, images_per_second, the latency counters) and,
+    with more than one, the aggregates of every counter. `iteration_seconds`
+    holds each repetition's list of per-batch seconds."""
+    if not iteration_seconds or len(iteration_seconds) != len(cpu_seconds):
+        raise ValueError(f"{name}: one list of batch times and one CPU time per repetition expected")
+    r = len(iteration_seconds)
+    out, per_rep = [], []
+    for i, seconds in enumerate(iteration_seconds):
+        if not seconds or any(not (s > 0 and math.isfinite(s)) for s in seconds):
+            raise ValueError(f"{name}: every batch time must be positive and finite")
+        counters = latency_counters(seconds)
+        real = counters["latency_ms"]
+        e = _entry(name, r, "iteration", len(seconds), real, cpu_seconds[i] * 1e3 / len(seconds),
+                   batch * 1e3 / real, label, index=i)
+        e.update(counters)
+        out.append(e)
+        per_rep.append(e)
+    if r > 1:
+        keys = ["real_time", "cpu_time", "images_per_second"] + list(latency_counters([1.0]))
+        for agg in ("mean", "median", "stddev", "cv"):
+            values = {}
+            for k in keys:
+                v = [e[k] for e in per_rep]
+                mean = statistics.fmean(v)
+                stddev = statistics.stdev(v)
+                values[k] = {"mean": mean, "median": statistics.median(v), "stddev": stddev,
+                             "cv": stddev / mean if mean else 0.0}[agg]
+            e = _entry(name, r, "aggregate", r, values["real_time"], values["cpu_time"],
+                       values["images_per_second"], label, aggregate=agg)
+            e.update({k: values[k] for k in keys[3:]})
+            out.append(e)
+    return out
+
+
 def tidy_cpu_model(model):
     """core/platform.cc DefaultPlatformName's tidy(): drop (R), (TM), " CPU",
     "Processor", join the words with '-'."""
@@ -130,6 +190,11 @@ def add_suite_flags(parser):
     parser.add_argument("--platform", default="",
                         help="platform name (default: the suite's rule, cpu-<model>-<cores>c)")
     parser.add_argument("--threads", default="0", help="compute threads (default: usable cores)")
+    parser.add_argument("--mode", choices=("train", "infer"), default="train",
+                        help="train steps (train/...) or inference batches (infer/...)")
+    parser.add_argument("--infer_warmup", default="10", help="--mode=infer: untimed batches")
+    parser.add_argument("--infer_iterations", default="200",
+                        help="--mode=infer: timed batches per repetition, each timed on its own")
 
 
 def parse_suite_flags(args):
@@ -155,6 +220,13 @@ def parse_suite_flags(args):
     if not re.fullmatch(r"[0-9]+", args.warmup_steps.strip()):
         raise UsageError(f"--warmup_steps: '{args.warmup_steps}' is not an integer >= 0")
     args.warmup_steps = int(args.warmup_steps)
+    if not re.fullmatch(r"[0-9]+", str(args.infer_warmup).strip()):
+        raise UsageError(f"--infer_warmup: '{args.infer_warmup}' is not an integer >= 0")
+    args.infer_warmup = int(args.infer_warmup)
+    iterations = _positive_list("infer_iterations", str(args.infer_iterations))
+    if len(iterations) != 1:
+        raise UsageError("--infer_iterations: one positive integer expected")
+    args.infer_iterations = iterations[0]
     if not re.fullmatch(r"[0-9]+", args.threads.strip()):
         raise UsageError(f"--threads: '{args.threads}' is not an integer >= 0")
     args.threads = int(args.threads) or usable_cpus()
@@ -293,18 +365,23 @@ def malloc_settings():
     return " ".join(found) if found else "glibc malloc defaults"
 
 
-def run_cases(cases, args, run_case, log=sys.stderr):
+def run_cases(cases, args, run_case, log=sys.stderr, infer=False):
     """Runs each (model, precision, batch) with run_case(model, precision,
     batch) -> (seconds, cpu_seconds, label); an exception becomes the case's
     error entry (unsupported:, OOM: or the exception's own words), never a
-    lost case."""
+    lost case. With `infer`, the cases are infer cases of args.infer_iterations
+    batches and `seconds` holds each repetition's per-batch times."""
     benchmarks = []
     for i, (model, precision, batch) in enumerate(cases):
-        name = case_name(model, precision, batch, args.steps, args.repetitions)
+        name = (infer_case_name(model, precision, batch, args.infer_iterations, args.repetitions)
+                if infer else case_name(model, precision, batch, args.steps, args.repetitions))
         print(f"[{i + 1}/{len(cases)}] {name}", file=log, flush=True)
         try:
             seconds, cpu_seconds, label = run_case(model, precision, batch)
-            benchmarks.extend(case_entries(name, batch, args.steps, seconds, cpu_seconds, label))
+            if infer:
+                benchmarks.extend(infer_entries(name, batch, seconds, cpu_seconds, label))
+            else:
+                benchmarks.extend(case_entries(name, batch, args.steps, seconds, cpu_seconds, label))
         except Unsupported as e:
             print(f"  skipped: unsupported: {e}", file=log, flush=True)
             benchmarks.append(error_entry(name, args.repetitions, f"unsupported: {e}"))

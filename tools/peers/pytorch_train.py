@@ -90,6 +90,39 @@ class Case:
         return time.perf_counter() - wall, time.process_time() - cpu
 
 
+class InferCase:
+    """One model's inference at one precision and batch: eval(), inference
+    mode, bf16 autocast for bf16; each batch timed on its own."""
+
+    def __init__(self, model_name, precision, batch, args, channels_last):
+        import torch
+
+        size = peer_json.SUITE_MODELS[model_name][0]
+        self.torch = torch
+        self.model = build(model_name).eval()
+        fmt = torch.channels_last if channels_last else torch.contiguous_format
+        self.model = self.model.to(memory_format=fmt)
+        gen = torch.Generator().manual_seed(1)
+        self.images = torch.randn(batch, 3, size, size, generator=gen).contiguous(memory_format=fmt)
+        self.autocast = precision == "bf16"
+        self.forward = torch.compile(self.model) if args.compile else self.model
+
+    def batch(self):
+        torch = self.torch
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16,
+                                                    enabled=self.autocast):
+            return self.forward(self.images)
+
+    def timed(self, iterations):
+        """Each batch's seconds (CPU ops are synchronous), and the CPU time."""
+        seconds, cpu = [], time.process_time()
+        for _ in range(iterations):
+            t = time.perf_counter()
+            self.batch()
+            seconds.append(time.perf_counter() - t)
+        return seconds, time.process_time() - cpu
+
+
 def make_runner(args):
     flags = peer_json.cpu_flags()
 
@@ -101,23 +134,30 @@ def make_runner(args):
         if model_name not in TORCHVISION:
             build(model_name)  # raises Unsupported with the reason
         layouts = {"auto": [True, False], "channels_last": [True], "nchw": [False]}[args.layout]
+        infer = args.mode == "infer"
+        kind = InferCase if infer else Case
+
+        def probe_seconds(probe):
+            return sum(probe.timed(2)[0]) if infer else probe.timed(2)[0]
+
         chosen, case = layouts[0], None
         if len(layouts) > 1:
             # Short probe: each layout warms up once, then the faster of two steps wins.
             best = None
             for channels_last in layouts:
-                probe = Case(model_name, precision, batch, args, channels_last)
+                probe = kind(model_name, precision, batch, args, channels_last)
                 probe.timed(1)
-                seconds = probe.timed(2)[0]
+                seconds = probe_seconds(probe)
                 if best is None or seconds < best:
                     best, chosen, case = seconds, channels_last, probe
         if case is None:
-            case = Case(model_name, precision, batch, args, chosen)
-        if args.warmup_steps:
-            case.timed(args.warmup_steps)
+            case = kind(model_name, precision, batch, args, chosen)
+        warmup = args.infer_warmup if infer else args.warmup_steps
+        if warmup:
+            case.timed(warmup)
         seconds, cpu_seconds = [], []
         for _ in range(args.repetitions):
-            w, c = case.timed(args.steps)
+            w, c = case.timed(args.infer_iterations if infer else args.steps)
             seconds.append(w)
             cpu_seconds.append(c)
         layout = "channels_last" if chosen else "NCHW"
@@ -133,6 +173,8 @@ def settings(args, torch, models):
         {"auto": "layout by probe per case (label): channels_last vs NCHW",
          "channels_last": "channels_last", "nchw": "NCHW"}[args.layout],
         f"torch.compile {'on' if args.compile else 'off'}",
+        ("inference: eval(), torch.inference_mode(), each batch timed on its own"
+         if args.mode == "infer" else "training steps"),
         "bf16 autocast for bf16",
         "SGD momentum 0.9 lr 0.1*batch/256",
         f"oneDNN {'on' if torch.backends.mkldnn.is_available() else 'off'}",
@@ -163,7 +205,8 @@ def main():
         context = peer_json.host_context(f"pytorch {torch.__version__.split('+')[0]}",
                                          settings(args, torch, models), args)
         context["torch_version"] = torch.__version__
-        benchmarks = peer_json.run_cases(cases, args, make_runner(args))
+        benchmarks = peer_json.run_cases(cases, args, make_runner(args),
+                                         infer=args.mode == "infer")
         try:
             peer_json.write_json(args.benchmark_out, context, benchmarks)
         except OSError as e:

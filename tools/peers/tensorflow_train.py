@@ -77,6 +77,34 @@ class Case:
         return time.perf_counter() - wall, time.process_time() - cpu
 
 
+class InferCase:
+    """One model's inference: a tf.function of model(x, training=False),
+    each batch timed on its own (the result read back waits for it)."""
+
+    def __init__(self, tf, model_name, precision, batch, args):
+        size = peer_json.SUITE_MODELS[model_name][0]
+        tf.keras.mixed_precision.set_global_policy(
+            "mixed_bfloat16" if precision == "bf16" else "float32")
+        tf.keras.backend.clear_session()
+        model = build(tf, model_name, size)
+        tf.random.set_seed(1)
+        self.images = tf.random.normal([batch, size, size, 3])
+
+        @tf.function(jit_compile=bool(args.xla))
+        def forward(x):
+            return model(x, training=False)
+
+        self.forward = forward
+
+    def timed(self, iterations):
+        seconds, cpu = [], time.process_time()
+        for _ in range(iterations):
+            t = time.perf_counter()
+            self.forward(self.images).numpy()
+            seconds.append(time.perf_counter() - t)
+        return seconds, time.process_time() - cpu
+
+
 def make_runner(tf, args):
     flags = peer_json.cpu_flags()
 
@@ -87,12 +115,14 @@ def make_runner(tf, args):
             raise Unsupported("bf16 needs avx512_bf16 or amx_bf16, which this CPU lacks")
         if model_name not in KERAS:
             raise Unsupported(f"tf.keras.applications has no {model_name}")
-        case = Case(tf, model_name, precision, batch, args)
-        if args.warmup_steps:
-            case.timed(args.warmup_steps)
+        infer = args.mode == "infer"
+        case = (InferCase if infer else Case)(tf, model_name, precision, batch, args)
+        warmup = args.infer_warmup if infer else args.warmup_steps
+        if warmup:
+            case.timed(warmup)
         seconds, cpu_seconds = [], []
         for _ in range(args.repetitions):
-            w, c = case.timed(args.steps)
+            w, c = case.timed(args.infer_iterations if infer else args.steps)
             seconds.append(w)
             cpu_seconds.append(c)
         return seconds, cpu_seconds, f"tensorflow NHWC batch {batch}"
@@ -109,6 +139,8 @@ def settings(args, models):
         f"inter_op_parallelism_threads {args.inter_op_threads}",
         f"TF_ENABLE_ONEDNN_OPTS {onednn}",
         "mixed_bfloat16 for bf16",
+        ("inference: tf.function of model(x, training=False), each batch timed on its own"
+         if args.mode == "infer" else "training steps"),
         "SGD momentum 0.9 lr 0.1*batch/256",
         peer_json.malloc_settings(),
     ]
@@ -137,7 +169,8 @@ def main():
         models = sorted({m for m, _, _ in cases})
         context = peer_json.host_context(f"tensorflow {tf.__version__}", settings(args, models),
                                          args)
-        benchmarks = peer_json.run_cases(cases, args, make_runner(tf, args))
+        benchmarks = peer_json.run_cases(cases, args, make_runner(tf, args),
+                                         infer=args.mode == "infer")
         try:
             peer_json.write_json(args.benchmark_out, context, benchmarks)
         except OSError as e:
