@@ -55,7 +55,7 @@ for arg in "$@"; do
     --mode=*) MODE="${arg#*=}" ;;
     --infer_warmup=*) INFER_WARMUP="${arg#*=}" ;;
     --infer_iterations=*) INFER_ITERATIONS="${arg#*=}" ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
