@@ -42,6 +42,10 @@ ABSL_FLAG(bool, infer_include_copy, false,
           "time each batch's host-to-device copy (from pinned memory on a GPU) with its forward "
           "pass: end-to-end latency; off: the batch is resident on the device");
 
+ABSL_FLAG(bool, fold_batch_norm, true,
+          "inference cases fold each batch norm after a convolution into its weights and bias "
+          "(false: the unfolded plan, the baseline the fold is measured against)");
+
 namespace cnnbench::bench {
 namespace {
 
@@ -206,6 +210,7 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
   io.precision = c.precision;
   io.fuse_relu = options.train.fuse_relu;
   io.cuda_graph = options.cuda.graph;
+  io.fold_batch_norm = options.infer.fold_batch_norm;
   ASSIGN_OR_RETURN(w->inferencer_, Inferencer::Compile(graph, w->backend_.get(), io));
   const size_t image_bytes = graph.nodes[graph.images].output.num_elements() * sizeof(float);
   if (device.is_cpu()) {
@@ -266,6 +271,9 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
   state.SetLabel(absl::StrCat(
       backend_->name(), " batch ", case_.batch, graph,
       options_.infer.include_copy ? ", each batch copied in (timed)" : ", resident batch",
+      inferencer_->folded_batch_norms() > 0
+          ? absl::StrCat(", ", inferencer_->folded_batch_norms(), " batch norms folded")
+          : "",
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
                          " validation data (accuracy of untrained weights: about chance)")
@@ -285,6 +293,7 @@ absl::Status ApplyInferFlags(SuiteOptions& o, const FlagGiven& given) {
   RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_warmup, given, 0, &o.infer.warmup));
   RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_iterations, given, 1, &o.infer.iterations));
   o.infer.include_copy = absl::GetFlag(FLAGS_infer_include_copy);
+  o.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
   return absl::OkStatus();
 }
 
@@ -292,6 +301,7 @@ void AddInferContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("infer_warmup", absl::StrCat(o.infer.warmup));
   benchmark::AddCustomContext("infer_iterations", absl::StrCat(o.infer.iterations));
   benchmark::AddCustomContext("infer_include_copy", o.infer.include_copy ? "true" : "false");
+  benchmark::AddCustomContext("fold_batch_norm", o.infer.fold_batch_norm ? "true" : "false");
 }
 
 std::vector<int64_t> InferBatchSizes(const SuiteOptions& options, const std::string& model) {

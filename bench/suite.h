@@ -59,6 +59,8 @@ struct InferCaseOptions {
   // inside the timed interval: end-to-end latency. Off: the batch is
   // resident on the device.
   bool include_copy = false;
+  // Batch norms folded into the convolutions before them (InferOptions).
+  bool fold_batch_norm = true;
 };
 
 // The options of the layer kernel cases (conv, fc, pool, batchnorm, relu)

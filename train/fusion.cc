@@ -24,6 +24,74 @@ FusedGraph Unfused(const Graph& graph) {
     out.origin.push_back(i);
     out.node_of.push_back(i);
   }
+  out.folded_bn.assign(graph.nodes.size(), -1);
+  return out;
+}
+
+FusedGraph FoldBatchNormForInference(const Graph& graph,
+                                     const std::function<bool(const OpDesc&)>& runs) {
+  const int num_nodes = static_cast<int>(graph.nodes.size());
+  const auto consumers = graph.Consumers();
+  std::vector<bool> absorbed(num_nodes, false);
+  std::vector<int> bn_of(num_nodes, -1);  // conv -> the batch norm folded into it
+  for (int b = 0; b < num_nodes; ++b) {
+    const Node& bn = graph.nodes[b];
+    if (bn.kind != Node::Kind::kOp || !std::holds_alternative<BatchNormDesc>(bn.op) ||
+        bn.inputs.size() != 1 || std::get<BatchNormDesc>(bn.op).relu)
+      continue;
+    const int p = bn.inputs[0];
+    const Node& conv = graph.nodes[p];
+    if (conv.kind != Node::Kind::kOp || !std::holds_alternative<ConvDesc>(conv.op) ||
+        consumers[p].size() != 1 || bn_of[p] >= 0 || conv.output != bn.output || b == graph.logits)
+      continue;
+    ConvDesc with_bias = std::get<ConvDesc>(conv.op);
+    with_bias.bias = true;
+    if (!runs(with_bias)) continue;
+    absorbed[b] = true;
+    bn_of[p] = b;
+  }
+  FusedGraph out;
+  out.node_of.assign(num_nodes, -1);
+  for (int i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.nodes[i];
+    if (absorbed[i]) {
+      out.node_of[i] = out.node_of[node.inputs[0]];
+      ++out.fused;
+      continue;
+    }
+    Node copy = node;
+    if (bn_of[i] >= 0) {
+      std::get<ConvDesc>(copy.op).bias = true;
+      copy.name = absl::StrCat(node.name, "+", LastPart(graph.nodes[bn_of[i]].name));
+    }
+    for (int& in : copy.inputs) in = out.node_of[in];
+    out.node_of[i] = static_cast<int>(out.graph.nodes.size());
+    out.origin.push_back(i);
+    out.folded_bn.push_back(bn_of[i]);
+    out.graph.nodes.push_back(std::move(copy));
+  }
+  auto remap = [&](int index) { return index < 0 ? index : out.node_of[index]; };
+  out.graph.images = remap(graph.images);
+  out.graph.labels = remap(graph.labels);
+  out.graph.logits = remap(graph.logits);
+  out.graph.loss = remap(graph.loss);
+  out.graph.batch = graph.batch;
+  out.graph.classes = graph.classes;
+  return out;
+}
+
+FusedGraph Compose(const FusedGraph& first, FusedGraph second) {
+  FusedGraph out;
+  out.graph = std::move(second.graph);
+  out.fused = first.fused + second.fused;
+  for (size_t i = 0; i < second.origin.size(); ++i) {
+    const int middle = second.origin[i];
+    out.origin.push_back(first.origin[middle]);
+    const int bn = second.folded_bn.empty() ? -1 : second.folded_bn[i];
+    out.folded_bn.push_back(bn >= 0 ? first.origin[bn]
+                                    : (first.folded_bn.empty() ? -1 : first.folded_bn[middle]));
+  }
+  for (int middle : first.node_of) out.node_of.push_back(second.node_of[middle]);
   return out;
 }
 
@@ -71,6 +139,7 @@ FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(cons
     for (int& in : copy.inputs) in = out.node_of[in];
     out.node_of[i] = static_cast<int>(out.graph.nodes.size());
     out.origin.push_back(i);
+    out.folded_bn.push_back(-1);
     out.graph.nodes.push_back(std::move(copy));
   }
   auto remap = [&](int index) { return index < 0 ? index : out.node_of[index]; };

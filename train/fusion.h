@@ -23,7 +23,10 @@ struct FusedGraph {
   // Per node of the original graph: the node of `graph` that computes its
   // output (an absorbed ReLU: the layer it was fused into).
   std::vector<int> node_of;
-  int fused = 0;  // ReLUs absorbed
+  int fused = 0;  // ReLUs absorbed (batch norms folded, by FoldBatchNormForInference)
+  // Per node of `graph`: the node of the original graph whose batch norm was
+  // folded into it (FoldBatchNormForInference), or -1.
+  std::vector<int> folded_bn;
 };
 
 // `runs(op)`: whether the backend runs the fused descriptor. The fused
@@ -33,6 +36,20 @@ FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(cons
 
 // The graph as it is: origin and node_of are the identity.
 FusedGraph Unfused(const Graph& graph);
+
+// Inference: each batch norm whose input is a convolution read by nothing
+// else is folded into it, a convolution with a bias whose weights and bias
+// absorb the normalisation with the running statistics (per output channel
+// s = gamma / sqrt(var + eps): w' = w s, b' = (b - mean) s + beta), where
+// the backend runs the convolution with a bias (`runs`). The folded layer is
+// named "<conv>+<batch norm's last name part>"; a ReLU after it stays its own
+// layer. origin: the convolution; node_of maps the batch norm to it.
+FusedGraph FoldBatchNormForInference(const Graph& graph,
+                                     const std::function<bool(const OpDesc&)>& runs);
+
+// `second` applied to `first.graph`, as one fusion of `first`'s original
+// graph (origin, node_of and folded_bn composed; the counts added).
+FusedGraph Compose(const FusedGraph& first, FusedGraph second);
 
 }  // namespace cnnbench
 

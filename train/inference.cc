@@ -1,11 +1,13 @@
 #include "train/inference.h"
 
 #include <cmath>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "core/compile_log.h"
 #include "core/status.h"
 #include "kernels/op_traits.h"
+#include "train/init.h"
 #include "train/trainer.h"
 
 namespace cnnbench {
@@ -30,6 +32,7 @@ absl::StatusOr<std::unique_ptr<Inferencer>> Inferencer::Compile(const Graph& gra
   plan.precision = options.precision;
   plan.seed = options.seed;
   plan.fuse_relu = options.fuse_relu;
+  plan.fold_batch_norm = options.fold_batch_norm;
   plan.memory_limit_bytes = options.memory_limit_bytes;
   plan.forward_only = true;
   ASSIGN_OR_RETURN_AS_IS(inferencer->step_, PlanStep(graph, backend, plan));
@@ -62,6 +65,8 @@ absl::Status Inferencer::AllocateAndBind() {
                            static_cast<char*>(state_.data()) + layer->state_offsets[s]));
     }
   }
+  // Folded layers: their weights from the initial convolutions and batch norms.
+  if (step_.folded_batch_norms > 0) RETURN_IF_ERROR(Load(InitialWeights()));
   logits_layer_ = step_.layer_of[step_.graph.loss];
   char* state = static_cast<char*>(state_.data());
   for (auto& layer_ptr : step_.layers) {
@@ -196,11 +201,100 @@ absl::StatusOr<std::vector<float>> Inferencer::Logits() {
   return logits;
 }
 
+Inferencer::WeightSource Inferencer::InitialWeights() const {
+  const Graph& given = step_.original_graph;
+  const uint64_t seed = options_.seed;
+  WeightSource source;
+  source.param = [&given, seed](int node, int index) -> absl::StatusOr<std::vector<float>> {
+    const OpDesc& op = given.nodes[node].op;
+    const std::vector<Shape> shapes = ParameterShapes(op);
+    if (index < 0 || index >= static_cast<int>(shapes.size()))
+      return absl::NotFoundError(absl::StrCat("node ", node, " has no parameter ", index));
+    const auto consumers = given.Consumers();
+    // As ParameterBlock::Initialize: the ReLU-aware scale before a ReLU.
+    const bool relu_after = consumers[node].size() == 1 &&
+                            std::holds_alternative<ReluDesc>(given.nodes[consumers[node][0]].op);
+    return InitialParameter(op, index, shapes[index], relu_after, ParameterSeed(seed, node, index));
+  };
+  source.state = [&given](int node, int index) -> absl::StatusOr<std::vector<float>> {
+    const OpDesc& op = given.nodes[node].op;
+    const std::vector<Shape> shapes = StateShapes(op);
+    if (index < 0 || index >= static_cast<int>(shapes.size()))
+      return absl::NotFoundError(absl::StrCat("node ", node, " has no state tensor ", index));
+    return std::vector<float>(shapes[index].num_elements(), StateStart(op, index));
+  };
+  return source;
+}
+
+absl::Status Inferencer::Load(const WeightSource& source) {
+  const Graph& given = step_.original_graph;
+  char* state = static_cast<char*>(state_.data());
+  for (const auto& layer : step_.layers) {
+    const int node = step_.origin[layer->node];
+    const int bn_node = step_.folded_bn.empty() ? -1 : step_.folded_bn[layer->node];
+    const KernelSignature& sig = layer->kernel->signature();
+    if (bn_node >= 0) {
+      // w' = w s, b' = (b - mean) s + beta, s = gamma / sqrt(var + eps), per output channel.
+      const ConvDesc& conv = std::get<ConvDesc>(given.nodes[node].op);
+      const BatchNormDesc& bn = std::get<BatchNormDesc>(given.nodes[bn_node].op);
+      ASSIGN_OR_RETURN(std::vector<float> w, source.param(node, 0));
+      std::vector<float> b(conv.k, 0.0f);
+      if (conv.bias) {
+        ASSIGN_OR_RETURN(b, source.param(node, 1));
+      }
+      std::vector<float> gamma(conv.k, 1.0f);
+      if (bn.scale) {
+        ASSIGN_OR_RETURN(gamma, source.param(bn_node, 0));
+      }
+      ASSIGN_OR_RETURN(const std::vector<float> beta, source.param(bn_node, bn.scale ? 1 : 0));
+      ASSIGN_OR_RETURN(const std::vector<float> mean, source.state(bn_node, 0));
+      ASSIGN_OR_RETURN(const std::vector<float> var, source.state(bn_node, 1));
+      const size_t per_channel = w.size() / static_cast<size_t>(conv.k);
+      for (int64_t k = 0; k < conv.k; ++k) {
+        const double s = gamma[k] / std::sqrt(static_cast<double>(var[k]) + bn.epsilon);
+        for (size_t i = 0; i < per_channel; ++i) w[k * per_channel + i] *= static_cast<float>(s);
+        b[k] = static_cast<float>((b[k] - mean[k]) * s + beta[k]);
+      }
+      RETURN_IF_ERROR(block_.Write(step_.params[layer->params[0]], w));
+      RETURN_IF_ERROR(block_.Write(step_.params[layer->params[1]], b));
+      continue;
+    }
+    for (size_t p = 0; p < layer->params.size(); ++p) {
+      ASSIGN_OR_RETURN(const std::vector<float> values, source.param(node, static_cast<int>(p)));
+      RETURN_IF_ERROR(block_.Write(step_.params[layer->params[p]], values));
+    }
+    for (size_t s = 0; s < sig.state.size(); ++s) {
+      ASSIGN_OR_RETURN(const std::vector<float> values, source.state(node, static_cast<int>(s)));
+      RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, sig.state[s].shape),
+                                       values.data(), sig.state[s],
+                                       state + layer->state_offsets[s]));
+    }
+  }
+  return backend_->stream().Synchronize();
+}
+
 absl::Status Inferencer::CopyWeightsFrom(const Trainer& trainer) {
   const StepPlan& from = trainer.step_plan();
   if (trainer.backend() != backend_)
     return absl::InvalidArgumentError(
         "CopyWeightsFrom: the trainer runs on another backend object");
+  if (step_.folded_batch_norms > 0) {
+    if (from.original_graph.nodes.size() != step_.original_graph.nodes.size())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CopyWeightsFrom: the trainer's graph has ", from.original_graph.nodes.size(),
+          " nodes, this one ", step_.original_graph.nodes.size()));
+    for (size_t i = 0; i < from.original_graph.nodes.size(); ++i)
+      if (OpDescToString(from.original_graph.nodes[i].op) !=
+          OpDescToString(step_.original_graph.nodes[i].op))
+        return absl::InvalidArgumentError(absl::StrCat("CopyWeightsFrom: node ",
+                                                       step_.original_graph.nodes[i].name,
+                                                       " differs in the trainer"));
+    RETURN_IF_ERROR(trainer.backend()->stream().Synchronize());
+    WeightSource source;
+    source.param = [&trainer](int node, int index) { return trainer.ReadParameter(node, index); };
+    source.state = [&trainer](int node, int index) { return trainer.ReadState(node, index); };
+    return Load(source);
+  }
   if (from.graph.nodes.size() != step_.graph.nodes.size() ||
       from.params.size() != step_.params.size() || from.params_bytes != step_.params_bytes ||
       from.state_bytes != step_.state_bytes)
@@ -232,33 +326,15 @@ absl::Status Inferencer::CopyWeightsFrom(const Trainer& trainer) {
   return backend_->stream().Synchronize();
 }
 
-absl::StatusOr<const StepPlan::Layer*> Inferencer::LayerOf(int node) const {
-  const int at =
-      node >= 0 && node < static_cast<int>(step_.node_of.size()) ? step_.node_of[node] : -1;
-  if (at >= 0 && step_.origin[at] == node && step_.layer_of[at] >= 0)
-    return step_.layers[step_.layer_of[at]].get();
-  return absl::NotFoundError(absl::StrCat("node ", node, " is not a layer of the plan"));
-}
-
 absl::StatusOr<std::vector<float>> Inferencer::ReadParameter(int node, int index) const {
-  ASSIGN_OR_RETURN(const StepPlan::Layer* layer, LayerOf(node));
+  ASSIGN_OR_RETURN(const StepPlan::Layer* layer, LayerOfNode(step_, node));
   if (index < 0 || index >= static_cast<int>(layer->params.size()))
     return absl::NotFoundError(absl::StrCat("node ", node, " has no parameter ", index));
   return block_.Read(step_.params[layer->params[index]]);
 }
 
 absl::StatusOr<std::vector<float>> Inferencer::ReadState(int node, int index) const {
-  ASSIGN_OR_RETURN(const StepPlan::Layer* layer, LayerOf(node));
-  const KernelSignature& sig = layer->kernel->signature();
-  if (index < 0 || index >= static_cast<int>(sig.state.size()))
-    return absl::NotFoundError(absl::StrCat("node ", node, " has no state tensor ", index));
-  const TensorSpec& spec = sig.state[index];
-  std::vector<float> out(spec.shape.num_elements());
-  RETURN_IF_ERROR(backend_->stream().Synchronize());
-  RETURN_IF_ERROR(backend_->Download(
-      spec, static_cast<const char*>(state_.data()) + layer->state_offsets[index],
-      TensorSpec::Plain(DType::kF32, spec.shape), out.data()));
-  return out;
+  return ReadStateOf(step_, *backend_, state_.data(), node, index);
 }
 
 size_t Inferencer::peak_memory_bytes() const {

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct InferOptions {
   // Fold each ReLU into the batch norm or residual add before it where the
   // backend runs the fused op (train/fusion.h), as training does.
   bool fuse_relu = true;
+  // Fold each batch norm after a convolution into the convolution's weights
+  // and bias (train/fusion.h FoldBatchNormForInference): the folded weights
+  // are computed from the unfolded ones and the running statistics, at
+  // Compile (the initial weights) and by CopyWeightsFrom.
+  bool fold_batch_norm = false;
   // On a GPU backend, Run() captures the forward pass once per input slot
   // as a CUDA graph and replays it (a slot's first run is eager, its second
   // captured); a capture that fails leaves every later run eager and
@@ -73,6 +79,8 @@ class Inferencer {
   // statistics) from `trainer`, which must have been compiled from the same
   // graph on the same backend with the same precision and fusion (the
   // layouts are compared; a mismatch is an error naming the first one).
+  // With folded batch norms, layer by layer through plain fp32, the folded
+  // layers' weights computed from the trainer's.
   absl::Status CopyWeightsFrom(const Trainer& trainer);
   // Parameter `index` / state tensor `index` of node `node` of the graph
   // given to Compile, plain fp32 (waits for the stream).
@@ -88,6 +96,8 @@ class Inferencer {
   int64_t classes() const { return step_.graph.classes; }
   Backend* backend() const { return backend_; }
   int64_t runs() const { return runs_; }
+  // Batch norms folded into convolutions (InferOptions::fold_batch_norm).
+  int folded_batch_norms() const { return step_.folded_batch_norms; }
   bool cuda_graph_active() const;
   const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 
@@ -98,8 +108,15 @@ class Inferencer {
   absl::Status EnqueueForward(int slot);
   absl::Status CaptureForward(int slot);
   absl::Status DeviceErrors() const;
-  // The layer a node of the given graph is computed by, or NotFound.
-  absl::StatusOr<const StepPlan::Layer*> LayerOf(int node) const;
+  // Where a load reads the given graph's parameters and state, plain fp32.
+  struct WeightSource {
+    std::function<absl::StatusOr<std::vector<float>>(int node, int index)> param, state;
+  };
+  // The training initialisers' values (the seed's), as ParameterBlock's.
+  WeightSource InitialWeights() const;
+  // Every layer's parameters and state from `source`, the folded layers'
+  // computed from their convolution's and batch norm's.
+  absl::Status Load(const WeightSource& source);
 
   Backend* backend_ = nullptr;
   InferOptions options_;

@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "train/init.h"
 
@@ -33,6 +34,7 @@ absl::Status ParameterBlock::Initialize(const StepPlan& plan, uint64_t seed) {
   const auto consumers = given.Consumers();
   for (const StepPlan::Param& param : plan.params) {
     const StepPlan::Layer& layer = *plan.layers[param.layer];
+    if (!plan.folded_bn.empty() && plan.folded_bn[layer.node] >= 0) continue;
     // The given graph's node and consumers: the same weights fused or not.
     const int node = plan.origin[layer.node];
     // A layer followed by a ReLU gets the ReLU-aware scale (as tf_cnn_benchmarks' affine).
@@ -86,6 +88,18 @@ absl::StatusOr<std::vector<float>> ParameterBlock::Read(const StepPlan::Param& p
   RETURN_IF_ERROR(backend_->Download(p.master, static_cast<const char*>(masters_.data()) + p.offset,
                                      TensorSpec::Plain(DType::kF32, p.spec.shape), out.data()));
   return out;
+}
+
+absl::Status ParameterBlock::Write(const StepPlan::Param& p,
+                                   const std::vector<float>& values) const {
+  if (static_cast<int64_t>(values.size()) != p.spec.shape.num_elements())
+    return absl::InvalidArgumentError(absl::StrCat("parameter of ", p.spec.shape.num_elements(),
+                                                   " values given ", values.size()));
+  char* master = static_cast<char*>(masters_.data()) + p.offset;
+  RETURN_IF_ERROR(backend_->Upload(TensorSpec::Plain(DType::kF32, p.spec.shape), values.data(),
+                                   p.master, master));
+  if (p.low_precision) RETURN_IF_ERROR(backend_->Reorder(p.master, master, p.spec, weights(p)));
+  return absl::OkStatus();
 }
 
 size_t ParameterBlock::bytes() const {

@@ -32,7 +32,9 @@ class ParameterBlock {
   absl::Status Clear();
   // Every parameter from its op's initialiser (train/init.h), keyed by the
   // given graph's node so a fused graph starts from the same weights; the
-  // working copies refreshed from the masters.
+  // working copies refreshed from the masters. The layers a batch norm was
+  // folded into are left zero: their weights are the fold's
+  // (train/inference.h computes them).
   absl::Status Initialize(const StepPlan& plan, uint64_t seed);
 
   // Where a kernel reads parameter `p` and writes its gradient.
@@ -45,6 +47,8 @@ class ParameterBlock {
   absl::Status RefreshWorkingCopies(const StepPlan& plan) const;
   // Parameter `p`'s fp32 master in plain layout (waits for the stream).
   absl::StatusOr<std::vector<float>> Read(const StepPlan::Param& p) const;
+  // Sets parameter `p` from plain fp32 `values` (its master and working copy).
+  absl::Status Write(const StepPlan::Param& p, const std::vector<float>& values) const;
 
   float* masters() const { return static_cast<float*>(masters_.data()); }
   float* gradients() const { return static_cast<float*>(gradients_.data()); }

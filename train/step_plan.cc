@@ -344,6 +344,29 @@ GradientRange StepPlan::RangeOf(const Layer& layer) const {
   return range;
 }
 
+absl::StatusOr<const StepPlan::Layer*> LayerOfNode(const StepPlan& plan, int node) {
+  const int at =
+      node >= 0 && node < static_cast<int>(plan.node_of.size()) ? plan.node_of[node] : -1;
+  if (at >= 0 && plan.origin[at] == node && plan.layer_of[at] >= 0)
+    return plan.layers[plan.layer_of[at]].get();
+  return absl::NotFoundError(absl::StrCat("node ", node, " is not a layer of the plan"));
+}
+
+absl::StatusOr<std::vector<float>> ReadStateOf(const StepPlan& plan, Backend& backend,
+                                               const void* state, int node, int index) {
+  ASSIGN_OR_RETURN(const StepPlan::Layer* layer, LayerOfNode(plan, node));
+  const KernelSignature& sig = layer->kernel->signature();
+  if (index < 0 || index >= static_cast<int>(sig.state.size()))
+    return absl::NotFoundError(absl::StrCat("node ", node, " has no state tensor ", index));
+  const TensorSpec& spec = sig.state[index];
+  std::vector<float> out(spec.shape.num_elements());
+  RETURN_IF_ERROR(backend.stream().Synchronize());
+  RETURN_IF_ERROR(backend.Download(spec,
+                                   static_cast<const char*>(state) + layer->state_offsets[index],
+                                   TensorSpec::Plain(DType::kF32, spec.shape), out.data()));
+  return out;
+}
+
 absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
                                   const StepPlanOptions& options) {
   if (backend == nullptr) return absl::InvalidArgumentError("PlanStep: no backend");
@@ -358,17 +381,25 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
   plan.options = options;
   plan.activation_type = ActivationType(options.precision);
   plan.alignment = backend->alignment();
+  if (options.fold_batch_norm && !options.forward_only)
+    return absl::InvalidArgumentError(
+        "fold_batch_norm is for inference plans (forward_only): training normalises with the "
+        "batch's statistics");
+  const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
+  auto runs = [&](const OpDesc& op) { return backend->Supports(op, kernel_options).ok(); };
   FusedGraph fused = Unfused(graph);
+  if (options.fold_batch_norm) fused = FoldBatchNormForInference(graph, runs);
+  plan.folded_batch_norms = fused.fused;
   if (options.fuse_relu) {
-    const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
-    fused = FuseReluForTraining(
-        graph, [&](const OpDesc& op) { return backend->Supports(op, kernel_options).ok(); });
+    FusedGraph relu = FuseReluForTraining(fused.graph, runs);
+    plan.fused_relus = relu.fused;
+    fused = Compose(fused, std::move(relu));
   }
   plan.original_graph = graph;
   plan.graph = std::move(fused.graph);
   plan.origin = std::move(fused.origin);
   plan.node_of = std::move(fused.node_of);
-  plan.fused_relus = fused.fused;
+  plan.folded_bn = std::move(fused.folded_bn);
   RETURN_IF_ERROR(CheckFootprint(*backend, options.memory_limit_bytes,
                                  LowerBoundBytes(plan.graph, plan.activation_type)));
   RETURN_IF_ERROR(CreateKernels(plan.graph, backend, plan));

@@ -66,6 +66,10 @@ struct StepPlanOptions {
   // Inference: no gradient buffers, and every buffer's lifetime ends at its
   // last reader in the forward pass.
   bool forward_only = false;
+  // Inference only (with forward_only): fold each batch norm into the
+  // convolution before it (train/fusion.h FoldBatchNormForInference); the
+  // executor computes the folded weights (StepPlan::folded_bn).
+  bool fold_batch_norm = false;
   // Training: the logits (the loss layer's input) stay until the step ends,
   // so the batch's accuracy can be read after it (Trainer::LastLogits).
   bool keep_logits = true;
@@ -125,6 +129,9 @@ struct StepPlan {
   std::vector<int> origin;   // node of graph -> node of the given graph
   std::vector<int> node_of;  // node of the given graph -> node of graph computing it
   int fused_relus = 0;
+  // Per node of `graph`: the given graph's batch norm folded into it, or -1.
+  std::vector<int> folded_bn;
+  int folded_batch_norms = 0;
   std::vector<std::unique_ptr<Layer>> layers;  // forward order
   std::vector<int> layer_of;                   // node -> index in layers, or -1
   std::vector<Param> params;                   // every parameter, forward order
@@ -151,6 +158,14 @@ struct StepPlan {
   // The gradient bytes of a layer with parameters (with the padding after them).
   GradientRange RangeOf(const Layer& layer) const;
 };
+
+// The layer computing node `node` of the given graph (not an absorbed
+// ReLU's), or NotFound.
+absl::StatusOr<const StepPlan::Layer*> LayerOfNode(const StepPlan& plan, int node);
+// State tensor `index` of node `node`, plain fp32, from the plan's state
+// block at `state` (device memory of `backend`; waits for its stream).
+absl::StatusOr<std::vector<float>> ReadStateOf(const StepPlan& plan, Backend& backend,
+                                               const void* state, int node, int index);
 
 // Plans a step of `graph` on `backend`: checks the graph (node order, a
 // loss, no dangling branch), fuses ReLUs, creates every kernel (errors name

@@ -397,6 +397,10 @@ void Trainer::ResetProfile() {
   for (auto& t : step_.profile) t.forward_seconds = t.backward_seconds = 0;
 }
 
+absl::StatusOr<std::vector<float>> Trainer::ReadState(int node, int index) const {
+  return ReadStateOf(step_, *backend_, state_.data(), node, index);
+}
+
 absl::StatusOr<std::vector<float>> Trainer::ReadParameter(int node, int index) const {
   const int at =
       node >= 0 && node < static_cast<int>(step_.node_of.size()) ? step_.node_of[node] : -1;

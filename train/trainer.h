@@ -163,6 +163,9 @@ class Trainer {
   // Parameter `index` of node `node` (of the graph given to Compile) in
   // plain layout (fp32 master).
   absl::StatusOr<std::vector<float>> ReadParameter(int node, int index) const;
+  // State tensor `index` (batch norm: 0 running mean, 1 running variance)
+  // of node `node` of the graph given to Compile, plain fp32.
+  absl::StatusOr<std::vector<float>> ReadState(int node, int index) const;
   // ReLUs fused into the layer before them (TrainOptions::fuse_relu).
   int fused_relus() const { return step_.fused_relus; }
   // The graph edges a step reorders (forward, and again backward when the

@@ -184,6 +184,57 @@ TEST_P(InferenceTest, MatchesTheGraphEvaluatedNodeByNodeAfterTraining) {
   EXPECT_EQ(RunLogits(**inferencer, images), got);
 }
 
+// Folding each batch norm into its convolution gives the unfolded plan's
+// logits, with the running statistics training moved away from their start.
+TEST_P(InferenceTest, FoldedBatchNormsGiveTheUnfoldedLogits) {
+  auto backend = MakeBackend(GetParam());
+  const Graph graph = SmallCnn();
+  auto trainer = Trainer::Compile(graph, backend.get(), TrainOptions());
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 3; ++step) {
+    MakeBatch(step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    ASSERT_TRUE((*trainer)->Step().ok());
+  }
+  auto unfolded = Inferencer::Compile(graph, backend.get(), InferOptions());
+  ASSERT_TRUE(unfolded.ok()) << unfolded.status();
+  InferOptions options;
+  options.fold_batch_norm = true;
+  auto folded = Inferencer::Compile(graph, backend.get(), options);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  // SmallCnn: the stem's and the residual branch's conv + batch norm.
+  EXPECT_EQ((*folded)->folded_batch_norms(), 2);
+  EXPECT_EQ((*unfolded)->folded_batch_norms(), 0);
+  // The residual branch's batch norm goes; the stem's batch norm + ReLU
+  // becomes the ReLU alone (a convolution takes no ReLU yet).
+  EXPECT_EQ((*folded)->step_plan().layers.size() + 1, (*unfolded)->step_plan().layers.size());
+  MakeBatch(60, &images, &labels);
+  // The initial weights, then the trained ones.
+  ExpectClose(RunLogits(**folded, images), RunLogits(**unfolded, images), 1e-4, "initial");
+  ASSERT_TRUE((*unfolded)->CopyWeightsFrom(**trainer).ok());
+  ASSERT_TRUE((*folded)->CopyWeightsFrom(**trainer).ok());
+  const std::vector<float> want = RunLogits(**unfolded, images);
+  ExpectClose(RunLogits(**folded, images), want, 1e-4, "trained");
+  // A fold with the statistics left out (mean 0, variance 1) is not the same.
+  auto start = Inferencer::Compile(graph, backend.get(), options);
+  ASSERT_TRUE(start.ok());
+  const std::vector<float> initial = RunLogits(**start, images);
+  double differs = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    differs = std::max(differs, std::abs(double(initial[i]) - want[i]));
+  EXPECT_GT(differs, 1e-2);
+}
+
+TEST_P(InferenceTest, ATrainingPlanCannotFoldBatchNorms) {
+  auto backend = MakeBackend(GetParam());
+  StepPlanOptions options;
+  options.fold_batch_norm = true;
+  EXPECT_EQ(PlanStep(SmallCnn(), backend.get(), options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 // Batch statistics would make an example's output depend on the others.
 TEST_P(InferenceTest, AnExamplesLogitsDoNotDependOnTheRestOfTheBatch) {
   auto backend = MakeBackend(GetParam());
@@ -326,6 +377,12 @@ TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
   const std::vector<float> want = InterpretLogits(*graph, backend.get(), **inferencer, images);
   ExpectClose(got, want, 1e-4, info->name);
   for (float v : got) ASSERT_TRUE(std::isfinite(v)) << info->name;
+  // With every batch norm after a convolution folded into it: the same.
+  InferOptions fold;
+  fold.fold_batch_norm = true;
+  auto folded = Inferencer::Compile(*graph, backend.get(), fold);
+  ASSERT_TRUE(folded.ok()) << info->name << ": " << folded.status();
+  ExpectClose(RunLogits(**folded, images), got, 1e-4, info->name + " folded");
 }
 
 std::vector<std::string> ModelNames() {
