@@ -17,19 +17,19 @@
 
 namespace cnnbench {
 
-using desc_text::kInf;
-using desc_text::Scanner;
-using desc_text::FormatReal;
-using desc_text::DimsToString;
-using desc_text::WindowToString;
-using desc_text::ParseDims;
-using desc_text::ParseWindows;
-using desc_text::CheckWindow;
 using desc_text::CheckDims;
 using desc_text::CheckPositive;
 using desc_text::CheckReal;
+using desc_text::CheckWindow;
+using desc_text::DimsToString;
 using desc_text::Finish;
+using desc_text::FormatReal;
+using desc_text::kInf;
+using desc_text::ParseDims;
+using desc_text::ParseWindows;
 using desc_text::PoolAlgorithmName;
+using desc_text::Scanner;
+using desc_text::WindowToString;
 
 // ---------------------------------------------------------------- windows
 
@@ -38,13 +38,12 @@ bool WindowDim::operator==(const WindowDim& o) const {
          pad_before == o.pad_before && pad_after == o.pad_after && dilation == o.dilation;
 }
 
-absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stride,
-                                        Padding padding, int64_t dilation, int64_t pad_before,
-                                        int64_t pad_after) {
+absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stride, Padding padding,
+                                        int64_t dilation, int64_t pad_before, int64_t pad_after) {
   if (in < 1 || kernel < 1 || stride < 1 || dilation < 1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "window sizes must be positive: input ", in, ", kernel ", kernel, ", stride ", stride,
-        ", dilation ", dilation));
+    return absl::InvalidArgumentError(absl::StrCat("window sizes must be positive: input ", in,
+                                                   ", kernel ", kernel, ", stride ", stride,
+                                                   ", dilation ", dilation));
   WindowDim d;
   d.in = in;
   d.kernel = kernel;
@@ -62,18 +61,18 @@ absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stri
     case Padding::kValid:
       if (span > in)
         return absl::InvalidArgumentError(absl::StrCat(
-            "window does not fit: kernel ", kernel, " (extent ", span, " with dilation ",
-            dilation, ") is larger than input ", in, " with VALID padding"));
+            "window does not fit: kernel ", kernel, " (extent ", span, " with dilation ", dilation,
+            ") is larger than input ", in, " with VALID padding"));
       d.out = (in - span) / stride + 1;  // == ceil((in - span + 1) / stride)
       return d;
     case Padding::kExplicit:
       if (pad_before < 0 || pad_after < 0)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "padding must be non-negative, got ", pad_before, " and ", pad_after));
+        return absl::InvalidArgumentError(
+            absl::StrCat("padding must be non-negative, got ", pad_before, " and ", pad_after));
       if (in + pad_before + pad_after < span)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "window does not fit: kernel extent ", span, " is larger than padded input ", in,
-            "+", pad_before, "+", pad_after));
+        return absl::InvalidArgumentError(absl::StrCat("window does not fit: kernel extent ", span,
+                                                       " is larger than padded input ", in, "+",
+                                                       pad_before, "+", pad_after));
       d.pad_before = pad_before;
       d.pad_after = pad_after;
       d.out = (in + pad_before + pad_after - span) / stride + 1;
@@ -94,8 +93,8 @@ absl::Status ConvDesc::Validate() const {
   RETURN_IF_ERROR_AS_IS(CheckPositive("oc", k));
   RETURN_IF_ERROR_AS_IS(CheckPositive("g", groups));
   if (c % groups != 0 || k % groups != 0)
-    return absl::InvalidArgumentError(absl::StrCat("groups ", groups,
-                                                   " must divide both ic ", c, " and oc ", k));
+    return absl::InvalidArgumentError(
+        absl::StrCat("groups ", groups, " must divide both ic ", c, " and oc ", k));
   RETURN_IF_ERROR_AS_IS(CheckWindow(h, 'h'));
   RETURN_IF_ERROR_AS_IS(CheckWindow(w, 'w'));
   return absl::OkStatus();
@@ -148,9 +147,9 @@ absl::Status PoolDesc::Validate() const {
     // A window lying wholly in the padding has no input to take a max or an
     // average of.
     if (d->pad_before >= d->kernel || d->pad_after >= d->kernel)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "axis ", std::string(1, axis), ": padding ", d->pad_before, "/", d->pad_after,
-          " must be smaller than the kernel ", d->kernel));
+      return absl::InvalidArgumentError(
+          absl::StrCat("axis ", std::string(1, axis), ": padding ", d->pad_before, "/",
+                       d->pad_after, " must be smaller than the kernel ", d->kernel));
   }
   return absl::OkStatus();
 }
@@ -322,8 +321,8 @@ absl::StatusOr<LrnDesc> LrnDesc::Parse(absl::string_view text) {
 }
 
 bool LrnDesc::operator==(const LrnDesc& o) const {
-  return dims == o.dims && depth_radius == o.depth_radius && bias == o.bias &&
-         alpha == o.alpha && beta == o.beta;
+  return dims == o.dims && depth_radius == o.depth_radius && bias == o.bias && alpha == o.alpha &&
+         beta == o.beta;
 }
 
 // ---------------------------------------------------------------- dropout
@@ -416,6 +415,32 @@ absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
   return Finish(s, d);
 }
 
+// ---------------------------------------------------------------- chpad
+
+absl::Status ChannelPadDesc::Validate() const {
+  RETURN_IF_ERROR_AS_IS(CheckDims(dims));
+  if (before < 0 || after < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("fields 'b' and 'a' (channels before and after) must be >= 0, got ", before,
+                     " and ", after));
+  return absl::OkStatus();
+}
+
+std::string ChannelPadDesc::ToString() const {
+  return absl::StrCat("chpad:", DimsToString(dims), "_b", before, "a", after);
+}
+
+absl::StatusOr<ChannelPadDesc> ChannelPadDesc::Parse(absl::string_view text) {
+  Scanner s(text);
+  ChannelPadDesc d;
+  RETURN_IF_ERROR_AS_IS(s.Expect("chpad:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.before, s.Int("b"));
+  ASSIGN_OR_RETURN_AS_IS(d.after, s.Int("a"));
+  return Finish(s, d);
+}
+
 // ---------------------------------------------------------------- softmax_xent
 
 absl::Status SoftmaxXentDesc::Validate() const {
@@ -448,8 +473,8 @@ absl::Status SgdDesc::Validate() const {
 }
 
 std::string SgdDesc::ToString() const {
-  return absl::StrCat("sgd:n", count, "_lr", FormatReal(learning_rate), "m",
-                      FormatReal(momentum), "wd", FormatReal(weight_decay));
+  return absl::StrCat("sgd:n", count, "_lr", FormatReal(learning_rate), "m", FormatReal(momentum),
+                      "wd", FormatReal(weight_decay));
 }
 
 absl::StatusOr<SgdDesc> SgdDesc::Parse(absl::string_view text) {

@@ -39,9 +39,9 @@ struct WindowDim {
 // Computes pads and output size for `padding` (SAME/VALID as TensorFlow);
 // for kExplicit, `pad_before`/`pad_after` are used. Errors when the window
 // does not fit.
-absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stride,
-                                        Padding padding, int64_t dilation = 1,
-                                        int64_t pad_before = 0, int64_t pad_after = 0);
+absl::StatusOr<WindowDim> MakeWindowDim(int64_t in, int64_t kernel, int64_t stride, Padding padding,
+                                        int64_t dilation = 1, int64_t pad_before = 0,
+                                        int64_t pad_after = 0);
 
 struct ConvDesc {
   int64_t n = 1, c = 1, k = 1, groups = 1;
@@ -51,7 +51,7 @@ struct ConvDesc {
   Dims4 input() const { return {n, c, h.in, w.in}; }
   Dims4 output() const { return {n, k, h.out, w.out}; }
   Shape weights_shape() const { return Shape{k, c / groups, h.kernel, w.kernel}; }  // (K,C/g,R,S)
-  double ForwardFlops() const;  // 2 * MACs
+  double ForwardFlops() const;                                                      // 2 * MACs
   absl::Status Validate() const;
   std::string ToString() const;
   static absl::StatusOr<ConvDesc> Parse(absl::string_view text);
@@ -168,6 +168,22 @@ struct AddDesc {
   bool operator==(const AddDesc& o) const { return dims == o.dims && relu == o.relu; }
 };
 
+// Zero channels around the input's: y(N, before + C + after, H, W) holds
+// x in channels [before, before + C) and zeros elsewhere (tf.pad on the
+// channel axis: the CIFAR ResNets' shortcut where the depth grows); the
+// backward hands x its slice of dy.
+struct ChannelPadDesc {
+  Dims4 dims;  // the input
+  int64_t before = 0, after = 0;
+  Dims4 output() const { return {dims.n, before + dims.c + after, dims.h, dims.w}; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // chpad:mb32ic16ih16iw16_b8a8
+  static absl::StatusOr<ChannelPadDesc> Parse(absl::string_view text);
+  bool operator==(const ChannelPadDesc& o) const {
+    return dims == o.dims && before == o.before && after == o.after;
+  }
+};
+
 // Mean softmax cross-entropy of logits (N, classes) against int32 labels.
 struct SoftmaxXentDesc {
   int64_t n = 1, classes = 1;
@@ -192,8 +208,9 @@ struct SgdDesc {
 // Any layer operation (everything but the optimizer).
 // A GemmDesc as an op: inputs A (m,k) and B (k,n) (stored transposed with
 // _ta/_tb), output C = op(A) op(B) (m,n); backward gives dA and dB.
-using OpDesc = std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc,
-                            DropoutDesc, ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc>;
+using OpDesc =
+    std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc, DropoutDesc,
+                 ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
 // Whether the op has trainable parameters (conv, fc, batch norm).

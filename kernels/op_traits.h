@@ -263,6 +263,15 @@ struct OpTraits<ConcatDesc>
 };
 
 template <>
+struct OpTraits<ChannelPadDesc>
+    : NoTrainedTensors<ChannelPadDesc>, NoKernelCases<ChannelPadDesc>, NoFusedRelu<ChannelPadDesc> {
+  static constexpr absl::string_view kKind = "chpad";
+  static double ForwardFlops(const ChannelPadDesc&) { return 0; }
+  static std::optional<Dims4> ActivationInput(const ChannelPadDesc&) { return std::nullopt; }
+  static std::optional<Shape> ReshapedInput(const ChannelPadDesc&) { return std::nullopt; }
+};
+
+template <>
 struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static constexpr absl::string_view kKind = "add";
   static double ForwardFlops(const AddDesc&) { return 0; }

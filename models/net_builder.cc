@@ -59,9 +59,9 @@ NetBuilder::NetBuilder(int64_t batch, int64_t channels, int64_t height, int64_t 
   graph_.labels = 1;
   top_ = 0;
   if (batch <= 0 || channels <= 0 || height <= 0 || width <= 0 || classes <= 0)
-    status_ = absl::InvalidArgumentError(absl::StrCat(
-        "network input must have positive sizes: batch ", batch, ", image ", channels, "x",
-        height, "x", width, ", classes ", classes));
+    status_ = absl::InvalidArgumentError(
+        absl::StrCat("network input must have positive sizes: batch ", batch, ", image ", channels,
+                     "x", height, "x", width, ", classes ", classes));
 }
 
 const Shape& NetBuilder::shape(int node) const { return graph_.nodes[node].output; }
@@ -75,14 +75,13 @@ std::string NetBuilder::NextName(const std::string& kind) {
 
 int NetBuilder::Fail(const std::string& kind, const absl::Status& status) {
   if (status_.ok())
-    status_ = absl::Status(status.code(), absl::StrCat("layer ", NextName(kind), " (", kind,
-                                                       " on ", top_shape().ToString(),
-                                                       "): ", status.message()));
+    status_ =
+        absl::Status(status.code(), absl::StrCat("layer ", NextName(kind), " (", kind, " on ",
+                                                 top_shape().ToString(), "): ", status.message()));
   return top_;
 }
 
-int NetBuilder::AddOp(const std::string& kind, OpDesc op, std::vector<int> inputs,
-                      Shape output) {
+int NetBuilder::AddOp(const std::string& kind, OpDesc op, std::vector<int> inputs, Shape output) {
   Node node;
   node.kind = Node::Kind::kOp;
   node.name = NextName(kind);
@@ -154,8 +153,8 @@ int NetBuilder::MaxPool(Window window, PoolOptions options) {
 }
 
 int NetBuilder::AvgPool(Window window, PoolOptions options) {
-  return Pool(options.exclude_padding ? PoolAlgorithm::kAvgExcludePad : PoolAlgorithm::kAvg,
-              window, options);
+  return Pool(options.exclude_padding ? PoolAlgorithm::kAvgExcludePad : PoolAlgorithm::kAvg, window,
+              options);
 }
 
 int NetBuilder::SpatialMean() {
@@ -229,6 +228,18 @@ int NetBuilder::Dropout(double rate) {
   return AddOp("dropout", desc, {top_}, top_shape());
 }
 
+int NetBuilder::PadChannels(int64_t before, int64_t after) {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(top_, "chpad");
+  if (!dims.ok()) return Fail("chpad", dims.status());
+  ChannelPadDesc desc;
+  desc.dims = *dims;
+  desc.before = before;
+  desc.after = after;
+  if (absl::Status s = desc.Validate(); !s.ok()) return Fail("chpad", s);
+  return AddOp("chpad", desc, {top_}, desc.output().shape());
+}
+
 int NetBuilder::Concat(const std::vector<int>& inputs) {
   if (!status_.ok()) return top_;
   if (inputs.empty()) return Fail("concat", absl::InvalidArgumentError("no inputs"));
@@ -241,11 +252,11 @@ int NetBuilder::Concat(const std::vector<int>& inputs) {
       desc.h = dims->h;
       desc.w = dims->w;
     } else if (dims->n != desc.n || dims->h != desc.h || dims->w != desc.w) {
-      return Fail("concat", absl::InvalidArgumentError(absl::StrCat(
-                                "input ", i, " (", graph_.nodes[inputs[i]].name, ") is ",
-                                shape(inputs[i]).ToString(), " but input 0 (",
-                                graph_.nodes[inputs[0]].name, ") is ",
-                                shape(inputs[0]).ToString(), ": N, H and W must match")));
+      return Fail("concat",
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "input ", i, " (", graph_.nodes[inputs[i]].name, ") is ",
+                      shape(inputs[i]).ToString(), " but input 0 (", graph_.nodes[inputs[0]].name,
+                      ") is ", shape(inputs[0]).ToString(), ": N, H and W must match")));
     }
     desc.channels.push_back(dims->c);
   }
@@ -256,9 +267,9 @@ int NetBuilder::Concat(const std::vector<int>& inputs) {
 int NetBuilder::Add(int a, int b) {
   if (!status_.ok()) return top_;
   if (shape(a) != shape(b))
-    return Fail("add", absl::InvalidArgumentError(absl::StrCat(
-                           graph_.nodes[a].name, " is ", shape(a).ToString(), " but ",
-                           graph_.nodes[b].name, " is ", shape(b).ToString())));
+    return Fail("add", absl::InvalidArgumentError(
+                           absl::StrCat(graph_.nodes[a].name, " is ", shape(a).ToString(), " but ",
+                                        graph_.nodes[b].name, " is ", shape(b).ToString())));
   AddDesc desc;
   desc.dims = AsDims4(shape(a));
   return AddOp("add", desc, {a, b}, shape(a));
@@ -281,8 +292,7 @@ int NetBuilder::Logits() {
 
 absl::StatusOr<Graph> NetBuilder::Build() && {
   RETURN_IF_ERROR(status_);
-  if (graph_.loss < 0)
-    return absl::FailedPreconditionError("the network has no Logits() layer");
+  if (graph_.loss < 0) return absl::FailedPreconditionError("the network has no Logits() layer");
   return std::move(graph_);
 }
 

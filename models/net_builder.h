@@ -25,7 +25,7 @@ struct Window {
 };
 
 struct ConvOptions {
-  int64_t stride = 1;        // both dimensions, unless stride_h/stride_w > 0
+  int64_t stride = 1;  // both dimensions, unless stride_h/stride_w > 0
   int64_t stride_h = 0, stride_w = 0;
   Padding padding = Padding::kSame;
   int64_t pad_h = 0, pad_w = 0;  // symmetric explicit padding with Padding::kExplicit
@@ -76,6 +76,8 @@ class NetBuilder {
   int SpatialMean();
   int Lrn(int64_t depth_radius, double bias, double alpha, double beta);
   int Dropout(double rate);
+  // Zero channels before and after the top's (ChannelPadDesc).
+  int PadChannels(int64_t before, int64_t after);
   // Channel concat of the given outputs; becomes the top.
   int Concat(const std::vector<int>& inputs);
   // Elementwise a + b (residual); becomes the top.

@@ -91,6 +91,34 @@ void BasicBlockV1(NetBuilder& b, int64_t depth, int64_t stride) {
 
 }  // namespace
 
+// tf_cnn_benchmarks' residual_block (v1): two 3x3 convs with batch norm,
+// the second without a ReLU, summed with the shortcut and then a ReLU; where
+// the depth grows, the shortcut is the input's every stride-th pixel (a 1x1
+// average pool) with zero channels on both sides ("plan A": no parameters).
+void CifarBlock(NetBuilder& b, int64_t depth, int64_t stride) {
+  const int in = b.top();
+  const int64_t in_depth = b.top_shape()[1];
+  int shortcut = IdentityShortcut(b, in, stride);
+  if (in_depth != depth) {
+    b.set_top(shortcut);
+    const int64_t pad = (depth - in_depth) / 2;
+    shortcut = b.PadChannels(pad, depth - in_depth - pad);
+  }
+  b.set_top(in);
+  b.Conv(depth, {3, 3},
+         {.stride = stride,
+          .padding = Padding::kSame,
+          .activation = Activation::kRelu,
+          .batch_norm = kWithBatchNorm});
+  const int residual = b.Conv(depth, {3, 3},
+                              {.stride = 1,
+                               .padding = Padding::kSame,
+                               .activation = Activation::kNone,
+                               .batch_norm = kWithBatchNorm});
+  b.Add(shortcut, residual);
+  b.Relu();
+}
+
 void ResNet(NetBuilder& b, const ResNetConfig& config) {
   b.set_conv_batch_norm(kResNetBatchNorm);
   b.Conv(64, {7, 7}, ResNetConv(7, 2, Activation::kRelu, kWithBatchNorm));  // 112 x 112 x 64
@@ -116,6 +144,23 @@ void ResNet(NetBuilder& b, const ResNetConfig& config) {
     b.BatchNorm(kTfCnnBatchNorm);
     b.Relu();
   }
+  b.SpatialMean();
+}
+
+void ResNetCifar(NetBuilder& b, int blocks_per_stage) {
+  b.set_conv_batch_norm(kResNetBatchNorm);  // decay 0.9, epsilon 1e-5, scale
+  // The stem has no ReLU in v1 (tf_cnn_benchmarks: activation=None).
+  b.Conv(16, {3, 3},
+         {.stride = 1,
+          .padding = Padding::kSame,
+          .activation = Activation::kNone,
+          .batch_norm = kWithBatchNorm});
+  for (int stage = 0; stage < 3; ++stage)
+    for (int block = 0; block < blocks_per_stage; ++block) {
+      b.set_scope(absl::StrCat("stage", stage + 1, "/block", block, "/"));
+      CifarBlock(b, int64_t{16} << stage, stage > 0 && block == 0 ? 2 : 1);
+    }
+  b.set_scope("");
   b.SpatialMean();
 }
 

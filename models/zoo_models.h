@@ -43,6 +43,11 @@ struct ResNetConfig {
   ResNetVersion version = ResNetVersion::kV1;
 };
 void ResNet(NetBuilder& b, const ResNetConfig& config);
+// tf_cnn_benchmarks' CIFAR-10 ResNet v1 (He et al. 2015, section 4.2) of
+// depth 6n + 2: a 3x3 conv of 16, three stages of n basic blocks (16, 32, 64
+// channels at 32, 16, 8 px), the depth growing through a zero-padded
+// subsampled shortcut.
+void ResNetCifar(NetBuilder& b, int blocks_per_stage);
 
 // mobilenet.cc
 void MobileNetV1(NetBuilder& b);

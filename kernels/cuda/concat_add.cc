@@ -201,7 +201,69 @@ class AddKernel : public CudaKernel {
   size_t bytes_ = 0;
 };
 
+// The channel pad: y zeroed, then x's channels copied into the middle as
+// one strided 2-D copy (a run per example in NCHW, per pixel in NHWC); the
+// backward copies the run back.
+class ChannelPadKernel : public CudaKernel {
+ public:
+  ChannelPadKernel(ContextPtr context, const ChannelPadDesc& desc)
+      : CudaKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(what_, inputs, 1));
+    ASSIGN_OR_RETURN(TensorSpec spec,
+                     ResolveInput(what_, *context_, options, inputs, 0, desc_.dims.shape()));
+    signature_.inputs.push_back(spec);
+    signature_.output = OutputLike(spec, desc_.output());
+    signature_.backward_reads_inputs = false;
+    signature_.backward_reads_output = false;
+    const size_t es = SizeOf(options.dtype), hw = static_cast<size_t>(desc_.dims.h * desc_.dims.w);
+    if (IsNhwc(spec)) {  // per pixel: C elements into K
+      width_ = static_cast<size_t>(desc_.dims.c) * es;
+      pitch_ = static_cast<size_t>(desc_.output().c) * es;
+      offset_ = static_cast<size_t>(desc_.before) * es;
+      rows_ = static_cast<size_t>(desc_.dims.n) * hw;
+    } else {  // per example: C x H x W into K x H x W
+      width_ = static_cast<size_t>(desc_.dims.c) * hw * es;
+      pitch_ = static_cast<size_t>(desc_.output().c) * hw * es;
+      offset_ = static_cast<size_t>(desc_.before) * hw * es;
+      rows_ = static_cast<size_t>(desc_.dims.n);
+    }
+    implementation_ = "cuda:chpad";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Launched(cudaMemsetAsync(args.y, 0, pitch_ * rows_, context_->raw_stream()),
+                             "channel pad forward (zeros)"));
+    return Launched(
+        cudaMemcpy2DAsync(static_cast<char*>(args.y) + offset_, pitch_, x, width_, width_, rows_,
+                          cudaMemcpyDeviceToDevice, context_->raw_stream()),
+        "channel pad forward");
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    return Launched(
+        cudaMemcpy2DAsync(args.dx[0], width_, static_cast<const char*>(args.dy) + offset_, pitch_,
+                          width_, rows_, cudaMemcpyDeviceToDevice, context_->raw_stream()),
+        "channel pad backward");
+  }
+
+ private:
+  const ChannelPadDesc desc_;
+  size_t width_ = 0, pitch_ = 0, offset_ = 0, rows_ = 0;
+};
+
 }  // namespace
+
+KernelOr CreateOp(ContextPtr context, const ChannelPadDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ChannelPadKernel>(std::move(context), desc, options, inputs);
+}
 
 KernelOr CreateOp(ContextPtr context, const ConcatDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {

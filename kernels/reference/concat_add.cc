@@ -102,7 +102,55 @@ class AddKernel final : public ReferenceKernel {
   const bool relu_;
 };
 
+// Zeros, with x in channels [before, before + C).
+template <typename T>
+class ChannelPadKernel final : public ReferenceKernel {
+ public:
+  ChannelPadKernel(const ChannelPadDesc& d, KernelSignature signature)
+      : ReferenceKernel(d.ToString(), std::move(signature)), d_(d) {}
+
+ private:
+  absl::Status RunForward(const KernelArgs& a) override {
+    const T* x = static_cast<const T*>(a.x[0]);
+    T* y = static_cast<T*>(a.y);
+    const int64_t hw = d_.dims.h * d_.dims.w, c = d_.dims.c, k = d_.output().c;
+    for (int64_t n = 0; n < d_.dims.n; ++n)
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < hw; ++i) {
+          const int64_t from = j - d_.before;
+          y[(n * k + j) * hw + i] = from >= 0 && from < c ? x[(n * c + from) * hw + i] : T(0);
+        }
+    return absl::OkStatus();
+  }
+
+  absl::Status RunBackwardData(const KernelArgs& a) override {
+    T* dx = static_cast<T*>(a.dx[0]);
+    if (dx == nullptr) return absl::OkStatus();
+    const T* dy = static_cast<const T*>(a.dy);
+    const int64_t hw = d_.dims.h * d_.dims.w, c = d_.dims.c, k = d_.output().c;
+    for (int64_t n = 0; n < d_.dims.n; ++n)
+      for (int64_t j = 0; j < c * hw; ++j) dx[n * c * hw + j] = dy[(n * k + d_.before) * hw + j];
+    return absl::OkStatus();
+  }
+
+  const ChannelPadDesc d_;
+};
+
 }  // namespace
+
+KernelOr CreateOp(ContextPtr, const ChannelPadDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  const DType dtype = options.dtype;
+  KernelSignature sig;
+  auto resolved =
+      ResolveInputs(desc.ToString(), inputs, {TensorSpec::Plain(dtype, desc.dims.shape())});
+  if (!resolved.ok()) return resolved.status();
+  sig.inputs = *std::move(resolved);
+  sig.output = TensorSpec::Plain(dtype, desc.output().shape());
+  sig.backward_reads_inputs = false;
+  sig.backward_reads_output = false;
+  return MakeTyped<ChannelPadKernel>(dtype, desc, std::move(sig));
+}
 
 KernelOr CreateOp(ContextPtr, const ConcatDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {

@@ -14,8 +14,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-WindowDim Window(int64_t in, int64_t k, int64_t s, Padding padding, int64_t d = 1,
-                 int64_t pb = 0, int64_t pa = 0) {
+WindowDim Window(int64_t in, int64_t k, int64_t s, Padding padding, int64_t d = 1, int64_t pb = 0,
+                 int64_t pa = 0) {
   absl::StatusOr<WindowDim> w = MakeWindowDim(in, k, s, padding, d, pb, pa);
   EXPECT_TRUE(w.ok()) << w.status();
   return w.ok() ? *w : WindowDim{};
@@ -82,14 +82,14 @@ TEST(WindowTest, ExplicitPads) {
 }
 
 TEST(WindowTest, ImpossibleWindowsAreErrors) {
-  for (auto w : {MakeWindowDim(4, 5, 1, Padding::kValid),          // kernel > input
-                 MakeWindowDim(5, 3, 1, Padding::kValid, 3),       // dilated extent 7 > 5
-                 MakeWindowDim(0, 1, 1, Padding::kSame),           // empty input
-                 MakeWindowDim(4, 0, 1, Padding::kSame),           // empty kernel
-                 MakeWindowDim(4, 1, 0, Padding::kSame),           // zero stride
-                 MakeWindowDim(4, 1, 1, Padding::kSame, 0),        // zero dilation
-                 MakeWindowDim(-3, 1, 1, Padding::kValid),         // negative
-                 MakeWindowDim(2, 5, 1, Padding::kExplicit, 1, 1, 1),   // no output
+  for (auto w : {MakeWindowDim(4, 5, 1, Padding::kValid),              // kernel > input
+                 MakeWindowDim(5, 3, 1, Padding::kValid, 3),           // dilated extent 7 > 5
+                 MakeWindowDim(0, 1, 1, Padding::kSame),               // empty input
+                 MakeWindowDim(4, 0, 1, Padding::kSame),               // empty kernel
+                 MakeWindowDim(4, 1, 0, Padding::kSame),               // zero stride
+                 MakeWindowDim(4, 1, 1, Padding::kSame, 0),            // zero dilation
+                 MakeWindowDim(-3, 1, 1, Padding::kValid),             // negative
+                 MakeWindowDim(2, 5, 1, Padding::kExplicit, 1, 1, 1),  // no output
                  MakeWindowDim(4, 3, 1, Padding::kExplicit, 1, -1, 0)}) {
     EXPECT_FALSE(w.ok());
     EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument);
@@ -113,15 +113,15 @@ TEST(ConvDescTest, RoundTripsManyShapes) {
   };
   const std::vector<Case> cases = {
       {64, 256, 512, 1, 56, 56, 1, 1, 2, 1, Padding::kSame, false},
-      {1, 3, 64, 1, 224, 224, 7, 7, 2, 1, Padding::kSame, true},      // asymmetric SAME
-      {3, 5, 7, 1, 13, 11, 3, 5, 2, 1, Padding::kSame, true},          // odd sizes
+      {1, 3, 64, 1, 224, 224, 7, 7, 2, 1, Padding::kSame, true},  // asymmetric SAME
+      {3, 5, 7, 1, 13, 11, 3, 5, 2, 1, Padding::kSame, true},     // odd sizes
       {2, 3, 6, 1, 9, 7, 3, 3, 3, 1, Padding::kValid, false},
-      {4, 32, 32, 32, 15, 15, 3, 3, 2, 1, Padding::kSame, false},     // depthwise
-      {2, 8, 12, 4, 10, 10, 3, 3, 1, 1, Padding::kSame, true},        // groups
-      {1, 4, 4, 1, 17, 17, 3, 3, 1, 2, Padding::kSame, false},        // dilation
+      {4, 32, 32, 32, 15, 15, 3, 3, 2, 1, Padding::kSame, false},  // depthwise
+      {2, 8, 12, 4, 10, 10, 3, 3, 1, 1, Padding::kSame, true},     // groups
+      {1, 4, 4, 1, 17, 17, 3, 3, 1, 2, Padding::kSame, false},     // dilation
       {1, 4, 4, 2, 17, 12, 3, 2, 2, 3, Padding::kValid, true},
-      {1, 288, 384, 1, 35, 35, 3, 3, 2, 1, Padding::kValid, false},   // inception3
-      {1, 192, 192, 1, 17, 17, 1, 7, 1, 1, Padding::kSame, false},    // 1x7
+      {1, 288, 384, 1, 35, 35, 3, 3, 2, 1, Padding::kValid, false},  // inception3
+      {1, 192, 192, 1, 17, 17, 1, 7, 1, 1, Padding::kSame, false},   // 1x7
   };
   for (const Case& t : cases) {
     ConvDesc d;
@@ -155,8 +155,7 @@ TEST(ConvDescTest, Errors) {
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1_iw5ow5kw1sw1pw0", "ph");
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_bias_x", "offset");
   ExpectError<ConvDesc>("conv:mb1_ic4ocX_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "oc");
-  ExpectError<ConvDesc>("conv:mb99999999999999999999_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0",
-                        "mb");
+  ExpectError<ConvDesc>("conv:mb99999999999999999999_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "mb");
   ExpectError<ConvDesc>("pool:mb1", "conv:");
   ExpectError<ConvDesc>("", "conv:");
 }
@@ -255,6 +254,18 @@ TEST(SimpleDescTest, RoundTrips) {
   ExpectError<DropoutDesc>("dropout:mb32ic4096ih1iw1_p1e", "offset");
 }
 
+TEST(ChannelPadDescTest, RoundTrips) {
+  ExpectCanonical<ChannelPadDesc>("chpad:mb128ic16ih16iw16_b8a8");
+  ChannelPadDesc d;
+  d.dims = {2, 3, 4, 5};
+  d.before = 1;
+  EXPECT_EQ(d.output(), (Dims4{2, 4, 4, 5}));
+  EXPECT_EQ(d.ToString(), "chpad:mb2ic3ih4iw5_b1a0");
+  d.after = -1;
+  EXPECT_FALSE(d.Validate().ok());
+  ExpectError<ChannelPadDesc>("chpad:mb2ic3ih4iw5", "_");
+}
+
 TEST(ConcatDescTest, RoundTrips) {
   ExpectCanonical<ConcatDesc>("concat:mb32ih28iw28_ic64:128:32:32");
   ExpectCanonical<ConcatDesc>("concat:mb1ih3iw5_ic7");
@@ -287,6 +298,7 @@ TEST(OpDescTest, DispatchesOnThePrefix) {
       {"dropout:mb1ic1ih1iw1_p0.5", "dropout"},
       {"concat:mb1ih1iw1_ic1:2", "concat"},
       {"add:mb1ic1ih1iw1", "add"},
+      {"chpad:mb1ic1ih1iw1_b0a1", "chpad"},
       {"softmax_xent:mb1ic1", "softmax_xent"},
       {"gemm:m1n1k1", "gemm"},
   };

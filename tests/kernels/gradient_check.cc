@@ -39,8 +39,7 @@ std::vector<int64_t> SampleIndices(int64_t count, int64_t limit) {
     for (int64_t i = 0; i < count; ++i) out.push_back(i);
     return out;
   }
-  for (int64_t j = 0; j < limit; ++j)
-    out.push_back(limit == 1 ? 0 : j * (count - 1) / (limit - 1));
+  for (int64_t j = 0; j < limit; ++j) out.push_back(limit == 1 ? 0 : j * (count - 1) / (limit - 1));
   return out;
 }
 
@@ -98,19 +97,30 @@ absl::StatusOr<KernelUnderTest> CreateKernelUnderTest(Backend& backend, const Op
 
 double GetElement(const TensorSpec& spec, const void* data, int64_t i) {
   switch (spec.dtype) {
-    case DType::kF32: return static_cast<const float*>(data)[i];
-    case DType::kF64: return static_cast<const double*>(data)[i];
-    case DType::kI32: return static_cast<const int32_t*>(data)[i];
-    default: return std::nan("");
+    case DType::kF32:
+      return static_cast<const float*>(data)[i];
+    case DType::kF64:
+      return static_cast<const double*>(data)[i];
+    case DType::kI32:
+      return static_cast<const int32_t*>(data)[i];
+    default:
+      return std::nan("");
   }
 }
 
 void SetElement(const TensorSpec& spec, void* data, int64_t i, double value) {
   switch (spec.dtype) {
-    case DType::kF32: static_cast<float*>(data)[i] = static_cast<float>(value); break;
-    case DType::kF64: static_cast<double*>(data)[i] = value; break;
-    case DType::kI32: static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value); break;
-    default: break;
+    case DType::kF32:
+      static_cast<float*>(data)[i] = static_cast<float>(value);
+      break;
+    case DType::kF64:
+      static_cast<double*>(data)[i] = value;
+      break;
+    case DType::kI32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
+      break;
+    default:
+      break;
   }
 }
 
@@ -122,8 +132,8 @@ std::vector<double> ToDoubles(const TensorSpec& spec, const void* data) {
 
 absl::Status FromDoubles(const TensorSpec& spec, void* data, const std::vector<double>& values) {
   if (static_cast<int64_t>(values.size()) != spec.shape.num_elements())
-    return absl::InvalidArgumentError(absl::StrCat(values.size(), " values for ",
-                                                   spec.DebugString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(values.size(), " values for ", spec.DebugString()));
   for (size_t i = 0; i < values.size(); ++i) SetElement(spec, data, i, values[i]);
   return absl::OkStatus();
 }
@@ -155,8 +165,8 @@ void FillDefaults(KernelBuffers& b, uint64_t seed) {
 absl::Status CompareTensors(absl::string_view what, const std::vector<double>& actual,
                             const std::vector<double>& expected, double rtol, double atol) {
   if (actual.size() != expected.size())
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", actual.size(), " values, expected ",
-                                                   expected.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", actual.size(), " values, expected ", expected.size()));
   int64_t bad = 0;
   size_t worst = 0;
   double worst_excess = -1.0;
@@ -291,9 +301,8 @@ absl::Status CheckGradients(Kernel& kernel, KernelBuffers& b, const GradientChec
   // Restore the forward's outputs and saved state at the unperturbed point.
   RETURN_IF_ERROR(objective().status());
   if (bad > 0)
-    return absl::InternalError(
-        absl::StrCat(bad, " of ", checked, " gradient entries differ from finite differences:",
-                     report));
+    return absl::InternalError(absl::StrCat(
+        bad, " of ", checked, " gradient entries differ from finite differences:", report));
   return absl::OkStatus();
 }
 

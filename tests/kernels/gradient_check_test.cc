@@ -85,9 +85,7 @@ TEST(GradientCheckTest, CatchesAWrongGradient) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("1 of 6"));
 }
 
-TEST(GradientCheckTest, CatchesAccumulationIntoDx) {
-  EXPECT_FALSE(Check(Flaw::kAccumulates).ok());
-}
+TEST(GradientCheckTest, CatchesAccumulationIntoDx) { EXPECT_FALSE(Check(Flaw::kAccumulates).ok()); }
 
 TEST(GradientCheckTest, CatchesReadingInputsTheSignatureReleases) {
   EXPECT_FALSE(Check(Flaw::kReadsInputAgainstSignature).ok());

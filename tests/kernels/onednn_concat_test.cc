@@ -37,6 +37,15 @@ void ExpectMatch(const std::string& text, const CompareOptions& options = {}) {
 
 TEST(OneDnnConcatTest, Plain) { ExpectMatch("concat:mb2ih3iw5_ic3:1:4"); }
 
+// The channel pad: plain, and from a blocked producer (reordered to plain).
+TEST(OneDnnChannelPadTest, MatchesTheReference) {
+  ExpectMatch("chpad:mb2ic3ih4iw5_b2a1");
+  ExpectMatch("chpad:mb3ic16ih8iw8_b8a8");
+  CompareOptions o;
+  o.onednn_inputs = {ConvOutput(2, 16, 4)};
+  ExpectMatch("chpad:mb2ic16ih4iw4_b8a8", o);
+}
+
 TEST(OneDnnConcatTest, BlockedOnBlockBoundaries) {
   ASSERT_NE(OneDnn(), nullptr);
   CompareOptions o;

@@ -91,8 +91,8 @@ TEST(OneDnnAddTest, FusedRelu) {
   CompareOptions o;
   o.onednn_inputs = {blocked, plain};
   ExpectMatch("add:mb2ic16ih4iw4_relu", o);
-  auto kernel = OneDnn()->Create(*ParseOpDesc("add:mb2ic16ih4iw4_relu"), DType::kF32,
-                                 {blocked, plain});
+  auto kernel =
+      OneDnn()->Create(*ParseOpDesc("add:mb2ic16ih4iw4_relu"), DType::kF32, {blocked, plain});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const KernelSignature& sig = (*kernel)->signature();
   EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[1], blocked));

@@ -16,8 +16,8 @@ using onednn_test::OneDnn;
 
 TEST(OneDnnGemmTest, MatchesTheReferenceInEveryTransposeCombination) {
   ASSERT_NE(OneDnn(), nullptr);
-  for (const char* text : {"gemm:m7n5k9", "gemm:m7n5k9_ta", "gemm:m7n5k9_tb",
-                           "gemm:m7n5k9_ta_tb", "gemm:m1n33k17", "gemm:m64n48k80_tb"}) {
+  for (const char* text : {"gemm:m7n5k9", "gemm:m7n5k9_ta", "gemm:m7n5k9_tb", "gemm:m7n5k9_ta_tb",
+                           "gemm:m1n33k17", "gemm:m64n48k80_tb"}) {
     SCOPED_TRACE(text);
     absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << desc.status();

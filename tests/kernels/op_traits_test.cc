@@ -114,7 +114,7 @@ TEST(OpTraitsTest, AToyOpGetsEveryFactFromItsTraitsAlone) {
 TEST(OpTraitsTest, EveryKindParsesAndTheUnknownListsThem) {
   const std::vector<absl::string_view> kinds = OpKinds();
   EXPECT_EQ(absl::StrJoin(kinds, ","),
-            "conv,pool,fc,bn,relu,lrn,dropout,concat,add,softmax_xent,gemm");
+            "conv,pool,fc,bn,relu,lrn,dropout,concat,add,softmax_xent,gemm,chpad");
   EXPECT_EQ(std::set<absl::string_view>(kinds.begin(), kinds.end()).size(), kinds.size());
   for (const char* text : {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1", "fc:mb2ic8oc4",
                            "bn:mb2ic4ih3iw3_eps0.001mom0.9", "relu:mb2ic4ih3iw3", "gemm:m8n8k8"}) {
@@ -127,7 +127,7 @@ TEST(OpTraitsTest, EveryKindParsesAndTheUnknownListsThem) {
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(),
                                 "unknown op 'gelu' (known: conv, pool, fc, bn, relu, lrn, "
-                                "dropout, concat, add, softmax_xent, gemm)"))
+                                "dropout, concat, add, softmax_xent, gemm, chpad)"))
       << bad.status();
 }
 

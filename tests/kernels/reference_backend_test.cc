@@ -96,10 +96,10 @@ TEST(ReferenceBackendTest, InputSpecsMustMatchTheDescriptor) {
   EXPECT_THAT(std::string(k.status().message()), HasSubstr("[2,3,5,4]"));
   // Wrong dtype, wrong count.
   EXPECT_FALSE(
-      backend->Create(relu, DType::kF32, {TensorSpec::Plain(DType::kF64, Shape{2, 3, 4, 5})})
-          .ok());
-  EXPECT_FALSE(backend->Create(AddDesc{{2, 3, 4, 5}}, DType::kF32,
-                               {TensorSpec::Plain(DType::kF32, Shape{2, 3, 4, 5})})
+      backend->Create(relu, DType::kF32, {TensorSpec::Plain(DType::kF64, Shape{2, 3, 4, 5})}).ok());
+  EXPECT_FALSE(backend
+                   ->Create(AddDesc{{2, 3, 4, 5}}, DType::kF32,
+                            {TensorSpec::Plain(DType::kF32, Shape{2, 3, 4, 5})})
                    .ok());
   // The right spec is accepted and kept.
   k = backend->Create(relu, DType::kF32, {TensorSpec::Plain(DType::kF32, Shape{2, 3, 4, 5})});
@@ -173,8 +173,7 @@ TEST(ReferenceBackendTest, NoAllocationInsideCalls) {
       absl::Status infer = k->kernel->Forward(inference);
       const long allocations = testing::AllocationCounter::Stop();
       EXPECT_TRUE(forward.ok() && data.ok() && weights.ok() && infer.ok())
-          << OpDescToString(op) << ": " << forward << " " << data << " " << weights << " "
-          << infer;
+          << OpDescToString(op) << ": " << forward << " " << data << " " << weights << " " << infer;
       EXPECT_EQ(allocations, 0) << OpDescToString(op) << " " << DTypeName(dtype);
     }
 }
@@ -194,18 +193,18 @@ TEST(ReferenceBackendTest, ReorderCopiesAndConverts) {
   EXPECT_EQ(copy, src);
 
   // Differing shapes, blocked layouts and other dtypes are errors.
-  EXPECT_EQ(backend->Reorder(f32, src.data(), TensorSpec::Plain(DType::kF32, Shape{3, 2}),
-                             copy.data())
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      backend->Reorder(f32, src.data(), TensorSpec::Plain(DType::kF32, Shape{3, 2}), copy.data())
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   TensorSpec blocked = f32;
   blocked.layout = Layout::kBlocked;
   EXPECT_EQ(backend->Reorder(f32, src.data(), blocked, copy.data()).code(),
             absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(backend->Reorder(f32, src.data(), TensorSpec::Plain(DType::kBF16, Shape{2, 3}),
-                             copy.data())
-                .code(),
-            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(
+      backend->Reorder(f32, src.data(), TensorSpec::Plain(DType::kBF16, Shape{2, 3}), copy.data())
+          .code(),
+      absl::StatusCode::kUnimplemented);
 }
 
 }  // namespace

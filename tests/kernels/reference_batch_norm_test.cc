@@ -141,7 +141,8 @@ TEST(BatchNormFusedReluTest, IsTheBatchNormFollowedByARelu) {
   ASSERT_TRUE(fused.kernel->BackwardWeights(f).ok());
   const TensorSpec& in = plain.kernel->signature().inputs[0];
   double largest = 0;
-  for (double v : ToDoubles(in, fused.buffers.dx[0].data())) largest = std::max(largest, std::fabs(v));
+  for (double v : ToDoubles(in, fused.buffers.dx[0].data()))
+    largest = std::max(largest, std::fabs(v));
   EXPECT_GT(largest, 0.1);  // a real gradient, not zeros on both sides
   EXPECT_EQ(ToDoubles(in, fused.buffers.dx[0].data()), ToDoubles(in, plain.buffers.dx[0].data()));
   for (size_t j = 0; j < 2; ++j) {

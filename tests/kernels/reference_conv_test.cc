@@ -49,8 +49,8 @@ class ConvForwardTest : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ConvForwardTest, ValidWithBias) {
   // x = 1..9 (3x3), w = [1 2; 3 4], b = 1.
-  EXPECT_EQ(ConvForward("conv:mb1_ic1oc1_ih3oh2kh2sh1ph0_iw3ow2kw2sw1pw0_bias", GetParam(),
-                        Iota(9), {1, 2, 3, 4}, {1}),
+  EXPECT_EQ(ConvForward("conv:mb1_ic1oc1_ih3oh2kh2sh1ph0_iw3ow2kw2sw1pw0_bias", GetParam(), Iota(9),
+                        {1, 2, 3, 4}, {1}),
             (std::vector<double>{38, 48, 68, 78}));
 }
 
@@ -88,8 +88,8 @@ TEST_P(ConvForwardTest, Depthwise) {
 
 TEST_P(ConvForwardTest, Dilation) {
   // 1x5 input, kernel 1x2 dilated by 2: y[q] = x[q] + 10 x[q+2].
-  EXPECT_EQ(ConvForward("conv:mb1_ic1oc1_ih1oh1kh1sh1ph0_iw5ow3kw2sw1pw0dw2", GetParam(),
-                        Iota(5), {1, 10}),
+  EXPECT_EQ(ConvForward("conv:mb1_ic1oc1_ih1oh1kh1sh1ph0_iw5ow3kw2sw1pw0dw2", GetParam(), Iota(5),
+                        {1, 10}),
             (std::vector<double>{31, 42, 53}));
 }
 
@@ -118,16 +118,16 @@ TEST_P(ConvGradientTest, MatchesFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ConvGradientTest,
     ::testing::Values(
-        "conv:mb2_ic3oc4_ih5oh5kh3sh1ph1_iw5ow5kw3sw1pw1_bias",            // SAME 3x3
-        "conv:mb1_ic2oc3_ih7oh4kh3sh2ph1_iw6ow3kw3sw2pl0pr1",              // SAME stride 2, odd
-        "conv:mb2_ic3oc2_ih8oh4kh3sh2pt0pb1_iw8ow4kw3sw2pl0pr1_bias",      // asymmetric SAME
-        "conv:mb1_ic2oc2_ih9oh3kh3sh3ph0_iw7ow2kw3sw3pw0",                 // VALID stride 3
-        "conv:mb1_ic3oc2_ih11oh6kh7sh2ph3_iw10ow5kw7sw2pl2pr3",           // 7x7 stride 2
-        "conv:mb2_g2_ic4oc6_ih5oh3kh3sh2ph1_iw5ow3kw3sw2pw1_bias",         // groups
-        "conv:mb2_g3_ic3oc3_ih6oh6kh3sh1ph1_iw5ow5kw3sw1pw1",              // depthwise
-        "conv:mb1_ic2oc2_ih9oh9kh3sh1ph2dh2_iw7ow3kw2sw2pl1pr0dw3",        // dilation
-        "conv:mb3_ic2oc3_ih5oh5kh1sh1ph0_iw3ow3kw1sw1pw0_bias",            // 1x1
-        "conv:mb1_ic2oc2_ih5oh5kh1sh1ph0_iw5ow5kw3sw1pw1"));               // 1x3 / 3x1 mix
+        "conv:mb2_ic3oc4_ih5oh5kh3sh1ph1_iw5ow5kw3sw1pw1_bias",        // SAME 3x3
+        "conv:mb1_ic2oc3_ih7oh4kh3sh2ph1_iw6ow3kw3sw2pl0pr1",          // SAME stride 2, odd
+        "conv:mb2_ic3oc2_ih8oh4kh3sh2pt0pb1_iw8ow4kw3sw2pl0pr1_bias",  // asymmetric SAME
+        "conv:mb1_ic2oc2_ih9oh3kh3sh3ph0_iw7ow2kw3sw3pw0",             // VALID stride 3
+        "conv:mb1_ic3oc2_ih11oh6kh7sh2ph3_iw10ow5kw7sw2pl2pr3",        // 7x7 stride 2
+        "conv:mb2_g2_ic4oc6_ih5oh3kh3sh2ph1_iw5ow3kw3sw2pw1_bias",     // groups
+        "conv:mb2_g3_ic3oc3_ih6oh6kh3sh1ph1_iw5ow5kw3sw1pw1",          // depthwise
+        "conv:mb1_ic2oc2_ih9oh9kh3sh1ph2dh2_iw7ow3kw2sw2pl1pr0dw3",    // dilation
+        "conv:mb3_ic2oc3_ih5oh5kh1sh1ph0_iw3ow3kw1sw1pw0_bias",        // 1x1
+        "conv:mb1_ic2oc2_ih5oh5kh1sh1ph0_iw5ow5kw3sw1pw1"));           // 1x3 / 3x1 mix
 
 TEST(ConvSignatureTest, ParamsAndLiveness) {
   std::unique_ptr<Backend> backend = CreateReferenceBackend();

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "core/random.h"
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
-#include "core/random.h"
 #include "kernels/reference/reference_backend.h"
 #include "tests/kernels/gradient_check.h"
 
@@ -88,8 +88,7 @@ TEST_P(ElementwiseTest, AddWithFusedRelu) {
   args.dy_parts = {parts[0].data(), parts[1].data(), parts[2].data()};
   args.dx[1] = args.dx[0];
   ASSERT_TRUE(k.kernel->BackwardData(args).ok());
-  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()),
-            (std::vector<double>{91, 0, 333, 0}));
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()), (std::vector<double>{91, 0, 333, 0}));
   // Neither dy nor parts: a clear error, not a crash.
   args.dy_parts.clear();
   EXPECT_FALSE(k.kernel->BackwardData(args).ok());
@@ -115,6 +114,28 @@ TEST_P(ElementwiseTest, ConcatStacksChannels) {
             (std::vector<double>{-1, -2, -3, -4}));
   EXPECT_EQ(ToDoubles(sig.inputs[1], k.buffers.dx[1].data()),
             (std::vector<double>{-5, -6, -7, -8, -9, -10, -11, -12}));
+}
+
+TEST_P(ElementwiseTest, ChannelPadPutsTheInputBetweenZeros) {
+  // 2 images of 1 channel of 1x2, one zero channel before and two after.
+  ChannelPadDesc d;
+  d.dims = {2, 1, 1, 2};
+  d.before = 1;
+  d.after = 2;
+  KernelUnderTest k = Make(d, GetParam());
+  const KernelSignature& sig = k.kernel->signature();
+  EXPECT_EQ(sig.output.shape, (Shape{2, 4, 1, 2}));
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k.buffers.x[0].data(), {1, 2, 3, 4}).ok());
+  KernelArgs args = k.buffers.Args();
+  ASSERT_TRUE(k.kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k.buffers.y.data()),
+            (std::vector<double>{0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0}));
+  ASSERT_TRUE(FromDoubles(sig.output, k.buffers.dy.data(),
+                          {9, 9, -1, -2, 9, 9, 9, 9, 9, 9, -3, -4, 9, 9, 9, 9})
+                  .ok());
+  ASSERT_TRUE(k.kernel->BackwardData(args).ok());
+  EXPECT_EQ(ToDoubles(sig.inputs[0], k.buffers.dx[0].data()),
+            (std::vector<double>{-1, -2, -3, -4}));
 }
 
 TEST_P(ElementwiseTest, DropoutKeepsScalesAndReproduces) {
@@ -229,9 +250,8 @@ TEST(DropoutTest, ReplicasDrawTheSlicesOfTheWholeBatchsMask) {
   joined.insert(joined.end(), second.begin(), second.end());
   EXPECT_EQ(joined, all);
   // Not trivially so: the second replica's mask differs from the first's.
-  EXPECT_NE(second, DropoutOutput(DropoutDesc{part, 0.5}, KernelOptions{DType::kF32,
-                                                                        Precision::kFp32, 3, 4, 0},
-                                  &step));
+  EXPECT_NE(second, DropoutOutput(DropoutDesc{part, 0.5},
+                                  KernelOptions{DType::kF32, Precision::kFp32, 3, 4, 0}, &step));
 }
 
 TEST(ElementwiseGradientTest, Relu) {
@@ -249,8 +269,12 @@ TEST(ElementwiseGradientTest, Relu) {
 }
 
 TEST(ElementwiseGradientTest, AddAndConcat) {
+  ChannelPadDesc pad;
+  pad.dims = {2, 3, 2, 3};
+  pad.before = 2;
+  pad.after = 1;
   for (OpDesc desc : {OpDesc(AddDesc{{2, 3, 3, 5}}), OpDesc(ConcatDesc{2, 3, 1, {1, 3, 2}}),
-                      OpDesc(ConcatDesc{1, 5, 3, {4}})}) {
+                      OpDesc(ConcatDesc{1, 5, 3, {4}}), OpDesc(pad)}) {
     KernelUnderTest k = Make(desc, DType::kF64);
     FillDefaults(k.buffers, 19);
     absl::Status status = CheckGradients(*k.kernel, k.buffers);
@@ -301,10 +325,10 @@ TEST(ElementwiseSignatureTest, Liveness) {
     bool reads_inputs;
     size_t saved_bytes;
   };
-  for (const Case& c : {Case{ReluDesc{{2, 3, 4, 5}}, true, 0},
-                        Case{AddDesc{{2, 3, 4, 5}}, false, 0},
-                        Case{ConcatDesc{2, 4, 5, {1, 2}}, false, 0},
-                        Case{DropoutDesc{{2, 3, 4, 5}, 0.5}, false, 120}}) {
+  for (const Case& c :
+       {Case{ReluDesc{{2, 3, 4, 5}}, true, 0}, Case{AddDesc{{2, 3, 4, 5}}, false, 0},
+        Case{ConcatDesc{2, 4, 5, {1, 2}}, false, 0},
+        Case{DropoutDesc{{2, 3, 4, 5}, 0.5}, false, 120}}) {
     KernelUnderTest k = Make(c.desc, DType::kF32);
     const KernelSignature& sig = k.kernel->signature();
     EXPECT_EQ(sig.backward_reads_inputs, c.reads_inputs) << OpDescToString(c.desc);

@@ -37,8 +37,8 @@ TEST(ReferenceGemmTest, ProductInEveryTransposeCombination) {
 
 TEST(ReferenceGemmTest, GradientsMatchFiniteDifferences) {
   std::unique_ptr<Backend> backend = CreateReferenceBackend();
-  for (const char* text : {"gemm:m3n4k5", "gemm:m3n4k5_ta", "gemm:m2n5k3_tb",
-                           "gemm:m4n1k6_ta_tb"}) {
+  for (const char* text :
+       {"gemm:m3n4k5", "gemm:m3n4k5_ta", "gemm:m2n5k3_tb", "gemm:m4n1k6_ta_tb"}) {
     SCOPED_TRACE(text);
     auto desc = GemmDesc::Parse(text);
     ASSERT_TRUE(desc.ok());
@@ -52,9 +52,9 @@ TEST(ReferenceGemmTest, GradientsMatchFiniteDifferences) {
 
 TEST(ReferenceGemmTest, WrongOperandShapeIsAClearError) {
   std::unique_ptr<Backend> backend = CreateReferenceBackend();
-  auto kernel = backend->Create(GemmDesc{2, 3, 4}, DType::kF32,
-                                {TensorSpec::Plain(DType::kF32, Shape{4, 2}),
-                                 TensorSpec::Plain(DType::kF32, Shape{4, 3})});
+  auto kernel = backend->Create(
+      GemmDesc{2, 3, 4}, DType::kF32,
+      {TensorSpec::Plain(DType::kF32, Shape{4, 2}), TensorSpec::Plain(DType::kF32, Shape{4, 3})});
   ASSERT_FALSE(kernel.ok());
   EXPECT_NE(kernel.status().message().find("gemm:m2n3k4"), absl::string_view::npos)
       << kernel.status();

@@ -80,7 +80,7 @@ TEST_P(LrnGradientTest, MatchesFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, LrnGradientTest,
                          ::testing::Values("lrn:mb2ic7ih3iw2_r2k1a0.5b0.75",
-                                           "lrn:mb1ic5ih2iw3_r5k2a0.3b0.5",   // radius > C
+                                           "lrn:mb1ic5ih2iw3_r5k2a0.3b0.5",  // radius > C
                                            "lrn:mb2ic3ih1iw1_r0k1a1b1",
                                            "lrn:mb1ic9ih1iw3_r1k1.5a0.1b2"));
 

@@ -72,8 +72,7 @@ TEST_P(PoolForwardTest, MaxIgnoresPaddingWithNegativeInputs) {
   // Padding must not act as a 0 in max pooling.
   std::vector<double> x = Iota(16);
   for (double& v : x) v = -v;
-  EXPECT_EQ(PoolForward("pool:max_mb1ic1_ih4oh4kh3sh1ph1_iw4ow4kw3sw1pw1", GetParam(), x)[0],
-            -1.0);
+  EXPECT_EQ(PoolForward("pool:max_mb1ic1_ih4oh4kh3sh1ph1_iw4ow4kw3sw1pw1", GetParam(), x)[0], -1.0);
 }
 
 TEST_P(PoolForwardTest, ChannelsAndBatchArePlanes) {
@@ -133,12 +132,12 @@ TEST_P(PoolGradientTest, MatchesFiniteDifferences) {
 std::vector<std::string> GradientShapes() {
   std::vector<std::string> out;
   for (const char* algorithm : {"max", "avg", "avgx"})
-    for (const char* shape : {
-             "_mb2ic3_ih5oh3kh3sh2ph1_iw5ow3kw3sw2pw1",          // SAME odd
-             "_mb1ic2_ih8oh4kh3sh2pt0pb1_iw7ow4kw3sw2pl1pr1",    // asymmetric SAME
-             "_mb2ic1_ih7oh3kh3sh2ph0_iw9ow3kw3sw3pw0",          // VALID, stride 3
-             "_mb1ic2_ih6oh5kh2sh1ph0_iw5ow3kw3sw1pw0",          // overlapping stride 1
-             "_mb1ic1_ih3oh2kh3sh2ph1_iw4ow2kw2sw2pl0pr0"})      // odd, windows at edges
+    for (const char* shape :
+         {"_mb2ic3_ih5oh3kh3sh2ph1_iw5ow3kw3sw2pw1",        // SAME odd
+          "_mb1ic2_ih8oh4kh3sh2pt0pb1_iw7ow4kw3sw2pl1pr1",  // asymmetric SAME
+          "_mb2ic1_ih7oh3kh3sh2ph0_iw9ow3kw3sw3pw0",        // VALID, stride 3
+          "_mb1ic2_ih6oh5kh2sh1ph0_iw5ow3kw3sw1pw0",        // overlapping stride 1
+          "_mb1ic1_ih3oh2kh3sh2ph1_iw4ow2kw2sw2pl0pr0"})    // odd, windows at edges
       out.push_back(std::string("pool:") + algorithm + shape);
   return out;
 }

@@ -60,13 +60,32 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
   // model_config.py's ImageNet names; sizes and batches from each model's
   // constructor (ResNet-18/34: ResnetModel's default of 32).
   const Expected expected[] = {
-      {"trivial", 227, 32},      {"lenet", 28, 32},          {"alexnet", 227, 512},
-      {"overfeat", 231, 32},     {"vgg11", 224, 64},         {"vgg16", 224, 64},
-      {"vgg19", 224, 64},        {"googlenet", 224, 32},     {"inception3", 299, 32},
-      {"inception4", 299, 32},   {"resnet18", 224, 32},      {"resnet34", 224, 32},
-      {"resnet50", 224, 64},     {"resnet50_v1.5", 224, 64}, {"resnet50_v2", 224, 64},
-      {"resnet101", 224, 32},    {"resnet101_v2", 224, 32},  {"resnet152", 224, 32},
-      {"resnet152_v2", 224, 32}, {"mobilenet", 224, 32},
+      {"trivial", 227, 32},
+      {"lenet", 28, 32},
+      {"alexnet", 227, 512},
+      {"overfeat", 231, 32},
+      {"vgg11", 224, 64},
+      {"vgg16", 224, 64},
+      {"vgg19", 224, 64},
+      {"googlenet", 224, 32},
+      {"inception3", 299, 32},
+      {"inception4", 299, 32},
+      {"resnet18", 224, 32},
+      {"resnet34", 224, 32},
+      {"resnet50", 224, 64},
+      {"resnet50_v1.5", 224, 64},
+      {"resnet50_v2", 224, 64},
+      {"resnet101", 224, 32},
+      {"resnet101_v2", 224, 32},
+      {"resnet152", 224, 32},
+      {"resnet152_v2", 224, 32},
+      {"mobilenet", 224, 32},
+      // The CIFAR-10 models (ResnetCifar10Model: 32 px, batch 128).
+      {"resnet20", 32, 128},
+      {"resnet32", 32, 128},
+      {"resnet44", 32, 128},
+      {"resnet56", 32, 128},
+      {"resnet110", 32, 128},
   };
   const std::vector<ModelInfo>& models = ListModels();
   ASSERT_EQ(models.size(), std::size(expected));
@@ -138,6 +157,38 @@ TEST(ZooTest, ParameterCountsDerivedFromTheDefinitions) {
       {"resnet152_v2", 60'137'320}, {"mobilenet", 4'231'976},
   };
   for (const auto& [model, count] : by_hand) EXPECT_EQ(Parameters(model, 1000), count) << model;
+}
+
+TEST(ZooTest, CifarResNetParameterCountsAreTfCnnBenchmarks) {
+  // ResnetCifar10Model (v1), 10 classes, by hand from its definition: the
+  // stem conv(3->16) 432 + BN 32; stage 1: 2n conv(16->16) 2304 + BN 32;
+  // stage 2: conv(16->32) 4608 + BN 64, then 2n-1 conv(32->32) 9216 + BN 64;
+  // stage 3: conv(32->64) 18432 + BN 128, then 2n-1 conv(64->64) 36864 +
+  // BN 128; the zero-padded shortcuts have none; fc(64->10) 650. (The
+  // paper's 0.27M, 0.46M, 0.66M, 0.85M and 1.7M.)
+  auto count = [](int64_t n) {
+    return 464 + 2 * n * 2336 + 4672 + (2 * n - 1) * 9280 + 18560 + (2 * n - 1) * 36992 + 650;
+  };
+  const std::map<std::string, int64_t> expected = {
+      {"resnet20", 269'722}, {"resnet32", 464'154},    {"resnet44", 658'586},
+      {"resnet56", 853'018}, {"resnet110", 1'727'962},
+  };
+  const std::map<std::string, int64_t> blocks = {
+      {"resnet20", 3}, {"resnet32", 5}, {"resnet44", 7}, {"resnet56", 9}, {"resnet110", 18}};
+  for (const auto& [model, params] : expected) {
+    EXPECT_EQ(count(blocks.at(model)), params) << model;
+    EXPECT_EQ(Parameters(model, 10), params) << model;
+    // 6n + 2 weighted layers: 6n + 1 convs and the logits.
+    Graph graph = Build(model, {.classes = 10});
+    int convs = 0, pads = 0;
+    for (const Node& node : graph.nodes) {
+      convs += std::holds_alternative<ConvDesc>(node.op) && node.kind == Node::Kind::kOp;
+      pads += std::holds_alternative<ChannelPadDesc>(node.op) && node.kind == Node::Kind::kOp;
+    }
+    EXPECT_EQ(convs, 6 * blocks.at(model) + 1) << model;
+    EXPECT_EQ(pads, 2) << model;  // where 16 -> 32 and 32 -> 64
+    EXPECT_EQ(graph.nodes[graph.logits].output, (Shape{128, 10})) << model;
+  }
 }
 
 TEST(ZooTest, EveryModelIsCounted) {

@@ -24,6 +24,8 @@ SUITE_MODELS = {
     "resnet34": (224, 32), "resnet50": (224, 64), "resnet50_v1.5": (224, 64),
     "resnet50_v2": (224, 64), "resnet101": (224, 32), "resnet101_v2": (224, 32),
     "resnet152": (224, 32), "resnet152_v2": (224, 32), "mobilenet": (224, 32),
+    "resnet20": (32, 128), "resnet32": (32, 128), "resnet44": (32, 128), "resnet56": (32, 128),
+    "resnet110": (32, 128),
 }
 CLASSES = 1001  # ImageNet plus background, as the suite (models/zoo.h)
 MOMENTUM = 0.9

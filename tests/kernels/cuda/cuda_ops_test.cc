@@ -507,7 +507,8 @@ TEST(CudaOpsTest, ConcatAndAddMatchTheReferenceInNchwAndNhwc) {
   SKIP_WITHOUT_GPU();
   for (const char* text :
        {"concat:mb2ih5iw3_ic3:4:1", "concat:mb3ih1iw1_ic8:16", "add:mb2ic5ih3iw7",
-        "add:mb4ic16ih1iw1", "add:mb2ic5ih3iw7_relu", "add:mb4ic16ih1iw1_relu"})
+        "add:mb4ic16ih1iw1", "add:mb2ic5ih3iw7_relu", "add:mb4ic16ih1iw1_relu",
+        "chpad:mb2ic3ih5iw3_b2a1", "chpad:mb3ic16ih4iw4_b8a8"})
     for (Precision p : kAllPrecisions) {  // fp32 NCHW, the others NHWC
       absl::Status status = CompareWithReference(*ParseOpDesc(text), Tolerances(p, 0, 0, 0));
       EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p) << ": " << status;
