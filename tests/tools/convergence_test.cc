@@ -49,7 +49,9 @@ TEST(ConvergenceCheckTest, BadOptionsAreErrors) {
   o = Options();
   o.backend = "cuda";  // no GPU here: creating the backend says why
   absl::StatusOr<Result> r = convergence::Run(o, nullptr);
-  if (!r.ok()) EXPECT_FALSE(r.status().message().empty());
+  if (!r.ok()) {
+    EXPECT_FALSE(r.status().message().empty());
+  }
 }
 
 }  // namespace
