@@ -94,6 +94,51 @@ TEST(FuseReluTest, FusesBatchNormAndAddIntoTheirReluAndRemapsNodes) {
   EXPECT_EQ(fused.graph.batch, graph.batch);
 }
 
+// Inference: every conv -> batch norm folds into a conv with a bias; the
+// maps say which batch norm went where, also composed with the ReLU fusion.
+TEST(FoldBatchNormTest, FoldsEachConvsBatchNormAndComposesWithTheReluFusion) {
+  const Graph graph = ResidualNet();
+  auto all = [](const OpDesc&) { return true; };
+  const FusedGraph folded = FoldBatchNormForInference(graph, all);
+  EXPECT_EQ(folded.fused, 5);  // the stem's and both blocks' two convs
+  EXPECT_EQ(Count<BatchNormDesc>(folded.graph, false) + Count<BatchNormDesc>(folded.graph, true),
+            0);
+  ASSERT_EQ(folded.folded_bn.size(), folded.graph.nodes.size());
+  int folded_convs = 0;
+  for (size_t k = 0; k < folded.graph.nodes.size(); ++k) {
+    if (folded.folded_bn[k] < 0) continue;
+    ++folded_convs;
+    const Node& conv = folded.graph.nodes[k];
+    ASSERT_TRUE(std::holds_alternative<ConvDesc>(conv.op)) << conv.name;
+    EXPECT_TRUE(std::get<ConvDesc>(conv.op).bias) << conv.name;
+    const int bn = folded.folded_bn[k];
+    EXPECT_TRUE(std::holds_alternative<BatchNormDesc>(graph.nodes[bn].op));
+    EXPECT_EQ(graph.nodes[bn].inputs[0], folded.origin[k]);  // its own conv's batch norm
+    EXPECT_EQ(folded.node_of[bn], static_cast<int>(k));
+    EXPECT_NE(conv.name.find("+"), std::string::npos) << conv.name;
+  }
+  EXPECT_EQ(folded_convs, 5);
+  // The ReLUs after folded convs stay; those after the adds fuse into them.
+  const FusedGraph both = Compose(folded, FuseReluForTraining(folded.graph, [](const OpDesc& op) {
+                                    return !std::holds_alternative<ConvDesc>(op);
+                                  }));
+  EXPECT_EQ(both.fused, 5 + 2);
+  EXPECT_EQ(CountRelus(both.graph), 3);
+  ASSERT_EQ(both.node_of.size(), graph.nodes.size());
+  ASSERT_EQ(both.origin.size(), both.graph.nodes.size());
+  int carried = 0;
+  for (size_t k = 0; k < both.graph.nodes.size(); ++k) {
+    EXPECT_EQ(both.node_of[both.origin[k]], static_cast<int>(k));
+    if (both.folded_bn[k] >= 0) {
+      ++carried;
+      EXPECT_EQ(both.node_of[both.folded_bn[k]], static_cast<int>(k));
+    }
+  }
+  EXPECT_EQ(carried, 5);
+  // A backend that runs no conv with a bias folds nothing.
+  EXPECT_EQ(FoldBatchNormForInference(graph, [](const OpDesc&) { return false; }).fused, 0);
+}
+
 TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
   // A backend that runs no fused add: only batch norms fuse.
   const Graph graph = ResidualNet();
