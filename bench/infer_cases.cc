@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/input_cases.h"
 #include "bench/iteration_stats.h"
 #include "bench/names.h"
 #include "benchmark/benchmark.h"
@@ -111,26 +112,7 @@ struct InferCase {
 // of the data set the suite generates, with evaluation preprocessing.
 absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeEvalPipeline(
     const Graph& graph, const SuiteOptions& options) {
-  input::PipelineOptions p;
-  p.format = input::DataFormat::kTFRecord;
-  p.data_dir = options.data_dir;
-  if (!p.data_dir.empty()) {
-    ASSIGN_OR_RETURN(std::vector<input::DataFormat> formats,
-                     input::DetectDataFormats(p.data_dir, "validation"));
-    p.format = formats.front();
-  } else {
-    ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
-  }
-  ASSIGN_OR_RETURN(p.on_bad_record,
-                   input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)));
-  const Shape& images = graph.nodes[graph.images].output;  // (N, C, H, W)
-  p.subset = "validation";
-  p.training = false;
-  p.batch = graph.batch;
-  p.height = static_cast<int>(images[2]);
-  p.width = static_cast<int>(images[3]);
-  p.classes = static_cast<int>(graph.classes);
-  p.layout = Layout::kNCHW;
+  ASSIGN_OR_RETURN(input::PipelineOptions p, ModelPipelineOptions(graph, options, "validation"));
   p.decode_threads = std::max(1, options.train.input_cores);
   return input::InputPipeline::Create(p);
 }

@@ -193,4 +193,30 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
+                                                            const SuiteOptions& options,
+                                                            const std::string& subset) {
+  input::PipelineOptions p;
+  p.format = input::DataFormat::kTFRecord;
+  p.data_dir = options.data_dir;
+  if (!p.data_dir.empty()) {
+    ASSIGN_OR_RETURN(std::vector<input::DataFormat> formats,
+                     input::DetectDataFormats(p.data_dir, subset));
+    p.format = formats.front();
+  } else {
+    ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
+  }
+  ASSIGN_OR_RETURN(p.on_bad_record,
+                   input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)));
+  const Shape& images = graph.nodes[graph.images].output;  // (N, C, H, W)
+  p.subset = subset;
+  p.training = subset == "train";
+  p.batch = graph.batch;
+  p.height = static_cast<int>(images[2]);
+  p.width = static_cast<int>(images[3]);
+  p.classes = static_cast<int>(graph.classes);
+  p.layout = Layout::kNCHW;
+  return p;
+}
+
 }  // namespace cnnbench::bench

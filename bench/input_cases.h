@@ -5,12 +5,14 @@
 #define CNNBENCH_BENCH_INPUT_CASES_H_
 
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench/harness.h"
 #include "bench/suite.h"
 #include "input/pipeline/pipeline.h"
+#include "models/graph.h"
 
 namespace cnnbench::bench {
 
@@ -18,6 +20,15 @@ namespace cnnbench::bench {
 // each iteration takes one batch.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareInputWorkload(
     const input::PipelineOptions& options, int warmup);
+
+// The pipeline a model case reads `subset` ("train": training
+// preprocessing; "validation": evaluation's) through: --data_dir (its
+// format detected) or the data set the suite generates, --on_bad_record,
+// batches of the graph's images (NCHW) and classes. Threads, seed and colour
+// distortion are the caller's.
+absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
+                                                            const SuiteOptions& options,
+                                                            const std::string& subset);
 
 }  // namespace cnnbench::bench
 

@@ -39,8 +39,8 @@ struct TrainCaseOptions {
   bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
   // top1/top5_accuracy of the last step's batch (TrainOptions::keep_logits).
   bool accuracy = true;
-  int threads_per_replica = 0;             // CPU replicas' OpenMP threads; 0: cores / replicas
-  std::vector<std::string> data;           // synthetic, real
+  int threads_per_replica = 0;    // CPU replicas' OpenMP threads; 0: cores / replicas
+  std::vector<std::string> data;  // synthetic, real
   // data:real training: CPU cores given to the input pipeline's decode
   // threads and taken from the compute's OpenMP team (0: the pipeline's one
   // decode thread shares the cores).

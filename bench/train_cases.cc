@@ -13,6 +13,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
+#include "bench/input_cases.h"
 #include "bench/names.h"
 #include "bench/rank_threads.h"
 #include "bench/suite.h"
@@ -74,26 +75,7 @@ absl::StatusOr<SyntheticBatch> MakeSyntheticBatch(const Graph& graph, int64_t ba
 absl::StatusOr<std::unique_ptr<input::InputPipeline>> MakeTrainPipeline(const Graph& graph,
                                                                         const SuiteOptions& options,
                                                                         int rank, int local_ranks) {
-  input::PipelineOptions p;
-  p.format = input::DataFormat::kTFRecord;
-  p.data_dir = options.data_dir;
-  if (!p.data_dir.empty()) {
-    ASSIGN_OR_RETURN(std::vector<input::DataFormat> formats,
-                     input::DetectDataFormats(p.data_dir, "train"));
-    p.format = formats.front();
-  } else {
-    ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
-  }
-  ASSIGN_OR_RETURN(p.on_bad_record,
-                   input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)));
-  const Shape& images = graph.nodes[graph.images].output;  // (N, C, H, W)
-  p.subset = "train";
-  p.training = true;
-  p.batch = graph.batch;
-  p.height = static_cast<int>(images[2]);
-  p.width = static_cast<int>(images[3]);
-  p.classes = static_cast<int>(graph.classes);
-  p.layout = Layout::kNCHW;
+  ASSIGN_OR_RETURN(input::PipelineOptions p, ModelPipelineOptions(graph, options, "train"));
   p.decode_threads = std::max(1, options.train.input_cores / std::max(1, local_ranks));
   p.reader_threads = 1;
   p.seed = 1 + static_cast<uint64_t>(rank);

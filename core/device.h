@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace cnnbench {
 
@@ -156,6 +156,13 @@ class CapturedWork {
   static absl::Status BeginCapture(const Stream& stream);
   // Ends the capture begun on `stream` and makes the work replayable.
   static absl::StatusOr<CapturedWork> EndCapture(const Stream& stream);
+  // Begins a capture, runs `enqueue`, and ends the capture whatever happened
+  // (the stream is usable again). Errors say which part failed: "capturing
+  // <what> as a CUDA graph: ..." or "enqueuing <what> inside a CUDA graph
+  // capture: ...", with the code kept.
+  template <typename Enqueue>
+  static absl::StatusOr<CapturedWork> Capture(const Stream& stream, absl::string_view what,
+                                              Enqueue&& enqueue);
   // Enqueues one replay on `stream`.
   absl::Status Launch(const Stream& stream) const;
   bool valid() const { return exec_ != nullptr; }
@@ -163,6 +170,24 @@ class CapturedWork {
  private:
   void* exec_ = nullptr;  // cudaGraphExec_t
 };
+
+template <typename Enqueue>
+absl::StatusOr<CapturedWork> CapturedWork::Capture(const Stream& stream, absl::string_view what,
+                                                   Enqueue&& enqueue) {
+  auto failed = [what](const char* how, const absl::Status& s) {
+    return absl::Status(
+        s.code(), std::string(how) + std::string(what) +
+                      (how[0] == 'c' ? " as a CUDA graph: " : " inside a CUDA graph capture: ") +
+                      std::string(s.message()));
+  };
+  absl::Status begun = BeginCapture(stream);
+  if (!begun.ok()) return failed("capturing ", begun);
+  absl::Status enqueued = enqueue();
+  absl::StatusOr<CapturedWork> captured = EndCapture(stream);
+  if (!enqueued.ok()) return failed("enqueuing ", enqueued);
+  if (!captured.ok()) return failed("capturing ", captured.status());
+  return captured;
+}
 
 // Times work on a stream: device events on GPUs, the steady clock on the CPU.
 class Timer {

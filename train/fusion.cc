@@ -15,6 +15,43 @@ std::string LastPart(const std::string& name) {
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
+// `graph` without the absorbed nodes (each computed by the node its first
+// input is computed by, placed before it) and with the replaced ops and
+// names; `folded_bn`: per node of `graph`, the batch norm folded into it.
+FusedGraph Rebuild(const Graph& graph, const std::vector<bool>& absorbed,
+                   const std::vector<std::optional<OpDesc>>& op,
+                   const std::vector<std::string>& name, const std::vector<int>& folded_bn) {
+  const int num_nodes = static_cast<int>(graph.nodes.size());
+  FusedGraph out;
+  out.node_of.assign(num_nodes, -1);
+  for (int i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.nodes[i];
+    if (absorbed[i]) {
+      out.node_of[i] = out.node_of[node.inputs[0]];
+      ++out.fused;
+      continue;
+    }
+    Node copy = node;
+    if (op[i]) {
+      copy.op = *op[i];
+      copy.name = name[i];
+    }
+    for (int& in : copy.inputs) in = out.node_of[in];
+    out.node_of[i] = static_cast<int>(out.graph.nodes.size());
+    out.origin.push_back(i);
+    out.folded_bn.push_back(folded_bn[i]);
+    out.graph.nodes.push_back(std::move(copy));
+  }
+  auto remap = [&](int index) { return index < 0 ? index : out.node_of[index]; };
+  out.graph.images = remap(graph.images);
+  out.graph.labels = remap(graph.labels);
+  out.graph.logits = remap(graph.logits);
+  out.graph.loss = remap(graph.loss);
+  out.graph.batch = graph.batch;
+  out.graph.classes = graph.classes;
+  return out;
+}
+
 }  // namespace
 
 FusedGraph Unfused(const Graph& graph) {
@@ -34,6 +71,8 @@ FusedGraph FoldBatchNormForInference(const Graph& graph,
   const auto consumers = graph.Consumers();
   std::vector<bool> absorbed(num_nodes, false);
   std::vector<int> bn_of(num_nodes, -1);  // conv -> the batch norm folded into it
+  std::vector<std::optional<OpDesc>> folded_op(num_nodes);
+  std::vector<std::string> folded_name(num_nodes);
   for (int b = 0; b < num_nodes; ++b) {
     const Node& bn = graph.nodes[b];
     if (bn.kind != Node::Kind::kOp || !std::holds_alternative<BatchNormDesc>(bn.op) ||
@@ -49,35 +88,10 @@ FusedGraph FoldBatchNormForInference(const Graph& graph,
     if (!runs(with_bias)) continue;
     absorbed[b] = true;
     bn_of[p] = b;
+    folded_op[p] = with_bias;
+    folded_name[p] = absl::StrCat(conv.name, "+", LastPart(bn.name));
   }
-  FusedGraph out;
-  out.node_of.assign(num_nodes, -1);
-  for (int i = 0; i < num_nodes; ++i) {
-    const Node& node = graph.nodes[i];
-    if (absorbed[i]) {
-      out.node_of[i] = out.node_of[node.inputs[0]];
-      ++out.fused;
-      continue;
-    }
-    Node copy = node;
-    if (bn_of[i] >= 0) {
-      std::get<ConvDesc>(copy.op).bias = true;
-      copy.name = absl::StrCat(node.name, "+", LastPart(graph.nodes[bn_of[i]].name));
-    }
-    for (int& in : copy.inputs) in = out.node_of[in];
-    out.node_of[i] = static_cast<int>(out.graph.nodes.size());
-    out.origin.push_back(i);
-    out.folded_bn.push_back(bn_of[i]);
-    out.graph.nodes.push_back(std::move(copy));
-  }
-  auto remap = [&](int index) { return index < 0 ? index : out.node_of[index]; };
-  out.graph.images = remap(graph.images);
-  out.graph.labels = remap(graph.labels);
-  out.graph.logits = remap(graph.logits);
-  out.graph.loss = remap(graph.loss);
-  out.graph.batch = graph.batch;
-  out.graph.classes = graph.classes;
-  return out;
+  return Rebuild(graph, absorbed, folded_op, folded_name, bn_of);
 }
 
 FusedGraph Compose(const FusedGraph& first, FusedGraph second) {
@@ -122,34 +136,7 @@ FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(cons
     fused_name[p] = absl::StrCat(producer.name, "+", LastPart(relu.name));
   }
 
-  FusedGraph out;
-  out.node_of.assign(num_nodes, -1);
-  for (int i = 0; i < num_nodes; ++i) {
-    const Node& node = graph.nodes[i];
-    if (absorbed[i]) {
-      out.node_of[i] = out.node_of[node.inputs[0]];  // the fused producer, placed already
-      ++out.fused;
-      continue;
-    }
-    Node copy = node;
-    if (fused_op[i]) {
-      copy.op = *fused_op[i];
-      copy.name = fused_name[i];
-    }
-    for (int& in : copy.inputs) in = out.node_of[in];
-    out.node_of[i] = static_cast<int>(out.graph.nodes.size());
-    out.origin.push_back(i);
-    out.folded_bn.push_back(-1);
-    out.graph.nodes.push_back(std::move(copy));
-  }
-  auto remap = [&](int index) { return index < 0 ? index : out.node_of[index]; };
-  out.graph.images = remap(graph.images);
-  out.graph.labels = remap(graph.labels);
-  out.graph.logits = remap(graph.logits);
-  out.graph.loss = remap(graph.loss);
-  out.graph.batch = graph.batch;
-  out.graph.classes = graph.classes;
-  return out;
+  return Rebuild(graph, absorbed, fused_op, fused_name, std::vector<int>(num_nodes, -1));
 }
 
 }  // namespace cnnbench

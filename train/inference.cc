@@ -54,17 +54,7 @@ absl::Status Inferencer::AllocateAndBind() {
   RETURN_IF_ERROR(inputs_->Clear());
   for (Buffer* b : {&state_, &scratch_}) RETURN_IF_ERROR(backend_->Fill(b->data(), 0, b->size()));
   RETURN_IF_ERROR(block_.Initialize(step_, options_.seed));
-  for (auto& layer : step_.layers) {
-    const KernelSignature& sig = layer->kernel->signature();
-    for (size_t s = 0; s < sig.state.size(); ++s) {
-      const TensorSpec& spec = sig.state[s];
-      std::vector<float> values(spec.shape.num_elements(),
-                                StateStart(step_.graph.nodes[layer->node].op, static_cast<int>(s)));
-      RETURN_IF_ERROR(
-          backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(), spec,
-                           static_cast<char*>(state_.data()) + layer->state_offsets[s]));
-    }
-  }
+  RETURN_IF_ERROR(InitializeState(step_, *backend_, state_.data()));
   // Folded layers: their weights from the initial convolutions and batch norms.
   if (step_.folded_batch_norms > 0) RETURN_IF_ERROR(Load(InitialWeights()));
   logits_layer_ = step_.layer_of[step_.graph.loss];
@@ -144,22 +134,9 @@ absl::Status Inferencer::Run() {
 }
 
 absl::Status Inferencer::CaptureForward(int slot) {
-  const Stream& stream = backend_->stream();
-  absl::Status begun = CapturedWork::BeginCapture(stream);
-  if (!begun.ok())
-    return absl::Status(begun.code(), absl::StrCat("capturing the forward pass as a CUDA graph: ",
-                                                   begun.message()));
-  absl::Status enqueued = EnqueueForward(slot);
-  absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
-  if (!enqueued.ok())
-    return absl::Status(enqueued.code(),
-                        absl::StrCat("enqueuing the forward pass inside a CUDA graph capture: ",
-                                     enqueued.message()));
-  if (!captured.ok())
-    return absl::Status(
-        captured.status().code(),
-        absl::StrCat("capturing the forward pass as a CUDA graph: ", captured.status().message()));
-  graphs_[slot] = *std::move(captured);
+  ASSIGN_OR_RETURN_AS_IS(graphs_[slot],
+                         CapturedWork::Capture(backend_->stream(), "the forward pass",
+                                               [&] { return EnqueueForward(slot); }));
   return absl::OkStatus();
 }
 
@@ -193,12 +170,7 @@ absl::StatusOr<std::vector<float>> Inferencer::Logits() {
   if (last_slot_ < 0)
     return absl::FailedPreconditionError("Inferencer::Logits before any Run: there are none");
   RETURN_IF_ERROR(Synchronize());
-  const StepPlan::Input& in = step_.layers[logits_layer_]->inputs[0];
-  const TensorSpec host = TensorSpec::Plain(DType::kF32, in.from.shape);
-  std::vector<float> logits(host.shape.num_elements());
-  RETURN_IF_ERROR(
-      backend_->Download(in.from, BufferData(in.source, last_slot_), host, logits.data()));
-  return logits;
+  return ReadLogits(step_, *backend_, BufferData(LogitsBuffer(step_), last_slot_));
 }
 
 Inferencer::WeightSource Inferencer::InitialWeights() const {

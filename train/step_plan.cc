@@ -367,6 +367,30 @@ absl::StatusOr<std::vector<float>> ReadStateOf(const StepPlan& plan, Backend& ba
   return out;
 }
 
+absl::Status InitializeState(const StepPlan& plan, Backend& backend, void* state) {
+  for (const auto& layer : plan.layers) {
+    const KernelSignature& sig = layer->kernel->signature();
+    for (size_t s = 0; s < sig.state.size(); ++s) {
+      const TensorSpec& spec = sig.state[s];
+      std::vector<float> values(spec.shape.num_elements(),
+                                StateStart(plan.graph.nodes[layer->node].op, static_cast<int>(s)));
+      RETURN_IF_ERROR(backend.Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(),
+                                     spec, static_cast<char*>(state) + layer->state_offsets[s]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<float>> ReadLogits(const StepPlan& plan, Backend& backend,
+                                              const void* data) {
+  const TensorSpec& from = plan.layers[plan.layer_of[plan.graph.loss]]->inputs[0].from;
+  const TensorSpec host = TensorSpec::Plain(DType::kF32, from.shape);
+  std::vector<float> logits(host.shape.num_elements());
+  RETURN_IF_ERROR(backend.stream().Synchronize());
+  RETURN_IF_ERROR(backend.Download(from, data, host, logits.data()));
+  return logits;
+}
+
 absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
                                   const StepPlanOptions& options) {
   if (backend == nullptr) return absl::InvalidArgumentError("PlanStep: no backend");

@@ -167,6 +167,18 @@ absl::StatusOr<const StepPlan::Layer*> LayerOfNode(const StepPlan& plan, int nod
 absl::StatusOr<std::vector<float>> ReadStateOf(const StepPlan& plan, Backend& backend,
                                                const void* state, int node, int index);
 
+// Uploads every layer's state tensors' starting values (its op's traits:
+// batch norm's running mean 0, variance 1) into the state block at `state`.
+absl::Status InitializeState(const StepPlan& plan, Backend& backend, void* state);
+// The logits (the loss layer's input as its producer wrote it) at `data`,
+// plain fp32 (batch, classes), read after the backend's stream.
+absl::StatusOr<std::vector<float>> ReadLogits(const StepPlan& plan, Backend& backend,
+                                              const void* data);
+// The buffer the logits live in: the loss layer's first input's source.
+inline int LogitsBuffer(const StepPlan& plan) {
+  return plan.layers[plan.layer_of[plan.graph.loss]]->inputs[0].source;
+}
+
 // Plans a step of `graph` on `backend`: checks the graph (node order, a
 // loss, no dangling branch), fuses ReLUs, creates every kernel (errors name
 // the layer and its descriptor), requests and packs the buffers, lays out

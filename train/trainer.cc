@@ -118,20 +118,7 @@ absl::Status Trainer::AllocateAndBind() {
 }
 
 absl::Status Trainer::InitializeState() {
-  for (auto& layer : step_.layers) {
-    const KernelSignature& sig = layer->kernel->signature();
-    for (size_t s = 0; s < sig.state.size(); ++s) {
-      const TensorSpec& spec = sig.state[s];
-      // Each state tensor's start from its op's traits (batch norm: running
-      // mean 0, running variance 1).
-      std::vector<float> values(spec.shape.num_elements(),
-                                StateStart(step_.graph.nodes[layer->node].op, static_cast<int>(s)));
-      void* dst = static_cast<char*>(state_.data()) + layer->state_offsets[s];
-      RETURN_IF_ERROR(
-          backend_->Upload(TensorSpec::Plain(DType::kF32, spec.shape), values.data(), spec, dst));
-    }
-  }
-  return absl::OkStatus();
+  return cnnbench::InitializeState(step_, *backend_, state_.data());
 }
 
 void* Trainer::BufferData(int buffer, int slot) const {
@@ -202,24 +189,11 @@ absl::Status Trainer::Step() {
 }
 
 absl::Status Trainer::CaptureStep(int slot) {
-  const Stream& stream = backend_->stream();
-  absl::Status begun = CapturedWork::BeginCapture(stream);
-  if (!begun.ok())
-    return absl::Status(begun.code(),
-                        absl::StrCat("capturing the step as a CUDA graph: ", begun.message()));
-  absl::Status enqueued = EnqueueForwardBackward(slot);
-  if (enqueued.ok()) enqueued = EnqueueUpdate();
-  // End the capture whatever happened, so the stream is usable again.
-  absl::StatusOr<CapturedWork> captured = CapturedWork::EndCapture(stream);
-  if (!enqueued.ok())
-    return absl::Status(enqueued.code(), absl::StrCat("enqueuing the step inside a CUDA graph "
-                                                      "capture: ",
-                                                      enqueued.message()));
-  if (!captured.ok())
-    return absl::Status(
-        captured.status().code(),
-        absl::StrCat("capturing the step as a CUDA graph: ", captured.status().message()));
-  graphs_[slot] = *std::move(captured);
+  ASSIGN_OR_RETURN_AS_IS(
+      graphs_[slot], CapturedWork::Capture(backend_->stream(), "the step", [&]() -> absl::Status {
+        RETURN_IF_ERROR(EnqueueForwardBackward(slot));
+        return EnqueueUpdate();
+      }));
   return absl::OkStatus();
 }
 
@@ -369,12 +343,7 @@ absl::StatusOr<std::vector<float>> Trainer::LastLogits() {
     return absl::FailedPreconditionError(
         "Trainer::LastLogits: compiled with keep_logits false, the logits are not kept");
   RETURN_IF_ERROR(Synchronize());
-  const StepPlan::Input& in = step_.layers[step_.layer_of[step_.graph.loss]]->inputs[0];
-  const TensorSpec host = TensorSpec::Plain(DType::kF32, in.from.shape);
-  std::vector<float> logits(host.shape.num_elements());
-  RETURN_IF_ERROR(
-      backend_->Download(in.from, BufferData(in.source, last_step_slot_), host, logits.data()));
-  return logits;
+  return ReadLogits(step_, *backend_, BufferData(LogitsBuffer(step_), last_step_slot_));
 }
 
 absl::StatusOr<float> Trainer::LossScale() { return scalars_.ReadLossScale(); }

@@ -1,5 +1,7 @@
 // What a trainer says while it compiles (core/compile_log.h) and how it
 // runs when a CUDA-graph capture fails: both on the CPU backends.
+#include "core/compile_log.h"
+
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -7,7 +9,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
-#include "core/compile_log.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "tests/train/small_cnn.h"
@@ -58,8 +59,7 @@ TEST_P(CompileLogTest, OneLinePerLayerInTheDocumentedForm) {
     // The layer's line: its name first, its op, an engine and build seconds.
     int found = 0;
     for (const std::string& line : lines)
-      if (absl::StrContains(line, absl::StrCat(" layer=", node.name, " op=")))
-        ++found;
+      if (absl::StrContains(line, absl::StrCat(" layer=", node.name, " op="))) ++found;
     EXPECT_EQ(found, 1) << node.name;
   }
   ASSERT_EQ(static_cast<int>(lines.size()), ops);
@@ -146,8 +146,8 @@ TEST_P(CompileLogTest, AFailedCaptureRunsTheStepsEagerly) {
     losses[run] = *run_losses;
     if (run == 1) {
       EXPECT_FALSE((*trainer)->cuda_graph_active());
-      EXPECT_TRUE(absl::StrContains((*trainer)->cuda_graph_failure(),
-                                    "capturing the step as a CUDA graph"))
+      EXPECT_TRUE(
+          absl::StrContains((*trainer)->cuda_graph_failure(), "capturing the step as a CUDA graph"))
           << (*trainer)->cuda_graph_failure();
       EXPECT_EQ((*trainer)->steps(), 4);
     } else {

@@ -219,8 +219,9 @@ TEST(DataParallelTest, BatchNormReplicasStayIdentical) {
   DataParallelOptions dp;
   RunResult result = RunReplicas(2, kBatch / 2, 3, /*batch_norm=*/true, dp);
   // Buckets cover the whole block exactly, from its end down to 0.
-  size_t end = result.buckets[0].empty() ? 0 : result.buckets[0].front().offset +
-                                                   result.buckets[0].front().bytes;
+  size_t end = result.buckets[0].empty()
+                   ? 0
+                   : result.buckets[0].front().offset + result.buckets[0].front().bytes;
   for (const GradientBucket& b : result.buckets[0]) {
     EXPECT_EQ(b.offset + b.bytes, end);
     end = b.offset;

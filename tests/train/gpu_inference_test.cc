@@ -23,17 +23,7 @@ namespace {
 using train_test::MakeBatch;
 using train_test::SmallCnn;
 
-std::unique_ptr<Backend> GpuBackend() {
-  if (CudaDeviceCount() == 0) return nullptr;
-  CudaBackendOptions options;
-  options.deterministic = true;
-  auto backend = CreateCudaBackend(Device::Cuda(0), options);
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return backend.ok() ? *std::move(backend) : nullptr;
-}
-
-#define SKIP_WITHOUT_GPU(backend) \
-  if ((backend) == nullptr) GTEST_SKIP() << "no GPU"
+using train_test::GpuBackend;
 
 std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& images, int runs) {
   EXPECT_TRUE(inferencer.SetBatch(images.data()).ok());

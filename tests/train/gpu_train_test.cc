@@ -24,17 +24,7 @@ using train_test::SmallCnn;
 using train_test::StepAndLoss;
 
 // Deterministic engines: the tests below compare runs bit for bit.
-std::unique_ptr<Backend> GpuBackend() {
-  if (CudaDeviceCount() == 0) return nullptr;
-  CudaBackendOptions options;
-  options.deterministic = true;
-  auto backend = CreateCudaBackend(Device::Cuda(0), options);
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return backend.ok() ? *std::move(backend) : nullptr;
-}
-
-#define SKIP_WITHOUT_GPU(backend) \
-  if ((backend) == nullptr) GTEST_SKIP() << "no GPU"
+using train_test::GpuBackend;
 
 // fc -> relu -> fc -> softmax: only deterministic library calls.
 Graph SmallMlp() {

@@ -46,8 +46,8 @@ TEST_P(InputSlotsTest, EachBatchGoesToTheOtherSlotAndReadsBackAsGiven) {
   auto read_images = [&](int slot) {
     std::vector<float> out(shape.num_elements());
     EXPECT_TRUE((*backend)
-                    ->Download(images_spec, s.images(slot),
-                               TensorSpec::Plain(DType::kF32, shape), out.data())
+                    ->Download(images_spec, s.images(slot), TensorSpec::Plain(DType::kF32, shape),
+                               out.data())
                     .ok());
     return out;
   };
@@ -68,8 +68,8 @@ TEST_P(InputSlotsTest, EachBatchGoesToTheOtherSlotAndReadsBackAsGiven) {
 TEST_P(InputSlotsTest, NullInputIsAnErrorAndLeavesTheSlotsAlone) {
   auto backend = CreateBackend(GetParam(), Device::Cpu());
   ASSERT_TRUE(backend.ok()) << backend.status();
-  auto slots = InputSlots::Create(backend->get(),
-                                  TensorSpec::Plain(DType::kF32, Shape{1, 3, 2, 2}), 1);
+  auto slots =
+      InputSlots::Create(backend->get(), TensorSpec::Plain(DType::kF32, Shape{1, 3, 2, 2}), 1);
   ASSERT_TRUE(slots.ok()) << slots.status();
   const int32_t label = 0;
   const absl::Status status = (*slots)->Set(nullptr, &label);

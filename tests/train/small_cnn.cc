@@ -1,6 +1,7 @@
 #include "tests/train/small_cnn.h"
 
 #include "gtest/gtest.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "models/net_builder.h"
 #include "train/init.h"
 
@@ -28,8 +29,7 @@ Graph SmallCnn(int batch, bool batch_norm) {
   return *graph;
 }
 
-void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels,
-               int batch) {
+void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels, int batch) {
   Rng rng(seed);
   images->assign(batch * 3 * kSize * kSize, 0.0f);
   labels->assign(batch, 0);
@@ -45,6 +45,15 @@ void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* 
           (*images)[((n * 3 + c) * kSize + y) * kSize + x] = v;
         }
   }
+}
+
+std::unique_ptr<Backend> GpuBackend() {
+  if (CudaDeviceCount() == 0) return nullptr;
+  CudaBackendOptions options;
+  options.deterministic = true;
+  auto backend = CreateCudaBackend(Device::Cuda(0), options);
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  return backend.ok() ? *std::move(backend) : nullptr;
 }
 
 absl::StatusOr<float> StepAndLoss(Trainer& trainer) {

@@ -3,9 +3,12 @@
 #define CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "kernels/kernel.h"
 #include "models/graph.h"
 #include "train/trainer.h"
 
@@ -22,6 +25,12 @@ Graph SmallCnn(int batch = kBatch, bool batch_norm = true);
 // Label = the quadrant holding a bright 4x4 patch; the rest is noise.
 void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels,
                int batch = kBatch);
+
+// The cuda backend on GPU 0 with deterministic engines (runs compare bit
+// for bit), or null without a GPU (SKIP_WITHOUT_GPU).
+std::unique_ptr<Backend> GpuBackend();
+#define SKIP_WITHOUT_GPU(backend) \
+  if ((backend) == nullptr) GTEST_SKIP() << "no GPU"
 
 // One step, then its loss (Step() only enqueues; LastLoss() waits).
 absl::StatusOr<float> StepAndLoss(Trainer& trainer);

@@ -1,11 +1,10 @@
 // The executor allocates nothing in a step: global operator new is replaced
-// (//tests/testing:alloc_counter) to count heap allocations while steps run (after a warm-up step). SmallCnn
-// has a concat, a residual add (gradients summed over two edges) and dropout,
-// and profiling is on in one run, so every path of the step is exercised.
-// On the reference backend, whose kernels allocate nothing per call, every
-// allocation would be the executor's. Data-parallel replicas are counted the
-// same way. (oneDNN 2.6's own dnnl_primitive_execute
-// builds its argument map on the heap per call: the library's, not ours.)
+// (//tests/testing:alloc_counter) to count heap allocations while steps run (after a warm-up step).
+// SmallCnn has a concat, a residual add (gradients summed over two edges) and dropout, and
+// profiling is on in one run, so every path of the step is exercised. On the reference backend,
+// whose kernels allocate nothing per call, every allocation would be the executor's. Data-parallel
+// replicas are counted the same way. (oneDNN 2.6's own dnnl_primitive_execute builds its argument
+// map on the heap per call: the library's, not ours.)
 #include <atomic>
 #include <functional>
 #include <memory>

@@ -261,8 +261,7 @@ TEST_P(TrainerTest, BadLossScaleOptionsAreRefusedBeforeAllocating) {
   options.loss_scale_growth_interval = 0;
   trainer = Trainer::Compile(SmallCnn(), backend.get(), options);
   ASSERT_FALSE(trainer.ok());
-  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "growth interval"))
-      << trainer.status();
+  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "growth interval")) << trainer.status();
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, TrainerTest, ::testing::Values("reference", "onednn"),
