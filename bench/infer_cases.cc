@@ -46,6 +46,10 @@ ABSL_FLAG(bool, infer_include_copy, false,
 ABSL_FLAG(bool, fold_batch_norm, true,
           "inference cases fold each batch norm after a convolution into its weights and bias "
           "(false: the unfolded plan, the baseline the fold is measured against)");
+ABSL_FLAG(bool, conv_relu, true,
+          "inference cases run a ReLU that only reads a convolution as that convolution's "
+          "epilogue (oneDNN post-op; the cuda backend's epilogue kernel); false: a layer of its "
+          "own, the baseline the fusion is measured against");
 
 namespace cnnbench::bench {
 namespace {
@@ -193,6 +197,7 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
   io.fuse_relu = options.train.fuse_relu;
   io.cuda_graph = options.cuda.graph;
   io.fold_batch_norm = options.infer.fold_batch_norm;
+  io.conv_relu = options.infer.conv_relu;
   ASSIGN_OR_RETURN(w->inferencer_, Inferencer::Compile(graph, w->backend_.get(), io));
   const size_t image_bytes = graph.nodes[graph.images].output.num_elements() * sizeof(float);
   if (device.is_cpu()) {
@@ -256,6 +261,13 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
       inferencer_->folded_batch_norms() > 0
           ? absl::StrCat(", ", inferencer_->folded_batch_norms(), " batch norms folded")
           : "",
+      inferencer_->fused_relus() > 0
+          ? absl::StrCat(
+                ", ", inferencer_->fused_relus(), " ReLUs fused",
+                inferencer_->conv_relu_epilogues() > 0
+                    ? absl::StrCat(" (", inferencer_->conv_relu_epilogues(), " as conv epilogues)")
+                    : "")
+          : "",
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
                          " validation data (accuracy of untrained weights: about chance)")
@@ -276,6 +288,7 @@ absl::Status ApplyInferFlags(SuiteOptions& o, const FlagGiven& given) {
   RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_iterations, given, 1, &o.infer.iterations));
   o.infer.include_copy = absl::GetFlag(FLAGS_infer_include_copy);
   o.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
+  o.infer.conv_relu = absl::GetFlag(FLAGS_conv_relu);
   return absl::OkStatus();
 }
 
@@ -284,6 +297,7 @@ void AddInferContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("infer_iterations", absl::StrCat(o.infer.iterations));
   benchmark::AddCustomContext("infer_include_copy", o.infer.include_copy ? "true" : "false");
   benchmark::AddCustomContext("fold_batch_norm", o.infer.fold_batch_norm ? "true" : "false");
+  benchmark::AddCustomContext("conv_relu", o.infer.conv_relu ? "true" : "false");
 }
 
 std::vector<int64_t> InferBatchSizes(const SuiteOptions& options, const std::string& model) {

@@ -61,6 +61,8 @@ struct InferCaseOptions {
   bool include_copy = false;
   // Batch norms folded into the convolutions before them (InferOptions).
   bool fold_batch_norm = true;
+  // ReLUs run as their convolution's epilogue (InferOptions::conv_relu).
+  bool conv_relu = true;
 };
 
 // The options of the layer kernel cases (conv, fc, pool, batchnorm, relu)

@@ -101,7 +101,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
       {"Inference (the infer cases)",
        {"infer_models", "infer_batch_sizes", "infer_warmup", "infer_iterations",
-        "infer_include_copy", "fold_batch_norm"}},
+        "infer_include_copy", "fold_batch_norm", "conv_relu"}},
       {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
        {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",

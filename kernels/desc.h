@@ -47,13 +47,17 @@ struct ConvDesc {
   int64_t n = 1, c = 1, k = 1, groups = 1;
   WindowDim h, w;
   bool bias = false;
+  // A ReLU applied to the output as the convolution's epilogue (`_relu`,
+  // after `_bias`): y = max(conv(x) + b, 0). Forward only: inference plans
+  // fuse it (train/fusion.h); every backend's backward passes refuse it.
+  bool relu = false;
 
   Dims4 input() const { return {n, c, h.in, w.in}; }
   Dims4 output() const { return {n, k, h.out, w.out}; }
   Shape weights_shape() const { return Shape{k, c / groups, h.kernel, w.kernel}; }  // (K,C/g,R,S)
   double ForwardFlops() const;                                                      // 2 * MACs
   absl::Status Validate() const;
-  std::string ToString() const;
+  std::string ToString() const;  // conv:mb..._ic..oc.._<h>_<w>[_bias][_relu]
   static absl::StatusOr<ConvDesc> Parse(absl::string_view text);
   bool operator==(const ConvDesc& o) const;
 };

@@ -180,6 +180,13 @@ absl::Status Backend::DownloadChecked(const TensorSpec& from, const void* src,
   return Reorder(from, src, host, dst);
 }
 
+absl::Status ForwardOnlyError(absl::string_view what) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(what,
+                   ": the fused ReLU epilogue runs forward only (inference plans); a "
+                   "training plan keeps the convolution and the ReLU apart"));
+}
+
 absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args) {
   if (args.params == nullptr || args.grads == nullptr)
     return absl::InvalidArgumentError(absl::StrCat(desc.ToString(), ": null params or grads"));

@@ -271,6 +271,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateOpKernel(const ContextPtr& context
       desc);
 }
 
+// What every backend's backward passes of a forward-only descriptor (a
+// convolution with its ReLU epilogue, ConvDesc::relu) return: a
+// FailedPrecondition naming `what` and why.
+absl::Status ForwardOnlyError(absl::string_view what);
+
 // The checks every optimizer's Update makes of its arguments: the
 // parameters and gradients, and the momentum buffer where momentum > 0.
 absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args);

@@ -52,9 +52,9 @@ BenchFact BenchFacts(const OpDesc& op) {
   return VisitOpTraits(op, [](const auto& d, auto traits) { return traits.Bench(d); });
 }
 
-std::optional<OpDesc> WithRelu(const OpDesc& op) {
-  return VisitOpTraits(op, [](const auto& d, auto traits) -> std::optional<OpDesc> {
-    auto fused = traits.WithRelu(d);
+std::optional<OpDesc> WithRelu(const OpDesc& op, PlanUse use) {
+  return VisitOpTraits(op, [use](const auto& d, auto traits) -> std::optional<OpDesc> {
+    auto fused = traits.WithRelu(d, use);
     if (!fused) return std::nullopt;
     return OpDesc(*std::move(fused));
   });

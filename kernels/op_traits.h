@@ -23,8 +23,8 @@
 //                         its descriptor fixes one
 //   Bench(d)              its kernel-case family and the passes a training
 //                         step runs ("" when it has no kernel cases)
-//   WithRelu(d)           the op with a following ReLU folded in, where it
-//                         takes one (train/fusion.h)
+//   WithRelu(d, use)      the op with a following ReLU folded in, where it
+//                         takes one in a plan of that use (train/fusion.h)
 #ifndef CNNBENCH_KERNELS_OP_TRAITS_H_
 #define CNNBENCH_KERNELS_OP_TRAITS_H_
 
@@ -48,6 +48,10 @@ namespace cnnbench {
 
 // A pass of one layer operation through the Kernel interface.
 enum class OpPass { kForward, kBackwardData, kBackwardWeights };
+
+// What a compiled plan runs of each op: every pass (training), or the
+// forward alone (inference). Some fusions fit only the second.
+enum class PlanUse { kTraining, kForwardOnly };
 
 // How a parameter starts (train/init.h): tf_cnn_benchmarks' initialisers.
 enum class ParamInit {
@@ -110,11 +114,11 @@ struct NoKernelCases {
 };
 template <typename T>
 struct NoFusedRelu {
-  static std::optional<T> WithRelu(const T&) { return std::nullopt; }
+  static std::optional<T> WithRelu(const T&, PlanUse) { return std::nullopt; }
 };
 
 template <>
-struct OpTraits<ConvDesc> : NoFusedRelu<ConvDesc> {
+struct OpTraits<ConvDesc> {
   // No state: its parameters are all it keeps.
   static std::vector<Shape> State(const ConvDesc&) { return {}; }
   static float StateStart(const ConvDesc&, int) { return 0; }
@@ -136,6 +140,15 @@ struct OpTraits<ConvDesc> : NoFusedRelu<ConvDesc> {
   static std::optional<Shape> ReshapedInput(const ConvDesc&) { return std::nullopt; }
   static BenchFact Bench(const ConvDesc&) {
     return op_traits_internal::TrainingPasses("conv", /*weights=*/true);
+  }
+  // The ReLU as the convolution's epilogue, in forward-only plans: its
+  // backward would mask dy once in each of its two passes, more traffic
+  // than the ReLU layer's one backward pass it would replace.
+  static std::optional<ConvDesc> WithRelu(const ConvDesc& d, PlanUse use) {
+    if (d.relu || use != PlanUse::kForwardOnly) return std::nullopt;
+    ConvDesc fused = d;
+    fused.relu = true;
+    return fused;
   }
 };
 
@@ -212,7 +225,7 @@ struct OpTraits<BatchNormDesc> {
   static BenchFact Bench(const BatchNormDesc&) {
     return {"batchnorm", {{"fwd", OpPass::kForward, false}, {"bwd", OpPass::kBackwardData, false}}};
   }
-  static std::optional<BatchNormDesc> WithRelu(const BatchNormDesc& d) {
+  static std::optional<BatchNormDesc> WithRelu(const BatchNormDesc& d, PlanUse) {
     if (d.relu) return std::nullopt;
     BatchNormDesc fused = d;
     fused.relu = true;
@@ -277,7 +290,7 @@ struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static double ForwardFlops(const AddDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const AddDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const AddDesc& d) { return d.dims.shape(); }
-  static std::optional<AddDesc> WithRelu(const AddDesc& d) {
+  static std::optional<AddDesc> WithRelu(const AddDesc& d, PlanUse) {
     if (d.relu) return std::nullopt;
     AddDesc fused = d;
     fused.relu = true;
@@ -365,7 +378,7 @@ double PassBytes(const OpDesc& op, OpPass pass, DType dtype);
 std::optional<Dims4> ActivationInput(const OpDesc& op);
 std::optional<Shape> ReshapedInput(const OpDesc& op);
 BenchFact BenchFacts(const OpDesc& op);
-std::optional<OpDesc> WithRelu(const OpDesc& op);
+std::optional<OpDesc> WithRelu(const OpDesc& op, PlanUse use);
 
 }  // namespace cnnbench
 

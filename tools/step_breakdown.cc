@@ -137,10 +137,14 @@ int CompareWithKernelCases(const Graph& graph, const std::string& precision,
   // training step folds each ReLU after a batch norm or residual add into
   // that layer (train/fusion.h), so those ReLU cases are passes the step
   // does not make (both CPU backends run every fused op).
-  const int fusable = FuseReluForTraining(graph, [](const OpDesc&) { return true; }).fused;
+  const int fusable = FuseRelu(
+                          graph, [](const OpDesc&) { return true; }, PlanUse::kTraining)
+                          .fused;
   if (fusable > 0)
-    std::printf("ReLUs a CPU step fuses into the layer before them (their cases are in the sum, "
-                "not in the step): %d\n", fusable);
+    std::printf(
+        "ReLUs a CPU step fuses into the layer before them (their cases are in the sum, "
+        "not in the step): %d\n",
+        fusable);
   if (missing > 0) {
     std::printf("%d kernel case(s) missing from the run: the sum is incomplete\n", missing);
     return 1;

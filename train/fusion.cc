@@ -109,7 +109,8 @@ FusedGraph Compose(const FusedGraph& first, FusedGraph second) {
   return out;
 }
 
-FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(const OpDesc&)>& runs) {
+FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>& runs,
+                    PlanUse use) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const auto consumers = graph.Consumers();
   // absorbed[r]: ReLU node r is fused into its producer; fused_op[p]: the
@@ -129,7 +130,7 @@ FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(cons
       continue;
     // Same elements in the same order: the ReLU reads the producer's output as it is.
     if (producer.output != relu.output) continue;
-    std::optional<OpDesc> op = WithRelu(producer.op);
+    std::optional<OpDesc> op = WithRelu(producer.op, use);
     if (!op || !runs(*op)) continue;
     absorbed[r] = true;
     fused_op[p] = std::move(op);

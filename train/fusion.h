@@ -1,9 +1,13 @@
-// Layer fusion for the training step: a batch norm or residual add whose
-// only consumer is a ReLU absorbs it (BatchNormDesc::relu, AddDesc::relu),
-// where the backend runs the fused op. The ReLU's pass over memory, forward
-// and backward, goes away: oneDNN applies it inside the batch norm (a mask
-// in its workspace) or as a post-op of the sum, and the backward of a fused
-// add is one masked pass that also sums the gradients of its consumers.
+// Layer fusion for the training step and the inference plan: a batch norm
+// or residual add whose only consumer is a ReLU absorbs it
+// (BatchNormDesc::relu, AddDesc::relu), where the backend runs the fused
+// op. The ReLU's pass over memory, forward and backward, goes away: oneDNN
+// applies it inside the batch norm (a mask in its workspace) or as a
+// post-op of the sum, and the backward of a fused add is one masked pass
+// that also sums the gradients of its consumers. In forward-only plans a
+// convolution absorbs its ReLU too (ConvDesc::relu: oneDNN's eltwise
+// post-op, an epilogue on the GPU); which op takes a ReLU in which plan is
+// the op's fact (kernels/op_traits.h WithRelu).
 #ifndef CNNBENCH_TRAIN_FUSION_H_
 #define CNNBENCH_TRAIN_FUSION_H_
 
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "kernels/desc.h"
+#include "kernels/op_traits.h"
 #include "models/graph.h"
 
 namespace cnnbench {
@@ -29,10 +34,12 @@ struct FusedGraph {
   std::vector<int> folded_bn;
 };
 
-// `runs(op)`: whether the backend runs the fused descriptor. The fused
-// layer is named "<producer>+<relu's last name part>", e.g.
+// `runs(op)`: whether the backend runs the fused descriptor; `use`: the
+// plan's (a training plan fuses only what has a backward). The fused layer
+// is named "<producer>+<relu's last name part>", e.g.
 // "stage1/block0/batchnorm1+relu1".
-FusedGraph FuseReluForTraining(const Graph& graph, const std::function<bool(const OpDesc&)>& runs);
+FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>& runs,
+                    PlanUse use);
 
 // The graph as it is: origin and node_of are the identity.
 FusedGraph Unfused(const Graph& graph);

@@ -33,6 +33,7 @@ absl::StatusOr<std::unique_ptr<Inferencer>> Inferencer::Compile(const Graph& gra
   plan.seed = options.seed;
   plan.fuse_relu = options.fuse_relu;
   plan.fold_batch_norm = options.fold_batch_norm;
+  plan.conv_relu = options.conv_relu;
   plan.memory_limit_bytes = options.memory_limit_bytes;
   plan.forward_only = true;
   ASSIGN_OR_RETURN_AS_IS(inferencer->step_, PlanStep(graph, backend, plan));
@@ -250,7 +251,13 @@ absl::Status Inferencer::CopyWeightsFrom(const Trainer& trainer) {
   if (trainer.backend() != backend_)
     return absl::InvalidArgumentError(
         "CopyWeightsFrom: the trainer runs on another backend object");
-  if (step_.folded_batch_norms > 0) {
+  // A plan with other layers than the trainer's (folded batch norms, ReLUs
+  // as convolution epilogues, which a training plan never has) loads layer
+  // by layer from the trainer's parameters of the same given graph.
+  bool same_layers = from.graph.nodes.size() == step_.graph.nodes.size();
+  for (size_t i = 0; same_layers && i < step_.graph.nodes.size(); ++i)
+    same_layers = OpDescToString(from.graph.nodes[i].op) == OpDescToString(step_.graph.nodes[i].op);
+  if (step_.folded_batch_norms > 0 || !same_layers) {
     if (from.original_graph.nodes.size() != step_.original_graph.nodes.size())
       return absl::InvalidArgumentError(absl::StrCat(
           "CopyWeightsFrom: the trainer's graph has ", from.original_graph.nodes.size(),

@@ -43,6 +43,10 @@ struct InferOptions {
   // are computed from the unfolded ones and the running statistics, at
   // Compile (the initial weights) and by CopyWeightsFrom.
   bool fold_batch_norm = false;
+  // Each convolution read only by a ReLU runs it as its epilogue
+  // (ConvDesc::relu: oneDNN's post-op, the cuda backend's epilogue kernel),
+  // with fuse_relu; after a fold this is the folded conv -> ReLU pair.
+  bool conv_relu = true;
   // On a GPU backend, Run() captures the forward pass once per input slot
   // as a CUDA graph and replays it (a slot's first run is eager, its second
   // captured); a capture that fails leaves every later run eager and
@@ -98,6 +102,10 @@ class Inferencer {
   int64_t runs() const { return runs_; }
   // Batch norms folded into convolutions (InferOptions::fold_batch_norm).
   int folded_batch_norms() const { return step_.folded_batch_norms; }
+  // ReLUs fused into the layer before them (batch norm, add, convolution),
+  // and of those, the convolutions' epilogues (InferOptions::conv_relu).
+  int fused_relus() const { return step_.fused_relus; }
+  int conv_relu_epilogues() const { return step_.conv_relu_epilogues; }
   bool cuda_graph_active() const;
   const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 

@@ -410,13 +410,22 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
         "fold_batch_norm is for inference plans (forward_only): training normalises with the "
         "batch's statistics");
   const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
-  auto runs = [&](const OpDesc& op) { return backend->Supports(op, kernel_options).ok(); };
+  auto runs = [&](const OpDesc& op) {
+    const auto* conv = std::get_if<ConvDesc>(&op);
+    if (conv != nullptr && conv->relu && !options.conv_relu) return false;
+    return backend->Supports(op, kernel_options).ok();
+  };
   FusedGraph fused = Unfused(graph);
   if (options.fold_batch_norm) fused = FoldBatchNormForInference(graph, runs);
   plan.folded_batch_norms = fused.fused;
   if (options.fuse_relu) {
-    FusedGraph relu = FuseReluForTraining(fused.graph, runs);
+    FusedGraph relu = FuseRelu(fused.graph, runs,
+                               options.forward_only ? PlanUse::kForwardOnly : PlanUse::kTraining);
     plan.fused_relus = relu.fused;
+    for (const Node& node : relu.graph.nodes)
+      if (const auto* conv = std::get_if<ConvDesc>(&node.op);
+          node.kind == Node::Kind::kOp && conv != nullptr && conv->relu)
+        ++plan.conv_relu_epilogues;
     fused = Compose(fused, std::move(relu));
   }
   plan.original_graph = graph;

@@ -70,6 +70,10 @@ struct StepPlanOptions {
   // convolution before it (train/fusion.h FoldBatchNormForInference); the
   // executor computes the folded weights (StepPlan::folded_bn).
   bool fold_batch_norm = false;
+  // Forward-only plans: a convolution whose only reader is a ReLU takes it
+  // as its epilogue (ConvDesc::relu), with fuse_relu; false keeps those
+  // ReLUs as layers (the baseline the epilogue is measured against).
+  bool conv_relu = true;
   // Training: the logits (the loss layer's input) stay until the step ends,
   // so the batch's accuracy can be read after it (Trainer::LastLogits).
   bool keep_logits = true;
@@ -129,6 +133,8 @@ struct StepPlan {
   std::vector<int> origin;   // node of graph -> node of the given graph
   std::vector<int> node_of;  // node of the given graph -> node of graph computing it
   int fused_relus = 0;
+  // Of those, the ReLUs run as a convolution's epilogue (forward-only plans).
+  int conv_relu_epilogues = 0;
   // Per node of `graph`: the given graph's batch norm folded into it, or -1.
   std::vector<int> folded_bn;
   int folded_batch_norms = 0;

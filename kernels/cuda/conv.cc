@@ -1,9 +1,10 @@
 // Convolution on cuDNN's graph API (cudnn-frontend): one graph per pass
 // (conv_fprop, conv_dgrad, conv_wgrad), plans chosen once per (descriptor,
-// precision, layout) and shared by the kernels of one backend; the bias as
-// two small CUDA kernels (conv_bias.cu). x, y and w are in the precision's
-// activation layout: NCHW and (K,C/g,R,S) for fp32, NHWC and (K,R,S,C/g)
-// for the tensor-core precisions; the bias is fp32.
+// precision, layout) and shared by the kernels of one backend; the bias and
+// the forward-only ReLU epilogue (ConvDesc::relu) as one small CUDA kernel
+// after the forward graph, the bias gradient as another (conv_bias.cu). x, y and w are in the
+// precision's activation layout: NCHW and (K,C/g,R,S) for fp32, NHWC and (K,R,S,C/g) for the
+// tensor-core precisions; the bias is fp32.
 #include <map>
 #include <mutex>
 #include <utility>
@@ -95,6 +96,10 @@ class ConvKernel : public CudaKernel {
     signature_.backward_reads_inputs = true;  // the weight gradient reads x
     signature_.backward_reads_output = false;
     implementation_ = graphs_->implementation();
+    if (desc_.bias || desc_.relu)
+      implementation_ =
+          absl::StrCat(implementation_, "+cuda:epilogue(", desc_.bias ? "bias" : "",
+                       desc_.bias && desc_.relu ? "," : "", desc_.relu ? "relu" : "", ")");
     return absl::OkStatus();
   }
 
@@ -105,14 +110,19 @@ class ConvKernel : public CudaKernel {
     RETURN_IF_ERROR(RequireScratch(args));
     RETURN_IF_ERROR(graphs_->Run(ConvPass::kForward, context_->cudnn,
                                  {const_cast<void*>(x), w, args.y}, args.scratch));
-    if (!desc_.bias) return absl::OkStatus();
-    ASSIGN_OR_RETURN(void* b, Param(args.params, 1, "bias"));
-    return Launched(LaunchConvBiasAdd(args.y, elem_, nhwc_, static_cast<const float*>(b), desc_.n,
-                                      desc_.k, desc_.h.out * desc_.w.out, context_->raw_stream()),
-                    "bias add");
+    if (!desc_.bias && !desc_.relu) return absl::OkStatus();
+    const float* b = nullptr;
+    if (desc_.bias) {
+      ASSIGN_OR_RETURN(void* bias, Param(args.params, 1, "bias"));
+      b = static_cast<const float*>(bias);
+    }
+    return Launched(LaunchConvEpilogue(args.y, elem_, nhwc_, b, desc_.relu, desc_.n, desc_.k,
+                                       desc_.h.out * desc_.w.out, context_->raw_stream()),
+                    "epilogue (bias, relu)");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
+    if (desc_.relu) return ForwardOnlyError(what_);
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* w, Param(args.params, 0, "w"));
@@ -122,6 +132,7 @@ class ConvKernel : public CudaKernel {
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
+    if (desc_.relu) return ForwardOnlyError(what_);
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* dw, Param(args.dparams, 0, "dw"));

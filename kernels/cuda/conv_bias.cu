@@ -12,9 +12,13 @@ constexpr int kThreads = 256;
 template <typename T>
 __device__ float Load(const T* p, int64_t i);
 template <>
-__device__ float Load<float>(const float* p, int64_t i) { return p[i]; }
+__device__ float Load<float>(const float* p, int64_t i) {
+  return p[i];
+}
 template <>
-__device__ float Load<__half>(const __half* p, int64_t i) { return __half2float(p[i]); }
+__device__ float Load<__half>(const __half* p, int64_t i) {
+  return __half2float(p[i]);
+}
 template <>
 __device__ float Load<__nv_bfloat16>(const __nv_bfloat16* p, int64_t i) {
   return __bfloat162float(p[i]);
@@ -23,9 +27,13 @@ __device__ float Load<__nv_bfloat16>(const __nv_bfloat16* p, int64_t i) {
 template <typename T>
 __device__ void Store(T* p, int64_t i, float v);
 template <>
-__device__ void Store<float>(float* p, int64_t i, float v) { p[i] = v; }
+__device__ void Store<float>(float* p, int64_t i, float v) {
+  p[i] = v;
+}
 template <>
-__device__ void Store<__half>(__half* p, int64_t i, float v) { p[i] = __float2half_rn(v); }
+__device__ void Store<__half>(__half* p, int64_t i, float v) {
+  p[i] = __float2half_rn(v);
+}
 template <>
 __device__ void Store<__nv_bfloat16>(__nv_bfloat16* p, int64_t i, float v) {
   p[i] = __float2bfloat16_rn(v);
@@ -43,11 +51,15 @@ __host__ __device__ inline int64_t IndexOf(int64_t m, int64_t c, bool nhwc, int6
 }
 
 template <typename T>
-__global__ void BiasAdd(T* y, const float* bias, bool nhwc, int64_t k, int64_t plane,
-                        int64_t count) {
+__global__ void Epilogue(T* y, const float* bias, bool relu, bool nhwc, int64_t k, int64_t plane,
+                         int64_t count) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    Store(y, i, Load(y, i) + bias[ChannelOf(i, nhwc, k, plane)]);
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    float v = Load(y, i);
+    if (bias != nullptr) v += bias[ChannelOf(i, nhwc, k, plane)];
+    if (relu && !(v > 0.0f)) v = 0.0f;
+    Store(y, i, v);
+  }
 }
 
 template <typename T>
@@ -74,24 +86,25 @@ int Blocks(int64_t count) {
 
 }  // namespace
 
-cudaError_t LaunchConvBiasAdd(void* y, Elem type, bool nhwc, const float* bias, int64_t n,
-                              int64_t k, int64_t plane, cudaStream_t stream) {
+cudaError_t LaunchConvEpilogue(void* y, Elem type, bool nhwc, const float* bias, bool relu,
+                               int64_t n, int64_t k, int64_t plane, cudaStream_t stream) {
   const int64_t count = n * k * plane;
-  if (count == 0) return cudaSuccess;
+  if (count == 0 || (bias == nullptr && !relu)) return cudaSuccess;
   switch (type) {
     case Elem::kF32:
-      BiasAdd<<<Blocks(count), kThreads, 0, stream>>>(static_cast<float*>(y), bias, nhwc, k,
-                                                      plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<float*>(y), bias, relu, nhwc, k,
+                                                       plane, count);
       break;
     case Elem::kF16:
-      BiasAdd<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__half*>(y), bias, nhwc, k,
-                                                      plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__half*>(y), bias, relu, nhwc, k,
+                                                       plane, count);
       break;
     case Elem::kBF16:
-      BiasAdd<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(y), bias, nhwc,
-                                                      k, plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(y), bias, relu,
+                                                       nhwc, k, plane, count);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -111,10 +124,11 @@ cudaError_t LaunchConvBiasGrad(const void* dy, Elem type, bool nhwc, float* dbia
                                                 plane, positions);
       break;
     case Elem::kBF16:
-      BiasGrad<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(dy), dbias,
-                                                nhwc, k, plane, positions);
+      BiasGrad<<<blocks, kThreads, 0, stream>>>(static_cast<const __nv_bfloat16*>(dy), dbias, nhwc,
+                                                k, plane, positions);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

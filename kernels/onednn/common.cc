@@ -156,6 +156,14 @@ dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
+dnnl::primitive_attr UserScratchpadReluAttr() {
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr = UserScratchpadAttr();
+  attr.set_post_ops(ops);
+  return attr;
+}
+
 BoundPrimitive::BoundPrimitive(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
                                const std::vector<int>& arg_ids, const dnnl::engine& engine)
     : valid_(true), primitive_(std::move(primitive)) {

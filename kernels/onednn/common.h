@@ -127,6 +127,9 @@ class BoundPrimitive {
 // The attribute every primitive here is created with: a user scratchpad, so
 // the kernel's `scratch` buffer holds it (no allocation inside a call).
 dnnl::primitive_attr UserScratchpadAttr();
+// The same, with a ReLU applied to the primitive's output as its post-op
+// (a fused residual add's, a convolution's epilogue).
+dnnl::primitive_attr UserScratchpadReluAttr();
 
 // A reorder between two descriptors as a BoundPrimitive (args FROM, TO).
 BoundPrimitive MakeReorder(const Context& context, const dnnl::memory::desc& from,

@@ -137,10 +137,7 @@ class AddKernel : public OneDnnKernel {
     size_t scratch = 0;
     if (relu_) {
       // One pass: binary add with the ReLU as a post-op.
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      dnnl::primitive_attr attr = UserScratchpadAttr();
-      attr.set_post_ops(ops);
+      const dnnl::primitive_attr attr = UserScratchpadReluAttr();
       dnnl::binary::desc desc(dnnl::algorithm::binary_add, srcs[0], srcs[1], srcs[0]);
       dnnl::binary::primitive_desc pd(desc, attr, engine);
       forward_ = BoundPrimitive(pd, dnnl::binary(pd),

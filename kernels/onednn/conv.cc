@@ -1,5 +1,7 @@
 // Convolution (stride, dilation, groups, asymmetric padding, bias) with
-// oneDNN's convolution primitives; layouts chosen by oneDNN.
+// oneDNN's convolution primitives; layouts chosen by oneDNN. The ReLU
+// epilogue (ConvDesc::relu) is the forward primitive's eltwise post-op; its
+// backward passes refuse (forward only).
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
@@ -14,7 +16,16 @@ using dnnl::memory;
 class ConvKernel : public WeightedLayer {
  public:
   ConvKernel(std::shared_ptr<Context> context, const ConvDesc& desc)
-      : WeightedLayer(std::move(context), desc.ToString(), desc.bias) {}
+      : WeightedLayer(std::move(context), desc.ToString(), desc.bias), relu_(desc.relu) {}
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    if (relu_) return ForwardOnlyError(what_);
+    return WeightedLayer::BackwardData(args);
+  }
+  absl::Status BackwardWeights(const KernelArgs& args) override {
+    if (relu_) return ForwardOnlyError(what_);
+    return WeightedLayer::BackwardWeights(args);
+  }
 
   absl::Status Init(const ConvDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
@@ -44,6 +55,7 @@ class ConvKernel : public WeightedLayer {
       ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
+    const dnnl::primitive_attr forward_attr = relu_ ? UserScratchpadReluAttr() : attr;
     const memory::desc any_weights = AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc(dst_dims, type);
     auto fwd_desc = bias_ ? dnnl::convolution_forward::desc(
@@ -52,7 +64,7 @@ class ConvKernel : public WeightedLayer {
                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                                             direct, src_md, any_weights, any_dst,
                                                             strides, dilation, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
+    dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, forward_attr, engine);
     const memory::desc src = fwd_pd.src_desc();
     const memory::desc weights = fwd_pd.weights_desc();
     const memory::desc dst = fwd_pd.dst_desc();
@@ -87,6 +99,9 @@ class ConvKernel : public WeightedLayer {
     if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.k}));
     return absl::OkStatus();
   }
+
+ private:
+  const bool relu_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Reference convolution: direct loops over (N,K,P,Q) x (C/g,R,S) with
-// stride, dilation, groups (depthwise included) and asymmetric padding.
+// stride, dilation, groups (depthwise included), asymmetric padding, bias
+// and the forward-only ReLU epilogue (applied to the double sum, rounded once).
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -46,6 +47,7 @@ class ConvKernel final : public ReferenceKernel {
                       static_cast<double>(w[Offset4(cg, kh, kw, k, c, r, s)]);
                 }
               }
+            if (d_.relu && !(acc > 0.0)) acc = 0.0;
             y[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)] = static_cast<T>(acc);
           }
       }
@@ -63,6 +65,7 @@ class ConvKernel final : public ReferenceKernel {
   // Gathers into each dx element (rather than scattering) so every sum is
   // accumulated in double.
   absl::Status RunBackwardData(const KernelArgs& a) override {
+    if (d_.relu) return ForwardOnlyError(desc());
     if (a.dx[0] == nullptr) return absl::OkStatus();
     const T* w = static_cast<const T*>(a.params[0]);  // (K,C/g,R,S)
     const T* dy = static_cast<const T*>(a.dy);        // (N,K,P,Q)
@@ -93,6 +96,7 @@ class ConvKernel final : public ReferenceKernel {
   }
 
   absl::Status RunBackwardWeights(const KernelArgs& a) override {
+    if (d_.relu) return ForwardOnlyError(desc());
     const T* x = static_cast<const T*>(a.x[0]);  // (N,C,H,W)
     const T* dy = static_cast<const T*>(a.dy);   // (N,K,P,Q)
     T* dw = static_cast<T*>(a.dparams[0]);       // (K,C/g,R,S)

@@ -103,6 +103,9 @@ TEST(ConvDescTest, CanonicalStrings) {
   ExpectCanonical<ConvDesc>("conv:mb32_g32_ic64oc128_ih56oh28kh3sh2ph1_iw56ow28kw3sw2pw1_bias");
   ExpectCanonical<ConvDesc>("conv:mb1_ic3oc64_ih224oh112kh7sh2pt2pb3_iw224ow112kw7sw2pl2pr3");
   ExpectCanonical<ConvDesc>("conv:mb2_ic4oc4_ih10oh10kh3sh1ph2dh2_iw9ow9kw3sw1pw2dw2");
+  // The fused ReLU epilogue, with and without a bias.
+  ExpectCanonical<ConvDesc>("conv:mb1_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1_bias_relu");
+  ExpectCanonical<ConvDesc>("conv:mb1_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1_relu");
 }
 
 TEST(ConvDescTest, RoundTripsManyShapes) {
@@ -154,6 +157,8 @@ TEST(ConvDescTest, Errors) {
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih3oh1kh5sh1ph0_iw5ow5kw1sw1pw0", "h");
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1_iw5ow5kw1sw1pw0", "ph");
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_bias_x", "offset");
+  // The epilogue comes after the bias, never before.
+  ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_relu_bias", "offset");
   ExpectError<ConvDesc>("conv:mb1_ic4ocX_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "oc");
   ExpectError<ConvDesc>("conv:mb99999999999999999999_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "mb");
   ExpectError<ConvDesc>("pool:mb1", "conv:");

@@ -95,6 +95,40 @@ TEST(OneDnnConvLayoutTest, ChoosesABlockedLayoutAndAJitKernel) {
       << (*kernel)->implementation();
 }
 
+// The ReLU epilogue (the forward primitive's eltwise post-op) against the
+// reference, with and without a bias, plain and blocked-friendly channels,
+// fp32 on integers and bf16 where the CPU has it; the backward refuses.
+TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndRefusesBackward) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (ConvCase c : {ConvCase{2, 8, 16, 7, 7, 3, 3, 1, 1, Padding::kSame, 1, 1, true},
+                     ConvCase{2, 5, 7, 8, 8, 3, 3, 2, 2, Padding::kSame},
+                     ConvCase{1, 32, 32, 6, 6, 3, 3, 1, 1, Padding::kSame, 1, 1, true},
+                     ConvCase{2, 16, 16, 9, 9, 3, 3, 2, 2, Padding::kSame, 16, 1, true}}) {
+    const std::string text = ConvString(c) + "_relu";
+    absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
+    ASSERT_TRUE(desc.ok()) << desc.status();
+    onednn_test::CompareOptions options;
+    options.backward = false;
+    absl::Status status = CompareWithReference(*desc, options);
+    EXPECT_TRUE(status.ok()) << text << ": " << status;
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, DType::kF32, {});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    KernelArgs args;
+    EXPECT_EQ((*kernel)->BackwardData(args).code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ((*kernel)->BackwardWeights(args).code(), absl::StatusCode::kFailedPrecondition);
+    if (OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kBF16)).ok()) {
+      onednn_test::CompareOptions bf16 = options;
+      bf16.dtype = DType::kBF16;
+      bf16.low = -2;
+      bf16.high = 2;
+      bf16.forward_rtol = 1.0 / 128;
+      bf16.forward_atol = 1e-2;
+      status = CompareWithReference(*desc, bf16);
+      EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
+    }
+  }
+}
+
 TEST(OneDnnConvLayoutTest, ReadsABlockedProducerAsItIs) {
   ASSERT_NE(OneDnn(), nullptr);
   absl::StatusOr<ConvDesc> first =

@@ -74,7 +74,7 @@ struct OpTraits<ToyScaleDesc> {
              {"bwd_data", OpPass::kBackwardData, true},
              {"bwd_filter", OpPass::kBackwardWeights, false}}};
   }
-  static std::optional<ToyScaleDesc> WithRelu(const ToyScaleDesc&) { return std::nullopt; }
+  static std::optional<ToyScaleDesc> WithRelu(const ToyScaleDesc&, PlanUse) { return std::nullopt; }
 };
 
 namespace {

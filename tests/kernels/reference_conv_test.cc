@@ -100,7 +100,37 @@ TEST_P(ConvForwardTest, BatchAndChannels) {
             (std::vector<double>{3, -1, 102, 7, -1, 106}));
 }
 
+TEST_P(ConvForwardTest, ReluEpilogueZeroesWhatIsNotPositive) {
+  // The BatchAndChannels case with the ReLU epilogue: -1 and -1 become 0,
+  // and a sum of exactly 0 (bias -3 on 3) stays 0.
+  EXPECT_EQ(ConvForward("conv:mb2_ic2oc3_ih1oh1kh1sh1ph0_iw1ow1kw1sw1pw0_bias_relu", GetParam(),
+                        {1, 2, 3, 4}, {1, 1, 1, -1, 2, 0}, {-3, 0, 100}),
+            (std::vector<double>{0, 0, 102, 4, 0, 106}));
+  // Without a bias.
+  EXPECT_EQ(ConvForward("conv:mb1_ic1oc1_ih1oh1kh1sh1ph0_iw3ow3kw1sw1pw0_relu", GetParam(),
+                        {-2, 0, 5}, {1}),
+            (std::vector<double>{0, 0, 5}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, ConvForwardTest, ::testing::Values(DType::kF32, DType::kF64));
+
+// The epilogue is forward only: both backward passes refuse, naming it.
+TEST(ConvReluEpilogueTest, BackwardPassesRefuse) {
+  std::unique_ptr<Backend> backend = CreateReferenceBackend();
+  absl::StatusOr<ConvDesc> desc =
+      ConvDesc::Parse("conv:mb1_ic2oc2_ih3oh3kh3sh1ph1_iw3ow3kw3sw1pw1_bias_relu");
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  absl::StatusOr<KernelUnderTest> k = CreateKernelUnderTest(*backend, *desc, DType::kF32);
+  ASSERT_TRUE(k.ok()) << k.status();
+  FillDefaults(k->buffers, 3);
+  ASSERT_TRUE(k->kernel->Forward(k->buffers.Args()).ok());
+  for (const absl::Status& status : {k->kernel->BackwardData(k->buffers.Args()),
+                                     k->kernel->BackwardWeights(k->buffers.Args())}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+    EXPECT_NE(status.message().find("forward only"), absl::string_view::npos) << status;
+    EXPECT_NE(status.message().find(desc->ToString()), absl::string_view::npos) << status;
+  }
+}
 
 class ConvGradientTest : public ::testing::TestWithParam<std::string> {};
 

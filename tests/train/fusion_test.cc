@@ -60,7 +60,8 @@ int CountRelus(const Graph& g) {
 
 TEST(FuseReluTest, FusesBatchNormAndAddIntoTheirReluAndRemapsNodes) {
   const Graph graph = ResidualNet();
-  const FusedGraph fused = FuseReluForTraining(graph, [](const OpDesc&) { return true; });
+  const FusedGraph fused = FuseRelu(
+      graph, [](const OpDesc&) { return true; }, PlanUse::kTraining);
   // The stem and each block's first conv: bn+relu (3); each block's add+relu (2).
   EXPECT_EQ(fused.fused, 5);
   EXPECT_EQ(CountRelus(graph), 5);
@@ -119,9 +120,11 @@ TEST(FoldBatchNormTest, FoldsEachConvsBatchNormAndComposesWithTheReluFusion) {
   }
   EXPECT_EQ(folded_convs, 5);
   // The ReLUs after folded convs stay; those after the adds fuse into them.
-  const FusedGraph both = Compose(folded, FuseReluForTraining(folded.graph, [](const OpDesc& op) {
-                                    return !std::holds_alternative<ConvDesc>(op);
-                                  }));
+  const FusedGraph both =
+      Compose(folded, FuseRelu(
+                          folded.graph,
+                          [](const OpDesc& op) { return !std::holds_alternative<ConvDesc>(op); },
+                          PlanUse::kForwardOnly));
   EXPECT_EQ(both.fused, 5 + 2);
   EXPECT_EQ(CountRelus(both.graph), 3);
   ASSERT_EQ(both.node_of.size(), graph.nodes.size());
@@ -139,17 +142,57 @@ TEST(FoldBatchNormTest, FoldsEachConvsBatchNormAndComposesWithTheReluFusion) {
   EXPECT_EQ(FoldBatchNormForInference(graph, [](const OpDesc&) { return false; }).fused, 0);
 }
 
+// Inference: after the fold, each folded conv takes its ReLU as an
+// epilogue (ConvDesc::relu); a training plan never fuses into a conv.
+TEST(FoldBatchNormTest, FoldedConvsTakeTheirReluInForwardOnlyPlans) {
+  const Graph graph = ResidualNet();
+  auto all = [](const OpDesc&) { return true; };
+  const FusedGraph folded = FoldBatchNormForInference(graph, all);
+  const FusedGraph both = Compose(folded, FuseRelu(folded.graph, all, PlanUse::kForwardOnly));
+  // The stem's and each block's first conv (3), each block's add (2).
+  EXPECT_EQ(both.fused, 5 + 5);
+  EXPECT_EQ(CountRelus(both.graph), 0);
+  EXPECT_EQ(Count<ConvDesc>(both.graph, true), 3);
+  EXPECT_EQ(Count<AddDesc>(both.graph, true), 2);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.kind != Node::Kind::kOp || !std::holds_alternative<ReluDesc>(node.op)) continue;
+    const Node& by = both.graph.nodes[both.node_of[i]];
+    EXPECT_NE(by.name.find("+relu"), std::string::npos) << by.name;
+    // A conv epilogue's layer is the conv that also absorbed the batch norm.
+    if (const auto* conv = std::get_if<ConvDesc>(&by.op)) {
+      EXPECT_TRUE(conv->relu && conv->bias) << by.name;
+      EXPECT_GE(both.folded_bn[both.node_of[i]], 0) << by.name;
+    }
+  }
+  // The same graph's training fusion leaves every conv alone.
+  const FusedGraph training = FuseRelu(graph, all, PlanUse::kTraining);
+  EXPECT_EQ(Count<ConvDesc>(training.graph, true), 0);
+  // A backend that runs no conv epilogue leaves those ReLUs as layers.
+  const FusedGraph no_epilogue = Compose(folded, FuseRelu(
+                                                     folded.graph,
+                                                     [](const OpDesc& op) {
+                                                       const auto* conv =
+                                                           std::get_if<ConvDesc>(&op);
+                                                       return conv == nullptr || !conv->relu;
+                                                     },
+                                                     PlanUse::kForwardOnly));
+  EXPECT_EQ(CountRelus(no_epilogue.graph), 3);
+}
+
 TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
   // A backend that runs no fused add: only batch norms fuse.
   const Graph graph = ResidualNet();
-  const FusedGraph no_add = FuseReluForTraining(
-      graph, [](const OpDesc& op) { return !std::holds_alternative<AddDesc>(op); });
+  const FusedGraph no_add = FuseRelu(
+      graph, [](const OpDesc& op) { return !std::holds_alternative<AddDesc>(op); },
+      PlanUse::kTraining);
   EXPECT_EQ(no_add.fused, 3);
   EXPECT_EQ(Count<AddDesc>(no_add.graph, true), 0);
   EXPECT_EQ(CountRelus(no_add.graph), 2);
 
   // A batch norm read by a ReLU and by another layer keeps its output: no
-  // fusion. A ReLU after a conv (no batch norm) has nothing to fuse into.
+  // fusion. A ReLU after a conv (no batch norm) has nothing to fuse into in
+  // a training plan.
   NetBuilder b(2, 3, 6, 6, kClasses);
   b.Conv(4, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
   const int bn = b.top();
@@ -160,9 +203,17 @@ TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
   b.Logits();
   auto graph2 = std::move(b).Build();
   ASSERT_TRUE(graph2.ok()) << graph2.status();
-  const FusedGraph fused = FuseReluForTraining(*graph2, [](const OpDesc&) { return true; });
+  const FusedGraph fused = FuseRelu(
+      *graph2, [](const OpDesc&) { return true; }, PlanUse::kTraining);
   EXPECT_EQ(fused.fused, 0);
   EXPECT_EQ(fused.graph.nodes.size(), graph2->nodes.size());
+  // A forward-only plan fuses that conv's ReLU (and still not the batch
+  // norm read twice).
+  const FusedGraph forward_only = FuseRelu(
+      *graph2, [](const OpDesc&) { return true; }, PlanUse::kForwardOnly);
+  EXPECT_EQ(forward_only.fused, 1);
+  EXPECT_EQ(Count<ConvDesc>(forward_only.graph, true), 1);
+  EXPECT_EQ(Count<BatchNormDesc>(forward_only.graph, true), 0);
 
   const FusedGraph same = Unfused(graph);
   EXPECT_EQ(same.fused, 0);

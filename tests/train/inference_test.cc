@@ -184,6 +184,18 @@ TEST_P(InferenceTest, MatchesTheGraphEvaluatedNodeByNodeAfterTraining) {
   EXPECT_EQ(RunLogits(**inferencer, images), got);
 }
 
+// The plan's convolutions with a ReLU epilogue, counted from its layers
+// (and checked against what the plan says it fused).
+int Epilogues(const Inferencer& inferencer) {
+  int count = 0;
+  for (const Node& node : inferencer.step_plan().graph.nodes)
+    if (const auto* conv = std::get_if<ConvDesc>(&node.op);
+        node.kind == Node::Kind::kOp && conv != nullptr && conv->relu)
+      ++count;
+  EXPECT_EQ(count, inferencer.conv_relu_epilogues());
+  return count;
+}
+
 // Folding each batch norm into its convolution gives the unfolded plan's
 // logits, with the running statistics training moved away from their start.
 TEST_P(InferenceTest, FoldedBatchNormsGiveTheUnfoldedLogits) {
@@ -208,8 +220,18 @@ TEST_P(InferenceTest, FoldedBatchNormsGiveTheUnfoldedLogits) {
   EXPECT_EQ((*folded)->folded_batch_norms(), 2);
   EXPECT_EQ((*unfolded)->folded_batch_norms(), 0);
   // The residual branch's batch norm goes; the stem's batch norm + ReLU
-  // becomes the ReLU alone (a convolution takes no ReLU yet).
-  EXPECT_EQ((*folded)->step_plan().layers.size() + 1, (*unfolded)->step_plan().layers.size());
+  // becomes the ReLU alone, which the folded convolution takes as its
+  // epilogue, as the branch's two convolutions take theirs in both plans
+  // (InferOptions::conv_relu: three ReLU layers more when off).
+  EXPECT_EQ((*folded)->step_plan().layers.size() + 2, (*unfolded)->step_plan().layers.size());
+  EXPECT_EQ(Epilogues(**folded), 3);
+  EXPECT_EQ(Epilogues(**unfolded), 2);
+  InferOptions apart = options;
+  apart.conv_relu = false;
+  auto relu_apart = Inferencer::Compile(graph, backend.get(), apart);
+  ASSERT_TRUE(relu_apart.ok()) << relu_apart.status();
+  EXPECT_EQ(Epilogues(**relu_apart), 0);
+  EXPECT_EQ((*relu_apart)->step_plan().layers.size(), (*folded)->step_plan().layers.size() + 3);
   MakeBatch(60, &images, &labels);
   // The initial weights, then the trained ones.
   ExpectClose(RunLogits(**folded, images), RunLogits(**unfolded, images), 1e-4, "initial");
@@ -217,6 +239,8 @@ TEST_P(InferenceTest, FoldedBatchNormsGiveTheUnfoldedLogits) {
   ASSERT_TRUE((*folded)->CopyWeightsFrom(**trainer).ok());
   const std::vector<float> want = RunLogits(**unfolded, images);
   ExpectClose(RunLogits(**folded, images), want, 1e-4, "trained");
+  ASSERT_TRUE((*relu_apart)->CopyWeightsFrom(**trainer).ok());
+  ExpectClose(RunLogits(**relu_apart, images), want, 1e-4, "trained, the ReLU a layer");
   // A fold with the statistics left out (mean 0, variance 1) is not the same.
   auto start = Inferencer::Compile(graph, backend.get(), options);
   ASSERT_TRUE(start.ok());
@@ -383,6 +407,21 @@ TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
   auto folded = Inferencer::Compile(*graph, backend.get(), fold);
   ASSERT_TRUE(folded.ok()) << info->name << ": " << folded.status();
   ExpectClose(RunLogits(**folded, images), got, 1e-4, info->name + " folded");
+  // Every ReLU that reads only a convolution is that convolution's epilogue
+  // by default; as layers of their own (conv_relu = false): the same.
+  InferOptions apart;
+  apart.conv_relu = false;
+  apart.fold_batch_norm = true;
+  auto relu_apart = Inferencer::Compile(*graph, backend.get(), apart);
+  ASSERT_TRUE(relu_apart.ok()) << info->name << ": " << relu_apart.status();
+  EXPECT_EQ(Epilogues(**relu_apart), 0) << info->name;
+  ExpectClose(RunLogits(**relu_apart, images), got, 1e-4, info->name + " folded, ReLUs apart");
+  // Every zoo model with a convolution has one followed by a ReLU (a batch
+  // norm's, once folded).
+  bool has_conv = false;
+  for (const Node& node : graph->nodes)
+    has_conv |= node.kind == Node::Kind::kOp && std::holds_alternative<ConvDesc>(node.op);
+  if (has_conv) EXPECT_GT(Epilogues(**folded), 0) << info->name;
 }
 
 std::vector<std::string> ModelNames() {

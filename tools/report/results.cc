@@ -147,9 +147,9 @@ const std::vector<std::string>& SettingKeys() {
       // How the suite measured (bench/main.cc), and what other harnesses record.
       "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
       "collective_root", "collective_graph", "infer_iterations", "infer_include_copy",
-      "fold_batch_norm", "image_size", "cpu_backend", "cuda_graph", "gpu_layout", "cuda_batch_norm",
-      "fuse_relu", "backend", "framework", "framework_settings", "cnnbench_build", "build_mode",
-      "build_config", "optimizer",
+      "fold_batch_norm", "conv_relu", "image_size", "cpu_backend", "cuda_graph", "gpu_layout",
+      "cuda_batch_norm", "fuse_relu", "backend", "framework", "framework_settings",
+      "cnnbench_build", "build_mode", "build_config", "optimizer",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
       "nccl_version"};

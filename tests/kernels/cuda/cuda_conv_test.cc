@@ -24,16 +24,16 @@ using Dims = std::array<int64_t, 4>;
 
 // Shapes the models use, small enough for the fp64 reference.
 const char* const kShapes[] = {
-    "conv:mb2_ic16oc32_ih14oh14kh3sh1ph1_iw14ow14kw3sw1pw1",         // 3x3
-    "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1",            // 3x3 stride 2
-    "conv:mb2_ic32oc16_ih8oh4kh1sh2ph0_iw8ow4kw1sw2pw0",             // 1x1 stride 2
-    "conv:mb2_ic3oc16_ih32oh16kh7sh2pt2pb3_iw32ow16kw7sw2pl2pr3",    // 7x7 stem, SAME
-    "conv:mb2_g4_ic16oc32_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",      // groups
-    "conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",     // depthwise
-    "conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1",         // asymmetric padding
-    "conv:mb2_ic8oc8_ih12oh12kh3sh1ph2dh2_iw12ow12kw3sw1pw2dw2",     // dilation
-    "conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias",         // bias
-    "conv:mb3_ic8oc8_ih11oh5kh3sh2pt0pb1_iw7ow7kw1sw1pw0_bias",      // rectangular, odd
+    "conv:mb2_ic16oc32_ih14oh14kh3sh1ph1_iw14ow14kw3sw1pw1",       // 3x3
+    "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1",          // 3x3 stride 2
+    "conv:mb2_ic32oc16_ih8oh4kh1sh2ph0_iw8ow4kw1sw2pw0",           // 1x1 stride 2
+    "conv:mb2_ic3oc16_ih32oh16kh7sh2pt2pb3_iw32ow16kw7sw2pl2pr3",  // 7x7 stem, SAME
+    "conv:mb2_g4_ic16oc32_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",    // groups
+    "conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",   // depthwise
+    "conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1",       // asymmetric padding
+    "conv:mb2_ic8oc8_ih12oh12kh3sh1ph2dh2_iw12ow12kw3sw1pw2dw2",   // dilation
+    "conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias",       // bias
+    "conv:mb3_ic8oc8_ih11oh5kh3sh2pt0pb1_iw7ow7kw1sw1pw0_bias",    // rectangular, odd
 };
 
 ConvDesc Desc(const std::string& text) {
@@ -96,9 +96,9 @@ TEST(ConvProblemTest, GroupsDilationAndAsymmetricPadding) {
                                  Precision::kFp32, Layout::kNCHW);
   ASSERT_TRUE(grouped.ok());
   EXPECT_EQ(grouped->w.dims, (Dims{32, 4, 3, 3}));  // C/g input channels per filter
-  auto depthwise = MakeConvProblem(
-      Desc("conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1"), Precision::kBf16,
-      Layout::kNHWC);
+  auto depthwise =
+      MakeConvProblem(Desc("conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1"),
+                      Precision::kBf16, Layout::kNHWC);
   ASSERT_TRUE(depthwise.ok());
   EXPECT_EQ(depthwise->w.dims, (Dims{16, 1, 3, 3}));
   auto padded = MakeConvProblem(Desc("conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1"),
@@ -243,6 +243,33 @@ TEST(CudaConvTest, Fp16MatchesTheReference) {
 TEST(CudaConvTest, Bf16MatchesTheReference) {
   SKIP_WITHOUT_GPU();
   Compare(Precision::kBf16, 1e-2, 1e-2);
+}
+
+// The forward-only ReLU epilogue, with and without a bias, in every
+// precision; its backward passes refuse.
+TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
+  SKIP_WITHOUT_GPU();
+  for (const char* shape : {"conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_relu",
+                            "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1_relu"}) {
+    for (Precision precision :
+         {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16}) {
+      cuda_test::CompareOptions o;
+      o.precision = precision;
+      o.backward = false;
+      o.forward_rtol = precision == Precision::kFp32 ? 1e-5 : 1e-2;
+      o.forward_atol = precision == Precision::kFp32 ? 1e-3 : 1e-2;
+      absl::Status status = cuda_test::CompareWithReference(Desc(shape), o);
+      EXPECT_TRUE(status.ok()) << PrecisionName(precision) << " " << shape << ": " << status;
+    }
+    auto kernel =
+        cuda_test::Cuda()->Create(Desc(shape), KernelOptions::ForPrecision(Precision::kFp32), {});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_NE((*kernel)->implementation().find("relu"), std::string::npos)
+        << (*kernel)->implementation();
+    KernelArgs args;
+    EXPECT_EQ((*kernel)->BackwardData(args).code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ((*kernel)->BackwardWeights(args).code(), absl::StatusCode::kFailedPrecondition);
+  }
 }
 
 // Real-valued inputs, where tf32 rounds each product's inputs to 10 bits.
