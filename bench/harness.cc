@@ -1,5 +1,7 @@
 #include "bench/harness.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +15,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "bench/iteration_stats.h"
+#include "bench/step_times.h"
 #include "core/status.h"
 
 namespace cnnbench::bench {
@@ -140,6 +144,7 @@ absl::StatusOr<BenchmarkTimingFlags> ReadBenchmarkTimingFlags(int argc, const ch
 
 void Harness::Register(TimedCase c) {
   auto entry = std::make_unique<Entry>();
+  entry->index = static_cast<int>(entries_.size());
   entry->progress_index = progress_.Add(c.name);
   entry->spec = std::move(c);
   Entry* e = entry.get();
@@ -264,6 +269,8 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
         Skip(state, entry, entry.failure);
         break;
       }
+      DisplayProgress(entry, *workload, static_cast<int64_t>(times.size()),
+                      static_cast<int64_t>(state.max_iterations));
     }
   }
   if (!entry.failure.ok()) {
@@ -271,7 +278,34 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     return;
   }
   absl::Status reported = workload->Report(state);
-  if (!reported.ok()) Skip(state, entry, reported);
+  if (!reported.ok()) {
+    Skip(state, entry, reported);
+    return;
+  }
+  if (timing_.keep_step_times && entry.spec.keeps_step_times) {
+    std::vector<double> steps = workload->StepSeconds();
+    if (!steps.empty()) StepTimes::Global().Add(InstanceName(entry.index), std::move(steps));
+  }
+}
+
+void Harness::DisplayProgress(const Entry& entry, Workload& workload, int64_t done, int64_t total) {
+  if (progress_.quiet() || timing_.display_every == 0) return;
+  const double items = workload.items_per_iteration();
+  if (!(items > 0)) return;
+  const std::vector<double>& times = workload.iteration_seconds();
+  int64_t every = timing_.display_every;
+  if (every == TimingSettings::kDisplayAuto) {
+    // Decided on the repetition's first timed step.
+    every = isatty(fileno(stderr)) && !times.empty() && times.front() * total > 10.0 ? 10 : 0;
+  }
+  if (every <= 0 || done % every != 0) return;
+  absl::StatusOr<RateStats> rate = SummarizeRates(times, items);
+  if (!rate.ok()) return;
+  const std::string note = workload.ProgressNote();
+  std::fprintf(stderr, "%s step %lld/%lld  images/sec: %.1f +/- %.1f (jitter = %.1f)%s%s\n",
+               entry.spec.name.c_str(), static_cast<long long>(done), static_cast<long long>(total),
+               rate->mean, rate->uncertainty, rate->jitter, note.empty() ? "" : "  ", note.c_str());
+  std::fflush(stderr);
 }
 
 }  // namespace cnnbench::bench

@@ -49,6 +49,7 @@ class Progress {
   const std::vector<std::string>& names() const { return names_; }
   // Prints nothing (the ranks other than 0 of an MPI job).
   void set_quiet(bool quiet) { quiet_ = quiet; }
+  bool quiet() const { return quiet_; }
 
  private:
   std::vector<std::string> names_;
@@ -82,6 +83,14 @@ struct TimingSettings {
   // The user gave --benchmark_min_time: families that count iterations say
   // once that it does not apply to them, and which flag does.
   bool min_time_from_user = false;
+  // Each repetition's step times of the cases that keep them
+  // (TimedCase::keeps_step_times) go into the JSON (bench/step_times.h).
+  bool keep_step_times = true;
+  // Live progress of the cases timed step by step: a stderr line every this
+  // many timed steps; 0: never; kDisplayAuto: every 10 when stderr is a
+  // terminal and the first timed step predicts over 10 s of timed steps.
+  int display_every = 0;
+  static constexpr int kDisplayAuto = -1;
 };
 
 // A case while it runs. Made once by its case's `prepare`, then timed
@@ -110,6 +119,17 @@ class Workload {
   // it; a span-timed case has one entry per span.
   const std::vector<double>& iteration_seconds() const { return iteration_seconds_; }
 
+  // The seconds of each step of the repetition being reported, for the
+  // step statistics and the kept list (--keep_step_times): each timed
+  // iteration's by default; a span-timed case gives the steps it can time
+  // inside the span without perturbing it, or none (the span only).
+  virtual std::vector<double> StepSeconds() const { return iteration_seconds_; }
+  // Live progress (--display_every): the items one iteration processes
+  // (images; 0: the case prints no progress) and a note on the last step
+  // ("loss 6.912"), asked between iterations, never inside the timed interval.
+  virtual double items_per_iteration() const { return 0; }
+  virtual std::string ProgressNote() { return ""; }
+
  private:
   friend class Harness;
   std::vector<double> iteration_seconds_;
@@ -129,6 +149,8 @@ struct TimedCase {
   // each the mean, as nccl-tests times its loop (collectives, where every
   // rank makes all its calls in one go and no rank may wait on the host).
   bool time_span = false;
+  // Its repetitions' step times are kept in the JSON (train, infer).
+  bool keeps_step_times = false;
   benchmark::TimeUnit unit = benchmark::kMillisecond;
   PrepareFunction prepare;
 };
@@ -169,6 +191,7 @@ class Harness {
  private:
   struct Entry {
     TimedCase spec;
+    int index = 0;  // in registration order
     int progress_index = 0;
     absl::Status failure;  // a case that failed to prepare skips every repetition the same way
   };
@@ -180,6 +203,9 @@ class Harness {
   // Checks the stop check; true (and the state skipped) when the run stops.
   bool StopNow(benchmark::State& state);
   void Skip(benchmark::State& state, const Entry& entry, const absl::Status& why);
+  // After timed step `done` of `total` (outside the timed interval): the
+  // progress line, when due.
+  void DisplayProgress(const Entry& entry, Workload& workload, int64_t done, int64_t total);
 
   TimingSettings timing_;
   Progress progress_;

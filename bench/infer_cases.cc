@@ -137,6 +137,7 @@ class InferWorkload : public Workload {
   // resident batch, its upload), none of it timed.
   absl::Status BetweenIterations() override;
   absl::Status Report(benchmark::State& state) override;
+  double items_per_iteration() const override { return static_cast<double>(case_.batch); }
 
  private:
   InferWorkload(const InferCase& c, const SuiteOptions& options) : case_(c), options_(options) {}
@@ -232,14 +233,15 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
 
 absl::Status InferWorkload::Report(benchmark::State& state) {
   RETURN_IF_ERROR(inferencer_->Synchronize());
-  ASSIGN_OR_RETURN(const TimeStats stats, SummarizeTimes(iteration_seconds()));
   const double batch = static_cast<double>(case_.batch);
+  ASSIGN_OR_RETURN(const StepSummary steps, SummarizeSteps(StepSeconds(), batch));
+  const TimeStats& stats = steps.time;
   state.counters["images_per_second"] =
       benchmark::Counter(batch, benchmark::Counter::kIsIterationInvariantRate);
   if (flops_per_image_ > 0)
     state.counters["flops"] =
         benchmark::Counter(flops_per_image_ * batch, benchmark::Counter::kIsIterationInvariantRate);
-  AddTimeCounters(state, "latency_ms", stats);
+  AddStepCounters(state, "latency_ms", "images_per_second", steps, options_.drift_threshold);
   state.counters["peak_memory_bytes"] =
       benchmark::Counter(static_cast<double>(inferencer_->peak_memory_bytes()));
   if (pipeline_ != nullptr && evaluated_ > 0) {
@@ -275,7 +277,8 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
       stats.count < kMeaningfulIterations
           ? absl::StrCat(", only ", stats.count,
                          " timed iterations (p99 of fewer than 100 is about the max)")
-          : ""));
+          : "",
+      DriftNote(steps, options_.drift_threshold)));
   return absl::OkStatus();
 }
 
@@ -339,6 +342,7 @@ absl::Status RegisterInferCases(const SuiteOptions& options, Harness& harness) {
             timed.iterations = options.infer.iterations;
             timed.iterations_flag = "--infer_iterations";
             timed.unit = benchmark::kMillisecond;
+            timed.keeps_step_times = true;
             timed.prepare = [c, &options] { return InferWorkload::Prepare(c, options); };
             harness.Register(std::move(timed));
           }

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/status.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -72,6 +74,45 @@ absl::StatusOr<RateStats> SummarizeRates(const std::vector<double>& seconds, dou
   for (double v : rates) deviations.push_back(std::fabs(v - median));
   r.jitter = 1.4826 * Median(deviations);
   return r;
+}
+
+std::optional<double> DriftRatio(const std::vector<double>& seconds) {
+  const size_t n = seconds.size();
+  if (n < static_cast<size_t>(kMinDriftSamples)) return std::nullopt;
+  const size_t tenth = n / 10;
+  const double first = std::accumulate(seconds.begin(), seconds.begin() + tenth, 0.0);
+  const double last = std::accumulate(seconds.end() - tenth, seconds.end(), 0.0);
+  if (!(first > 0)) return std::nullopt;
+  return last / first;
+}
+
+absl::StatusOr<StepSummary> SummarizeSteps(const std::vector<double>& seconds, double items) {
+  StepSummary s;
+  ASSIGN_OR_RETURN_AS_IS(s.time, SummarizeTimes(seconds));
+  ASSIGN_OR_RETURN_AS_IS(s.rate, SummarizeRates(seconds, items));
+  s.drift = DriftRatio(seconds);
+  return s;
+}
+
+void AddStepCounters(benchmark::State& state, absl::string_view time_prefix, absl::string_view rate,
+                     const StepSummary& summary, double drift_threshold) {
+  AddTimeCounters(state, time_prefix, summary.time);
+  const std::string r(rate);
+  state.counters[r + "_uncertainty"] = benchmark::Counter(summary.rate.uncertainty);
+  state.counters[r + "_jitter"] = benchmark::Counter(summary.rate.jitter);
+  if (!summary.drift) return;
+  state.counters["drift"] = benchmark::Counter(*summary.drift);
+  // Only where flagged: a counter 0 in every repetition has a NaN
+  // variation, which Google Benchmark writes as bare NaN (not JSON).
+  if (*summary.drift > 1.0 + drift_threshold) state.counters["drift_flagged"] = 1;
+}
+
+std::string DriftNote(const StepSummary& summary, double threshold) {
+  if (!summary.drift || !(*summary.drift > 1.0 + threshold)) return "";
+  return absl::StrFormat(
+      ", slowed %.0f%% over the run (drift %.2f: last tenth of %d steps / "
+      "first tenth)",
+      (*summary.drift - 1.0) * 100.0, *summary.drift, static_cast<int>(summary.time.count));
 }
 
 void AddTimeCounters(benchmark::State& state, absl::string_view prefix, const TimeStats& stats) {

@@ -14,6 +14,8 @@
 #define CNNBENCH_BENCH_ITERATION_STATS_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -53,6 +55,32 @@ double Median(std::vector<double> values);
 // `_min` and `_max`, in milliseconds, and `timed_iterations` (the count):
 // e.g. prefix "latency_ms" for inference, "step_ms" for training.
 void AddTimeCounters(benchmark::State& state, absl::string_view prefix, const TimeStats& stats);
+
+// Drift over a run: the mean of the last tenth of the samples (in order)
+// over the mean of the first tenth, from kMinDriftSamples samples on
+// (thermal throttling, turbo decay or a neighbour shows as a ratio above 1);
+// nullopt for fewer.
+inline constexpr int kMinDriftSamples = 20;
+std::optional<double> DriftRatio(const std::vector<double>& seconds);
+
+// Everything a case that times each step (train, infer) reports of them.
+struct StepSummary {
+  TimeStats time;
+  RateStats rate;               // of `items` per step
+  std::optional<double> drift;  // DriftRatio
+};
+absl::StatusOr<StepSummary> SummarizeSteps(const std::vector<double>& seconds, double items);
+
+// AddTimeCounters(prefix), the rate's `<rate>_uncertainty` and
+// `<rate>_jitter` (e.g. images_per_second_uncertainty), and where there is
+// a drift, `drift`, and `drift_flagged` = 1 where it is above 1 +
+// `drift_threshold` (absent otherwise: what the report marks).
+void AddStepCounters(benchmark::State& state, absl::string_view time_prefix, absl::string_view rate,
+                     const StepSummary& summary, double drift_threshold);
+
+// The label's note on a drift above 1 + `threshold`: ", slowed 12% over the
+// run (drift 1.12: last tenth of N steps / first tenth)"; "" otherwise.
+std::string DriftNote(const StepSummary& summary, double threshold);
 
 }  // namespace cnnbench::bench
 

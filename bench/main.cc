@@ -6,6 +6,7 @@
 // which family). --benchmark_out is written by the suite (bench/result_output.h)
 // so that no run loses or half-writes a file, and every write is checked.
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +72,16 @@ ABSL_FLAG(bool, overlap, true,
 ABSL_FLAG(bool, fuse_relu, true,
           "training: fold each ReLU into the batch norm or residual add before it (false: "
           "every layer on its own, the baseline fusion is measured against)");
+ABSL_FLAG(bool, keep_step_times, true,
+          "train and infer cases write each repetition's step times into the JSON "
+          "(\"step_times_ms\"); false leaves the list out, never the step statistics");
+ABSL_FLAG(std::string, display_every, "auto",
+          "train and infer cases print 'step i/N  images/sec: X +/- Y (jitter = Z)' on stderr "
+          "every N timed steps; 0: never; auto: every 10 when stderr is a terminal and the "
+          "first timed step predicts over 10 s of timed steps");
+ABSL_FLAG(double, drift_threshold, 0.05,
+          "a case of 20 or more timed steps whose last tenth of steps is more than this much "
+          "slower than its first tenth is flagged in its label and in the report (0.05: 5%)");
 ABSL_FLAG(bool, train_accuracy, true,
           "training cases report the last step's batch top-1/top-5 (its logits kept to the "
           "step's end)");
@@ -292,6 +303,17 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   o.train.overlap = absl::GetFlag(FLAGS_overlap);
   o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   o.train.accuracy = absl::GetFlag(FLAGS_train_accuracy);
+  o.keep_step_times = absl::GetFlag(FLAGS_keep_step_times);
+  if (const std::string every = absl::GetFlag(FLAGS_display_every); every == "auto") {
+    o.display_every = TimingSettings::kDisplayAuto;
+  } else if (!absl::SimpleAtoi(every, &o.display_every) || o.display_every < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--display_every=", every, ": a number of steps >= 0 (0: never), or auto"));
+  }
+  o.drift_threshold = absl::GetFlag(FLAGS_drift_threshold);
+  if (!(o.drift_threshold >= 0) || !std::isfinite(o.drift_threshold))
+    return absl::InvalidArgumentError(absl::StrCat("--drift_threshold=", o.drift_threshold,
+                                                   ": a fraction >= 0, e.g. 0.05 for 5%"));
   if (Given(FLAGS_backend)) o.backend = absl::GetFlag(FLAGS_backend);
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
@@ -334,6 +356,8 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
   benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
   benchmark::AddCustomContext("train_accuracy", o.train.accuracy ? "true" : "false");
+  benchmark::AddCustomContext("keep_step_times", o.keep_step_times ? "true" : "false");
+  benchmark::AddCustomContext("drift_threshold", absl::StrCat(o.drift_threshold));
   AddCollectiveContext(o);
   AddInferContext(o);
   benchmark::AddCustomContext("collective_timeout_s",

@@ -9,11 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/context.h"
+#include "bench/step_times.h"
 
 namespace cnnbench::bench {
 
@@ -104,7 +106,27 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
   }
   void ReportRuns(const std::vector<Run>& runs) override {
     if (drop_ && drop_()) return;
-    inner_->ReportRuns(runs);
+    if (format_ != "json") {
+      inner_->ReportRuns(runs);
+      return;
+    }
+    // One run at a time (the JSON reporter separates its calls' entries as
+    // it separates the runs of one call), each repetition with its kept
+    // step times (bench/step_times.h) as its last field.
+    for (const Run& run : runs) {
+      std::optional<std::vector<double>> steps;
+      if (run.run_type == Run::RT_Iteration && !run.error_occurred)
+        steps = StepTimes::Global().Take(run.run_name.str());
+      if (!steps) {
+        inner_->ReportRuns({run});
+        continue;
+      }
+      std::ostringstream entry;
+      inner_->SetOutputStream(&entry);
+      inner_->ReportRuns({run});
+      inner_->SetOutputStream(&runs_);
+      runs_ << WithStepTimes(entry.str(), *steps);
+    }
   }
   void Finalize() override {
     inner_->SetOutputStream(&tail_);

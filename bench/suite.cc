@@ -251,6 +251,8 @@ TimingSettings TimingOf(const SuiteOptions& options) {
   t.repetitions = options.repetitions;
   t.min_time = options.kernel.min_time;
   t.min_time_from_user = options.kernel.min_time_from_user;
+  t.keep_step_times = options.keep_step_times;
+  t.display_every = options.display_every;
   return t;
 }
 

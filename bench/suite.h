@@ -127,6 +127,13 @@ struct SuiteOptions {
   std::string backend = "onednn";  // for CPU cases
   int gpu_count = 0;               // GPUs visible: cuda cases register only with one
   std::string platform;
+  // Inside a run, for the cases timed step by step (train, infer): each
+  // repetition's step times in the JSON; a live progress line every this
+  // many steps (TimingSettings::display_every); the drift above which a
+  // label and the report flag a case (bench/iteration_stats.h DriftRatio).
+  bool keep_step_times = true;
+  int display_every = -1;
+  double drift_threshold = 0.05;
 
   TrainCaseOptions train;
   InferCaseOptions infer;

@@ -5,15 +5,19 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/harness.h"
 #include "bench/input_cases.h"
+#include "bench/iteration_stats.h"
 #include "bench/names.h"
 #include "bench/rank_threads.h"
 #include "bench/suite.h"
@@ -159,6 +163,14 @@ class TrainWorkload : public Workload {
     return absl::OkStatus();
   }
   absl::Status Report(benchmark::State& state) override;
+  double items_per_iteration() const override {
+    return static_cast<double>(case_.batch * std::max(1, case_.gpus));
+  }
+  // The last step's loss (read between steps: the timer has waited for it).
+  std::string ProgressNote() override {
+    absl::StatusOr<float> loss = trainer_->LastLoss();
+    return loss.ok() ? absl::StrFormat("loss %.3f", *loss) : "";
+  }
   ~TrainWorkload() override {
     if (saved_threads_ > 0) omp_set_num_threads(saved_threads_);
   }
@@ -229,14 +241,20 @@ class ReplicatedTrainWorkload : public Workload {
   absl::Status Run() override { return RunIterations(1); }
   absl::Status RunIterations(int64_t count) override;
   absl::Status Report(benchmark::State& state) override;
+  // CPU replicas: local rank 0's steps, each timed on the host as it ends
+  // (a CPU step ends when its last all-reduce has, so no wait is added).
+  // GPU replicas: none, the span only (timing each step would make the
+  // host wait on the device between steps).
+  std::vector<double> StepSeconds() const override { return rank0_step_seconds_; }
 
  private:
   ReplicatedTrainWorkload(const TrainCase& c, const SuiteOptions& options)
       : case_(c), options_(options) {}
   // Sets this thread's OpenMP team size for the CPU's kernels.
   void PinThreads() const;
-  // `count` steps of local rank r (each fed a batch first on real data).
-  absl::Status Steps(int r, int64_t count);
+  // `count` steps of local rank r (each fed a batch first on real data);
+  // each step's seconds into `seconds` when given.
+  absl::Status Steps(int r, int64_t count, std::vector<double>* seconds = nullptr);
 
   struct Rank {
     std::unique_ptr<Backend> backend;
@@ -248,9 +266,10 @@ class ReplicatedTrainWorkload : public Workload {
   TrainCase case_;
   const SuiteOptions& options_;
   double step_flops_per_image_ = 0;
-  int threads_per_replica_ = 0;  // CPU: OpenMP threads of each replica
-  int saved_threads_ = 0;        // the harness thread's team size before the case
-  int64_t steps_ = 0;            // since the last Report
+  int threads_per_replica_ = 0;             // CPU: OpenMP threads of each replica
+  int saved_threads_ = 0;                   // the harness thread's team size before the case
+  int64_t steps_ = 0;                       // since the last Report
+  std::vector<double> rank0_step_seconds_;  // this repetition's (StepSeconds)
   std::vector<std::unique_ptr<Communicator>> group_;
   std::vector<Rank> ranks_;               // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
@@ -319,21 +338,27 @@ void ReplicatedTrainWorkload::PinThreads() const {
   if (case_.gpus == 0) omp_set_num_threads(threads_per_replica_);
 }
 
-absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count) {
+absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count, std::vector<double>* seconds) {
   Rank& rank = ranks_[r];
   for (int64_t i = 0; i < count; ++i) {
+    const auto start = std::chrono::steady_clock::now();
     if (rank.pipeline != nullptr)
       RETURN_IF_ERROR(FeedNextBatch(*rank.pipeline, rank.replica->trainer()));
     RETURN_IF_ERROR(rank.replica->Step());
+    if (seconds != nullptr)
+      seconds->push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return absl::OkStatus();
 }
 
 absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
   steps_ += count;
-  return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count](int r) {
+  rank0_step_seconds_.clear();
+  std::vector<double>* timed = case_.gpus == 0 ? &rank0_step_seconds_ : nullptr;
+  return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count, timed](int r) {
     PinThreads();
-    return Steps(r, count);
+    return Steps(r, count, r == 0 ? timed : nullptr);
   }));
 }
 
@@ -345,6 +370,12 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
     return absl::OkStatus();
   })));
   Replica& first = *ranks_[0].replica;
+  std::optional<StepSummary> steps;
+  if (!rank0_step_seconds_.empty()) {
+    ASSIGN_OR_RETURN(steps,
+                     SummarizeSteps(rank0_step_seconds_, static_cast<double>(case_.batch * n)));
+    AddStepCounters(state, "step_ms", "images_per_second", *steps, options_.drift_threshold);
+  }
   state.counters["images_per_second"] = benchmark::Counter(
       static_cast<double>(case_.batch * n), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
@@ -368,23 +399,28 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
     RETURN_IF_ERROR(ReportTrainingAccuracy(state, first.trainer(),
                                            std::vector<int32_t>(labels, labels + case_.batch)));
   }
-  state.SetLabel(
-      absl::StrCat(ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
-                   first.communicator().name(),
-                   options_.mpi != nullptr
-                       ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
-                       : "",
-                   ", ", options_.train.bucket_bytes >> 20, " MiB buckets, overlap ",
-                   options_.train.overlap ? "on" : "off",
-                   case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each")
-                                   : ", no CUDA graph",
-                   ")", std::isfinite(losses[0]) ? "" : ", loss not finite"));
+  state.SetLabel(absl::StrCat(
+      ranks_[0].backend->name(), " batch ", case_.batch, " x ", n, " replicas (",
+      first.communicator().name(),
+      options_.mpi != nullptr
+          ? absl::StrCat(", one per process on ", options_.mpi->hosts, " host(s)")
+          : "",
+      ", ", options_.train.bucket_bytes >> 20, " MiB buckets, overlap ",
+      options_.train.overlap ? "on" : "off",
+      case_.gpus == 0 ? absl::StrCat(", ", threads_per_replica_, " thread(s) each")
+                      : ", no CUDA graph",
+      ")", std::isfinite(losses[0]) ? "" : ", loss not finite",
+      steps ? absl::StrCat(", step times: rank 0's", DriftNote(*steps, options_.drift_threshold))
+            : ", step times: the span only"));
   return absl::OkStatus();
 }
 
 absl::Status TrainWorkload::Report(benchmark::State& state) {
   ASSIGN_OR_RETURN(const float loss, trainer_->LastLoss());
   const int devices = std::max(1, case_.gpus);
+  ASSIGN_OR_RETURN(const StepSummary steps,
+                   SummarizeSteps(StepSeconds(), static_cast<double>(case_.batch * devices)));
+  AddStepCounters(state, "step_ms", "images_per_second", steps, options_.drift_threshold);
   state.counters["images_per_second"] = benchmark::Counter(
       static_cast<double>(case_.batch * devices), benchmark::Counter::kIsIterationInvariantRate);
   if (step_flops_per_image_ > 0)
@@ -421,7 +457,7 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
                                    " colour distortion")
                     : "")
           : "",
-      std::isfinite(loss) ? "" : ", loss not finite"));
+      std::isfinite(loss) ? "" : ", loss not finite", DriftNote(steps, options_.drift_threshold)));
   return absl::OkStatus();
 }
 
@@ -470,6 +506,7 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
               timed.iterations = options.train.steps;
               timed.iterations_flag = "--steps";
               timed.unit = benchmark::kMillisecond;
+              timed.keeps_step_times = true;
               if (c.ranks() > 1 || options.mpi != nullptr) {
                 timed.time_span = true;  // every rank makes all its steps in one go
                 timed.prepare = [c, &options] {

@@ -103,6 +103,8 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
        {"infer_models", "infer_batch_sizes", "infer_warmup", "infer_iterations",
         "infer_include_copy", "fold_batch_norm", "conv_relu"}},
       {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
+      {"Inside a run (train and infer cases)",
+       {"keep_step_times", "display_every", "drift_threshold"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
        {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",
         "collective_ops", "collective_root", "collective_warmup", "collective_iters",

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "bench/step_times.h"
 #include "benchmark/benchmark.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
@@ -173,6 +175,75 @@ TEST_F(HarnessTest, AWorkloadSeesEachIterationsSecondsAndIsCalledBetweenThem) {
   for (const std::vector<double>& seconds : IterationWatcher::reported) {
     ASSERT_EQ(seconds.size(), 3u) << "one entry per iteration of this repetition only";
     for (double s : seconds) EXPECT_GE(s, 200e-6 * ++run);
+  }
+}
+
+// --keep_step_times: each repetition's iteration seconds are kept under the
+// run's instance name, in order, for the JSON reporter; a case that does
+// not keep them, or a run with the flag off, keeps nothing.
+TEST_F(HarnessTest, KeepsEachRepetitionsStepTimesUnderItsInstanceName) {
+  for (bool keep : {true, false}) {
+    IterationWatcher::runs = IterationWatcher::between = 0;
+    IterationWatcher::reported.clear();
+    StepTimes::Global().Clear();
+    Harness harness(TimingSettings{.repetitions = 2, .keep_step_times = keep});
+    TimedCase kept = Fixed("harness_test/kept", 3, [] {
+      return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<IterationWatcher>(-1));
+    });
+    kept.keeps_step_times = true;
+    harness.Register(std::move(kept));
+    harness.Register(Fixed("harness_test/not_kept", 2, [] {
+      return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<IterationWatcher>(-1));
+    }));
+    Recorder recorder = RunAll();
+    harness.Release();
+    ASSERT_EQ(IterationWatcher::reported.size(), 4u);
+    if (keep) {
+      EXPECT_EQ(StepTimes::Global().Take(harness.InstanceName(0)), IterationWatcher::reported[0]);
+      EXPECT_EQ(StepTimes::Global().Take(harness.InstanceName(0)), IterationWatcher::reported[1]);
+    }
+    EXPECT_FALSE(StepTimes::Global().Take(harness.InstanceName(0)).has_value()) << keep;
+    EXPECT_FALSE(StepTimes::Global().Take(harness.InstanceName(1)).has_value()) << keep;
+    benchmark::ClearRegisteredBenchmarks();
+  }
+}
+
+// --display_every: a progress line every N timed steps on stderr, with the
+// rate over the steps so far and the workload's note, asked for only when
+// a line is due; 0 prints nothing, and so does auto when stderr is not a
+// terminal (here a file).
+class ProgressWorkload : public IterationWatcher {
+ public:
+  ProgressWorkload() : IterationWatcher(-1) {}
+  double items_per_iteration() const override { return 4; }
+  std::string ProgressNote() override { return absl::StrCat("loss ", ++notes); }
+  static inline int notes = 0;
+};
+
+TEST_F(HarnessTest, DisplaysProgressEveryNTimedSteps) {
+  for (int every : {2, 0, TimingSettings::kDisplayAuto}) {
+    ProgressWorkload::notes = 0;
+    Harness harness(TimingSettings{.repetitions = 1, .display_every = every});
+    harness.Register(Fixed("harness_test/progress", 5, [] {
+      return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<ProgressWorkload>());
+    }));
+    ::testing::internal::CaptureStderr();
+    Recorder recorder = RunAll();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    harness.Release();
+    benchmark::ClearRegisteredBenchmarks();
+    if (every != 2) {
+      EXPECT_FALSE(absl::StrContains(err, "images/sec")) << every << ": " << err;
+      EXPECT_EQ(ProgressWorkload::notes, 0) << every;
+      continue;
+    }
+    EXPECT_TRUE(absl::StrContains(err, "harness_test/progress step 2/5  images/sec: ")) << err;
+    EXPECT_TRUE(absl::StrContains(err, "(jitter = ")) << err;
+    EXPECT_TRUE(absl::StrContains(err, "  loss 1\n")) << err;
+    EXPECT_TRUE(absl::StrContains(err, "step 4/5  images/sec: ")) << err;
+    EXPECT_TRUE(absl::StrContains(err, "  loss 2\n")) << err;
+    EXPECT_FALSE(absl::StrContains(err, "step 5/5")) << err;
+    EXPECT_EQ(ProgressWorkload::notes, 2);
   }
 }
 

@@ -61,6 +61,43 @@ TEST(IterationStatsTest, UncertaintyAndJitterAreTfCnnBenchmarks) {
   EXPECT_DOUBLE_EQ(Median({4, 1, 3, 2}), 2.5);
 }
 
+TEST(IterationStatsTest, DriftIsTheLastTenthOverTheFirstFromTwentySamples) {
+  // 19 samples: no drift.
+  EXPECT_FALSE(DriftRatio(std::vector<double>(19, 1.0)).has_value());
+  // 20: tenths of 2 samples. First 1 and 3 (sum 4), last 5 and 7 (sum 12): 3.
+  std::vector<double> s(20, 2.0);
+  s[0] = 1;
+  s[1] = 3;
+  s[18] = 5;
+  s[19] = 7;
+  ASSERT_TRUE(DriftRatio(s).has_value());
+  EXPECT_DOUBLE_EQ(*DriftRatio(s), 3.0);
+  // 25 samples: tenths of 2 (n / 10, rounded down); the order matters, not the values.
+  std::vector<double> faster(25, 1.0);
+  faster[0] = faster[1] = 2.0;
+  EXPECT_DOUBLE_EQ(*DriftRatio(faster), 0.5);
+}
+
+TEST(IterationStatsTest, StepSummaryAndItsDriftNote) {
+  std::vector<double> s(20, 0.1);
+  s[18] = s[19] = 0.12;  // the last tenth 20% slower
+  auto summary = SummarizeSteps(s, 32);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->time.count, 20);
+  EXPECT_NEAR(summary->rate.mean, (18 * 320 + 2 * 32 / 0.12) / 20, 1e-9);
+  ASSERT_TRUE(summary->drift.has_value());
+  EXPECT_NEAR(*summary->drift, 1.2, 1e-12);
+  EXPECT_EQ(DriftNote(*summary, 0.05),
+            ", slowed 20% over the run (drift 1.20: last tenth of 20 steps / first tenth)");
+  EXPECT_EQ(DriftNote(*summary, 0.25), "");  // under the threshold
+  // Too few steps for a drift: no note whatever the threshold.
+  auto short_run = SummarizeSteps({0.1, 0.2}, 32);
+  ASSERT_TRUE(short_run.ok());
+  EXPECT_FALSE(short_run->drift.has_value());
+  EXPECT_EQ(DriftNote(*short_run, 0), "");
+  EXPECT_FALSE(SummarizeSteps({}, 32).ok());
+}
+
 TEST(IterationStatsTest, NoSamplesOrABadOneIsAnError) {
   EXPECT_FALSE(SummarizeTimes({}).ok());
   EXPECT_FALSE(SummarizeTimes({1, NAN}).ok());

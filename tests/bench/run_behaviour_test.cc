@@ -4,6 +4,7 @@
 // bad flag values are errors, --list and [i/N] follow --benchmark_filter,
 // --help shows the suite's flags, skip messages read well, and the context
 // says how the suite was built and under which load.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -207,12 +208,65 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--cuda_batch_norm=fast", "--cuda_batch_norm"},
       {"--data_dir=", "--data_dir"},
       {"--benchmark_out_format=xml", "--benchmark_out_format"},
+      {"--display_every=-3", "--display_every"},
+      {"--display_every=often", "--display_every"},
+      {"--drift_threshold=-0.1", "--drift_threshold"},
   };
   for (const auto& [flag, name] : cases) {
     std::string output;
     const std::string args = absl::StartsWith(flag, "--preset") ? flag : "--preset=tiny " + flag;
     EXPECT_EQ(RunBench(args + " --list", &output), 2) << flag << "\n" << output;
     EXPECT_TRUE(absl::StrContains(output, name)) << flag << "\n" << output;
+  }
+}
+
+// Every train and infer repetition carries its step times in the JSON, one
+// per timed step, beside the step statistics; --keep_step_times=false
+// drops the list and keeps the statistics.
+TEST(RunBehaviourTest, TrainAndInferRepetitionsCarryTheirStepTimes) {
+  for (bool keep : {true, false}) {
+    const std::string json_path = TempPath(absl::StrCat("steps_", keep, ".json"));
+    std::string output;
+    ASSERT_EQ(
+        RunBench(absl::StrCat("--preset=tiny --families=train,infer --steps=3 "
+                              "--infer_iterations=4 --keep_step_times=",
+                              keep, " --benchmark_out_format=json --benchmark_out=", json_path),
+                 &output),
+        0)
+        << output;
+    const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+    EXPECT_EQ(run["context"]["keep_step_times"], keep ? "true" : "false");
+    int repetitions = 0;
+    for (const nlohmann::json& b : run["benchmarks"]) {
+      const std::string name = b["name"];
+      const bool train = absl::StartsWith(name, "train/");
+      if (!train && !absl::StartsWith(name, "infer/")) continue;
+      if (b["run_type"] != "iteration") {
+        EXPECT_FALSE(b.contains("step_times_ms")) << name;  // aggregates carry none
+        continue;
+      }
+      ++repetitions;
+      const std::string prefix = train ? "step_ms" : "latency_ms";
+      for (const std::string counter :
+           {prefix, prefix + "_p50", prefix + "_p99", std::string("images_per_second_uncertainty"),
+            std::string("images_per_second_jitter")})
+        EXPECT_TRUE(b.contains(counter)) << name << " " << counter;
+      EXPECT_FALSE(b.contains("drift")) << name << ": fewer than 20 steps";
+      ASSERT_EQ(b.contains("step_times_ms"), keep) << name;
+      if (!keep) continue;
+      const std::vector<double> ms = b["step_times_ms"].get<std::vector<double>>();
+      ASSERT_EQ(ms.size(), train ? 3u : 4u) << name;
+      double sum = 0, max = 0;
+      for (double v : ms) {
+        EXPECT_GT(v, 0) << name;
+        sum += v;
+        max = std::max(max, v);
+      }
+      // The list is the steps the statistics summarise (6 significant digits).
+      EXPECT_NEAR(sum / ms.size(), b[prefix].get<double>(), 1e-4 * b[prefix].get<double>()) << name;
+      EXPECT_NEAR(max, b[prefix + "_max"].get<double>(), 1e-4 * max) << name;
+    }
+    EXPECT_GE(repetitions, 2 * 3) << "train, infer at batch 1 and 2, two repetitions each";
   }
 }
 

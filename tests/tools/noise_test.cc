@@ -69,6 +69,20 @@ TEST(NoiseTest, NonFiniteCountersAreReadAndShownAsNotApplicable) {
   EXPECT_EQ(nan["error"], "images_per_second was NaN in 1 of 3 repetitions");
 }
 
+// A case the suite flagged for drift (a repetition's last tenth of steps
+// slower than its first tenth) is marked with its mean drift; one that
+// drifted within the threshold is not.
+TEST(NoiseTest, DriftedCellsAreMarkedWithTheirDrift) {
+  ReportOutput out = RunFiles({"drift.json"});
+  ASSERT_EQ(out.exit_code, kExitOk) << (out.errors.empty() ? "" : out.errors[0]);
+  EXPECT_NE(out.text.find("| 1 | 100[1] |\n| 2 | 200 |"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("[1] slowed during the run: a repetition's last tenth of steps took "
+                          "longer than its first tenth by more than --drift_threshold"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("(ResNet-50, 1 GPU: mean drift 1.11)"), std::string::npos) << out.text;
+}
+
 TEST(NoiseTest, NoisyCellsAreMarkedAndEveryCellsSpreadIsShown) {
   ReportOutput out = RunFiles({"noisy.json"});
   ASSERT_EQ(out.exit_code, kExitOk);

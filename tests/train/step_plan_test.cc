@@ -155,8 +155,16 @@ TEST(StepPlanTest, AForwardOnlyPlanKeepsNothingForABackwardPass) {
   const StepPlan training = Plan(&backend);
   StepPlanOptions options;
   options.forward_only = true;
+  // The same layers (no ReLU as a convolution's epilogue, which only a
+  // forward-only plan fuses: each one a layer less).
+  options.conv_relu = false;
   const StepPlan forward = Plan(&backend, options);
   ASSERT_EQ(forward.layers.size(), training.layers.size());
+  options.conv_relu = true;
+  const StepPlan fused = Plan(&backend, options);
+  EXPECT_GT(fused.conv_relu_epilogues, 0);
+  EXPECT_EQ(fused.layers.size() + fused.conv_relu_epilogues, training.layers.size());
+  EXPECT_EQ(training.conv_relu_epilogues, 0);
   EXPECT_EQ(forward.params_bytes, training.params_bytes);
   const int forward_steps = static_cast<int>(forward.graph.nodes.size());
   for (const BufferRequest& r : forward.requests)

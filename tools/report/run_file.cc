@@ -52,7 +52,10 @@ constexpr const char* kCounterNames[] = {
     // Inference (and the train cases' accuracy and loss).
     "latency_ms", "latency_ms_p50", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99",
     "latency_ms_min", "latency_ms_max", "timed_iterations", "top1_accuracy", "top5_accuracy",
-    "loss", "peak_memory_bytes"};
+    "loss", "peak_memory_bytes",
+    // The step statistics of train and infer cases (bench/iteration_stats.h).
+    "step_ms", "step_ms_p50", "step_ms_p90", "step_ms_p99", "images_per_second_uncertainty",
+    "images_per_second_jitter", "drift", "drift_flagged"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;

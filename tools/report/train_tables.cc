@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
@@ -77,10 +78,24 @@ std::vector<TrainGroup> TrainGroups(const PlatformResults& p) {
   return groups;
 }
 
+std::string DriftMark(const Measurement& m, Footnotes& notes, const std::string& where) {
+  // The suite writes drift_flagged only where a repetition's last tenth of
+  // steps was slower than its first tenth by more than --drift_threshold.
+  const std::optional<double> flagged = m.Mean("drift_flagged");
+  if (!flagged || !(*flagged > 0)) return "";
+  const std::optional<double> drift = m.Mean("drift");
+  return notes.Mark(
+      "slowed during the run: a repetition's last tenth of steps took longer than its first "
+      "tenth by more than --drift_threshold (throttling, turbo decay or a busy neighbour)",
+      drift ? absl::StrFormat("%s: mean drift %.2f", where, *drift) : where);
+}
+
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where,
                            double max_cv) {
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
-  if (m->ok()) return ValueCell(*m, "images_per_second", 1, max_cv, notes, where);
+  if (m->ok())
+    return absl::StrCat(ValueCell(*m, "images_per_second", 1, max_cv, notes, where),
+                        DriftMark(*m, notes, where));
   if (m->oom()) return "OOM";
   return absl::StrCat("N/A", notes.Mark(FailureNote(m->FirstError()), where));
 }

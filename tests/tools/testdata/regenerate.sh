@@ -70,6 +70,7 @@ if [[ "${1:-}" == --fixtures ]]; then
   # by hand: never regenerated.
   fixture "$d/collectives.spec" "$d/collectives.json" --benchmark_repetitions=2
   fixture "$d/inference.spec" "$d/inference.json" --benchmark_repetitions=3
+  fixture "$d/drift.spec" "$d/drift.json" --benchmark_repetitions=2
 fi
 
 # Golden outputs: two platforms, one of them from two files.
