@@ -237,10 +237,20 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
   }
   std::vector<double>& times = workload->iteration_seconds_;
   times.clear();
+  // Power over the timed span: the sampler's thread starts before the
+  // first timed iteration and stops after the last, outside them.
+  std::unique_ptr<PowerSampler> sampler;
+  if (power_sensors_ != nullptr && power_period_.count() > 0) {
+    sampler =
+        std::make_unique<PowerSampler>(*power_sensors_, workload->gpu_ordinals(), power_period_);
+    sampler->Start();
+  }
+  int64_t timed_steps = 0;
   if (entry.spec.time_span && entry.spec.iterations > 0) {
     if (StopNow(state)) return;
     const int64_t count = static_cast<int64_t>(state.max_iterations);
     absl::StatusOr<double> seconds = TimeSpan(*workload, *timer_, count);
+    timed_steps = count;
     if (!seconds.ok()) entry.failure = seconds.status();
     if (seconds.ok()) times.push_back(*seconds);
     for (auto _ : state) {
@@ -273,6 +283,10 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
                       static_cast<int64_t>(state.max_iterations));
     }
   }
+  if (!entry.spec.time_span || entry.spec.iterations == 0)
+    timed_steps = static_cast<int64_t>(times.size());
+  workload->power_ = sampler != nullptr ? sampler->Stop() : PowerSummary{};
+  sampler.reset();
   if (!entry.failure.ok()) {
     Release();
     return;
@@ -282,6 +296,7 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     Skip(state, entry, reported);
     return;
   }
+  AddPowerCounters(state, workload->power_, timed_steps, workload->items_per_iteration());
   if (timing_.keep_step_times && entry.spec.keeps_step_times) {
     std::vector<double> steps = workload->StepSeconds();
     if (!steps.empty()) StepTimes::Global().Add(InstanceName(entry.index), std::move(steps));

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "bench/power_sampler.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 
@@ -129,10 +130,22 @@ class Workload {
   // ("loss 6.912"), asked between iterations, never inside the timed interval.
   virtual double items_per_iteration() const { return 0; }
   virtual std::string ProgressNote() { return ""; }
+  // The GPUs (CUDA ordinals) whose power the case's span is measured by:
+  // its stream's GPU by default; none for a CPU case (then the CPU's).
+  virtual std::vector<int> gpu_ordinals() const {
+    if (stream().device().is_cpu()) return {};
+    return {stream().device().ordinal};
+  }
+  // Power, energy and clocks over the repetition's timed span
+  // (bench/power_sampler.h), set before Report: empty without a sensor or
+  // with sampling off. The harness writes its counters after Report; a
+  // workload's label may name what it saw (ThrottleNote).
+  const PowerSummary& power() const { return power_; }
 
  private:
   friend class Harness;
   std::vector<double> iteration_seconds_;
+  PowerSummary power_;
 };
 
 using PrepareFunction = std::function<absl::StatusOr<std::unique_ptr<Workload>>()>;
@@ -187,6 +200,12 @@ class Harness {
   bool stopped() const { return stopped_; }
   // Prints each skip's full reason (with its file:line trail) on stderr.
   void set_verbose(bool verbose) { verbose_ = verbose; }
+  // Samples `sensors` every `period` over each repetition's timed span
+  // (null or a zero period: no sampling).
+  void SetPowerSensors(PowerSensors* sensors, std::chrono::milliseconds period) {
+    power_sensors_ = sensors;
+    power_period_ = period;
+  }
 
  private:
   struct Entry {
@@ -220,6 +239,8 @@ class Harness {
   std::function<bool()> stop_check_;
   bool stopped_ = false;
   bool verbose_ = false;
+  PowerSensors* power_sensors_ = nullptr;
+  std::chrono::milliseconds power_period_{0};
   std::set<const Entry*> reported_skips_;  // verbose: each case's reason once
 };
 

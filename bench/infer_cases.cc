@@ -278,7 +278,7 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
           ? absl::StrCat(", only ", stats.count,
                          " timed iterations (p99 of fewer than 100 is about the max)")
           : "",
-      DriftNote(steps, options_.drift_threshold)));
+      DriftNote(steps, options_.drift_threshold), ThrottleNote(power())));
   return absl::OkStatus();
 }
 

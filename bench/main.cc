@@ -6,6 +6,7 @@
 // which family). --benchmark_out is written by the suite (bench/result_output.h)
 // so that no run loses or half-writes a file, and every write is checked.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -35,6 +36,7 @@
 #include "bench/infer_cases.h"
 #include "bench/interrupt.h"
 #include "bench/names.h"
+#include "bench/power_sampler.h"
 #include "bench/preflight.h"
 #include "bench/result_output.h"
 #include "bench/suite.h"
@@ -44,6 +46,7 @@
 #include "core/crash_handler.h"
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/gpu_runtime.h"
 #include "core/invocation.h"
 #include "core/platform.h"
 #include "core/status.h"
@@ -82,6 +85,9 @@ ABSL_FLAG(std::string, display_every, "auto",
 ABSL_FLAG(double, drift_threshold, 0.05,
           "a case of 20 or more timed steps whose last tenth of steps is more than this much "
           "slower than its first tenth is flagged in its label and in the report (0.05: 5%)");
+ABSL_FLAG(int, power_sample_ms, 100,
+          "read the power, energy and clock sensors (NVML on GPUs, RAPL and cpufreq on the CPU) "
+          "every this many ms on a thread of their own over each repetition's timed span; 0: off");
 ABSL_FLAG(bool, train_accuracy, true,
           "training cases report the last step's batch top-1/top-5 (its logits kept to the "
           "step's end)");
@@ -545,6 +551,24 @@ int Main(int argc, char** argv) {
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
+  // The sensors, opened once; the context says which there are, or why none.
+  const int power_ms = absl::GetFlag(FLAGS_power_sample_ms);
+  if (power_ms < 0)
+    return Fail(kBadUsage, absl::InvalidArgumentError(absl::StrCat(
+                               "--power_sample_ms=", power_ms, ": milliseconds >= 0 (0: off)")));
+  std::vector<std::string> gpu_bus_ids;
+  for (int i = 0; i < options->gpu_count; ++i) {
+    absl::StatusOr<gpu::DeviceProperties> props = gpu::GetDeviceProperties(i);
+    gpu_bus_ids.push_back(props.ok() ? props->pci_bus_id : "");
+  }
+  PowerSensors power_sensors;
+  if (power_ms > 0) {
+    power_sensors = PowerSensors::Open(gpu_bus_ids);
+    harness.SetPowerSensors(&power_sensors, std::chrono::milliseconds(power_ms));
+  }
+  benchmark::AddCustomContext(
+      "power", power_ms > 0 ? power_sensors.Describe() : "off (--power_sample_ms=0)");
+  benchmark::AddCustomContext("power_sample_ms", absl::StrCat(power_ms));
 
   PlatformInfo info = AddPlatformContext(options->platform);
   AddMethodologyContext(*options);

@@ -246,6 +246,14 @@ class ReplicatedTrainWorkload : public Workload {
   // GPU replicas: none, the span only (timing each step would make the
   // host wait on the device between steps).
   std::vector<double> StepSeconds() const override { return rank0_step_seconds_; }
+  // Every local replica's GPU (the case's power is theirs together).
+  std::vector<int> gpu_ordinals() const override {
+    std::vector<int> ordinals;
+    for (const Rank& rank : ranks_)
+      if (rank.backend != nullptr && !rank.backend->device().is_cpu())
+        ordinals.push_back(rank.backend->device().ordinal);
+    return ordinals;
+  }
 
  private:
   ReplicatedTrainWorkload(const TrainCase& c, const SuiteOptions& options)
@@ -411,7 +419,8 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
                       : ", no CUDA graph",
       ")", std::isfinite(losses[0]) ? "" : ", loss not finite",
       steps ? absl::StrCat(", step times: rank 0's", DriftNote(*steps, options_.drift_threshold))
-            : ", step times: the span only"));
+            : ", step times: the span only",
+      ThrottleNote(power())));
   return absl::OkStatus();
 }
 
@@ -457,7 +466,8 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
                                    " colour distortion")
                     : "")
           : "",
-      std::isfinite(loss) ? "" : ", loss not finite", DriftNote(steps, options_.drift_threshold)));
+      std::isfinite(loss) ? "" : ", loss not finite", DriftNote(steps, options_.drift_threshold),
+      ThrottleNote(power())));
   return absl::OkStatus();
 }
 

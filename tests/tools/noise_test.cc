@@ -75,12 +75,34 @@ TEST(NoiseTest, NonFiniteCountersAreReadAndShownAsNotApplicable) {
 TEST(NoiseTest, DriftedCellsAreMarkedWithTheirDrift) {
   ReportOutput out = RunFiles({"drift.json"});
   ASSERT_EQ(out.exit_code, kExitOk) << (out.errors.empty() ? "" : out.errors[0]);
-  EXPECT_NE(out.text.find("| 1 | 100[1] |\n| 2 | 200 |"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("| 1 | 100[1][2] |\n| 2 | 200 |"), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("[1] slowed during the run: a repetition's last tenth of steps took "
                           "longer than its first tenth by more than --drift_threshold"),
             std::string::npos)
       << out.text;
   EXPECT_NE(out.text.find("(ResNet-50, 1 GPU: mean drift 1.11)"), std::string::npos) << out.text;
+}
+
+// Power: a case that throttled in some samples is marked, and the Energy
+// table gives its power, images per joule, energy per step and clocks; a
+// case without power is not in it.
+TEST(NoiseTest, ThrottledCellsAreMarkedAndTheEnergyTableHasThePoweredCases) {
+  ReportOutput out = RunFiles({"drift.json"});
+  ASSERT_EQ(out.exit_code, kExitOk);
+  EXPECT_NE(out.text.find("| 1 | 100[1][2] |"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("[2] throttled during the timed span (power cap, thermal or other "
+                          "clock slowdown; see Energy and the case's label) (ResNet-50, 1 GPU: "
+                          "10.0% of samples)"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("| train/resnet50/fp32/synthetic/batch:64/gpus:1 | 100 | 500.0 | 0.2 | "
+                          "320 | 1800 (min 1650) | 10.0% |"),
+            std::string::npos)
+      << out.text;
+  EXPECT_EQ(out.text.find("| train/resnet50/fp32/synthetic/batch:64/gpus:2 |"), std::string::npos)
+      << out.text;
+  // A run without power has no Energy section.
+  EXPECT_EQ(RunFiles({"noisy.json"}).text.find("### Energy"), std::string::npos);
 }
 
 TEST(NoiseTest, NoisyCellsAreMarkedAndEveryCellsSpreadIsShown) {

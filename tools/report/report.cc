@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "tools/report/collective_tables.h"
 #include "tools/report/compare.h"
+#include "tools/report/energy_tables.h"
 #include "tools/report/environment_tables.h"
 #include "tools/report/framework_tables.h"
 #include "tools/report/infer_tables.h"
@@ -69,6 +70,8 @@ Report BuildReport(const Results& results, const std::string& title, double max_
       platform.sections.push_back(Section{"Training accuracy", {*std::move(accuracy)}, {}});
     if (std::optional<Section> infer = InferSection(p, max_cv))
       platform.sections.push_back(*std::move(infer));
+    if (std::optional<Section> energy = EnergySection(p))
+      platform.sections.push_back(*std::move(energy));
     if (auto it = frameworks.find(i); it != frameworks.end())
       platform.sections.push_back(std::move(it->second));
     for (Section& s : KernelSections(p, max_cv)) platform.sections.push_back(std::move(s));

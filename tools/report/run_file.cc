@@ -55,7 +55,10 @@ constexpr const char* kCounterNames[] = {
     "loss", "peak_memory_bytes",
     // The step statistics of train and infer cases (bench/iteration_stats.h).
     "step_ms", "step_ms_p50", "step_ms_p90", "step_ms_p99", "images_per_second_uncertainty",
-    "images_per_second_jitter", "drift", "drift_flagged"};
+    "images_per_second_jitter", "drift", "drift_flagged",
+    // Power over the timed span (bench/power_sampler.h).
+    "power_w", "energy_j", "images_per_joule", "sm_clock_mhz", "sm_clock_mhz_min", "cpu_clock_mhz",
+    "cpu_clock_mhz_min", "gpu_temperature_c_max", "throttled_fraction"};
 
 double SecondsPerUnit(const std::string& unit) {
   if (unit == "ns") return 1e-9;

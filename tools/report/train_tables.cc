@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/report/energy_tables.h"
 #include "tools/report/format_number.h"
 #include "tools/report/messages.h"
 #include "tools/report/model_names.h"
@@ -93,9 +94,13 @@ std::string DriftMark(const Measurement& m, Footnotes& notes, const std::string&
 std::string ThroughputCell(const Measurement* m, Footnotes& notes, const std::string& where,
                            double max_cv) {
   if (m == nullptr) return absl::StrCat("N/A", notes.Mark("not run", where));
-  if (m->ok())
-    return absl::StrCat(ValueCell(*m, "images_per_second", 1, max_cv, notes, where),
-                        DriftMark(*m, notes, where));
+  if (m->ok()) {
+    // One after the other: the marks are numbered in the order they are made.
+    std::string cell = ValueCell(*m, "images_per_second", 1, max_cv, notes, where);
+    cell += DriftMark(*m, notes, where);
+    cell += ThrottleMark(*m, notes, where);
+    return cell;
+  }
   if (m->oom()) return "OOM";
   return absl::StrCat("N/A", notes.Mark(FailureNote(m->FirstError()), where));
 }
