@@ -85,6 +85,10 @@ ABSL_FLAG(std::string, display_every, "auto",
 ABSL_FLAG(double, drift_threshold, 0.05,
           "a case of 20 or more timed steps whose last tenth of steps is more than this much "
           "slower than its first tenth is flagged in its label and in the report (0.05: 5%)");
+ABSL_FLAG(std::string, trace_file, "",
+          "single-replica train cases: after the first repetition's timed steps, one more step "
+          "written as a Chrome trace (Perfetto, chrome://tracing) to this path with the case's "
+          "name inserted before the extension; never part of the timed figures");
 ABSL_FLAG(int, power_sample_ms, 100,
           "read the power, energy and clock sensors (NVML on GPUs, RAPL and cpufreq on the CPU) "
           "every this many ms on a thread of their own over each repetition's timed span; 0: off");
@@ -310,6 +314,9 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   o.train.accuracy = absl::GetFlag(FLAGS_train_accuracy);
   o.keep_step_times = absl::GetFlag(FLAGS_keep_step_times);
+  o.trace_file = absl::GetFlag(FLAGS_trace_file);
+  if (Given(FLAGS_trace_file) && o.trace_file.empty())
+    return absl::InvalidArgumentError("--trace_file is empty (leave it out for no trace)");
   if (const std::string every = absl::GetFlag(FLAGS_display_every); every == "auto") {
     o.display_every = TimingSettings::kDisplayAuto;
   } else if (!absl::SimpleAtoi(every, &o.display_every) || o.display_every < 0) {

@@ -246,6 +246,19 @@ absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::s
   return BuildModel(model, mo);
 }
 
+std::string TraceFilePath(const std::string& path, const std::string& name) {
+  std::string tag = name;
+  for (char& c : tag) {
+    if (c == '/') c = '_';
+    if (c == ':') c = '-';
+  }
+  const size_t slash = path.rfind('/');
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return absl::StrCat(path, ".", tag);
+  return absl::StrCat(path.substr(0, dot), ".", tag, path.substr(dot));
+}
+
 TimingSettings TimingOf(const SuiteOptions& options) {
   TimingSettings t;
   t.repetitions = options.repetitions;

@@ -134,6 +134,10 @@ struct SuiteOptions {
   bool keep_step_times = true;
   int display_every = -1;
   double drift_threshold = 0.05;
+  // Single-replica train cases: after the first repetition's timed steps,
+  // one more step traced into this file, the case's name inserted
+  // (TraceFilePath); "" none.
+  std::string trace_file;
 
   TrainCaseOptions train;
   InferCaseOptions infer;
@@ -142,6 +146,11 @@ struct SuiteOptions {
   BandwidthCaseOptions bandwidth;
   CudaCaseOptions cuda;
 };
+
+// Where case `name`'s trace goes for --trace_file=`path`: the case's name,
+// '/' and ':' made '_' and '-', before the extension ("trace.json" ->
+// "trace.train_lenet_fp32_synthetic_batch-8_gpus-0.json").
+std::string TraceFilePath(const std::string& path, const std::string& name);
 
 // The preset's defaults for this machine (`gpu_count` GPUs visible).
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count);

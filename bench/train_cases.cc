@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "models/zoo.h"
 #include "train/data_parallel.h"
 #include "train/inference.h"
+#include "train/trace.h"
 #include "train/trainer.h"
 
 ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/input_cases.cc
@@ -185,6 +187,7 @@ class TrainWorkload : public Workload {
   std::unique_ptr<input::InputPipeline> pipeline_;  // data:real
   input::PipelineStats last_stats_;
   int64_t steps_ = 0;
+  bool traced_ = false;    // --trace_file: written once, after the first repetition
   int saved_threads_ = 0;  // the harness thread's OpenMP team, when changed
   double step_flops_per_image_ = 0;
   // The labels of the batch the last step read, and of the one set after it.
@@ -278,6 +281,7 @@ class ReplicatedTrainWorkload : public Workload {
   int saved_threads_ = 0;                   // the harness thread's team size before the case
   int64_t steps_ = 0;                       // since the last Report
   std::vector<double> rank0_step_seconds_;  // this repetition's (StepSeconds)
+  bool trace_noted_ = false;
   std::vector<std::unique_ptr<Communicator>> group_;
   std::vector<Rank> ranks_;               // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
@@ -372,6 +376,15 @@ absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
 
 absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   const int n = case_.ranks();
+  if (!options_.trace_file.empty() && !trace_noted_ && options_.mpi == nullptr) {
+    trace_noted_ = true;
+    std::fprintf(stderr,
+                 "cnnbench: --trace_file: %s not traced (cases of several replicas are not "
+                 "traced yet)\n",
+                 TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data, case_.batch,
+                               case_.gpus, case_.replicas)
+                     .c_str());
+  }
   std::vector<float> losses(ranks_.size());
   RETURN_IF_ERROR(EndJobOnTimeout(options_, threads_->RunEverywhere([&](int r) -> absl::Status {
     ASSIGN_OR_RETURN(losses[r], ranks_[r].replica->GlobalLoss());
@@ -425,6 +438,17 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
 }
 
 absl::Status TrainWorkload::Report(benchmark::State& state) {
+  // One more step, traced (after the timed ones: never in the figures).
+  if (!options_.trace_file.empty() && !traced_) {
+    traced_ = true;
+    const std::string name = TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data,
+                                           case_.batch, case_.gpus, case_.replicas);
+    const std::string path = TraceFilePath(options_.trace_file, name);
+    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer_->TraceStep());
+    RETURN_IF_ERROR(WriteChromeTrace(path, slices, name));
+    std::fprintf(stderr, "cnnbench: trace of one more step of %s: %s\n", name.c_str(),
+                 path.c_str());
+  }
   ASSIGN_OR_RETURN(const float loss, trainer_->LastLoss());
   const int devices = std::max(1, case_.gpus);
   ASSIGN_OR_RETURN(const StepSummary steps,

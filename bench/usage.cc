@@ -104,7 +104,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "infer_include_copy", "fold_batch_norm", "conv_relu"}},
       {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
       {"Inside a run (train and infer cases)",
-       {"keep_step_times", "display_every", "drift_threshold", "power_sample_ms"}},
+       {"keep_step_times", "display_every", "drift_threshold", "power_sample_ms", "trace_file"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
        {"collective_bytes", "collective_factor", "collective_ranks", "collective_dtypes",
         "collective_ops", "collective_root", "collective_warmup", "collective_iters",

@@ -71,6 +71,12 @@ struct Versions {
 };
 
 absl::StatusOr<DeviceProperties> GetDeviceProperties(int ordinal);
+
+// An NVTX range on this thread (Nsight Systems shows it on the timeline;
+// NVTX v3 is header-only and does nothing unless a tool is attached).
+// No-ops without CUDA.
+void RangePush(const char* name);
+void RangePop();
 Versions GetVersions();
 
 }  // namespace cnnbench::gpu

@@ -1,5 +1,6 @@
 // gpu_runtime over the CUDA runtime, cuDNN, cuBLAS and NCCL.
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include "core/cuda_status.h"
 #include "core/gpu_runtime.h"
@@ -58,8 +59,8 @@ absl::Status Memset(void* dst, int value, size_t bytes) {
 }
 
 absl::Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream) {
-  CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
-                                       static_cast<cudaStream_t>(stream)));
+  CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
   return absl::OkStatus();
 }
 
@@ -89,8 +90,8 @@ absl::Status StreamSynchronize(void* stream) {
 }
 
 absl::Status StreamWaitEvent(void* stream, void* event) {
-  CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream),
-                                           static_cast<cudaEvent_t>(event), 0));
+  CUDA_RETURN_IF_ERROR(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
   return absl::OkStatus();
 }
 
@@ -124,8 +125,8 @@ absl::StatusOr<void*> StreamEndCapture(void* stream) {
 }
 
 absl::Status GraphLaunch(void* exec, void* stream) {
-  CUDA_RETURN_IF_ERROR(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec),
-                                       static_cast<cudaStream_t>(stream)));
+  CUDA_RETURN_IF_ERROR(
+      cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec), static_cast<cudaStream_t>(stream)));
   return absl::OkStatus();
 }
 
@@ -188,5 +189,8 @@ Versions GetVersions() {
   if (ncclGetVersion(&v.nccl) != ncclSuccess) v.nccl = 0;
   return v;
 }
+
+void RangePush(const char* name) { nvtxRangePushA(name); }
+void RangePop() { nvtxRangePop(); }
 
 }  // namespace cnnbench::gpu

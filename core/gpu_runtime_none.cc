@@ -36,4 +36,7 @@ absl::StatusOr<double> EventElapsedSeconds(void*, void*) { return NotBuilt(); }
 absl::StatusOr<DeviceProperties> GetDeviceProperties(int) { return NotBuilt(); }
 Versions GetVersions() { return {}; }
 
+void RangePush(const char*) {}
+void RangePop() {}
+
 }  // namespace cnnbench::gpu

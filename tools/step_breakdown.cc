@@ -7,7 +7,8 @@
 //     runs the step here with per-layer profiling: how much of the step the
 //     profile covers, and each layer's time in the step (against its kernel
 //     cases in --json when given); --backend=cuda profiles it on GPU 0
-//     (device events around each layer, no CUDA graph).
+//     (device events around each layer, no CUDA graph); --trace_file=PATH
+//     writes one more step as a Chrome trace (train/trace.h).
 // Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/layer_cases.h:
 // the passes the step runs); other nodes (add, concat, dropout, loss) and the
 // update have none and are listed as uncovered.
@@ -37,6 +38,7 @@
 #include "models/zoo.h"
 #include "tools/report/run_file.h"
 #include "train/fusion.h"
+#include "train/trace.h"
 #include "train/trainer.h"
 
 ABSL_FLAG(std::string, json, "", "Google Benchmark JSON of one run");
@@ -46,6 +48,9 @@ ABSL_FLAG(std::string, precision, "fp32", "precision of the cases");
 ABSL_FLAG(int, image_size, 0, "image size override the run used (0: the model's)");
 ABSL_FLAG(bool, profile, false, "run the step here with per-layer profiling");
 ABSL_FLAG(int, steps, 10, "--profile: profiled steps");
+ABSL_FLAG(std::string, trace_file, "",
+          "--profile: after the profiled steps, one more step written to this file as a Chrome "
+          "trace (Perfetto, chrome://tracing): a slice per layer and pass, the update");
 ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
 ABSL_FLAG(std::string, backend, "onednn",
           "--profile: backend (onednn or reference on the CPU, cuda on GPU 0)");
@@ -185,6 +190,14 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   for (int i = 0; i < steps; ++i) RETURN_IF_ERROR(trainer->Step());
   RETURN_IF_ERROR(timer.Stop());
   ASSIGN_OR_RETURN(const double total, timer.ElapsedSeconds());
+  if (const std::string trace = absl::GetFlag(FLAGS_trace_file); !trace.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer->TraceStep());
+    RETURN_IF_ERROR(
+        WriteChromeTrace(trace, slices,
+                         absl::StrCat(absl::GetFlag(FLAGS_model), " ", precision_name, " batch ",
+                                      graph.batch, " on ", backend->name())));
+    std::printf("trace of one more step (%zu slices): %s\n", slices.size(), trace.c_str());
+  }
 
   const std::map<int, CaseSeconds> cases = means != nullptr
                                                ? LayerCaseSeconds(graph, precision_name, *means)
@@ -225,6 +238,10 @@ int Main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
   const std::string path = absl::GetFlag(FLAGS_json);
   const bool profile = absl::GetFlag(FLAGS_profile);
+  if (!absl::GetFlag(FLAGS_trace_file).empty() && !profile) {
+    std::fprintf(stderr, "step_breakdown: --trace_file traces a profiled step: add --profile\n");
+    return 2;
+  }
   if (path.empty() && !profile) {
     std::fprintf(stderr, "step_breakdown: give --json=run.json, --profile, or both\n");
     return 2;

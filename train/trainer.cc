@@ -212,14 +212,13 @@ absl::Status Trainer::ForwardBackward() {
 
 absl::Status Trainer::EnqueueForwardBackward(int slot) {
   const int num_nodes = static_cast<int>(step_.graph.nodes.size());
-  LayerTime& edges = step_.profile[step_.edges_profile];
   if (options_.poison_freed) RETURN_IF_ERROR(backend_->Fill(arena_.data(), 0xff, arena_.size()));
 
   // Forward.
   for (auto& layer_ptr : step_.layers) {
     Layer& layer = *layer_ptr;
     const KernelArgs& args = layer.args[slot];
-    absl::Status s = Timed(&edges.forward_seconds, [&]() -> absl::Status {
+    absl::Status s = Timed(step_.edges_profile, Pass::kForward, [&]() -> absl::Status {
       for (auto& in : layer.inputs)
         if (in.reorder)
           RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
@@ -227,8 +226,7 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
       return absl::OkStatus();
     });
     if (!s.ok()) return AtLayer("reordering the input of", layer.name, s);
-    s = Timed(&step_.profile[layer.profile_index].forward_seconds,
-              [&] { return layer.kernel->Forward(args); });
+    s = Timed(layer.profile_index, Pass::kForward, [&] { return layer.kernel->Forward(args); });
     if (!s.ok()) return AtLayer("forward of", layer.name, s);
     if (options_.poison_freed) RETURN_IF_ERROR(PoisonBuffersEndingAt(layer.node));
   }
@@ -242,20 +240,20 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
     if (layer.needs_grad) {
       if (layer.grad_edges.size() > 1 && args.dy_parts.empty()) {
         // Gradients of an output read by several layers add up.
-        absl::Status s = Timed(&edges.backward_seconds, [&] {
+        absl::Status s = Timed(step_.edges_profile, Pass::kBackward, [&] {
           return backend_->AddN(layer.kernel->signature().output, layer.dy_parts[slot],
                                 BufferData(layer.dy, slot));
         });
         if (!s.ok()) return AtLayer("summing the output gradients of", layer.name, s);
       }
-      absl::Status s = Timed(&step_.profile[layer.profile_index].backward_seconds, [&] {
+      absl::Status s = Timed(layer.profile_index, Pass::kBackward, [&] {
         absl::Status status = absl::OkStatus();
         if (layer.any_dx) status = layer.kernel->BackwardData(args);
         if (status.ok() && !layer.params.empty()) status = layer.kernel->BackwardWeights(args);
         return status;
       });
       if (!s.ok()) return AtLayer("backward of", layer.name, s);
-      s = Timed(&edges.backward_seconds, [&]() -> absl::Status {
+      s = Timed(step_.edges_profile, Pass::kBackward, [&]() -> absl::Status {
         for (auto& in : layer.inputs)
           if (in.needs_grad && in.reorder)
             RETURN_IF_ERROR(backend_->Reorder(in.to, BufferData(in.grad_tmp, slot), in.from,
@@ -296,8 +294,7 @@ absl::Status Trainer::Update(const Event* ready) {
 }
 
 absl::Status Trainer::EnqueueUpdate() {
-  LayerTime& update = step_.profile[step_.update_profile];
-  RETURN_IF_ERROR(Timed(&update.backward_seconds, [&]() -> absl::Status {
+  RETURN_IF_ERROR(Timed(step_.update_profile, Pass::kBackward, [&]() -> absl::Status {
     if (optimizer_ != nullptr) {
       UpdateArgs args;
       args.params = block_.masters();
@@ -364,6 +361,44 @@ size_t Trainer::peak_memory_bytes() const {
 
 void Trainer::ResetProfile() {
   for (auto& t : step_.profile) t.forward_seconds = t.backward_seconds = 0;
+}
+
+void Trainer::RecordSlice(const LayerTime& time, int index, Pass pass,
+                          std::chrono::steady_clock::time_point begun, double seconds) {
+  TraceSlice slice;
+  const bool edges = index == step_.edges_profile, update = index == step_.update_profile;
+  slice.name = edges ? "(edges)" : update ? "(update)" : time.name;
+  slice.category = update ? "update" : pass == Pass::kForward ? "forward" : "backward";
+  slice.lane = "compute";
+  if (!edges && !update) {
+    slice.op = time.op;
+    slice.implementation = time.implementation;
+  }
+  slice.start_us = std::chrono::duration<double, std::micro>(begun - trace_origin_).count();
+  slice.duration_us = seconds * 1e6;
+  trace_->push_back(std::move(slice));
+}
+
+absl::StatusOr<std::vector<TraceSlice>> Trainer::TraceStep() {
+  if (!inputs_->has_batch())
+    return absl::FailedPreconditionError(
+        "Trainer::TraceStep before any SetBatch: there is no batch to train on");
+  if (timer_ == nullptr) {
+    ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend_->stream()));
+    timer_ = std::make_unique<Timer>(std::move(timer));
+  }
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  const std::vector<LayerTime> profile = step_.profile;  // left as it was
+  std::vector<TraceSlice> slices;
+  trace_ = &slices;
+  trace_origin_ = std::chrono::steady_clock::now();
+  absl::Status status = ForwardBackward();
+  if (status.ok()) status = Update();
+  if (status.ok()) status = backend_->stream().Synchronize();
+  trace_ = nullptr;
+  step_.profile = profile;
+  RETURN_IF_ERROR(status);
+  return slices;
 }
 
 absl::StatusOr<std::vector<float>> Trainer::ReadState(int node, int index) const {

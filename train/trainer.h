@@ -10,6 +10,7 @@
 #ifndef CNNBENCH_TRAIN_TRAINER_H_
 #define CNNBENCH_TRAIN_TRAINER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/gpu_runtime.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
 #include "train/device_scalars.h"
@@ -26,6 +28,7 @@
 #include "train/memory_plan.h"
 #include "train/parameter_block.h"
 #include "train/step_plan.h"
+#include "train/trace.h"
 
 namespace cnnbench {
 
@@ -155,6 +158,15 @@ class Trainer {
   const std::vector<LayerTime>& profile() const { return step_.profile; }
   void ResetProfile();
 
+  // One more step, run eagerly (never a replayed graph) with every layer's
+  // passes, the edges' work and the update timed on the backend's stream,
+  // as trace slices (train/trace.h): each starts when the host enqueued it
+  // (the previous one having finished) and lasts what the stream's timer
+  // measured. On a GPU each slice is also an NVTX range named after its
+  // layer, for Nsight Systems. Trains like any step; the profile sums are
+  // left as they were. Needs a batch (SetBatch) like Step.
+  absl::StatusOr<std::vector<TraceSlice>> TraceStep();
+
   // The logits of the most recent step's batch as fp32, (batch, classes)
   // row-major (waits for that step). FailedPrecondition before any step, or
   // when compiled with TrainOptions::keep_logits false.
@@ -193,22 +205,31 @@ class Trainer {
   // Captures slot `slot`'s step into graphs_[slot]; an error says which part failed.
   absl::Status CaptureStep(int slot);
 
-  // Runs `work` between the profile timer's start and stop when profiling,
-  // adding the seconds to `*sink`; else just runs it. A template, not a
-  // std::function: wrapping the step's lambdas would allocate every step.
+  // Runs `work` between the profile timer's start and stop when profiling
+  // or tracing, adding the seconds to profile entry `index`'s forward or
+  // backward sum (and a slice to the trace); else just runs it. A template,
+  // not a std::function: wrapping the step's lambdas would allocate every step.
+  enum class Pass { kForward, kBackward };
   template <typename Work>
-  absl::Status Timed(double* sink, Work&& work) {
-    if (!options_.profile) return work();
+  absl::Status Timed(int index, Pass pass, Work&& work) {
+    if (!options_.profile && trace_ == nullptr) return work();
+    LayerTime& time = step_.profile[index];
+    const auto begun = std::chrono::steady_clock::now();
+    if (trace_ != nullptr) gpu::RangePush(time.name.c_str());
     absl::Status started = timer_->Start();
     if (!started.ok()) return started;
     absl::Status status = work();
     absl::Status stopped = timer_->Stop();
     if (!stopped.ok()) return stopped;
     absl::StatusOr<double> seconds = timer_->ElapsedSeconds();
+    if (trace_ != nullptr) gpu::RangePop();
     if (!seconds.ok()) return seconds.status();
-    *sink += *seconds;
+    (pass == Pass::kForward ? time.forward_seconds : time.backward_seconds) += *seconds;
+    if (trace_ != nullptr) RecordSlice(time, index, pass, begun, *seconds);
     return status;
   }
+  void RecordSlice(const LayerTime& time, int index, Pass pass,
+                   std::chrono::steady_clock::time_point begun, double seconds);
 
   bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
 
@@ -229,7 +250,10 @@ class Trainer {
   std::string cuda_graph_failure_;       // a capture failed: every step runs eagerly
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;
-  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<Timer> timer_;  // profiling or tracing
+  // While TraceStep runs: where the slices go, and when the step began.
+  std::vector<TraceSlice>* trace_ = nullptr;
+  std::chrono::steady_clock::time_point trace_origin_;
 };
 
 }  // namespace cnnbench

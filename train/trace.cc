@@ -1,0 +1,82 @@
+#include "train/trace.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace cnnbench {
+namespace {
+
+// `text` as a JSON string literal.
+std::string Quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += absl::StrFormat("\\u%04x", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string ChromeTraceJson(const std::vector<TraceSlice>& slices, const std::string& process) {
+  // Lanes numbered in order of first use.
+  std::map<std::string, int> lanes;
+  for (const TraceSlice& s : slices) lanes.emplace(s.lane, static_cast<int>(lanes.size()) + 1);
+  std::string out = "[\n";
+  absl::StrAppend(&out, R"(  {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": )",
+                  Quote(process), "}}");
+  for (const auto& [lane, tid] : lanes)
+    absl::StrAppend(&out, ",\n", R"(  {"name": "thread_name", "ph": "M", "pid": 1, "tid": )", tid,
+                    R"(, "args": {"name": )", Quote(lane), "}}");
+  for (const TraceSlice& s : slices) {
+    absl::StrAppend(&out, ",\n  {\"name\": ", Quote(s.name), ", \"cat\": ", Quote(s.category),
+                    ", \"ph\": \"X\", \"pid\": 1, \"tid\": ", lanes[s.lane],
+                    absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", s.start_us, s.duration_us),
+                    ", \"args\": {\"pass\": ", Quote(s.category));
+    if (!s.op.empty()) absl::StrAppend(&out, ", \"op\": ", Quote(s.op));
+    if (!s.implementation.empty())
+      absl::StrAppend(&out, ", \"implementation\": ", Quote(s.implementation));
+    out += "}}";
+  }
+  out += "\n]\n";
+  return out;
+}
+
+absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceSlice>& slices,
+                              const std::string& process) {
+  std::ofstream file(path, std::ios::trunc);
+  if (!file)
+    return absl::UnavailableError(
+        absl::StrCat("cannot write the trace file ", path, ": ", std::strerror(errno)));
+  file << ChromeTraceJson(slices, process);
+  file.close();
+  if (!file)
+    return absl::DataLossError(
+        absl::StrCat("writing the trace file ", path, " failed: ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+}  // namespace cnnbench
