@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "models/summary.h"
 #include "models/zoo.h"
 #include "train/inference.h"
+#include "train/trace.h"
 
 ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/input_cases.cc
 
@@ -155,6 +157,7 @@ class InferWorkload : public Workload {
   int64_t labelled_ = 0;         // of its rows, those the pipeline filled
   int64_t evaluated_ = 0, top1_ = 0, top5_ = 0;
   double flops_per_image_ = 0;
+  bool traced_ = false;  // --trace_file: written once, after the first repetition
 };
 
 absl::Status InferWorkload::NextBatch() {
@@ -233,6 +236,18 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
 
 absl::Status InferWorkload::Report(benchmark::State& state) {
   RETURN_IF_ERROR(inferencer_->Synchronize());
+  // One more forward pass, traced (after the timed ones: never in the figures).
+  if (!options_.trace_file.empty() && !traced_) {
+    traced_ = true;
+    const std::string name = CaseName::Infer(case_.model, PrecisionName(case_.precision),
+                                             case_.data, case_.batch, case_.gpus)
+                                 .ToString();
+    const std::string path = TraceFilePath(options_.trace_file, name);
+    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, inferencer_->TraceRun());
+    RETURN_IF_ERROR(WriteChromeTrace(path, slices, name));
+    std::fprintf(stderr, "cnnbench: trace of one more batch of %s: %s\n", name.c_str(),
+                 path.c_str());
+  }
   const double batch = static_cast<double>(case_.batch);
   ASSIGN_OR_RETURN(const StepSummary steps, SummarizeSteps(StepSeconds(), batch));
   const TimeStats& stats = steps.time;

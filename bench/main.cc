@@ -86,9 +86,9 @@ ABSL_FLAG(double, drift_threshold, 0.05,
           "a case of 20 or more timed steps whose last tenth of steps is more than this much "
           "slower than its first tenth is flagged in its label and in the report (0.05: 5%)");
 ABSL_FLAG(std::string, trace_file, "",
-          "single-replica train cases: after the first repetition's timed steps, one more step "
-          "written as a Chrome trace (Perfetto, chrome://tracing) to this path with the case's "
-          "name inserted before the extension; never part of the timed figures");
+          "single-replica train and infer cases: after the first repetition's timed steps, one "
+          "more step (batch) written as a Chrome trace (Perfetto, chrome://tracing) to this path "
+          "with the case's name inserted before the extension; never part of the timed figures");
 ABSL_FLAG(int, power_sample_ms, 100,
           "read the power, energy and clock sensors (NVML on GPUs, RAPL and cpufreq on the CPU) "
           "every this many ms on a thread of their own over each repetition's timed span; 0: off");

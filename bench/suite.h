@@ -134,9 +134,9 @@ struct SuiteOptions {
   bool keep_step_times = true;
   int display_every = -1;
   double drift_threshold = 0.05;
-  // Single-replica train cases: after the first repetition's timed steps,
-  // one more step traced into this file, the case's name inserted
-  // (TraceFilePath); "" none.
+  // Single-replica train and infer cases: after the first repetition's
+  // timed steps, one more step traced into this file, the case's name
+  // inserted (TraceFilePath); "" none.
   std::string trace_file;
 
   TrainCaseOptions train;

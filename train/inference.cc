@@ -145,16 +145,37 @@ absl::Status Inferencer::EnqueueForward(int slot) {
   for (int l = 0; l < static_cast<int>(step_.layers.size()); ++l) {
     if (l == logits_layer_) continue;  // the loss: a deployment has no labels
     StepPlan::Layer& layer = *step_.layers[l];
-    for (auto& in : layer.inputs)
-      if (in.reorder) {
-        absl::Status s = backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
-                                           BufferData(in.buffer, slot));
-        if (!s.ok()) return AtLayer("reordering the input of", layer.name, s);
-      }
-    absl::Status s = layer.kernel->Forward(layer.args[slot]);
+    for (auto& in : layer.inputs) {
+      if (!in.reorder) continue;
+      absl::Status s = timer_.Time(step_.profile[step_.edges_profile], true, true, "forward", [&] {
+        return backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
+                                 BufferData(in.buffer, slot));
+      });
+      if (!s.ok()) return AtLayer("reordering the input of", layer.name, s);
+    }
+    absl::Status s = timer_.Time(step_.profile[layer.profile_index], true, false, "forward",
+                                 [&] { return layer.kernel->Forward(layer.args[slot]); });
     if (!s.ok()) return AtLayer("forward of", layer.name, s);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<TraceSlice>> Inferencer::TraceRun() {
+  if (!inputs_->has_batch())
+    return absl::FailedPreconditionError(
+        "Inferencer::TraceRun before any SetBatch: there is no batch to run on");
+  const int slot = inputs_->active();
+  RETURN_IF_ERROR(backend_->stream().Synchronize());
+  std::vector<TraceSlice> slices;
+  RETURN_IF_ERROR(timer_.StartTrace(&slices, backend_->stream()));
+  absl::Status status = inputs_->EnqueueReady(slot);
+  if (status.ok()) status = EnqueueForward(slot);
+  if (status.ok()) status = inputs_->done(slot).Record(backend_->stream());
+  if (status.ok()) status = backend_->stream().Synchronize();
+  timer_.StopTrace();
+  RETURN_IF_ERROR(status);
+  last_slot_ = slot;
+  return slices;
 }
 
 absl::Status Inferencer::DeviceErrors() const {

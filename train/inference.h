@@ -27,6 +27,7 @@
 #include "train/input_slots.h"
 #include "train/parameter_block.h"
 #include "train/step_plan.h"
+#include "train/trace.h"
 
 namespace cnnbench {
 
@@ -78,6 +79,10 @@ class Inferencer {
   absl::StatusOr<std::vector<float>> Logits();
   // Waits for everything enqueued; reports an error the device recorded.
   absl::Status Synchronize();
+  // One more forward pass of the current batch, run eagerly with every
+  // layer (and the input reorders, as "(edges)") timed on the stream, as
+  // trace slices (train/trace.h StepTimer). Logits() then reads its output.
+  absl::StatusOr<std::vector<TraceSlice>> TraceRun();
 
   // Copies the fp32 master weights and the state (batch norm's running
   // statistics) from `trainer`, which must have been compiled from the same
@@ -140,6 +145,7 @@ class Inferencer {
   bool eager_done_[2] = {false, false};
   std::string cuda_graph_failure_;
   int64_t runs_ = 0;
+  StepTimer timer_;  // TraceRun's
 };
 
 // Of `logits` (batch rows of `classes`), how many rows have their label

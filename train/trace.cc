@@ -41,6 +41,46 @@ std::string Quote(const std::string& text) {
 
 }  // namespace
 
+absl::Status StepTimer::EnsureTimer(const Stream& stream) {
+  if (timer_ != nullptr) return absl::OkStatus();
+  absl::StatusOr<Timer> timer = Timer::Create(stream);
+  if (!timer.ok()) return timer.status();
+  timer_ = std::make_unique<Timer>(*std::move(timer));
+  return absl::OkStatus();
+}
+
+absl::Status StepTimer::SetProfiling(bool on, const Stream& stream) {
+  if (on) {
+    absl::Status made = EnsureTimer(stream);
+    if (!made.ok()) return made;
+  }
+  profiling_ = on;
+  return absl::OkStatus();
+}
+
+absl::Status StepTimer::StartTrace(std::vector<TraceSlice>* sink, const Stream& stream) {
+  absl::Status made = EnsureTimer(stream);
+  if (!made.ok()) return made;
+  trace_ = sink;
+  origin_ = std::chrono::steady_clock::now();
+  return absl::OkStatus();
+}
+
+void StepTimer::Record(const LayerTime& time, bool executor, const char* category,
+                       std::chrono::steady_clock::time_point begun, double seconds) {
+  TraceSlice slice;
+  slice.name = executor ? absl::StrCat("(", time.name, ")") : time.name;
+  slice.category = category;
+  slice.lane = "compute";
+  if (!executor) {
+    slice.op = time.op;
+    slice.implementation = time.implementation;
+  }
+  slice.start_us = std::chrono::duration<double, std::micro>(begun - origin_).count();
+  slice.duration_us = seconds * 1e6;
+  trace_->push_back(std::move(slice));
+}
+
 std::string ChromeTraceJson(const std::vector<TraceSlice>& slices, const std::string& process) {
   // Lanes numbered in order of first use.
   std::map<std::string, int> lanes;

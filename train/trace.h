@@ -7,10 +7,15 @@
 #ifndef CNNBENCH_TRAIN_TRACE_H_
 #define CNNBENCH_TRAIN_TRACE_H_
 
+#include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/device.h"
+#include "core/gpu_runtime.h"
+#include "train/step_plan.h"
 
 namespace cnnbench {
 
@@ -22,6 +27,57 @@ struct TraceSlice {
   std::string implementation;
   double start_us = 0;  // since the traced step began
   double duration_us = 0;
+};
+
+// Times the layer work of a plan's steps on a stream, for the profile sums
+// (LayerTime) and, while a trace is on, as trace slices (each starting
+// when the host enqueued it, the previous one having been waited for, and
+// lasting what the stream's timer measured; an NVTX range on GPUs). The
+// Trainer and the Inferencer each hold one.
+class StepTimer {
+ public:
+  // Profiling: every Time() call is timed and summed.
+  absl::Status SetProfiling(bool on, const Stream& stream);
+  // From now on every Time() call also becomes a slice in `*sink`, its
+  // start measured from now; until StopTrace.
+  absl::Status StartTrace(std::vector<TraceSlice>* sink, const Stream& stream);
+  void StopTrace() { trace_ = nullptr; }
+  bool on() const { return profiling_ || trace_ != nullptr; }
+
+  // Runs `work`; when on, between the timer's start and stop, adding the
+  // seconds to `time`'s forward or backward sum and (tracing) a slice
+  // named after `time` ("(name)" for the executor's own work, where
+  // `executor` is set) in `category` ("forward", "backward", "update").
+  // A template, not a std::function: wrapping the step's lambdas would
+  // allocate every step.
+  template <typename Work>
+  absl::Status Time(LayerTime& time, bool forward, bool executor, const char* category,
+                    Work&& work) {
+    if (!on()) return work();
+    const auto begun = std::chrono::steady_clock::now();
+    if (trace_ != nullptr) gpu::RangePush(time.name.c_str());
+    absl::Status started = timer_->Start();
+    if (!started.ok()) return started;
+    absl::Status status = work();
+    absl::Status stopped = timer_->Stop();
+    if (!stopped.ok()) return stopped;
+    absl::StatusOr<double> seconds = timer_->ElapsedSeconds();
+    if (trace_ != nullptr) gpu::RangePop();
+    if (!seconds.ok()) return seconds.status();
+    (forward ? time.forward_seconds : time.backward_seconds) += *seconds;
+    if (trace_ != nullptr) Record(time, executor, category, begun, *seconds);
+    return status;
+  }
+
+ private:
+  absl::Status EnsureTimer(const Stream& stream);
+  void Record(const LayerTime& time, bool executor, const char* category,
+              std::chrono::steady_clock::time_point begun, double seconds);
+
+  bool profiling_ = false;
+  std::unique_ptr<Timer> timer_;
+  std::vector<TraceSlice>* trace_ = nullptr;
+  std::chrono::steady_clock::time_point origin_;
 };
 
 // The trace file's text: lane names as thread-name metadata, then every

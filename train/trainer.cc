@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -80,10 +81,7 @@ absl::Status Trainer::AllocateAndBind() {
   }
   RETURN_IF_ERROR(block_.Initialize(step_, options_.seed));
   RETURN_IF_ERROR(InitializeState());
-  if (options_.profile) {
-    ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend_->stream()));
-    timer_ = std::make_unique<Timer>(std::move(timer));
-  }
+  RETURN_IF_ERROR(timer_.SetProfiling(options_.profile, backend_->stream()));
 
   char* state = static_cast<char*>(state_.data());
   for (auto& layer_ptr : step_.layers) {
@@ -218,13 +216,18 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
   for (auto& layer_ptr : step_.layers) {
     Layer& layer = *layer_ptr;
     const KernelArgs& args = layer.args[slot];
-    absl::Status s = Timed(step_.edges_profile, Pass::kForward, [&]() -> absl::Status {
-      for (auto& in : layer.inputs)
-        if (in.reorder)
-          RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source, slot), in.to,
-                                            BufferData(in.buffer, slot)));
-      return absl::OkStatus();
-    });
+    // The input reorders (timed, and traced, only where there are some).
+    const bool reorders = std::any_of(layer.inputs.begin(), layer.inputs.end(),
+                                      [](const auto& in) { return in.reorder; });
+    absl::Status s =
+        !reorders ? absl::OkStatus()
+                  : Timed(step_.edges_profile, Pass::kForward, [&]() -> absl::Status {
+                      for (auto& in : layer.inputs)
+                        if (in.reorder)
+                          RETURN_IF_ERROR(backend_->Reorder(in.from, BufferData(in.source, slot),
+                                                            in.to, BufferData(in.buffer, slot)));
+                      return absl::OkStatus();
+                    });
     if (!s.ok()) return AtLayer("reordering the input of", layer.name, s);
     s = Timed(layer.profile_index, Pass::kForward, [&] { return layer.kernel->Forward(args); });
     if (!s.ok()) return AtLayer("forward of", layer.name, s);
@@ -363,39 +366,18 @@ void Trainer::ResetProfile() {
   for (auto& t : step_.profile) t.forward_seconds = t.backward_seconds = 0;
 }
 
-void Trainer::RecordSlice(const LayerTime& time, int index, Pass pass,
-                          std::chrono::steady_clock::time_point begun, double seconds) {
-  TraceSlice slice;
-  const bool edges = index == step_.edges_profile, update = index == step_.update_profile;
-  slice.name = edges ? "(edges)" : update ? "(update)" : time.name;
-  slice.category = update ? "update" : pass == Pass::kForward ? "forward" : "backward";
-  slice.lane = "compute";
-  if (!edges && !update) {
-    slice.op = time.op;
-    slice.implementation = time.implementation;
-  }
-  slice.start_us = std::chrono::duration<double, std::micro>(begun - trace_origin_).count();
-  slice.duration_us = seconds * 1e6;
-  trace_->push_back(std::move(slice));
-}
-
 absl::StatusOr<std::vector<TraceSlice>> Trainer::TraceStep() {
   if (!inputs_->has_batch())
     return absl::FailedPreconditionError(
         "Trainer::TraceStep before any SetBatch: there is no batch to train on");
-  if (timer_ == nullptr) {
-    ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend_->stream()));
-    timer_ = std::make_unique<Timer>(std::move(timer));
-  }
   RETURN_IF_ERROR(backend_->stream().Synchronize());
   const std::vector<LayerTime> profile = step_.profile;  // left as it was
   std::vector<TraceSlice> slices;
-  trace_ = &slices;
-  trace_origin_ = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(timer_.StartTrace(&slices, backend_->stream()));
   absl::Status status = ForwardBackward();
   if (status.ok()) status = Update();
   if (status.ok()) status = backend_->stream().Synchronize();
-  trace_ = nullptr;
+  timer_.StopTrace();
   step_.profile = profile;
   RETURN_IF_ERROR(status);
   return slices;

@@ -10,7 +10,6 @@
 #ifndef CNNBENCH_TRAIN_TRAINER_H_
 #define CNNBENCH_TRAIN_TRAINER_H_
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,7 +19,6 @@
 #include "absl/status/statusor.h"
 #include "core/device.h"
 #include "core/dtype.h"
-#include "core/gpu_runtime.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
 #include "train/device_scalars.h"
@@ -205,31 +203,18 @@ class Trainer {
   // Captures slot `slot`'s step into graphs_[slot]; an error says which part failed.
   absl::Status CaptureStep(int slot);
 
-  // Runs `work` between the profile timer's start and stop when profiling
-  // or tracing, adding the seconds to profile entry `index`'s forward or
-  // backward sum (and a slice to the trace); else just runs it. A template,
-  // not a std::function: wrapping the step's lambdas would allocate every step.
+  // Runs `work`, timed for the profile (and the trace) when on: profile
+  // entry `index`'s forward or backward sum (StepTimer).
   enum class Pass { kForward, kBackward };
   template <typename Work>
   absl::Status Timed(int index, Pass pass, Work&& work) {
-    if (!options_.profile && trace_ == nullptr) return work();
-    LayerTime& time = step_.profile[index];
-    const auto begun = std::chrono::steady_clock::now();
-    if (trace_ != nullptr) gpu::RangePush(time.name.c_str());
-    absl::Status started = timer_->Start();
-    if (!started.ok()) return started;
-    absl::Status status = work();
-    absl::Status stopped = timer_->Stop();
-    if (!stopped.ok()) return stopped;
-    absl::StatusOr<double> seconds = timer_->ElapsedSeconds();
-    if (trace_ != nullptr) gpu::RangePop();
-    if (!seconds.ok()) return seconds.status();
-    (pass == Pass::kForward ? time.forward_seconds : time.backward_seconds) += *seconds;
-    if (trace_ != nullptr) RecordSlice(time, index, pass, begun, *seconds);
-    return status;
+    const bool executor = index == step_.edges_profile || index == step_.update_profile;
+    return timer_.Time(step_.profile[index], pass == Pass::kForward, executor,
+                       index == step_.update_profile ? "update"
+                       : pass == Pass::kForward      ? "forward"
+                                                     : "backward",
+                       std::forward<Work>(work));
   }
-  void RecordSlice(const LayerTime& time, int index, Pass pass,
-                   std::chrono::steady_clock::time_point begun, double seconds);
 
   bool dynamic_loss_scale() const { return options_.precision == Precision::kFp16; }
 
@@ -250,10 +235,7 @@ class Trainer {
   std::string cuda_graph_failure_;       // a capture failed: every step runs eagerly
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;
-  std::unique_ptr<Timer> timer_;  // profiling or tracing
-  // While TraceStep runs: where the slices go, and when the step began.
-  std::vector<TraceSlice>* trace_ = nullptr;
-  std::chrono::steady_clock::time_point trace_origin_;
+  StepTimer timer_;  // the profile's and the trace's
 };
 
 }  // namespace cnnbench

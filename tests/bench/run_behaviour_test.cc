@@ -270,21 +270,28 @@ TEST(RunBehaviourTest, TrainAndInferRepetitionsCarryTheirStepTimes) {
   }
 }
 
-// --trace_file: each single-replica train case writes one more step as a
-// Chrome trace, the case's name in the file's name, and says where.
-TEST(RunBehaviourTest, TraceFileGetsOneMoreStepOfEachTrainCase) {
+// --trace_file: each single-replica train and infer case writes one more
+// step (batch) as a Chrome trace, the case's name in the file's name, and
+// says where.
+TEST(RunBehaviourTest, TraceFileGetsOneMoreStepOfEachTrainAndInferCase) {
   const std::string trace = TempPath("trace.json");
-  const std::string expected = TempPath("trace.train_trivial_fp32_synthetic_batch-2_gpus-0.json");
-  std::remove(expected.c_str());
+  const std::string train = TempPath("trace.train_trivial_fp32_synthetic_batch-2_gpus-0.json");
+  const std::string infer = TempPath("trace.infer_trivial_fp32_synthetic_batch-1_gpus-0.json");
+  std::remove(train.c_str());
+  std::remove(infer.c_str());
   std::string output;
-  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --trace_file=", trace), &output),
-            0)
+  ASSERT_EQ(
+      RunBench(absl::StrCat("--preset=tiny --families=train,infer --trace_file=", trace), &output),
+      0)
       << output;
   EXPECT_TRUE(absl::StrContains(output, "trace of one more step of train/trivial")) << output;
-  const nlohmann::json events = nlohmann::json::parse(ReadFile(expected));
-  int layers = 0;
-  for (const nlohmann::json& e : events) layers += e["ph"] == "X";
-  EXPECT_GT(layers, 4) << events.dump();
+  EXPECT_TRUE(absl::StrContains(output, "trace of one more batch of infer/trivial")) << output;
+  for (const std::string& path : {train, infer}) {
+    const nlohmann::json events = nlohmann::json::parse(ReadFile(path));
+    int layers = 0;
+    for (const nlohmann::json& e : events) layers += e["ph"] == "X";
+    EXPECT_GE(layers, 2) << path << ": " << events.dump();
+  }
   EXPECT_EQ(RunBench("--preset=tiny --families=train --trace_file= --list", &output), 2);
   EXPECT_TRUE(absl::StrContains(output, "--trace_file")) << output;
 }

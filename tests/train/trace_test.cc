@@ -16,6 +16,7 @@
 #include "kernels/backends.h"
 #include "nlohmann/json.hpp"
 #include "tests/train/small_cnn.h"
+#include "train/inference.h"
 #include "train/trainer.h"
 
 namespace cnnbench {
@@ -109,6 +110,40 @@ TEST_P(TraceTest, EveryLayerEveryPassOnALaneWithoutOverlapCoveringTheStep) {
   }
   EXPECT_EQ(complete, static_cast<int>(slices.size()));
   EXPECT_TRUE(process && lane);
+}
+
+// The inference executor's traced forward pass: every layer but the loss,
+// forward only, one lane without overlap, and the logits of that pass.
+TEST_P(TraceTest, AnInferencePassTracesEveryLayerForward) {
+  auto backend = CreateBackend(GetParam(), Device::Cpu());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  const Graph graph = SmallCnn(16);
+  auto inferencer = Inferencer::Compile(graph, backend->get(), InferOptions());
+  ASSERT_TRUE(inferencer.ok()) << inferencer.status();
+  EXPECT_FALSE((*inferencer)->TraceRun().ok());  // no batch yet
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  MakeBatch(3, &images, &labels, graph.batch);
+  ASSERT_TRUE((*inferencer)->SetBatch(images.data()).ok());
+  ASSERT_TRUE((*inferencer)->Run().ok());
+  absl::StatusOr<std::vector<float>> logits = (*inferencer)->Logits();
+  ASSERT_TRUE(logits.ok());
+  absl::StatusOr<std::vector<TraceSlice>> slices = (*inferencer)->TraceRun();
+  ASSERT_TRUE(slices.ok()) << slices.status();
+  std::set<std::string> traced;
+  for (const TraceSlice& s : *slices) {
+    EXPECT_EQ(s.category, "forward") << s.name;
+    traced.insert(s.name);
+  }
+  const StepPlan& plan = (*inferencer)->step_plan();
+  for (const auto& layer : plan.layers)
+    EXPECT_EQ(traced.count(layer->name), layer->node == plan.graph.loss ? 0u : 1u) << layer->name;
+  for (size_t i = 1; i < slices->size(); ++i)
+    EXPECT_LE((*slices)[i - 1].start_us + (*slices)[i - 1].duration_us,
+              (*slices)[i].start_us + 1e-3);
+  absl::StatusOr<std::vector<float>> again = (*inferencer)->Logits();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *logits);  // the same batch, the same weights
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, TraceTest, ::testing::Values("reference", "onednn"));
