@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/context.h"
 #include "bench/step_times.h"
+#include "core/json_string.h"
 
 namespace cnnbench::bench {
 
@@ -54,36 +55,6 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeFormatReporter(const std::stri
 }
 
 }  // namespace
-
-std::string JsonString(const std::string& value) {
-  std::string out = "\"";
-  for (unsigned char c : value) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // Keeps what the format's reporter writes in memory: the context, the runs
 // and the closing text, each in its own buffer, so the end of the run can

@@ -70,9 +70,6 @@ class ResultFile {
 // library's "built as DEBUG" warning what it means for the suite's figures.
 std::unique_ptr<benchmark::BenchmarkReporter> MakeDisplayReporter(DropCheck drop);
 
-// `value` as a JSON string literal (quotes included).
-std::string JsonString(const std::string& value);
-
 }  // namespace cnnbench::bench
 
 #endif  // CNNBENCH_BENCH_RESULT_OUTPUT_H_

@@ -12,15 +12,6 @@ using NvmlReturn = int;       // nvmlReturn_t; 0 is NVML_SUCCESS
 constexpr int kClockSm = 1;   // NVML_CLOCK_SM
 constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
 
-struct Nvml {
-  NvmlReturn (*init)() = nullptr;
-  NvmlReturn (*shutdown)() = nullptr;
-  NvmlReturn (*by_bus_id)(const char*, NvmlDevice*) = nullptr;
-  NvmlReturn (*max_clock)(NvmlDevice, int, unsigned int*) = nullptr;
-  NvmlReturn (*clock)(NvmlDevice, int, unsigned int*) = nullptr;
-  NvmlReturn (*power_limit)(NvmlDevice, unsigned int*) = nullptr;
-};
-
 template <typename F>
 void Bind(void* library, const char* name, F* f) {
   *f = reinterpret_cast<F>(dlsym(library, name));
@@ -29,41 +20,28 @@ void Bind(void* library, const char* name, F* f) {
 }  // namespace
 
 absl::StatusOr<GpuClocks> ReadGpuClocks(const std::string& pci_bus_id) {
-  void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr)
-    return absl::UnavailableError(absl::StrCat("NVML not loadable: ", dlerror()));
-  Nvml n;
-  Bind(library, "nvmlInit_v2", &n.init);
-  Bind(library, "nvmlShutdown", &n.shutdown);
-  Bind(library, "nvmlDeviceGetHandleByPciBusId_v2", &n.by_bus_id);
-  Bind(library, "nvmlDeviceGetMaxClockInfo", &n.max_clock);
-  Bind(library, "nvmlDeviceGetClockInfo", &n.clock);
-  Bind(library, "nvmlDeviceGetEnforcedPowerLimit", &n.power_limit);
+  absl::StatusOr<NvmlApi> api = LoadNvml();
+  if (!api.ok()) return api.status();
+  if (NvmlReturn r = api->init(); r != 0)
+    return absl::UnavailableError(absl::StrCat("nvmlInit_v2 failed (", r, ")"));
   absl::StatusOr<GpuClocks> result;
-  if (n.init == nullptr || n.shutdown == nullptr || n.by_bus_id == nullptr) {
-    result = absl::UnavailableError("NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2");
-  } else if (NvmlReturn r = n.init(); r != 0) {
-    result = absl::UnavailableError(absl::StrCat("nvmlInit_v2 failed (", r, ")"));
+  NvmlDevice device = nullptr;
+  if (NvmlReturn d = api->by_bus_id(pci_bus_id.c_str(), &device); d != 0) {
+    result = absl::NotFoundError(absl::StrCat("NVML has no GPU at ", pci_bus_id, " (", d, ")"));
   } else {
-    NvmlDevice device = nullptr;
-    if (NvmlReturn d = n.by_bus_id(pci_bus_id.c_str(), &device); d != 0) {
-      result = absl::NotFoundError(absl::StrCat("NVML has no GPU at ", pci_bus_id, " (", d, ")"));
-    } else {
-      GpuClocks clocks;
-      unsigned int value = 0;
-      if (n.max_clock != nullptr && n.max_clock(device, kClockSm, &value) == 0)
-        clocks.sm_clock_max_mhz = static_cast<int>(value);
-      if (n.max_clock != nullptr && n.max_clock(device, kClockMem, &value) == 0)
-        clocks.memory_clock_max_mhz = static_cast<int>(value);
-      if (n.clock != nullptr && n.clock(device, kClockSm, &value) == 0)
-        clocks.sm_clock_mhz = static_cast<int>(value);
-      if (n.power_limit != nullptr && n.power_limit(device, &value) == 0)
-        clocks.power_limit_w = static_cast<int>(value / 1000);  // milliwatts
-      result = clocks;
-    }
-    n.shutdown();
+    GpuClocks clocks;
+    unsigned int value = 0;
+    if (api->max_clock != nullptr && api->max_clock(device, kClockSm, &value) == 0)
+      clocks.sm_clock_max_mhz = static_cast<int>(value);
+    if (api->max_clock != nullptr && api->max_clock(device, kClockMem, &value) == 0)
+      clocks.memory_clock_max_mhz = static_cast<int>(value);
+    if (api->clock != nullptr && api->clock(device, kClockSm, &value) == 0)
+      clocks.sm_clock_mhz = static_cast<int>(value);
+    if (api->power_limit != nullptr && api->power_limit(device, &value) == 0)
+      clocks.power_limit_w = static_cast<int>(value / 1000);  // milliwatts
+    result = clocks;
   }
-  dlclose(library);
+  api->shutdown();
   return result;
 }
 
@@ -83,6 +61,8 @@ absl::StatusOr<NvmlApi> LoadNvml() {
   if (api.throttle_reasons == nullptr)  // its name before NVML 12.2
     Bind(library, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle_reasons);
   Bind(library, "nvmlDeviceGetTotalEnergyConsumption", &api.total_energy);
+  Bind(library, "nvmlDeviceGetMaxClockInfo", &api.max_clock);
+  Bind(library, "nvmlDeviceGetEnforcedPowerLimit", &api.power_limit);
   if (api.init == nullptr || api.shutdown == nullptr || api.by_bus_id == nullptr)
     return absl::UnavailableError("NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2");
   return api;

@@ -42,6 +42,8 @@ struct NvmlApi {
   int (*temperature)(NvmlDevice, int, unsigned int*) = nullptr;        // C; sensor 0: the GPU
   int (*throttle_reasons)(NvmlDevice, unsigned long long*) = nullptr;  // clocks event reasons
   int (*total_energy)(NvmlDevice, unsigned long long*) = nullptr;      // millijoules (Volta on)
+  int (*max_clock)(NvmlDevice, int, unsigned int*) = nullptr;          // MHz
+  int (*power_limit)(NvmlDevice, unsigned int*) = nullptr;             // enforced, milliwatts
   std::shared_ptr<void> library;  // keeps the library loaded while the entries are used
 };
 absl::StatusOr<NvmlApi> LoadNvml();

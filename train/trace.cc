@@ -7,39 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/json_string.h"
 
 namespace cnnbench {
-namespace {
-
-// `text` as a JSON string literal.
-std::string Quote(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 absl::Status StepTimer::EnsureTimer(const Stream& stream) {
   if (timer_ != nullptr) return absl::OkStatus();
@@ -87,18 +57,19 @@ std::string ChromeTraceJson(const std::vector<TraceSlice>& slices, const std::st
   for (const TraceSlice& s : slices) lanes.emplace(s.lane, static_cast<int>(lanes.size()) + 1);
   std::string out = "[\n";
   absl::StrAppend(&out, R"(  {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": )",
-                  Quote(process), "}}");
+                  JsonString(process), "}}");
   for (const auto& [lane, tid] : lanes)
     absl::StrAppend(&out, ",\n", R"(  {"name": "thread_name", "ph": "M", "pid": 1, "tid": )", tid,
-                    R"(, "args": {"name": )", Quote(lane), "}}");
+                    R"(, "args": {"name": )", JsonString(lane), "}}");
   for (const TraceSlice& s : slices) {
-    absl::StrAppend(&out, ",\n  {\"name\": ", Quote(s.name), ", \"cat\": ", Quote(s.category),
+    absl::StrAppend(&out, ",\n  {\"name\": ", JsonString(s.name),
+                    ", \"cat\": ", JsonString(s.category),
                     ", \"ph\": \"X\", \"pid\": 1, \"tid\": ", lanes[s.lane],
                     absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", s.start_us, s.duration_us),
-                    ", \"args\": {\"pass\": ", Quote(s.category));
-    if (!s.op.empty()) absl::StrAppend(&out, ", \"op\": ", Quote(s.op));
+                    ", \"args\": {\"pass\": ", JsonString(s.category));
+    if (!s.op.empty()) absl::StrAppend(&out, ", \"op\": ", JsonString(s.op));
     if (!s.implementation.empty())
-      absl::StrAppend(&out, ", \"implementation\": ", Quote(s.implementation));
+      absl::StrAppend(&out, ", \"implementation\": ", JsonString(s.implementation));
     out += "}}";
   }
   out += "\n]\n";

@@ -421,7 +421,9 @@ TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
   bool has_conv = false;
   for (const Node& node : graph->nodes)
     has_conv |= node.kind == Node::Kind::kOp && std::holds_alternative<ConvDesc>(node.op);
-  if (has_conv) EXPECT_GT(Epilogues(**folded), 0) << info->name;
+  if (has_conv) {
+    EXPECT_GT(Epilogues(**folded), 0) << info->name;
+  }
 }
 
 std::vector<std::string> ModelNames() {

@@ -83,8 +83,11 @@ TEST_P(TraceTest, EveryLayerEveryPassOnALaneWithoutOverlapCoveringTheStep) {
     EXPECT_LE(sorted[i - 1].start_us + sorted[i - 1].duration_us, sorted[i].start_us + 1e-3)
         << sorted[i - 1].name << " overlaps " << sorted[i].name;
   // The layers' slices carry their descriptor and implementation.
-  for (const TraceSlice& s : slices)
-    if (s.name[0] != '(') EXPECT_FALSE(s.op.empty() || s.implementation.empty()) << s.name;
+  for (const TraceSlice& s : slices) {
+    if (s.name[0] != '(') {
+      EXPECT_FALSE(s.op.empty() || s.implementation.empty()) << s.name;
+    }
+  }
 
   // The profile sums are as they were.
   const std::vector<LayerTime>& after = (*trainer)->profile();
