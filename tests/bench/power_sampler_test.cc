@@ -78,7 +78,9 @@ TEST(PowerSamplerTest, CpuEnergyOverTheSpanAndEveryReadingInsideIt) {
   ASSERT_TRUE(summary.joules.has_value());
   EXPECT_NEAR(*summary.joules, 3.0, 1e-9);
   EXPECT_NEAR(*summary.power_w, 3.0 / summary.seconds, 1e-9);
-  EXPECT_GE(summary.samples, 3);  // Start's, some periodic ones, Stop's
+  // Start's and Stop's; the periodic ones depend on the thread being
+  // scheduled, which a busy machine may not do within the span.
+  EXPECT_GE(summary.samples, 2);
   const std::vector<double> times = sampler.sample_times();
   ASSERT_EQ(static_cast<int>(times.size()), summary.samples);
   for (double t : times) {
@@ -209,10 +211,10 @@ TEST(PowerSamplerTest, TheHarnessSamplesEachRepetitionsTimedSpan) {
         EXPECT_EQ(runs[i].counters.count("power_w"), 0u);
         continue;
       }
-      // The span: four steps of at least 5 ms, sampled at its start, every
-      // 2 ms and at its end.
+      // The span: four steps of at least 5 ms, sampled at its start and its
+      // end (and every 2 ms where the thread gets the time).
       EXPECT_GE(p.seconds, 0.02);
-      EXPECT_GE(p.samples, 3);
+      EXPECT_GE(p.samples, 2);
       ASSERT_TRUE(p.joules.has_value());  // 0 J: the fixture's counter did not move
       EXPECT_EQ(runs[i].counters.count("power_w"), 1u);
       EXPECT_EQ(runs[i].counters.count("energy_j"), 1u);
