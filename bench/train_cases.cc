@@ -8,8 +8,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/declare.h"
@@ -95,11 +98,19 @@ double StepFlopsPerImage(const Graph& graph) { return 3 * Summarize(graph).forwa
 
 // Hands the pipeline's next batch to the trainer; its labels into `labels`
 // when given.
+// (In a traced step, the wait for the batch and its copy into the device's
+// input slot are slices on the "upload" lane.)
 absl::Status FeedNextBatch(input::InputPipeline& pipeline, Trainer& trainer,
                            std::vector<int32_t>* labels = nullptr) {
-  ASSIGN_OR_RETURN(const input::Batch* batch, pipeline.Next());
+  StepTimer& timer = trainer.step_timer();
+  const input::Batch* batch = nullptr;
+  RETURN_IF_ERROR(timer.HostSpan("(next batch)", "input", "upload", [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(batch, pipeline.Next());
+    return absl::OkStatus();
+  }));
   if (labels != nullptr) labels->assign(batch->labels, batch->labels + batch->capacity);
-  return trainer.SetBatch(batch->images, batch->labels);
+  return timer.HostSpan("(upload)", "input", "upload",
+                        [&] { return trainer.SetBatch(batch->images, batch->labels); });
 }
 
 // The last step's batch accuracy (tf_cnn_benchmarks' --print_training_accuracy):
@@ -266,6 +277,10 @@ class ReplicatedTrainWorkload : public Workload {
   // `count` steps of local rank r (each fed a batch first on real data);
   // each step's seconds into `seconds` when given.
   absl::Status Steps(int r, int64_t count, std::vector<double>* seconds = nullptr);
+  // One more step on every rank, traced (after the timed ones: never in the
+  // figures), each local replica a process row of the file; under MPI,
+  // rank 0 writes its own.
+  absl::Status TraceOneStep();
 
   struct Rank {
     std::unique_ptr<Backend> backend;
@@ -281,7 +296,7 @@ class ReplicatedTrainWorkload : public Workload {
   int saved_threads_ = 0;                   // the harness thread's team size before the case
   int64_t steps_ = 0;                       // since the last Report
   std::vector<double> rank0_step_seconds_;  // this repetition's (StepSeconds)
-  bool trace_noted_ = false;
+  bool traced_ = false;  // --trace_file: written once, after the first repetition
   std::vector<std::unique_ptr<Communicator>> group_;
   std::vector<Rank> ranks_;               // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
@@ -374,16 +389,36 @@ absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
   }));
 }
 
+absl::Status ReplicatedTrainWorkload::TraceOneStep() {
+  const std::string name = TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data,
+                                         case_.batch, case_.gpus, case_.replicas);
+  std::vector<TraceProcess> processes(ranks_.size());
+  const auto origin = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(EndJobOnTimeout(options_, threads_->RunEverywhere([&](int r) -> absl::Status {
+    PinThreads();
+    Rank& rank = ranks_[r];
+    // Real data: the step's batch is fed first (traced), as in Steps.
+    std::function<absl::Status(StepTimer&)> feed;
+    if (rank.pipeline != nullptr)
+      feed = [&rank](StepTimer&) { return FeedNextBatch(*rank.pipeline, rank.replica->trainer()); };
+    processes[r].name =
+        absl::StrCat(name, " rank ", rank.replica->communicator().rank(), " of ", case_.ranks());
+    ASSIGN_OR_RETURN(processes[r].slices, rank.replica->TraceStep(origin, feed));
+    return absl::OkStatus();
+  })));
+  if (options_.mpi != nullptr && options_.mpi->rank != 0) return absl::OkStatus();
+  const std::string path = TraceFilePath(options_.trace_file, name);
+  RETURN_IF_ERROR(WriteChromeTrace(path, processes));
+  std::fprintf(stderr, "cnnbench: trace of one more step of %s (%zu replica(s)): %s\n",
+               name.c_str(), processes.size(), path.c_str());
+  return absl::OkStatus();
+}
+
 absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   const int n = case_.ranks();
-  if (!options_.trace_file.empty() && !trace_noted_ && options_.mpi == nullptr) {
-    trace_noted_ = true;
-    std::fprintf(stderr,
-                 "cnnbench: --trace_file: %s not traced (cases of several replicas are not "
-                 "traced yet)\n",
-                 TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data, case_.batch,
-                               case_.gpus, case_.replicas)
-                     .c_str());
+  if (!options_.trace_file.empty() && !traced_) {
+    traced_ = true;
+    RETURN_IF_ERROR(TraceOneStep());
   }
   std::vector<float> losses(ranks_.size());
   RETURN_IF_ERROR(EndJobOnTimeout(options_, threads_->RunEverywhere([&](int r) -> absl::Status {
@@ -444,7 +479,14 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
     const std::string name = TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data,
                                            case_.batch, case_.gpus, case_.replicas);
     const std::string path = TraceFilePath(options_.trace_file, name);
-    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer_->TraceStep());
+    // With real data the next batch is fed after the step, as in the timed steps.
+    std::function<absl::Status(StepTimer&)> feed;
+    if (pipeline_ != nullptr)
+      feed = [this](StepTimer&) {
+        std::swap(step_labels_, next_labels_);
+        return FeedNextBatch(*pipeline_, *trainer_, &next_labels_);
+      };
+    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer_->TraceStep(feed));
     RETURN_IF_ERROR(WriteChromeTrace(path, slices, name));
     std::fprintf(stderr, "cnnbench: trace of one more step of %s: %s\n", name.c_str(),
                  path.c_str());

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -66,11 +67,23 @@ class Replica::CpuWorker {
     return absl::OkStatus();
   }
 
+  // While on, each bucket's start and end on the host's clock are kept
+  // (times()); set between steps.
+  void SetTracing(bool on) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    tracing_ = on;
+  }
+  using Span =
+      std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>;
+  // The buckets of the last Finish, in the order they were reduced (while tracing).
+  const std::vector<Span>& times() const { return times_; }
+
   // Waits until every started bucket is reduced; the first error, if any
   // (the buckets after a failed one are not reduced).
   absl::Status Finish() {
     std::unique_lock<std::mutex> lock(mutex_);
     idle_.wait(lock, [&] { return taken_ == posted_ && !busy_; });
+    if (tracing_) times_.assign(spans_.begin(), spans_.begin() + posted_);
     posted_ = taken_ = 0;
     absl::Status status = std::move(error_);
     error_ = absl::OkStatus();
@@ -83,15 +96,20 @@ class Replica::CpuWorker {
     for (;;) {
       wake_.wait(lock, [&] { return quit_ || taken_ < posted_; });
       if (taken_ == posted_) return;  // quit
-      const GradientBucket bucket = queue_[taken_++];
+      const size_t index = taken_++;
+      const GradientBucket bucket = queue_[index];
       busy_ = true;
       const bool skip = !error_.ok();
+      const bool tracing = tracing_;
       lock.unlock();
       absl::Status status = absl::OkStatus();
       if (!skip) {
+        const auto begun =
+            tracing ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         char* data = grads_ + bucket.offset;
         status = comm_->AllReduce(data, data, bucket.bytes / sizeof(float), DType::kF32,
                                   ReduceOp::kAvg, cpu_stream_);
+        if (tracing) spans_[index] = {begun, std::chrono::steady_clock::now()};
       }
       lock.lock();
       if (!status.ok() && error_.ok())
@@ -110,8 +128,10 @@ class Replica::CpuWorker {
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::vector<GradientBucket> queue_;  // [taken_, posted_): started, not yet reduced
+  std::vector<Span> spans_ = std::vector<Span>(queue_.size());  // per queue slot, while tracing
+  std::vector<Span> times_;
   size_t posted_ = 0, taken_ = 0;
-  bool busy_ = false, quit_ = false;
+  bool busy_ = false, quit_ = false, tracing_ = false;
   absl::Status error_;
 };
 
@@ -232,14 +252,19 @@ absl::Status Replica::OnGradientsReady(const GradientRange& range) {
 }
 
 absl::Status Replica::StartBucket(const GradientBucket& bucket) {
+  const size_t index = started_++;
   if (on_cpu_) return worker_->Start(bucket);
   // The bucket's gradients are enqueued on the compute stream: the
   // communication stream waits for them, then reduces in place.
   RETURN_IF_ERROR(grads_ready_->Record(trainer_->backend()->stream()));
   RETURN_IF_ERROR(comm_stream_->Wait(*grads_ready_));
+  const bool traced = tracing_ && index < bucket_events_.size();
+  if (traced) RETURN_IF_ERROR(bucket_events_[index].first.Record(*comm_stream_));
   char* data = static_cast<char*>(trainer_->gradients()) + bucket.offset;
-  return comm_->AllReduce(data, data, bucket.bytes / sizeof(float), DType::kF32, ReduceOp::kAvg,
-                          *comm_stream_);
+  RETURN_IF_ERROR(comm_->AllReduce(data, data, bucket.bytes / sizeof(float), DType::kF32,
+                                   ReduceOp::kAvg, *comm_stream_));
+  if (traced) RETURN_IF_ERROR(bucket_events_[index].second.Record(*comm_stream_));
+  return absl::OkStatus();
 }
 
 absl::Status Replica::FinishBuckets() {
@@ -249,8 +274,12 @@ absl::Status Replica::FinishBuckets() {
 
 absl::Status Replica::Step() {
   buckets_.clear();
+  started_ = 0;
   reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
-  absl::Status status = trainer_->ForwardBackward();
+  return ReduceAndUpdate(trainer_->ForwardBackward());
+}
+
+absl::Status Replica::ReduceAndUpdate(absl::Status status) {
   if (status.ok() && unbucketed_end_ > 0) {
     const GradientBucket rest{0, unbucketed_end_};
     unbucketed_end_ = 0;
@@ -262,11 +291,85 @@ absl::Status Replica::Step() {
       status = StartBucket(bucket);
       if (!status.ok()) break;
     }
-  // Whatever happened, wait for the buckets already handed to the worker.
-  absl::Status finished = FinishBuckets();
+  // Whatever happened, wait for the buckets already handed to the worker
+  // (on the CPU, the time backward's end waits for the last all-reduce).
+  absl::Status finished =
+      on_cpu_ ? trainer_->step_timer().HostSpan("(wait for all-reduce)", "all-reduce", "compute",
+                                                [this] { return FinishBuckets(); })
+              : FinishBuckets();
   RETURN_IF_ERROR(status);
   RETURN_IF_ERROR(finished);
   return trainer_->Update(on_cpu_ ? nullptr : reduced_.get());
+}
+
+absl::StatusOr<std::vector<TraceSlice>> Replica::TraceStep(
+    std::chrono::steady_clock::time_point origin,
+    const std::function<absl::Status(StepTimer&)>& before) {
+  const size_t max_buckets = trainer_->GradientRanges().size() + 1;
+  if (!on_cpu_ && bucket_events_.size() < max_buckets) {
+    const Device device = trainer_->backend()->device();
+    if (trace_origin_ == nullptr) {
+      ASSIGN_OR_RETURN(Event e, Event::Create(device));
+      trace_origin_ = std::make_unique<Event>(std::move(e));
+    }
+    while (bucket_events_.size() < max_buckets) {
+      ASSIGN_OR_RETURN(Event start, Event::Create(device));
+      ASSIGN_OR_RETURN(Event stop, Event::Create(device));
+      bucket_events_.emplace_back(std::move(start), std::move(stop));
+    }
+  }
+  RETURN_IF_ERROR(Synchronize());
+  std::vector<TraceSlice> slices;
+  RETURN_IF_ERROR(trainer_->BeginTrace(&slices, origin));
+  StepTimer& timer = trainer_->step_timer();
+  // The GPU's events are placed against this one, recorded now on the idle
+  // compute stream.
+  trace_origin_us_ = timer.Since(std::chrono::steady_clock::now());
+  absl::Status status =
+      on_cpu_ ? absl::OkStatus() : trace_origin_->Record(trainer_->backend()->stream());
+  if (status.ok() && before) status = before(timer);
+  tracing_ = true;
+  if (on_cpu_) worker_->SetTracing(true);
+  if (status.ok()) {
+    buckets_.clear();
+    started_ = 0;
+    reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
+    status = ReduceAndUpdate(trainer_->ForwardBackward());
+  }
+  if (status.ok()) status = Synchronize();
+  tracing_ = false;
+  if (on_cpu_) worker_->SetTracing(false);
+  if (status.ok()) status = AddBucketSlices(timer);
+  trainer_->EndTrace();
+  RETURN_IF_ERROR(status);
+  return slices;
+}
+
+absl::Status Replica::AddBucketSlices(StepTimer& timer) {
+  for (size_t i = 0; i < started_ && i < buckets_.size(); ++i) {
+    const GradientBucket& b = buckets_[i];
+    TraceSlice slice;
+    slice.name = absl::StrCat("(all-reduce ", b.bytes >> 10, " KiB)");
+    slice.category = "all-reduce";
+    slice.lane = "communication";
+    slice.op = absl::StrCat("gradient bytes [", b.offset, ", ", b.offset + b.bytes, ")");
+    slice.implementation = std::string(comm_->name());
+    if (on_cpu_) {
+      if (i >= worker_->times().size()) break;
+      const auto& [begun, ended] = worker_->times()[i];
+      slice.start_us = timer.Since(begun);
+      slice.duration_us = std::chrono::duration<double, std::micro>(ended - begun).count();
+    } else {
+      ASSIGN_OR_RETURN(const double from_origin,
+                       bucket_events_[i].first.SecondsSince(*trace_origin_));
+      ASSIGN_OR_RETURN(const double seconds,
+                       bucket_events_[i].second.SecondsSince(bucket_events_[i].first));
+      slice.start_us = trace_origin_us_ + from_origin * 1e6;
+      slice.duration_us = seconds * 1e6;
+    }
+    timer.AddSlice(std::move(slice));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<float> Replica::GlobalLoss() {

@@ -18,9 +18,12 @@
 #ifndef CNNBENCH_TRAIN_DATA_PARALLEL_H_
 #define CNNBENCH_TRAIN_DATA_PARALLEL_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -83,6 +86,20 @@ class Replica {
   absl::StatusOr<float> GlobalLoss();
   absl::Status Synchronize();
 
+  // One more step (a collective, like Step: every rank calls it), traced:
+  // the trainer's slices on the "compute" lane, each bucket's all-reduce
+  // as a slice on the "communication" lane (the CPU's communication
+  // thread timed by the host's clock; on a GPU by events on the
+  // communication stream, placed against one recorded on the compute stream
+  // at `origin`), and the wait for the buckets before the update as
+  // "(wait for all-reduce)" on the compute lane. `origin` is shared by the
+  // replicas traced together. `before`, where given, runs first, traced (a
+  // real-data case feeds the step's batch there, as its timed steps do).
+  // Trains like any step; the profile sums are left as they were.
+  absl::StatusOr<std::vector<TraceSlice>> TraceStep(
+      std::chrono::steady_clock::time_point origin,
+      const std::function<absl::Status(StepTimer&)>& before = nullptr);
+
   Trainer& trainer() { return *trainer_; }
   Communicator& communicator() { return *comm_; }
   // The buckets of the most recent step, in the order they were reduced.
@@ -95,6 +112,10 @@ class Replica {
   absl::Status StartBucket(const GradientBucket& bucket);
   // Waits for (CPU) or orders the update after (GPU) every started bucket.
   absl::Status FinishBuckets();
+  // The step's part after ForwardBackward: the buckets, then the update.
+  absl::Status ReduceAndUpdate(absl::Status status);
+  // The traced step's buckets as slices on the communication lane.
+  absl::Status AddBucketSlices(StepTimer& timer);
 
   std::unique_ptr<Trainer> trainer_;
   Communicator* comm_ = nullptr;
@@ -112,6 +133,14 @@ class Replica {
   std::unique_ptr<Event> grads_ready_, reduced_;
   // Loss all-reduce buffer (one float, device memory).
   Buffer loss_buffer_;
+  // TraceStep: buckets started this step, and on a GPU an event pair per
+  // bucket on the communication stream and one on the compute stream at the
+  // trace's origin (created on the first trace).
+  bool tracing_ = false;
+  size_t started_ = 0;
+  std::vector<std::pair<Event, Event>> bucket_events_;
+  std::unique_ptr<Event> trace_origin_;
+  double trace_origin_us_ = 0;  // when trace_origin_ was recorded, from the trace's origin
 };
 
 }  // namespace cnnbench

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,11 +29,12 @@ absl::Status StepTimer::SetProfiling(bool on, const Stream& stream) {
   return absl::OkStatus();
 }
 
-absl::Status StepTimer::StartTrace(std::vector<TraceSlice>* sink, const Stream& stream) {
+absl::Status StepTimer::StartTrace(std::vector<TraceSlice>* sink, const Stream& stream,
+                                   std::chrono::steady_clock::time_point origin) {
   absl::Status made = EnsureTimer(stream);
   if (!made.ok()) return made;
   trace_ = sink;
-  origin_ = std::chrono::steady_clock::now();
+  origin_ = origin;
   return absl::OkStatus();
 }
 
@@ -46,43 +48,52 @@ void StepTimer::Record(const LayerTime& time, bool executor, const char* categor
     slice.op = time.op;
     slice.implementation = time.implementation;
   }
-  slice.start_us = std::chrono::duration<double, std::micro>(begun - origin_).count();
+  slice.start_us = Since(begun);
   slice.duration_us = seconds * 1e6;
   trace_->push_back(std::move(slice));
 }
 
-std::string ChromeTraceJson(const std::vector<TraceSlice>& slices, const std::string& process) {
-  // Lanes numbered in order of first use.
+std::string ChromeTraceJson(const std::vector<TraceProcess>& processes) {
+  // Lanes numbered in order of first use, across the processes.
   std::map<std::string, int> lanes;
-  for (const TraceSlice& s : slices) lanes.emplace(s.lane, static_cast<int>(lanes.size()) + 1);
+  for (const TraceProcess& p : processes)
+    for (const TraceSlice& s : p.slices) lanes.emplace(s.lane, static_cast<int>(lanes.size()) + 1);
   std::string out = "[\n";
-  absl::StrAppend(&out, R"(  {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": )",
-                  JsonString(process), "}}");
-  for (const auto& [lane, tid] : lanes)
-    absl::StrAppend(&out, ",\n", R"(  {"name": "thread_name", "ph": "M", "pid": 1, "tid": )", tid,
-                    R"(, "args": {"name": )", JsonString(lane), "}}");
-  for (const TraceSlice& s : slices) {
-    absl::StrAppend(&out, ",\n  {\"name\": ", JsonString(s.name),
-                    ", \"cat\": ", JsonString(s.category),
-                    ", \"ph\": \"X\", \"pid\": 1, \"tid\": ", lanes[s.lane],
-                    absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", s.start_us, s.duration_us),
-                    ", \"args\": {\"pass\": ", JsonString(s.category));
-    if (!s.op.empty()) absl::StrAppend(&out, ", \"op\": ", JsonString(s.op));
-    if (!s.implementation.empty())
-      absl::StrAppend(&out, ", \"implementation\": ", JsonString(s.implementation));
-    out += "}}";
+  const char* separator = "";
+  for (size_t pid = 1; pid <= processes.size(); ++pid) {
+    const TraceProcess& p = processes[pid - 1];
+    absl::StrAppend(&out, separator, R"(  {"name": "process_name", "ph": "M", "pid": )", pid,
+                    R"(, "args": {"name": )", JsonString(p.name), "}}");
+    separator = ",\n";
+    std::set<std::string> used;
+    for (const TraceSlice& s : p.slices) used.insert(s.lane);
+    for (const auto& [lane, tid] : lanes)
+      if (used.count(lane))
+        absl::StrAppend(&out, separator, R"(  {"name": "thread_name", "ph": "M", "pid": )", pid,
+                        R"(, "tid": )", tid, R"(, "args": {"name": )", JsonString(lane), "}}");
   }
+  for (size_t pid = 1; pid <= processes.size(); ++pid)
+    for (const TraceSlice& s : processes[pid - 1].slices) {
+      absl::StrAppend(&out, separator, "  {\"name\": ", JsonString(s.name),
+                      ", \"cat\": ", JsonString(s.category), ", \"ph\": \"X\", \"pid\": ", pid,
+                      ", \"tid\": ", lanes[s.lane],
+                      absl::StrFormat(", \"ts\": %.3f, \"dur\": %.3f", s.start_us, s.duration_us),
+                      ", \"args\": {\"pass\": ", JsonString(s.category));
+      if (!s.op.empty()) absl::StrAppend(&out, ", \"op\": ", JsonString(s.op));
+      if (!s.implementation.empty())
+        absl::StrAppend(&out, ", \"implementation\": ", JsonString(s.implementation));
+      out += "}}";
+    }
   out += "\n]\n";
   return out;
 }
 
-absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceSlice>& slices,
-                              const std::string& process) {
+absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceProcess>& processes) {
   std::ofstream file(path, std::ios::trunc);
   if (!file)
     return absl::UnavailableError(
         absl::StrCat("cannot write the trace file ", path, ": ", std::strerror(errno)));
-  file << ChromeTraceJson(slices, process);
+  file << ChromeTraceJson(processes);
   file.close();
   if (!file)
     return absl::DataLossError(

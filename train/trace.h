@@ -20,8 +20,8 @@
 namespace cnnbench {
 
 struct TraceSlice {
-  std::string name;      // the layer's name, or "(edges)", "(update)"
-  std::string category;  // "forward", "backward", "update"
+  std::string name;      // the layer's name, or "(edges)", "(update)", "(all-reduce ...)"
+  std::string category;  // "forward", "backward", "update", "input", "all-reduce"
   std::string lane;      // "compute", "upload", "communication"
   std::string op;        // the descriptor string, where the slice is a layer's
   std::string implementation;
@@ -38,11 +38,42 @@ class StepTimer {
  public:
   // Profiling: every Time() call is timed and summed.
   absl::Status SetProfiling(bool on, const Stream& stream);
-  // From now on every Time() call also becomes a slice in `*sink`, its
-  // start measured from now; until StopTrace.
-  absl::Status StartTrace(std::vector<TraceSlice>* sink, const Stream& stream);
+  // From now on every Time() and HostSpan() call also becomes a slice in
+  // `*sink`, its start measured from `origin` (replicas traced together
+  // share one); until StopTrace.
+  absl::Status StartTrace(std::vector<TraceSlice>* sink, const Stream& stream,
+                          std::chrono::steady_clock::time_point origin);
+  absl::Status StartTrace(std::vector<TraceSlice>* sink, const Stream& stream) {
+    return StartTrace(sink, stream, std::chrono::steady_clock::now());
+  }
   void StopTrace() { trace_ = nullptr; }
   bool on() const { return profiling_ || trace_ != nullptr; }
+  bool tracing() const { return trace_ != nullptr; }
+  std::chrono::steady_clock::time_point origin() const { return origin_; }
+
+  // Runs `work`, which the host does itself and which has finished when it
+  // returns (waiting for the input pipeline's next batch, copying it into
+  // the device's input slot, waiting for the gradients' all-reduce); while
+  // tracing, as a slice `name` on `lane` timed by the host's clock. Never
+  // in the profile sums.
+  template <typename Work>
+  absl::Status HostSpan(const char* name, const char* category, const char* lane, Work&& work) {
+    if (trace_ == nullptr) return work();
+    const auto begun = std::chrono::steady_clock::now();
+    absl::Status status = work();
+    AddSlice({name, category, lane, "", "", Since(begun),
+              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begun)
+                  .count()});
+    return status;
+  }
+  // Microseconds from the trace's origin to `t`.
+  double Since(std::chrono::steady_clock::time_point t) const {
+    return std::chrono::duration<double, std::micro>(t - origin_).count();
+  }
+  // Adds a slice timed elsewhere (the communication thread's buckets), while tracing.
+  void AddSlice(TraceSlice slice) {
+    if (trace_ != nullptr) trace_->push_back(std::move(slice));
+  }
 
   // Runs `work`; when on, between the timer's start and stop, adding the
   // seconds to `time`'s forward or backward sum and (tracing) a slice
@@ -80,13 +111,27 @@ class StepTimer {
   std::chrono::steady_clock::time_point origin_;
 };
 
-// The trace file's text: lane names as thread-name metadata, then every
-// slice; `process` names the process row (the case, e.g. "train/resnet50/...").
-std::string ChromeTraceJson(const std::vector<TraceSlice>& slices, const std::string& process);
+// One process row of a trace: a replica's slices (or the only ones).
+struct TraceProcess {
+  std::string name;  // the case, e.g. "train/resnet50/...", and the rank where there are several
+  std::vector<TraceSlice> slices;
+};
+
+// The trace file's text: each process's name and lane names as metadata
+// (lanes numbered in order of first use, the same numbers in every
+// process), then every slice.
+std::string ChromeTraceJson(const std::vector<TraceProcess>& processes);
+inline std::string ChromeTraceJson(const std::vector<TraceSlice>& slices,
+                                   const std::string& process) {
+  return ChromeTraceJson({TraceProcess{process, slices}});
+}
 
 // Writes ChromeTraceJson to `path`; errors name the file and the system's reason.
-absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceSlice>& slices,
-                              const std::string& process);
+absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceProcess>& processes);
+inline absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceSlice>& slices,
+                                     const std::string& process) {
+  return WriteChromeTrace(path, {TraceProcess{process, slices}});
+}
 
 }  // namespace cnnbench
 

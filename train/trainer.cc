@@ -366,19 +366,30 @@ void Trainer::ResetProfile() {
   for (auto& t : step_.profile) t.forward_seconds = t.backward_seconds = 0;
 }
 
-absl::StatusOr<std::vector<TraceSlice>> Trainer::TraceStep() {
+absl::Status Trainer::BeginTrace(std::vector<TraceSlice>* sink,
+                                 std::chrono::steady_clock::time_point origin) {
   if (!inputs_->has_batch())
     return absl::FailedPreconditionError(
-        "Trainer::TraceStep before any SetBatch: there is no batch to train on");
+        "tracing a training step before any SetBatch: there is no batch to train on");
   RETURN_IF_ERROR(backend_->stream().Synchronize());
-  const std::vector<LayerTime> profile = step_.profile;  // left as it was
+  profile_before_trace_ = step_.profile;
+  return timer_.StartTrace(sink, backend_->stream(), origin);
+}
+
+void Trainer::EndTrace() {
+  timer_.StopTrace();
+  step_.profile = profile_before_trace_;
+}
+
+absl::StatusOr<std::vector<TraceSlice>> Trainer::TraceStep(
+    const std::function<absl::Status(StepTimer&)>& after) {
   std::vector<TraceSlice> slices;
-  RETURN_IF_ERROR(timer_.StartTrace(&slices, backend_->stream()));
+  RETURN_IF_ERROR(BeginTrace(&slices, std::chrono::steady_clock::now()));
   absl::Status status = ForwardBackward();
   if (status.ok()) status = Update();
   if (status.ok()) status = backend_->stream().Synchronize();
-  timer_.StopTrace();
-  step_.profile = profile;
+  if (status.ok() && after) status = after(timer_);
+  EndTrace();
   RETURN_IF_ERROR(status);
   return slices;
 }

@@ -162,8 +162,22 @@ class Trainer {
   // (the previous one having finished) and lasts what the stream's timer
   // measured. On a GPU each slice is also an NVTX range named after its
   // layer, for Nsight Systems. Trains like any step; the profile sums are
-  // left as they were. Needs a batch (SetBatch) like Step.
-  absl::StatusOr<std::vector<TraceSlice>> TraceStep();
+  // left as they were. Needs a batch (SetBatch) like Step. `after`, where
+  // given, runs once the step is done, still traced (a real-data case feeds
+  // the next batch there, as its timed steps do, each part a HostSpan on
+  // the "upload" lane).
+  absl::StatusOr<std::vector<TraceSlice>> TraceStep(
+      const std::function<absl::Status(StepTimer&)>& after = nullptr);
+  // TraceStep's parts, for an executor that runs the step itself (a
+  // Replica, whose all-reduce sits between backward and the update): from
+  // BeginTrace on, every layer's passes, the edges and the update become
+  // slices in `*sink` timed from `origin`; EndTrace stops and puts the
+  // profile sums back as they were at BeginTrace.
+  absl::Status BeginTrace(std::vector<TraceSlice>* sink,
+                          std::chrono::steady_clock::time_point origin);
+  void EndTrace();
+  // The profile's and the trace's timer (HostSpan for the executor's caller).
+  StepTimer& step_timer() { return timer_; }
 
   // The logits of the most recent step's batch as fp32, (batch, classes)
   // row-major (waits for that step). FailedPrecondition before any step, or
@@ -235,7 +249,8 @@ class Trainer {
   std::string cuda_graph_failure_;       // a capture failed: every step runs eagerly
   int64_t steps_ = 0;
   GradientReadyHook gradient_ready_;
-  StepTimer timer_;  // the profile's and the trace's
+  StepTimer timer_;                              // the profile's and the trace's
+  std::vector<LayerTime> profile_before_trace_;  // BeginTrace's, put back by EndTrace
 };
 
 }  // namespace cnnbench

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -294,6 +295,50 @@ TEST(RunBehaviourTest, TraceFileGetsOneMoreStepOfEachTrainAndInferCase) {
   }
   EXPECT_EQ(RunBench("--preset=tiny --families=train --trace_file= --list", &output), 2);
   EXPECT_TRUE(absl::StrContains(output, "--trace_file")) << output;
+}
+
+// --trace_file with real data on one replica and on two CPU replicas: the
+// replicas' file has a process row per replica, each with its layers on the
+// compute lane, its buckets on the communication lane and the batch's feed
+// on the upload lane; the single replica's has the feed too.
+TEST(RunBehaviourTest, TraceFileOfReplicasHasALanePerStream) {
+  const std::string trace = TempPath("replicas.json");
+  const std::string path =
+      TempPath("replicas.train_trivial_fp32_real_batch-2_gpus-0_replicas-2.json");
+  const std::string single = TempPath("replicas.train_trivial_fp32_real_batch-2_gpus-0.json");
+  std::remove(path.c_str());
+  std::remove(single.c_str());
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --data=real --replicas=1,2 "
+                                  "--trace_file=",
+                                  trace),
+                     &output),
+            0)
+      << output;
+  const std::string single_trace = ReadFile(single);
+  EXPECT_TRUE(absl::StrContains(single_trace, "\"(next batch)\"")) << single_trace;
+  EXPECT_TRUE(absl::StrContains(single_trace, "\"upload\"")) << single_trace;
+  EXPECT_TRUE(absl::StrContains(output, "(2 replica(s))")) << output;
+  const nlohmann::json events = nlohmann::json::parse(ReadFile(path));
+  std::map<int, std::string> processes, lanes;
+  for (const nlohmann::json& e : events) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name") lanes[e["tid"]] = e["args"]["name"];
+  }
+  ASSERT_EQ(processes.size(), 2u) << events.dump();
+  EXPECT_TRUE(absl::StrContains(processes[2], "rank 1 of 2")) << processes[2];
+  // Per process: which lanes hold slices, and the upload's two parts.
+  std::map<int, std::set<std::string>> used, names;
+  for (const nlohmann::json& e : events) {
+    if (e["ph"] != "X") continue;
+    used[e["pid"]].insert(lanes[e["tid"]]);
+    names[e["pid"]].insert(e["name"].get<std::string>());
+  }
+  for (int pid : {1, 2}) {
+    EXPECT_EQ(used[pid], (std::set<std::string>{"compute", "communication", "upload"})) << pid;
+    EXPECT_TRUE(names[pid].count("(next batch)") && names[pid].count("(upload)")) << pid;
+    EXPECT_TRUE(names[pid].count("(update)")) << pid;
+  }
 }
 
 TEST(RunBehaviourTest, ListAndProgressCountOnlyTheCasesTheFilterSelects) {

@@ -4,9 +4,12 @@
 // other; rank 0's weights reach every rank; bucket planning.
 #include "train/data_parallel.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "kernels/backends.h"
 #include "kernels/collectives/local.h"
 #include "tests/train/small_cnn.h"
+#include "train/trace.h"
 
 namespace cnnbench {
 namespace {
@@ -75,8 +79,12 @@ struct RunResult {
 
 // `ranks` replicas, each at batch `batch`, for `steps` steps on the global
 // batches MakeBatch(seed = step) at ranks * batch.
+// Step `traced_step` (where >= 0) is Replica::TraceStep, its slices per rank
+// into `traces`.
 RunResult RunReplicas(int ranks, int batch, int steps, bool batch_norm,
-                      const DataParallelOptions& dp, const std::vector<uint64_t>& seeds = {}) {
+                      const DataParallelOptions& dp, const std::vector<uint64_t>& seeds = {},
+                      int traced_step = -1,
+                      std::vector<std::vector<TraceSlice>>* traces = nullptr) {
   RunResult result;
   result.weights.resize(ranks);
   result.buckets.resize(ranks);
@@ -90,6 +98,8 @@ RunResult RunReplicas(int ranks, int batch, int steps, bool batch_norm,
   const size_t image_floats = images[0].size() / (ranks * batch);
   const Graph graph = train_test::SmallCnn(batch, batch_norm);
   std::vector<bool> agreed(ranks);
+  if (traces != nullptr) traces->assign(ranks, {});
+  const auto origin = std::chrono::steady_clock::now();
   std::vector<absl::Status> status = OnRanks(ranks, [&](int rank) -> absl::Status {
     auto backend = CreateBackend("reference", Device::Cpu());
     if (!backend.ok()) return backend.status();
@@ -106,8 +116,14 @@ RunResult RunReplicas(int ranks, int batch, int steps, bool batch_norm,
       absl::Status set = (*replica)->SetBatch(images[s].data() + rank * batch * image_floats,
                                               labels[s].data() + rank * batch);
       if (!set.ok()) return set;
-      absl::Status step = (*replica)->Step();
-      if (!step.ok()) return step;
+      if (s == traced_step) {
+        auto traced = (*replica)->TraceStep(origin);
+        if (!traced.ok()) return traced.status();
+        if (traces != nullptr) (*traces)[rank] = *std::move(traced);
+      } else {
+        absl::Status step = (*replica)->Step();
+        if (!step.ok()) return step;
+      }
       auto loss = (*replica)->GlobalLoss();
       if (!loss.ok()) return loss.status();
       if (rank == 0) result.losses.push_back(*loss);
@@ -213,6 +229,73 @@ TEST(DataParallelTest, OverlapOnAndOffGiveTheSameBits) {
         << "rank " << r;
   }
   EXPECT_EQ(a.losses, b.losses);
+}
+
+// A traced step (Replica::TraceStep) trains like any step (the same bits
+// as the untraced run); each rank's trace has every layer's passes on the
+// compute lane, one slice per bucket on the communication lane, in the
+// order reduced and without overlap, inside the traced step, and the
+// update after the last of them.
+TEST(DataParallelTest, ATracedStepPutsEachBucketOnTheCommunicationLane) {
+  DataParallelOptions dp;
+  dp.bucket_bytes = 2048;
+  std::vector<std::vector<TraceSlice>> traces;
+  RunResult plain = RunReplicas(2, kBatch / 2, 3, /*batch_norm=*/true, dp);
+  RunResult traced = RunReplicas(2, kBatch / 2, 3, /*batch_norm=*/true, dp, {}, 1, &traces);
+  ASSERT_EQ(traces.size(), 2u);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(traced.weights[r].empty());
+    EXPECT_EQ(traced.weights[r], plain.weights[r]) << "rank " << r;
+  }
+  EXPECT_EQ(traced.losses, plain.losses);
+  // The layers a replica runs: those of a trainer compiled alike.
+  auto backend = CreateBackend("reference", Device::Cpu());
+  ASSERT_TRUE(backend.ok());
+  auto trainer =
+      Trainer::Compile(train_test::SmallCnn(kBatch / 2, true), backend->get(), TrainOptions());
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  for (int r = 0; r < 2; ++r) {
+    std::vector<TraceSlice> comm, compute;
+    for (const TraceSlice& s : traces[r]) (s.lane == "communication" ? comm : compute).push_back(s);
+    // One slice per bucket of that step (the buckets of a step are the same
+    // every step), named by its bytes.
+    ASSERT_EQ(comm.size(), traced.buckets[r].size()) << "rank " << r;
+    EXPECT_GT(comm.size(), 2u);
+    for (size_t i = 0; i < comm.size(); ++i) {
+      EXPECT_EQ(comm[i].category, "all-reduce");
+      EXPECT_EQ(comm[i].op,
+                absl::StrCat("gradient bytes [", traced.buckets[r][i].offset, ", ",
+                             traced.buckets[r][i].offset + traced.buckets[r][i].bytes, ")"));
+      EXPECT_FALSE(comm[i].implementation.empty());
+      if (i > 0) {
+        EXPECT_LE(comm[i - 1].start_us + comm[i - 1].duration_us, comm[i].start_us + 1e-3);
+      }
+    }
+    // Every layer's forward; the wait for the buckets, and the update after the last one.
+    std::set<std::string> forward;
+    double first = 1e300, update_start = -1, wait_start = -1;
+    for (const TraceSlice& s : compute) {
+      EXPECT_EQ(s.lane, "compute");
+      first = std::min(first, s.start_us);
+      if (s.category == "forward") forward.insert(s.name);
+      if (s.name == "(update)") update_start = s.start_us;
+      if (s.name == "(wait for all-reduce)") wait_start = s.start_us;
+    }
+    for (const auto& layer : (*trainer)->step_plan().layers)
+      EXPECT_TRUE(forward.count(layer->name)) << "rank " << r << ": " << layer->name;
+    ASSERT_GE(update_start, 0) << "rank " << r;
+    ASSERT_GE(wait_start, 0) << "rank " << r;
+    for (const TraceSlice& s : comm) {
+      EXPECT_GE(s.start_us, first - 1e-3);
+      EXPECT_LE(s.start_us + s.duration_us, update_start + 1e-3) << s.name;
+    }
+    EXPECT_LE(wait_start, update_start);
+  }
+  // Both ranks' processes in one file.
+  const std::string json =
+      ChromeTraceJson({TraceProcess{"rank 0", traces[0]}, TraceProcess{"rank 1", traces[1]}});
+  EXPECT_THAT(json, HasSubstr("\"communication\""));
+  EXPECT_THAT(json, HasSubstr("\"pid\": 2"));
 }
 
 TEST(DataParallelTest, BatchNormReplicasStayIdentical) {
