@@ -333,11 +333,12 @@ sequence() {
   train train_fp16 fp16
   train train_bf16_legacy_bn bf16 --cuda_batch_norm=legacy
   # Where the bf16 step's time goes: each layer between device events (no
-  # CUDA graph), with the engines each layer runs.
+  # CUDA graph), with the engines each layer runs, and one step as a Chrome
+  # trace (trace.json in the results, for Perfetto).
   if [ -x "$BUNDLE/bin/step_breakdown" ]; then
     step profile step_breakdown 90 "$OUT/breakdown.log" "" \
       "$BUNDLE/run.sh" step_breakdown --profile --backend=cuda --model=resnet50_v1.5 --batch=256 \
-      --precision=bf16 --steps=5 --warmup_steps=2
+      --precision=bf16 --steps=5 --warmup_steps=2 --trace_file="$OUT/trace.json"
   else
     skip profile step_breakdown "this bundle has no bin/step_breakdown"
   fi
