@@ -285,6 +285,7 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
                     ? absl::StrCat(" (", inferencer_->conv_relu_epilogues(), " as conv epilogues)")
                     : "")
           : "",
+      ConvAlgorithmNote(options_, *backend_, inferencer_->step_plan()),
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
                          " validation data (accuracy of untrained weights: about chance)")

@@ -49,7 +49,7 @@ class KernelWorkload : public Workload {
     if (bytes > 0)
       state.counters["bytes_per_second"] =
           benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
-    state.SetLabel(runner_->implementation());
+    state.SetLabel(runner_->implementation(case_.pass));
     return absl::OkStatus();
   }
 

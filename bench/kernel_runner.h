@@ -34,7 +34,8 @@ class KernelRunner {
   absl::Status Run(Pass pass);
   // The backend's stream, where every call is enqueued.
   const Stream& stream() const { return backend_->stream(); }
-  std::string implementation() const { return kernel_->implementation(); }
+  // What runs in `pass` (a oneDNN convolution's passes may differ).
+  std::string implementation(Pass pass) const { return kernel_->pass_implementation(pass); }
   const KernelSignature& signature() const { return kernel_->signature(); }
 
  private:

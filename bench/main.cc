@@ -133,6 +133,10 @@ ABSL_FLAG(int, image_size, 0, "override every model's image size (0: each model'
 ABSL_FLAG(int, kernel_batch, -1, "batch of kernel cases (0: each model's default batch)");
 ABSL_FLAG(int, max_kernel_shapes, -1, "distinct layers per model and kernel family (0: all)");
 ABSL_FLAG(std::string, backend, "", "CPU backend: onednn (default) or reference");
+ABSL_FLAG(std::string, cpu_conv_algorithm, "timed",
+          "oneDNN convolutions: timed (each pass's candidates timed once when its kernel is "
+          "created, the fastest kept), direct (direct convolution only: the baseline), "
+          "winograd (Winograd wherever oneDNN has it, else direct), auto (oneDNN's heuristic)");
 ABSL_FLAG(bool, cuda_graph, true,
           "GPU training cases: capture each step once as a CUDA graph and replay it "
           "(false: enqueue every kernel every step)");
@@ -331,6 +335,14 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
+  if (absl::StatusOr<CpuConvAlgorithm> algorithm =
+          ParseCpuConvAlgorithm(absl::GetFlag(FLAGS_cpu_conv_algorithm));
+      algorithm.ok()) {
+    o.cpu_conv_algorithm = *algorithm;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cpu_conv_algorithm: ", algorithm.status().message()));
+  }
   o.platform = absl::GetFlag(FLAGS_platform);
   o.cuda.graph = absl::GetFlag(FLAGS_cuda_graph);
   const std::string layout = absl::GetFlag(FLAGS_gpu_layout);
@@ -357,6 +369,9 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("repetitions", absl::StrCat(o.repetitions));
   benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel.min_time));
   benchmark::AddCustomContext("cpu_backend", o.backend);
+  if (o.backend == "onednn")
+    benchmark::AddCustomContext("cpu_conv_algorithm",
+                                std::string(CpuConvAlgorithmName(o.cpu_conv_algorithm)));
   benchmark::AddCustomContext("cuda_graph", o.cuda.graph ? "true" : "false");
   benchmark::AddCustomContext("gpu_layout", o.cuda.nhwc ? "nhwc" : "nchw");
   benchmark::AddCustomContext("cuda_batch_norm", o.cuda.batch_norm_graphs ? "graph" : "legacy");

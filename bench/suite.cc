@@ -183,6 +183,11 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateCaseBackend(const SuiteOptions& o
     cuda.runtime_compiled_attempts = options.cuda.rtc_attempts;
     return CreateCudaBackend(device, cuda);
   }
+  if (options.backend == "onednn" && device.is_cpu()) {
+    OneDnnOptions onednn;
+    onednn.conv_algorithm = options.cpu_conv_algorithm;
+    return CreateOneDnnBackend(onednn);
+  }
   return CreateBackend(options.backend, device);
 }
 
@@ -244,6 +249,27 @@ absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::s
   mo.batch = options.kernel.batch > 0 ? options.kernel.batch : info.default_batch;
   mo.image_size = options.image_size;
   return BuildModel(model, mo);
+}
+
+std::string ConvAlgorithmNote(const SuiteOptions& options, const Backend& backend,
+                              const StepPlan& plan) {
+  if (backend.name() != "onednn") return "";
+  int passes = 0, winograd = 0;
+  auto count = [&](const Kernel& kernel, OpPass pass) {
+    ++passes;
+    winograd += absl::StrContains(kernel.pass_implementation(pass), "wino");
+  };
+  for (const auto& layer : plan.layers) {
+    if (layer->node < 0 || !std::holds_alternative<ConvDesc>(plan.graph.nodes[layer->node].op))
+      continue;
+    count(*layer->kernel, OpPass::kForward);
+    if (!layer->needs_grad) continue;
+    count(*layer->kernel, OpPass::kBackwardWeights);
+    if (layer->any_dx) count(*layer->kernel, OpPass::kBackwardData);
+  }
+  if (passes == 0) return "";
+  return absl::StrCat(", conv ", CpuConvAlgorithmName(options.cpu_conv_algorithm), ": Winograd in ",
+                      winograd, " of ", passes, " passes");
 }
 
 std::string TraceFilePath(const std::string& path, const std::string& name) {

@@ -15,7 +15,9 @@
 #include "input/image/preprocess.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn/conv_choices.h"
 #include "models/graph.h"
+#include "train/step_plan.h"
 
 namespace cnnbench::bench {
 
@@ -125,7 +127,9 @@ struct SuiteOptions {
   int64_t image_size = 0;          // 0: each model's own (train and kernel cases)
   int repetitions = 5;             // every family (after --benchmark_repetitions)
   std::string backend = "onednn";  // for CPU cases
-  int gpu_count = 0;               // GPUs visible: cuda cases register only with one
+  // What oneDNN's convolutions run (kernels/onednn/conv_choices.h).
+  CpuConvAlgorithm cpu_conv_algorithm = CpuConvAlgorithm::kTimed;
+  int gpu_count = 0;  // GPUs visible: cuda cases register only with one
   std::string platform;
   // Inside a run, for the cases timed step by step (train, infer): each
   // repetition's step times in the JSON; a live progress line every this
@@ -146,6 +150,12 @@ struct SuiteOptions {
   BandwidthCaseOptions bandwidth;
   CudaCaseOptions cuda;
 };
+
+// For oneDNN cases, which algorithm the plan's convolution passes run
+// (--cpu_conv_algorithm): ", conv timed: Winograd in 14 of 48 passes";
+// "" on other backends.
+std::string ConvAlgorithmNote(const SuiteOptions& options, const Backend& backend,
+                              const StepPlan& plan);
 
 // Where case `name`'s trace goes for --trace_file=`path`: the case's name,
 // '/' and ':' made '_' and '-', before the extension ("trace.json" ->

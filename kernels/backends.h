@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "core/device.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn/onednn_backend.h"  // CreateOneDnnBackend, OneDnnOptions
 
 namespace cnnbench {
 
@@ -19,8 +20,8 @@ absl::StatusOr<std::unique_ptr<Backend>> CreateBackend(absl::string_view name,
 
 // Plain loops with double accumulation (fp32 and fp64): the truth in tests.
 std::unique_ptr<Backend> CreateReferenceBackend();
-// oneDNN primitives on the CPU (fp32; bf16 where the CPU supports it).
-absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend();
+// oneDNN primitives on the CPU (fp32; bf16 where the CPU supports it):
+// kernels/onednn/onednn_backend.h.
 
 }  // namespace cnnbench
 

@@ -27,6 +27,7 @@
 #include "core/shape.h"
 #include "kernels/desc.h"
 #include "kernels/loss_scale.h"
+#include "kernels/op_traits.h"
 
 namespace cnnbench {
 
@@ -98,6 +99,10 @@ class Kernel {
   const KernelSignature& signature() const { return signature_; }
   // What runs: "reference", or oneDNN's implementation name ("jit:avx2", ...).
   virtual std::string implementation() const = 0;
+  // What runs in `pass`: implementation() unless the kernel's passes run
+  // different implementations (a oneDNN convolution may run Winograd in
+  // one pass and direct convolution in another).
+  virtual std::string pass_implementation(OpPass pass) const { return implementation(); }
   // Each call enqueues on the backend's stream and does not wait for it.
   virtual absl::Status Forward(const KernelArgs& args) = 0;
   virtual absl::Status BackwardData(const KernelArgs& args) = 0;

@@ -54,6 +54,9 @@ ABSL_FLAG(std::string, trace_file, "",
 ABSL_FLAG(int, warmup_steps, 2, "--profile: steps before them");
 ABSL_FLAG(std::string, backend, "onednn",
           "--profile: backend (onednn or reference on the CPU, cuda on GPU 0)");
+ABSL_FLAG(std::string, cpu_conv_algorithm, "timed",
+          "--profile on onednn: the convolutions' algorithm (timed, direct, winograd, auto; "
+          "as //bench:all's flag)");
 ABSL_FLAG(bool, verbose, false,
           "the compile log on stderr: one line per layer and pass while plans are built "
           "(also CNNBENCH_VERBOSE=1)");
@@ -164,9 +167,15 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
                          const std::map<std::string, double>* means) {
   ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
   const std::string backend_name = absl::GetFlag(FLAGS_backend);
+  ASSIGN_OR_RETURN(const CpuConvAlgorithm conv_algorithm,
+                   ParseCpuConvAlgorithm(absl::GetFlag(FLAGS_cpu_conv_algorithm)));
+  OneDnnOptions onednn;
+  onednn.conv_algorithm = conv_algorithm;
   ASSIGN_OR_RETURN(
       std::unique_ptr<Backend> backend,
-      CreateBackend(backend_name, backend_name == "cuda" ? Device::Cuda(0) : Device::Cpu()));
+      backend_name == "onednn"
+          ? CreateOneDnnBackend(onednn)
+          : CreateBackend(backend_name, backend_name == "cuda" ? Device::Cuda(0) : Device::Cpu()));
   TrainOptions options;
   options.precision = precision;
   options.profile = true;
@@ -218,6 +227,8 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
     if (c != cases.end() && c->second.missing == 0 && fwd + bwd > 0)
       std::printf(" %10.3f %10.3f %8.2f", c->second.forward * 1e3, c->second.backward * 1e3,
                   (c->second.forward + c->second.backward) / (fwd + bwd));
+    if (!t.backward_implementation.empty())
+      std::printf("  (backward: %s)", t.backward_implementation.c_str());
     std::printf("\n");
   }
   const double step = total / steps;

@@ -114,15 +114,19 @@ absl::Status CreateKernels(const Graph& graph, Backend* backend, StepPlan& plan)
     LayerTime time;
     time.name = node.name;
     time.op = OpDescToString(node.op);
-    time.implementation = layer->kernel->implementation();
+    time.implementation = layer->kernel->pass_implementation(OpPass::kForward);
+    const std::string data = layer->kernel->pass_implementation(OpPass::kBackwardData);
+    const std::string weights = layer->kernel->pass_implementation(OpPass::kBackwardWeights);
+    const std::string backward = data == weights ? data : absl::StrCat(data, " / ", weights);
+    if (backward != time.implementation) time.backward_implementation = backward;
     layer->profile_index = static_cast<int>(plan.profile.size());
     plan.profile.push_back(time);
     plan.layers.push_back(std::move(layer));
   }
   plan.edges_profile = static_cast<int>(plan.profile.size());
-  plan.profile.push_back({"edges", "reorders, casts and gradient sums", "executor", 0, 0});
+  plan.profile.push_back({"edges", "reorders, casts and gradient sums", "executor", "", 0, 0});
   plan.update_profile = static_cast<int>(plan.profile.size());
-  plan.profile.push_back({"update", "sgd", "executor", 0, 0});
+  plan.profile.push_back({"update", "sgd", "executor", "", 0, 0});
   plan.loss_spec = plan.layers[plan.layer_of[graph.loss]]->kernel->signature().output;
   const auto consumers = graph.Consumers();
   for (auto& layer_ptr : plan.layers)

@@ -42,7 +42,11 @@ inline size_t AlignUp(size_t bytes, size_t alignment) {
 struct LayerTime {
   std::string name;            // node name
   std::string op;              // canonical descriptor string
-  std::string implementation;  // what the backend runs
+  std::string implementation;  // what the backend runs (the forward pass)
+  // What the backward passes run, where it differs from the forward's
+  // ("data / weights" when they differ from each other too); "" when the
+  // same.
+  std::string backward_implementation;
   double forward_seconds = 0;
   double backward_seconds = 0;
 };

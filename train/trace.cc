@@ -46,7 +46,10 @@ void StepTimer::Record(const LayerTime& time, bool executor, const char* categor
   slice.lane = "compute";
   if (!executor) {
     slice.op = time.op;
-    slice.implementation = time.implementation;
+    const bool backward = std::string(category) == "backward";
+    slice.implementation = backward && !time.backward_implementation.empty()
+                               ? time.backward_implementation
+                               : time.implementation;
   }
   slice.start_us = Since(begun);
   slice.duration_us = seconds * 1e6;

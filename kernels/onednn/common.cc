@@ -1,5 +1,10 @@
 #include "kernels/onednn/common.h"
 
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -190,6 +195,57 @@ void BoundPrimitive::Execute(dnnl::stream& stream) const {
                              exec_args_.data()),
       "could not execute a primitive");
   stream.wait();
+}
+
+double TimeExecution(const Context& context, BoundPrimitive& primitive,
+                     const std::vector<int>& args, int runs) {
+  std::vector<memory> buffers;
+  uint64_t state = 0x2545f4914f6cdd1dull;
+  auto uniform = [&state] {  // xorshift64*: [-1, 1)
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return static_cast<float>((state * 0x2545f4914f6cdd1dull) >> 40) / (1 << 23) - 1.0f;
+  };
+  for (int arg : args) {
+    const memory::desc& desc = primitive.desc(arg);
+    buffers.emplace_back(desc, context.engine);
+    void* data = buffers.back().get_data_handle();
+    const size_t bytes = desc.get_size();
+    if (desc.data_type() == memory::data_type::f32) {
+      float* f = static_cast<float*>(data);
+      for (size_t i = 0; i < bytes / 4; ++i) f[i] = uniform();
+    } else if (desc.data_type() == memory::data_type::bf16) {
+      uint16_t* h = static_cast<uint16_t*>(data);
+      for (size_t i = 0; i < bytes / 2; ++i) {
+        const float v = uniform();
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        h[i] = static_cast<uint16_t>(bits >> 16);
+      }
+    } else {
+      std::memset(data, 0, bytes);
+    }
+    primitive.Set(arg, data);
+  }
+  std::unique_ptr<char[], void (*)(void*)> scratch(nullptr, std::free);
+  if (primitive.scratchpad_bytes() > 0) {
+    scratch.reset(
+        static_cast<char*>(std::aligned_alloc(64, AlignUp(primitive.scratchpad_bytes()))));
+    if (scratch == nullptr) throw std::bad_alloc();
+    std::memset(scratch.get(), 0, primitive.scratchpad_bytes());
+    primitive.SetScratchpad(scratch.get());
+  }
+  dnnl::stream stream(context.engine);
+  double best = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    primitive.Execute(stream);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i == 0 || seconds < best) best = seconds;
+  }
+  return best;
 }
 
 BoundPrimitive MakeReorder(const Context& context, const memory::desc& from,

@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "dnnl.hpp"
 #include "kernels/kernel.h"
+#include "kernels/onednn/conv_choices.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -29,6 +30,8 @@ struct Context {
   dnnl::engine engine;
   dnnl::stream stream;
   bool has_bf16 = false;  // the CPU runs bf16 natively (avx512_bf16)
+  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kTimed;
+  ConvChoices* conv_choices = nullptr;  // never null in a backend's context
 };
 
 // Whether oneDNN's effective ISA includes avx512_core_bf16.
@@ -130,6 +133,14 @@ dnnl::primitive_attr UserScratchpadAttr();
 // The same, with a ReLU applied to the primitive's output as its post-op
 // (a fused residual add's, a convolution's epilogue).
 dnnl::primitive_attr UserScratchpadReluAttr();
+
+// Seconds of the fastest of `runs` executions of `primitive`, each waited
+// for, on buffers of its arguments' descriptors (`args`, FROM and TO for a
+// reorder) and its scratchpad, filled with uniform values in [-1, 1) (fp32
+// or bf16; other types zeros). How a kernel times its candidates when it is
+// created; throws dnnl::error or std::bad_alloc as the C++ API does.
+double TimeExecution(const Context& context, BoundPrimitive& primitive,
+                     const std::vector<int>& args, int runs);
 
 // A reorder between two descriptors as a BoundPrimitive (args FROM, TO).
 BoundPrimitive MakeReorder(const Context& context, const dnnl::memory::desc& from,

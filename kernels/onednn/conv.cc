@@ -2,6 +2,19 @@
 // oneDNN's convolution primitives; layouts chosen by oneDNN. The ReLU
 // epilogue (ConvDesc::relu) is the forward primitive's eltwise post-op; its
 // backward passes refuse (forward only).
+//
+// Each pass runs the algorithm the context's CpuConvAlgorithm says
+// (conv_choices.h). The layouts are direct convolution's in every mode: the
+// source and destination as direct's forward chooses them (so the layers
+// around see what they saw before), the weights as the chosen forward
+// stores them; a backward candidate that wants the weights in another
+// layout has its reorder timed with it.
+#include <omp.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
@@ -12,6 +25,84 @@ namespace onednn {
 namespace {
 
 using dnnl::memory;
+
+struct Candidate {
+  const char* name;  // as ConvChoice::algorithm: "direct", "winograd", "auto"
+  dnnl::algorithm algorithm;
+};
+constexpr Candidate kDirect{"direct", dnnl::algorithm::convolution_direct};
+constexpr Candidate kWinograd{"winograd", dnnl::algorithm::convolution_winograd};
+constexpr Candidate kAuto{"auto", dnnl::algorithm::convolution_auto};
+
+// A pass's primitive descriptor made with one candidate, and its time
+// (with the reorder it needs) where timed.
+template <typename Pd>
+struct Made {
+  Candidate candidate;
+  Pd pd;
+  double seconds = 0;
+};
+
+// Pass `pass` of the kernel `what`: makes the primitive with the
+// candidates the context's mode allows (`make(algorithm)` throwing
+// dnnl::error means the library has no such kernel here), and keeps
+//   direct:   direct;
+//   auto:     oneDNN's convolution_auto;
+//   winograd: Winograd where it can be made, else direct;
+//   timed:    the fastest by `time(pd)` of those that can be made, ties to
+//             direct, the choice cached by descriptor and pass in the
+//             context's ConvChoices (a cached choice is made again, not
+//             timed again).
+template <typename Pd, typename Make, typename Time>
+Made<Pd> ChoosePass(Context& context, const std::string& what, DType dtype, const char* pass,
+                    Make make, Time time) {
+  auto try_make = [&](const Candidate& c) -> std::optional<Made<Pd>> {
+    try {
+      return Made<Pd>{c, make(c.algorithm)};
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+  };
+  switch (context.conv_algorithm) {
+    case CpuConvAlgorithm::kDirect:
+      return {kDirect, make(kDirect.algorithm)};
+    case CpuConvAlgorithm::kAuto:
+      return {kAuto, make(kAuto.algorithm)};
+    case CpuConvAlgorithm::kWinograd:
+      if (auto w = try_make(kWinograd)) return *std::move(w);
+      return {kDirect, make(kDirect.algorithm)};
+    case CpuConvAlgorithm::kTimed:
+      break;
+  }
+  const std::string key = ConvChoices::Key(what, DTypeName(dtype), pass, omp_get_max_threads());
+  ConvChoices& choices = *context.conv_choices;
+  auto cached = [&]() -> std::optional<Made<Pd>> {
+    std::optional<ConvChoice> choice = choices.Find(key);
+    if (!choice) return std::nullopt;
+    if (choice->algorithm == kWinograd.name)
+      if (auto w = try_make(kWinograd)) return *std::move(w);
+    return Made<Pd>{kDirect, make(kDirect.algorithm)};
+  };
+  if (auto m = cached()) return *std::move(m);
+  Made<Pd> direct{kDirect, make(kDirect.algorithm)};
+  std::optional<Made<Pd>> winograd = try_make(kWinograd);
+  if (!winograd) {
+    choices.Set(key, {kDirect.name, 0, 0});
+    return direct;
+  }
+  // Two candidates: timed one kernel at a time in the process.
+  std::lock_guard<std::mutex> lock(choices.timing_mutex());
+  if (auto m = cached()) return *std::move(m);
+  direct.seconds = time(direct.pd);
+  winograd->seconds = time(winograd->pd);
+  Made<Pd>& best = winograd->seconds < direct.seconds ? *winograd : direct;
+  choices.Set(key, {best.candidate.name, best.seconds, direct.seconds});
+  return std::move(best);
+}
+
+// The runs each candidate is timed with (the faster kept: the first pays
+// for the caches and the pages the second finds warm).
+constexpr int kTimingRuns = 2;
 
 class ConvKernel : public WeightedLayer {
  public:
@@ -58,38 +149,83 @@ class ConvKernel : public WeightedLayer {
     const dnnl::primitive_attr forward_attr = relu_ ? UserScratchpadReluAttr() : attr;
     const memory::desc any_weights = AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc(dst_dims, type);
-    auto fwd_desc = bias_ ? dnnl::convolution_forward::desc(
-                                dnnl::prop_kind::forward_training, direct, src_md, any_weights,
-                                bias_md, any_dst, strides, dilation, pad_l, pad_r)
-                          : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                                            direct, src_md, any_weights, any_dst,
-                                                            strides, dilation, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, forward_attr, engine);
-    const memory::desc src = fwd_pd.src_desc();
+    using ForwardPd = dnnl::convolution_forward::primitive_desc;
+    auto make_forward = [&](dnnl::algorithm algorithm, const memory::desc& src,
+                            const memory::desc& dst) {
+      auto desc = bias_ ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                          algorithm, src, any_weights, bias_md, dst,
+                                                          strides, dilation, pad_l, pad_r)
+                        : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                          algorithm, src, any_weights, dst, strides,
+                                                          dilation, pad_l, pad_r);
+      return ForwardPd(desc, forward_attr, engine);
+    };
+    // The layouts: direct convolution's.
+    const ForwardPd direct_pd = make_forward(direct, src_md, any_dst);
+    const memory::desc src = direct_pd.src_desc();
+    const memory::desc dst = direct_pd.dst_desc();
+    Context& context = *context_;
+    std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+    if (bias_) forward_args.push_back(DNNL_ARG_BIAS);
+    const Made<ForwardPd> forward = ChoosePass<ForwardPd>(
+        context, what_, dtype, "fwd",
+        [&](dnnl::algorithm a) { return a == direct ? direct_pd : make_forward(a, src, dst); },
+        [&](const ForwardPd& pd) {
+          BoundPrimitive p(pd, dnnl::convolution_forward(pd), forward_args, engine);
+          return TimeExecution(context, p, forward_args, kTimingRuns);
+        });
+    const ForwardPd& fwd_pd = forward.pd;
     const memory::desc weights = fwd_pd.weights_desc();
-    const memory::desc dst = fwd_pd.dst_desc();
+    // A candidate's reorder of the weights between `from` and `to`, timed
+    // with it where they differ.
+    auto reorder_seconds = [&](const memory::desc& from, const memory::desc& to) {
+      if (from == to) return 0.0;
+      BoundPrimitive r = MakeReorder(context, from, to);
+      return TimeExecution(context, r, {DNNL_ARG_FROM, DNNL_ARG_TO}, kTimingRuns);
+    };
 
     using BackwardDataPd = dnnl::convolution_backward_data::primitive_desc;
-    const BackwardDataPd bwd_data_pd = ChooseBackwardData<BackwardDataPd>(
-        [&](const memory::desc& w) {
-          return BackwardDataPd(dnnl::convolution_backward_data::desc(direct, src, w, dst, strides,
-                                                                      dilation, pad_l, pad_r),
-                                attr, engine, fwd_pd);
+    const std::vector<int> data_args = {DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC};
+    const Made<BackwardDataPd> bwd_data = ChoosePass<BackwardDataPd>(
+        context, what_, dtype, "bwd_data",
+        [&](dnnl::algorithm a) {
+          return ChooseBackwardData<BackwardDataPd>(
+              [&](const memory::desc& w) {
+                return BackwardDataPd(dnnl::convolution_backward_data::desc(a, src, w, dst, strides,
+                                                                            dilation, pad_l, pad_r),
+                                      attr, engine, fwd_pd);
+              },
+              weights, any_weights);
         },
-        weights, any_weights);
+        [&](const BackwardDataPd& pd) {
+          BoundPrimitive p(pd, dnnl::convolution_backward_data(pd), data_args, engine);
+          return TimeExecution(context, p, data_args, kTimingRuns) +
+                 reorder_seconds(weights, pd.weights_desc());
+        });
     using BackwardWeightsPd = dnnl::convolution_backward_weights::primitive_desc;
-    const BackwardWeightsPd bwd_weights_pd = ChooseBackwardWeights<BackwardWeightsPd>(
-        [&](const memory::desc& w) {
-          auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
-                                  direct, src, w, bias_md, dst, strides, dilation, pad_l, pad_r)
-                            : dnnl::convolution_backward_weights::desc(direct, src, w, dst, strides,
-                                                                       dilation, pad_l, pad_r);
-          return BackwardWeightsPd(desc, attr, engine, fwd_pd);
+    std::vector<int> weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
+    if (bias_) weights_args.push_back(DNNL_ARG_DIFF_BIAS);
+    const Made<BackwardWeightsPd> bwd_weights = ChoosePass<BackwardWeightsPd>(
+        context, what_, dtype, "bwd_weights",
+        [&](dnnl::algorithm a) {
+          return ChooseBackwardWeights<BackwardWeightsPd>(
+              [&](const memory::desc& w) {
+                auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
+                                        a, src, w, bias_md, dst, strides, dilation, pad_l, pad_r)
+                                  : dnnl::convolution_backward_weights::desc(
+                                        a, src, w, dst, strides, dilation, pad_l, pad_r);
+                return BackwardWeightsPd(desc, attr, engine, fwd_pd);
+              },
+              weights, any_weights);
         },
-        weights, any_weights);
-    Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data_pd,
-         dnnl::convolution_backward_data(bwd_data_pd), bwd_weights_pd,
-         dnnl::convolution_backward_weights(bwd_weights_pd));
+        [&](const BackwardWeightsPd& pd) {
+          BoundPrimitive p(pd, dnnl::convolution_backward_weights(pd), weights_args, engine);
+          return TimeExecution(context, p, weights_args, kTimingRuns) +
+                 reorder_seconds(pd.diff_weights_desc(), weights);
+        });
+    Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
+         dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,
+         dnnl::convolution_backward_weights(bwd_weights.pd));
 
     signature_.inputs = {given != nullptr && !given->is_plain()
                              ? *given

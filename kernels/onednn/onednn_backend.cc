@@ -151,8 +151,14 @@ class OneDnnBackend : public Backend {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend() {
-  return onednn::Guarded("onednn backend", []() -> absl::StatusOr<std::unique_ptr<Backend>> {
+  return CreateOneDnnBackend(OneDnnOptions());
+}
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend(const OneDnnOptions& options) {
+  return onednn::Guarded("onednn backend", [&]() -> absl::StatusOr<std::unique_ptr<Backend>> {
     auto context = std::make_shared<Context>();
+    context->conv_algorithm = options.conv_algorithm;
+    context->conv_choices = options.choices != nullptr ? options.choices : &ConvChoices::Process();
     context->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
     context->stream = dnnl::stream(context->engine);
     context->has_bf16 = onednn::CpuHasBf16();

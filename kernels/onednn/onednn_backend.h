@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn/conv_choices.h"
 
 namespace cnnbench {
 
@@ -20,6 +21,15 @@ namespace cnnbench {
 // convolution and fully connected layers let oneDNN choose the input layout
 // (the caller reorders at that edge when SameLayout says so); the other ops
 // read plain inputs as they are.
+//
+// Convolutions run the algorithm `conv_algorithm` says (conv_choices.h);
+// each conv kernel's pass_implementation names what each pass runs.
+struct OneDnnOptions {
+  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kTimed;
+  // Where timed choices are kept; nullptr: ConvChoices::Process().
+  ConvChoices* choices = nullptr;
+};
+absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend(const OneDnnOptions& options);
 absl::StatusOr<std::unique_ptr<Backend>> CreateOneDnnBackend();
 
 }  // namespace cnnbench

@@ -53,6 +53,18 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
   implementation_ = forward_.implementation();
 }
 
+std::string WeightedLayer::pass_implementation(OpPass pass) const {
+  switch (pass) {
+    case OpPass::kForward:
+      return forward_.implementation();
+    case OpPass::kBackwardData:
+      return backward_data_.implementation();
+    case OpPass::kBackwardWeights:
+      return backward_weights_.implementation();
+  }
+  return implementation_;
+}
+
 absl::Status WeightedLayer::Forward(const KernelArgs& args) {
   ASSIGN_OR_RETURN(const void* x, Input(args, 0));
   ASSIGN_OR_RETURN(void* weights, Param(args.params, 0, "weights"));

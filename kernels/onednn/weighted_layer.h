@@ -55,6 +55,8 @@ class WeightedLayer : public OneDnnKernel {
   absl::Status Forward(const KernelArgs& args) override;
   absl::Status BackwardData(const KernelArgs& args) override;
   absl::Status BackwardWeights(const KernelArgs& args) override;
+  // Each pass's primitive's implementation (a reorder around it not named).
+  std::string pass_implementation(OpPass pass) const override;
 
  protected:
   WeightedLayer(std::shared_ptr<Context> context, std::string what, bool bias)

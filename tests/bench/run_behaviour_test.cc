@@ -212,6 +212,8 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--display_every=-3", "--display_every"},
       {"--display_every=often", "--display_every"},
       {"--drift_threshold=-0.1", "--drift_threshold"},
+      {"--cpu_conv_algorithm=fastest", "--cpu_conv_algorithm"},
+      {"--cpu_conv_algorithm=", "--cpu_conv_algorithm"},
   };
   for (const auto& [flag, name] : cases) {
     std::string output;

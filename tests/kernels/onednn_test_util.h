@@ -18,7 +18,7 @@ namespace cnnbench {
 namespace onednn_test {
 
 // The backends, created once per test program (nullptr when creation failed;
-// the error is printed).
+// the error is printed). OneDnn() runs direct convolutions.
 Backend* OneDnn();
 Backend* Reference();
 
@@ -37,6 +37,7 @@ struct CompareOptions {
   int forward_calls = 1;  // forwards before backward (dropout's call count)
   bool backward = true;   // also compare BackwardData and BackwardWeights
   uint64_t seed = 1;
+  Backend* onednn = nullptr;  // the oneDNN backend under test; nullptr: OneDnn()
 };
 
 absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& options = {});
