@@ -211,7 +211,10 @@ std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
       "Step GFLOP/s: 3 x the model's forward FLOPs per image (conv and fc multiply-adds; "
       "forward, backward-data and backward-weights) x images/sec. % of peak: step GFLOP/s / "
       "the peak of the step's precision on the CPU (peak/fp32/cpu for fp32 steps, peak/bf16/cpu "
-      "for bf16 ones; the case with the most threads).");
+      "for bf16 ones; the case with the most threads). The FLOPs are direct convolution's: "
+      "a step whose convolutions run Winograd (cpu_conv_algorithm timed or winograd; the "
+      "case's label counts its Winograd passes) does fewer multiplications for the same result "
+      "and can exceed 100%.");
   if (compared > 0 && !dates_agree)
     t.notes.push_back(
         "The peak and some steps come from different runs of this platform (their dates "
