@@ -151,6 +151,12 @@ BoundPrimitive MakeReorder(const Context& context, const dnnl::memory::desc& fro
 class OneDnnKernel : public Kernel {
  public:
   std::string implementation() const override { return implementation_; }
+  // The forward's implementation_, the backward passes' backward_implementation_
+  // where a kernel set one.
+  std::string pass_implementation(OpPass pass) const override {
+    return pass == OpPass::kForward || backward_implementation_.empty() ? implementation_
+                                                                        : backward_implementation_;
+  }
 
  protected:
   OneDnnKernel(std::shared_ptr<Context> context, std::string what)
@@ -169,6 +175,7 @@ class OneDnnKernel : public Kernel {
   std::shared_ptr<Context> context_;
   std::string what_;
   std::string implementation_;
+  std::string backward_implementation_;  // "" when the backward runs what the forward does
 };
 
 }  // namespace onednn

@@ -66,6 +66,7 @@ class LrnKernel : public WindowKernel {
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
     implementation_ = forward_.implementation();
+    backward_implementation_ = backward_.implementation();
     return absl::OkStatus();
   }
 };

@@ -120,6 +120,7 @@ class PoolKernel : public WindowKernel {
     signature_.backward_reads_inputs = false;
     signature_.backward_reads_output = false;
     implementation_ = forward_.implementation();
+    backward_implementation_ = backward_.implementation();
 
     // Training max pooling on a channel-blocked layout: this backend's loop.
     const int block = ChannelBlock(src_md, dst, src_dims, dst_dims);

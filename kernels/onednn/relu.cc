@@ -45,6 +45,7 @@ class ReluKernel : public OneDnnKernel {
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
     implementation_ = forward_.implementation();
+    backward_implementation_ = backward_.implementation();
     return absl::OkStatus();
   }
 
