@@ -30,7 +30,7 @@ struct Context {
   dnnl::engine engine;
   dnnl::stream stream;
   bool has_bf16 = false;  // the CPU runs bf16 natively (avx512_bf16)
-  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kTimed;
+  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kDirect;
   ConvChoices* conv_choices = nullptr;  // never null in a backend's context
 };
 

@@ -24,8 +24,11 @@ namespace cnnbench {
 //
 // Convolutions run the algorithm `conv_algorithm` says (conv_choices.h);
 // each conv kernel's pass_implementation names what each pass runs.
+// A backend made without options (or by name, CreateBackend("onednn"))
+// runs direct convolution: its bits do not depend on a timing. The suite
+// passes its --cpu_conv_algorithm, whose default is timed.
 struct OneDnnOptions {
-  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kTimed;
+  CpuConvAlgorithm conv_algorithm = CpuConvAlgorithm::kDirect;
   // Where timed choices are kept; nullptr: ConvChoices::Process().
   ConvChoices* choices = nullptr;
 };
