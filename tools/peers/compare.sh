@@ -16,7 +16,10 @@
 # --suite_json [none: a suite run made before, put in the report instead of
 # running the suite; its platform names the peers' runs]
 # --mode [train; infer: the infer cases and the peers' inference, with
-# --infer_warmup [10] and --infer_iterations [200] batches].
+# --infer_warmup [10] and --infer_iterations [200] batches]
+# --cpu_conv_algorithms [timed: the suite runs once per algorithm listed,
+# e.g. timed,direct, each a run of its own in the rotation, which the
+# report keeps apart by its cpu_conv_algorithm].
 # Each peer runs with glibc malloc tuned so freed activations stay mapped
 # (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_; override by exporting them).
 set -euo pipefail
@@ -38,6 +41,7 @@ SUITE_JSON=""
 MODE=train
 INFER_WARMUP=10
 INFER_ITERATIONS=200
+CONV_ALGORITHMS=timed
 for arg in "$@"; do
   case "$arg" in
     --models=*) MODELS="${arg#*=}" ;;
@@ -55,7 +59,8 @@ for arg in "$@"; do
     --mode=*) MODE="${arg#*=}" ;;
     --infer_warmup=*) INFER_WARMUP="${arg#*=}" ;;
     --infer_iterations=*) INFER_ITERATIONS="${arg#*=}" ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --cpu_conv_algorithms=*) CONV_ALGORITHMS="${arg#*=}" ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -71,10 +76,27 @@ for pair in "warmup_steps:$WARMUP:0" "steps:$STEPS:1" "repetitions:$REPETITIONS:
     exit 2
   fi
 done
-IFS=, read -r -a ORDER <<<"$FRAMEWORKS"
+IFS=, read -r -a ALGORITHMS <<<"$CONV_ALGORITHMS"
+[ "${#ALGORITHMS[@]}" -gt 0 ] || { echo "compare.sh: --cpu_conv_algorithms is empty" >&2; exit 2; }
+for a in "${ALGORITHMS[@]}"; do
+  case "$a" in
+    timed|direct|winograd|auto) ;;
+    *) echo "compare.sh: --cpu_conv_algorithms: unknown '$a' (timed, direct, winograd, auto)" >&2
+       exit 2 ;;
+  esac
+done
+IFS=, read -r -a FRAMEWORK_LIST <<<"$FRAMEWORKS"
+ORDER=()
+for f in "${FRAMEWORK_LIST[@]}"; do
+  if [ "$f" = cnnbench ]; then
+    for a in "${ALGORITHMS[@]}"; do ORDER+=("cnnbench:$a"); done
+  else
+    ORDER+=("$f")
+  fi
+done
 for f in "${ORDER[@]}"; do
   case "$f" in
-    cnnbench|pytorch|tensorflow) ;;
+    cnnbench:*|pytorch|tensorflow) ;;
     *) echo "compare.sh: --frameworks: unknown framework '$f' (cnnbench, pytorch, tensorflow)" >&2
        exit 2 ;;
   esac
@@ -125,12 +147,12 @@ platform_of() {
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"].get("platform",""))' "$1"
 }
 
-run_one() {  # run_one FRAMEWORK ROUND
-  local f="$1" r="$2" file="$OUT/$1-$2.json"
-  echo "compare.sh: round $r: $f -> $file" >&2
+run_one() {  # run_one FRAMEWORK ROUND (FRAMEWORK: cnnbench:ALGORITHM, pytorch, tensorflow)
+  local f="${1%%:*}" algorithm="${1#*:}" r="$2" file="$OUT/${1/:/-}-$2.json"
+  echo "compare.sh: round $r: $1 -> $file" >&2
   case "$f" in
     cnnbench)
-      (cd "$ROOT" && ./bazelw run //bench:all -- "${SUITE_CASES[@]}" \
+      (cd "$ROOT" && ./bazelw run //bench:all -- "${SUITE_CASES[@]}" --cpu_conv_algorithm="$algorithm" \
          ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json)
       [ -n "$PLATFORM" ] || PLATFORM="$(platform_of "$file")" ;;
     pytorch)
