@@ -68,6 +68,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
   EXPECT_EQ(context.at("platform"), "test-box");
   EXPECT_EQ(context.at("preset"), "tiny");
+  // The oneDNN convolutions' algorithm, the flag's default.
+  EXPECT_EQ(context.value("cpu_conv_algorithm", ""), "timed") << context.dump();
 
   std::set<std::string> families;
   int ran = 0, skipped = 0;
