@@ -251,6 +251,21 @@ absl::StatusOr<Graph> KernelModelGraph(const SuiteOptions& options, const std::s
   return BuildModel(model, mo);
 }
 
+absl::Status ShareConvChoices(Communicator& comm, ConvChoices& choices) {
+  const Stream stream = Stream::Cpu();
+  std::string text = comm.rank() == 0 ? choices.Serialize() : "";
+  int64_t bytes = static_cast<int64_t>(text.size());
+  RETURN_IF_ERROR(comm.Broadcast(&bytes, &bytes, 1, DType::kI64, /*root=*/0, stream));
+  text.resize(static_cast<size_t>(bytes));
+  if (bytes > 0)
+    RETURN_IF_ERROR(comm.Broadcast(text.data(), text.data(), text.size(), DType::kU8, 0, stream));
+  if (comm.rank() == 0) return absl::OkStatus();
+  absl::Status merged = choices.Merge(text);
+  if (!merged.ok())
+    return absl::InternalError(absl::StrCat("rank 0's convolution choices: ", merged.message()));
+  return absl::OkStatus();
+}
+
 std::string ConvAlgorithmNote(const SuiteOptions& options, const Backend& backend,
                               const StepPlan& plan) {
   if (backend.name() != "onednn") return "";

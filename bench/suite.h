@@ -151,6 +151,14 @@ struct SuiteOptions {
   CudaCaseOptions cuda;
 };
 
+// An MPI job's CPU ranks run the convolution algorithms rank 0 timed
+// (kernels/onednn/conv_choices.h): rank 0 compiles first, alone, then
+// sends `choices`; the others merge them into theirs before they compile,
+// so nothing is timed twice and no two ranks time beside each other. A
+// collective: every rank calls it, rank 0 after compiling, the others
+// before.
+absl::Status ShareConvChoices(Communicator& comm, ConvChoices& choices);
+
 // For oneDNN cases, which algorithm the plan's convolution passes run
 // (--cpu_conv_algorithm): ", conv timed: Winograd in 14 of 48 passes";
 // "" on other backends.

@@ -142,27 +142,6 @@ void ReportInput(benchmark::State& state, const input::PipelineStats& now,
   last = now;
 }
 
-// An MPI job's CPU ranks run the convolution algorithms rank 0 timed
-// (kernels/onednn/conv_choices.h): rank 0 compiles first, alone, and sends
-// its choices; the others merge them before they compile, so nothing is
-// timed twice and no two ranks time beside each other. A collective: every
-// rank calls it, rank 0 after compiling, the others before.
-absl::Status ShareConvChoices(Communicator& comm) {
-  const Stream stream = Stream::Cpu();
-  ConvChoices& choices = ConvChoices::Process();
-  std::string text = comm.rank() == 0 ? choices.Serialize() : "";
-  int64_t bytes = static_cast<int64_t>(text.size());
-  RETURN_IF_ERROR(comm.Broadcast(&bytes, &bytes, 1, DType::kI64, /*root=*/0, stream));
-  text.resize(static_cast<size_t>(bytes));
-  if (bytes > 0)
-    RETURN_IF_ERROR(comm.Broadcast(text.data(), text.data(), text.size(), DType::kU8, 0, stream));
-  if (comm.rank() == 0) return absl::OkStatus();
-  absl::Status merged = choices.Merge(text);
-  if (!merged.ok())
-    return absl::InternalError(absl::StrCat("rank 0's convolution choices: ", merged.message()));
-  return absl::OkStatus();
-}
-
 TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   TrainOptions to;
   to.precision = c.precision;
@@ -358,10 +337,12 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
     // CPU replicas of one process share the process's choices; MPI ranks take rank 0's.
     const bool share = options.mpi != nullptr && c.gpus == 0 && options.backend == "onednn" &&
                        options.cpu_conv_algorithm == CpuConvAlgorithm::kTimed;
-    if (share && comm->rank() != 0) RETURN_IF_ERROR(ShareConvChoices(*comm));
+    if (share && comm->rank() != 0)
+      RETURN_IF_ERROR(ShareConvChoices(*comm, ConvChoices::Process()));
     ASSIGN_OR_RETURN(rank.replica,
                      Replica::Create(graph, rank.backend.get(), StepOptions(c, options), comm, dp));
-    if (share && comm->rank() == 0) RETURN_IF_ERROR(ShareConvChoices(*comm));
+    if (share && comm->rank() == 0)
+      RETURN_IF_ERROR(ShareConvChoices(*comm, ConvChoices::Process()));
     RETURN_IF_ERROR(rank.replica->SyncInitialWeights().status());
     if (c.data == "real") {
       ASSIGN_OR_RETURN(rank.pipeline, MakeTrainPipeline(graph, options, comm->rank(), local));

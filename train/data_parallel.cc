@@ -276,10 +276,7 @@ absl::Status Replica::Step() {
   buckets_.clear();
   started_ = 0;
   reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
-  return ReduceAndUpdate(trainer_->ForwardBackward());
-}
-
-absl::Status Replica::ReduceAndUpdate(absl::Status status) {
+  absl::Status status = trainer_->ForwardBackward();
   if (status.ok() && unbucketed_end_ > 0) {
     const GradientBucket rest{0, unbucketed_end_};
     unbucketed_end_ = 0;
@@ -330,12 +327,7 @@ absl::StatusOr<std::vector<TraceSlice>> Replica::TraceStep(
   if (status.ok() && before) status = before(timer);
   tracing_ = true;
   if (on_cpu_) worker_->SetTracing(true);
-  if (status.ok()) {
-    buckets_.clear();
-    started_ = 0;
-    reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
-    status = ReduceAndUpdate(trainer_->ForwardBackward());
-  }
+  if (status.ok()) status = Step();
   if (status.ok()) status = Synchronize();
   tracing_ = false;
   if (on_cpu_) worker_->SetTracing(false);

@@ -112,8 +112,6 @@ class Replica {
   absl::Status StartBucket(const GradientBucket& bucket);
   // Waits for (CPU) or orders the update after (GPU) every started bucket.
   absl::Status FinishBuckets();
-  // The step's part after ForwardBackward: the buckets, then the update.
-  absl::Status ReduceAndUpdate(absl::Status status);
   // The traced step's buckets as slices on the communication lane.
   absl::Status AddBucketSlices(StepTimer& timer);
 

@@ -46,7 +46,7 @@ void StepTimer::Record(const LayerTime& time, bool executor, const char* categor
   slice.lane = "compute";
   if (!executor) {
     slice.op = time.op;
-    const bool backward = std::string(category) == "backward";
+    const bool backward = std::strcmp(category, "backward") == 0;
     slice.implementation = backward && !time.backward_implementation.empty()
                                ? time.backward_implementation
                                : time.implementation;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/random.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -200,13 +201,8 @@ void BoundPrimitive::Execute(dnnl::stream& stream) const {
 double TimeExecution(const Context& context, BoundPrimitive& primitive,
                      const std::vector<int>& args, int runs) {
   std::vector<memory> buffers;
-  uint64_t state = 0x2545f4914f6cdd1dull;
-  auto uniform = [&state] {  // xorshift64*: [-1, 1)
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return static_cast<float>((state * 0x2545f4914f6cdd1dull) >> 40) / (1 << 23) - 1.0f;
-  };
+  Rng rng(1);
+  auto uniform = [&rng] { return static_cast<float>(2 * rng.Uniform() - 1); };  // [-1, 1)
   for (int arg : args) {
     const memory::desc& desc = primitive.desc(arg);
     buffers.emplace_back(desc, context.engine);

@@ -57,13 +57,6 @@ size_t ConvChoices::size() const {
   return choices_.size();
 }
 
-int ConvChoices::NotDirect() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  int n = 0;
-  for (const auto& [key, choice] : choices_) n += choice.algorithm != "direct";
-  return n;
-}
-
 std::string ConvChoices::Serialize() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;

@@ -68,8 +68,6 @@ class ConvChoices {
   // choices, replacing this cache's for the same keys.
   std::string Serialize() const;
   absl::Status Merge(absl::string_view text);
-  // How many choices took another algorithm than direct.
-  int NotDirect() const;
 
  private:
   mutable std::mutex mutex_;
