@@ -49,9 +49,10 @@ ABSL_FLAG(bool, fold_batch_norm, true,
           "inference cases fold each batch norm after a convolution into its weights and bias "
           "(false: the unfolded plan, the baseline the fold is measured against)");
 ABSL_FLAG(bool, conv_relu, true,
-          "inference cases run a ReLU that only reads a convolution as that convolution's "
-          "epilogue (oneDNN post-op; the cuda backend's epilogue kernel); false: a layer of its "
-          "own, the baseline the fusion is measured against");
+          "inference and training cases run a ReLU that only reads a convolution as that "
+          "convolution's epilogue (oneDNN post-op, its backward masking dy once for both passes; "
+          "the cuda backend's epilogue kernel, in inference only); false: a layer of its own, the "
+          "baseline the fusion is measured against");
 
 namespace cnnbench::bench {
 namespace {
@@ -308,6 +309,7 @@ absl::Status ApplyInferFlags(SuiteOptions& o, const FlagGiven& given) {
   o.infer.include_copy = absl::GetFlag(FLAGS_infer_include_copy);
   o.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
   o.infer.conv_relu = absl::GetFlag(FLAGS_conv_relu);
+  o.train.conv_relu = o.infer.conv_relu;  // one flag for both uses
   return absl::OkStatus();
 }
 

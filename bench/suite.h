@@ -39,6 +39,7 @@ struct TrainCaseOptions {
   size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket (train and grads)
   bool overlap = true;                     // all-reduce buckets during backward
   bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
+  bool conv_relu = true;                   // TrainOptions::conv_relu (the --conv_relu flag)
   // top1/top5_accuracy of the last step's batch (TrainOptions::keep_logits).
   bool accuracy = true;
   int threads_per_replica = 0;    // CPU replicas' OpenMP threads; 0: cores / replicas
@@ -63,7 +64,8 @@ struct InferCaseOptions {
   bool include_copy = false;
   // Batch norms folded into the convolutions before them (InferOptions).
   bool fold_batch_norm = true;
-  // ReLUs run as their convolution's epilogue (InferOptions::conv_relu).
+  // ReLUs run as their convolution's epilogue (InferOptions::conv_relu;
+  // the same flag sets TrainCaseOptions::conv_relu).
   bool conv_relu = true;
 };
 

@@ -151,6 +151,7 @@ TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   to.momentum = 0.9;
   to.cuda_graph = options.cuda.graph;
   to.fuse_relu = options.train.fuse_relu;
+  to.conv_relu = options.train.conv_relu;
   to.keep_logits = options.train.accuracy;
   return to;
 }

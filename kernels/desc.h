@@ -48,8 +48,9 @@ struct ConvDesc {
   WindowDim h, w;
   bool bias = false;
   // A ReLU applied to the output as the convolution's epilogue (`_relu`,
-  // after `_bias`): y = max(conv(x) + b, 0). Forward only: inference plans
-  // fuse it (train/fusion.h); every backend's backward passes refuse it.
+  // after `_bias`): y = max(conv(x) + b, 0). Plans fuse it (train/fusion.h).
+  // In training, both backward passes take dy masked by y > 0 (the CPU
+  // backends; the cuda backend runs it in forward-only kernels alone).
   bool relu = false;
 
   Dims4 input() const { return {n, c, h.in, w.in}; }

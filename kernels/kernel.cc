@@ -1,5 +1,6 @@
 #include "kernels/kernel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <variant>
@@ -183,8 +184,15 @@ absl::Status Backend::DownloadChecked(const TensorSpec& from, const void* src,
 absl::Status ForwardOnlyError(absl::string_view what) {
   return absl::FailedPreconditionError(
       absl::StrCat(what,
-                   ": the fused ReLU epilogue runs forward only (inference plans); a "
-                   "training plan keeps the convolution and the ReLU apart"));
+                   ": this kernel was made forward only (KernelOptions::forward_only, an "
+                   "inference plan) and has no backward passes"));
+}
+
+absl::Status Kernel::Backward(const KernelArgs& args) {
+  if (std::any_of(args.dx.begin(), args.dx.end(), [](void* dx) { return dx != nullptr; }))
+    RETURN_IF_ERROR(BackwardData(args));
+  if (!signature_.params.empty()) RETURN_IF_ERROR(BackwardWeights(args));
+  return absl::OkStatus();
 }
 
 absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args) {

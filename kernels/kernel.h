@@ -108,6 +108,11 @@ class Kernel {
   virtual absl::Status BackwardData(const KernelArgs& args) = 0;
   // Ops without parameters do nothing here.
   virtual absl::Status BackwardWeights(const KernelArgs& args) { return absl::OkStatus(); }
+  // A training step's backward, as the executor runs it: BackwardData when
+  // any dx is wanted, then BackwardWeights when the op has parameters. A
+  // kernel whose two passes share work (a convolution's ReLU epilogue
+  // masks dy by y > 0) does that work once here.
+  virtual absl::Status Backward(const KernelArgs& args);
   // An error the device recorded in calls that have completed (e.g. a bad
   // label seen by a replayed CUDA graph, where no host code runs): the
   // executor asks every kernel after it has waited for its stream.
@@ -163,6 +168,10 @@ struct KernelOptions {
   uint64_t seed = 0;         // the run's seed (dropout masks)
   uint64_t node = 0;         // the layer's key among the graph's random ops
   int64_t batch_offset = 0;  // global index of this batch's first example (data parallel)
+  // Only Forward will run (an inference plan): a backend may leave the
+  // backward passes out (they then refuse), and may run what it has no
+  // backward for (Supports answers for this use).
+  bool forward_only = false;
 
   // The options of a plain kernel storing `dtype`: fp32 math for fp32 and
   // fp64, the matching mixed precision for fp16 and bf16.
@@ -276,9 +285,9 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateOpKernel(const ContextPtr& context
       desc);
 }
 
-// What every backend's backward passes of a forward-only descriptor (a
-// convolution with its ReLU epilogue, ConvDesc::relu) return: a
-// FailedPrecondition naming `what` and why.
+// What the backward passes of a kernel made forward only
+// (KernelOptions::forward_only) return: a FailedPrecondition naming `what`
+// and why.
 absl::Status ForwardOnlyError(absl::string_view what);
 
 // The checks every optimizer's Update makes of its arguments: the

@@ -141,11 +141,13 @@ struct OpTraits<ConvDesc> {
   static BenchFact Bench(const ConvDesc&) {
     return op_traits_internal::TrainingPasses("conv", /*weights=*/true);
   }
-  // The ReLU as the convolution's epilogue, in forward-only plans: its
-  // backward would mask dy once in each of its two passes, more traffic
-  // than the ReLU layer's one backward pass it would replace.
-  static std::optional<ConvDesc> WithRelu(const ConvDesc& d, PlanUse use) {
-    if (d.relu || use != PlanUse::kForwardOnly) return std::nullopt;
+  // The ReLU as the convolution's epilogue, in every plan: in training the
+  // backward masks dy once for both passes (Kernel::Backward), the traffic
+  // of the ReLU layer's backward, and the forward ReLU pass is gone. A
+  // backend without that backward refuses it in training (Supports with
+  // KernelOptions::forward_only false), and the ReLU stays a layer.
+  static std::optional<ConvDesc> WithRelu(const ConvDesc& d, PlanUse) {
+    if (d.relu) return std::nullopt;
     ConvDesc fused = d;
     fused.relu = true;
     return fused;

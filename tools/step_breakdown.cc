@@ -61,8 +61,11 @@ ABSL_FLAG(bool, verbose, false,
           "the compile log on stderr: one line per layer and pass while plans are built "
           "(also CNNBENCH_VERBOSE=1)");
 ABSL_FLAG(bool, fuse_relu, true,
-          "--profile: fold each ReLU into the batch norm or add before it (false: the "
-          "graph's layers as they are)");
+          "--profile: fold each ReLU into the batch norm, add or convolution before it (false: "
+          "the graph's layers as they are)");
+ABSL_FLAG(bool, conv_relu, true,
+          "--profile, with --fuse_relu: the convolutions take their ReLU too (false: those ReLUs "
+          "stay layers)");
 
 namespace cnnbench {
 namespace {
@@ -180,6 +183,7 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   options.precision = precision;
   options.profile = true;
   options.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
+  options.conv_relu = absl::GetFlag(FLAGS_conv_relu);
   options.learning_rate = 0.1 * static_cast<double>(graph.batch) / 256.0;
   ASSIGN_OR_RETURN(std::unique_ptr<Trainer> trainer,
                    Trainer::Compile(graph, backend.get(), options));

@@ -49,6 +49,7 @@ absl::Status CreateKernels(const Graph& graph, Backend* backend, StepPlan& plan)
       in_specs.push_back(spec);
     }
     KernelOptions kernel_options = KernelOptions::ForPrecision(plan.options.precision);
+    kernel_options.forward_only = plan.options.forward_only;
     kernel_options.seed = plan.options.seed;
     // The given graph's node: dropout draws the same masks fused or not.
     kernel_options.node = static_cast<uint64_t>(plan.origin[i]);
@@ -413,7 +414,8 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
     return absl::InvalidArgumentError(
         "fold_batch_norm is for inference plans (forward_only): training normalises with the "
         "batch's statistics");
-  const KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
+  KernelOptions kernel_options = KernelOptions::ForPrecision(options.precision);
+  kernel_options.forward_only = options.forward_only;
   auto runs = [&](const OpDesc& op) {
     const auto* conv = std::get_if<ConvDesc>(&op);
     if (conv != nullptr && conv->relu && !options.conv_relu) return false;

@@ -74,9 +74,10 @@ struct StepPlanOptions {
   // convolution before it (train/fusion.h FoldBatchNormForInference); the
   // executor computes the folded weights (StepPlan::folded_bn).
   bool fold_batch_norm = false;
-  // Forward-only plans: a convolution whose only reader is a ReLU takes it
-  // as its epilogue (ConvDesc::relu), with fuse_relu; false keeps those
-  // ReLUs as layers (the baseline the epilogue is measured against).
+  // A convolution whose only reader is a ReLU takes it as its epilogue
+  // (ConvDesc::relu), with fuse_relu, where the backend runs it in this use
+  // (KernelOptions::forward_only); false keeps those ReLUs as layers (the
+  // baseline the epilogue is measured against).
   bool conv_relu = true;
   // Training: the logits (the loss layer's input) stay until the step ends,
   // so the batch's accuracy can be read after it (Trainer::LastLogits).

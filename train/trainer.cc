@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Compile(const Graph& graph, Ba
   plan.seed = options.seed;
   plan.batch_offset = options.batch_offset;
   plan.fuse_relu = options.fuse_relu;
+  plan.conv_relu = options.conv_relu;
   plan.memory_limit_bytes = options.memory_limit_bytes;
   plan.keep_logits = options.keep_logits;
   ASSIGN_OR_RETURN_AS_IS(trainer->step_, PlanStep(graph, backend, plan));
@@ -249,12 +250,8 @@ absl::Status Trainer::EnqueueForwardBackward(int slot) {
         });
         if (!s.ok()) return AtLayer("summing the output gradients of", layer.name, s);
       }
-      absl::Status s = Timed(layer.profile_index, Pass::kBackward, [&] {
-        absl::Status status = absl::OkStatus();
-        if (layer.any_dx) status = layer.kernel->BackwardData(args);
-        if (status.ok() && !layer.params.empty()) status = layer.kernel->BackwardWeights(args);
-        return status;
-      });
+      absl::Status s =
+          Timed(layer.profile_index, Pass::kBackward, [&] { return layer.kernel->Backward(args); });
       if (!s.ok()) return AtLayer("backward of", layer.name, s);
       s = Timed(step_.edges_profile, Pass::kBackward, [&]() -> absl::Status {
         for (auto& in : layer.inputs)

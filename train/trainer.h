@@ -42,10 +42,14 @@ struct TrainOptions {
   // Data parallelism: the global index of this replica's first example, so
   // N replicas at batch B draw the dropout masks one replica at N*B would.
   int64_t batch_offset = 0;
-  // Fold each ReLU into the batch norm or residual add before it (their only
-  // consumer) where the backend runs the fused op (train/fusion.h). Off:
-  // the graph's layers as they are (the baseline fusion is measured against).
+  // Fold each ReLU into the batch norm, residual add or convolution before
+  // it (their only consumer) where the backend runs the fused op in training
+  // (train/fusion.h). Off: the graph's layers as they are (the baseline
+  // fusion is measured against).
   bool fuse_relu = true;
+  // With fuse_relu: the convolutions too (ConvDesc::relu; on the CPU
+  // backends). Off: those ReLUs stay layers (the baseline of that fusion).
+  bool conv_relu = true;
   bool profile = false;       // time every kernel (core::Timer on the backend's stream)
   bool poison_freed = false;  // fill each transient buffer with NaN when its lifetime ends
   // On a GPU backend, Step() captures the whole step once per input slot as

@@ -1,7 +1,8 @@
 // Convolution on cuDNN's graph API (cudnn-frontend): one graph per pass
 // (conv_fprop, conv_dgrad, conv_wgrad), plans chosen once per (descriptor,
 // precision, layout) and shared by the kernels of one backend; the bias and
-// the forward-only ReLU epilogue (ConvDesc::relu) as one small CUDA kernel
+// the ReLU epilogue (ConvDesc::relu; forward-only kernels alone, see
+// CheckSupported) as one small CUDA kernel
 // after the forward graph, the bias gradient as another (conv_bias.cu). x, y and w are in the
 // precision's activation layout: NCHW and (K,C/g,R,S) for fp32, NHWC and (K,R,S,C/g) for the
 // tensor-core precisions; the bias is fp32.

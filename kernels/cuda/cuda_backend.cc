@@ -5,6 +5,7 @@
 #include "kernels/cuda/cuda_backend.h"
 
 #include <mutex>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
@@ -147,6 +148,12 @@ class CudaBackend final : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the cuda backend (", OpDescToString(desc),
                                                    ")"));
+    if (const auto* conv = std::get_if<ConvDesc>(&desc);
+        conv != nullptr && conv->relu && !options.forward_only)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: a convolution's ReLU epilogue in training on the cuda backend (its "
+          "backward is not written; the plan keeps the ReLU as a layer) (",
+          OpDescToString(desc), ")"));
     return absl::OkStatus();
   }
 

@@ -1,6 +1,11 @@
 // Channel concatenation (oneDNN concat; backward reorders each channel slice
-// of dy, a sub-memory view, into dx_i's layout) and the residual add (sum;
-// binary add with a ReLU post-op when a ReLU is fused after it).
+// of dy, a sub-memory view, into dx_i's layout, or, where the concat's
+// output feeds several layers and each slice is one run per image in both
+// layouts, sums the layers' gradients slice by slice itself) and the
+// residual add (sum; binary add with a ReLU post-op when a ReLU is fused
+// after it).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -44,6 +49,9 @@ class ConcatKernel : public OneDnnKernel {
       Build(d, srcs, PlainDesc(dst_dims, type));
     }
     signature_.output = SpecFromDesc(forward_.desc(DNNL_ARG_DST), dtype, d.output().shape());
+    dtype_ = dtype;
+    PlanRuns(d, srcs, forward_.desc(DNNL_ARG_DST));
+    signature_.sums_output_gradient = !runs_.empty();
     size_t scratch = forward_.scratchpad_bytes();
     for (const BoundPrimitive& slice : slices_)
       scratch = std::max(scratch, slice.scratchpad_bytes());
@@ -69,6 +77,7 @@ class ConcatKernel : public OneDnnKernel {
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
+    if (!args.dy_parts.empty()) return SumParts(args);
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
@@ -106,8 +115,87 @@ class ConcatKernel : public OneDnnKernel {
     slices_ = std::move(slices);
   }
 
+  // One run of input i's slice: `count` elements at `dy_offset` in each
+  // output gradient and at `dx_offset` in dx_i.
+  struct Run {
+    int input;
+    int64_t dy_offset, dx_offset, count;
+  };
+
+  // runs_: every slice as runs, where both layouts keep each channel block
+  // (a channel in nchw, 16 in nChw16c) of an image dense over (h, w), with
+  // the same blocking, and every slice starts on a block boundary; else
+  // empty. Blocks next to each other in both layouts join into one run.
+  void PlanRuns(const ConcatDesc& d, const std::vector<memory::desc>& srcs,
+                const memory::desc& out) {
+    runs_.clear();
+    const int64_t hw = d.h * d.w;
+    // The channel block size of a dense (h, w) layout, or 0.
+    auto block = [&](const dnnl_memory_desc_t& m, int64_t channels) -> int64_t {
+      if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.offset0 != 0 || m.extra.flags != 0)
+        return 0;
+      for (int i = 0; i < 4; ++i)
+        if (m.padded_dims[i] != m.dims[i]) return 0;
+      const dnnl_blocking_desc_t& b = m.format_desc.blocking;
+      int64_t inner = 1;
+      for (int i = 0; i < b.inner_nblks; ++i) {
+        if (b.inner_idxs[i] != 1) return 0;  // channel blocks only
+        inner *= b.inner_blks[i];
+      }
+      const bool dense = channels % inner == 0 && b.strides[3] == inner &&
+                         b.strides[2] == d.w * inner && b.strides[0] >= inner * hw &&
+                         b.strides[1] >= inner * hw;
+      return dense ? inner : 0;
+    };
+    const dnnl_memory_desc_t& o = out.data;
+    const int64_t inner = block(o, d.output().c);
+    if (inner == 0) return;
+    const dnnl_dims_t& dy_strides = o.format_desc.blocking.strides;
+    std::vector<Run> runs;
+    int64_t offset = 0;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      const dnnl_memory_desc_t& s = srcs[i].data;
+      if (block(s, d.channels[i]) != inner || offset % inner != 0) return;
+      const dnnl_dims_t& dx_strides = s.format_desc.blocking.strides;
+      const int64_t blocks = d.channels[i] / inner;
+      const int64_t run_blocks =
+          dy_strides[1] == inner * hw && dx_strides[1] == inner * hw ? blocks : 1;
+      for (int64_t n = 0; n < d.n; ++n)
+        for (int64_t b = 0; b < blocks; b += run_blocks)
+          runs.push_back({static_cast<int>(i),
+                          n * dy_strides[0] + (offset / inner + b) * dy_strides[1],
+                          n * dx_strides[0] + b * dx_strides[1], run_blocks * inner * hw});
+      offset += d.channels[i];
+    }
+    runs_ = std::move(runs);
+  }
+
+  // dx_i = slice i of (dy_parts[0] + ... ), run by run, the runs spread
+  // over the OpenMP team oneDNN uses.
+  absl::Status SumParts(const KernelArgs& args) {
+    if (runs_.empty())
+      return absl::InternalError(absl::StrCat(
+          what_, ": given dy_parts, though its signature does not sum output gradients"));
+    for (const void* part : args.dy_parts) RETURN_IF_ERROR(Require(part, "dy_parts[]"));
+    const int64_t tasks = static_cast<int64_t>(runs_.size());
+    const size_t element = SizeOf(dtype_);
+    const void* const* parts = args.dy_parts.data();
+    const int num_parts = static_cast<int>(args.dy_parts.size());
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < tasks; ++t) {
+      const Run& run = runs_[t];
+      if (run.input >= static_cast<int>(args.dx.size()) || args.dx[run.input] == nullptr) continue;
+      SumRun(dtype_, parts, num_parts, run.dy_offset,
+             static_cast<char*>(args.dx[run.input]) + static_cast<size_t>(run.dx_offset) * element,
+             run.count);
+    }
+    return absl::OkStatus();
+  }
+
   BoundPrimitive forward_;
   std::vector<BoundPrimitive> slices_;  // dy's channel slice i -> dx_i
+  std::vector<Run> runs_;
+  DType dtype_ = DType::kF32;
 };
 
 class AddKernel : public OneDnnKernel {

@@ -1,7 +1,9 @@
 // Convolution (stride, dilation, groups, asymmetric padding, bias) with
 // oneDNN's convolution primitives; layouts chosen by oneDNN. The ReLU
-// epilogue (ConvDesc::relu) is the forward primitive's eltwise post-op; its
-// backward passes refuse (forward only).
+// epilogue (ConvDesc::relu) is the forward primitive's eltwise post-op; in
+// training, dy is masked by y > 0 once for both backward passes
+// (WeightedLayer::MaskOutputGradient). A kernel made forward only makes no
+// backward primitives (and times no backward candidates).
 //
 // Each pass runs the algorithm the context's CpuConvAlgorithm says
 // (conv_choices.h). The layouts are direct convolution's in every mode: the
@@ -109,15 +111,6 @@ class ConvKernel : public WeightedLayer {
   ConvKernel(std::shared_ptr<Context> context, const ConvDesc& desc)
       : WeightedLayer(std::move(context), desc.ToString(), desc.bias), relu_(desc.relu) {}
 
-  absl::Status BackwardData(const KernelArgs& args) override {
-    if (relu_) return ForwardOnlyError(what_);
-    return WeightedLayer::BackwardData(args);
-  }
-  absl::Status BackwardWeights(const KernelArgs& args) override {
-    if (relu_) return ForwardOnlyError(what_);
-    return WeightedLayer::BackwardWeights(args);
-  }
-
   absl::Status Init(const ConvDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
@@ -176,6 +169,16 @@ class ConvKernel : public WeightedLayer {
         });
     const ForwardPd& fwd_pd = forward.pd;
     const memory::desc weights = fwd_pd.weights_desc();
+    signature_.inputs = {given != nullptr && !given->is_plain()
+                             ? *given
+                             : SpecFromDesc(src, dtype, d.input().shape())};
+    signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
+    signature_.params = {SpecFromDesc(weights, dtype, d.weights_shape())};
+    if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.k}));
+    if (options.forward_only) {
+      BindForward(fwd_pd, dnnl::convolution_forward(fwd_pd));
+      return absl::OkStatus();
+    }
     // A candidate's reorder of the weights between `from` and `to`, timed
     // with it where they differ.
     auto reorder_seconds = [&](const memory::desc& from, const memory::desc& to) {
@@ -226,13 +229,7 @@ class ConvKernel : public WeightedLayer {
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
          dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,
          dnnl::convolution_backward_weights(bwd_weights.pd));
-
-    signature_.inputs = {given != nullptr && !given->is_plain()
-                             ? *given
-                             : SpecFromDesc(src, dtype, d.input().shape())};
-    signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
-    signature_.params = {SpecFromDesc(weights, dtype, d.weights_shape())};
-    if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.k}));
+    if (relu_) MaskOutputGradient();
     return absl::OkStatus();
   }
 

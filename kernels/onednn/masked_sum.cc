@@ -30,9 +30,11 @@ uint16_t FloatToBf16(float value) {  // round to nearest even; NaN stays NaN
 
 // One thread's range. Compiled for AVX-512, AVX2 and the baseline; the
 // loader picks the CPU's best (the library itself is built for the baseline).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(
-    const float* y, const float* const* parts, int num_parts, float* dx, int64_t begin,
-    int64_t end) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(const float* y,
+                                                                         const float* const* parts,
+                                                                         int num_parts, float* dx,
+                                                                         int64_t begin,
+                                                                         int64_t end) {
   const float* p0 = parts[0];
   const float* p1 = num_parts > 1 ? parts[1] : nullptr;
   const float* p2 = num_parts > 2 ? parts[2] : nullptr;
@@ -68,6 +70,57 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void SumBf16(
   }
 }
 
+// One group of up to kMaxParts parts (first one may be dx itself), unmasked.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void PlainSumF32(
+    const float* const* parts, int num_parts, float* dx, int64_t count) {
+  const float* p0 = parts[0];
+  const float* p1 = num_parts > 1 ? parts[1] : nullptr;
+  const float* p2 = num_parts > 2 ? parts[2] : nullptr;
+  const float* p3 = num_parts > 3 ? parts[3] : nullptr;
+  switch (num_parts) {
+    case 1:
+      if (dx != p0) std::memcpy(dx, p0, static_cast<size_t>(count) * sizeof(float));
+      break;
+    case 2:
+#pragma omp simd
+      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i];
+      break;
+    case 3:
+#pragma omp simd
+      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i] + p2[i];
+      break;
+    default:
+#pragma omp simd
+      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i] + p2[i] + p3[i];
+      break;
+  }
+}
+
+// bf16: a group's sum in fp32, then rounded (the running sum re-enters as a
+// bf16 part, as MaskedSum's does).
+void PlainSumBf16(const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    float sum = 0.0f;
+    for (int p = 0; p < num_parts; ++p) sum += Bf16ToFloat(parts[p][i]);
+    dx[i] = FloatToBf16(sum);
+  }
+}
+
+template <typename T, typename Group>
+void SerialRun(const void* const* parts, int num_parts, int64_t offset, void* dx, int64_t count,
+               Group group_sum) {
+  T* out = static_cast<T*>(dx);
+  int first = 0;
+  while (first < num_parts) {
+    const T* group[kMaxParts];
+    int n = 0;
+    if (first > 0) group[n++] = out;  // the sum so far
+    while (n < kMaxParts && first < num_parts)
+      group[n++] = static_cast<const T*>(parts[first++]) + offset;
+    group_sum(group, n, out, count);
+  }
+}
+
 template <typename T, typename Run>
 void Parallel(const void* y, const void* const* parts, int num_parts, void* dx, int64_t count,
               Run run) {
@@ -95,6 +148,16 @@ void Parallel(const void* y, const void* const* parts, int num_parts, void* dx, 
 }
 
 }  // namespace
+
+void SumRun(DType dtype, const void* const* parts, int num_parts, int64_t offset, void* dx,
+            int64_t count) {
+  if (num_parts <= 0 || count <= 0) return;
+  if (dtype == DType::kBF16) {
+    SerialRun<uint16_t>(parts, num_parts, offset, dx, count, PlainSumBf16);
+  } else {
+    SerialRun<float>(parts, num_parts, offset, dx, count, PlainSumF32);
+  }
+}
 
 void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
                int64_t count) {

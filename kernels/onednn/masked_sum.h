@@ -1,4 +1,4 @@
-// The one elementwise loop the oneDNN backend writes itself: the gradient
+// The elementwise sums the oneDNN backend writes itself. MaskedSum: the gradient
 // of a ReLU fused after a sum, taken as the sum of several gradients where
 // the output feeds several layers: dx = (dy_0 + ... + dy_k) where y > 0,
 // else 0. oneDNN's eltwise backward takes one dy, so summing first would
@@ -18,6 +18,15 @@ namespace onednn {
 // and dx; dx may be one of the parts. Runs on the OpenMP team oneDNN uses.
 void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
                int64_t count);
+
+// The unmasked sum over one run, on the calling thread (the caller spreads
+// runs over the team): dx[0, count) = parts[0][offset, offset + count) +
+// ... + parts[num_parts - 1][...], in that order (fp32 sums; bf16 summed in
+// fp32 and rounded once), `offset` and `count` in elements of `dtype`. A
+// concatenation's backward sums its output's gradients slice by slice this
+// way rather than after the executor has summed them whole.
+void SumRun(DType dtype, const void* const* parts, int num_parts, int64_t offset, void* dx,
+            int64_t count);
 
 }  // namespace onednn
 }  // namespace cnnbench

@@ -53,14 +53,45 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
   implementation_ = forward_.implementation();
 }
 
+void WeightedLayer::BindForward(const dnnl::primitive_desc_base& forward_pd,
+                                dnnl::primitive forward) {
+  std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+  if (bias_) forward_args.push_back(DNNL_ARG_BIAS);
+  forward_ = BoundPrimitive(forward_pd, std::move(forward), forward_args, context_->engine);
+  signature_.scratch_bytes = forward_.scratchpad_bytes();
+  signature_.backward_reads_inputs = false;  // there is no backward
+  signature_.backward_reads_output = false;
+  implementation_ = forward_.implementation();
+}
+
+void WeightedLayer::MaskOutputGradient() {
+  const dnnl::engine& engine = context_->engine;
+  const dnnl::memory::desc dst = forward_.desc(DNNL_ARG_DST);
+  const dnnl::primitive_attr attr = UserScratchpadAttr();
+  const dnnl::algorithm relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
+  dnnl::eltwise_forward::primitive_desc hint(
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, dst, 0.0f), attr,
+      engine);
+  dnnl::eltwise_backward::primitive_desc pd(dnnl::eltwise_backward::desc(relu, dst, dst, 0.0f),
+                                            attr, engine, hint);
+  mask_ = BoundPrimitive(pd, dnnl::eltwise_backward(pd),
+                         {DNNL_ARG_DST, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, engine);
+  masked_bytes_ = AlignUp(dst.get_size());
+  signature_.scratch_bytes =
+      masked_bytes_ + std::max(signature_.scratch_bytes, mask_.scratchpad_bytes());
+  signature_.backward_reads_output = true;
+}
+
 std::string WeightedLayer::pass_implementation(OpPass pass) const {
   switch (pass) {
     case OpPass::kForward:
       return forward_.implementation();
     case OpPass::kBackwardData:
-      return backward_data_.implementation();
+      if (backward_data_.valid()) return backward_data_.implementation();
+      break;
     case OpPass::kBackwardWeights:
-      return backward_weights_.implementation();
+      if (backward_weights_.valid()) return backward_weights_.implementation();
+      break;
   }
   return implementation_;
 }
@@ -85,13 +116,58 @@ absl::Status WeightedLayer::Forward(const KernelArgs& args) {
   });
 }
 
-absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
-  if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
-  ASSIGN_OR_RETURN(void* weights, Param(args.params, 0, "weights"));
+absl::Status WeightedLayer::Mask(const KernelArgs& args, char* scratch) {
+  RETURN_IF_ERROR(Require(args.y, "y (the ReLU epilogue's backward reads it)"));
+  return Guarded(what_, [&]() -> absl::Status {
+    mask_.Set(DNNL_ARG_DST, args.y);
+    mask_.Set(DNNL_ARG_DIFF_DST, args.dy);
+    mask_.Set(DNNL_ARG_DIFF_SRC, scratch);
+    mask_.SetScratchpad(scratch + masked_bytes_);
+    mask_.Execute(context_->stream);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WeightedLayer::Backward(const KernelArgs& args) {
+  if (!backward_weights_.valid()) return ForwardOnlyError(what_);
   RETURN_IF_ERROR(Require(args.dy, "dy"));
   RETURN_IF_ERROR(RequireScratch(args));
+  char* scratch = static_cast<char*>(args.scratch);
+  const void* dy = args.dy;
+  if (mask_.valid()) {  // once for both passes
+    RETURN_IF_ERROR(Mask(args, scratch));
+    dy = scratch;
+    scratch += masked_bytes_;
+  }
+  if (!args.dx.empty() && args.dx[0] != nullptr)
+    RETURN_IF_ERROR(RunBackwardData(args, dy, scratch));
+  return RunBackwardWeights(args, dy, scratch);
+}
+
+absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
+  if (!backward_data_.valid()) return ForwardOnlyError(what_);
+  if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+  RETURN_IF_ERROR(Require(args.dy, "dy"));
+  RETURN_IF_ERROR(RequireScratch(args));
+  char* scratch = static_cast<char*>(args.scratch);
+  if (!mask_.valid()) return RunBackwardData(args, args.dy, scratch);
+  RETURN_IF_ERROR(Mask(args, scratch));
+  return RunBackwardData(args, scratch, scratch + masked_bytes_);
+}
+
+absl::Status WeightedLayer::BackwardWeights(const KernelArgs& args) {
+  if (!backward_weights_.valid()) return ForwardOnlyError(what_);
+  RETURN_IF_ERROR(Require(args.dy, "dy"));
+  RETURN_IF_ERROR(RequireScratch(args));
+  char* scratch = static_cast<char*>(args.scratch);
+  if (!mask_.valid()) return RunBackwardWeights(args, args.dy, scratch);
+  RETURN_IF_ERROR(Mask(args, scratch));
+  return RunBackwardWeights(args, scratch, scratch + masked_bytes_);
+}
+
+absl::Status WeightedLayer::RunBackwardData(const KernelArgs& args, const void* dy, char* scratch) {
+  ASSIGN_OR_RETURN(void* weights, Param(args.params, 0, "weights"));
   return Guarded(what_, [&]() -> absl::Status {
-    char* scratch = static_cast<char*>(args.scratch);
     const void* data_weights = weights;
     if (weights_reorder_.valid()) {
       weights_reorder_.Set(DNNL_ARG_FROM, weights);
@@ -100,7 +176,7 @@ absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
       weights_reorder_.Execute(context_->stream);
       data_weights = scratch;
     }
-    backward_data_.Set(DNNL_ARG_DIFF_DST, args.dy);
+    backward_data_.Set(DNNL_ARG_DIFF_DST, dy);
     backward_data_.Set(DNNL_ARG_WEIGHTS, data_weights);
     backward_data_.Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
     backward_data_.SetScratchpad(scratch + reordered_weights_bytes_);
@@ -109,19 +185,17 @@ absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
   });
 }
 
-absl::Status WeightedLayer::BackwardWeights(const KernelArgs& args) {
+absl::Status WeightedLayer::RunBackwardWeights(const KernelArgs& args, const void* dy,
+                                               char* scratch) {
   ASSIGN_OR_RETURN(const void* x, Input(args, 0));
   ASSIGN_OR_RETURN(void* dweights, Param(args.dparams, 0, "dweights"));
   void* dbias = nullptr;
   if (bias_) {
     ASSIGN_OR_RETURN(dbias, Param(args.dparams, 1, "dbias"));
   }
-  RETURN_IF_ERROR(Require(args.dy, "dy"));
-  RETURN_IF_ERROR(RequireScratch(args));
   return Guarded(what_, [&]() -> absl::Status {
-    char* scratch = static_cast<char*>(args.scratch);
     backward_weights_.Set(DNNL_ARG_SRC, x);
-    backward_weights_.Set(DNNL_ARG_DIFF_DST, args.dy);
+    backward_weights_.Set(DNNL_ARG_DIFF_DST, dy);
     backward_weights_.Set(DNNL_ARG_DIFF_WEIGHTS,
                           dweights_reorder_.valid() ? static_cast<void*>(scratch) : dweights);
     if (bias_) backward_weights_.Set(DNNL_ARG_DIFF_BIAS, dbias);

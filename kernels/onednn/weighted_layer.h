@@ -55,6 +55,8 @@ class WeightedLayer : public OneDnnKernel {
   absl::Status Forward(const KernelArgs& args) override;
   absl::Status BackwardData(const KernelArgs& args) override;
   absl::Status BackwardWeights(const KernelArgs& args) override;
+  // Both passes; behind a ReLU epilogue dy is masked once for the two.
+  absl::Status Backward(const KernelArgs& args) override;
   // Each pass's primitive's implementation (a reorder around it not named).
   std::string pass_implementation(OpPass pass) const override;
 
@@ -69,10 +71,24 @@ class WeightedLayer : public OneDnnKernel {
   void Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward,
             const dnnl::primitive_desc_base& backward_data_pd, dnnl::primitive backward_data,
             const dnnl::primitive_desc_base& backward_weights_pd, dnnl::primitive backward_weights);
+  // The same for a kernel made forward only (KernelOptions::forward_only):
+  // its backward passes refuse.
+  void BindForward(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward);
+  // After Bind: the forward ends in a ReLU (an eltwise post-op), so both
+  // backward passes take dy masked by y > 0, written into the head of
+  // scratch by oneDNN's ReLU backward on y (relu_use_dst_for_bwd over the
+  // forward's destination layout). The backward then reads y.
+  void MaskOutputGradient();
 
   const bool bias_;
 
  private:
+  // dy masked by y > 0 into `scratch`, where the forward has a ReLU.
+  absl::Status Mask(const KernelArgs& args, char* scratch);
+  // The passes on the output gradient `dy`, with `scratch` as their scratch.
+  absl::Status RunBackwardData(const KernelArgs& args, const void* dy, char* scratch);
+  absl::Status RunBackwardWeights(const KernelArgs& args, const void* dy, char* scratch);
+
   BoundPrimitive forward_;
   BoundPrimitive backward_data_;
   BoundPrimitive backward_weights_;
@@ -82,6 +98,10 @@ class WeightedLayer : public OneDnnKernel {
   // gradient goes to the head of scratch, then this reorder puts it in place.
   BoundPrimitive dweights_reorder_;
   size_t dweights_bytes_ = 0;
+  // The ReLU epilogue's backward (MaskOutputGradient): y, dy -> masked dy,
+  // which takes the first masked_bytes_ of scratch.
+  BoundPrimitive mask_;
+  size_t masked_bytes_ = 0;
 };
 
 }  // namespace onednn

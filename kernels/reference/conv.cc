@@ -1,6 +1,9 @@
 // Reference convolution: direct loops over (N,K,P,Q) x (C/g,R,S) with
 // stride, dilation, groups (depthwise included), asymmetric padding, bias
-// and the forward-only ReLU epilogue (applied to the double sum, rounded once).
+// and the ReLU epilogue (applied to the double sum, rounded once; in the
+// backward passes dy is read masked by y > 0).
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
 
@@ -62,11 +65,25 @@ class ConvKernel final : public ReferenceKernel {
     return o < dim.out ? o : -1;
   }
 
+  // The output gradient at `i`: dy, or behind the ReLU epilogue dy where
+  // y > 0 and 0 elsewhere (`y` null without one).
+  static double GradAt(const T* dy, const T* y, int64_t i) {
+    if (y != nullptr && !(static_cast<double>(y[i]) > 0.0)) return 0.0;
+    return static_cast<double>(dy[i]);
+  }
+  absl::StatusOr<const T*> EpilogueOutput(const KernelArgs& a) const {
+    if (!d_.relu) return nullptr;
+    if (a.y == nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat(desc(), ": the ReLU epilogue's backward reads y, which was not given"));
+    return static_cast<const T*>(a.y);
+  }
+
   // Gathers into each dx element (rather than scattering) so every sum is
   // accumulated in double.
   absl::Status RunBackwardData(const KernelArgs& a) override {
-    if (d_.relu) return ForwardOnlyError(desc());
     if (a.dx[0] == nullptr) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const T* y, EpilogueOutput(a));  // (N,K,P,Q)
     const T* w = static_cast<const T*>(a.params[0]);  // (K,C/g,R,S)
     const T* dy = static_cast<const T*>(a.dy);        // (N,K,P,Q)
     T* dx = static_cast<T*>(a.dx[0]);                 // (N,C,H,W)
@@ -85,7 +102,7 @@ class ConvKernel final : public ReferenceKernel {
                 const int64_t q = OutputIndex(d_.w, iw, s);
                 if (q < 0) continue;
                 for (int64_t k = k0; k < k0 + kg; ++k)
-                  acc += static_cast<double>(dy[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)]) *
+                  acc += GradAt(dy, y, Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)) *
                          static_cast<double>(w[Offset4(cg, kh, kw, k, cl, r, s)]);
               }
             }
@@ -96,10 +113,10 @@ class ConvKernel final : public ReferenceKernel {
   }
 
   absl::Status RunBackwardWeights(const KernelArgs& a) override {
-    if (d_.relu) return ForwardOnlyError(desc());
-    const T* x = static_cast<const T*>(a.x[0]);  // (N,C,H,W)
-    const T* dy = static_cast<const T*>(a.dy);   // (N,K,P,Q)
-    T* dw = static_cast<T*>(a.dparams[0]);       // (K,C/g,R,S)
+    ASSIGN_OR_RETURN(const T* y, EpilogueOutput(a));  // (N,K,P,Q)
+    const T* x = static_cast<const T*>(a.x[0]);       // (N,C,H,W)
+    const T* dy = static_cast<const T*>(a.dy);        // (N,K,P,Q)
+    T* dw = static_cast<T*>(a.dparams[0]);            // (K,C/g,R,S)
     const int64_t cg = d_.c / d_.groups, kg = d_.k / d_.groups;
     const int64_t kh = d_.h.kernel, kw = d_.w.kernel;
     for (int64_t k = 0; k < d_.k; ++k) {
@@ -115,7 +132,7 @@ class ConvKernel final : public ReferenceKernel {
                 for (int64_t q = 0; q < d_.w.out; ++q) {
                   const int64_t iw = InputIndex(d_.w, q, s);
                   if (iw < 0) continue;
-                  acc += static_cast<double>(dy[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)]) *
+                  acc += GradAt(dy, y, Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)) *
                          static_cast<double>(x[Offset4(d_.c, d_.h.in, d_.w.in, n, c0 + c, ih, iw)]);
                 }
               }
@@ -128,7 +145,7 @@ class ConvKernel final : public ReferenceKernel {
         double acc = 0.0;
         for (int64_t n = 0; n < d_.n; ++n)
           for (int64_t pq = 0; pq < d_.h.out * d_.w.out; ++pq)
-            acc += static_cast<double>(dy[(n * d_.k + k) * d_.h.out * d_.w.out + pq]);
+            acc += GradAt(dy, y, (n * d_.k + k) * d_.h.out * d_.w.out + pq);
         db[k] = static_cast<T>(acc);
       }
     }
@@ -153,8 +170,8 @@ KernelOr CreateOp(ContextPtr, const ConvDesc& desc, const KernelOptions& options
   weights.layout = Layout::kOIHW;
   sig.params.push_back(std::move(weights));
   if (desc.bias) sig.params.push_back(TensorSpec::Plain(dtype, Shape{desc.k}));
-  sig.backward_reads_inputs = true;  // dw needs x
-  sig.backward_reads_output = false;
+  sig.backward_reads_inputs = true;       // dw needs x
+  sig.backward_reads_output = desc.relu;  // the epilogue's mask is y > 0
   return MakeTyped<ConvKernel>(dtype, desc, std::move(sig));
 }
 

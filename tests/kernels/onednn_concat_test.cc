@@ -1,11 +1,13 @@
 // oneDNN channel concatenation against the reference: plain inputs, blocked
 // inputs on block boundaries, and blocked inputs whose slices are not (the
-// output then falls back to plain); integer data, exact.
+// output then falls back to plain); and the backward that sums several
+// output gradients slice by slice; integer data, exact.
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
+#include "tests/kernels/gradient_check.h"
 #include "tests/kernels/onednn_test_util.h"
 
 namespace cnnbench {
@@ -65,6 +67,60 @@ TEST(OneDnnConcatTest, MixedLayouts) {
   CompareOptions o;
   o.onednn_inputs = {ConvOutput(2, 8, 3), TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})};
   ExpectMatch("concat:mb2ih3iw3_ic8:5", o);
+}
+
+// Where the output feeds several layers, the executor hands their gradients
+// as dy_parts: each dx_i must be slice i of their sum (five parts: two
+// groups of the summing loop), exactly as the reference's backward of the
+// summed dy. `expect_sums`: whether this layout takes the parts.
+void ExpectPartsSummed(const std::string& text, const std::vector<TensorSpec>& inputs,
+                       bool expect_sums) {
+  ASSERT_NE(OneDnn(), nullptr);
+  absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  auto dnn = kernel_test::CreateKernelUnderTest(*OneDnn(), *desc, DType::kF32, inputs);
+  ASSERT_TRUE(dnn.ok()) << dnn.status();
+  auto ref = kernel_test::CreateKernelUnderTest(*onednn_test::Reference(), *desc, DType::kF32, {});
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  const KernelSignature& ds = dnn->kernel->signature();
+  const KernelSignature& rs = ref->kernel->signature();
+  ASSERT_EQ(ds.sums_output_gradient, expect_sums) << text;
+  if (!expect_sums) return;
+  constexpr int kParts = 5;
+  std::vector<std::vector<float>> parts(kParts,
+                                        std::vector<float>(ds.output.bytes / sizeof(float)));
+  std::vector<double> sum(rs.output.shape.num_elements(), 0.0);
+  KernelArgs args = dnn->buffers.Args();
+  args.dy = nullptr;
+  for (int p = 0; p < kParts; ++p) {
+    const std::vector<double> values = onednn_test::IntegerValues(rs.output.shape, 10 + p, -3, 3);
+    ASSERT_TRUE(onednn_test::WritePlain(ds.output, parts[p].data(), values).ok());
+    for (size_t i = 0; i < sum.size(); ++i) sum[i] += values[i];
+    args.dy_parts.push_back(parts[p].data());
+  }
+  ASSERT_TRUE(kernel_test::FromDoubles(rs.output, ref->buffers.dy.data(), sum).ok());
+  ASSERT_TRUE(ref->kernel->BackwardData(ref->buffers.Args()).ok());
+  for (const Buffer& b : dnn->buffers.dx) onednn_test::Poison(b);
+  ASSERT_TRUE(dnn->kernel->BackwardData(args).ok());
+  for (size_t i = 0; i < rs.inputs.size(); ++i) {
+    auto got = onednn_test::ReadPlain(ds.inputs[i], args.dx[i]);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, kernel_test::ToDoubles(rs.inputs[i], ref->buffers.dx[i].data()))
+        << text << " dx" << i;
+  }
+}
+
+TEST(OneDnnConcatTest, SumsSeveralOutputGradientsSliceBySlice) {
+  ASSERT_NE(OneDnn(), nullptr);
+  ExpectPartsSummed("concat:mb2ih3iw5_ic3:1:4", {}, true);  // plain
+  ExpectPartsSummed("concat:mb2ih4iw4_ic16:16:32",
+                    {ConvOutput(2, 16, 4), ConvOutput(2, 16, 4), ConvOutput(2, 32, 4)}, true);
+  // A blocked input beside a plain one: the slices are no single runs in
+  // both layouts, so the executor sums first (and the slices are reordered).
+  const TensorSpec blocked = ConvOutput(2, 16, 3);
+  if (!blocked.is_plain())
+    ExpectPartsSummed("concat:mb2ih3iw3_ic16:5",
+                      {blocked, TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})}, false);
 }
 
 }  // namespace

@@ -96,9 +96,11 @@ TEST(OneDnnConvLayoutTest, ChoosesABlockedLayoutAndAJitKernel) {
 }
 
 // The ReLU epilogue (the forward primitive's eltwise post-op) against the
-// reference, with and without a bias, plain and blocked-friendly channels,
-// fp32 on integers and bf16 where the CPU has it; the backward refuses.
-TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndRefusesBackward) {
+// reference, forward and backward (dy masked by y > 0 once for both passes
+// in Backward, in each pass called alone), with and without a bias, plain
+// and blocked-friendly channels, fp32 on integers and bf16 where the CPU has
+// it; a kernel made forward only refuses the backward.
+TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndBackward) {
   ASSERT_NE(OneDnn(), nullptr);
   for (ConvCase c : {ConvCase{2, 8, 16, 7, 7, 3, 3, 1, 1, Padding::kSame, 1, 1, true},
                      ConvCase{2, 5, 7, 8, 8, 3, 3, 2, 2, Padding::kSame},
@@ -108,21 +110,30 @@ TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndRefusesBackward) {
     absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << desc.status();
     onednn_test::CompareOptions options;
-    options.backward = false;
     absl::Status status = CompareWithReference(*desc, options);
     EXPECT_TRUE(status.ok()) << text << ": " << status;
-    absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, DType::kF32, {});
+    absl::StatusOr<std::unique_ptr<Kernel>> training = OneDnn()->Create(*desc, DType::kF32, {});
+    ASSERT_TRUE(training.ok()) << training.status();
+    EXPECT_TRUE((*training)->signature().backward_reads_output) << text;
+    KernelOptions forward_only = KernelOptions::ForDType(DType::kF32);
+    forward_only.forward_only = true;
+    absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, forward_only, {});
     ASSERT_TRUE(kernel.ok()) << kernel.status();
+    EXPECT_FALSE((*kernel)->signature().backward_reads_output) << text;
+    EXPECT_LE((*kernel)->signature().scratch_bytes, (*training)->signature().scratch_bytes);
     KernelArgs args;
-    EXPECT_EQ((*kernel)->BackwardData(args).code(), absl::StatusCode::kFailedPrecondition);
-    EXPECT_EQ((*kernel)->BackwardWeights(args).code(), absl::StatusCode::kFailedPrecondition);
+    for (const absl::Status& s : {(*kernel)->BackwardData(args), (*kernel)->BackwardWeights(args),
+                                  (*kernel)->Backward(args)}) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+      EXPECT_NE(s.message().find("forward only"), absl::string_view::npos) << s;
+    }
     if (OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kBF16)).ok()) {
       onednn_test::CompareOptions bf16 = options;
       bf16.dtype = DType::kBF16;
       bf16.low = -2;
       bf16.high = 2;
-      bf16.forward_rtol = 1.0 / 128;
-      bf16.forward_atol = 1e-2;
+      bf16.forward_rtol = bf16.backward_rtol = 1.0 / 128;
+      bf16.forward_atol = bf16.backward_atol = 1e-2;
       status = CompareWithReference(*desc, bf16);
       EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
     }

@@ -43,6 +43,13 @@ TEST(OneDnnSgdTest, PlainSgdNeedsNoMomentumBuffer) {
   ExpectSameUpdate(*SgdDesc::Parse("sgd:n33_lr0.05m0wd0"), 2);
 }
 
+// Above the size the update splits over the OpenMP team (and not a
+// multiple of a thread's cache-line chunks): still the reference's bits.
+TEST(OneDnnSgdTest, ParallelUpdateMatchesTheReference) {
+  ExpectSameUpdate(*SgdDesc::Parse("sgd:n200003_lr0.1m0.9wd0.0001"), 2);
+  ExpectSameUpdate(*SgdDesc::Parse("sgd:n131089_lr0.05m0wd0.001"), 2);
+}
+
 TEST(OneDnnSgdTest, ExactOnDyadicValues) {
   ASSERT_NE(OneDnn(), nullptr);
   auto sgd = OneDnn()->CreateOptimizer(*SgdDesc::Parse("sgd:n2_lr0.5m0.5wd0.25"));

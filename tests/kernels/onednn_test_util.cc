@@ -179,6 +179,21 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
     RETURN_IF_ERROR(Compare(absl::StrCat(name, " backward dparam", i), ds.params[i],
                             dnn.buffers.dparams[i], rs.params[i], ref.buffers.dparams[i],
                             o.backward_rtol, o.backward_atol));
+  // Both passes in one Backward call (as the executor runs them; a kernel
+  // may share work between them there), on fresh (poisoned) buffers.
+  for (const Buffer& b : dnn.buffers.dx) Poison(b);
+  for (const Buffer& b : dnn.buffers.dparams) Poison(b);
+  Poison(dnn.buffers.scratch);
+  RETURN_IF_ERROR(dnn.kernel->Backward(dnn.buffers.Args(o.training)));
+  for (size_t i = 0; i < rs.inputs.size(); ++i) {
+    if (rs.inputs[i].dtype == DType::kI32) continue;
+    RETURN_IF_ERROR(Compare(absl::StrCat(name, " Backward dx", i), ds.inputs[i], dnn.buffers.dx[i],
+                            rs.inputs[i], ref.buffers.dx[i], o.backward_rtol, o.backward_atol));
+  }
+  for (size_t i = 0; i < rs.params.size(); ++i)
+    RETURN_IF_ERROR(Compare(absl::StrCat(name, " Backward dparam", i), ds.params[i],
+                            dnn.buffers.dparams[i], rs.params[i], ref.buffers.dparams[i],
+                            o.backward_rtol, o.backward_atol));
   return absl::OkStatus();
 }
 

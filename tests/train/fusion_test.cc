@@ -143,7 +143,8 @@ TEST(FoldBatchNormTest, FoldsEachConvsBatchNormAndComposesWithTheReluFusion) {
 }
 
 // Inference: after the fold, each folded conv takes its ReLU as an
-// epilogue (ConvDesc::relu); a training plan never fuses into a conv.
+// epilogue (ConvDesc::relu). (Training has no fold: there the ReLUs follow
+// batch norms and fuse into those.)
 TEST(FoldBatchNormTest, FoldedConvsTakeTheirReluInForwardOnlyPlans) {
   const Graph graph = ResidualNet();
   auto all = [](const OpDesc&) { return true; };
@@ -165,7 +166,8 @@ TEST(FoldBatchNormTest, FoldedConvsTakeTheirReluInForwardOnlyPlans) {
       EXPECT_GE(both.folded_bn[both.node_of[i]], 0) << by.name;
     }
   }
-  // The same graph's training fusion leaves every conv alone.
+  // The same graph's training fusion leaves every conv alone (each is read
+  // by a batch norm, not a ReLU).
   const FusedGraph training = FuseRelu(graph, all, PlanUse::kTraining);
   EXPECT_EQ(Count<ConvDesc>(training.graph, true), 0);
   // A backend that runs no conv epilogue leaves those ReLUs as layers.
@@ -191,8 +193,8 @@ TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
   EXPECT_EQ(CountRelus(no_add.graph), 2);
 
   // A batch norm read by a ReLU and by another layer keeps its output: no
-  // fusion. A ReLU after a conv (no batch norm) has nothing to fuse into in
-  // a training plan.
+  // fusion. A ReLU after a conv (no batch norm) becomes its epilogue, in
+  // either use.
   NetBuilder b(2, 3, 6, 6, kClasses);
   b.Conv(4, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
   const int bn = b.top();
@@ -203,17 +205,24 @@ TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
   b.Logits();
   auto graph2 = std::move(b).Build();
   ASSERT_TRUE(graph2.ok()) << graph2.status();
-  const FusedGraph fused = FuseRelu(
-      *graph2, [](const OpDesc&) { return true; }, PlanUse::kTraining);
-  EXPECT_EQ(fused.fused, 0);
-  EXPECT_EQ(fused.graph.nodes.size(), graph2->nodes.size());
-  // A forward-only plan fuses that conv's ReLU (and still not the batch
-  // norm read twice).
-  const FusedGraph forward_only = FuseRelu(
-      *graph2, [](const OpDesc&) { return true; }, PlanUse::kForwardOnly);
-  EXPECT_EQ(forward_only.fused, 1);
-  EXPECT_EQ(Count<ConvDesc>(forward_only.graph, true), 1);
-  EXPECT_EQ(Count<BatchNormDesc>(forward_only.graph, true), 0);
+  for (PlanUse use : {PlanUse::kTraining, PlanUse::kForwardOnly}) {
+    const FusedGraph fused = FuseRelu(
+        *graph2, [](const OpDesc&) { return true; }, use);
+    EXPECT_EQ(fused.fused, 1);
+    EXPECT_EQ(fused.graph.nodes.size(), graph2->nodes.size() - 1);
+    EXPECT_EQ(Count<ConvDesc>(fused.graph, true), 1);
+    EXPECT_EQ(Count<BatchNormDesc>(fused.graph, true), 0);
+  }
+  // A backend that runs no conv epilogue in this use (the cuda backend in
+  // training) leaves it a layer.
+  const FusedGraph no_epilogue = FuseRelu(
+      *graph2,
+      [](const OpDesc& op) {
+        const auto* conv = std::get_if<ConvDesc>(&op);
+        return conv == nullptr || !conv->relu;
+      },
+      PlanUse::kTraining);
+  EXPECT_EQ(no_epilogue.fused, 0);
 
   const FusedGraph same = Unfused(graph);
   EXPECT_EQ(same.fused, 0);
@@ -336,6 +345,121 @@ TEST_P(FusedTrainingTest, ReordersOnlyAtTheNetworksEdges) {
       EXPECT_TRUE(edge.rfind("images -> ", 0) == 0 || edge.find(" -> fc") != std::string::npos)
           << edge << " (fuse " << fuse << ")";
   }
+}
+
+// conv -> ReLU without batch norms (the AlexNet, VGG and GoogLeNet shape):
+// a stem read by two branches (its gradient a sum of two), their concat,
+// read by two pools (the concat's backward then sums their gradients slice
+// by slice on oneDNN), and a residual sum of two conv+ReLU outputs (one
+// gradient buffer shared by both producers, which the epilogue's mask must
+// not write).
+Graph PlainNet() {
+  NetBuilder b(4, 3, kSize, kSize, kClasses);
+  const int stem = b.Conv(16, {3, 3}, {.batch_norm = 0});
+  const int left = b.Conv(16, {1, 1}, {.batch_norm = 0});
+  b.set_top(stem);
+  const int right = b.Conv(16, {3, 3}, {.batch_norm = 0});
+  const int cat = b.Concat({left, right});
+  const int max = b.MaxPool({2, 2}, {.stride = 2});
+  b.set_top(cat);
+  const int avg = b.AvgPool({2, 2}, {.stride = 2});
+  b.Concat({max, avg});
+  const int a = b.Conv(16, {3, 3}, {.batch_norm = 0});
+  const int c = b.Conv(16, {1, 1}, {.batch_norm = 0});
+  b.Add(a, c);
+  b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
+  b.Logits();
+  auto graph = std::move(b).Build();
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return *graph;
+}
+
+struct ConvReluRun {
+  std::vector<float> losses;
+  std::vector<std::vector<float>> weights;  // every conv's, after the steps
+  int epilogues = 0;
+  int summing_concats = 0;  // concats handed their readers' gradients as parts
+};
+
+ConvReluRun TrainPlain(const char* backend_name, bool conv_relu, bool poison) {
+  ConvReluRun run;
+  auto backend = CreateBackend(backend_name, Device::Cpu());
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  if (!backend.ok()) return run;
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  options.conv_relu = conv_relu;
+  options.poison_freed = poison;
+  const Graph graph = PlainNet();
+  auto trainer = Trainer::Compile(graph, backend->get(), options);
+  EXPECT_TRUE(trainer.ok()) << trainer.status();
+  if (!trainer.ok()) return run;
+  run.epilogues = (*trainer)->step_plan().conv_relu_epilogues;
+  for (const auto& layer : (*trainer)->step_plan().layers)
+    run.summing_concats +=
+        layer->grad_edges.size() > 1 && layer->kernel->signature().sums_output_gradient &&
+        std::holds_alternative<ConcatDesc>((*trainer)->step_plan().graph.nodes[layer->node].op);
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 4; ++step) {
+    MakeBatch(step, &images, &labels, graph.batch);
+    EXPECT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = StepAndLoss(**trainer);
+    EXPECT_TRUE(loss.ok()) << loss.status();
+    run.losses.push_back(loss.ok() ? *loss : NAN);
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (graph.nodes[i].kind == Node::Kind::kOp &&
+        std::holds_alternative<ConvDesc>(graph.nodes[i].op)) {
+      auto w = (*trainer)->ReadParameter(static_cast<int>(i), 0);
+      EXPECT_TRUE(w.ok()) << w.status();
+      run.weights.push_back(w.ok() ? *w : std::vector<float>());
+    }
+  return run;
+}
+
+// A ReLU as its convolution's epilogue trains as the ReLU layer does: the
+// same forward values, dy masked by y > 0 where the layer masked it by
+// x > 0 (the same set), so the same steps; also with freed buffers
+// poisoned (the epilogue's backward reads y: it must live until then).
+TEST_P(FusedTrainingTest, ConvEpilogueTrainsLikeTheReluLayer) {
+  const ConvReluRun apart = TrainPlain(GetParam(), /*conv_relu=*/false, /*poison=*/false);
+  const ConvReluRun fused = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/false);
+  const ConvReluRun poisoned = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/true);
+  EXPECT_EQ(apart.epilogues, 0);
+  EXPECT_EQ(fused.epilogues, 5);
+  ASSERT_EQ(fused.losses.size(), apart.losses.size());
+  for (size_t s = 0; s < apart.losses.size(); ++s) {
+    ASSERT_TRUE(std::isfinite(fused.losses[s]));
+    EXPECT_NEAR(fused.losses[s], apart.losses[s], 1e-5 * std::fabs(apart.losses[s]) + 1e-6)
+        << "step " << s;
+  }
+  EXPECT_NE(apart.losses.front(), apart.losses.back());
+  ASSERT_EQ(fused.weights.size(), apart.weights.size());
+  for (size_t l = 0; l < apart.weights.size(); ++l) {
+    ASSERT_EQ(fused.weights[l].size(), apart.weights[l].size());
+    for (size_t i = 0; i < apart.weights[l].size(); ++i)
+      ASSERT_NEAR(fused.weights[l][i], apart.weights[l][i], 1e-5) << "conv " << l << " " << i;
+  }
+  EXPECT_EQ(poisoned.losses, fused.losses);
+  EXPECT_EQ(poisoned.weights, fused.weights);
+}
+
+// The same network on oneDNN (conv epilogues, the concat summing its two
+// readers' gradients itself) takes the reference's steps.
+TEST(ConvEpilogueTrainingTest, OneDnnFollowsTheReference) {
+  const ConvReluRun reference = TrainPlain("reference", true, false);
+  const ConvReluRun onednn = TrainPlain("onednn", true, false);
+  EXPECT_EQ(onednn.summing_concats, 1);
+  EXPECT_EQ(reference.summing_concats, 0);
+  ASSERT_EQ(onednn.losses.size(), reference.losses.size());
+  for (size_t s = 0; s < reference.losses.size(); ++s)
+    EXPECT_NEAR(onednn.losses[s], reference.losses[s], 1e-4 * std::fabs(reference.losses[s]))
+        << "step " << s;
+  ASSERT_EQ(onednn.weights.size(), reference.weights.size());
+  for (size_t l = 0; l < reference.weights.size(); ++l)
+    for (size_t i = 0; i < reference.weights[l].size(); ++i)
+      ASSERT_NEAR(onednn.weights[l][i], reference.weights[l][i], 1e-4) << "conv " << l << " " << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuBackends, FusedTrainingTest, ::testing::Values("reference", "onednn"),

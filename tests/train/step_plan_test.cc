@@ -152,19 +152,23 @@ TEST(StepPlanTest, AnEdgeInAnotherLayoutGetsItsOwnBuffers) {
 // shrinks.
 TEST(StepPlanTest, AForwardOnlyPlanKeepsNothingForABackwardPass) {
   FakeBackend backend(64, false);
-  const StepPlan training = Plan(&backend);
   StepPlanOptions options;
-  options.forward_only = true;
-  // The same layers (no ReLU as a convolution's epilogue, which only a
-  // forward-only plan fuses: each one a layer less).
+  // The same layers (no ReLU as a convolution's epilogue: each one a layer
+  // less, in either use).
   options.conv_relu = false;
+  const StepPlan training = Plan(&backend, options);
+  EXPECT_EQ(training.conv_relu_epilogues, 0);
+  options.forward_only = true;
   const StepPlan forward = Plan(&backend, options);
   ASSERT_EQ(forward.layers.size(), training.layers.size());
   options.conv_relu = true;
   const StepPlan fused = Plan(&backend, options);
   EXPECT_GT(fused.conv_relu_epilogues, 0);
   EXPECT_EQ(fused.layers.size() + fused.conv_relu_epilogues, training.layers.size());
-  EXPECT_EQ(training.conv_relu_epilogues, 0);
+  // A training plan fuses the same ReLUs where the backend has the
+  // epilogue's backward (the reference does).
+  const StepPlan fused_training = Plan(&backend);
+  EXPECT_EQ(fused_training.conv_relu_epilogues, fused.conv_relu_epilogues);
   EXPECT_EQ(forward.params_bytes, training.params_bytes);
   const int forward_steps = static_cast<int>(forward.graph.nodes.size());
   for (const BufferRequest& r : forward.requests)

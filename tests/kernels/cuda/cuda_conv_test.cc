@@ -245,8 +245,9 @@ TEST(CudaConvTest, Bf16MatchesTheReference) {
   Compare(Precision::kBf16, 1e-2, 1e-2);
 }
 
-// The forward-only ReLU epilogue, with and without a bias, in every
-// precision; its backward passes refuse.
+// The ReLU epilogue in forward-only kernels, with and without a bias, in
+// every precision; a training kernel with it is refused (its backward is not
+// written), so training plans keep the ReLU as a layer.
 TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
   SKIP_WITHOUT_GPU();
   for (const char* shape : {"conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_relu",
@@ -261,14 +262,18 @@ TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
       absl::Status status = cuda_test::CompareWithReference(Desc(shape), o);
       EXPECT_TRUE(status.ok()) << PrecisionName(precision) << " " << shape << ": " << status;
     }
-    auto kernel =
-        cuda_test::Cuda()->Create(Desc(shape), KernelOptions::ForPrecision(Precision::kFp32), {});
+    KernelOptions options = KernelOptions::ForPrecision(Precision::kFp32);
+    options.forward_only = true;
+    auto kernel = cuda_test::Cuda()->Create(Desc(shape), options, {});
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     EXPECT_NE((*kernel)->implementation().find("relu"), std::string::npos)
         << (*kernel)->implementation();
     KernelArgs args;
     EXPECT_EQ((*kernel)->BackwardData(args).code(), absl::StatusCode::kFailedPrecondition);
     EXPECT_EQ((*kernel)->BackwardWeights(args).code(), absl::StatusCode::kFailedPrecondition);
+    options.forward_only = false;
+    absl::Status training = cuda_test::Cuda()->Supports(Desc(shape), options);
+    EXPECT_EQ(training.code(), absl::StatusCode::kUnimplemented) << training;
   }
 }
 

@@ -138,6 +138,7 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   ASSIGN_OR_RETURN(kernel_test::KernelUnderTest ref,
                    kernel_test::CreateKernelUnderTest(*Reference(), desc, DType::kF64, ref_inputs));
   KernelOptions options = KernelOptions::ForPrecision(o.precision);
+  options.forward_only = !o.backward;  // an inference plan's kernel
   Backend* const cuda = o.backend != nullptr ? o.backend : Cuda();
   ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, cuda->Create(desc, options, o.cuda_inputs));
   const KernelSignature& rs = ref.kernel->signature();
