@@ -28,6 +28,51 @@ uint16_t FloatToBf16(float value) {  // round to nearest even; NaN stays NaN
   return static_cast<uint16_t>(bits >> 16);
 }
 
+// dx[begin, end) = p0 + ... (up to kMaxParts parts), masked by y > 0 when
+// kMasked. Inlined into each ISA clone below, so it is compiled for each.
+template <bool kMasked>
+__attribute__((always_inline)) inline void SumGroupF32(const float* y, const float* const* parts,
+                                                       int num_parts, float* dx, int64_t begin,
+                                                       int64_t end) {
+  const float* p0 = parts[0];
+  const float* p1 = num_parts > 1 ? parts[1] : nullptr;
+  const float* p2 = num_parts > 2 ? parts[2] : nullptr;
+  const float* p3 = num_parts > 3 ? parts[3] : nullptr;
+  auto keep = [y](int64_t i, float sum) { return !kMasked || y[i] > 0.0f ? sum : 0.0f; };
+  switch (num_parts) {
+    case 1:
+      if (!kMasked && dx == p0) break;
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) dx[i] = keep(i, p0[i]);
+      break;
+    case 2:
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) dx[i] = keep(i, p0[i] + p1[i]);
+      break;
+    case 3:
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) dx[i] = keep(i, p0[i] + p1[i] + p2[i]);
+      break;
+    default:
+#pragma omp simd
+      for (int64_t i = begin; i < end; ++i) dx[i] = keep(i, p0[i] + p1[i] + p2[i] + p3[i]);
+      break;
+  }
+}
+
+// bf16: a group's sum in fp32, then rounded (a running sum re-enters as a
+// bf16 part).
+template <bool kMasked>
+__attribute__((always_inline)) inline void SumGroupBf16(const uint16_t* y,
+                                                        const uint16_t* const* parts, int num_parts,
+                                                        uint16_t* dx, int64_t begin, int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    float sum = 0.0f;
+    for (int p = 0; p < num_parts; ++p) sum += Bf16ToFloat(parts[p][i]);
+    dx[i] = !kMasked || Bf16ToFloat(y[i]) > 0.0f ? FloatToBf16(sum) : 0;
+  }
+}
+
 // One thread's range. Compiled for AVX-512, AVX2 and the baseline; the
 // loader picks the CPU's best (the library itself is built for the baseline).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(const float* y,
@@ -35,75 +80,23 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(const f
                                                                          int num_parts, float* dx,
                                                                          int64_t begin,
                                                                          int64_t end) {
-  const float* p0 = parts[0];
-  const float* p1 = num_parts > 1 ? parts[1] : nullptr;
-  const float* p2 = num_parts > 2 ? parts[2] : nullptr;
-  const float* p3 = num_parts > 3 ? parts[3] : nullptr;
-  switch (num_parts) {
-    case 1:
-#pragma omp simd
-      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] : 0.0f;
-      break;
-    case 2:
-#pragma omp simd
-      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] : 0.0f;
-      break;
-    case 3:
-#pragma omp simd
-      for (int64_t i = begin; i < end; ++i) dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] : 0.0f;
-      break;
-    default:
-#pragma omp simd
-      for (int64_t i = begin; i < end; ++i)
-        dx[i] = y[i] > 0.0f ? p0[i] + p1[i] + p2[i] + p3[i] : 0.0f;
-      break;
-  }
+  SumGroupF32<true>(y, parts, num_parts, dx, begin, end);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void SumBf16(
     const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
     int64_t end) {
-  for (int64_t i = begin; i < end; ++i) {
-    float sum = 0.0f;
-    for (int p = 0; p < num_parts; ++p) sum += Bf16ToFloat(parts[p][i]);
-    dx[i] = Bf16ToFloat(y[i]) > 0.0f ? FloatToBf16(sum) : 0;
-  }
+  SumGroupBf16<true>(y, parts, num_parts, dx, begin, end);
 }
 
-// One group of up to kMaxParts parts (first one may be dx itself), unmasked.
+// Unmasked, one run (the first part may be dx itself).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void PlainSumF32(
     const float* const* parts, int num_parts, float* dx, int64_t count) {
-  const float* p0 = parts[0];
-  const float* p1 = num_parts > 1 ? parts[1] : nullptr;
-  const float* p2 = num_parts > 2 ? parts[2] : nullptr;
-  const float* p3 = num_parts > 3 ? parts[3] : nullptr;
-  switch (num_parts) {
-    case 1:
-      if (dx != p0) std::memcpy(dx, p0, static_cast<size_t>(count) * sizeof(float));
-      break;
-    case 2:
-#pragma omp simd
-      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i];
-      break;
-    case 3:
-#pragma omp simd
-      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i] + p2[i];
-      break;
-    default:
-#pragma omp simd
-      for (int64_t i = 0; i < count; ++i) dx[i] = p0[i] + p1[i] + p2[i] + p3[i];
-      break;
-  }
+  SumGroupF32<false>(nullptr, parts, num_parts, dx, 0, count);
 }
 
-// bf16: a group's sum in fp32, then rounded (the running sum re-enters as a
-// bf16 part, as MaskedSum's does).
 void PlainSumBf16(const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    float sum = 0.0f;
-    for (int p = 0; p < num_parts; ++p) sum += Bf16ToFloat(parts[p][i]);
-    dx[i] = FloatToBf16(sum);
-  }
+  SumGroupBf16<false>(nullptr, parts, num_parts, dx, 0, count);
 }
 
 template <typename T, typename Group>
