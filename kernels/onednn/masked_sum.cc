@@ -2,8 +2,9 @@
 
 #include <omp.h>
 
-#include <algorithm>
 #include <cstring>
+
+#include "kernels/onednn/common.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -89,54 +90,44 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void SumBf16(
   SumGroupBf16<true>(y, parts, num_parts, dx, begin, end);
 }
 
-// Unmasked, one run (the first part may be dx itself).
+// Unmasked (the first part may be dx itself).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void PlainSumF32(
-    const float* const* parts, int num_parts, float* dx, int64_t count) {
-  SumGroupF32<false>(nullptr, parts, num_parts, dx, 0, count);
+    const float*, const float* const* parts, int num_parts, float* dx, int64_t begin, int64_t end) {
+  SumGroupF32<false>(nullptr, parts, num_parts, dx, begin, end);
 }
 
-void PlainSumBf16(const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t count) {
-  SumGroupBf16<false>(nullptr, parts, num_parts, dx, 0, count);
+void PlainSumBf16(const uint16_t*, const uint16_t* const* parts, int num_parts, uint16_t* dx,
+                  int64_t begin, int64_t end) {
+  SumGroupBf16<false>(nullptr, parts, num_parts, dx, begin, end);
 }
 
+// dx[begin, end) = the sum of the parts (each read from `offset` on), by
+// `group_sum` (masked by y > 0 where it masks) in groups of up to kMaxParts:
+// after the first group dx holds the sum so far and re-enters as a part.
 template <typename T, typename Group>
-void SerialRun(const void* const* parts, int num_parts, int64_t offset, void* dx, int64_t count,
-               Group group_sum) {
+void Grouped(const void* y, const void* const* parts, int num_parts, int64_t offset, void* dx,
+             int64_t begin, int64_t end, Group group_sum) {
   T* out = static_cast<T*>(dx);
   int first = 0;
   while (first < num_parts) {
     const T* group[kMaxParts];
     int n = 0;
-    if (first > 0) group[n++] = out;  // the sum so far
+    if (first > 0) group[n++] = out;
     while (n < kMaxParts && first < num_parts)
       group[n++] = static_cast<const T*>(parts[first++]) + offset;
-    group_sum(group, n, out, count);
+    group_sum(static_cast<const T*>(y), group, n, out, begin, end);
   }
 }
 
-template <typename T, typename Run>
+// Grouped over [0, count), split over the OpenMP team (ThreadChunk).
+template <typename T, typename Group>
 void Parallel(const void* y, const void* const* parts, int num_parts, void* dx, int64_t count,
-              Run run) {
-  const T* yy = static_cast<const T*>(y);
-  T* out = static_cast<T*>(dx);
-  // Cache-line-sized chunks per thread (64 bytes), so threads never share a line.
-  const int64_t line = 64 / static_cast<int64_t>(sizeof(T));
-  int first = 0;
-  while (first < num_parts) {
-    const T* group[kMaxParts + 1];
-    int n = 0;
-    // After the first pass dx holds the masked sum so far: add it as a part.
-    if (first > 0) group[n++] = out;
-    while (n < kMaxParts && first < num_parts) group[n++] = static_cast<const T*>(parts[first++]);
+              Group group_sum) {
 #pragma omp parallel
-    {
-      const int threads = omp_get_num_threads();
-      const int64_t lines = (count + line - 1) / line;
-      const int64_t per = (lines + threads - 1) / threads;
-      const int64_t begin = std::min(count, omp_get_thread_num() * per * line);
-      const int64_t end = std::min(count, begin + per * line);
-      if (begin < end) run(yy, group, n, out, begin, end);
-    }
+  {
+    const auto [begin, end] = ThreadChunk(count, 64 / static_cast<int64_t>(sizeof(T)),
+                                          omp_get_thread_num(), omp_get_num_threads());
+    if (begin < end) Grouped<T>(y, parts, num_parts, 0, dx, begin, end, group_sum);
   }
 }
 
@@ -146,9 +137,9 @@ void SumRun(DType dtype, const void* const* parts, int num_parts, int64_t offset
             int64_t count) {
   if (num_parts <= 0 || count <= 0) return;
   if (dtype == DType::kBF16) {
-    SerialRun<uint16_t>(parts, num_parts, offset, dx, count, PlainSumBf16);
+    Grouped<uint16_t>(nullptr, parts, num_parts, offset, dx, 0, count, PlainSumBf16);
   } else {
-    SerialRun<float>(parts, num_parts, offset, dx, count, PlainSumF32);
+    Grouped<float>(nullptr, parts, num_parts, offset, dx, 0, count, PlainSumF32);
   }
 }
 

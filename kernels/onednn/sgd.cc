@@ -7,7 +7,6 @@
 // parameter, a fifth of AlexNet's step on one thread of this VM.
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
@@ -77,15 +76,11 @@ class SgdOptimizer : public Optimizer {
       run(0, count);
       return absl::OkStatus();
     }
-    // Whole cache lines (16 floats) per thread, so threads never share one.
-    constexpr int64_t kLine = 16;
 #pragma omp parallel
     {
-      const int64_t threads = omp_get_num_threads();
-      const int64_t lines = (count + kLine - 1) / kLine;
-      const int64_t per = (lines + threads - 1) / threads;
-      const int64_t begin = std::min(count, omp_get_thread_num() * per * kLine);
-      run(begin, std::min(count, begin + per * kLine));
+      const auto [begin, end] = ThreadChunk(count, 64 / static_cast<int64_t>(sizeof(float)),
+                                            omp_get_thread_num(), omp_get_num_threads());
+      run(begin, end);
     }
     return absl::OkStatus();
   }

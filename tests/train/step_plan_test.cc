@@ -42,6 +42,8 @@ class FakeBackend final : public Backend {
     return !reorder_every_edge_ && inner_->SameLayout(a, b);
   }
   int kernels_created() const { return kernels_created_; }
+  // Kernels created with KernelOptions::forward_only.
+  int forward_only_kernels() const { return forward_only_kernels_; }
 
  protected:
   absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
@@ -51,6 +53,7 @@ class FakeBackend final : public Backend {
       const OpDesc& desc, const KernelOptions& options,
       const std::vector<TensorSpec>& inputs) override {
     ++kernels_created_;
+    forward_only_kernels_ += options.forward_only;
     return inner_->Create(desc, options, inputs);
   }
   absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc) override {
@@ -62,6 +65,7 @@ class FakeBackend final : public Backend {
   size_t alignment_;
   bool reorder_every_edge_;
   int kernels_created_ = 0;
+  int forward_only_kernels_ = 0;
 };
 
 StepPlan Plan(Backend* backend, const StepPlanOptions& options = {}) {
@@ -158,8 +162,14 @@ TEST(StepPlanTest, AForwardOnlyPlanKeepsNothingForABackwardPass) {
   options.conv_relu = false;
   const StepPlan training = Plan(&backend, options);
   EXPECT_EQ(training.conv_relu_epilogues, 0);
+  EXPECT_EQ(backend.forward_only_kernels(), 0);
   options.forward_only = true;
+  const int created = backend.kernels_created();
   const StepPlan forward = Plan(&backend, options);
+  // Every kernel of a forward-only plan is made forward only (no backward
+  // primitives, no backward candidates timed).
+  EXPECT_EQ(backend.forward_only_kernels(), backend.kernels_created() - created);
+  EXPECT_GT(backend.forward_only_kernels(), 0);
   ASSERT_EQ(forward.layers.size(), training.layers.size());
   options.conv_relu = true;
   const StepPlan fused = Plan(&backend, options);
