@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -31,7 +32,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/flag_values.h"
 #include "bench/harness.h"
+#include "bench/rank_threads.h"
 #include "bench/names.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
@@ -39,42 +42,6 @@
 #include "core/status.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/collectives/nccl.h"
-
-// Defined beside the only code that reads them (ApplyCollectiveFlags); the
-// allreduce_* names are the older ones, kept as aliases.
-ABSL_FLAG(std::string, collective_ranks, "",
-          "rank counts of the collective cases (local) and the grads/local cases, e.g. 1,2,4 "
-          "(1: a plain copy, the memory's own rate as a baseline; default: the preset's)");
-ABSL_FLAG(std::string, allreduce_ranks, "", "the older name of --collective_ranks");
-ABSL_FLAG(std::string, collective_bytes, "",
-          "the collective cases' smallest and largest size in bytes, MIN,MAX (nccl-tests' -b "
-          "and -e, its size: the buffer of all-reduce, broadcast and reduce, the gathered "
-          "buffer of all-gather, the scattered one of reduce-scatter)");
-ABSL_FLAG(std::string, allreduce_bytes, "", "the older name of --collective_bytes");
-ABSL_FLAG(int, collective_warmup, -1,
-          "untimed calls of each variant when a collective case is prepared, before its first "
-          "timed loop (default: the preset's, 5; nccl-tests' -w is 1 per size, run over every "
-          "size before any is timed)");
-ABSL_FLAG(int, allreduce_warmup, -1, "the older name of --collective_warmup");
-ABSL_FLAG(int, collective_iters, -1,
-          "timed calls per variant and repetition of a collective case, the same on every rank "
-          "(default: the preset's, 20, as nccl-tests' -n)");
-ABSL_FLAG(int, allreduce_iters, -1, "the older name of --collective_iters");
-ABSL_FLAG(std::string, collective_dtypes, "",
-          "element types of the collective cases, e.g. fp32,bf16,int64 (of fp32, fp16, bf16, "
-          "fp64, int32, int64; default: the preset's, fp32, as nccl-tests' -d float)");
-ABSL_FLAG(std::string, collective_ops, "",
-          "reductions of the reducing collective cases, e.g. sum,max (of sum, prod, max, min, "
-          "avg; all: every one, as nccl-tests' -o all; default: the preset's, sum)");
-ABSL_FLAG(int, collective_factor, 2,
-          "the collective cases' size sweep: each size this many times the one before, from "
-          "--collective_bytes' first to its last (nccl-tests' -f; 2 or more)");
-ABSL_FLAG(bool, collective_graph, false,
-          "nccl cases: capture each variant's timed loop once as a CUDA graph and replay it (as "
-          "nccl-tests' -G; default false, nccl-tests' -G 0: every call enqueued)");
-ABSL_FLAG(int, collective_root, 0,
-          "the root rank of the broadcast and reduce cases (nccl-tests' -r; a case with fewer "
-          "ranks is skipped)");
 
 namespace cnnbench::bench {
 namespace {
@@ -199,12 +166,6 @@ double Tolerance(ReduceOp op, DType dtype, double expected) {
 }
 
 constexpr double kPoison = -7;  // never an expected value
-
-// The element types every transport reduces.
-bool ReducedType(DType dtype) {
-  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
-         dtype == DType::kF64 || dtype == DType::kI32 || dtype == DType::kI64;
-}
 
 // What every rank does next.
 enum class Task {
@@ -380,7 +341,13 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
   ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
   w->in_place_timer_.emplace(std::move(timer));
   w->errors_.resize(n);
-  for (int r = 1; r < n; ++r) w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
+  for (int r = 1; r < n; ++r) {
+    try {
+      w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
+    } catch (const std::system_error& e) {
+      return ThreadStartError(r, n, e);  // the destructor joins those started
+    }
+  }
 
   RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
   RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, spec.warmup}));
@@ -616,7 +583,10 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
 
   double in_place_seconds = 0;  // all-to-all has no in-place variant
-  if (HasInPlace(spec_.collective)) {
+  // At one rank an in-place NCCL call leaves its buffer as it was and NCCL
+  // returns without moving a byte: its "bandwidth" would mean nothing.
+  const bool in_place_no_op = ranks_[0].comm->size() == 1 && ranks_[0].comm->name() == "nccl";
+  if (HasInPlace(spec_.collective) && !in_place_no_op) {
     const Command in_place{Task::kInPlace, count_};
     RETURN_IF_ERROR(in_place_timer_->Start());
     Post(in_place);
@@ -679,55 +649,14 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
       group_->devices[0].is_cpu() ? ", host memory" : ", device memory",
       rooted ? absl::StrCat(", root ", spec_.root) : "", ", ", spec_.warmup, " warm-up + ", count_,
       " timed per variant",
-      HasInPlace(spec_.collective) ? ""
-                                   : " (out of place only: an all-to-all has no in-place form)",
+      !HasInPlace(spec_.collective)
+          ? " (out of place only: an all-to-all has no in-place form)"
+          : in_place_no_op ? " (out of place only: in place at one rank is a no-op in NCCL)" : "",
       ranks_[0].out_of_place.valid() ? " (each loop a CUDA graph, captured once, replayed)" : "",
       ", result checked (0 wrong elements)"));
   return absl::OkStatus();
 }
 
-// A count flag under its name or its older one: the one given (both given
-// must agree), else -1.
-absl::StatusOr<int> AliasedCount(const absl::Flag<int>& flag, const absl::Flag<int>& older,
-                                 int least, const FlagGiven& given_flag) {
-  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
-  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
-  const bool given_a = given_flag(a), given_b = given_flag(b);
-  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
-    return absl::InvalidArgumentError(absl::StrCat("--", a.Name(), "=", absl::GetFlag(flag),
-                                                   " and --", b.Name(), "=", absl::GetFlag(older),
-                                                   " disagree (the second is the first's older "
-                                                   "name): give one of them"));
-  if (!given_a && !given_b) return -1;
-  const std::string name(given_a ? a.Name() : b.Name());
-  const int value = given_a ? absl::GetFlag(flag) : absl::GetFlag(older);
-  if (value < least)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, "=", value, ": must be a whole number >= ", least));
-  return value;
-}
-
-// A string flag under its name or its older one: {name, value} of the one
-// given (both given must agree), or an empty name.
-absl::StatusOr<std::pair<std::string, std::string>> AliasedText(
-    const absl::Flag<std::string>& flag, const absl::Flag<std::string>& older,
-    const FlagGiven& given_flag) {
-  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
-  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
-  const bool given_a = given_flag(a), given_b = given_flag(b);
-  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", a.Name(), "=", absl::GetFlag(flag), " and --", b.Name(), "=", absl::GetFlag(older),
-        " disagree (the second is the first's older name): give one of them"));
-  const std::pair<std::string, std::string> chosen =
-      given_a   ? std::make_pair(std::string(a.Name()), absl::GetFlag(flag))
-      : given_b ? std::make_pair(std::string(b.Name()), absl::GetFlag(older))
-                : std::make_pair(std::string(), std::string());
-  if (!chosen.first.empty() && chosen.second.empty())
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", chosen.first, " is empty (leave it out for the preset's)"));
-  return chosen;
-}
 
 // The communicators of one transport and rank count, made when its first
 // case is prepared and kept for the rest of the sweep (nccl-tests makes its
@@ -770,110 +699,6 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
   return CollectiveWorkload::Prepare(std::move(group), spec);
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
-    const std::string& flag, const std::vector<std::string>& preset) {
-  std::vector<std::string> names = preset;
-  if (!flag.empty()) names = absl::StrSplit(flag, ',');
-  std::vector<std::pair<std::string, DType>> out;
-  for (const std::string& name : names) {
-    const absl::StatusOr<DType> dtype = ParseDType(name);
-    if (!dtype.ok() || !ReducedType(*dtype))
-      return absl::InvalidArgumentError(
-          absl::StrCat("--collective_dtypes: '", name,
-                       "' is not an element type the collectives reduce (fp32, fp16, bf16, "
-                       "fp64, int32, int64)"));
-    // By its canonical name, as case names spell it.
-    const std::string canonical(DTypeName(*dtype));
-    if (std::none_of(out.begin(), out.end(), [&](const auto& d) { return d.first == canonical; }))
-      out.emplace_back(canonical, *dtype);
-  }
-  if (out.empty()) return absl::InvalidArgumentError("--collective_dtypes: no element type");
-  return out;
-}
-
-absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
-                                                    const std::vector<std::string>& preset) {
-  std::vector<std::string> names = preset;
-  if (!flag.empty()) names = absl::StrSplit(flag, ',');
-  if (names.size() == 1 && names[0] == "all")  // nccl-tests' -o all, in its order
-    names = {"sum", "prod", "max", "min", "avg"};
-  std::vector<ReduceOp> out;
-  for (const std::string& name : names) {
-    const ReduceOp* op = std::find_if(std::begin(kReduceOps), std::end(kReduceOps),
-                                      [&](ReduceOp o) { return ReduceOpName(o) == name; });
-    if (op == std::end(kReduceOps))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--collective_ops: '", name, "' is not a reduction (sum, prod, max, min, avg, or all)"));
-    if (std::find(out.begin(), out.end(), *op) == out.end()) out.push_back(*op);
-  }
-  if (out.empty()) return absl::InvalidArgumentError("--collective_ops: no reduction");
-  return out;
-}
-
-absl::Status ApplyCollectiveFlags(SuiteOptions& o, const FlagGiven& given) {
-  CollectiveCaseOptions& c = o.collectives;
-  ASSIGN_OR_RETURN_AS_IS(const int warmup,
-                         AliasedCount(FLAGS_collective_warmup, FLAGS_allreduce_warmup, 0, given));
-  if (warmup >= 0) c.warmup = warmup;
-  ASSIGN_OR_RETURN_AS_IS(const int iters,
-                         AliasedCount(FLAGS_collective_iters, FLAGS_allreduce_iters, 1, given));
-  if (iters >= 0) c.iters = iters;
-  ASSIGN_OR_RETURN_AS_IS(const auto ranks,
-                         AliasedText(FLAGS_collective_ranks, FLAGS_allreduce_ranks, given));
-  if (!ranks.first.empty()) {
-    std::vector<int> counts;
-    for (absl::string_view part : absl::StrSplit(ranks.second, ',')) {
-      int value = 0;
-      if (!absl::SimpleAtoi(part, &value) || value < 1)
-        return absl::InvalidArgumentError(absl::StrCat("--", ranks.first, "=", ranks.second, ": '",
-                                                       part, "' is not a rank count >= 1"));
-      if (std::find(counts.begin(), counts.end(), value) != counts.end())
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", ranks.first, "=", ranks.second, ": '", part, "' is given twice"));
-      counts.push_back(value);
-    }
-    c.ranks = std::move(counts);
-  }
-  ASSIGN_OR_RETURN_AS_IS(const auto bytes,
-                         AliasedText(FLAGS_collective_bytes, FLAGS_allreduce_bytes, given));
-  if (!bytes.first.empty()) {
-    std::vector<int64_t> range;
-    for (absl::string_view part : absl::StrSplit(bytes.second, ',')) {
-      int64_t value = 0;
-      range.push_back(absl::SimpleAtoi(part, &value) ? value : -1);
-    }
-    if (range.size() != 2 || range[0] < 1 || range[1] < range[0])
-      return absl::InvalidArgumentError(absl::StrCat("--", bytes.first, "=", bytes.second,
-                                                     ": give MIN,MAX with 1 <= MIN <= MAX"));
-    c.min_bytes = range[0];
-    c.max_bytes = range[1];
-  }
-  c.factor = absl::GetFlag(FLAGS_collective_factor);
-  if (c.factor < 2)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--collective_factor=", c.factor, ": the size sweep's step factor must be 2 or more"));
-  c.graph = absl::GetFlag(FLAGS_collective_graph);
-  c.root = absl::GetFlag(FLAGS_collective_root);
-  if (c.root < 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--collective_root=", c.root, ": a root is a rank, 0 or more"));
-  const std::string dtypes = absl::GetFlag(FLAGS_collective_dtypes);
-  ASSIGN_OR_RETURN_AS_IS(const auto types, CollectiveDTypes(dtypes, c.dtypes));
-  c.dtypes.clear();
-  for (const auto& [name, dtype] : types) c.dtypes.push_back(name);
-  ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps(absl::GetFlag(FLAGS_collective_ops), c.ops));
-  c.ops.clear();
-  for (ReduceOp op : ops) c.ops.emplace_back(ReduceOpName(op));
-  return absl::OkStatus();
-}
-
-void AddCollectiveContext(const SuiteOptions& o) {
-  benchmark::AddCustomContext("collective_warmup", absl::StrCat(o.collectives.warmup));
-  benchmark::AddCustomContext("collective_iters", absl::StrCat(o.collectives.iters));
-  benchmark::AddCustomContext("collective_root", absl::StrCat(o.collectives.root));
-  benchmark::AddCustomContext("collective_graph", o.collectives.graph ? "true" : "false");
-}
-
 TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spec) {
   TimedCase timed;
   timed.name = name;
@@ -885,10 +710,9 @@ TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spe
   return timed;
 }
 
-absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collective collective,
-                                                                       const SuiteOptions& options,
-                                                                       double host_memory,
-                                                                       double gpu_memory) {
+absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
+    Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,
+    std::vector<std::string>* notes) {
   const CollectiveCaseOptions& c = options.collectives;
   ASSIGN_OR_RETURN_AS_IS(const auto dtypes, CollectiveDTypes("", c.dtypes));
   ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps("", c.ops));
@@ -912,13 +736,19 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collectiv
   const std::string family(CollectiveName(collective));
   std::vector<PlannedCollectiveCase> plan;
   for (const auto& [transport, rank_counts] : transports)
-    for (int ranks : rank_counts)
+    for (int ranks : rank_counts) {
+      // What this transport and rank count left out, said once.
+      int64_t too_small = 0;    // the largest size under one element per rank
+      int64_t past_memory = 0;  // the first size whose buffers do not fit
+      double memory = 0;
+      size_t planned_before = plan.size();
       for (const auto& [dtype_name, dtype] : dtypes)
         for (ReduceOp op : reductions) {
           std::set<int64_t> sizes;  // rounding may give one size twice
           for (int64_t bytes = std::max<int64_t>(c.min_bytes, 1); bytes <= c.max_bytes;
                bytes *= c.factor) {
             const CollectiveShape shape = ShapeOf(collective, SizeOf(dtype), bytes, ranks);
+            if (shape.count == 0) too_small = std::max(too_small, bytes);
             if (shape.count == 0 || !sizes.insert(shape.bytes).second) continue;
             PlannedCollectiveCase planned;
             planned.transport = transport;
@@ -931,7 +761,11 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collectiv
             const bool fits = transport == "nccl"
                                   ? gpu_memory <= 0 || planned.bytes_per_rank <= gpu_memory / 2
                                   : planned.bytes_per_rank * ranks <= host_memory / 2;
-            if (!fits) break;
+            if (!fits) {
+              if (past_memory == 0 || bytes < past_memory) past_memory = bytes;
+              memory = transport == "nccl" ? gpu_memory : host_memory;
+              break;
+            }
             planned.name = CollectiveCaseName(family, transport, dtype_name,
                                               !Reduces(collective) ? "none" : ReduceOpName(op),
                                               shape.bytes, ranks);
@@ -946,6 +780,21 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collectiv
             plan.push_back(std::move(planned));
           }
         }
+      if (notes == nullptr) continue;
+      const std::string where = absl::StrCat(family, "/", transport, " ranks ", ranks, ": ");
+      if (too_small > 0)
+        notes->push_back(absl::StrCat(where, "sizes up to ", too_small,
+                                      " bytes left out: under one element per rank"));
+      if (past_memory > 0)
+        notes->push_back(absl::StrCat(
+            where, "sizes from ", past_memory, " bytes left out (--collective_bytes asks up to ",
+            c.max_bytes, "): the buffers would pass half of ",
+            transport == "nccl" ? "the GPU's free memory" : "the host's memory", " (",
+            static_cast<int64_t>(memory), " bytes), as nccl-tests reduces maxBytes"));
+      if (plan.size() == planned_before)
+        notes->push_back(absl::StrCat(where, "no size of --collective_bytes=", c.min_bytes, ",",
+                                      c.max_bytes, " is left: no case"));
+    }
   return plan;
 }
 
@@ -966,8 +815,13 @@ absl::Status RegisterCollectiveCases(const SuiteOptions& options, Harness& harne
     if (std::find(options.families.begin(), options.families.end(), family) ==
         options.families.end())
       continue;
-    ASSIGN_OR_RETURN_AS_IS(std::vector<PlannedCollectiveCase> plan,
-                           PlanCollectiveCases(collective, options, host_memory, gpu_memory));
+    std::vector<std::string> notes;
+    ASSIGN_OR_RETURN_AS_IS(
+        std::vector<PlannedCollectiveCase> plan,
+        PlanCollectiveCases(collective, options, host_memory, gpu_memory, &notes));
+    // Said before the run (rank 0 only under MPI), never silently dropped.
+    if (options.mpi == nullptr || options.mpi->rank == 0)
+      for (const std::string& note : notes) std::fprintf(stderr, "cnnbench: note: %s\n", note.c_str());
     for (PlannedCollectiveCase& planned : plan) {
       TimedCase timed = CollectiveTimedCase(planned.name, planned.spec);
       timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,

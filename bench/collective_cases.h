@@ -69,7 +69,16 @@ absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
                                                     const std::vector<std::string>& preset);
 
 // Whether the user gave a flag (the suite's main reads the command line).
+// The element types every transport reduces.
+inline bool ReducedType(DType dtype) {
+  return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
+         dtype == DType::kF64 || dtype == DType::kI32 || dtype == DType::kI64;
+}
+
 using FlagGiven = std::function<bool(const absl::CommandLineFlag&)>;
+// The most ranks --collective_ranks may ask for: each is a thread of the
+// process (a thread the system still refuses makes the case unsupported).
+inline constexpr int kMaxThreadRanks = 1024;
 // Folds the --collective_* flags (and their older --allreduce_* names) into
 // options.collectives; errors name the flag.
 absl::Status ApplyCollectiveFlags(SuiteOptions& options, const FlagGiven& given);
@@ -97,11 +106,14 @@ struct PlannedCollectiveCase {
 // none) and size (ShapeOf's, each once). A size stops the sweep once its
 // buffers do not fit in half the memory: every rank's of this machine's
 // `host_memory` for the host transports, one rank's of one GPU's
-// `gpu_memory` for nccl (0: unknown, no cap).
-absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(Collective collective,
-                                                                       const SuiteOptions& options,
-                                                                       double host_memory,
-                                                                       double gpu_memory);
+// `gpu_memory` for nccl (0: unknown, no cap). What the sweep left out is
+// said in `notes` (when given), one line per transport and rank count, as
+// nccl-tests says "Reducing maxBytes to N due to memory limitation": sizes
+// past the memory, sizes under one element per rank, and a sweep with
+// nothing left.
+absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
+    Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,
+    std::vector<std::string>* notes = nullptr);
 
 }  // namespace cnnbench::bench
 

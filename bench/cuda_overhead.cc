@@ -2,10 +2,12 @@
 // cuDNN and cuBLASLt called directly, on a GPU. resnet50's 3x3 convolution
 // (256x64x56x56 -> 64, bf16, NHWC: forward, backward data, backward
 // filter) and an 8192^3 bf16 GEMM, each run through the backend's Kernel
-// and as the vendor library called directly with its own first choice
-// (cudnn-frontend graphs built here, heuristics mode A then the fallback
-// list, the first engine that builds; cuBLASLt's first heuristic
-// algorithm). Both paths are checked to agree on the forward output before
+// and as the vendor library called directly: cudnn-frontend graphs built
+// here (heuristics mode A then the fallback list) running the same engine
+// configuration our kernel chose, found by its name in the listing, so the
+// ratio measures our layer and not the autotuner (where ours is not in the
+// listing, the first that builds, and the row says so); cuBLASLt's first
+// heuristic algorithm. Both paths are checked to agree on the forward output before
 // timing; then each pass is timed with device events (a warm-up, then
 // --reps repetitions of --iters calls; the median) and the ratio
 // direct/ours of the times, i.e. our speed over the library's, printed per
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -181,11 +184,30 @@ struct OurKernel {
   }
 };
 
+// Our convolution's engine per pass, from its implementation()
+// ("cudnn:fprop=<engine>,dgrad=<engine>,wgrad=<engine>", an engine possibly
+// followed by " (...)" or "+cuda:epilogue(...)").
+std::vector<std::string> OurConvEngines(const std::string& implementation) {
+  std::vector<std::string> engines;
+  for (const char* key : {"fprop=", "dgrad=", "wgrad="}) {
+    const size_t at = implementation.find(key);
+    std::string engine;
+    if (at != std::string::npos) {
+      engine = implementation.substr(at + std::strlen(key));
+      engine = engine.substr(0, engine.find_first_of(", +"));
+    }
+    engines.push_back(engine);
+  }
+  return engines;
+}
+
 // resnet50's 3x3 convolution, NHWC bf16, as three cudnn-frontend graphs
-// built here: the library's first engine that builds (no timing).
+// built here, each running `engines[pass]` (our kernel's choice) where the
+// heuristics list it, else the first that builds (no timing either way).
 class DirectConv {
  public:
-  absl::Status Build(const ConvDesc& d, cudnnHandle_t cudnn) {
+  absl::Status Build(const ConvDesc& d, cudnnHandle_t cudnn,
+                     const std::vector<std::string>& engines) {
     const std::vector<int64_t> x_dims = {d.n, d.c, d.h.in, d.w.in},
                                w_dims = {d.k, d.c, d.h.kernel, d.w.kernel},
                                y_dims = {d.n, d.k, d.h.out, d.w.out};
@@ -243,12 +265,27 @@ class DirectConv {
       // only in being timed).
       g->deselect_numeric_notes({fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION,
                                  fe::NumericalNote_t::DOWN_CONVERT_INPUTS});
-      CHECK_FE(g->check_support(cudnn));
-      CHECK_FE(g->build_plans(cudnn, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE));
+      const int64_t count = g->get_execution_plan_count();
+      int64_t chosen = -1;
+      for (int64_t i = 0; i < count && chosen < 0; ++i) {
+        std::string name;
+        if (g->get_plan_name_at_index(i, name).is_good() && name == engines[pass] &&
+            g->build_plan_at_index(i).is_good())
+          chosen = i;
+      }
+      same_[pass] = chosen >= 0;
+      for (int64_t i = 0; i < count && chosen < 0; ++i)
+        if (g->build_plan_at_index(i).is_good()) chosen = i;
+      if (chosen < 0)
+        return absl::UnimplementedError(
+            absl::StrCat("unsupported: no engine of the direct conv's pass ", pass, " builds"));
+      CHECK_FE(g->get_plan_name_at_index(chosen, names_[pass]));
+      CHECK_FE(g->prepare_variant_pack_template());
       int64_t bytes = 0;
-      CHECK_FE(g->get_workspace_size(bytes));
+      CHECK_FE(g->get_workspace_size_plan_at_index(chosen, bytes));
       workspace_bytes_ = std::max(workspace_bytes_, bytes);
       graphs_[pass] = g;
+      plans_[pass] = chosen;
     }
     return workspace_.Allocate(static_cast<size_t>(workspace_bytes_));
   }
@@ -256,12 +293,22 @@ class DirectConv {
   // pass 0: y from x, w; 1: dx from dy, w; 2: dw from x, dy.
   absl::Status Run(int pass, cudnnHandle_t cudnn, void* x, void* w, void* y) {
     std::unordered_map<int64_t, void*> pack = {{1, x}, {2, w}, {3, y}};
-    CHECK_FE(graphs_[pass]->execute(cudnn, pack, workspace_.p));
+    CHECK_FE(graphs_[pass]->execute_plan_at_index(cudnn, pack, workspace_.p, plans_[pass]));
     return absl::OkStatus();
+  }
+
+  // For the row: the engine this pass runs and whether it is ours.
+  std::string Label(int pass) const {
+    return same_[pass] ? absl::StrCat("the same engine (", names_[pass], ")")
+                       : absl::StrCat("heuristics' first that builds (", names_[pass],
+                                      "; ours is not in its listing)");
   }
 
  private:
   std::shared_ptr<fe::graph::Graph> graphs_[3];
+  int64_t plans_[3] = {-1, -1, -1};
+  bool same_[3] = {false, false, false};
+  std::string names_[3];
   int64_t workspace_bytes_ = 0;
   DeviceMemory workspace_;
 };
@@ -325,7 +372,7 @@ absl::Status Run(std::vector<Row>* rows) {
   OurKernel ours;
   RETURN_IF_ERROR(ours.Create(*backend, conv));
   DirectConv direct;
-  RETURN_IF_ERROR(direct.Build(conv, cudnn));
+  RETURN_IF_ERROR(direct.Build(conv, cudnn, OurConvEngines(ours.kernel->implementation())));
   void* x = const_cast<void*>(ours.args.x[0]);
   void* w = ours.args.params[0];
   DeviceMemory y_direct, dx_direct, dw_direct;
@@ -372,8 +419,9 @@ absl::Status Run(std::vector<Row>* rows) {
       {"bwd_filter", [&] { return ours.kernel->BackwardWeights(ours.args); },
        [&] { return direct.Run(2, cudnn, x, dw_direct.p, const_cast<void*>(ours.args.dy)); }},
   };
-  for (const ConvPass& p : passes) {
-    Row row{conv_name, p.name, ours.kernel->implementation(), "cudnn-frontend heuristics choice"};
+  for (int pass = 0; pass < 3; ++pass) {
+    const ConvPass& p = passes[pass];
+    Row row{conv_name, p.name, ours.kernel->implementation(), direct.Label(pass)};
     ASSIGN_OR_RETURN(row.ours_ms, TimeMs(p.ours, stream));
     ASSIGN_OR_RETURN(row.direct_ms, TimeMs(p.direct, stream));
     rows->push_back(row);

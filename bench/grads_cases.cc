@@ -104,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Workload>> GradsWorkload::Prepare(const std::stri
     ASSIGN_OR_RETURN(w->grads_[r], Buffer::Allocate(w->devices_[r], w->total_bytes_));
   }
   w->threads_ = std::make_unique<RankThreads>(local);
+  RETURN_IF_ERROR(w->threads_->status());
   GradsWorkload* self = w.get();
   // Each rank fills its own buffer (on the host, its pages faulted in by
   // the thread that uses them), then one untimed step.

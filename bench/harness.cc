@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "bench/iteration_stats.h"
 #include "bench/step_times.h"
+#include "core/compile_log.h"
 #include "core/status.h"
 
 namespace cnnbench::bench {
@@ -88,10 +89,19 @@ std::string SkipMessage(const absl::Status& status) {
     kind = "OOM: ";
   } else if (absl::StrContains(message, "unsupported: ")) {
     kind = "unsupported: ";
+  } else if (IsCompileDeadline(status)) {
+    kind = kCompileDeadlinePrefix;
   }
   if (kind.empty()) return message;
   absl::StrReplaceAll({{kind, ""}}, &message);
   return kind + message;
+}
+
+bool IsCaseFailure(const absl::Status& status) {
+  if (status.ok()) return false;
+  const std::string message = SkipMessage(status);
+  return message != kInterruptedMessage && !absl::StartsWith(message, "unsupported: ") &&
+         !absl::StartsWith(message, "OOM: ") && !absl::StartsWith(message, kCompileDeadlinePrefix);
 }
 
 int Progress::Add(const std::string& name) {
@@ -106,6 +116,12 @@ void Progress::Select(const std::vector<bool>& selected) {
   selected_count_ = 0;
   for (size_t i = 0; i < position_.size(); ++i)
     position_[i] = i < selected.size() && selected[i] ? ++selected_count_ : 0;
+}
+
+int Progress::started() const {
+  int count = 0;
+  for (size_t i = 0; i < announced_.size(); ++i) count += announced_[i] && position_[i] > 0;
+  return count;
 }
 
 void Progress::Announce(int index) {
@@ -223,12 +239,15 @@ void Harness::Skip(benchmark::State& state, const Entry& entry, const absl::Stat
                  std::string(why.message()).c_str());
     std::fflush(stderr);
   }
+  if (IsCaseFailure(why) && failed_entries_.insert(&entry).second)
+    failed_cases_.push_back(entry.spec.name);
   state.SkipWithError(SkipMessage(why).c_str());
 }
 
 void Harness::RunCase(benchmark::State& state, Entry& entry) {
   if (StopNow(state)) return;
   progress_.Announce(entry.progress_index);
+  ++entry.repetition;
   NoteMinTime(entry.spec);
   Workload* workload = Activate(entry);
   if (workload == nullptr) {
@@ -317,9 +336,15 @@ void Harness::DisplayProgress(const Entry& entry, Workload& workload, int64_t do
   absl::StatusOr<RateStats> rate = SummarizeRates(times, items);
   if (!rate.ok()) return;
   const std::string note = workload.ProgressNote();
-  std::fprintf(stderr, "%s step %lld/%lld  images/sec: %.1f +/- %.1f (jitter = %.1f)%s%s\n",
-               entry.spec.name.c_str(), static_cast<long long>(done), static_cast<long long>(total),
-               rate->mean, rate->uncertainty, rate->jitter, note.empty() ? "" : "  ", note.c_str());
+  // Which repetition, where there are several (each restarts its steps).
+  const std::string repetition =
+      timing_.repetitions > 1
+          ? absl::StrCat(" repetition ", entry.repetition, "/", timing_.repetitions)
+          : std::string();
+  std::fprintf(stderr, "%s%s step %lld/%lld  images/sec: %.1f +/- %.1f (jitter = %.1f)%s%s\n",
+               entry.spec.name.c_str(), repetition.c_str(), static_cast<long long>(done),
+               static_cast<long long>(total), rate->mean, rate->uncertainty, rate->jitter,
+               note.empty() ? "" : "  ", note.c_str());
   std::fflush(stderr);
 }
 

@@ -29,13 +29,26 @@ namespace cnnbench::bench {
 
 // The reason a case is skipped with, as a user reads it (console, JSON
 // error_message): the file:line trail RETURN_IF_ERROR gathered is left out,
-// and a reason kind ("OOM: ", "unsupported: ") comes first, once. Tables
+// and a reason kind ("OOM: ", "unsupported: ", "deadline: ") comes first, once. Tables
 // print failures starting with "OOM" as OOM, as the published page does.
 std::string SkipMessage(const absl::Status& status);
 
 // The message a case is skipped with when the run is interrupted; the
 // output leaves such cases out.
 inline constexpr char kInterruptedMessage[] = "interrupted";
+
+// Whether a case error is a failure: anything but a reason that says the
+// case cannot run here ("unsupported: ...", "OOM: ...", as SkipMessage
+// writes them), a passed compile deadline ("deadline: ...", the time the
+// caller gave ran out) or an interruption. A wrong result, a library's internal
+// error or a corrupt input is a failure; //bench:all then exits with
+// kCaseFailedExit (docs/benchmarks.md).
+bool IsCaseFailure(const absl::Status& status);
+
+// //bench:all's exit status when the run finished and its output was written
+// but at least one case failed (IsCaseFailure). 1 and 2 are taken (output
+// not written, bad usage), 128 + N are signals.
+inline constexpr int kCaseFailedExit = 3;
 
 // Numbers the cases as they are registered and prints "[i/N] name" on
 // stderr when case i starts, so a long sweep shows where it is. N counts
@@ -48,6 +61,9 @@ class Progress {
   // Only the cases with selected[i] are counted and numbered (all by default).
   void Select(const std::vector<bool>& selected);
   const std::vector<std::string>& names() const { return names_; }
+  // Selected cases that have started, and how many were selected.
+  int started() const;
+  int selected() const { return selected_count_; }
   // Prints nothing (the ranks other than 0 of an MPI job).
   void set_quiet(bool quiet) { quiet_ = quiet; }
   bool quiet() const { return quiet_; }
@@ -198,6 +214,9 @@ class Harness {
   void SetStopCheck(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
   // True once a case was abandoned or skipped because of the stop check.
   bool stopped() const { return stopped_; }
+  // The cases that failed (IsCaseFailure) so far, each once whatever its
+  // repetitions, in the order they failed.
+  const std::vector<std::string>& failed_cases() const { return failed_cases_; }
   // Prints each skip's full reason (with its file:line trail) on stderr.
   void set_verbose(bool verbose) { verbose_ = verbose; }
   // Samples `sensors` every `period` over each repetition's timed span
@@ -212,6 +231,7 @@ class Harness {
     TimedCase spec;
     int index = 0;  // in registration order
     int progress_index = 0;
+    int repetition = 0;  // the repetition running (1-based), for the progress lines
     absl::Status failure;  // a case that failed to prepare skips every repetition the same way
   };
   void RunCase(benchmark::State& state, Entry& entry);
@@ -242,6 +262,8 @@ class Harness {
   PowerSensors* power_sensors_ = nullptr;
   std::chrono::milliseconds power_period_{0};
   std::set<const Entry*> reported_skips_;  // verbose: each case's reason once
+  std::set<const Entry*> failed_entries_;
+  std::vector<std::string> failed_cases_;
 };
 
 }  // namespace cnnbench::bench

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/flag_values.h"
 #include "bench/input_cases.h"
 #include "bench/iteration_stats.h"
 #include "bench/names.h"
@@ -32,11 +33,11 @@ ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/input_cases.cc
 
 // Defined beside the only code that reads them (ApplyInferFlags).
 ABSL_FLAG(std::string, infer_models, "",
-          "models of the inference cases, e.g. resnet50_v1.5,mobilenet (default: the preset's, "
-          "else --models)");
+          "models of the inference cases, e.g. resnet50_v1.5,mobilenet (default: --models when "
+          "given, else the preset's)");
 ABSL_FLAG(std::string, infer_batch_sizes, "",
-          "batch sizes of the inference cases, e.g. 1,8,64 (default: the preset's; without one, "
-          "1 and each model's training batch)");
+          "batch sizes of the inference cases, e.g. 1,8,64 (default: --batch_sizes when given, "
+          "else the preset's; without one, 1 and each model's training batch)");
 ABSL_FLAG(int, infer_warmup, -1, "untimed batches before an inference case's timed ones");
 ABSL_FLAG(int, infer_iterations, -1,
           "timed batches per repetition of an inference case, each timed on its own (the "
@@ -303,6 +304,8 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
 
 absl::Status ApplyInferFlags(SuiteOptions& o, const FlagGiven& given) {
   RETURN_IF_ERROR_AS_IS(ParseListFlag(FLAGS_infer_models, given, &o.infer.models));
+  if (given(absl::GetFlagReflectionHandle(FLAGS_infer_models)))
+    RETURN_IF_ERROR_AS_IS(CheckModelNames("--infer_models", o.infer.models));
   RETURN_IF_ERROR_AS_IS(ParseListFlag(FLAGS_infer_batch_sizes, given, &o.infer.batch_sizes));
   RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_warmup, given, 0, &o.infer.warmup));
   RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_iterations, given, 1, &o.infer.iterations));

@@ -8,9 +8,28 @@ namespace cnnbench::bench {
 namespace {
 
 volatile std::sig_atomic_t received_signal = 0;
+// The first signal's sender (a process that called kill), 0 for the
+// terminal or the kernel.
+volatile std::sig_atomic_t first_sender = 0;
 char remove_path[4096] = {};  // read by the handler: set before it is installed
 
-void RecordSignal(int signal) {
+// The process that sent the signal with kill(), sigqueue() or tgkill()
+// (user codes are <= 0), else 0: Ctrl-C from the terminal comes from the
+// kernel.
+pid_t Sender(const siginfo_t* info) {
+  return info != nullptr && info->si_code <= 0 ? info->si_pid : 0;
+}
+
+void RecordSignal(int signal, siginfo_t* info, void*) {
+  const pid_t sender = Sender(info);
+  if (received_signal != 0 && sender != 0 && sender == first_sender) {
+    // One request from one sender, however delivered: GNU timeout signals
+    // the child and then its process group, mpirun forwards and repeats.
+    static const char kSame[] =
+        "cnnbench: the same sender's signal again: still stopping after this iteration\n";
+    if (::write(STDERR_FILENO, kSame, sizeof(kSame) - 1) < 0) return;
+    return;
+  }
   if (received_signal != 0) {
     // The second: remove the unfinished output, then end as the signal would
     // (unlink, signal and raise are async-signal-safe).
@@ -20,6 +39,7 @@ void RecordSignal(int signal) {
     return;
   }
   received_signal = signal;
+  first_sender = sender;
   static const char kMessage[] =
       "\ncnnbench: interrupted: stopping before the next iteration and writing the finished "
       "cases (a second signal ends the process at once)\n";
@@ -31,11 +51,15 @@ void RecordSignal(int signal) {
 
 void InstallInterruptHandlers() {
   struct sigaction action = {};
-  action.sa_handler = RecordSignal;
+  action.sa_sigaction = RecordSignal;
+  // Neither handler runs inside the other: the first records its sender
+  // before a second is looked at.
   sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
   // A second Ctrl-C kills a run that does not stop soon enough (the handler
   // restores the default action and raises it again).
-  action.sa_flags = SA_RESTART;
+  action.sa_flags = SA_RESTART | SA_SIGINFO;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 }

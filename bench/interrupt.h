@@ -4,6 +4,10 @@
 // exit status of 128 + the signal (130, 143). A second signal ends the
 // process at once (the default action), after removing the output file's
 // unfinished temporary (RemoveOnSecondSignal), so nothing half-written stays.
+// A second signal from the process that sent the first (kill() from the
+// same pid: GNU timeout signalling the child and then its group, mpirun
+// forwarding) is the same request and does not count; a second Ctrl-C
+// (from the terminal) or a signal from another process does.
 #ifndef CNNBENCH_BENCH_INTERRUPT_H_
 #define CNNBENCH_BENCH_INTERRUPT_H_
 

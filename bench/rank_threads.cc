@@ -1,8 +1,10 @@
 #include "bench/rank_threads.h"
 
+#include <system_error>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/status.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -14,8 +16,21 @@ absl::Status OnRank(int rank, const absl::Status& status) {
 
 }  // namespace
 
+absl::Status ThreadStartError(int rank, int ranks, const std::system_error& error) {
+  return absl::UnimplementedError(absl::StrCat(
+      "unsupported: ", ranks, " ranks as threads of one process: the thread of rank ", rank,
+      " could not start (", error.what(), "; the system's thread or address-space limit)"));
+}
+
 RankThreads::RankThreads(int ranks) : ranks_(ranks < 1 ? 1 : ranks), errors_(ranks_) {
-  for (int r = 1; r < ranks_; ++r) threads_.emplace_back([this, r] { Serve(r); });
+  for (int r = 1; r < ranks_; ++r) {
+    try {
+      threads_.emplace_back([this, r] { Serve(r); });
+    } catch (const std::system_error& e) {
+      start_error_ = ThreadStartError(r, ranks_, e);
+      return;
+    }
+  }
 }
 
 RankThreads::~RankThreads() {
@@ -30,6 +45,7 @@ RankThreads::~RankThreads() {
 }
 
 absl::Status RankThreads::Start(const Task& task) {
+  RETURN_IF_ERROR(start_error_);
   {
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [&] { return busy_ == 0; });

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -16,16 +17,24 @@
 
 namespace cnnbench::bench {
 
+// The "unsupported: ..." error of a rank's thread the system refused.
+absl::Status ThreadStartError(int rank, int ranks, const std::system_error& error);
+
 class RankThreads {
  public:
   using Task = std::function<absl::Status(int rank)>;
 
+  // Starts ranks 1..N-1's threads. One the system refuses (a thread limit,
+  // the address space) leaves status() an "unsupported: ..." error naming
+  // the rank, which Start returns; the threads started are joined as usual.
   explicit RankThreads(int ranks);
   ~RankThreads();  // waits for the running task, then joins every thread
   RankThreads(const RankThreads&) = delete;
   RankThreads& operator=(const RankThreads&) = delete;
 
   int size() const { return ranks_; }
+  // OK, or why not every rank's thread started.
+  const absl::Status& status() const { return start_error_; }
 
   // Hands `task` to ranks 1..N-1 (after they finish the last one), runs
   // rank 0's share on this thread and returns its status, without waiting
@@ -48,6 +57,7 @@ class RankThreads {
   int busy_ = 0;
   bool quit_ = false;
   std::vector<absl::Status> errors_;
+  absl::Status start_error_;
   std::vector<std::thread> threads_;
 };
 

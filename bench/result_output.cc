@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -83,8 +85,14 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
     }
     // One run at a time (the JSON reporter separates its calls' entries as
     // it separates the runs of one call), each repetition with its kept
-    // step times (bench/step_times.h) as its last field.
-    for (const Run& run : runs) {
+    // step times (bench/step_times.h) as its last field. A counter that is
+    // not a finite number (the _cv aggregate of a counter that is 0 in
+    // every repetition: top-1 on synthetic labels, one rank's busbw) is left
+    // out, as JSON has no NaN and a reader would reject the whole file.
+    for (const Run& original : runs) {
+      Run run = original;
+      for (auto it = run.counters.begin(); it != run.counters.end();)
+        it = std::isfinite(it->second.value) ? std::next(it) : run.counters.erase(it);
       std::optional<std::vector<double>> steps;
       if (run.run_type == Run::RT_Iteration && !run.error_occurred)
         steps = StepTimes::Global().Take(run.run_name.str());

@@ -167,10 +167,23 @@ absl::Status ShareConvChoices(Communicator& comm, ConvChoices& choices);
 std::string ConvAlgorithmNote(const SuiteOptions& options, const Backend& backend,
                               const StepPlan& plan);
 
-// Where case `name`'s trace goes for --trace_file=`path`: the case's name,
-// '/' and ':' made '_' and '-', before the extension ("trace.json" ->
+// Where case `name`'s trace goes for --trace_file=`path`: `path` itself
+// when the run traces one case (SetTracedCaseCount(1), as
+// tf_cnn_benchmarks' --trace_file), else the case's name, '/' and ':' made
+// '_' and '-', before the extension ("trace.json" ->
 // "trace.train_lenet_fp32_synthetic_batch-8_gpus-0.json").
 std::string TraceFilePath(const std::string& path, const std::string& name);
+// How many of the selected cases trace (train and infer cases); set once
+// the filter has chosen them. Unset (-1): names are always inserted.
+void SetTracedCaseCount(int count);
+
+// The most cases the quick preset (the default without a GPU) may select
+// on a machine without a GPU: about 3 minutes of cases on 2 cores
+// (tests/bench/suite_test.cc holds it to this).
+inline constexpr int kQuickCaseBound = 60;
+
+// Every preset's name, in the order --help and errors list them.
+inline constexpr const char* kPresetNames[] = {"quick", "published", "full", "inference", "tiny"};
 
 // The preset's defaults for this machine (`gpu_count` GPUs visible).
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count);

@@ -329,6 +329,7 @@ absl::StatusOr<std::unique_ptr<Workload>> ReplicatedTrainWorkload::Prepare(
   dp.overlap = options.train.overlap;
   w->ranks_.resize(local);
   w->threads_ = std::make_unique<RankThreads>(local);
+  RETURN_IF_ERROR(w->threads_->status());
   ReplicatedTrainWorkload* self = w.get();
   RETURN_IF_ERROR(EndJobOnTimeout(options, w->threads_->RunEverywhere([&](int r) -> absl::Status {
     self->PinThreads();

@@ -48,7 +48,7 @@ void PrintPresets() {
   const int gpu_count = CudaDeviceCount();
   std::printf("\nPresets (--preset; default: %s here, as %d GPU(s) are visible):\n",
               gpu_count > 0 ? "published" : "quick", gpu_count);
-  for (const char* name : {"quick", "published", "full", "inference", "tiny"}) {
+  for (const char* name : kPresetNames) {
     absl::StatusOr<SuiteOptions> o = PresetOptions(name, gpu_count);
     if (!o.ok()) continue;
     std::printf(
@@ -77,7 +77,9 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "batch_sizes",     "precisions",         "gpus",          "data",
         "data_dir",        "image_size",         "kernel_batch",  "max_kernel_shapes",
         "backend",         "cpu_conv_algorithm", "cuda_graph",    "gpu_layout",
-        "cuda_batch_norm", "cuda_rtc_attempts",  "fuse_relu",     "train_accuracy",
+        "cuda_batch_norm", "cuda_rtc_attempts",  "cuda_rtc_process_builds", "cuda_plan_cache",
+        "fuse_relu",
+        "train_accuracy",
         "input_threads",   "input_batch",        "on_bad_record", "input_cores",
         "distortions"}},
       {"Data parallelism",
@@ -85,7 +87,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
       {"Inference (the infer cases)",
        {"infer_models", "infer_batch_sizes", "infer_warmup", "infer_iterations",
         "infer_include_copy", "fold_batch_norm", "conv_relu"}},
-      {"How long each case runs", {"steps", "warmup_steps", "repetitions"}},
+      {"How long each case runs", {"steps", "warmup_steps", "repetitions", "compile_deadline_s"}},
       {"Inside a run (train and infer cases)",
        {"keep_step_times", "display_every", "drift_threshold", "power_sample_ms", "trace_file"}},
       {"Collectives (nccl-tests' -b -e -f -d -o -r -w -n)",
@@ -114,12 +116,15 @@ void PrintHelp() {
   std::printf(
       "cnnbench suite: training steps, layer kernels, GEMM and all-reduce cases as Google "
       "Benchmark cases.\n\n"
-      "  ./bazelw run //bench:all -- [--preset=quick|published|full|tiny] [--models=...] "
+      "  ./bazelw run //bench:all -- [--preset=%s] [--models=...] "
       "[--benchmark_filter=REGEX] [--benchmark_out=run.json --benchmark_out_format=json]\n\n"
-      "A list flag takes comma-separated values; an empty value or item is an error. Exit "
-      "status: 0 done, 1 the output could not be written (or an unknown flag), 2 a bad flag "
-      "value or no case selected, 130/143 interrupted (SIGINT/SIGTERM; finished cases are "
-      "written). docs/benchmarks.md has the details.\n");
+      "Without --benchmark_out the JSON goes to results/<platform>-<time>.json and the run "
+      "ends on the report's headline tables. A list flag takes comma-separated values; an "
+      "empty or repeated item is an error. Exit status: 0 done, 1 the output could not be "
+      "written (or an unknown flag), 2 a bad flag value or no case selected, 3 a case failed "
+      "(not unsupported, not OOM; the output is written), 130/143 interrupted "
+      "(SIGINT/SIGTERM; finished cases are written). docs/benchmarks.md has the details.\n",
+      absl::StrJoin(kPresetNames, "|").c_str());
   const auto flags = absl::GetAllFlags();
   std::set<std::string> shown;
   for (const FlagGroup& group : SuiteFlagGroups()) {

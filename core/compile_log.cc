@@ -1,5 +1,7 @@
 #include "core/compile_log.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -28,6 +30,32 @@ LogState& State() {
 }
 
 thread_local std::string current_layer;
+
+// When the process started, near enough: static initialization, before main.
+const std::chrono::steady_clock::time_point kProcessStart = std::chrono::steady_clock::now();
+
+double SecondsSinceStart() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
+}
+
+// The deadline in seconds from the start; < 0: not read from the
+// environment yet; 0: none.
+std::atomic<double> deadline_seconds{-1.0};
+
+double EnvDeadline() {
+  const char* v = std::getenv("CNNBENCH_COMPILE_DEADLINE_S");
+  if (v == nullptr || *v == '\0') return 0.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(seconds > 0.0)) {
+    std::fprintf(stderr,
+                 "cnnbench: CNNBENCH_COMPILE_DEADLINE_S='%s' is not a number of seconds > 0; "
+                 "no compile deadline\n",
+                 v);
+    return 0.0;
+  }
+  return seconds;
+}
 
 bool EnvEnabled() {
   const char* v = std::getenv("CNNBENCH_VERBOSE");
@@ -102,5 +130,39 @@ CompileLogLayer::CompileLogLayer(std::string layer) : previous_(std::move(curren
 CompileLogLayer::~CompileLogLayer() { current_layer = std::move(previous_); }
 
 const std::string& CompileLogLayer::Current() { return current_layer; }
+
+void SetCompileDeadline(double seconds_from_process_start) {
+  deadline_seconds = seconds_from_process_start > 0.0 ? seconds_from_process_start : 0.0;
+}
+
+double CompileDeadlineSeconds() {
+  double d = deadline_seconds.load();
+  if (d < 0.0) {
+    double expected = -1.0;
+    deadline_seconds.compare_exchange_strong(expected, EnvDeadline());
+    d = deadline_seconds.load();
+  }
+  return d;
+}
+
+absl::Status CheckCompileDeadline(absl::string_view pass, absl::string_view tried) {
+  const double deadline = CompileDeadlineSeconds();
+  if (deadline <= 0.0) return absl::OkStatus();
+  const double now = SecondsSinceStart();
+  if (now < deadline) return absl::OkStatus();
+  std::string message = absl::StrCat(
+      kCompileDeadlinePrefix, "the compile deadline (", absl::StrFormat("%.1f", deadline),
+      " s after the start, --compile_deadline_s) passed at ", absl::StrFormat("%.1f", now),
+      " s while building layer ", current_layer.empty() ? "(none)" : current_layer, ", pass ",
+      pass);
+  if (!tried.empty()) absl::StrAppend(&message, "; tried: ", tried);
+  if (CompileLogEnabled())
+    CompileLog({{"pass", std::string(pass)}, {"deadline", "passed"}, {"tried", std::string(tried)}});
+  return absl::AbortedError(message);
+}
+
+bool IsCompileDeadline(const absl::Status& status) {
+  return !status.ok() && absl::StrContains(status.message(), kCompileDeadlinePrefix);
+}
 
 }  // namespace cnnbench

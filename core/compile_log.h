@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace cnnbench {
@@ -55,6 +56,32 @@ class CompileLogLayer {
 
 // "0.512s": seconds as the log writes them.
 std::string CompileLogSeconds(double seconds);
+
+// The compile deadline: a moment, counted in seconds from the start of the
+// process, past which building plans stops, so that a compile cut short
+// by a caller's time limit still ends with a result (the case's error,
+// naming the layer and pass, in the results file) instead of nothing.
+// Set by //bench:all's --compile_deadline_s; else read once from
+// CNNBENCH_COMPILE_DEADLINE_S (seconds, decimals allowed; the device
+// bundle's gpu_check.sh sets it per step to the step's limit less a
+// margin). Zero or unset: no deadline.
+void SetCompileDeadline(double seconds_from_process_start);
+// Seconds from the start of the process to the deadline (0: none).
+double CompileDeadlineSeconds();
+// OK before the deadline. Past it: an error whose message starts with
+// kCompileDeadlinePrefix and names the layer (CompileLogLayer::Current()),
+// `pass` and what `tried` says was built or tried so far, with the time
+// since the process started. Checked between layers (the executor) and
+// between the passes and candidates of kernels that build several.
+absl::Status CheckCompileDeadline(absl::string_view pass, absl::string_view tried = "");
+// The reason kind of a passed compile deadline, as SkipMessage prints it:
+// the case could not be built in the time given, which is not a failure of
+// the code (//bench:all does not exit 3 for it; gpu_check.sh says out of
+// time).
+inline constexpr char kCompileDeadlinePrefix[] = "deadline: ";
+// Whether `status` is a passed compile deadline (kernels that turn their
+// own build failures into "unsupported" or a fallback let it through).
+bool IsCompileDeadline(const absl::Status& status);
 
 }  // namespace cnnbench
 

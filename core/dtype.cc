@@ -55,6 +55,7 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   if (name == "float32" || name == "float") return DType::kF32;
   if (name == "float16" || name == "half") return DType::kF16;
   if (name == "bfloat16") return DType::kBF16;
+  if (name == "float64" || name == "double") return DType::kF64;  // nccl-tests' -d double
   return absl::InvalidArgumentError(
       absl::StrCat("unknown dtype '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
 }

@@ -1,9 +1,11 @@
 #include "models/zoo.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/status.h"
 #include "models/zoo_models.h"
 
 namespace cnnbench {
@@ -294,6 +296,22 @@ absl::StatusOr<Graph> BuildModel(absl::string_view name, const ModelOptions& opt
   }
   const int64_t batch = options.batch > 0 ? options.batch : info->default_batch;
   const int64_t size = options.image_size > 0 ? options.image_size : info->image_size;
+  // A batch so large that an activation's element count overflows (1e17
+  // images) is out of memory, not a malformed layer: the model at batch 1
+  // says how many elements an image's largest activation holds.
+  if (batch > (int64_t{1} << 20)) {
+    ModelOptions one = options;
+    one.batch = 1;
+    one.image_size = size;
+    ASSIGN_OR_RETURN(const Graph single, BuildModel(name, one));
+    int64_t largest = 1;
+    for (const Node& node : single.nodes) largest = std::max(largest, node.output.num_elements());
+    constexpr int64_t kMostElements = int64_t{1} << 58;  // bytes of 8-byte elements fit in int64
+    if (largest > kMostElements / batch)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "OOM: ", name, " at batch ", batch, ": its largest activation alone would hold ",
+          largest, " x ", batch, " elements, past what any memory holds"));
+  }
   NetBuilder b(batch, 3, size, size, options.classes, batch_norm);
   b.set_conv_batch_norm(kTfCnnBatchNorm);
   info->build(b);

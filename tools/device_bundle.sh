@@ -15,9 +15,11 @@
 # own and CUDA's (those are found there by run.sh); cuda_libs.txt: the CUDA
 # libraries they need, those ldd sees and those loaded at run time
 # (NVRTC's builtins, cuDNN's sub-libraries); build_versions.txt: the
-# versions they were built against; run.sh, gpu_check.sh, sanitize.sh
+# versions they were built against; cuda_libs_optional.txt: those only
+# some steps load (libcudnn_ops); convergence_cpu.json: the CPU's
+# convergence check, the GPU's reference; run.sh, gpu_check.sh, sanitize.sh
 # (compute-sanitizer over the GPU op tests, a call of its own),
-# summarize.py, peers/. Binaries and libraries are stripped. The packed
+# summarize.py and bench_rows.py, peers/. Binaries and libraries are stripped. The packed
 # bundle and the working tree git carries (tracked and untracked files it
 # does not ignore), which travel together, must stay under
 # CNNBENCH_BUNDLE_MAX_MIB (60) together. Extra Bazel flags:
@@ -75,7 +77,7 @@ soname_in_toolkit() {  # soname_in_toolkit LIBNAME (e.g. libnvrtc-builtins)
   local f
   for f in "$CUDA_HOME/lib64/$1.so" "$CUDA_HOME/lib/$1.so" "$CUDA_HOME"/targets/*/lib/"$1.so"; do
     [ -e "$f" ] || continue
-    readelf -d "$f" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p' | head -1
+    readelf -d "$f" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p' | awk 'NR == 1'
     return 0
   done
 }
@@ -86,7 +88,7 @@ in_toolkit() {  # in_toolkit SONAME
   done
   return 1
 }
-cudart_version="$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$CUDA_HOME/include/cuda_runtime_api.h" | head -1)"
+cudart_version="$(sed -n 's/^#define CUDART_VERSION *\([0-9]*\).*/\1/p' "$CUDA_HOME/include/cuda_runtime_api.h" | awk 'NR == 1')"
 runtime_libs=()
 nvrtc="$(soname_in_toolkit libnvrtc)"
 [ -n "$nvrtc" ] || nvrtc="libnvrtc.so.$((cudart_version / 1000))"
@@ -100,20 +102,35 @@ if [ -n "$cudnn_soname" ]; then
     runtime_libs+=("libcudnn_$sub.so.$cudnn_major")
   done
 fi
+findable() {  # findable SONAME: in the toolkit or the loader cache
+  in_toolkit "$1" ||
+    { ldconfig -p 2>/dev/null || true; } | awk -v l="$1" '$1 == l {f = 1} END {exit !f}'
+}
 for lib in "${runtime_libs[@]}"; do
-  if ! in_toolkit "$lib" &&
-     ! { ldconfig -p 2>/dev/null || true; } | awk -v l="$lib" '$1 == l {f = 1} END {exit !f}'; then
+  if ! findable "$lib"; then
     echo "device_bundle: $lib (loaded at run time) is neither in $CUDA_HOME nor in the loader cache" >&2
     exit 1
   fi
   echo "$lib" >>"$OUT/cuda_libs.txt"
 done
 sort -u -o "$OUT/cuda_libs.txt" "$OUT/cuda_libs.txt"
+# cuDNN's legacy API, loaded only for --cuda_batch_norm=legacy: required
+# here, optional there (run.sh says "OPTIONAL MISSING"; gpu_check.sh then
+# skips only the legacy batch norm step).
+: >"$OUT/cuda_libs_optional.txt"
+if [ -n "$cudnn_soname" ]; then
+  if ! findable "libcudnn_ops.so.$cudnn_major"; then
+    echo "device_bundle: libcudnn_ops.so.$cudnn_major (cuDNN's legacy API, loaded at run time) is" \
+      "neither in $CUDA_HOME nor in the loader cache" >&2
+    exit 1
+  fi
+  echo "libcudnn_ops.so.$cudnn_major" >"$OUT/cuda_libs_optional.txt"
+fi
 
 strip --strip-unneeded "$OUT"/bin/* "$OUT"/lib/* 2>/dev/null || true
 
 # The versions this build compiled against, beside which run.sh prints the loaded ones.
-define() { sed -n "s/^#define $2 *\([0-9]*\).*/\1/p" "$CUDA_HOME/include/$1" | head -1; }
+define() { sed -n "s/^#define $2 *\([0-9]*\).*/\1/p" "$CUDA_HOME/include/$1" | awk 'NR == 1'; }
 soname_of() { grep -m1 "^$1" "$OUT/cuda_libs.txt" || echo "$1"; }
 {
   echo "cudart=$(( $(define cuda_runtime_api.h CUDART_VERSION) / 1000 )).$(( $(define cuda_runtime_api.h CUDART_VERSION) % 1000 / 10 ))"
@@ -127,18 +144,29 @@ soname_of() { grep -m1 "^$1" "$OUT/cuda_libs.txt" || echo "$1"; }
   echo "cublas_soname=$(grep -m1 '^libcublas\.so' "$OUT/cuda_libs.txt" || soname_of libcublasLt.so | sed 's/cublasLt/cublas/')"
   echo "cublaslt_soname=$(soname_of libcublasLt.so)"
   echo "nccl_soname=$(soname_of libnccl.so)"
-  echo "glibc=$(ldd --version | head -1 | awk '{print $NF}')"
+  echo "glibc=$(ldd --version | awk 'NR == 1 {print $NF}')"
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo -dirty)"
   echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } >"$OUT/build_versions.txt"
 
-cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/sanitize.sh tools/bundle/summarize.py "$OUT/"
+# The CPU's convergence, the GPU's reference in gpu_check.sh, measured here
+# so that the GPU machine spends no device time on oneDNN work.
+if ! "$BIN/tools/convergence" --backend=onednn --json="$OUT/convergence_cpu.json" \
+     >"$OUT/.convergence_cpu.log" 2>&1; then
+  echo "device_bundle: the CPU's convergence check failed; its JSON says how:" >&2
+  tail -n 5 "$OUT/.convergence_cpu.log" >&2
+fi
+rm -f "$OUT/.convergence_cpu.log"
+
+cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/sanitize.sh tools/bundle/summarize.py \
+  tools/bundle/bench_rows.py "$OUT/"
 cp tools/peers/torch_train_step.py "$OUT/peers/"
 chmod +x "$OUT/run.sh" "$OUT/gpu_check.sh" "$OUT/sanitize.sh"
 
 size_kib=$(du -sk "$OUT" | cut -f1)
 echo "device_bundle: $OUT: $(ls "$OUT/bin" | wc -l) programs, $(ls "$OUT/lib" | wc -l) libraries, $((size_kib / 1024)) MiB" >&2
-du -sk "$OUT"/bin/* "$OUT"/lib/* | sort -rn | head -8 >&2
+# (awk, not head: under pipefail, head leaving early would fail sort with SIGPIPE.)
+du -sk "$OUT"/bin/* "$OUT"/lib/* | sort -rn | awk 'NR <= 8' >&2
 PACK="${OUT%/}.tar.gz"
 tar -C "$(dirname "$OUT")" -czf "$PACK" "$(basename "$OUT")"
 pack_bytes=$(stat -c %s "$PACK")

@@ -22,7 +22,8 @@ ABSL_FLAG(std::string, format, "markdown",
 ABSL_FLAG(std::vector<std::string>, compare, {},
           "base JSON file(s), comma-separated: adds this-run/base ratio tables and regressions");
 ABSL_FLAG(double, regression_threshold, 0.05,
-          "a ratio below 1 - threshold is a regression (0.05: more than 5% slower)");
+          "a ratio below 1 - threshold is a regression (0.05: more than 5% slower; a fraction in "
+          "[0, 1))");
 ABSL_FLAG(bool, fail_on_regression, false, "exit 1 when --compare finds a regression");
 ABSL_FLAG(double, max_cv, 0.05,
           "mark cells whose coefficient of variation over repetitions is above this "

@@ -19,10 +19,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/layer_cases.h"
@@ -197,19 +199,22 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   for (int i = 0; i < absl::GetFlag(FLAGS_warmup_steps); ++i) RETURN_IF_ERROR(trainer->Step());
   RETURN_IF_ERROR(trainer->Synchronize());
   trainer->ResetProfile();
-  const int steps = std::max(1, absl::GetFlag(FLAGS_steps));
+  const int steps = absl::GetFlag(FLAGS_steps);  // >= 1: checked in Main
   ASSIGN_OR_RETURN(Timer timer, Timer::Create(backend->stream()));
   RETURN_IF_ERROR(timer.Start());
   for (int i = 0; i < steps; ++i) RETURN_IF_ERROR(trainer->Step());
   RETURN_IF_ERROR(timer.Stop());
   ASSIGN_OR_RETURN(const double total, timer.ElapsedSeconds());
+  // A trace that cannot be written (the disk filled since the start) is
+  // said after the profile, which is printed either way.
+  absl::Status traced;
   if (const std::string trace = absl::GetFlag(FLAGS_trace_file); !trace.empty()) {
     ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer->TraceStep());
-    RETURN_IF_ERROR(
-        WriteChromeTrace(trace, slices,
-                         absl::StrCat(absl::GetFlag(FLAGS_model), " ", precision_name, " batch ",
-                                      graph.batch, " on ", backend->name())));
-    std::printf("trace of one more step (%zu slices): %s\n", slices.size(), trace.c_str());
+    traced = WriteChromeTrace(trace, slices,
+                              absl::StrCat(absl::GetFlag(FLAGS_model), " ", precision_name,
+                                           " batch ", graph.batch, " on ", backend->name()));
+    if (traced.ok())
+      std::printf("trace of one more step (%zu slices): %s\n", slices.size(), trace.c_str());
   }
 
   const std::map<int, CaseSeconds> cases = means != nullptr
@@ -243,19 +248,41 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   std::printf("profiled step (mean of %d):  %10.3f ms\n", steps, step * 1e3);
   std::printf("sum of the profile:          %10.3f ms (%.1f%% of the step)\n", profiled * 1e3,
               100 * profiled / step);
-  return absl::OkStatus();
+  return traced;
 }
 
 int Main(int argc, char** argv) {
   InstallCrashHandler(argv[0]);
   ChangeToInvocationDirectory();  // --json is relative to the user's folder
+  absl::SetProgramUsageMessage(
+      "step_breakdown --profile [--model=resnet50 --batch=32 --precision=fp32] "
+      "[--json=run.json] [--trace_file=step.json]: where a training step's time goes, per layer");
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
+  // Counts below their least value are refused, never replaced by a default
+  // the header would then misstate.
+  for (const auto& [flag, value, least] :
+       {std::tuple<const char*, int, int>{"--batch", absl::GetFlag(FLAGS_batch), 1},
+        {"--steps", absl::GetFlag(FLAGS_steps), 1},
+        {"--warmup_steps", absl::GetFlag(FLAGS_warmup_steps), 0},
+        {"--image_size", absl::GetFlag(FLAGS_image_size), 0}}) {
+    if (value < least) {
+      std::fprintf(stderr, "step_breakdown: %s=%d: at least %d\n", flag, value, least);
+      return 2;
+    }
+  }
   const std::string path = absl::GetFlag(FLAGS_json);
   const bool profile = absl::GetFlag(FLAGS_profile);
   if (!absl::GetFlag(FLAGS_trace_file).empty() && !profile) {
     std::fprintf(stderr, "step_breakdown: --trace_file traces a profiled step: add --profile\n");
     return 2;
+  }
+  // The trace's path checked before anything is measured.
+  if (const std::string trace = absl::GetFlag(FLAGS_trace_file); !trace.empty()) {
+    if (absl::Status usable = CheckTraceFilePath(trace, "--trace_file"); !usable.ok()) {
+      std::fprintf(stderr, "step_breakdown: %s\n", std::string(usable.message()).c_str());
+      return 2;
+    }
   }
   if (path.empty() && !profile) {
     std::fprintf(stderr, "step_breakdown: give --json=run.json, --profile, or both\n");

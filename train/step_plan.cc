@@ -58,7 +58,14 @@ absl::Status CreateKernels(const Graph& graph, Backend* backend, StepPlan& plan)
     absl::StatusOr<std::unique_ptr<Kernel>> kernel;
     {
       CompileLogLayer scope(node.name);  // the kernel's own lines name the layer
-      kernel = backend->Create(node.op, kernel_options, in_specs);
+      // Past the compile deadline the plan ends here, naming this layer.
+      absl::Status in_time = CheckCompileDeadline(
+          "all", absl::StrCat(plan.layers.size(), " layer(s) built before it"));
+      if (in_time.ok()) {
+        kernel = backend->Create(node.op, kernel_options, in_specs);
+      } else {
+        kernel = in_time;
+      }
       if (CompileLogEnabled()) {
         CompileLogFields fields = {{"op", OpDescToString(node.op)}, {"pass", "all"}};
         if (kernel.ok()) {

@@ -1,5 +1,8 @@
 #include "train/trace.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -89,6 +92,28 @@ std::string ChromeTraceJson(const std::vector<TraceProcess>& processes) {
     }
   out += "\n]\n";
   return out;
+}
+
+absl::Status CheckTraceFilePath(const std::string& path, const std::string& flag) {
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, "=", path, ": ", why));
+  };
+  if (path.empty()) return bad("empty (leave it out for no trace)");
+  if (path.back() == '/') return bad("a folder; give a file name such as trace.json");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return bad("a folder; give a file name such as trace.json");
+    if (!S_ISREG(st.st_mode))
+      return bad("not a regular file (a device or a pipe); give a file name such as trace.json");
+  }
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (::stat(folder.c_str(), &st) != 0)
+    return bad(absl::StrCat("its folder ", folder, " cannot be used: ", std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode)) return bad(absl::StrCat(folder, " is not a folder"));
+  if (::access(folder.c_str(), W_OK) != 0)
+    return bad(absl::StrCat("its folder ", folder, " cannot be written: ", std::strerror(errno)));
+  return absl::OkStatus();
 }
 
 absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceProcess>& processes) {

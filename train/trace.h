@@ -126,6 +126,13 @@ inline std::string ChromeTraceJson(const std::vector<TraceSlice>& slices,
   return ChromeTraceJson({TraceProcess{process, slices}});
 }
 
+// Whether a trace can be written at `path`, checked before anything is
+// measured: a file name (not a folder, not ending in '/'), not an existing
+// folder or special file (a device such as /dev/full), in a folder that
+// exists and can be written. `flag` names the option in the error
+// ("--trace_file").
+absl::Status CheckTraceFilePath(const std::string& path, const std::string& flag);
+
 // Writes ChromeTraceJson to `path`; errors name the file and the system's reason.
 absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceProcess>& processes);
 inline absl::Status WriteChromeTrace(const std::string& path, const std::vector<TraceSlice>& slices,

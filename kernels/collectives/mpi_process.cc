@@ -117,7 +117,8 @@ absl::StatusOr<MpiEnvironment*> MpiEnvironment::Get() {
   }
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   MPI_RETURN_IF_ERROR(MPI_Get_library_version(version, &length));
-  std::string text(version, static_cast<size_t>(std::max(0, length)));
+  // The length may count the terminating NUL (Open MPI's does): up to it.
+  std::string text(version, strnlen(version, static_cast<size_t>(std::max(0, length))));
   env->library_version_ = text.substr(0, text.find_first_of("\r\n"));
   process.environment = env;
   return env;

@@ -310,6 +310,7 @@ class BatchNormKernel : public CudaKernel {
     problem.deterministic = context_->options.deterministic;
     problem.runtime_compiled_attempts = RuntimeCompiledAttemptsOf(*context_);
     problem.runtime_compiled_budget = RuntimeCompiledBudgetOf(*context_);
+    problem.plan_choices = PlanChoicesOf(*context_);
     problem.what = what_;
     // Layers of one shape share the graphs (and a failure to build them):
     // building runs cuDNN's heuristics and may compile kernels at run time.
@@ -322,7 +323,8 @@ class BatchNormKernel : public CudaKernel {
       absl::StatusOr<std::unique_ptr<BnGraphs>> graphs = BnGraphs::Validate(problem);
       absl::Status status = graphs.status();
       if (graphs.ok()) status = (*graphs)->ChoosePlans(context_->cudnn);
-      if (IsOutOfMemory(status)) return status;  // not kept: another try may fit
+      // Not kept: another try may fit, or come before the deadline.
+      if (IsOutOfMemory(status) || IsCompileDeadline(status)) return status;
       if (status.ok()) {
         built.graphs = *std::move(graphs);
       } else {

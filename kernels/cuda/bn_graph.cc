@@ -5,6 +5,7 @@
 #include <cudnn_frontend.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -14,9 +15,11 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/compile_log.h"
+#include "core/dtype.h"
 #include "core/status.h"
 #include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/fe_status.h"
+#include "kernels/cuda/plan_choices.h"
 
 namespace cnnbench::cuda {
 namespace {
@@ -53,6 +56,8 @@ struct BnGraphs::Impl {
     int64_t plan = -1;
     int64_t workspace = 0;
     std::string name;
+    bool from_record = false;  // the plan-choice file's engine
+    bool relaxed = false;
   };
   BnProblem problem;
   std::vector<BnReluForm> forms;  // that validate, in the order tried
@@ -77,7 +82,18 @@ struct BnGraphs::Impl {
   absl::Status BuildForm(BnReluForm form);
   // The plans of the current form's graphs; pass.plan < 0 and pass.name
   // says why where none builds.
-  absl::Status Choose(Pass& pass, const char* name, cudnnHandle_t cudnn);
+  // With `recorded`, that engine first (plan_choices.h).
+  absl::Status Choose(Pass& pass, const char* name, cudnnHandle_t cudnn,
+                      const RecordedEngine* recorded = nullptr);
+  // The plan-choice file's key and form text, and the chosen plans as a
+  // choice to record.
+  std::string ChoiceKey() const;
+  std::string FormText() const;
+  // The recorded form and engines: OK with both plans chosen, or OK with
+  // *why_not set (the search then runs as without a file).
+  absl::Status ChooseRecorded(cudnnHandle_t cudnn, const PlanChoice& recorded,
+                              std::string* why_not);
+  void Record() const;
   absl::Status ChooseForm(cudnnHandle_t cudnn, std::string* why_not);
 };
 
@@ -233,7 +249,61 @@ absl::Status BnGraphs::Impl::BuildForm(BnReluForm f) {
   return BuildBackward();
 }
 
-absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t cudnn) {
+std::string BnGraphs::Impl::ChoiceKey() const {
+  return absl::StrCat(problem.what, "/", DTypeName(problem.io_type),
+                      problem.deterministic ? "/deterministic" : "");
+}
+
+std::string BnGraphs::Impl::FormText() const {
+  return absl::StrCat(BnReluFormName(form), "/running_stats=",
+                      forward_running_stats ? "yes" : "no");
+}
+
+absl::Status BnGraphs::Impl::ChooseRecorded(cudnnHandle_t cudnn, const PlanChoice& recorded,
+                                            std::string* why_not) {
+  std::optional<BnReluForm> chosen;
+  bool running_stats = false;
+  for (BnReluForm f : forms)
+    for (bool stats : {false, true})
+      if (recorded.form == absl::StrCat(BnReluFormName(f), "/running_stats=",
+                                        stats ? "yes" : "no")) {
+        chosen = f;
+        running_stats = stats;
+      }
+  if (!chosen.has_value() || recorded.engines.size() != 2) {
+    *why_not = absl::StrCat("the recorded form \"", recorded.form, "\" with ",
+                            recorded.engines.size(), " engines is not one this build makes");
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(BuildForm(*chosen));
+  if (running_stats) RETURN_IF_ERROR(BuildForward(/*running_stats=*/true));
+  RETURN_IF_ERROR(Choose(forward, "forward", cudnn, &recorded.engines[0]));
+  if (forward.plan >= 0) RETURN_IF_ERROR(Choose(backward, "backward", cudnn, &recorded.engines[1]));
+  if (forward.plan < 0 || backward.plan < 0)
+    *why_not = forward.plan < 0 ? forward.name : backward.name;
+  return absl::OkStatus();
+}
+
+void BnGraphs::Impl::Record() const {
+  if (problem.plan_choices == nullptr || (forward.from_record && backward.from_record)) return;
+  PlanChoice choice;
+  choice.form = FormText();
+  for (const Pass* pass : {&forward, &backward}) {
+    absl::StatusOr<RecordedEngine> engine =
+        DescribePlan(*pass->graph, pass->plan, pass->relaxed, problem.what);
+    if (!engine.ok()) {
+      ClearLastErrors();
+      CompileLog({{"plan_cache", problem.plan_choices->path()},
+                  {"note", absl::StrCat("not recorded: ", engine.status().message())}});
+      return;
+    }
+    choice.engines.push_back(*std::move(engine));
+  }
+  problem.plan_choices->Record(ChoiceKey(), choice).IgnoreError();  // logged there
+}
+
+absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t cudnn,
+                                    const RecordedEngine* recorded) {
   fe::graph::Graph& g = *pass.graph;
   const std::string where = What(name);
   const absl::Time start = absl::Now();
@@ -246,10 +316,10 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
     if (problem.deterministic) barred.push_back(fe::NumericalNote_t::NONDETERMINISTIC);
     FeEngineListing listing(g, barred, barred, /*has_relaxed=*/false, where);
     ASSIGN_OR_RETURN(pick, PickEngines(listing, /*wanted=*/1, problem.runtime_compiled_attempts,
-                                       problem.runtime_compiled_budget));
+                                       problem.runtime_compiled_budget, recorded));
     return absl::OkStatus();
   }();
-  if (IsOutOfMemory(listed)) return listed;
+  if (IsOutOfMemory(listed) || IsCompileDeadline(listed)) return listed;
   if (!listed.ok()) {
     ClearLastErrors();
     pick = EnginePick{};
@@ -261,6 +331,12 @@ absl::Status BnGraphs::Impl::Choose(Pass& pass, const char* name, cudnnHandle_t 
                              {"pass", name},
                              {"graph", "yes"}};
   if (problem.relu) fields.push_back({"relu", BnReluFormName(form)});
+  if (recorded != nullptr)
+    fields.push_back({"plan_cache", pick.from_record
+                                        ? std::string("hit")
+                                        : absl::StrCat("stale: ", pick.record_error)});
+  pass.from_record = pick.from_record;
+  pass.relaxed = pick.relaxed;
   if (&pass == &forward) fields.push_back({"running_stats", forward_running_stats ? "yes" : "no"});
   if (pick.built.empty()) {
     pass.plan = -1;
@@ -336,12 +412,32 @@ absl::StatusOr<std::unique_ptr<BnGraphs>> BnGraphs::Validate(const BnProblem& pr
 
 absl::Status BnGraphs::ChoosePlans(cudnnContext* cudnn) {
   Impl& impl = *impl_;
+  PlanChoices* choices = impl.problem.plan_choices;
+  if (choices != nullptr) {
+    const std::optional<PlanChoice> recorded = choices->Find(impl.ChoiceKey());
+    if (recorded.has_value()) {
+      std::string why_not;
+      RETURN_IF_ERROR(impl.ChooseRecorded(cudnn, *recorded, &why_not));
+      if (why_not.empty()) {
+        impl.Record();  // where the search replaced a recorded engine
+        return absl::OkStatus();
+      }
+      choices->Forget(impl.ChoiceKey());
+      CompileLog({{"plan_cache", choices->path()},
+                  {"op", impl.problem.what},
+                  {"note", absl::StrCat("the recorded choice no longer builds (", why_not,
+                                        "): searching")}});
+    }
+  }
   std::vector<std::string> reasons;
   for (BnReluForm form : impl.forms) {
     RETURN_IF_ERROR(impl.BuildForm(form));
     std::string why_not;
     RETURN_IF_ERROR(impl.ChooseForm(cudnn, &why_not));
-    if (why_not.empty()) return absl::OkStatus();
+    if (why_not.empty()) {
+      impl.Record();
+      return absl::OkStatus();
+    }
     reasons.push_back(impl.problem.relu ? absl::StrCat("relu ", BnReluFormName(form), ": ", why_not)
                                         : why_not);
   }

@@ -28,6 +28,7 @@ struct cudnnContext;
 namespace cnnbench::cuda {
 
 struct RuntimeCompiledBudget;  // engine_pick.h
+class PlanChoices;             // plan_choices.h
 
 enum class BnReluForm { kNone, kMask, kReluBwd };
 // "none", "mask", "relu_bwd".
@@ -48,6 +49,10 @@ struct BnProblem {
   int runtime_compiled_attempts = 2;
   // The backend's budget of failed run-time compiled builds (null: none).
   RuntimeCompiledBudget* runtime_compiled_budget = nullptr;
+  // The plan-choice file (plan_choices.h; null: none): a recorded form and
+  // its two engines are tried first, alone; what ChoosePlans settles on is
+  // recorded. Keyed by `what`, the data type and determinism.
+  PlanChoices* plan_choices = nullptr;
   std::string what;  // the descriptor, for messages
 };
 

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/cuda_status.h"
+#include "kernels/cuda/conv_graph.h"
 
 namespace cnnbench::cuda {
 
@@ -17,6 +18,13 @@ RuntimeCompiledBudget* RuntimeCompiledBudgetOf(Context& context) {
   return context.runtime_compiled_budget.get();
 }
 
+PlanChoices* PlanChoicesOf(const Context& context) {
+  PlanChoices& choices = PlanChoices::Process();
+  if (!choices.enabled()) return nullptr;
+  if (context.plan_identity.empty() || !choices.Bind(context.plan_identity)) return nullptr;
+  return &choices;
+}
+
 absl::StatusOr<std::shared_ptr<Context>> Context::Create(const Device& device,
                                                          const CudaBackendOptions& options) {
   RETURN_IF_ERROR(CheckDevice(device));
@@ -30,6 +38,7 @@ absl::StatusOr<std::shared_ptr<Context>> Context::Create(const Device& device,
   CUDNN_RETURN_IF_ERROR(cudnnCreate(&context->cudnn));
   CUDNN_RETURN_IF_ERROR(cudnnSetStream(context->cudnn, context->raw_stream()));
   CUBLAS_RETURN_IF_ERROR(cublasLtCreate(&context->cublaslt));
+  if (PlanChoices::Process().enabled()) context->plan_identity = PlanChoiceIdentity(device.ordinal);
   return context;
 }
 

@@ -21,6 +21,7 @@
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device_kernels.h"
 #include "kernels/cuda/engine_pick.h"
+#include "kernels/cuda/plan_choices.h"
 #include "kernels/kernel.h"
 
 namespace cnnbench::cuda {
@@ -46,6 +47,9 @@ struct Context {
   std::shared_ptr<LtAlgoCache> lt_algos;
   std::shared_ptr<BnGraphCache> bn_graphs;
   std::shared_ptr<RuntimeCompiledBudget> runtime_compiled_budget;
+  // What the plan-choice file is bound to (PlanChoiceIdentity), read when
+  // the context is made and the file is in use; else "".
+  std::string plan_identity;
 
   cudaStream_t raw_stream() const { return static_cast<cudaStream_t>(stream.native_handle()); }
   static absl::StatusOr<std::shared_ptr<Context>> Create(const Device& device,
@@ -65,6 +69,10 @@ using Inputs = std::vector<TensorSpec>;
 RuntimeCompiledBudget* RuntimeCompiledBudgetOf(Context& context);
 // The backend's per-graph cap on run-time compiled builds.
 int RuntimeCompiledAttemptsOf(const Context& context);
+// The process's plan-choice file bound to this backend's device
+// (plan_choices.h), or null when there is none (no path given, the
+// identity unreadable, or another GPU model bound first).
+PlanChoices* PlanChoicesOf(const Context& context);
 
 // The device kernels' element type of `dtype` (fp32, fp16, bf16, int32).
 absl::StatusOr<Elem> ToElem(DType dtype);

@@ -27,12 +27,15 @@ class ConvPlanCache {
                                                         cudnnHandle_t cudnn,
                                                         const ConvPlanChoice& choice) {
     std::lock_guard<std::mutex> lock(mutex_);
+    // A forward-only entry must not serve a training kernel; a training
+    // entry serves both.
     auto found = plans_.find(problem.key);
+    if (found == plans_.end() && choice.forward_only) found = plans_.find(problem.key + "/fwd");
     if (found != plans_.end()) return found->second;
     ASSIGN_OR_RETURN(std::unique_ptr<ConvGraphs> graphs, ConvGraphs::Validate(problem));
     RETURN_IF_ERROR(graphs->ChoosePlans(cudnn, choice));
     std::shared_ptr<const ConvGraphs> shared(std::move(graphs));
-    plans_.emplace(problem.key, shared);
+    plans_.emplace(choice.forward_only ? problem.key + "/fwd" : problem.key, shared);
     return shared;
   }
 
@@ -83,6 +86,8 @@ class ConvKernel : public CudaKernel {
     choice.timed = !choice.deterministic;
     choice.runtime_compiled_attempts = RuntimeCompiledAttemptsOf(*context_);
     choice.runtime_compiled_budget = RuntimeCompiledBudgetOf(*context_);
+    choice.forward_only = forward_only_ = options.forward_only;
+    choice.plan_choices = PlanChoicesOf(*context_);
     ASSIGN_OR_RETURN(graphs_, CacheOf(context_)->Get(problem, context_->cudnn, choice));
 
     signature_.inputs = {input};
@@ -123,7 +128,7 @@ class ConvKernel : public CudaKernel {
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
-    if (desc_.relu) return ForwardOnlyError(what_);
+    if (desc_.relu || forward_only_) return ForwardOnlyError(what_);
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* w, Param(args.params, 0, "w"));
@@ -133,7 +138,7 @@ class ConvKernel : public CudaKernel {
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
-    if (desc_.relu) return ForwardOnlyError(what_);
+    if (desc_.relu || forward_only_) return ForwardOnlyError(what_);
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* dw, Param(args.dparams, 0, "dw"));
@@ -159,6 +164,7 @@ class ConvKernel : public CudaKernel {
   const ConvDesc desc_;
   Elem elem_ = Elem::kF32;
   bool nhwc_ = false;
+  bool forward_only_ = false;  // KernelOptions::forward_only: no backward plan was built
   std::shared_ptr<const ConvGraphs> graphs_;
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "core/status.h"
 #include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/fe_status.h"
+#include "kernels/cuda/plan_choices.h"
 
 namespace cnnbench::cuda {
 namespace {
@@ -118,6 +120,8 @@ struct ConvGraphs::Impl {
     EnginePick pick;                  // how they were found
     double build_seconds = 0;         // listing and building the candidates
     double timing_seconds = 0;        // timing them
+    float best_ms = 0;                // the chosen plan's best timed run (0: not timed)
+    std::string plan_cache;           // "hit", "miss", "stale: ..." ("" without a file)
     int64_t plan = -1;
     int64_t workspace = 0;
     std::string name;
@@ -140,6 +144,9 @@ struct ConvGraphs::Impl {
                              const ConvBuffers& buffers, void* workspace, int runs,
                              cudaStream_t stream, Events& events);
   absl::Status Select(ConvPass pass, int64_t plan);
+  // Keeps the selected plan of `pass` in the plan-choice file, where it was
+  // not read from there.
+  void Record(ConvPass pass, const ConvPlanChoice& choice) const;
   void LogPass(ConvPass pass) const;
 };
 
@@ -234,9 +241,22 @@ absl::Status ConvGraphs::Impl::BuildCandidates(ConvPass pass, cudnnHandle_t cudn
   for (fe::NumericalNote_t note : strict)
     if (note != fe::NumericalNote_t::REDUCED_PRECISION_REDUCTION) relaxed.push_back(note);
   FeEngineListing listing(graph, strict, relaxed, relaxed.size() != strict.size(), where);
+  const std::string key =
+      ConvChoiceKey(problem.key, ConvPassName(pass), choice.deterministic);
+  std::optional<PlanChoice> recorded;
+  if (choice.plan_choices != nullptr && choice.timed) {
+    recorded = choice.plan_choices->Find(key);
+    slot.plan_cache = recorded.has_value() ? "hit" : "miss";
+    if (recorded.has_value() && recorded->engines.size() != 1) recorded.reset();
+  }
   ASSIGN_OR_RETURN(slot.pick,
                    PickEngines(listing, std::max(choice.candidates, 1),
-                               choice.runtime_compiled_attempts, choice.runtime_compiled_budget));
+                               choice.runtime_compiled_attempts, choice.runtime_compiled_budget,
+                               recorded.has_value() ? &recorded->engines.front() : nullptr));
+  if (recorded.has_value() && !slot.pick.from_record) {
+    slot.plan_cache = absl::StrCat("stale: ", slot.pick.record_error);
+    choice.plan_choices->Forget(key);
+  }
   slot.build_seconds = absl::ToDoubleSeconds(absl::Now() - start);
   slot.candidates = slot.pick.built;
   if (!slot.candidates.empty()) return absl::OkStatus();
@@ -283,6 +303,26 @@ absl::Status ConvGraphs::Impl::Select(ConvPass pass, int64_t plan) {
   return absl::OkStatus();
 }
 
+void ConvGraphs::Impl::Record(ConvPass pass, const ConvPlanChoice& choice) const {
+  const Pass& slot = at(pass);
+  if (choice.plan_choices == nullptr || !choice.timed || slot.plan < 0 || slot.pick.from_record)
+    return;
+  absl::StatusOr<RecordedEngine> engine =
+      DescribePlan(*slot.graph, slot.plan, slot.pick.relaxed, What(pass));
+  if (!engine.ok()) {  // the choice stands; only the file misses it
+    ClearLastErrors();
+    CompileLog({{"plan_cache", choice.plan_choices->path()},
+                {"note", absl::StrCat("not recorded: ", engine.status().message())}});
+    return;
+  }
+  PlanChoice recorded;
+  recorded.engines.push_back(*std::move(engine));
+  recorded.milliseconds = slot.best_ms;
+  choice.plan_choices->Record(ConvChoiceKey(problem.key, ConvPassName(pass), choice.deterministic),
+                              recorded)
+      .IgnoreError();  // logged there; the choice stands for this process
+}
+
 void ConvGraphs::Impl::LogPass(ConvPass pass) const {
   const Pass& slot = at(pass);
   CompileLogFields fields = {{"kernel", "conv"},
@@ -297,12 +337,26 @@ void ConvGraphs::Impl::LogPass(ConvPass pass) const {
   fields.push_back({"tried", absl::StrCat(slot.pick.precompiled_tried, "+",
                                           slot.pick.runtime_compiled_tried, "rtc")});
   fields.push_back({"build", CompileLogSeconds(slot.build_seconds)});
+  if (!slot.plan_cache.empty()) fields.push_back({"plan_cache", slot.plan_cache});
   if (slot.timing_seconds > 0) fields.push_back({"timing", CompileLogSeconds(slot.timing_seconds)});
   if (!slot.unavailable.ok()) fields.push_back({"why", std::string(slot.unavailable.message())});
   CompileLog(fields);
 }
 
 bool ConvGraphsAvailable() { return true; }
+
+std::string PlanChoiceIdentity(int ordinal) {
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, ordinal) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  const size_t version = cudnnGetVersion();
+  return absl::StrCat("cudnn ", version / 10000, ".", version / 100 % 100, ".", version % 100,
+                      ", cudnn-frontend ", CUDNN_FRONTEND_MAJOR_VERSION, ".",
+                      CUDNN_FRONTEND_MINOR_VERSION, ".", CUDNN_FRONTEND_PATCH_VERSION, ", ",
+                      properties.name, " sm_", properties.major, properties.minor);
+}
 
 std::string ConvGraphsUnavailableReason() { return ""; }
 
@@ -321,9 +375,22 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
   Impl& impl = *impl_;
   // The forward pass is required; a backward pass without an engine is
   // reported by Run (IsUnimplemented: the kernel exists without it).
+  std::string built_passes;  // for a deadline's error: what was built before it
   for (ConvPass pass : kConvPasses) {
     Impl::Pass& slot = impl.at(pass);
+    if (choice.forward_only && pass != ConvPass::kForward) {
+      slot.unavailable = absl::FailedPreconditionError(absl::StrCat(
+          impl.What(pass), ": this kernel was made forward only (an inference plan): no "
+                           "backward plan was built"));
+      slot.name = "forward-only";
+      continue;
+    }
+    RETURN_IF_ERROR(CheckCompileDeadline(
+        ConvPassName(pass), built_passes.empty() ? "no pass of this layer yet" : built_passes));
     absl::Status built = impl.BuildCandidates(pass, cudnn, choice);
+    if (IsCompileDeadline(built)) return built;
+    absl::StrAppend(&built_passes, built_passes.empty() ? "" : ", ", ConvPassName(pass), " (",
+                    slot.pick.Tried(), ")");
     if (built.ok()) continue;
     ClearLastErrors();
     // A backward pass cuDNN refuses in any way (no engine, a graph it cannot
@@ -343,6 +410,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     for (ConvPass pass : kConvPasses)
       if (!impl.at(pass).candidates.empty()) {
         RETURN_IF_ERROR(impl.Select(pass, impl.at(pass).candidates.front()));
+        impl.Record(pass, choice);
         impl.LogPass(pass);
       }
     return absl::OkStatus();
@@ -383,6 +451,9 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
   for (ConvPass pass : kConvPasses) {
     const std::vector<int64_t>& candidates = impl.at(pass).candidates;
     if (candidates.empty()) continue;  // unavailable (above)
+    RETURN_IF_ERROR(CheckCompileDeadline(absl::StrCat(ConvPassName(pass), " timing"),
+                                         absl::StrCat(built_passes, "; timing ",
+                                                      candidates.size(), " candidates")));
     int64_t best = candidates.front();
     const absl::Time timing_start = absl::Now();
     absl::Status timing_error;  // the first candidate's that failed to run
@@ -400,6 +471,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
         if (*ms < best_ms) {
           best_ms = *ms;
           best = plan;
+          impl.at(pass).best_ms = *ms;
         }
       }
       if (!std::isfinite(best_ms) && !timing_error.ok()) {
@@ -423,6 +495,7 @@ absl::Status ConvGraphs::ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& 
     }
     impl.at(pass).timing_seconds = absl::ToDoubleSeconds(absl::Now() - timing_start);
     RETURN_IF_ERROR(impl.Select(pass, best));
+    impl.Record(pass, choice);
     impl.LogPass(pass);
   }
   if (ready && cudaStreamSynchronize(stream) != cudaSuccess)

@@ -21,6 +21,12 @@ struct cudnnContext;
 namespace cnnbench::cuda {
 
 struct RuntimeCompiledBudget;  // engine_pick.h
+class PlanChoices;             // plan_choices.h
+
+// The identity plan choices are bound to (plan_choices.h): cuDNN's and
+// cudnn-frontend's versions and device `ordinal`'s name and compute
+// capability; "" where it cannot be read (no GPU, no cudnn-frontend).
+std::string PlanChoiceIdentity(int ordinal);
 
 // Whether this build has cudnn-frontend; else the reason, for messages.
 bool ConvGraphsAvailable();
@@ -52,6 +58,16 @@ struct ConvPlanChoice {
   // Only engines cuDNN does not mark NONDETERMINISTIC (bitwise-repeatable
   // results, for tests that compare runs bit for bit).
   bool deterministic = false;
+  // Only the forward pass is lowered, built and timed (an inference plan's
+  // kernel, KernelOptions::forward_only); the backward passes are
+  // "forward-only" in implementation() and refuse in Run.
+  bool forward_only = false;
+  // The plan-choice file (null: none). With `timed`, a pass whose choice it
+  // holds builds that engine alone, untimed; a pass chosen here is
+  // recorded in it. A recorded engine that no longer builds is dropped and
+  // the search runs; the compile log's plan_cache= field says which
+  // (hit, miss, stale: why).
+  PlanChoices* plan_choices = nullptr;
 };
 
 class ConvGraphs {
@@ -73,6 +89,8 @@ class ConvGraphs {
   // A forward pass with no engine is an "unsupported: ..." error here; a
   // backward pass with none is that error from Run (and "none" in
   // implementation()), so a layer whose dx nobody asks for still runs.
+  // The compile deadline (core/compile_log.h) is checked before each pass
+  // is built and timed, and its error is returned as it is.
   // Needs a GPU; allocates only temporary buffers for the timing (when they
   // do not fit, the heuristics' first choice is kept).
   absl::Status ChoosePlans(cudnnContext* cudnn, const ConvPlanChoice& choice);

@@ -20,6 +20,8 @@ struct ConvGraphs::Impl {
 
 bool ConvGraphsAvailable() { return false; }
 
+std::string PlanChoiceIdentity(int) { return ""; }
+
 std::string ConvGraphsUnavailableReason() {
   return "cudnn-frontend headers not found: ./bazelw fetches them into "
          "~/.cache/cnnbench/ (PyPI wheel nvidia-cudnn-frontend)";

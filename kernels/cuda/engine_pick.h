@@ -11,8 +11,16 @@
 //      by default), steps 1 and 2 again under it, the run-time compiled
 //      builds counted against the same cap.
 //
-// A configuration the filter bars costs nothing to skip and is not an
-// attempt. The result says what was tried, for the compile log and for the
+// Run-time compiled builds are also bounded per process, successes
+// counted too (RuntimeCompiledProcessBuilds), and each is logged with its
+// seconds; the compile deadline (core/compile_log.h) is checked before each
+// build. A configuration the filter bars costs nothing to skip and is not an
+// attempt.
+//
+// Given a recorded choice (plan_choices.h: the plan-choice file), that one
+// configuration is listed and built first; when it builds it is the only
+// one (nothing else is listed, built or timed), and when it does not the
+// search above runs as if there had been none. The result says what was tried, for the compile log and for the
 // error when nothing builds.
 #ifndef CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
 #define CNNBENCH_KERNELS_CUDA_ENGINE_PICK_H_
@@ -23,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "kernels/cuda/plan_choices.h"
 
 namespace cnnbench::cuda {
 
@@ -48,6 +57,16 @@ inline int RuntimeCompiledFailureBudget(int runtime_compiled_attempts) {
   return 4 * (runtime_compiled_attempts > 1 ? runtime_compiled_attempts : 1);
 }
 
+// Run-time compiled builds the whole process may still make, successes and
+// failures alike (each costs seconds): //bench:all's
+// --cuda_rtc_process_builds, else CNNBENCH_CUDA_RTC_PROCESS_BUILDS, else
+// kDefaultRuntimeCompiledProcessBuilds. Once spent, no graph of the process
+// tries another, and its error says so.
+inline constexpr int kDefaultRuntimeCompiledProcessBuilds = 24;
+int RuntimeCompiledProcessBuildsLeft();
+// Sets what is left (a count >= 0); -1 reads the environment again.
+void SetRuntimeCompiledProcessBuilds(int builds);
+
 // One listing's filters.
 struct EngineStage {
   bool runtime_compiled = false;  // the listing keeps only run-time compiled engines
@@ -70,6 +89,9 @@ class EngineListing {
   // configuration outside them is barred); returns the total count listed.
   virtual absl::StatusOr<int64_t> List(const EngineStage& stage) = 0;
   virtual EngineBuild Build(int64_t index) = 0;
+  // Appends `engine` (a recorded choice) as one configuration, outside the
+  // heuristics' listing and its filters; returns the total count listed.
+  virtual absl::StatusOr<int64_t> ListRecorded(const RecordedEngine& engine) = 0;
   // Whether the graph has a relaxed filter that differs from the strict one.
   virtual bool has_relaxed() const { return false; }
 };
@@ -83,7 +105,13 @@ struct EnginePick {
   int runtime_compiled_tried = 0;
   bool capped = false;  // the run-time compiled cap stopped the search
   bool budget_spent = false;  // ... or the backend's budget of failures was spent
+  bool process_bound_spent = false;  // ... or the process's bound on all such builds
+  double runtime_compiled_seconds = 0;  // spent building them
   std::string last_error;
+  // With a recorded choice: it is what was built (built holds it alone), or
+  // why it was not (it no longer builds) and the search ran.
+  bool from_record = false;
+  std::string record_error;
 
   // "3 precompiled and 2 run-time compiled builds tried of 41 listed"
   std::string Tried() const;
@@ -95,7 +123,8 @@ struct EnginePick {
 // left, and each failure spends one.
 absl::StatusOr<EnginePick> PickEngines(EngineListing& listing, int wanted,
                                        int runtime_compiled_attempts,
-                                       RuntimeCompiledBudget* budget = nullptr);
+                                       RuntimeCompiledBudget* budget = nullptr,
+                                       const RecordedEngine* recorded = nullptr);
 
 // "none of cuDNN's engine configurations builds (<Tried()>; the cap of N
 // run-time compiled builds was reached: --cuda_rtc_attempts) (last: ...)".

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -154,6 +155,15 @@ class FeEngineListing : public EngineListing {
 
   bool has_relaxed() const override { return has_relaxed_; }
 
+  absl::StatusOr<int64_t> ListRecorded(const RecordedEngine& engine) override {
+    std::unordered_map<cudnn_frontend::KnobType_t, int64_t> knobs;
+    for (const auto& [type, value] : engine.knobs)
+      knobs[static_cast<cudnn_frontend::KnobType_t>(type)] = value;
+    FE_RETURN_IF_ERROR(graph_.create_execution_plan(engine.engine_id, knobs),
+                       absl::StrCat(what_, ": the recorded engine ", engine.ToText()));
+    return graph_.get_execution_plan_count();
+  }
+
  private:
   cudnn_frontend::graph::Graph& graph_;
   std::vector<cudnn_frontend::NumericalNote_t> strict_, relaxed_;
@@ -169,6 +179,21 @@ inline bool RuntimeCompiledPlan(const cudnn_frontend::graph::Graph& graph, int64
   for (auto note : notes)
     if (note == cudnn_frontend::BehaviorNote_t::RUNTIME_COMPILATION) return true;
   return false;
+}
+
+// Configuration `index` of `graph` as the plan-choice file keeps it
+// (plan_choices.h); `relaxed` is the filter it was found under.
+inline absl::StatusOr<RecordedEngine> DescribePlan(const cudnn_frontend::graph::Graph& graph,
+                                                   int64_t index, bool relaxed,
+                                                   absl::string_view what) {
+  RecordedEngine engine;
+  std::unordered_map<cudnn_frontend::KnobType_t, int64_t> knobs;
+  FE_RETURN_IF_ERROR(graph.get_engine_and_knobs_at_index(index, engine.engine_id, knobs), what);
+  for (const auto& [type, value] : knobs) engine.knobs.emplace_back(static_cast<int>(type), value);
+  std::sort(engine.knobs.begin(), engine.knobs.end());
+  engine.runtime_compiled = RuntimeCompiledPlan(graph, index);
+  engine.relaxed = relaxed;
+  return engine;
 }
 
 }  // namespace cnnbench::cuda

@@ -15,6 +15,7 @@
 #include "core/cuda_status.h"
 #include "core/dtype.h"
 #include "core/gpu_runtime.h"
+#include "core/random.h"
 #include "core/status.h"
 #include "kernels/cuda/peak_kernels.h"
 #include "kernels/cuda/peak_math.h"
@@ -120,6 +121,32 @@ void Put(cudaDataType_t type, void* data, size_t i, int v) {
   }
 }
 
+// Host bytes of a random value in the input type: uniform in [-1, 1) for
+// tf32, fp16 and bf16; for fp8 a random e4m3 bit pattern other than NaN's.
+// Hopper's GEMM rate depends on the data (zeros and small integers toggle
+// fewer bits than the data a model multiplies), so the timed operands are
+// random and the exact check runs on integer operands apart.
+void PutRandom(cudaDataType_t type, void* data, size_t i, Rng& rng) {
+  const float v = static_cast<float>(2 * rng.Uniform() - 1);
+  switch (type) {
+    case CUDA_R_32F:
+      static_cast<float*>(data)[i] = v;
+      break;
+    case CUDA_R_16F:
+      static_cast<Half*>(data)[i] = FloatToHalf(v);
+      break;
+    case CUDA_R_16BF:
+      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(v);
+      break;
+    default: {
+      uint8_t bits = static_cast<uint8_t>(rng.Next() >> 56);
+      if ((bits & 0x7f) == 0x7f) bits &= 0xfe;  // S.1111.111 is NaN in e4m3
+      static_cast<uint8_t*>(data)[i] = bits;
+      break;
+    }
+  }
+}
+
 class GemmPeak : public GpuPeak {
  public:
   GemmPeak(const Device& device, const Stream& stream, std::string precision, int64_t n)
@@ -147,15 +174,23 @@ class GemmPeak : public GpuPeak {
     const size_t n = static_cast<size_t>(n_);
     ASSIGN_OR_RETURN(a_, Buffer::Allocate(device_, n * n * types_.input_bytes));
     ASSIGN_OR_RETURN(b_, Buffer::Allocate(device_, n * n * types_.input_bytes));
+    ASSIGN_OR_RETURN(check_a_, Buffer::Allocate(device_, n * n * types_.input_bytes));
+    ASSIGN_OR_RETURN(check_b_, Buffer::Allocate(device_, n * n * types_.input_bytes));
     ASSIGN_OR_RETURN(d_, Buffer::Allocate(device_, n * n * sizeof(float)));
     ASSIGN_OR_RETURN(workspace_, Buffer::Allocate(device_, kWorkspace));
+    // The integers the check multiplies exactly, then the random values timed.
     std::vector<char> host(n * n * types_.input_bytes);
     for (size_t i = 0; i < n; ++i)  // A(i, k) at k + i n
       for (size_t k = 0; k < n; ++k) Put(types_.input, host.data(), k + i * n, cuda::PeakA(i, k));
-    RETURN_IF_ERROR(CopyBytes(a_.data(), device_, host.data(), Device::Cpu(), host.size()));
+    RETURN_IF_ERROR(CopyBytes(check_a_.data(), device_, host.data(), Device::Cpu(), host.size()));
     for (size_t j = 0; j < n; ++j)  // B(k, j) at k + j n
       for (size_t k = 0; k < n; ++k) Put(types_.input, host.data(), k + j * n, cuda::PeakB(k, j));
-    RETURN_IF_ERROR(CopyBytes(b_.data(), device_, host.data(), Device::Cpu(), host.size()));
+    RETURN_IF_ERROR(CopyBytes(check_b_.data(), device_, host.data(), Device::Cpu(), host.size()));
+    Rng rng(0x7065616b);
+    for (Buffer* timed : {&a_, &b_}) {
+      for (size_t i = 0; i < n * n; ++i) PutRandom(types_.input, host.data(), i, rng);
+      RETURN_IF_ERROR(CopyBytes(timed->data(), device_, host.data(), Device::Cpu(), host.size()));
+    }
 
     CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescCreate(&desc_, types_.compute, CUDA_R_32F));
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
@@ -216,21 +251,19 @@ class GemmPeak : public GpuPeak {
     cublasLtMatmulAlgoConfigGetAttribute(&algo_, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
                                          sizeof(stages), nullptr);
     label_ = absl::StrCat("cublasLt:algo", id, ",tile", tile, ",stages", stages, ", fastest of ",
-                          tried, " candidate(s), ", precision_, " TN, fp32 accumulate and output");
+                          tried, " candidate(s), ", precision_,
+                          " TN, fp32 accumulate and output, random operands timed, checked on "
+                          "integers in a launch of its own");
     return absl::OkStatus();
   }
 
-  absl::Status Run() override {
-    CUDA_RETURN_IF_ERROR(cudaSetDevice(device_.ordinal));
-    const float alpha = 1.0f, beta = 0.0f;
-    CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(
-        handle_, desc_, &alpha, a_.data(), a_layout_, b_.data(), b_layout_, &beta, d_.data(),
-        d_layout_, d_.data(), d_layout_, &algo_, workspace_.data(), kWorkspace, Native(stream_)));
-    return absl::OkStatus();
-  }
+  absl::Status Run() override { return RunOn(a_, b_); }
   double flops() const override { return 2.0 * n_ * n_ * static_cast<double>(n_); }
   std::string label() const override { return label_; }
+  // Multiplies the integer operands (outside any timing) and compares 64
+  // entries with their exact dot products.
   absl::Status Check() override {
+    RETURN_IF_ERROR(RunOn(check_a_, check_b_));
     RETURN_IF_ERROR(stream_.Synchronize());
     const size_t n = static_cast<size_t>(n_);
     std::vector<float> d(n * n);
@@ -249,6 +282,15 @@ class GemmPeak : public GpuPeak {
   }
 
  private:
+  absl::Status RunOn(const Buffer& a, const Buffer& b) {
+    CUDA_RETURN_IF_ERROR(cudaSetDevice(device_.ordinal));
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(
+        handle_, desc_, &alpha, a.data(), a_layout_, b.data(), b_layout_, &beta, d_.data(),
+        d_layout_, d_.data(), d_layout_, &algo_, workspace_.data(), kWorkspace, Native(stream_)));
+    return absl::OkStatus();
+  }
+
   static constexpr int kCandidates = 8;
   static constexpr size_t kWorkspace = size_t{32} << 20;
   Device device_;
@@ -261,7 +303,9 @@ class GemmPeak : public GpuPeak {
   cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
   int best_index_ = -1;
-  Buffer a_, b_, d_, workspace_;
+  Buffer a_, b_;              // random operands: what is timed
+  Buffer check_a_, check_b_;  // small integers: what the check multiplies
+  Buffer d_, workspace_;
   std::string label_;
 };
 

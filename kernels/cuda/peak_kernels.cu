@@ -9,6 +9,9 @@ __global__ void PeakFma(float* out, int64_t iterations) {
   float x[kPeakChains];
 #pragma unroll
   for (int j = 0; j < kPeakChains; ++j) x[j] = PeakChainStart(j);
+  // Unrolled by 4 as well: the loop's own compare and branch would
+  // otherwise take issue slots from the FMAs.
+#pragma unroll 4
   for (int64_t i = 0; i < iterations; ++i) {
 #pragma unroll
     for (int j = 0; j < kPeakChains; ++j) x[j] = fmaf(x[j], kPeakMul, kPeakAdd);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/compile_log.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
 #include "kernels/onednn/weighted_layer.h"
@@ -179,6 +180,8 @@ class ConvKernel : public WeightedLayer {
       BindForward(fwd_pd, dnnl::convolution_forward(fwd_pd));
       return absl::OkStatus();
     }
+    // Each backward pass times its candidates: the compile deadline between them.
+    RETURN_IF_ERROR(CheckCompileDeadline("bwd_data", "fwd"));
     // A candidate's reorder of the weights between `from` and `to`, timed
     // with it where they differ.
     auto reorder_seconds = [&](const memory::desc& from, const memory::desc& to) {
@@ -205,6 +208,7 @@ class ConvKernel : public WeightedLayer {
           return TimeExecution(context, p, data_args, kTimingRuns) +
                  reorder_seconds(weights, pd.weights_desc());
         });
+    RETURN_IF_ERROR(CheckCompileDeadline("bwd_weights", "fwd, bwd_data"));
     using BackwardWeightsPd = dnnl::convolution_backward_weights::primitive_desc;
     std::vector<int> weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
     if (bias_) weights_args.push_back(DNNL_ARG_DIFF_BIAS);

@@ -20,6 +20,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bench/flag_values.h"
 #include "bench/harness.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
@@ -226,21 +228,46 @@ TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
   ASSERT_TRUE(preset.ok()) << preset.status();
   ASSERT_EQ(preset->size(), 1u);
   EXPECT_EQ((*preset)[0].second, DType::kF32);
-  auto flag = CollectiveDTypes("bf16,int64,bf16", {"fp32"});
+  auto flag = CollectiveDTypes("bf16,int64", {"fp32"});
   ASSERT_TRUE(flag.ok()) << flag.status();
-  ASSERT_EQ(flag->size(), 2u) << "a type named twice runs once";
+  ASSERT_EQ(flag->size(), 2u);
   EXPECT_EQ((*flag)[0].first, "bf16");
   EXPECT_EQ((*flag)[1].second, DType::kI64);
-  // nccl-tests' spelling is read as the canonical one, which names the case.
-  auto alias = CollectiveDTypes("float,fp32", {});
+  // A type named twice is refused, as every list flag refuses a repeat,
+  // under either spelling.
+  for (const char* twice : {"bf16,int64,bf16", "float,fp32"}) {
+    auto repeated = CollectiveDTypes(twice, {"fp32"});
+    ASSERT_FALSE(repeated.ok()) << twice;
+    EXPECT_TRUE(absl::StrContains(repeated.status().message(), "given twice"))
+        << repeated.status();
+  }
+  // nccl-tests' spellings are read as the canonical ones, which name the case.
+  auto alias = CollectiveDTypes("float,double", {});
   ASSERT_TRUE(alias.ok()) << alias.status();
-  ASSERT_EQ(alias->size(), 1u);
+  ASSERT_EQ(alias->size(), 2u);
   EXPECT_EQ((*alias)[0].first, "fp32");
+  EXPECT_EQ((*alias)[1].first, "fp64");
   auto bad = CollectiveDTypes("fp32,uint8", {"fp32"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "--collective_dtypes: 'uint8'"))
       << bad.status();
+}
+
+// nccl-tests' -b/-e sizes: K, M, G in either case; what does not parse, and
+// what overflows, is named.
+TEST(ByteCountTest, DigitsWithNcclTestsSuffixes) {
+  EXPECT_EQ(*ParseByteCount("64"), 64);
+  EXPECT_EQ(*ParseByteCount("1K"), 1024);
+  EXPECT_EQ(*ParseByteCount("8m"), 8 << 20);
+  EXPECT_EQ(*ParseByteCount("2G"), int64_t{2} << 30);
+  for (const char* bad : {"", "K", "-1K", "1.5M", "1KB", "x", "+4", "99999999999G"}) {
+    const absl::StatusOr<int64_t> parsed = ParseByteCount(bad);
+    EXPECT_FALSE(parsed.ok()) << bad;
+    if (!parsed.ok()) {
+      EXPECT_TRUE(absl::StrContains(parsed.status().message(), "byte count")) << parsed.status();
+    }
+  }
 }
 
 TEST(CollectiveOpsTest, AllIsNcclTestsOrderAndUnknownOpsAreNamed) {
@@ -251,9 +278,16 @@ TEST(CollectiveOpsTest, AllIsNcclTestsOrderAndUnknownOpsAreNamed) {
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(*all, (std::vector<ReduceOp>{ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax,
                                          ReduceOp::kMin, ReduceOp::kAvg}));
-  auto some = CollectiveOps("min,max,min", {"sum"});
+  auto some = CollectiveOps("min,max", {"sum"});
   ASSERT_TRUE(some.ok()) << some.status();
   EXPECT_EQ(*some, (std::vector<ReduceOp>{ReduceOp::kMin, ReduceOp::kMax}));
+  auto repeated = CollectiveOps("min,max,min", {"sum"});
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_TRUE(absl::StrContains(repeated.status().message(), "'min' is given twice"))
+      << repeated.status();
+  auto mixed = CollectiveOps("all,sum", {"sum"});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "'all' stands alone")) << mixed.status();
   auto bad = CollectiveOps("sum,mean", {"sum"});
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "--collective_ops: 'mean'"))
@@ -459,12 +493,43 @@ TEST(CollectivePlanTest, BuffersFollowNcclTestsSizesAndSizesStopAtHalfTheMemory)
   EXPECT_EQ(largest_nccl, 16 << 10);
   EXPECT_EQ(largest_local, 1 << 20) << "the host's memory is not the GPU's";
   // Host memory holds every rank's buffers: 4 ranks x 1.25 x size <= half of 1 MiB.
-  auto host = PlanCollectiveCases(Collective::kAllGather, o, 1 << 20, 0);
+  std::vector<std::string> notes;
+  auto host = PlanCollectiveCases(Collective::kAllGather, o, 1 << 20, 0, &notes);
   ASSERT_TRUE(host.ok()) << host.status();
-  for (const PlannedCollectiveCase& c : *host)
-    if (c.transport == "local") EXPECT_LE(c.bytes_per_rank * 4, 512 << 10) << c.name;
+  // The cap is said, as nccl-tests says it reduces maxBytes; the GPU's sweep
+  // (no cap) says nothing.
+  ASSERT_EQ(notes.size(), 1u) << absl::StrJoin(notes, "\n");
+  EXPECT_TRUE(absl::StrContains(notes[0], "allgather/local ranks 4: sizes from ")) << notes[0];
+  EXPECT_TRUE(absl::StrContains(notes[0], "half of the host's memory (1048576 bytes)")) << notes[0];
+  for (const PlannedCollectiveCase& c : *host) {
+    if (c.transport == "local") {
+      EXPECT_LE(c.bytes_per_rank * 4, 512 << 10) << c.name;
+    }
+  }
   EXPECT_EQ(host->back().transport, "nccl") << "gpu memory 0: no cap";
   EXPECT_EQ(host->back().spec.bytes, 1 << 20);
+}
+
+// Sizes under one element per rank, and a sweep with nothing left, are said.
+TEST(CollectivePlanTest, SizesLeftOutAreSaid) {
+  SuiteOptions o = PlanOptions();
+  o.gpu_count = 0;
+  o.collectives.ranks = {4};
+  o.collectives.min_bytes = 4;
+  o.collectives.max_bytes = 64;
+  std::vector<std::string> notes;
+  auto plan = PlanCollectiveCases(Collective::kAllGather, o, 1e12, 0, &notes);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->empty());
+  ASSERT_EQ(notes.size(), 1u) << absl::StrJoin(notes, "\n");
+  EXPECT_TRUE(absl::StrContains(notes[0], "under one element per rank")) << notes[0];
+  o.collectives.max_bytes = 8;  // 4 and 8 bytes: under one fp32 element for each of 4 ranks
+  notes.clear();
+  plan = PlanCollectiveCases(Collective::kAllGather, o, 1e12, 0, &notes);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->empty());
+  ASSERT_EQ(notes.size(), 2u) << absl::StrJoin(notes, "\n");
+  EXPECT_TRUE(absl::StrContains(notes[1], "is left: no case")) << notes[1];
 }
 
 // More ranks than GPUs: registered, and skipped when prepared with how many

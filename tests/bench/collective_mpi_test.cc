@@ -66,8 +66,9 @@ TEST(CollectiveMpiRankTest, AFaultOnOneRankFailsTheCaseOnEveryRank) {
     EXPECT_EQ(absl::StartsWith(r.error_message, "out-of-place result wrong at rank 1 element 3"),
               spoiled)
         << what << ": " << r.error_message;
-    if (!spoiled)
+    if (!spoiled) {
       EXPECT_TRUE(absl::StrContains(r.error_message, "this rank's are right")) << r.error_message;
+    }
   }
   benchmark::ClearRegisteredBenchmarks();
 }

@@ -247,6 +247,24 @@ TEST_F(HarnessTest, DisplaysProgressEveryNTimedSteps) {
   }
 }
 
+// With several repetitions each progress line names its repetition (each
+// restarts its steps at 1).
+TEST_F(HarnessTest, ProgressLinesNameTheRepetition) {
+  Harness harness(TimingSettings{.repetitions = 2, .display_every = 2});
+  harness.Register(Fixed("harness_test/progress", 5, [] {
+    return absl::StatusOr<std::unique_ptr<Workload>>(std::make_unique<ProgressWorkload>());
+  }));
+  ::testing::internal::CaptureStderr();
+  RunAll();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  harness.Release();
+  benchmark::ClearRegisteredBenchmarks();
+  EXPECT_TRUE(absl::StrContains(err, "harness_test/progress repetition 1/2 step 2/5  images/sec: "))
+      << err;
+  EXPECT_TRUE(absl::StrContains(err, "harness_test/progress repetition 2/2 step 4/5  images/sec: "))
+      << err;
+}
+
 TEST_F(HarnessTest, AnErrorBetweenIterationsSkipsTheCaseWithItsReason) {
   IterationWatcher::runs = IterationWatcher::between = 0;
   IterationWatcher::reported.clear();
@@ -366,6 +384,31 @@ TEST_F(HarnessTest, ReportErrorSkipsTheRepetition) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_TRUE(runs[0].error_occurred);
   EXPECT_EQ(runs[0].error_message, "result check failed");
+}
+
+TEST_F(HarnessTest, OnlyErrorsThatAreNeitherUnsupportedNorOomAreFailures) {
+  Harness harness(TimingSettings{.repetitions = 2});
+  Counts unsupported, wrong, oom, fine;
+  harness.Register(Fixed("harness_test/unsupported", 3, Counting(unsupported, {.fail_at_run = 0})));
+  harness.Register(Fixed("harness_test/wrong", 2,
+                         Counting(wrong, {.report = AnnotateStatus(
+                                              absl::InternalError("result wrong at (3, 4)"),
+                                              "bench/peak_cases.cc", 9)})));
+  harness.Register(Fixed("harness_test/oom", 2, [&]() -> absl::StatusOr<std::unique_ptr<Workload>> {
+    return AnnotateStatus(OutOfMemoryError("1 TB arena"), "plan.cc", 7);
+  }));
+  harness.Register(Fixed("harness_test/fine", 2, Counting(fine)));
+  RunAll();
+  harness.Release();
+  // Named once although both repetitions failed; the others are not failures.
+  EXPECT_EQ(harness.failed_cases(), std::vector<std::string>{"harness_test/wrong"});
+  EXPECT_TRUE(IsCaseFailure(absl::InternalError("CUDNN_STATUS_INTERNAL_ERROR")));
+  EXPECT_TRUE(IsCaseFailure(absl::DataLossError("corrupt record 3 in train-00000-of-00001")));
+  EXPECT_FALSE(IsCaseFailure(AnnotateStatus(absl::UnimplementedError("unsupported: no GPU"),
+                                            "bench/suite.cc", 1)));
+  EXPECT_FALSE(IsCaseFailure(OutOfMemoryError("device allocation of 80 GB")));
+  EXPECT_FALSE(IsCaseFailure(absl::CancelledError(kInterruptedMessage)));
+  EXPECT_FALSE(IsCaseFailure(absl::OkStatus()));
 }
 
 TEST_F(HarnessTest, StopCheckAbandonsTheRunningCaseAndSkipsTheRest) {

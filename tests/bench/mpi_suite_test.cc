@@ -51,7 +51,8 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   const MpiJob job =
       RunMpiJob(mpirun, 2,
                 absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
-                             "--benchmark_repetitions=1 --benchmark_out=", json_path,
+                             "--collective_ranks=3 --benchmark_repetitions=1 --benchmark_out=",
+                             json_path,
                              " --benchmark_out_format=json"));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   // One header and one progress line per case: rank 0's.
@@ -71,6 +72,11 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   EXPECT_EQ(run.at("context").at("ranks"), "2");
   EXPECT_EQ(run.at("context").at("hosts"), "1");
   EXPECT_TRUE(run.at("context").contains("mpi_version"));
+  // Whole text: no NUL byte carried over from MPI's length.
+  const std::string mpi_version = run.at("context").value("mpi_version", "");
+  EXPECT_FALSE(mpi_version.empty());
+  EXPECT_EQ(mpi_version.find('\0'), std::string::npos) << mpi_version;
+  EXPECT_TRUE(absl::StrContains(job.output, "--collective_ranks is ignored under mpirun")) << job.output;
   std::set<std::string> families;
   for (const auto& b : run.at("benchmarks")) {
     auto name = ParseCaseName(b.at("name").get<std::string>());

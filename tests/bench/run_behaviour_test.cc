@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/harness.h"
 #include "bench/names.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -102,6 +103,13 @@ void ExpectInterruptedRunKeepsFinishedCases(const char* signal, int expected_sta
   EXPECT_GE(names.size(), 1u) << text;  // case 1 finished before the signal
   for (const auto& b : run.at("benchmarks"))
     EXPECT_FALSE(b.value("error_occurred", false)) << "abandoned cases are left out: " << b.dump();
+  // The file says it was interrupted, by what and how far the run got.
+  const std::string interrupted = run.at("context").value("interrupted", "");
+  EXPECT_TRUE(absl::StartsWith(interrupted, std::string(signal == std::string("INT") ? "SIGINT"
+                                                                                    : "SIGTERM") +
+                                                " after 2 of "))
+      << interrupted;
+  EXPECT_TRUE(absl::StrContains(interrupted, " not run")) << interrupted;
 }
 
 TEST(RunBehaviourTest, SigintKeepsTheFinishedCasesAndExits130) {
@@ -119,8 +127,9 @@ TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {
   WriteFile(json_path, "earlier results\n");
   const std::string log = dir + "/log";
   const std::string script_path = dir + "/interrupt.sh";
-  // Two SIGTERMs in a row while case 1 (a long training step) runs: the run
-  // ends by the signal, not after the step.
+  // Two SIGTERMs in a row from two senders (the shell, then the kill
+  // program) while case 1 (a long training step) runs: the run ends by the
+  // signal, not after the step.
   WriteFile(
       script_path,
       absl::StrCat(BenchBinary(),
@@ -128,8 +137,8 @@ TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {
                    "--steps=50 --benchmark_out_format=json --benchmark_out=",
                    json_path, " > ", log, " 2>&1 &\npid=$!\n",
                    "for i in $(seq 600); do grep -q '^\\[1/' ", log, " && break; sleep 0.1; done\n",
-                   "kill -TERM $pid; sleep 0.2; kill -TERM $pid\nwait $pid\necho $? > ", dir,
-                   "/status\n"));
+                   "kill -TERM $pid; sleep 0.2; /bin/kill -TERM $pid\nwait $pid\necho $? > ",
+                   dir, "/status\n"));
   ASSERT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
   EXPECT_EQ(std::atoi(ReadFile(dir + "/status").c_str()), 128 + SIGTERM) << ReadFile(log);
   // The earlier file is untouched and no temporary is left beside it.
@@ -138,6 +147,150 @@ TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {
   const std::string list_path = dir + "/listing";
   ASSERT_EQ(std::system(absl::StrCat("ls ", dir, " > ", list_path).c_str()), 0);
   EXPECT_FALSE(absl::StrContains(ReadFile(list_path), ".cnnbench-")) << ReadFile(list_path);
+}
+
+// GNU timeout signals the child and then its process group, mpirun
+// forwards and follows up: two arrivals from one sender are one request,
+// and the finished cases are written. Here SIGTERM and then SIGINT from
+// the same shell, back to back (two kinds, so neither is merged into the
+// other while pending).
+TEST(RunBehaviourTest, TwoSignalsFromOneSenderAreOneRequest) {
+  const std::string json_path = TempPath("one_sender.json");
+  std::remove(json_path.c_str());
+  const std::string log = TempPath("one_sender.log");
+  const std::string status = TempPath("one_sender.status");
+  const std::string script_path = TempPath("one_sender.sh");
+  WriteFile(script_path,
+            absl::StrCat(": > ", log, "\n", BenchBinary(), " ", kSlowSweep,
+                         " --benchmark_out=", json_path, " > ", log, " 2>&1 &\npid=$!\n",
+                         "for i in $(seq 600); do grep -q '^\\[2/' ", log,
+                         " && break; sleep 0.1; done\n",
+                         // the shell's builtin kill: both from this shell's pid
+                         "kill -TERM $pid; kill -INT $pid\nwait $pid\necho $? > ", status, "\n"));
+  ASSERT_EQ(std::system(absl::StrCat("bash ", script_path).c_str()), 0);
+  const std::string output = ReadFile(log);
+  // Whichever the kernel delivered first (both may be pending at once).
+  const int exit_status = std::atoi(ReadFile(status).c_str());
+  EXPECT_TRUE(exit_status == 128 + SIGTERM || exit_status == 128 + SIGINT)
+      << exit_status << "\n" << output;
+  EXPECT_TRUE(absl::StrContains(output, "the same sender's signal again")) << output;
+  const std::string text = ReadFile(json_path);
+  ASSERT_FALSE(text.empty()) << output;
+  EXPECT_GE(CaseNames(nlohmann::json::parse(text)).size(), 1u) << text;
+}
+
+// Repetitions of a case whose counter is 0 in each (one rank's busbw): its
+// _cv aggregate is 0/0, and the file stays JSON (no bare NaN), the counter
+// left out there and kept where it is a number.
+TEST(RunBehaviourTest, RepeatedZeroCountersLeaveTheFileValidJson) {
+  const std::string json_path = TempPath("zero_cv.json");
+  std::remove(json_path.c_str());
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=allreduce --collective_ranks=1 "
+                                  "--collective_bytes=64,64 --benchmark_repetitions=2 "
+                                  "--benchmark_out_format=json --benchmark_out=",
+                                  json_path),
+                     &output),
+            0)
+      << output;
+  const std::string text = ReadFile(json_path);
+  EXPECT_FALSE(absl::StrContains(text, "NaN")) << text;
+  nlohmann::json run;
+  ASSERT_NO_THROW(run = nlohmann::json::parse(text)) << text;
+  int cv = 0, mean = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    const std::string aggregate = b.value("aggregate_name", "");
+    if (aggregate == "cv") {
+      ++cv;
+      EXPECT_FALSE(b.contains("busbw")) << b.dump();
+    }
+    if (aggregate == "mean") {
+      ++mean;
+      EXPECT_TRUE(b.contains("busbw")) << b.dump();
+    }
+  }
+  EXPECT_GT(cv, 0) << text;
+  EXPECT_GT(mean, 0) << text;
+}
+
+// Ranks whose threads the system refuses (here the address space: 1000
+// stacks do not fit in 2 GB) make that case unsupported with the reason;
+// the run goes on, keeps the other cases and exits 0. Past 1024 ranks the
+// flag itself is refused.
+TEST(RunBehaviourTest, ThreadsTheSystemRefusesMakeTheCaseUnsupported) {
+  const std::string json_path = TempPath("threads.json");
+  std::remove(json_path.c_str());
+  const std::string log = TempPath("threads.log");
+  const std::string script_path = TempPath("threads.sh");
+  WriteFile(script_path,
+            absl::StrCat("ulimit -v 2000000\nexec ", BenchBinary(),
+                         " --preset=tiny --families=allreduce --collective_ranks=2,1000 "
+                         "--collective_bytes=64,64 --benchmark_out_format=json --benchmark_out=",
+                         json_path, " > ", log, " 2>&1\n"));
+  const int rc = std::system(absl::StrCat("bash ", script_path).c_str());
+  const std::string output = ReadFile(log);
+  ASSERT_TRUE(WIFEXITED(rc)) << output;
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  int ran = 0, refused = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("run_type", "") != "iteration") continue;
+    const std::string name = b.at("name");
+    if (absl::StrContains(name, "ranks:1000")) {
+      ++refused;
+      EXPECT_TRUE(absl::StartsWith(b.value("error_message", ""), "unsupported: 1000 ranks"))
+          << b.dump();
+    } else {
+      ++ran;
+      EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+    }
+  }
+  EXPECT_GT(ran, 0) << run.dump();
+  EXPECT_GT(refused, 0) << run.dump();
+  std::string flag_output;
+  EXPECT_EQ(RunBench("--preset=tiny --collective_ranks=2,2000 --list", &flag_output), 2);
+  EXPECT_TRUE(absl::StrContains(flag_output, "'2000' is more than 1024 ranks")) << flag_output;
+}
+
+// Without --benchmark_out the run writes JSON under results/ (where it was
+// started), named by platform and time, and its last screen is the
+// report's headline tables, the file and the command for the full report;
+// --list writes nothing.
+TEST(RunBehaviourTest, ADefaultRunEndsOnTheTableAndWritesUnderResults) {
+  const std::string dir = TempPath("default_run");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir).c_str()), 0);
+  const std::string log = dir + "/out.txt";
+  const int rc = std::system(absl::StrCat("cd ", dir, " && ", BenchBinary(),
+                                          " --preset=tiny --families=train,infer,peak "
+                                          "--platform=test-box > ",
+                                          log, " 2> ", dir, "/err.txt")
+                                 .c_str());
+  const std::string output = ReadFile(log);
+  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << output << ReadFile(dir + "/err.txt");
+  const size_t tables = output.find("### Results");
+  ASSERT_NE(tables, std::string::npos) << output;
+  EXPECT_NE(output.find("### Training step vs the CPU's peak", tables), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("### Inference", tables), std::string::npos) << output;
+  EXPECT_EQ(output.find("### Kernels", tables), std::string::npos) << output;
+  // The last lines: the file and the command.
+  const size_t results = output.rfind("\nresults: results/test-box-");
+  ASSERT_NE(results, std::string::npos) << output;
+  const std::string path = output.substr(results + 10, output.find('\n', results + 1) - results - 10);
+  EXPECT_TRUE(absl::EndsWith(path, ".json")) << path;
+  EXPECT_TRUE(absl::EndsWith(output, absl::StrCat("./bazelw run //tools:report -- ", path,
+                                                   " > report.md\n")))
+      << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(dir + "/" + path));
+  EXPECT_EQ(run.at("context").at("platform"), "test-box");
+  EXPECT_FALSE(CaseNames(run).empty());
+  // --list and a given --benchmark_out behave as before: no results/ file.
+  const std::string listed = TempPath("default_list");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", listed, " && mkdir -p ", listed, " && cd ", listed,
+                                     " && ", BenchBinary(), " --preset=tiny --list > /dev/null")
+                            .c_str()),
+            0);
+  EXPECT_NE(std::system(absl::StrCat("test -e ", listed, "/results").c_str()), 0);
 }
 
 TEST(RunBehaviourTest, NoCaseToRunLeavesTheOutputFileAloneAndFails) {
@@ -201,6 +354,12 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--precisions=fp32,", "--precisions"},
       {"--families=,", "--families"},
       {"--kernel_models=,", "--kernel_models"},
+      {"--models=lenett", "--models: unknown model 'lenett'"},
+      {"--kernel_models=lenett", "--kernel_models: unknown model 'lenett'"},
+      {"--infer_models=lenett", "--infer_models: unknown model 'lenett'"},
+      {"--collective_ops=sum,sum", "--collective_ops: 'sum' is given twice"},
+      {"--collective_dtypes=fp32,float", "--collective_dtypes: 'float' is fp32"},
+      {"--collective_ops=all,sum", "--collective_ops: 'all' stands alone"},
       {"--data=", "--data"},
       {"--preset=", "--preset"},
       {"--platform=", "--platform"},
@@ -250,7 +409,7 @@ TEST(RunBehaviourTest, TrainAndInferRepetitionsCarryTheirStepTimes) {
       }
       ++repetitions;
       const std::string prefix = train ? "step_ms" : "latency_ms";
-      for (const std::string counter :
+      for (const std::string& counter :
            {prefix, prefix + "_p50", prefix + "_p99", std::string("images_per_second_uncertainty"),
             std::string("images_per_second_jitter")})
         EXPECT_TRUE(b.contains(counter)) << name << " " << counter;
@@ -299,10 +458,124 @@ TEST(RunBehaviourTest, TraceFileGetsOneMoreStepOfEachTrainAndInferCase) {
   EXPECT_TRUE(absl::StrContains(output, "--trace_file")) << output;
 }
 
+// A trace path that cannot be used is a flag error before any case runs: a
+// folder that is not there, a folder, a device; and one traced case writes
+// the path itself (tf_cnn_benchmarks' --trace_file).
+TEST(RunBehaviourTest, TraceFileIsCheckedFirstAndOneTracedCaseWritesThePathItself) {
+  std::string output;
+  for (const std::string& trace :
+       {std::string("/nonexistent_cnnbench_dir/t.json"), std::string("/dev/full"),
+        TempPath(""), std::string("/tmp")}) {
+    EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --trace_file=", trace),
+                       &output),
+              2)
+        << trace << ": " << output;
+    EXPECT_TRUE(absl::StrContains(output, absl::StrCat("--trace_file=", trace))) << output;
+    EXPECT_FALSE(absl::StrContains(output, "[1/")) << "no case ran: " << output;
+  }
+  const std::string trace = TempPath("one.json");
+  std::remove(trace.c_str());
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train --models=trivial "
+                                  "--batch_sizes=2 --trace_file=",
+                                  trace),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json events = nlohmann::json::parse(ReadFile(trace));
+  EXPECT_TRUE(events.is_array() && !events.empty()) << events.dump();
+  EXPECT_TRUE(absl::StrContains(output, absl::StrCat(": ", trace))) << output;
+}
+
 // --trace_file with real data on one replica and on two CPU replicas: the
 // replicas' file has a process row per replica, each with its layers on the
 // compute lane, its buckets on the communication lane and the batch's feed
 // on the upload lane; the single replica's has the feed too.
+// A case that fails (an error that is neither unsupported nor OOM: here its
+// trace cannot be written, a folder standing where its file goes) still
+// leaves the output file, and the run exits with its own status so that
+// callers tell it from a clean run.
+TEST(RunBehaviourTest, AFailedCaseWritesTheOutputAndExitsWithItsOwnStatus) {
+  const std::string json_path = TempPath("failed_case.json");
+  std::remove(json_path.c_str());
+  const std::string blocked = TempPath("failed.train_trivial_fp32_synthetic_batch-2_gpus-0.json");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", blocked, " && mkdir -p ", blocked).c_str()), 0);
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train,infer,gemm --trace_file=",
+                                  TempPath("failed.json"), " --benchmark_out=", json_path),
+                     &output),
+            kCaseFailedExit)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "case(s) failed")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "train/trivial")) << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  int failed = 0, fine = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("error_occurred", false)) {
+      ++failed;
+      EXPECT_TRUE(absl::StrContains(b.value("error_message", ""), "cannot write the trace file"))
+          << b.dump();
+    } else {
+      ++fine;
+    }
+  }
+  EXPECT_GT(failed, 0) << run.dump();
+  EXPECT_GT(fine, 0) << "the other cases ran and are in the output: " << run.dump();
+}
+
+// A compile deadline already past: each train case ends with "deadline: ..."
+// naming its layer, the other cases run, the results file is written, and
+// the run is not a failure (the time given ran out).
+TEST(RunBehaviourTest, APassedCompileDeadlineEndsTheCaseNamingTheLayer) {
+  const std::string json_path = TempPath("deadline.json");
+  std::remove(json_path.c_str());
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=train,gemm --compile_deadline_s=1e-9 "
+                                  "--benchmark_out=",
+                                  json_path),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  EXPECT_EQ(run.at("context").at("compile_deadline_s"), "1e-09") << run.at("context").dump();
+  int deadlines = 0, fine = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    const std::string why = b.value("error_message", "");
+    if (absl::StartsWith(b.value("name", ""), "train/")) {
+      EXPECT_TRUE(absl::StartsWith(why, "deadline: ")) << b.dump();
+      EXPECT_TRUE(absl::StrContains(why, "while building layer ")) << b.dump();
+      ++deadlines;
+    } else {
+      EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+      ++fine;
+    }
+  }
+  EXPECT_GT(deadlines, 0) << run.dump();
+  EXPECT_GT(fine, 0) << run.dump();
+  EXPECT_EQ(RunBench("--preset=tiny --compile_deadline_s=-1 --list", &output), 2) << output;
+  EXPECT_TRUE(absl::StrContains(output, "--compile_deadline_s")) << output;
+}
+
+// --cuda_plan_cache: a file in a folder that is not there is a flag error
+// naming the flag; a usable path is in the JSON context (a CPU run never
+// writes it: no cuda plan is chosen).
+TEST(RunBehaviourTest, ThePlanChoiceFileFlagIsCheckedAndInTheContext) {
+  std::string output;
+  EXPECT_EQ(RunBench("--preset=tiny --cuda_plan_cache=/no/such/folder/plans.tsv --list", &output),
+            2)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "--cuda_plan_cache: /no/such/folder/plans.tsv")) << output;
+  const std::string plans = TempPath("plans.tsv");
+  const std::string json = TempPath("plan_cache.json");
+  std::remove(plans.c_str());
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --cuda_plan_cache=", plans,
+                                  " --benchmark_out=", json),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(run.at("context").at("cuda_plan_cache"), plans) << run.at("context").dump();
+}
+
 TEST(RunBehaviourTest, TraceFileOfReplicasHasALanePerStream) {
   const std::string trace = TempPath("replicas.json");
   const std::string path =
@@ -411,6 +684,10 @@ TEST(RunBehaviourTest, HelpShowsTheSuiteFlagsThePresetsAndGoogleBenchmarks) {
                                  "quick:",
                                  "published:",
                                  "full:",
+                                 "inference:",
+                                 "--preset=quick|published|full|inference|tiny",
+                                 "quick | published | full | inference | tiny",
+                                 "results/<platform>-<time>.json",
                                  "--benchmark_filter"})
       EXPECT_TRUE(absl::StrContains(output, expected)) << flag << " lacks " << expected;
     EXPECT_LT(output.find("--steps"), output.find("Google Benchmark's flags")) << output;

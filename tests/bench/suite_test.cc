@@ -3,6 +3,7 @@
 // holds the platform and methodology, skipped cases carry their reason.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "bench/names.h"
+#include "bench/suite.h"
+#include "tools/report/results.h"
 #include "gtest/gtest.h"
 #include "models/summary.h"
 #include "models/zoo.h"
@@ -46,6 +49,68 @@ int RunBench(const std::string& args, std::string* output, const std::string& en
   return rc;
 }
 
+// The default run of a CPU machine (the quick preset) stays inside its
+// promise of about 3 minutes of cases: at most kQuickCaseBound of them,
+// one collective sweep (all-reduce, local), no input or grads cases.
+TEST(SuiteTest, TheQuickPresetStaysUnderItsCaseBound) {
+  std::string output;
+  ASSERT_EQ(RunBench("--list", &output), 0) << output;
+  int cases = 0, collectives = 0;
+  std::set<std::string> families;
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    if (line.empty() || line.find('/') == absl::string_view::npos) continue;
+    ++cases;
+    const std::string family(line.substr(0, line.find('/')));
+    families.insert(family);
+    if (family == "allreduce") ++collectives;
+  }
+  EXPECT_GT(cases, 10) << output;
+  EXPECT_LE(cases, kQuickCaseBound) << output;
+  EXPECT_LE(collectives, 8) << output;
+  for (const char* absent : {"allgather", "reducescatter", "broadcast", "reduce", "alltoall",
+                             "grads", "input"})
+    EXPECT_EQ(families.count(absent), 0u) << absent;
+  for (const char* present : {"train", "infer", "peak", "bandwidth", "conv", "allreduce"})
+    EXPECT_EQ(families.count(present), 1u) << present;
+}
+
+// The infer cases follow --models and --batch_sizes unless --infer_models
+// and --infer_batch_sizes are given.
+TEST(SuiteTest, InferCasesFollowModelsAndBatchSizes) {
+  std::string output;
+  ASSERT_EQ(RunBench("--preset=tiny --families=infer --models=lenet --batch_sizes=3 --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(output, "infer/lenet/fp32/synthetic/batch:3/gpus:0\n");
+  ASSERT_EQ(RunBench("--preset=tiny --families=infer --models=lenet --batch_sizes=3 "
+                     "--infer_models=trivial --infer_batch_sizes=1 --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_EQ(output, "infer/trivial/fp32/synthetic/batch:1/gpus:0\n");
+}
+
+// The methodology states what the run's families ran: an inference-only
+// run its warm-up and timed batches, not the training steps it never ran.
+TEST(SuiteTest, TheMethodologyStatesWhatTheFamiliesRan) {
+  const std::string json_path = TempPath("infer_only.json");
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=infer --infer_warmup=2 "
+                                  "--infer_iterations=3 --benchmark_out_format=json "
+                                  "--benchmark_out=",
+                                  json_path),
+                     &output),
+            0)
+      << output;
+  std::ifstream in(json_path);
+  const std::string methodology = nlohmann::json::parse(in).at("context").at("methodology");
+  EXPECT_TRUE(absl::StrContains(methodology, "infer cases: 2 warm-up batches, 3 timed batches"))
+      << methodology;
+  EXPECT_FALSE(absl::StrContains(methodology, "steps")) << methodology;
+  EXPECT_FALSE(absl::StrContains(methodology, "kernel and GEMM")) << methodology;
+}
+
 TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   const std::string json_path = TempPath("tiny.json");
   std::string output;
@@ -68,6 +133,17 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
   EXPECT_EQ(context.at("platform"), "test-box");
   EXPECT_EQ(context.at("preset"), "tiny");
+  // Every key the run writes is a setting that keeps runs apart in the
+  // report, or one that does not, never neither (tools/report/results.h).
+  for (const auto& [key, value] : context.items()) {
+    const auto& settings = report::SettingKeys();
+    const auto& others = report::NonSettingKeys();
+    const bool setting = std::find(settings.begin(), settings.end(), key) != settings.end();
+    const bool other = std::find(others.begin(), others.end(), key) != others.end();
+    EXPECT_TRUE(setting != other) << "context key '" << key << "' is "
+                                  << (setting ? "in both lists" : "in neither list")
+                                  << " of tools/report/results.h";
+  }
   // The oneDNN convolutions' algorithm, the flag's default.
   EXPECT_EQ(context.value("cpu_conv_algorithm", ""), "timed") << context.dump();
 
@@ -209,8 +285,9 @@ TEST(SuiteTest, EveryRegisteredNameFollowsTheGrammar) {
         << output;
     int names = 0;
     for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, "cnnbench: note: ")) continue;  // stderr: what a sweep left out
       auto parsed = ParseCaseName(line);
-      ASSERT_TRUE(parsed.ok()) << preset << ": " << parsed.status();
+      ASSERT_TRUE(parsed.ok()) << preset << ": " << parsed.status() << " (" << line << ")";
       EXPECT_EQ(parsed->ToString(), line);  // prints back to the registered name
       ++names;
     }
@@ -551,6 +628,16 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
       << output;
   EXPECT_NE(RunBench("--preset=tiny --collective_bytes=1024 --list", &output), 0);
   EXPECT_NE(output.find("--collective_bytes=1024: give MIN,MAX"), std::string::npos) << output;
+  // nccl-tests' K/M/G suffixes (-b 1K -e 1M), and what does not parse named.
+  ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --collective_ranks=1 "
+                     "--collective_bytes=1K,2k --list",
+                     &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("bytes:1024/"), std::string::npos) << output;
+  EXPECT_NE(output.find("bytes:2048/"), std::string::npos) << output;
+  EXPECT_NE(RunBench("--preset=tiny --collective_bytes=1X,2 --list", &output), 0);
+  EXPECT_NE(output.find("'1X' is not a byte count"), std::string::npos) << output;
   ASSERT_EQ(RunBench("--preset=tiny --families=allreduce --collective_ranks=1,3 "
                      "--collective_bytes=64,128 --list",
                      &output),

@@ -4,7 +4,7 @@
 # every library, its clear failure when a library is missing, and a program
 # with unresolved symbols (a fake ldd) named; gpu_check.sh with a bench and
 # tests that skip everything: it finishes, shows each case skipped with its
-# reason, and leaves at most 7 files; with a failing, a crashing smoke
+# reason, and leaves at most 8 files; with a failing, a crashing smoke
 # check, failing and crashing tests, no time left, and stopped from
 # outside between two steps; summarize.py's exit statuses, test failures
 # and second call; sanitize.sh with fake sanitizers (clean, findings, a
@@ -14,32 +14,23 @@
 #
 # Under Bazel (sh_test) or directly: bash tests/bundle/bundle_scripts_test.sh
 set -u
-TOOLS=""
-if [ -n "${TEST_SRCDIR:-}" ]; then TOOLS="$TEST_SRCDIR/${TEST_WORKSPACE:-}/tools"; fi
-[ -n "$TOOLS" ] && [ -d "$TOOLS" ] || TOOLS="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)"
-if [ -n "${TEST_TMPDIR:-}" ]; then
-  TMP="$TEST_TMPDIR"
-else
-  TMP="$(mktemp -d)"
-  trap 'rm -rf "$TMP"' EXIT
-fi
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_in() {  # expect_in TEXT PATTERN WHAT
-  grep -qE -- "$2" <<<"$1" || fail "$3: '$2' not in output:"$'\n'"$1"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/test_lib.sh"
+# A fake nvidia-smi that lists an H200: gpu_check.sh stops after the
+# environment where no GPU is visible.
+fake_nvidia_smi "$TMP/fakebin"
+export PATH="$TMP/fakebin:$PATH"
 
 for s in bundle/run.sh bundle/gpu_check.sh bundle/sanitize.sh bundle/gather_libs.sh device_bundle.sh; do
   bash -n "$TOOLS/$s" || fail "bash -n $s"
 done
-python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/peers/torch_train_step.py" \
+python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py" "$TOOLS/peers/torch_train_step.py" \
   || fail "python syntax"
 
 # A bundle with no programs and two CUDA libraries to find.
 B="$TMP/bundle"
 mkdir -p "$B/bin" "$B/lib" "$B/peers"
 cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/sanitize.sh" \
-  "$TOOLS/bundle/summarize.py" "$B/"
+  "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py" "$B/"
 cp "$TOOLS/peers/torch_train_step.py" "$B/peers/"
 chmod +x "$B"/*.sh
 printf 'libcudnn.so.9\nlibcublasLt.so.13\n' >"$B/cuda_libs.txt"
@@ -118,7 +109,8 @@ summary="$(cat "$results/summary.txt" 2>/dev/null)"
 expect_in "$summary" "fake_test +0 +0 +1 +ok" "the test's skip counted"
 expect_in "$summary" "train/resnet50_v1.5/bf16/.*skipped: unsupported: fake bench skips everything" \
   "a skipped case with its reason"
-expect_in "$summary" "train_bf16_no_graph .*skipped: .*no --cuda_graph flag" "the missing flag marked"
+expect_in "$summary" "train_bf16_no_graph +train/resnet50_v1.5/bf16/.*skipped: unsupported" \
+  "the step without CUDA graphs"
 expect_in "$summary" "train_bf16_legacy_bn +train/resnet50_v1.5/bf16/.*skipped: unsupported" \
   "rows name the step that ran them (one case under several flags)"
 expect_in "$summary" "pytorch/resnet50.*skipped" "the PyTorch peer skipped without a GPU"
@@ -134,11 +126,11 @@ expect_in "$only" "train_fp16 +train/" "a selected step runs"
 expect_in "$only" "train_fp32 +train/" "every step the pattern selects runs"
 grep -qE "fake_test|train_bf16|step_breakdown" <<<"$only" && fail "unselected steps ran:"$'\n'"$only"
 files=$(find "$results" -type f | wc -l)
-[ "$files" -le 7 ] || fail "gpu_check.sh left $files files (at most 7): $(ls -A "$results")"
+[ "$files" -le 8 ] || fail "gpu_check.sh left $files files (at most 8): $(ls -A "$results")"
 for f in "$results"/* "$results"/.[!.]*; do
   [ -e "$f" ] || continue
   case "$(basename "$f")" in
-    summary.txt|check.json|env.txt|smoke.log|tests.log|bench.log|breakdown.log) ;;
+    summary.txt|check.json|env.txt|smoke.log|tests.log|bench.log|breakdown.log|trace.json) ;;
     *) fail "gpu_check.sh left $f in the results folder" ;;
   esac
 done
@@ -170,7 +162,7 @@ printf '[{"check": "gemm_bf16", "status": "ok", "seconds": 0.5, "implementation"
   printf 'test\tconv_test\t139\t3\t\t%s\t%s\t0\n' "$W/conv_test.json" "$W/conv_test.out"
   printf 'test\thang_test\t124\t60\ttimed out after 60s\t%s\t\t0\n' "$W/hang_test.json"
   printf 'bench\ttrain_bf16\t137\t4\t\t%s\t\t0\n' "$W/bench_train_bf16.json"
-  printf 'bench\ttrain_fp16\tskipped\t0\tout of time (the check has 340s)\t\t\t\n'
+  printf 'bench\ttrain_fp16\tskipped\t0\tout of time (needs about 50s, 3s of the 520s left)\t\t\t\n'
 } >"$W/steps.tsv"
 printf 'smoke\tcuda_smoke\ntest\tops_test\ntest\tconv_test\ntest\thang_test\nbench\ttrain_bf16\nbench\ttrain_fp16\nbench\ttrain_fp32\n' \
   >"$W/plan.tsv"
@@ -247,20 +239,8 @@ check() {  # check RESULTS_DIR [STEP...]: gpu_check.sh, quick, its output in $ou
          "$B/gpu_check.sh" "$@" 2>&1)"
   rc=$?
 }
-mkdir -p "$TMP/fakebin"
-cat >"$TMP/fakebin/nvidia-smi" <<'FAKE'
-#!/usr/bin/env bash
-case "$*" in
-  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake)" ;;
-  --query-gpu=name,driver_version,*)
-    echo "name, driver_version, memory.total [MiB], clocks.max.sm [MHz], power.limit [W]"
-    echo "NVIDIA H200, 580.65.06, 143771 MiB, 1980 MHz, 700.00 W" ;;
-  *) echo 580.65.06 ;;
-esac
-FAKE
-chmod +x "$TMP/fakebin/nvidia-smi"
 R="$TMP/smoke_fail/results"
-PATH="$TMP/fakebin:$PATH" FAKE_SMOKE=fail FAKE_OPS=fail FAKE_LINES=50 CNNBENCH_LOG_LINES=10 check "$R"
+FAKE_SMOKE=fail FAKE_OPS=fail FAKE_LINES=50 CNNBENCH_LOG_LINES=10 check "$R"
 [ $rc -eq 1 ] || fail "gpu_check.sh should exit 1 when a smoke check failed (exit $rc)"
 summary="$(cat "$R/summary.txt")"
 [ "$(head -1 "$R/summary.txt")" = "SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):" ] \
@@ -279,7 +259,7 @@ expect_in "$tests_log" "lines cut here, of 5[0-9]" "a test's long output cut, sa
 expect_in "$tests_log" "conv log line 1$" "its first lines kept"
 expect_in "$tests_log" "conv log line 50$" "its last lines kept"
 grep -q "conv log line 25$" <<<"$tests_log" && fail "the middle of a long test output should be cut"
-[ "$(find "$R" -type f | wc -l)" -le 7 ] || fail "more than 7 files: $(ls -A "$R")"
+[ "$(find "$R" -type f | wc -l)" -le 8 ] || fail "more than 8 files: $(ls -A "$R")"
 python3 - "$R/check.json" <<'PY' || fail "check.json carries each step's JSON"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -297,11 +277,11 @@ expect_in "$(sed -n 2,6p "$R/summary.txt")" "about to crash in conv_fwd_bf16" "t
 expect_in "$summary" "cuda_ops_test .*exit 139 \\(SIGSEGV\\), no results; it was in CudaOps.Softmax" "a crashed test's signal and test"
 # No time left: every step out of time, gathered into the second call.
 R="$TMP/oot/results"
-SECS=14 check "$R"
+SECS=4 check "$R"
 summary="$(cat "$R/summary.txt")"
 expect_in "$summary" "cuda_smoke .*skipped: out of time" "out of time said"
 grep -q "SMOKE FAILURES" <<<"$summary" && fail "a smoke check out of time is not a smoke failure"
-expect_in "$summary" "^second call: bundle/gpu_check.sh results2 'cuda_smoke' 'cuda_ops_test' 'cuda_conv_test' 'train_bf16' 'torch' 'train_bf16_no_graph' .*'train_bf16_real'$" \
+expect_in "$summary" "^second call: bundle/gpu_check.sh results2 'cuda_smoke' 'peak_gpu' 'bandwidth_gpu' 'nccl_1gpu' 'train_bf16' 'torch' 'train_bf16_legacy_bn' 'train_bf16_no_graph' 'cuda_ops_test' 'cuda_conv_test' .*'train_bf16_real'$" \
   "the second call lists what ran out of time, in order"
 
 #### gpu_check.sh stopped from outside between two steps: the summary
@@ -325,13 +305,13 @@ R="$TMP/killed/results"
 stop_check KILL "$R"
 summary="$(cat "$R/summary.txt" 2>/dev/null)"
 expect_in "$summary" "gemm_bf16 .*ok" "the step finished before the stop is in the summary"
-expect_in "$summary" "written while the check was running \\(after cuda_smoke" "a summary written midway says so"
+expect_in "$summary" "written while the check was running \\(after train_bf16_no_graph" "a summary written midway says so"
 expect_in "$summary" "not run: cuda_ops_test \\(not reached\\), cuda_conv_test \\(not reached\\)" \
   "the steps not reached named"
-expect_in "$summary" "second call: bundle/gpu_check.sh results2 'cuda_ops_test' 'cuda_conv_test' 'train_bf16'" \
+expect_in "$summary" "second call: bundle/gpu_check.sh results2 'cuda_ops_test' 'cuda_conv_test' 'infer_bf16'" \
   "a second call for them"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$R/check.json" || fail "check.json after a stop"
-[ "$(find "$R" -type f | wc -l)" -le 7 ] || fail "more than 7 files after a stop: $(ls -A "$R")"
+[ "$(find "$R" -type f | wc -l)" -le 8 ] || fail "more than 8 files after a stop: $(ls -A "$R")"
 R="$TMP/stopped/results"
 stop_check TERM "$R"
 [ "$stop_rc" -eq 143 ] || fail "gpu_check.sh stopped by TERM should exit 143 (exit $stop_rc)"
@@ -556,15 +536,47 @@ cases = [{"name": "gemm/bf16/cuda/gemm:m8192n8192k8192", "value": 600.0},
          {"name": "broadcast/nccl/fp32/none/bytes:16777216/ranks:1", "value": 1000.0},
          {"name": "broadcast/nccl/fp32/none/bytes:67108864/ranks:1", "value": 2000.0},
          {"name": "allreduce/nccl/fp32/sum/bytes:67108864/ranks:1", "status": "skipped: x"}]
+cases[4]["algbw"] = 1000.0
+cases[5]["algbw"] = 2000.0
+cases.append({"name": "allgather/nccl/fp32/none/bytes:67108864/ranks:1", "value": 1500.0,
+              "unit": "algbw GB/s", "algbw": 1500.0})
 lines = m.ceiling_ratios(cases)
 assert lines == ["ratio cnnbench/pytorch bf16 8192^3 GEMM: 0.80",
                  "ratio cnnbench tensor-core peak/pytorch bf16 8192^3 matmul: 0.90",
-                 "ratio nccl broadcast busbw at 67108864 B / bandwidth d2d: 0.50"], lines
+                 "nccl allgather at 67108864 B, ranks 1: algbw 1500.0 GB/s (busbw is 0 by "
+                 "definition at one rank; no ratio)",
+                 "ratio nccl broadcast at 67108864 B, ranks 1: bytes read + written (2 x algbw) / "
+                 "bandwidth d2d (read + write): 1.00"], lines
+# bench_rows: a one-rank collective whose busbw is 0 shows its algbw.
+rows = m.bench_rows({"benchmarks": [
+    {"name": "allreduce/nccl/fp32/sum/bytes:8/ranks:1", "run_type": "iteration", "busbw": 0.0,
+     "algbw": 2e9},
+    {"name": "peak/bf16/cuda/gemm:m8192n8192k8192", "run_type": "iteration",
+     "error_occurred": True, "error_message": "bf16 8192^3 matmul wrong at (1, 2)"},
+    {"name": "train/x", "run_type": "iteration", "error_occurred": True,
+     "error_message": "OOM: device allocation"}]})
+assert rows[0]["value"] == 2.0 and rows[0]["unit"] == "algbw GB/s", rows
+assert rows[1]["status"] == "failed: bf16 8192^3 matmul wrong at (1, 2)", rows
+assert rows[2]["status"] == "skipped: OOM: device allocation", rows
 assert m.ceiling_ratios(cases[:1]) == [], "no peer, no d2d: no ratio"
+# The plan-choice file's compile-log lines, counted over the logs.
+import os, tempfile
+d = tempfile.mkdtemp()
+with open(os.path.join(d, "bench.log"), "w") as f:
+    f.write("compile 1 +1s op=a pass=fprop plan_cache=miss\n"
+            "compile 1 +1s op=a pass=dgrad plan_cache=hit\n"
+            "compile 1 +1s op=b pass=forward plan_cache=\"stale: CUDNN_STATUS_NOT_SUPPORTED\"\n"
+            "plan_cache=hit on a line that is not the compile log\n")
+with open(os.path.join(d, "tests.log"), "w") as f:
+    f.write("compile 1 +1s op=a pass=fprop plan_cache=hit\n")
+with open(os.path.join(d, "env.txt"), "w") as f:
+    f.write("compile 1 +1s plan_cache=hit (not a log)\n")
+counts = m.plan_cache_counts(d)
+assert counts == {"hit": 2, "miss": 1, "stale": 1}, counts
+assert m.plan_cache_line(counts) == [
+    "plan-choice file: 1 plans searched and timed once, 2 built from the file in later steps, "
+    "1 recorded plans no longer built"], m.plan_cache_line(counts)
+assert m.plan_cache_line({"hit": 0, "miss": 0, "stale": 0}) == []
 PY
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "PASS"
+finish

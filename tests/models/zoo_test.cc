@@ -414,6 +414,27 @@ namespace {
 // The report's tables read each model's display name and place from the
 // zoo: every model has a distinct display name and a distinct place 1..N,
 // and the five published columns come first, in the published page's order.
+// A batch whose activations' element counts overflow is out of memory
+// (as a batch that merely does not fit is), never a layer with a garbled
+// field; a large batch that does not overflow still builds.
+TEST(ZooTest, ABatchPastAnyMemoryIsOutOfMemoryNotAGarbledLayer) {
+  for (int64_t batch : {int64_t{100000000000000000}, int64_t{1} << 62}) {
+    ModelOptions options;
+    options.batch = batch;
+    for (const char* model : {"lenet", "resnet50"}) {
+      absl::StatusOr<Graph> graph = BuildModel(model, options);
+      ASSERT_FALSE(graph.ok()) << model << " " << batch;
+      EXPECT_EQ(graph.status().code(), absl::StatusCode::kResourceExhausted) << graph.status();
+      EXPECT_TRUE(absl::StartsWith(graph.status().message(), "OOM: ")) << graph.status();
+    }
+  }
+  ModelOptions large;
+  large.batch = int64_t{1} << 24;
+  absl::StatusOr<Graph> graph = BuildModel("lenet", large);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(graph->batch, int64_t{1} << 24);
+}
+
 TEST(ZooTest, DisplayNamesAndTablePlacesAreOnePerModel) {
   const std::vector<ModelInfo>& models = ListModels();
   std::set<std::string> displays;

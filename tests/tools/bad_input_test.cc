@@ -1,5 +1,6 @@
 // Bad input: a clear error or warning naming the file and entry, while the
 // other files still report.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,52 @@ TEST(BadInputTest, NoInputOrUnknownFormat) {
   ReportOutput out = RunReport(options, nullptr);
   EXPECT_EQ(out.exit_code, kExitBadInput);
   EXPECT_TRUE(Contains(out.errors, "unknown --format=pdf"));
+}
+
+// An input that cannot be used says why (the system's reason; a folder is
+// named as one), and when no input can be used no report is written, not
+// even its title; the nccl-tests layout of a file without collectives is
+// an error, not an empty success.
+TEST(BadInputTest, UnusableInputsSayWhyAndWriteNoReport) {
+  ReportOptions options;
+  options.inputs = {kData + "missing.json"};
+  ReportOutput out = RunReport(options, nullptr);
+  EXPECT_EQ(out.exit_code, kExitBadInput);
+  EXPECT_TRUE(Contains(out.errors, "missing.json: cannot open: No such file or directory"));
+  EXPECT_EQ(out.text, "");
+  options.inputs = {"tests/tools/testdata"};
+  out = RunReport(options, nullptr);
+  EXPECT_EQ(out.exit_code, kExitBadInput);
+  EXPECT_TRUE(Contains(out.errors, "testdata: a folder, not a JSON file"));
+  EXPECT_EQ(out.text, "");
+  options.inputs = {kData + "cpu_box.json"};
+  options.format = "nccl-tests";
+  out = RunReport(options, nullptr);
+  EXPECT_EQ(out.exit_code, kExitBadInput);
+  EXPECT_TRUE(Contains(out.errors, "--format=nccl-tests: the inputs hold no collective case"));
+}
+
+// A regression threshold outside [0, 1) (below 0 flags a file compared with
+// itself, NaN nothing) and a --max_cv that is not a number are refused.
+TEST(BadInputTest, ThresholdsOutsideTheirRangeAreRefused) {
+  for (double threshold : {-1.0, 1.0, 2.0, std::nan("")}) {
+    ReportOptions options;
+    options.inputs = {kData + "cpu_box.json"};
+    options.compare = {kData + "cpu_box.json"};
+    options.regression_threshold = threshold;
+    ReportOutput out = RunReport(options, nullptr);
+    EXPECT_EQ(out.exit_code, kExitBadInput) << threshold;
+    EXPECT_TRUE(Contains(out.errors, "--regression_threshold=")) << threshold;
+    EXPECT_TRUE(out.regressions.empty()) << threshold;
+  }
+  ReportOptions options;
+  options.inputs = {kData + "cpu_box.json"};
+  options.max_cv = std::nan("");
+  EXPECT_EQ(RunReport(options, nullptr).exit_code, kExitBadInput);
+  options.max_cv = 0.05;
+  options.compare = {kData + "cpu_box.json"};
+  options.regression_threshold = 0;
+  EXPECT_EQ(RunReport(options, nullptr).exit_code, kExitOk) << "0 is a threshold";
 }
 
 }  // namespace

@@ -5,15 +5,20 @@
 // tables are made of (#wrong from a failed check, the average busbw).
 #include "tools/report/collective_tables.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/tools/report_testing.h"
 #include "tools/report/report.h"
 
@@ -65,6 +70,52 @@ TEST(NcclTestsLayoutTest, RowsReadAsAllReducePerfRows) {
     EXPECT_NEAR(algbw, size / (time * 1e-6) / 1e9, 0.02 * algbw) << line;
   }
   EXPECT_EQ(rows, 5);
+}
+
+// nccl-tests' count column is its paramcount: one rank's part of an
+// all-gather, reduce-scatter or all-to-all, the whole buffer otherwise.
+TEST(NcclTestsLayoutTest, TheCountIsPerRankWhereTheBufferIsSplit) {
+  std::ifstream in(kData + "collectives.json");
+  const nlohmann::json source = nlohmann::json::parse(in);
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  for (const auto& [family, count] :
+       std::vector<std::pair<std::string, std::string>>{{"allgather", "64"},
+                                                        {"reducescatter", "64"},
+                                                        {"alltoall", "64"},
+                                                        {"allreduce", "256"}}) {
+    nlohmann::json run = source;
+    nlohmann::json kept = nlohmann::json::array();
+    for (nlohmann::json b : run["benchmarks"]) {
+      const std::string name = b["name"];
+      if (!absl::StartsWith(name, "allreduce/local/fp32/sum/bytes:1024/ranks:4/")) continue;
+      for (const char* key : {"name", "run_name"})
+        if (b.contains(key))
+          b[key] = absl::StrReplaceAll(
+              b[key].get<std::string>(),
+              {{"allreduce/local/fp32/sum/",
+                absl::StrCat(family, "/local/fp32/",
+                             family == "allgather" || family == "alltoall" ? "none" : "sum", "/")}});
+      kept.push_back(b);
+    }
+    ASSERT_FALSE(kept.empty());
+    run["benchmarks"] = kept;
+    const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + family + ".json";
+    std::ofstream(path) << run.dump();
+    ReportOptions options;
+    options.format = "nccl-tests";
+    options.inputs = {path};
+    const ReportOutput out = RunReport(options, NoCharts);
+    bool found = false;
+    for (absl::string_view line : absl::StrSplit(out.text, '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, "#")) continue;
+      const std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      ASSERT_GE(f.size(), 2u) << line;
+      EXPECT_EQ(f[0], "1024") << family << ": " << line;
+      EXPECT_EQ(f[1], count) << family << ": " << line;
+      found = true;
+    }
+    EXPECT_TRUE(found) << family << "\n" << out.text;
+  }
 }
 
 TEST(NcclTestsLayoutTest, NumbersKeepTheirWidthAsNcclTestsPrintsThem) {

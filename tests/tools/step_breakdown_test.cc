@@ -2,6 +2,8 @@
 // is a measurement, so this checks its shape, not its numbers: the layers it
 // profiles, and that a run of //bench:all has every kernel case its sum needs
 // (the suite and the tool read one list of each layer's cases).
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -40,6 +42,42 @@ TEST(StepBreakdownTest, ProfileListsEveryLayerAndTheCoverage) {
   for (const char* layer : {"fc0 ", "relu0 ", "fc1 ", "relu1 ", "fc2 ", "loss0 ", "update "})
     EXPECT_NE(output.find(layer), std::string::npos) << layer << " missing:\n" << output;
   EXPECT_NE(output.find("% of the step)"), std::string::npos) << output;
+}
+
+// A trace path that cannot be written is refused before anything is
+// measured (exit 2, naming the flag and why), not after the profile.
+TEST(StepBreakdownTest, ATraceFileThatCannotBeWrittenIsRefusedFirst) {
+  for (const char* trace : {"/nonexistent_cnnbench_dir/x.json", "/dev/full", "/tmp/"}) {
+    std::string output;
+    const int rc = RunCommand(absl::StrCat(g_step_breakdown,
+                                           " --profile --model=trivial --batch=2 --image_size=32 "
+                                           "--steps=1 --warmup_steps=0 --trace_file=",
+                                           trace),
+                              &output);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << trace << ": " << rc << "\n" << output;
+    EXPECT_NE(output.find(absl::StrCat("--trace_file=", trace)), std::string::npos) << output;
+    EXPECT_EQ(output.find("layer"), std::string::npos) << "nothing measured first:\n" << output;
+  }
+}
+
+// Counts below their least value are refused naming the flag (the header
+// never says "batch 0" while another batch is profiled); --help lists the
+// tool's own flags.
+TEST(StepBreakdownTest, BadCountsAreRefusedAndHelpListsTheFlags) {
+  for (const char* bad : {"--steps=0", "--steps=-1", "--warmup_steps=-2", "--batch=0"}) {
+    std::string output;
+    const int rc = RunCommand(
+        absl::StrCat(g_step_breakdown, " --profile --model=trivial --image_size=32 ", bad),
+        &output);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << bad << ": " << output;
+    const std::string flag = std::string(bad).substr(0, std::string(bad).find('='));
+    EXPECT_NE(output.find(flag), std::string::npos) << output;
+    EXPECT_EQ(output.find("layer"), std::string::npos) << "nothing measured:\n" << output;
+  }
+  std::string help;
+  RunCommand(absl::StrCat(g_step_breakdown, " --help"), &help);
+  EXPECT_EQ(help.find("No flags matched"), std::string::npos) << help;
+  EXPECT_NE(help.find("--warmup_steps"), std::string::npos) << help;
 }
 
 TEST(StepBreakdownTest, ASuiteRunHasEveryKernelCaseOfTheStep) {

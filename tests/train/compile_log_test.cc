@@ -159,6 +159,32 @@ TEST_P(CompileLogTest, AFailedCaptureRunsTheStepsEagerly) {
         << "step " << step << ": " << losses[0][step] << " vs " << losses[1][step];
 }
 
+// A deadline already past stops the compile at the first layer, with an
+// error that names it; without one the same graph compiles.
+TEST_P(CompileLogTest, APassedDeadlineStopsTheCompileAtTheFirstLayer) {
+  auto backend = CreateBackend(GetParam(), Device::Cpu());
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  const Graph graph = SmallCnn();
+  std::string first;
+  for (const Node& node : graph.nodes)
+    if (node.kind == Node::Kind::kOp && first.empty()) first = node.name;
+  SetCompileDeadline(1e-9);
+  auto trainer = Trainer::Compile(graph, backend->get(), TrainOptions{});
+  SetCompileDeadline(0);
+  ASSERT_FALSE(trainer.ok());
+  EXPECT_TRUE(IsCompileDeadline(trainer.status())) << trainer.status();
+  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "building layer " + first + ", pass"))
+      << trainer.status();
+  EXPECT_TRUE(absl::StrContains(trainer.status().message(), "0 layer(s) built before it"))
+      << trainer.status();
+  EXPECT_TRUE(Trainer::Compile(graph, backend->get(), TrainOptions{}).ok());
+  // Far ahead: no effect.
+  SetCompileDeadline(1e9);
+  EXPECT_TRUE(Trainer::Compile(graph, backend->get(), TrainOptions{}).ok());
+  SetCompileDeadline(0);
+  EXPECT_EQ(CompileDeadlineSeconds(), 0.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cpu, CompileLogTest, ::testing::Values("reference", "onednn"));
 
 }  // namespace

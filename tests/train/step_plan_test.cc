@@ -109,9 +109,10 @@ TEST(StepPlanTest, LifetimesCoverEveryReader) {
       if (in.buffer < 0) continue;  // the images and labels live in the input slots
       const BufferRequest& read = plan.requests[in.buffer];
       EXPECT_GE(read.last, plan.forward_step(layer->node)) << layer->name << " reads " << read.name;
-      if (layer->needs_grad && layer->kernel->signature().backward_reads_inputs)
+      if (layer->needs_grad && layer->kernel->signature().backward_reads_inputs) {
         EXPECT_GE(read.last, plan.backward_step(layer->node))
             << layer->name << "'s backward reads " << read.name;
+      }
       if (in.needs_grad) {
         ASSERT_GE(in.grad, 0) << layer->name;
         const BufferRequest& grad = plan.requests[in.grad];
@@ -142,7 +143,9 @@ TEST(StepPlanTest, AnEdgeInAnotherLayoutGetsItsOwnBuffers) {
       ASSERT_GE(in.buffer, 0) << layer->name;
       EXPECT_NE(in.buffer, in.source);
       EXPECT_EQ(reordered.requests[in.buffer].bytes, in.to.bytes);
-      if (in.needs_grad) EXPECT_GE(in.grad_tmp, 0) << layer->name;
+      if (in.needs_grad) {
+        EXPECT_GE(in.grad_tmp, 0) << layer->name;
+      }
     }
   }
   EXPECT_GT(edges, 0);

@@ -44,11 +44,12 @@ TEST_P(TraceTest, EveryLayerEveryPassOnALaneWithoutOverlapCoveringTheStep) {
   ASSERT_TRUE((*trainer)->Synchronize().ok());
   const std::vector<LayerTime> profile = (*trainer)->profile();
 
-  // The best of three traced steps for the coverage: a step preempted
-  // between two slices on a busy machine is not what is checked.
+  // The best of up to twenty traced steps for the coverage, stopping at the
+  // first that reaches it: a step preempted between two slices on a busy
+  // machine (CI runs tests beside builds on two cores) is not what is checked.
   double best_coverage = 0;
   std::vector<TraceSlice> slices;
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < 20 && best_coverage < 0.9; ++attempt) {
     absl::StatusOr<std::vector<TraceSlice>> traced = (*trainer)->TraceStep();
     ASSERT_TRUE(traced.ok()) << traced.status();
     slices = *std::move(traced);
@@ -72,7 +73,9 @@ TEST_P(TraceTest, EveryLayerEveryPassOnALaneWithoutOverlapCoveringTheStep) {
   }
   for (const auto& layer : (*trainer)->step_plan().layers) {
     EXPECT_TRUE(passes[layer->name].count("forward")) << layer->name;
-    if (layer->needs_grad) EXPECT_TRUE(passes[layer->name].count("backward")) << layer->name;
+    if (layer->needs_grad) {
+      EXPECT_TRUE(passes[layer->name].count("backward")) << layer->name;
+    }
   }
   EXPECT_TRUE(passes["(update)"].count("update"));
   // In start order, each slice ends before the next begins (host clock; one lane).

@@ -85,6 +85,14 @@ required_libs() {
   grep -v '^[[:space:]]*$' "$BUNDLE/cuda_libs.txt"
 }
 
+# The CUDA libraries the build loads only for some steps
+# (cuda_libs_optional.txt: libcudnn_ops, cuDNN's legacy API, for
+# --cuda_batch_norm=legacy). --libs says "OPTIONAL MISSING" for each absent.
+optional_libs() {
+  [ -f "$BUNDLE/cuda_libs_optional.txt" ] || return 0
+  grep -v '^[[:space:]]*$' "$BUNDLE/cuda_libs_optional.txt"
+}
+
 # find_in LIB DIR...: the first DIR/LIB that exists. NVRTC's builtins
 # match by major version (libnvrtc-builtins.so.13.*): NVRTC loads the
 # builtins of its own minor version, which need not be the build's.
@@ -173,7 +181,7 @@ runtime_libs() {
                optional:libcudnn_cnn optional:libcudnn_adv; do
     need="${entry%%:*}"
     stem="${entry#*:}"
-    listed="$(required_libs | grep -m1 -E "^${stem}\.so\.[0-9]" || true)"
+    listed="$({ required_libs; optional_libs; } | grep -m1 -E "^${stem}\.so\.[0-9]" || true)"
     if [ -n "$listed" ]; then
       path="$(find_in "$listed" "${SEARCH_DIRS[@]}")" || path=""
       printf '%s\t%s\t%s\n' "$need" "$listed" "$path"
@@ -218,11 +226,11 @@ driver_line() {
     return
   fi
   if command -v nvidia-smi >/dev/null 2>&1; then
-    version="$(timeout 20 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
+    version="$(timeout 20 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | awk 'NR == 1')"
     how="nvidia-smi"
   fi
   if [ -z "$version" ] && [ -r /proc/driver/nvidia/version ]; then
-    version="$(sed -n 's/.*Kernel Module *\([0-9][0-9.]*\).*/\1/p' /proc/driver/nvidia/version | head -1)"
+    version="$(sed -n 's/.*Kernel Module *\([0-9][0-9.]*\).*/\1/p' /proc/driver/nvidia/version | awk 'NR == 1')"
     how="/proc/driver/nvidia/version"
   fi
   echo "driver   libcuda.so.1 -> $(readlink -f "$path") (driver ${version:-version unknown}${version:+, from $how})"
@@ -378,6 +386,8 @@ if [ "${1:-}" = "--libs" ]; then
   while IFS=$'\t' read -r need lib path; do
     if [ -n "$path" ]; then
       echo "runtime  $lib -> $(readlink -f "$path")"
+    elif optional_libs | grep -qxF "$lib"; then
+      echo "OPTIONAL MISSING $lib (searched: ${SEARCH_DIRS[*]:-nothing}; only cuDNN's legacy API, --cuda_batch_norm=legacy, loads it: those steps skip)"
     elif [ "$need" = required ]; then
       if required_libs | grep -qxF "$lib"; then
         echo "MISSING  $lib (searched: ${SEARCH_DIRS[*]:-nothing})"

@@ -9,11 +9,17 @@ folder (each replaced whole, never half written).
     summarize.py WORK_DIR RESULTS_DIR NOTE [--running=AFTER] [--budget=S] [--elapsed=S]
 
 steps.tsv, a line per step: kind, name, exit status (a number, "skipped"
-or "stopped"), seconds, detail (a skip's reason, "timed out after Ns"),
+or "stopped"), seconds, detail (a skip's reason, "timed out after Ns",
+"cut short by the budget after Ns ..."),
 the JSON it should have written, the file holding its output and the byte
 offset there where its output starts. --running: the check is still
 running (AFTER: the step just finished); steps it plans that have not run
 yet are then "not reached". Exit status 0, or 1 when something failed.
+
+A case error of //bench:all is a failure unless it says the case cannot run
+here ("unsupported: ...", "OOM: ..."); a step cut short by the budget is
+out of time, not failed, and goes into the second call with what was not
+reached. Reasons are kept whole (wrapped, never cut).
 """
 import argparse
 import json
@@ -22,7 +28,12 @@ import re
 import signal
 import sys
 
-SECOND_CALL_KINDS = ("out of time", "not reached", "stopped")
+# bench_rows.py beside this file (also when loaded by path, as tests do).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_rows import (bench_rows, ceiling_ratios, plan_cache_counts, plan_cache_line,  # noqa: E402
+                        wrapped)
+
+SECOND_CALL_KINDS = ("out of time", "cut short", "not reached", "stopped")
 
 
 def load(path):
@@ -132,65 +143,6 @@ def from_output(text):
     return failures, current
 
 
-def bench_rows(doc):
-    rows = []
-    for b in doc.get("benchmarks", []):
-        if b.get("run_type") == "aggregate":
-            continue
-        name = str(b.get("name", "?")).split("/manual_time")[0].split("/iterations:")[0].split("/min_time:")[0]
-        row = {"name": name, "label": b.get("label", "")}
-        if b.get("error_occurred"):
-            row["status"] = "skipped: " + b.get("error_message", "")
-        else:
-            row["status"] = "ok"
-            if "latency_ms_p99" in b:  # inference: its latency beside the rate
-                row["status"] = (f"ok (latency ms: mean {b.get('latency_ms', 0):.3f}, "
-                                 f"p50 {b.get('latency_ms_p50', 0):.3f}, "
-                                 f"p99 {b['latency_ms_p99']:.3f})")
-            if "images_per_second" in b:
-                row["value"], row["unit"] = b["images_per_second"], "images/s"
-            elif "flops" in b:
-                row["value"], row["unit"] = b["flops"] / 1e12, "TFLOP/s"
-            elif "busbw" in b:
-                row["value"], row["unit"] = b["busbw"] / 1e9, "busbw GB/s"
-            elif "bytes_per_second" in b:
-                row["value"], row["unit"] = b["bytes_per_second"] / 1e9, "GB/s"
-        rows.append(row)
-    return rows
-
-
-def ceiling_ratios(cases):
-    """The GPU's ceilings read against each other, measured in the same check:
-    our 8192^3 bf16 GEMM against PyTorch's matmul, and each NCCL collective's
-    busbw at its largest size against the device-to-device copy."""
-    def value(prefix):
-        for c in cases:
-            if c["name"].startswith(prefix) and c.get("value"):
-                return c["value"]
-        return None
-    lines = []
-    peer = value("pytorch/matmul/bf16/n:8192")
-    ours = value("gemm/bf16/cuda/gemm:m8192n8192k8192")
-    if ours and peer:
-        lines.append(f"ratio cnnbench/pytorch bf16 8192^3 GEMM: {ours / peer:.2f}")
-    peak = value("peak/bf16/cuda/gemm:m8192n8192k8192")
-    if peak and peer:
-        lines.append(f"ratio cnnbench tensor-core peak/pytorch bf16 8192^3 matmul: {peak / peer:.2f}")
-    d2d = value("bandwidth/d2d/cuda/")
-    if d2d:
-        largest = {}
-        for c in cases:
-            parts = c["name"].split("/")
-            if len(parts) == 6 and parts[1] == "nccl" and c.get("value") is not None:
-                size = int(parts[4].split(":")[1])
-                if size >= largest.get(parts[0], (0, None))[0]:
-                    largest[parts[0]] = (size, c["value"])
-        for collective, (size, busbw) in sorted(largest.items()):
-            lines.append(f"ratio nccl {collective} busbw at {size} B / bandwidth d2d: "
-                         f"{busbw / d2d:.2f}")
-    return lines
-
-
 def next_results(out):
     base = os.path.basename(os.path.normpath(out))
     m = re.match(r"^(.*?)(\d+)$", base)
@@ -239,6 +191,7 @@ def main():
     steps, tests, cases, smoke, smoke_failures = [], [], [], [], []
     second = []  # (name, why) for the second call
     failed_any = False
+    no_gpu = False
     for line in lines:
         kind, name, rc, seconds, detail, path, outpath, offset = (line.split("\t") + [""] * 8)[:8]
         doc = load(path) if path else None
@@ -251,6 +204,11 @@ def main():
             status = "skipped: " + detail
             if detail.startswith("out of time"):
                 second.append((name, "out of time"))
+        elif detail.startswith("cut short"):
+            # Its limit was cut to what the budget had left: out of time, not failed.
+            status = f"out of time: {detail}" + ("" if doc is not None or not path
+                                                  else ", no results")
+            second.append((name, "cut short"))
         elif rc == "stopped":
             status = "stopped " + (detail or "while it ran: the check was stopped")
             second.append((name, "stopped"))
@@ -329,16 +287,30 @@ def main():
                     mine.append(row)
             smoke_failures += mine
             record["status"] = "failed" if mine else (status or "ok")
+        elif kind == "gpu":  # no GPU visible: nothing ran after the environment
+            cases.append({"name": "a visible GPU", "step": name,
+                          "status": f"failed: no GPU is visible: {detail}"})
+            record["status"] = "no GPU"
+            no_gpu = True
         elif kind == "bench":
-            rows = bench_rows(doc) if status is None else []
+            rows = bench_rows(doc) if doc is not None and (status is None or
+                                                           status.startswith("out of time")) else []
             if not rows:
                 rows = [{"name": name,
                          "status": status or f"failed: no cases ran ({exit_text(rc, detail)})"}]
+            elif status and status.startswith("out of time"):
+                rows.append({"name": name, "status": status})
+            elif rc == "3" and any(r["status"].startswith("failed") for r in rows):
+                pass  # //bench:all's exit 3: a case failed, and its row says how
             elif rc != "0":
                 rows.append({"name": name, "status": f"failed: {exit_text(rc, detail)}"})
             for r in rows:
                 r["step"] = name  # several steps run one case under other flags
             cases += rows
+            if any(r["status"].startswith("out of time") for r in rows):
+                status = status or "out of time: a compile deadline passed (the rows say where)"
+                if not any(n == name for n, _ in second):
+                    second.append((name, "cut short"))
         elif kind == "overhead":
             if status is not None:
                 cases.append({"name": "ours vs cuDNN/cuBLASLt direct", "step": name,
@@ -408,6 +380,8 @@ def main():
             if bad and why:
                 bad[-1]["output_tail"] = why
             record["status"] = status or ("failed" if bad else "ok")
+            if bad and record["status"].startswith("out of time"):  # a deadline beside a failure
+                record["status"] = "failed"
         if record["status"].startswith("failed"):  # a stop from outside is not a failure
             failed_any = True
 
@@ -418,15 +392,22 @@ def main():
     order = {name: i for i, (_, name) in enumerate(plan)}
     second.sort(key=lambda x: order.get(x[0], len(order)))
 
-    ratios = {}
-    for precision in ("bf16", "fp16"):
-        # The suite's default settings: the step named train_<precision>.
+    # The headline against PyTorch's eager step: with CUDA graphs (the
+    # suite's default) and, like for like, without.
+    ratios, ratio_lines = {}, []
+    for key, step, precision, how in (
+            ("bf16", "train_bf16", "bf16", "CUDA graphs on (train_bf16)"),
+            ("bf16_no_graph", "train_bf16_no_graph", "bf16",
+             "CUDA graphs off (train_bf16_no_graph), like for like"),
+            ("fp16", "train_fp16", "fp16", "CUDA graphs on (train_fp16)")):
         ours = [c for c in cases if c["name"].startswith(f"train/resnet50_v1.5/{precision}/")
-                and c.get("step") == f"train_{precision}" and c.get("value")]
+                and c.get("step") == step and c.get("value")]
         peer = [c for c in cases if c["name"].startswith(f"pytorch/resnet50/{precision}/")
                 and c.get("value")]
         if ours and peer:
-            ratios[precision] = ours[0]["value"] / peer[0]["value"]
+            ratios[key] = ours[0]["value"] / peer[0]["value"]
+            ratio_lines.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256, {how} / "
+                               f"PyTorch eager: {ratios[key]:.2f}")
 
     bundle = os.path.basename(os.path.dirname(os.path.abspath(__file__))) or "bundle"
     second_call = ""
@@ -439,7 +420,7 @@ def main():
         text.append("SMOKE FAILURES (bin/cuda_smoke; its output is in smoke.log):")
         for r in smoke_failures:
             extra = "".join(f"; {k}: {r[k]}" for k in ("implementation", "detail") if r.get(k))
-            text.append(f"  {r.get('check', '?')}: {r['status']}{extra}"[:400])
+            text += wrapped(f"  {r.get('check', '?')}: ", f"{r['status']}{extra}")
             for l in r.get("output_tail", []):
                 text.append(f"      | {l}")
         text.append("")
@@ -458,13 +439,13 @@ def main():
             secs = r.get("seconds")
             secs = f"{secs:.2f}" if isinstance(secs, (int, float)) else "-"
             detail = f" ({r['detail']})" if r.get("detail") else ""
-            text.append(f"{str(r.get('check', '?'))[:40]:<40} {secs:>8}  "
-                        f"{str(r.get('implementation', ''))[:24]:<24} {r['status']}{detail}"[:300])
+            text += wrapped(f"{str(r.get('check', '?'))[:40]:<40} {secs:>8}  "
+                            f"{str(r.get('implementation', ''))[:24]:<24} ", f"{r['status']}{detail}")
         text.append("")
     text.append(f"{'GPU test':<40} {'pass':>5} {'fail':>5} {'skip':>5}  status")
     for t in tests:
-        text.append(f"{t['name']:<40} {t.get('passed', '-'):>5} {t.get('failed', '-'):>5} "
-                    f"{t.get('skipped', '-'):>5}  {t['status']}"[:300])
+        text += wrapped(f"{t['name']:<40} {t.get('passed', '-'):>5} {t.get('failed', '-'):>5} "
+                        f"{t.get('skipped', '-'):>5}  ", t["status"])
     failed_tests = [t for t in tests if t.get("failures") or t.get("output_tail")]
     if failed_tests:
         text.append("")
@@ -473,7 +454,7 @@ def main():
             failures = t.get("failures", [])
             for f in failures[:20]:
                 text.append(f"  {t['name']}: {f['test']}")
-                text.append(f"      {first_line(f['message'])[:300]}")
+                text += wrapped("      ", first_line(f["message"]), indent="      ")
             if len(failures) > 20:
                 text.append(f"  {t['name']}: and {len(failures) - 20} more (check.json)")
             if t.get("stopped_in"):
@@ -486,20 +467,22 @@ def main():
     for c in cases:
         digits = 3 if c.get("unit") == "ratio" else 1
         value = f"{c['value']:.{digits}f}" if "value" in c else "-"
-        text.append(f"{c.get('step', ''):<22} {c['name'][:62]:<62} {value:>10} "
-                    f"{c.get('unit', ''):<9} {c['status'][:160]}")
+        text += wrapped(f"{c.get('step', ''):<22} {c['name'][:62]:<62} {value:>10} "
+                        f"{c.get('unit', ''):<9} ", c["status"])
         for l in c.get("output_tail", []):
             text.append(f"      | {l}")
-    for precision, r in ratios.items():
-        text.append(f"ratio cnnbench/pytorch resnet50 {precision} batch 256: {r:.2f}")
+    text += ratio_lines
     text += ceiling_ratios(cases)
+    plan_cache = plan_cache_counts(out)
+    text += plan_cache_line(plan_cache)
     # The GPU's convergence beside the CPU's (same model, seed and data).
     cpu = [c for c in cases if c["name"].startswith("convergence/onednn/") and "value" in c]
     for c in cases:
         if c["name"].startswith("convergence/cuda/") and "value" in c and cpu:
             text.append(f"convergence top-1 {c['name'].split('/')[-1]} on the GPU "
                         f"{c['value']:.3f} vs the CPU's {cpu[0]['value']:.3f} (fp32, same seed)")
-    verdict = "failed" if failed_any else ("incomplete" if second else "passed")
+    verdict = ("no GPU" if no_gpu else "failed" if failed_any else
+               "incomplete" if second else "passed")
     if args.running is None:
         text.append("")
         text.append(f"verdict: {verdict}")
@@ -518,8 +501,9 @@ def main():
     replace("check.json", json.dumps({
         "note": note, "running": args.running, "verdict": verdict,
         "smoke_failures": smoke_failures, "smoke": smoke, "steps": steps, "tests": tests,
-        "cases": cases, "ratios": ratios,
+        "cases": cases, "ratios": ratios, "plan_cache": plan_cache,
         "out_of_time": [n for n, why in second if why == "out of time"],
+        "cut_short": [n for n, why in second if why == "cut short"],
         "not_reached": [n for n, why in second if why == "not reached"],
         "stopped": [n for n, why in second if why == "stopped"],
         "second_call": second_call}, indent=1))

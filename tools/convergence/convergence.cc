@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/device.h"
+#include "core/json_string.h"
 #include "core/status.h"
 #include "input/pipeline/dataset_maker.h"
 #include "input/pipeline/pipeline.h"
@@ -128,6 +129,14 @@ absl::StatusOr<Result> Run(const Options& o, std::FILE* out) {
     return absl::InvalidArgumentError(absl::StrCat(
         "steps (", o.steps, "), batch (", o.batch, "), images (", o.images, ") and classes (",
         o.classes, ") must be positive (classes >= 2), eval_every >= 0"));
+  if (!(o.min_top1 >= 0 && o.min_top1 <= 1))
+    return absl::InvalidArgumentError(
+        absl::StrCat("--min_top1=", o.min_top1, ": a top-1 between 0 and 1"));
+  if (!(o.learning_rate > 0) || !std::isfinite(o.learning_rate) || !(o.momentum >= 0) ||
+      !(o.momentum < 1))
+    return absl::InvalidArgumentError(absl::StrCat("--learning_rate=", o.learning_rate,
+                                                   " (> 0) and --momentum=", o.momentum,
+                                                   " (in [0, 1))"));
   TempFolder generated;
   std::string dir = o.data_dir;
   if (dir.empty()) {
@@ -173,14 +182,21 @@ absl::StatusOr<Result> Run(const Options& o, std::FILE* out) {
   Result result;
   result.chance = 1.0 / o.classes;
   if (out != nullptr) {
+    // A model whose head keeps its own width (1000 outputs) still meets
+    // only the data's classes: chance is theirs, and the header says both.
+    const std::string head =
+        graph.classes != o.classes
+            ? absl::StrCat("; the model's head has ", graph.classes, " outputs")
+            : std::string();
     std::fprintf(out,
                  "convergence: %s on %s (%s), batch %lld, %lld px, %d steps, lr %g, momentum "
-                 "%g, seed %llu, data %s (%d classes: chance top-1 %.3f)\n",
+                 "%g, seed %llu, data %s (%d classes: chance top-1 %.3f%s)\n",
                  o.model.c_str(), o.backend.c_str(),
                  std::string(PrecisionName(o.precision)).c_str(), static_cast<long long>(o.batch),
                  static_cast<long long>(graph.nodes[graph.images].output[2]), o.steps,
                  o.learning_rate, o.momentum, static_cast<unsigned long long>(o.seed),
-                 o.data_dir.empty() ? "generated" : o.data_dir.c_str(), o.classes, result.chance);
+                 o.data_dir.empty() ? "generated" : o.data_dir.c_str(), o.classes, result.chance,
+                 head.c_str());
     std::fprintf(out, "%6s %11s %10s %10s %9s %9s\n", "step", "train_loss", "train_top1",
                  "val_loss", "val_top1", "val_top5");
   }
@@ -193,8 +209,11 @@ absl::StatusOr<Result> Run(const Options& o, std::FILE* out) {
     const bool evaluate = step == o.steps || (o.eval_every > 0 && step % o.eval_every == 0);
     if (!evaluate) continue;
     ASSIGN_OR_RETURN(const float loss, trainer->LastLoss());
-    if (!std::isfinite(loss))
-      return absl::InternalError(absl::StrCat("the training loss is ", loss, " at step ", step));
+    if (!std::isfinite(loss)) {
+      // Not an error of the tool: the model did not learn (too high a rate).
+      result.diverged = absl::StrCat("the training loss is ", loss, " at step ", step);
+      break;
+    }
     Point point;
     point.step = step;
     point.train_loss = loss;
@@ -210,6 +229,13 @@ absl::StatusOr<Result> Run(const Options& o, std::FILE* out) {
       std::fflush(out);
     }
     result.curve.push_back(point);
+  }
+  if (!result.diverged.empty()) {
+    result.passed = false;
+    if (out != nullptr)
+      std::fprintf(out, "%s: FAIL (did not learn; threshold %.3f)\n", result.diverged.c_str(),
+                   o.min_top1);
+    return result;
   }
   const Point& last = result.curve.back();
   result.passed = last.validation_top1 >= o.min_top1;
@@ -231,9 +257,11 @@ std::string ToJson(const Options& o, const Result& r) {
   return absl::StrFormat(
       "{\"model\": \"%s\", \"backend\": \"%s\", \"precision\": \"%s\", \"batch\": %d, "
       "\"steps\": %d, \"seed\": %d, \"chance\": %.6g, \"min_top1\": %.6g, \"passed\": %s, "
-      "\"points\": [%s]}\n",
+      "%s\"points\": [%s]}\n",
       o.model, o.backend, PrecisionName(o.precision), o.batch, o.steps, o.seed, r.chance,
-      o.min_top1, r.passed ? "true" : "false", absl::StrJoin(points, ", "));
+      o.min_top1, r.passed ? "true" : "false",
+      r.diverged.empty() ? "" : absl::StrCat("\"diverged\": ", JsonString(r.diverged), ", "),
+      absl::StrJoin(points, ", "));
 }
 
 }  // namespace cnnbench::convergence

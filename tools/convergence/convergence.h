@@ -53,12 +53,15 @@ struct Result {
   std::vector<Point> curve;
   double chance = 0;  // 1 / classes
   bool passed = false;
+  // Why training stopped early without learning (a loss that is not a
+  // number: too high a learning rate); "" when it ran its steps.
+  std::string diverged;
 };
 
 // Runs the check, printing its settings and each point of the curve on `out`
-// (nullptr: silent). Errors (a bad option, a backend that is absent, a
-// non-finite loss) are statuses; a model that does not learn is a Result
-// with passed false.
+// (nullptr: silent). Errors (a bad option, a backend that is absent) are
+// statuses; a model that does not learn, or whose loss stops being a
+// number, is a Result with passed false (diverged says why for the latter).
 absl::StatusOr<Result> Run(const Options& options, std::FILE* out);
 
 // The curve as JSON: {"model":..., "backend":..., "precision":..., "points":[...]}.

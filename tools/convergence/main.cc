@@ -3,14 +3,17 @@
 // is 0 when the final top-1 reaches --min_top1, 1 below it, 2 on an error.
 //   ./bazelw run //tools:convergence -- --backend=onednn --model=lenet --steps=120
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "core/crash_handler.h"
 #include "core/invocation.h"
 #include "tools/convergence/convergence.h"
+#include "tools/report/output_file.h"
 
 ABSL_FLAG(std::string, model, "lenet", "zoo model to train");
 ABSL_FLAG(std::string, backend, "onednn", "reference or onednn (the CPU), cuda (GPU 0)");
@@ -34,6 +37,16 @@ ABSL_FLAG(std::string, json, "", "also write the curve here as JSON");
 int main(int argc, char** argv) {
   cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();
+  absl::SetProgramUsageMessage(
+      "convergence [--backend=onednn] [--model=lenet] [--steps=120] [--min_top1=0.5] "
+      "[--json=curve.json]: trains a zoo model and checks its validation top-1");
+  // --help lists this tool's flags, which live in tools/convergence/main.cc
+  // (Abseil's default looks for a file named after the program).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "tools/convergence/");
+  };
+  absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   cnnbench::convergence::Options o;
   o.model = absl::GetFlag(FLAGS_model);
@@ -63,10 +76,12 @@ int main(int argc, char** argv) {
   }
   const std::string json = absl::GetFlag(FLAGS_json);
   if (!json.empty()) {
-    std::ofstream f(json);
-    f << cnnbench::convergence::ToJson(o, *result);
-    if (!f.good()) {
-      std::fprintf(stderr, "convergence: cannot write %s\n", json.c_str());
+    // Checked through the close: a full disk or /dev/full is an error with
+    // the system's reason, not a PASS with the curve lost.
+    const absl::Status written =
+        cnnbench::report::WriteOutputFile(json, cnnbench::convergence::ToJson(o, *result));
+    if (!written.ok()) {
+      std::fprintf(stderr, "convergence: --json: %s\n", std::string(written.message()).c_str());
       return 2;
     }
   }

@@ -152,8 +152,17 @@ run_one() {  # run_one FRAMEWORK ROUND (FRAMEWORK: cnnbench:ALGORITHM, pytorch, 
   echo "compare.sh: round $r: $1 -> $file" >&2
   case "$f" in
     cnnbench)
+      # Exit 3: the file is written but a case failed (its row says why);
+      # the comparison goes on and the report shows it. Any other failure stops.
+      local rc=0
       (cd "$ROOT" && ./bazelw run //bench:all -- "${SUITE_CASES[@]}" --cpu_conv_algorithm="$algorithm" \
-         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json)
+         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" --benchmark_out_format=json) || rc=$?
+      if [ $rc -eq 3 ]; then
+        echo "compare.sh: round $r: some cnnbench cases failed (exit 3); their rows in $file say why" >&2
+      elif [ $rc -ne 0 ]; then
+        echo "compare.sh: round $r: //bench:all exited $rc" >&2
+        exit $rc
+      fi
       [ -n "$PLATFORM" ] || PLATFORM="$(platform_of "$file")" ;;
     pytorch)
       "$VENV/bin/python" "$PEERS/pytorch_train.py" "${COMMON[@]}" "${PEER_MODE[@]}" \

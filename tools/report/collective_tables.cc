@@ -50,7 +50,13 @@ CollectiveRow RowOf(const CaseName& c, const Measurement& m, int context_root) {
   Collective collective = Collective::kAllReduce;
   const bool known = FindCollective(c.family, &collective);
   absl::StatusOr<DType> dtype = ParseDType(c.dtype);
-  row.count = dtype.ok() ? c.bytes / static_cast<int64_t>(SizeOf(*dtype)) : 0;
+  // nccl-tests' count column is its paramcount: the whole buffer of an
+  // all-reduce, broadcast or reduce, one rank's part of an all-gather,
+  // reduce-scatter or all-to-all (the case's ShapeOf).
+  if (dtype.ok())
+    row.count = known ? static_cast<int64_t>(
+                            ShapeOf(collective, SizeOf(*dtype), c.bytes, c.ranks).count)
+                      : c.bytes / static_cast<int64_t>(SizeOf(*dtype));
   row.root = known && Rooted(collective) ? context_root : -1;
   if (!m.ok()) {
     WrongFromError(m.FirstError(), row);

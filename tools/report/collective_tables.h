@@ -18,7 +18,7 @@ namespace cnnbench::report {
 struct CollectiveRow {
   const CaseName* name = nullptr;
   const Measurement* m = nullptr;
-  int64_t count = 0;  // nccl-tests' count column: the size in elements
+  int64_t count = 0;  // nccl-tests' count column: elements, per rank where it splits the buffer
   int root = -1;      // -1 for the collectives without one, as nccl-tests prints it
   // Empty where the case failed or the counter is missing.
   std::optional<double> out_us, out_algbw, out_busbw;  // algbw and busbw in bytes/s

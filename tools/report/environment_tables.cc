@@ -72,6 +72,11 @@ Table EnvironmentTable(const PlatformResults& p) {
       {"Test date", DateRange(p.ContextValues("date"))},
       {"Runs merged", absl::StrJoin(p.files, ", ")},
   };
+  // A run stopped by a signal holds only the cases finished before it.
+  const std::vector<std::string> interrupted = p.ContextValues("interrupted");
+  if (!interrupted.empty())
+    t.rows.push_back({"Interrupted", absl::StrCat(absl::StrJoin(interrupted, "; "),
+                                                  ": the tables hold what finished")});
   // A peer's run (or one that names its framework) says which, and how it was set up.
   if (!p.Context("framework").empty()) {
     t.rows.insert(t.rows.begin() + 1, {"Framework", p.framework});

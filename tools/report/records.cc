@@ -143,8 +143,17 @@ std::vector<Record> MakeRecords(const Results& results) {
       r.json["algbw_gb_per_second"] =
           algbw && m.ok() ? nlohmann::ordered_json(*algbw / 1e9) : nlohmann::ordered_json();
       auto busbw = m.Mean("busbw");
-      Finish(m, "busbw", "seconds", "busbw_gb_per_second",
-             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+      if (busbw && *busbw == 0 && algbw && *algbw > 0) {
+        // busbw is 0 by definition here (one rank of all-reduce, all-gather,
+        // reduce-scatter, all-to-all): the record's value, which --compare
+        // reads, is the algbw, so a slower copy is still flagged.
+        r.unit = "algbw GB/s";
+        Finish(m, "algbw", "seconds", "algbw_gb_per_second", *algbw / 1e9, r);
+        r.json["busbw_gb_per_second"] = 0.0;
+      } else {
+        Finish(m, "busbw", "seconds", "busbw_gb_per_second",
+               busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+      }
       records.push_back(std::move(r));
     }
     for (const auto& [c, m] : p.input) {

@@ -1,6 +1,7 @@
 #include "tools/report/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
@@ -101,13 +102,27 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
     out.exit_code = kExitBadInput;
     return out;
   }
-  if (!(options.max_cv >= 0)) {
+  if (!(options.max_cv >= 0) || !std::isfinite(options.max_cv)) {
     out.errors.push_back(
         absl::StrCat("--max_cv=", options.max_cv, " must be a fraction >= 0 (0.05: 5%)"));
     out.exit_code = kExitBadInput;
     return out;
   }
+  // A threshold below 0 flags a file compared with itself; 1 or more never
+  // flags anything; NaN compares false everywhere.
+  if (!(options.regression_threshold >= 0 && options.regression_threshold < 1)) {
+    out.errors.push_back(absl::StrCat("--regression_threshold=", options.regression_threshold,
+                                      " must be a fraction in [0, 1) (0.05: more than 5% slower)"));
+    out.exit_code = kExitBadInput;
+    return out;
+  }
   Results results = LoadResults(options.inputs, &out.warnings, &out.errors);
+  // No input could be read: the errors say why, and no report (not even
+  // its title) is written.
+  if (results.platforms.empty() && !out.errors.empty()) {
+    out.exit_code = kExitBadInput;
+    return out;
+  }
   std::string baseline = kDefaultFramework;
   if (!options.baseline_framework.empty()) {
     absl::StatusOr<std::string> resolved =
@@ -142,7 +157,12 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
   if (options.format == "markdown") out.text = RenderMarkdown(report);
   if (options.format == "csv") out.text = RenderCsv(report);
   if (options.format == "jsonl") out.text = RenderJsonl(records);
-  if (options.format == "nccl-tests") out.text = RenderNcclTests(results);
+  if (options.format == "nccl-tests") {
+    out.text = RenderNcclTests(results);
+    if (out.text.empty())
+      out.errors.push_back(
+          "--format=nccl-tests: the inputs hold no collective case (it prints only those)");
+  }
   if (options.format == "html") out.text = RenderHtml(report, render_chart, &out.warnings);
 
   if (!out.errors.empty()) {

@@ -150,9 +150,33 @@ const std::vector<std::string>& SettingKeys() {
       "fold_batch_norm", "conv_relu", "image_size", "cpu_backend", "cpu_conv_algorithm", "cuda_graph", "gpu_layout",
       "cuda_batch_norm", "fuse_relu", "backend", "framework", "framework_settings",
       "cnnbench_build", "build_mode", "build_config", "optimizer",
+      // Inference's warm-up, data parallelism's buckets and threads, the
+      // accuracy counters' work, NCCL's forced algorithm, the input's work.
+      "infer_warmup", "overlap", "bucket_bytes", "threads_per_replica", "train_accuracy",
+      "nccl_algo", "nccl_proto", "distortions", "input_cores",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
       "nccl_version"};
+  return kKeys;
+}
+
+const std::vector<std::string>& NonSettingKeys() {
+  static const std::vector<std::string> kKeys = {
+      // When, where and how the run was made, which differ between runs of
+      // one setting.
+      "date", "host_name", "executable", "command_line", "git_commit", "platform", "data_dir",
+      "repetitions", "methodology", "interrupted", "load_avg", "load_average_start",
+      "load_average_end", "cpu_mhz_start", "cpu_mhz_end", "cpu_mhz_min", "cpu_mhz_max",
+      "mhz_per_cpu", "num_cpus", "caches", "cpu_scaling_enabled", "cpu_governor", "cpu_cores",
+      "memory_bytes", "os", "library_build_type", "library_build_type_note",
+      "cnnbench_assertions", "json_schema_version", "power", "power_sample_ms", "drift_threshold",
+      "keep_step_times", "compile_deadline_s", "collective_timeout_s", "cuda_plan_cache",
+      "cuda_rtc_attempts", "cuda_rtc_process_builds", "ranks", "hosts", "mpi_version", "kernel",
+      // The GPUs: their model is a setting; the rest describes it or the driver.
+      "gpu_count", "gpu_names", "gpu_memory_bytes", "gpu_compute_capability",
+      "gpu_sm_clock_max_mhz", "gpu_memory_clock_max_mhz", "gpu_power_limit_w", "driver_version",
+      "cuda_runtime_version", "cuda_toolkit_version", "cuda_built_in", "instance_type",
+      "dataset"};
   return kKeys;
 }
 

@@ -96,6 +96,11 @@ std::string FrameworkOf(const RunFile& file);
 // Context keys whose values change a figure: runs that differ in one are
 // never merged into one cell (docs/report.md lists them and says why).
 const std::vector<std::string>& SettingKeys();
+// Context keys that do not change a figure (when, where, how long, what
+// the machine was doing). Every key //bench:all writes is in exactly one
+// of the two lists: tests/bench/suite_test.cc holds it, so a new setting
+// cannot be forgotten.
+const std::vector<std::string>& NonSettingKeys();
 
 // The platform a file belongs to: its context's "platform", else its host
 // name, else the file name (with a warning).

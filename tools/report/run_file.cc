@@ -1,6 +1,10 @@
 #include "tools/report/run_file.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -330,8 +334,13 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
 }
 
 absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::string>* warnings) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": a folder, not a JSON file (give the files in it)"));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  if (!in)
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));

@@ -4,12 +4,18 @@
 // built and validated (where the build has cudnn-frontend). On a GPU: every
 // pass against the reference, over the shapes the models use.
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "absl/strings/match.h"
 
 #include "gtest/gtest.h"
 #include "kernels/cuda/conv_graph.h"
 #include "kernels/cuda/conv_problem.h"
+#include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/plan_choices.h"
 #include "kernels/desc.h"
 #include "tests/kernels/cuda/cuda_test_util.h"
 
@@ -275,6 +281,73 @@ TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
     absl::Status training = cuda_test::Cuda()->Supports(Desc(shape), options);
     EXPECT_EQ(training.code(), absl::StatusCode::kUnimplemented) << training;
   }
+}
+
+// Forward only means forward only: an inference plan's convolution lowers,
+// builds and times the forward pass alone, and a training kernel of the same
+// descriptor later gets all three passes (the forward-only plans do not
+// serve it).
+TEST(CudaConvTest, AForwardOnlyKernelBuildsNoBackwardPlan) {
+  SKIP_WITHOUT_GPU();
+  const ConvDesc d = Desc("conv:mb2_ic16oc16_ih12oh12kh3sh1ph1_iw12ow12kw3sw1pw1");
+  KernelOptions options = KernelOptions::ForPrecision(Precision::kBf16);
+  options.forward_only = true;
+  auto inference = cuda_test::Cuda()->Create(d, options, {});
+  ASSERT_TRUE(inference.ok()) << inference.status();
+  const std::string impl = (*inference)->implementation();
+  EXPECT_NE(impl.find("dgrad=forward-only,wgrad=forward-only"), std::string::npos) << impl;
+  EXPECT_EQ(impl.find("fprop=none"), std::string::npos) << impl;
+  KernelArgs args;
+  EXPECT_EQ((*inference)->BackwardData(args).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*inference)->BackwardWeights(args).code(), absl::StatusCode::kFailedPrecondition);
+  options.forward_only = false;
+  auto training = cuda_test::Cuda()->Create(d, options, {});
+  ASSERT_TRUE(training.ok()) << training.status();
+  EXPECT_EQ((*training)->implementation().find("forward-only"), std::string::npos)
+      << (*training)->implementation();
+}
+
+// The plan-choice file on the GPU (kernels/cuda/plan_choices.h): a backend
+// records each pass's chosen engine; the file read again (as a later
+// process reads it) and a fresh backend (its own in-process cache) builds
+// those engines alone, with the same implementation and right results.
+TEST(CudaConvTest, APlanChoiceFileIsWrittenAndReplayedByAnotherBackend) {
+  SKIP_WITHOUT_GPU();
+  if (!cuda::ConvGraphsAvailable()) GTEST_SKIP() << cuda::ConvGraphsUnavailableReason();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/conv_plans.tsv";
+  std::remove(path.c_str());
+  cuda::PlanChoices& choices = cuda::PlanChoices::Process();
+  const std::string before = choices.path();
+  choices.Open(path);
+  // A shape no other test of this file uses.
+  const ConvDesc d = Desc("conv:mb3_ic24oc40_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1");
+  const KernelOptions options = KernelOptions::ForPrecision(Precision::kBf16);
+  std::string first_implementation;
+  {
+    auto backend = CreateCudaBackend(Device::Cuda(0));
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    const int recorded = choices.recorded();
+    auto kernel = (*backend)->Create(d, options, {});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    first_implementation = (*kernel)->implementation();
+    EXPECT_EQ(choices.recorded() - recorded, 3) << "fprop, dgrad and wgrad recorded";
+  }
+  EXPECT_TRUE(absl::StrContains(choices.Open(path), "3 choices read")) << choices.Open(path);
+  auto backend = CreateCudaBackend(Device::Cuda(0));
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  const int hits = choices.hits();
+  auto kernel = (*backend)->Create(d, options, {});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_EQ(choices.hits() - hits, 3) << "every pass from the file";
+  EXPECT_EQ((*kernel)->implementation(), first_implementation);
+  cuda_test::CompareOptions o;
+  o.precision = Precision::kBf16;
+  o.forward_rtol = o.backward_rtol = 1e-2;
+  o.forward_atol = o.backward_atol = 1e-2;
+  o.backend = backend->get();
+  EXPECT_TRUE(cuda_test::CompareWithReference(d, o).ok());
+  choices.Open(before);
 }
 
 // Real-valued inputs, where tf32 rounds each product's inputs to 10 bits.

@@ -2,10 +2,12 @@
 // fake listing: no GPU, no cuDNN.
 #include "kernels/cuda/engine_pick.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "core/compile_log.h"
 #include "gtest/gtest.h"
 
 namespace cnnbench::cuda {
@@ -45,6 +47,21 @@ class FakeListing : public EngineListing {
   }
 
   bool has_relaxed() const override { return relaxed_; }
+
+  // A recorded engine is the fake engine `recordable[engine_id]`, appended
+  // unfiltered; an id not there is refused as cuDNN refuses an unknown one.
+  absl::StatusOr<int64_t> ListRecorded(const RecordedEngine& engine) override {
+    recorded_listings.push_back(engine.engine_id);
+    auto found = recordable.find(engine.engine_id);
+    if (found == recordable.end())
+      return absl::InvalidArgumentError("CUDNN_STATUS_BAD_PARAM: no engine " +
+                                        std::to_string(engine.engine_id));
+    listed_.push_back({found->second, false});
+    return static_cast<int64_t>(listed_.size());
+  }
+
+  std::map<int64_t, FakeEngine> recordable;
+  std::vector<int64_t> recorded_listings;
 
   bool IsRuntimeCompiled(int64_t index) const {
     return listed_.at(static_cast<size_t>(index)).first.runtime_compiled;
@@ -201,6 +218,54 @@ TEST(EnginePickTest, TheBackendsBudgetOfFailuresStopsLaterGraphs) {
   EXPECT_EQ(fresh.failures_left.load(), 1);
 }
 
+TEST(EnginePickTest, TheProcessBoundCountsSuccessesToo) {
+  // Every graph has only run-time compiled engines, and each builds.
+  SetRuntimeCompiledProcessBuilds(3);
+  std::vector<FakeEngine> engines(4, {true, true, true});
+  int built = 0;
+  for (int graph = 0; graph < 5; ++graph) {
+    RuntimeCompiledBudget budget(RuntimeCompiledFailureBudget(2));  // a backend per graph
+    FakeListing listing(engines);
+    auto pick = PickEngines(listing, 1, 2, &budget);
+    ASSERT_TRUE(pick.ok()) << pick.status();
+    built += static_cast<int>(pick->built.size());
+    if (graph >= 3) {
+      EXPECT_TRUE(pick->built.empty()) << graph;
+      EXPECT_TRUE(pick->process_bound_spent) << graph;
+      EXPECT_TRUE(absl::StrContains(NoEngineReason(*pick, 2), "--cuda_rtc_process_builds"))
+          << NoEngineReason(*pick, 2);
+    }
+  }
+  EXPECT_EQ(built, 3) << "three successful builds spend the process's three";
+  EXPECT_EQ(RuntimeCompiledProcessBuildsLeft(), 0);
+  // Precompiled engines are not bounded by it.
+  FakeListing precompiled({{false, true, true}});
+  auto pick = PickEngines(precompiled, 1, 2);
+  ASSERT_TRUE(pick.ok());
+  EXPECT_EQ(pick->built.size(), 1u);
+  SetRuntimeCompiledProcessBuilds(-1);
+  EXPECT_EQ(RuntimeCompiledProcessBuildsLeft(), kDefaultRuntimeCompiledProcessBuilds);
+}
+
+TEST(EnginePickTest, APassedCompileDeadlineStopsBeforeTheNextBuild) {
+  SetCompileDeadline(1e-9);  // long past
+  FakeListing listing({{false, true, true}, {false, true, true}});
+  absl::StatusOr<EnginePick> pick;
+  {
+    CompileLogLayer layer("res2a_branch2b");
+    pick = PickEngines(listing, 4, 2);
+  }
+  SetCompileDeadline(0);
+  ASSERT_FALSE(pick.ok());
+  EXPECT_TRUE(IsCompileDeadline(pick.status())) << pick.status();
+  EXPECT_TRUE(absl::StrContains(pick.status().message(), "res2a_branch2b")) << pick.status();
+  EXPECT_TRUE(absl::StrContains(pick.status().message(), "0 precompiled")) << pick.status();
+  EXPECT_TRUE(listing.builds.empty()) << "nothing is built past the deadline";
+  // Without a deadline the same listing builds.
+  FakeListing again({{false, true, true}});
+  EXPECT_TRUE(PickEngines(again, 4, 2).ok());
+}
+
 TEST(EnginePickTest, TheDefaultCapReadsTheEnvironment) {
   unsetenv("CNNBENCH_CUDA_RTC_ATTEMPTS");
   EXPECT_EQ(DefaultRuntimeCompiledAttempts(), 2);
@@ -211,6 +276,81 @@ TEST(EnginePickTest, TheDefaultCapReadsTheEnvironment) {
   setenv("CNNBENCH_CUDA_RTC_ATTEMPTS", "lots", 1);
   EXPECT_EQ(DefaultRuntimeCompiledAttempts(), 2);
   unsetenv("CNNBENCH_CUDA_RTC_ATTEMPTS");
+}
+
+// The plan-choice file's replay (plan_choices.h): a recorded engine that
+// builds is the only one built, with nothing listed or built beside it.
+TEST(EnginePickTest, ARecordedEngineThatBuildsIsTheOnlyOneBuilt) {
+  FakeListing listing(std::vector<FakeEngine>(6, {false, true, true}));
+  listing.recordable[41] = {false, true, true};
+  RecordedEngine recorded;
+  recorded.engine_id = 41;
+  recorded.relaxed = true;
+  auto pick = PickEngines(listing, /*wanted=*/4, 2, nullptr, &recorded);
+  ASSERT_TRUE(pick.ok()) << pick.status();
+  EXPECT_TRUE(pick->from_record);
+  EXPECT_EQ(pick->built, (std::vector<int64_t>{0}));
+  EXPECT_TRUE(pick->relaxed) << "the recorded filter is kept, for the plan's name";
+  EXPECT_TRUE(listing.stages.empty()) << "the heuristics were not asked";
+  EXPECT_EQ(listing.builds, (std::vector<int64_t>{0}));
+  EXPECT_TRUE(pick->record_error.empty());
+}
+
+TEST(EnginePickTest, ARecordedEngineThatNoLongerBuildsFallsBackToTheSearch) {
+  for (bool known : {true, false}) {
+    FakeListing listing({{false, true, true}, {false, true, true}});
+    if (known) listing.recordable[7] = {false, true, /*builds=*/false};
+    RecordedEngine recorded;
+    recorded.engine_id = 7;
+    auto pick = PickEngines(listing, 4, 2, nullptr, &recorded);
+    ASSERT_TRUE(pick.ok()) << pick.status();
+    EXPECT_FALSE(pick->from_record) << known;
+    EXPECT_FALSE(pick->record_error.empty()) << known;
+    EXPECT_TRUE(absl::StrContains(pick->record_error, known ? "NOT_SUPPORTED" : "BAD_PARAM"))
+        << pick->record_error;
+    // The search's candidates, after the recorded one's position where it was listed.
+    EXPECT_EQ(pick->built, known ? (std::vector<int64_t>{1, 2}) : (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(listing.stages.size(), 1u) << known;
+  }
+}
+
+TEST(EnginePickTest, ARecordedRuntimeCompiledEngineSpendsTheProcessBound) {
+  SetRuntimeCompiledProcessBuilds(1);
+  RecordedEngine recorded;
+  recorded.engine_id = 3;
+  recorded.runtime_compiled = true;
+  FakeListing first({{false, true, false}});
+  first.recordable[3] = {true, true, true};
+  auto pick = PickEngines(first, 1, 2, nullptr, &recorded);
+  ASSERT_TRUE(pick.ok()) << pick.status();
+  EXPECT_TRUE(pick->from_record);
+  EXPECT_TRUE(pick->runtime_compiled);
+  EXPECT_EQ(pick->runtime_compiled_tried, 1);
+  EXPECT_EQ(RuntimeCompiledProcessBuildsLeft(), 0);
+  // Spent: the next graph's recorded run-time compiled engine is not built.
+  FakeListing second({{false, true, true}});
+  second.recordable[3] = {true, true, true};
+  pick = PickEngines(second, 1, 2, nullptr, &recorded);
+  ASSERT_TRUE(pick.ok()) << pick.status();
+  EXPECT_FALSE(pick->from_record);
+  EXPECT_TRUE(absl::StrContains(pick->record_error, "--cuda_rtc_process_builds"))
+      << pick->record_error;
+  EXPECT_TRUE(second.recorded_listings.empty());
+  EXPECT_EQ(pick->built, (std::vector<int64_t>{0})) << "the precompiled search still runs";
+  SetRuntimeCompiledProcessBuilds(-1);
+}
+
+TEST(EnginePickTest, APassedDeadlineStopsBeforeTheRecordedEngine) {
+  SetCompileDeadline(1e-9);
+  FakeListing listing({{false, true, true}});
+  listing.recordable[1] = {false, true, true};
+  RecordedEngine recorded;
+  recorded.engine_id = 1;
+  auto pick = PickEngines(listing, 1, 2, nullptr, &recorded);
+  SetCompileDeadline(0);
+  ASSERT_FALSE(pick.ok());
+  EXPECT_TRUE(IsCompileDeadline(pick.status())) << pick.status();
+  EXPECT_TRUE(listing.recorded_listings.empty());
 }
 
 }  // namespace

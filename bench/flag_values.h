@@ -1,0 +1,26 @@
+// Values of //bench:all's flags that several families read the same way.
+#ifndef CNNBENCH_BENCH_FLAG_VALUES_H_
+#define CNNBENCH_BENCH_FLAG_VALUES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace cnnbench::bench {
+
+// A byte count as nccl-tests' -b and -e read one: digits, optionally
+// followed by K, M or G (1024, 1024^2, 1024^3; either case). An error says
+// what does not parse, or that the count overflows.
+absl::StatusOr<int64_t> ParseByteCount(absl::string_view text);
+
+// Every name in `models` is a zoo model; else an error naming `flag`
+// ("--models"), the name and the known ones.
+absl::Status CheckModelNames(absl::string_view flag, const std::vector<std::string>& models);
+
+}  // namespace cnnbench::bench
+
+#endif  // CNNBENCH_BENCH_FLAG_VALUES_H_
