@@ -219,6 +219,14 @@ absl::StatusOr<std::vector<int64_t>> OverGroup(Rank& rank, std::vector<int64_t> 
   return values;
 }
 
+}  // namespace
+
+int64_t CallsBetweenStopChecks(int64_t bytes) {
+  return std::max<int64_t>(1, kStopCheckBytes / std::max<int64_t>(bytes, 1));
+}
+
+namespace {
+
 absl::Status OnRank(int rank, const absl::Status& status) {
   if (status.ok()) return status;
   return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
@@ -313,9 +321,10 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
   if (shape.count == 0 || shape.bytes != spec.bytes)
     return absl::InvalidArgumentError(absl::StrCat(
         "bytes:", spec.bytes, " is not a whole number of ", DTypeName(spec.dtype), " elements",
-        !Reduces(spec.collective) || spec.collective == Collective::kAllReduce
+        spec.collective == Collective::kAllReduce || Rooted(spec.collective)
             ? ""
-            : absl::StrCat(" per rank of ", size)));
+            : absl::StrCat(" per rank of ", size, " in whole ", kRankPartAlignment,
+                           " bytes (nccl-tests' sizes; --list shows the sizes a sweep makes)")));
   if (spec.warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
   if (spec.graph && (spec.iterations < 1 || group->devices[0].is_cpu()))
     return absl::InvalidArgumentError(
@@ -392,7 +401,20 @@ absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) 
   if (in_place && !HasInPlace(spec_.collective)) return absl::OkStatus();  // all-to-all
   const CapturedWork& graph = in_place ? rank.in_place : rank.out_of_place;
   if (graph.valid() && count == spec_.iterations) return graph.Launch(rank.stream);
-  for (int64_t k = 0; k < count; ++k) RETURN_IF_ERROR(Call(rank, in_place));
+  // On the host transports every call returns done, so a long span stops
+  // between calls when the run is to stop: every few calls the ranks agree
+  // on it (a one-value all-reduce of each rank's view, every rank at the
+  // same call), so all leave at the same call. The agreement's cost is one
+  // tiny collective per kStopCheckBytes moved. A GPU's enqueued span runs out.
+  const int64_t chunk = rank.stream.device().is_cpu() ? CallsBetweenStopChecks(spec_.bytes) : count;
+  for (int64_t done = 0; done < count;) {
+    const int64_t end = std::min(count, done + chunk);
+    for (; done < end; ++done) RETURN_IF_ERROR(Call(rank, in_place));
+    if (done == count) break;
+    ASSIGN_OR_RETURN(const std::vector<int64_t> stop,
+                     OverGroup(rank, {StopRequested() ? 1 : 0}, ReduceOp::kMax));
+    if (stop[0] != 0) return InterruptedError();
+  }
   return absl::OkStatus();
 }
 
@@ -738,7 +760,7 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
   for (const auto& [transport, rank_counts] : transports)
     for (int ranks : rank_counts) {
       // What this transport and rank count left out, said once.
-      int64_t too_small = 0;    // the largest size under one element per rank
+      int64_t too_small = 0;    // the largest size ShapeOf leaves nothing of
       int64_t past_memory = 0;  // the first size whose buffers do not fit
       double memory = 0;
       size_t planned_before = plan.size();
@@ -783,8 +805,11 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
       if (notes == nullptr) continue;
       const std::string where = absl::StrCat(family, "/", transport, " ranks ", ranks, ": ");
       if (too_small > 0)
-        notes->push_back(absl::StrCat(where, "sizes up to ", too_small,
-                                      " bytes left out: under one element per rank"));
+        notes->push_back(absl::StrCat(
+            where, "sizes up to ", too_small, " bytes left out: under ",
+            Rooted(collective) || collective == Collective::kAllReduce
+                ? "one element"
+                : absl::StrCat(kRankPartAlignment, " bytes per rank (nccl-tests' rounding)")));
       if (past_memory > 0)
         notes->push_back(absl::StrCat(
             where, "sizes from ", past_memory, " bytes left out (--collective_bytes asks up to ",

@@ -59,6 +59,15 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
     std::vector<std::unique_ptr<Communicator>> comms, const CollectiveCase& spec);
 
+// A span on the host transports stops when the run is to stop
+// (Workload::StopRequested): its ranks agree on it every
+// CallsBetweenStopChecks(bytes) calls, about kStopCheckBytes of the size
+// moved (at least one call), all leaving at the same call; the case is then
+// skipped as interrupted. A Ctrl-C in a sweep of a million 64-byte calls
+// ends it within one such stretch, not at the span's end.
+inline constexpr int64_t kStopCheckBytes = int64_t{16} << 20;
+int64_t CallsBetweenStopChecks(int64_t bytes);
+
 // The element types --collective_dtypes names (or, when it is empty,
 // `preset`), by name, each once; an unknown name is an error naming the flag.
 absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
@@ -109,7 +118,7 @@ struct PlannedCollectiveCase {
 // `gpu_memory` for nccl (0: unknown, no cap). What the sweep left out is
 // said in `notes` (when given), one line per transport and rank count, as
 // nccl-tests says "Reducing maxBytes to N due to memory limitation": sizes
-// past the memory, sizes under one element per rank, and a sweep with
+// past the memory, sizes that leave a rank nothing (ShapeOf), and a sweep with
 // nothing left.
 absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
     Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,

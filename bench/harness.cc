@@ -97,6 +97,13 @@ std::string SkipMessage(const absl::Status& status) {
   return kind + message;
 }
 
+absl::Status InterruptedError() { return absl::CancelledError(kInterruptedMessage); }
+
+bool IsInterrupted(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kCancelled &&
+         absl::EndsWith(status.message(), kInterruptedMessage);
+}
+
 bool IsCaseFailure(const absl::Status& status) {
   if (status.ok()) return false;
   const std::string message = SkipMessage(status);
@@ -210,6 +217,7 @@ Workload* Harness::Activate(Entry& entry) {
     return nullptr;
   }
   workload_ = *std::move(workload);
+  workload_->SetStopCheck(stop_check_);
   timer_.emplace(*std::move(timer));
   active_ = &entry;
   return workload_.get();
@@ -229,6 +237,14 @@ bool Harness::StopNow(benchmark::State& state) {
   if (!stopped_ && !(stop_check_ && stop_check_())) return false;
   stopped_ = true;
   Release();  // abandoned: its memory goes now
+  state.SkipWithError(kInterruptedMessage);
+  return true;
+}
+
+bool Harness::StoppedBy(benchmark::State& state, const absl::Status& status) {
+  if (!IsInterrupted(status)) return false;
+  stopped_ = true;
+  Release();
   state.SkipWithError(kInterruptedMessage);
   return true;
 }
@@ -269,6 +285,7 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     if (StopNow(state)) return;
     const int64_t count = static_cast<int64_t>(state.max_iterations);
     absl::StatusOr<double> seconds = TimeSpan(*workload, *timer_, count);
+    if (!seconds.ok() && StoppedBy(state, seconds.status())) return;
     timed_steps = count;
     if (!seconds.ok()) entry.failure = seconds.status();
     if (seconds.ok()) times.push_back(*seconds);
@@ -283,6 +300,7 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     for (auto _ : state) {
       if (StopNow(state)) return;
       absl::StatusOr<double> seconds = TimeIteration(*workload, *timer_);
+      if (!seconds.ok() && StoppedBy(state, seconds.status())) return;
       if (!seconds.ok()) {
         // A case that failed while running fails its later repetitions the same way.
         entry.failure = seconds.status();
@@ -311,6 +329,7 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     return;
   }
   absl::Status reported = workload->Report(state);
+  if (StoppedBy(state, reported)) return;
   if (!reported.ok()) {
     Skip(state, entry, reported);
     return;

@@ -36,6 +36,11 @@ std::string SkipMessage(const absl::Status& status);
 // The message a case is skipped with when the run is interrupted; the
 // output leaves such cases out.
 inline constexpr char kInterruptedMessage[] = "interrupted";
+// What a workload returns when it ends a span early because the run is to
+// stop (Workload::StopRequested); the harness then skips the case as
+// interrupted, as its own stop check does.
+absl::Status InterruptedError();
+bool IsInterrupted(const absl::Status& status);
 
 // Whether a case error is a failure: anything but a reason that says the
 // case cannot run here ("unsupported: ...", "OOM: ...", as SkipMessage
@@ -158,10 +163,21 @@ class Workload {
   // workload's label may name what it saw (ThrottleNote).
   const PowerSummary& power() const { return power_; }
 
+  // The harness's stop check (Harness::SetStopCheck), given after prepare.
+  // A workload that wraps another passes it on.
+  virtual void SetStopCheck(std::function<bool()> check) { stop_check_ = std::move(check); }
+
+ protected:
+  // For a long span (a collective case's millions of calls): true once the
+  // run is to stop. Safe to ask from any thread; a workload whose ranks
+  // must stop at the same call agrees on it first (collective_cases.cc).
+  bool StopRequested() const { return stop_check_ && stop_check_(); }
+
  private:
   friend class Harness;
   std::vector<double> iteration_seconds_;
   PowerSummary power_;
+  std::function<bool()> stop_check_;
 };
 
 using PrepareFunction = std::function<absl::StatusOr<std::unique_ptr<Workload>>()>;
@@ -212,7 +228,8 @@ class Harness {
   // kInterruptedMessage, so Google Benchmark ends the run and closes its
   // output normally.
   void SetStopCheck(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
-  // True once a case was abandoned or skipped because of the stop check.
+  // True once a case was abandoned or skipped because of the stop check
+  // (the harness's own, or a workload's span that saw it: InterruptedError).
   bool stopped() const { return stopped_; }
   // The cases that failed (IsCaseFailure) so far, each once whatever its
   // repetitions, in the order they failed.
@@ -235,6 +252,10 @@ class Harness {
     absl::Status failure;  // a case that failed to prepare skips every repetition the same way
   };
   void RunCase(benchmark::State& state, Entry& entry);
+  // A workload ended its span or report on the stop check (IsInterrupted):
+  // the case is abandoned and the rest skipped, as StopNow does. False for
+  // any other status.
+  bool StoppedBy(benchmark::State& state, const absl::Status& status);
   // The entry's workload, prepared now unless it is the one held; null when
   // preparing failed (entry.failure says why).
   Workload* Activate(Entry& entry);

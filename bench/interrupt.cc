@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 
 namespace cnnbench::bench {
 namespace {
@@ -12,6 +13,16 @@ volatile std::sig_atomic_t received_signal = 0;
 // terminal or the kernel.
 volatile std::sig_atomic_t first_sender = 0;
 char remove_path[4096] = {};  // read by the handler: set before it is installed
+char snapshot_path[4096] = {};
+char publish_target[4096] = {};
+volatile std::sig_atomic_t parent_is_same_request = 0;
+
+void CopyPath(const char* path, char (&to)[4096]) {
+  size_t n = 0;
+  if (path != nullptr)
+    for (; path[n] != '\0' && n + 1 < sizeof(to); ++n) to[n] = path[n];
+  to[n] = '\0';
+}
 
 // The process that sent the signal with kill(), sigqueue() or tgkill()
 // (user codes are <= 0), else 0: Ctrl-C from the terminal comes from the
@@ -22,7 +33,8 @@ pid_t Sender(const siginfo_t* info) {
 
 void RecordSignal(int signal, siginfo_t* info, void*) {
   const pid_t sender = Sender(info);
-  if (received_signal != 0 && sender != 0 && sender == first_sender) {
+  const bool from_parent = parent_is_same_request != 0 && sender != 0 && sender == ::getppid();
+  if (received_signal != 0 && sender != 0 && (sender == first_sender || from_parent)) {
     // One request from one sender, however delivered: GNU timeout signals
     // the child and then its process group, mpirun forwards and repeats.
     static const char kSame[] =
@@ -34,12 +46,18 @@ void RecordSignal(int signal, siginfo_t* info, void*) {
     // The second: remove the unfinished output, then end as the signal would
     // (unlink, signal and raise are async-signal-safe).
     if (remove_path[0] != '\0') ::unlink(remove_path);
+    if (snapshot_path[0] != '\0') ::unlink(snapshot_path);
     std::signal(signal, SIG_DFL);
     std::raise(signal);
     return;
   }
   received_signal = signal;
   first_sender = sender;
+  // The finished cases onto the target now, before a launcher's kill
+  // (rename is async-signal-safe; no snapshot yet: nothing finished, the
+  // target stays as it was).
+  if (snapshot_path[0] != '\0' && publish_target[0] != '\0')
+    ::rename(snapshot_path, publish_target);
   static const char kMessage[] =
       "\ncnnbench: interrupted: stopping before the next iteration and writing the finished "
       "cases (a second signal ends the process at once)\n";
@@ -66,11 +84,13 @@ void InstallInterruptHandlers() {
 
 int InterruptSignal() { return received_signal; }
 
-void RemoveOnSecondSignal(const char* path) {
-  size_t n = 0;
-  if (path != nullptr)
-    for (; path[n] != '\0' && n + 1 < sizeof(remove_path); ++n) remove_path[n] = path[n];
-  remove_path[n] = '\0';
+void RemoveOnSecondSignal(const char* path) { CopyPath(path, remove_path); }
+
+void PublishOnFirstSignal(const char* snapshot, const char* target) {
+  CopyPath(snapshot, snapshot_path);
+  CopyPath(target, publish_target);
 }
+
+void TreatParentSignalsAsOneRequest(bool on) { parent_is_same_request = on ? 1 : 0; }
 
 }  // namespace cnnbench::bench

@@ -348,6 +348,16 @@ int Main(int argc, char** argv) {
     });
   }
   if (out) RemoveOnSecondSignal(out->temp_path().c_str());
+  if (world != nullptr) {
+    // mpirun passes a signal on to every rank and kills them a second later:
+    // its follow-up is not the user's second signal, and the first puts the
+    // finished cases (kept as a snapshot) in place at once.
+    TreatParentSignalsAsOneRequest(true);
+    if (out) {
+      if (absl::Status kept = out->KeepSnapshots(); !kept.ok()) return Fail(kOutputFailed, kept);
+      PublishOnFirstSignal(out->snapshot_path().c_str(), out->Target().c_str());
+    }
+  }
   InstallInterruptHandlers();
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
@@ -401,6 +411,24 @@ int Main(int argc, char** argv) {
                          : benchmark::RunSpecifiedBenchmarks(display.get());
   harness.Release();
   benchmark::Shutdown();
+  // The results first: finalizing MPI waits for every rank, and one still
+  // in a collective would hold them until mpirun's kill.
+  absl::Status written = absl::OkStatus();
+  if (out && ran > 0) written = out->Commit();
+  if (world != nullptr && InterruptSignal() != 0) {
+    // Interrupted under MPI: a rank the signal did not reach may be waiting
+    // in a collective that will never complete; rank 0 has written what
+    // finished and ends the job (every rank at once).
+    if (rank0) {
+      std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
+                   InterruptSignal() == SIGINT ? "SIGINT" : "SIGTERM",
+                   !written.ok() ? std::string(written.message()).c_str()
+                   : out        ? absl::StrCat("the cases finished before it are in ", out_path).c_str()
+                                : "the cases finished before it are above");
+      std::fflush(stderr);
+      AbortMpiJob(InterruptExitCode(InterruptSignal()), "interrupted: ending every rank");
+    }
+  }
   world.reset();
   if (MpiEnvironment::Launched()) {
     if (absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get(); env.ok())
@@ -410,9 +438,7 @@ int Main(int argc, char** argv) {
     // The filter was checked above; Google Benchmark disagreeing still must not pass.
     return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
   }
-  if (out) {
-    if (absl::Status written = out->Commit(); !written.ok()) return Fail(kOutputFailed, written);
-  }
+  if (!written.ok()) return Fail(kOutputFailed, written);
   // A default run's last screen (an interrupted one's too: what finished):
   // the headline tables, the file and the command for the full report. Not
   // when the console is JSON or CSV for a program to read.

@@ -79,6 +79,11 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
   }
   void ReportRuns(const std::vector<Run>& runs) override {
     if (drop_ && drop_()) return;
+    ReportRunsToBuffer(runs);
+    ++cases_;
+    if (snapshot_) snapshot_(Snapshot());
+  }
+  void ReportRunsToBuffer(const std::vector<Run>& runs) {
     if (format_ != "json") {
       inner_->ReportRuns(runs);
       return;
@@ -116,29 +121,51 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
   // The whole file.
   std::string Text() const {
     if (!started_) return "";
-    std::string head = head_.str();
-    if (format_ == "json" && end_context_) {
-      // The context object closes just before the list of benchmarks.
-      const std::string close = "\n  },\n  \"benchmarks\": [";
-      const size_t at = head.rfind(close);
-      if (at != std::string::npos) {
-        std::string added;
-        for (const auto& [key, value] : end_context_())
-          absl::StrAppend(&added, ",\n    ", JsonString(key), ": ", JsonString(value));
-        head.insert(at, added);
-      }
-    }
-    return head + runs_.str() + tail_.str();
+    return WithContext(end_context_ ? end_context_() : ContextEntries{}) + runs_.str() +
+           tail_.str();
+  }
+
+  // A complete JSON file of the cases reported so far, as if the run had
+  // been stopped after them.
+  std::string Snapshot() {
+    ContextEntries entries = end_context_ ? end_context_() : ContextEntries{};
+    entries.push_back(
+        {"interrupted", absl::StrCat("a signal, after ", cases_,
+                                     " case(s) had finished (written as each finished; the "
+                                     "process was ended before the run could write more)")});
+    std::ostringstream tail;
+    inner_->SetOutputStream(&tail);
+    inner_->Finalize();  // the JSON reporter's closing text only
+    inner_->SetOutputStream(&runs_);
+    return WithContext(entries) + runs_.str() + tail.str();
   }
 
   std::function<bool()> drop_;
   std::function<ContextEntries()> end_context_;
+  std::function<void(const std::string&)> snapshot_;  // given each snapshot's text
+  const std::string& format() const { return format_; }
 
  private:
   std::string format_;
   std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  // The head with `entries` added to a JSON file's context.
+  std::string WithContext(const ContextEntries& entries) const {
+    std::string head = head_.str();
+    if (format_ != "json" || entries.empty()) return head;
+    // The context object closes just before the list of benchmarks.
+    const std::string close = "\n  },\n  \"benchmarks\": [";
+    const size_t at = head.rfind(close);
+    if (at == std::string::npos) return head;
+    std::string added;
+    for (const auto& [key, value] : entries)
+      absl::StrAppend(&added, ",\n    ", JsonString(key), ": ", JsonString(value));
+    head.insert(at, added);
+    return head;
+  }
+
   std::ostringstream head_, runs_, tail_;
   bool started_ = false;
+  int cases_ = 0;  // ReportRuns calls kept: one per case
 };
 
 absl::StatusOr<std::unique_ptr<ResultFile>> ResultFile::Open(const std::string& path,
@@ -192,8 +219,45 @@ void ResultFile::SetEndContext(std::function<ContextEntries()> end_context) {
   reporter_->end_context_ = std::move(end_context);
 }
 
+std::string ResultFile::Target() const {
+  std::string target = path_;
+  if (char* resolved = ::realpath(path_.c_str(), nullptr)) {
+    target = resolved;
+    std::free(resolved);
+  }
+  return target;
+}
+
+absl::Status ResultFile::KeepSnapshots() {
+  if (reporter_->format() != "json" || temp_path_.empty()) return absl::OkStatus();
+  std::string snapshot = Target() + ".cnnbench-partial-XXXXXX";
+  const int fd = ::mkstemp(snapshot.data());
+  if (fd < 0) return WriteError(path_, errno);
+  ::close(fd);
+  ::unlink(snapshot.c_str());  // the name only: no snapshot until a case finishes
+  snapshot_path_ = snapshot;
+  mode_t mode = 0644;
+  struct stat st;
+  if (::fstat(fd_, &st) == 0) mode = st.st_mode & 07777;
+  reporter_->snapshot_ = [snapshot, mode](const std::string& text) {
+    // A fresh file renamed over the last: the snapshot is always whole. A
+    // failure loses only the snapshot; the run's own file is still written.
+    const std::string next = snapshot + ".next";
+    const int out = ::open(next.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (out < 0) return;
+    const int error = WriteAll(out, text);
+    if (::close(out) != 0 || error != 0) {
+      ::unlink(next.c_str());
+      return;
+    }
+    if (::rename(next.c_str(), snapshot.c_str()) != 0) ::unlink(next.c_str());
+  };
+  return absl::OkStatus();
+}
+
 absl::Status ResultFile::Commit() {
   if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  RemoveSnapshot();
   int error = WriteAll(fd_, reporter_->Text());
   if (error == 0 && !temp_path_.empty() && ::fsync(fd_) != 0) error = errno;
   const int fd = fd_;
@@ -220,7 +284,15 @@ absl::Status ResultFile::Commit() {
   return absl::OkStatus();
 }
 
+void ResultFile::RemoveSnapshot() {
+  if (snapshot_path_.empty()) return;
+  reporter_->snapshot_ = nullptr;
+  ::unlink(snapshot_path_.c_str());
+  ::unlink((snapshot_path_ + ".next").c_str());
+}
+
 void ResultFile::Abandon() {
+  RemoveSnapshot();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());

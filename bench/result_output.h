@@ -44,6 +44,19 @@ class ResultFile {
   // JSON file's context gets them.
   void SetEndContext(std::function<ContextEntries()> end_context);
 
+  // From now on, each case reported (json only; a target written through a
+  // temporary file) also rewrites snapshot_path() as a complete file of the
+  // cases so far, its context saying the run was stopped after them
+  // (`interrupted`), by writing a fresh file and renaming it over the last,
+  // so the snapshot is always whole. Under an MPI launcher the first signal
+  // renames it onto the target (PublishOnFirstSignal), so the finished
+  // cases outlive the launcher's kill a second later. Commit and Abandon
+  // remove it.
+  absl::Status KeepSnapshots();
+  const std::string& snapshot_path() const { return snapshot_path_; }
+  // The file the results replace (path() with links resolved).
+  std::string Target() const;
+
   // Writes what was reported, closes the file and renames it into place.
   // Errors name the file and give the system's reason.
   absl::Status Commit();
@@ -58,9 +71,11 @@ class ResultFile {
  private:
   class Reporter;
   ResultFile() = default;
+  void RemoveSnapshot();
 
   std::string path_;
   std::string temp_path_;  // empty: written directly
+  std::string snapshot_path_;  // empty: no snapshots
   int fd_ = -1;
   std::unique_ptr<Reporter> reporter_;
 };

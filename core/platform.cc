@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -54,6 +55,11 @@ int UsableCpus() {
   return static_cast<int>(std::thread::hardware_concurrency());
 }
 
+int OnlineCpus() {
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : UsableCpus();
+}
+
 std::string OrUnknown(std::string s) { return s.empty() ? "unknown" : s; }
 
 }  // namespace
@@ -86,6 +92,7 @@ PlatformInfo CollectPlatformInfo() {
   info.kernel = uname(&uts) == 0 ? uts.release : "unknown";
   info.cpu_model = OrUnknown(ReadFirstMatch("/proc/cpuinfo", "model name"));
   info.cpu_cores = UsableCpus();
+  info.host_cpus = std::max(OnlineCpus(), info.cpu_cores);
   info.cpu_isa = CpuIsa();
   const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
   info.memory_bytes = pages > 0 && page_size > 0 ? static_cast<int64_t>(pages) * page_size : 0;
@@ -136,7 +143,8 @@ std::string DefaultPlatformName(const PlatformInfo& info) {
   };
   if (info.gpu_count > 0 && !info.gpus.empty())
     return absl::StrCat(info.gpu_count, "x", tidy(info.gpus[0].name));
-  return absl::StrCat("cpu-", tidy(info.cpu_model), "-", info.cpu_cores, "c");
+  const int cpus = info.host_cpus > 0 ? info.host_cpus : info.cpu_cores;
+  return absl::StrCat("cpu-", tidy(info.cpu_model), "-", cpus, "c");
 }
 
 std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() const {
@@ -147,6 +155,7 @@ std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() con
       {"kernel", kernel},
       {"cpu_model", cpu_model},
       {"cpu_cores", absl::StrCat(cpu_cores)},
+      {"host_cpus", absl::StrCat(host_cpus)},
       {"cpu_isa", cpu_isa},
       {"memory_bytes", absl::StrCat(memory_bytes)},
       {"cuda_built_in", cuda_built_in ? "true" : "false"},

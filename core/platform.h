@@ -26,7 +26,8 @@ struct PlatformInfo {
   std::string os;      // PRETTY_NAME of /etc/os-release
   std::string kernel;  // uname -r
   std::string cpu_model;
-  int cpu_cores = 0;    // logical CPUs this process may use
+  int cpu_cores = 0;    // logical CPUs this process may use (its affinity)
+  int host_cpus = 0;    // logical CPUs online on the host, whatever the affinity
   std::string cpu_isa;  // the notable vector extensions present, e.g. "avx2 avx512f avx512_bf16"
   int64_t memory_bytes = 0;
 
@@ -54,7 +55,10 @@ struct PlatformInfo {
 // are "unknown", absent GPUs give gpu_count 0).
 PlatformInfo CollectPlatformInfo();
 
-// The short default platform name: "1xNVIDIA-H200" on GPUs, "cpu-AMD-EPYC-2c" otherwise.
+// The short default platform name: "1xNVIDIA-H200" on GPUs, "cpu-AMD-EPYC-2c"
+// otherwise, with the host's online CPUs (host_cpus), not the process's
+// affinity: a rank that mpirun binds to one core is on the same platform as
+// a run over the whole host (cpu_cores, a setting, tells the two apart).
 std::string DefaultPlatformName(const PlatformInfo& info);
 
 // Versions encoded as the libraries do (12040 -> "12.4", 91900 -> "9.19.0").

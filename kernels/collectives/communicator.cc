@@ -52,6 +52,9 @@ CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t byt
   if (element_bytes == 0 || bytes <= 0 || ranks < 1) return s;
   const size_t n = static_cast<size_t>(ranks);
   const size_t elements = static_cast<size_t>(bytes) / element_bytes;
+  // One rank's part of an all-gather, reduce-scatter or all-to-all.
+  const size_t align = std::max<size_t>(1, kRankPartAlignment / element_bytes);
+  const size_t part = elements / n / align * align;
   switch (collective) {
     case Collective::kAllReduce:
     case Collective::kBroadcast:
@@ -59,15 +62,15 @@ CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t byt
       s.count = s.send_elements = s.recv_elements = elements;
       break;
     case Collective::kAllGather:
-      s.count = s.send_elements = elements / n;
+      s.count = s.send_elements = part;
       s.recv_elements = s.count * n;
       break;
     case Collective::kReduceScatter:
-      s.count = s.recv_elements = elements / n;
+      s.count = s.recv_elements = part;
       s.send_elements = s.count * n;
       break;
     case Collective::kAllToAll:
-      s.count = elements / n;
+      s.count = part;
       s.send_elements = s.recv_elements = s.count * n;
       break;
   }

@@ -121,10 +121,12 @@ inline double AllReduceBusFactor(int ranks) { return BusFactor(Collective::kAllR
 
 // One rank's side of a collective of nccl-tests' size `bytes` (as above)
 // over `ranks` ranks: the count its call takes, the elements its send and
-// receive buffers hold, and the size as nccl-tests reports it, `bytes`
-// rounded down to whole elements (and, for all-gather and reduce-scatter,
-// to a whole count per rank), as nccl-tests rounds. A count of 0: `bytes`
-// holds less than one element per rank.
+// receive buffers hold, and the size as nccl-tests reports it: `bytes`
+// rounded down to whole elements, and for all-gather, reduce-scatter and
+// all-to-all each rank's part rounded down to whole 16 bytes
+// (kRankPartAlignment; a multiple of 16 / element size elements), as
+// nccl-tests rounds. A count of 0: `bytes` holds less than that per rank.
+inline constexpr size_t kRankPartAlignment = 16;
 struct CollectiveShape {
   size_t count = 0;
   size_t send_elements = 0;

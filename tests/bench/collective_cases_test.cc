@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,6 +54,7 @@ class SpanWatcher : public Workload {
     return inner_->RunIterations(count);
   }
   absl::Status Report(benchmark::State& state) override { return inner_->Report(state); }
+  void SetStopCheck(std::function<bool()> check) override { inner_->SetStopCheck(check); }
 
  private:
   std::unique_ptr<Workload> inner_;
@@ -84,8 +86,9 @@ class CollectiveCasesTest : public ::testing::Test {
   void SetUp() override { benchmark::ClearRegisteredBenchmarks(); }
   void TearDown() override { benchmark::ClearRegisteredBenchmarks(); }
 
-  // Runs one case as the suite registers it, over a logging group.
-  std::vector<BenchRun> RunCase(const CaseSetup& s) {
+  // Runs one case as the suite registers it, over a logging group (with the
+  // harness's stop check `stop`, when given).
+  std::vector<BenchRun> RunCase(const CaseSetup& s, std::function<bool()> stop = nullptr) {
     log_.calls.assign(s.ranks, 0);
     log_.threads.assign(s.ranks, {});
     CollectiveCase spec;
@@ -110,7 +113,8 @@ class CollectiveCasesTest : public ::testing::Test {
       return std::unique_ptr<Workload>(new SpanWatcher(*std::move(w), log_));
     };
     // The harness's release joins the rank threads before this returns.
-    return RunOneCase(std::move(c), TimingSettings{.repetitions = s.repetitions});
+    return RunOneCase(std::move(c), TimingSettings{.repetitions = s.repetitions},
+                      std::move(stop));
   }
 
   Log log_;
@@ -210,7 +214,10 @@ TEST_F(CollectiveCasesTest, EveryCollectiveDTypeAndOpIsCheckedExactly) {
         s.op = op;
         s.dtype = dtype;
         s.root = 2;
-        s.bytes = 999 * static_cast<int64_t>(SizeOf(dtype));
+        // 999 elements; an all-gather's, reduce-scatter's or all-to-all's
+        // parts rounded to whole 16 bytes, as nccl-tests sizes them.
+        s.bytes = ShapeOf(collective, SizeOf(dtype), 999 * static_cast<int64_t>(SizeOf(dtype)), 3)
+                      .bytes;
         s.repetitions = 1;
         s.warmup = 1;
         s.iterations = 1;
@@ -296,18 +303,32 @@ TEST(CollectiveOpsTest, AllIsNcclTestsOrderAndUnknownOpsAreNamed) {
 
 // nccl-tests' sizes: the buffer of all-reduce, broadcast and reduce, the
 // gathered one of all-gather, the scattered one of reduce-scatter, rounded
-// down to a whole count per rank.
+// down to whole elements, and each rank's part of an all-gather,
+// reduce-scatter or all-to-all to whole 16 bytes.
 TEST(CollectiveShapeTest, SizesFollowNcclTestsAndRoundToAWholeCountPerRank) {
   CollectiveShape s = ShapeOf(Collective::kAllGather, 4, 100, 3);  // 25 elements
   EXPECT_EQ(s.count, 8u);
   EXPECT_EQ(s.send_elements, 8u);
   EXPECT_EQ(s.recv_elements, 24u);
   EXPECT_EQ(s.bytes, 96);
-  s = ShapeOf(Collective::kReduceScatter, 2, 100, 4);  // 50 fp16 elements
-  EXPECT_EQ(s.count, 12u);
-  EXPECT_EQ(s.send_elements, 48u);
-  EXPECT_EQ(s.recv_elements, 12u);
+  s = ShapeOf(Collective::kReduceScatter, 2, 100, 4);  // 50 fp16: 12 a rank, 16 bytes: 8
+  EXPECT_EQ(s.count, 8u);
+  EXPECT_EQ(s.send_elements, 32u);
+  EXPECT_EQ(s.recv_elements, 8u);
+  EXPECT_EQ(s.bytes, 64);
+  s = ShapeOf(Collective::kAllToAll, 1, 100, 3);  // 33 int8 a rank, 16 bytes: 32
+  EXPECT_EQ(s.count, 32u);
+  EXPECT_EQ(s.send_elements, 96u);
+  EXPECT_EQ(s.recv_elements, 96u);
   EXPECT_EQ(s.bytes, 96);
+  s = ShapeOf(Collective::kAllGather, 8, 100, 2);  // 6 fp64 a rank, already whole 16 bytes
+  EXPECT_EQ(s.count, 6u);
+  EXPECT_EQ(s.bytes, 96);
+  s = ShapeOf(Collective::kAllGather, 8, 104, 2);  // 6.5 fp64: 6
+  EXPECT_EQ(s.count, 6u);
+  s = ShapeOf(Collective::kAllGather, 4, 28, 1);  // 7 fp32 on one rank: 4
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_EQ(s.bytes, 16);
   for (Collective c : {Collective::kAllReduce, Collective::kBroadcast, Collective::kReduce}) {
     s = ShapeOf(c, 8, 100, 3);
     EXPECT_EQ(s.count, 12u);
@@ -316,6 +337,38 @@ TEST(CollectiveShapeTest, SizesFollowNcclTestsAndRoundToAWholeCountPerRank) {
     EXPECT_EQ(s.bytes, 96);
   }
   EXPECT_EQ(ShapeOf(Collective::kAllGather, 4, 8, 3).count, 0u) << "under an element per rank";
+  EXPECT_EQ(ShapeOf(Collective::kAllGather, 4, 24, 2).count, 0u) << "under 16 bytes per rank";
+  EXPECT_EQ(ShapeOf(Collective::kAllReduce, 4, 8, 2).count, 2u) << "an all-reduce is not split";
+}
+
+// A span far too long to finish (2^40 calls) ends once the run is to stop:
+// the ranks agree on it every CallsBetweenStopChecks calls, so every rank
+// leaves at the same call, and the case and its later repetition are
+// skipped as interrupted.
+TEST_F(CollectiveCasesTest, ALongSpanStopsOnEveryRankAtTheSameCall) {
+  CaseSetup s;
+  s.ranks = 2;
+  s.bytes = 256 << 10;
+  s.warmup = 0;
+  s.iterations = int64_t{1} << 40;
+  s.repetitions = 2;
+  const int64_t chunk = CallsBetweenStopChecks(s.bytes);
+  ASSERT_GT(chunk, 1);
+  ASSERT_LT(chunk, 1000);
+  // Asked on every rank's thread: true once rank 0 has made 1.5 chunks of
+  // calls, so the ranks agree at the second check.
+  auto stop = [this, chunk] {
+    std::lock_guard<std::mutex> lock(log_.mutex);
+    return log_.calls[0] >= chunk + chunk / 2;
+  };
+  const std::vector<BenchRun> runs = RunCase(s, stop);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const BenchRun& r : runs) {
+    EXPECT_TRUE(r.error_occurred);
+    EXPECT_EQ(r.error_message, kInterruptedMessage);
+  }
+  // Two stretches of calls, each followed by the one-value agreement.
+  for (int r = 0; r < s.ranks; ++r) EXPECT_EQ(log_.calls[r], 2 * chunk + 2) << "rank " << r;
 }
 
 TEST_F(CollectiveCasesTest, AWrongOutOfPlaceResultSkipsEveryRepetitionOfEveryCollective) {
@@ -510,7 +563,8 @@ TEST(CollectivePlanTest, BuffersFollowNcclTestsSizesAndSizesStopAtHalfTheMemory)
   EXPECT_EQ(host->back().spec.bytes, 1 << 20);
 }
 
-// Sizes under one element per rank, and a sweep with nothing left, are said.
+// Sizes under 16 bytes per rank (nccl-tests' rounding of an all-gather's
+// part), and a sweep with nothing left, are said.
 TEST(CollectivePlanTest, SizesLeftOutAreSaid) {
   SuiteOptions o = PlanOptions();
   o.gpu_count = 0;
@@ -522,7 +576,10 @@ TEST(CollectivePlanTest, SizesLeftOutAreSaid) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_FALSE(plan->empty());
   ASSERT_EQ(notes.size(), 1u) << absl::StrJoin(notes, "\n");
-  EXPECT_TRUE(absl::StrContains(notes[0], "under one element per rank")) << notes[0];
+  EXPECT_TRUE(absl::StrContains(notes[0], "under 16 bytes per rank")) << notes[0];
+  EXPECT_TRUE(absl::StrContains(notes[0], "sizes up to 32 bytes")) << notes[0];
+  ASSERT_EQ(plan->size(), 1u);  // 64 bytes: 16 a rank
+  EXPECT_EQ(plan->front().spec.bytes, 64);
   o.collectives.max_bytes = 8;  // 4 and 8 bytes: under one fp32 element for each of 4 ranks
   notes.clear();
   plan = PlanCollectiveCases(Collective::kAllGather, o, 1e12, 0, &notes);

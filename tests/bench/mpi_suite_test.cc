@@ -2,7 +2,11 @@
 // starts it (`mpirun -np 2 bench/all ...`): one replica per process, rank 0
 // alone writes the output; ranks that disagree fail the preflight; a rank
 // that dies or stops ends the job with an error, never a hang.
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -77,6 +81,11 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   EXPECT_FALSE(mpi_version.empty());
   EXPECT_EQ(mpi_version.find('\0'), std::string::npos) << mpi_version;
   EXPECT_TRUE(absl::StrContains(job.output, "--collective_ranks is ignored under mpirun")) << job.output;
+  // The platform names the host, whatever CPUs mpirun bound each rank to.
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  EXPECT_EQ(run.at("context").value("host_cpus", ""), absl::StrCat(online));
+  const std::string platform = run.at("context").value("platform", "");
+  EXPECT_TRUE(absl::EndsWith(platform, absl::StrCat("-", online, "c"))) << platform;
   std::set<std::string> families;
   for (const auto& b : run.at("benchmarks")) {
     auto name = ParseCaseName(b.at("name").get<std::string>());
@@ -94,6 +103,45 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
     }
   }
   EXPECT_EQ(families, (std::set<std::string>{"train", "allreduce", "grads"}));
+}
+
+// SIGTERM to mpirun while the second of two cases runs (mpirun passes it on
+// to every rank and kills them a second later): the first case is in the
+// output, marked interrupted, and no temporary file is left. The second
+// case's span of 4 MiB calls would run for seconds: its ranks agree to stop
+// between calls.
+TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string dir = TempPath("mpi_signal");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json_path = dir + "/run.json";
+  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
+      mpirun, 2,
+      absl::StrCat(BenchBinary(),
+                   " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
+                   "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
+                   "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
+                   "--benchmark_out=",
+                   json_path, " --benchmark_out_format=json"),
+      "[2/", SIGTERM);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_FALSE(absl::StrContains(job.output, "mpi_job: never saw")) << job.output;
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
+  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
+  EXPECT_TRUE(run.at("context").contains("interrupted")) << run.at("context").dump();
+  std::set<std::string> names;
+  for (const auto& b : run.at("benchmarks")) {
+    names.insert(b.at("name").get<std::string>());
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+  }
+  ASSERT_EQ(names.size(), 1u) << run.dump(2);
+  EXPECT_TRUE(absl::StartsWith(*names.begin(), "allreduce/mpi/fp32/sum/bytes:64/ranks:2"))
+      << *names.begin();
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "run.json") << "left behind: " << entry.path();
 }
 
 TEST(MpiSuiteTest, RanksWithDifferentFlagsFailThePreflightOnEveryRank) {

@@ -3,6 +3,7 @@
 #ifndef CNNBENCH_TESTS_BENCH_RECORDER_H_
 #define CNNBENCH_TESTS_BENCH_RECORDER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,15 @@ class Recorder : public benchmark::BenchmarkReporter {
   }
 };
 
-// Registers `c` alone on a harness of `timing`, runs it and returns its
-// iteration runs; the registry is cleared before and after.
-inline std::vector<BenchRun> RunOneCase(TimedCase c, const TimingSettings& timing) {
+// Registers `c` alone on a harness of `timing` (with `stop_check`, when
+// given), runs it and returns its iteration runs; the registry is cleared
+// before and after.
+inline std::vector<BenchRun> RunOneCase(TimedCase c, const TimingSettings& timing,
+                                        std::function<bool()> stop_check = nullptr) {
   benchmark::ClearRegisteredBenchmarks();
   const std::string name = c.name;
   Harness harness(timing);
+  if (stop_check) harness.SetStopCheck(std::move(stop_check));
   harness.Register(std::move(c));
   Recorder recorder;
   benchmark::RunSpecifiedBenchmarks(&recorder, "^" + name + "/");

@@ -1,8 +1,12 @@
 #include "core/platform.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <map>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "core/device.h"
 #include "core/nvml.h"
 #include "gtest/gtest.h"
@@ -22,6 +26,7 @@ TEST(PlatformTest, AllContextFieldsPresentAndFilled) {
                           "os",
                           "cpu_model",
                           "cpu_cores",
+                          "host_cpus",
                           "cpu_isa",
                           "memory_bytes",
                           "gpu_count",
@@ -91,6 +96,40 @@ TEST(PlatformTest, DefaultNameIsShortAndSpaceless) {
   info.gpu_count = 8;
   info.gpus.push_back({"NVIDIA H200", 0, "9.0", 132});
   EXPECT_EQ(DefaultPlatformName(info), "8xNVIDIA-H200");
+}
+
+// The platform names the host: a process bound to fewer CPUs than the host
+// has (a rank under mpirun, a run under taskset) is on the same platform.
+TEST(PlatformTest, DefaultNameCountsTheHostsCpusNotTheAffinity) {
+  PlatformInfo info;
+  info.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  info.cpu_cores = 1;
+  info.host_cpus = 2;
+  EXPECT_EQ(DefaultPlatformName(info), "cpu-AMD-EPYC-7B13-64-Core-2c");
+}
+
+TEST(PlatformTest, CollectedUnderOneCpuAffinityNamesTheHost) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "this process may use one CPU only";
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  const PlatformInfo bound = CollectPlatformInfo();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
+  const PlatformInfo free = CollectPlatformInfo();
+  EXPECT_EQ(bound.cpu_cores, 1);
+  EXPECT_GE(bound.host_cpus, CPU_COUNT(&all));
+  EXPECT_EQ(bound.platform, free.platform);
+  EXPECT_TRUE(absl::EndsWith(bound.platform, absl::StrCat("-", bound.host_cpus, "c")))
+      << bound.platform;
+  std::map<std::string, std::string> kv;
+  for (const auto& [k, v] : bound.ToKeyValues()) kv[k] = v;
+  EXPECT_EQ(kv["cpu_cores"], "1");
+  EXPECT_EQ(kv["host_cpus"], absl::StrCat(bound.host_cpus));
 }
 
 }  // namespace

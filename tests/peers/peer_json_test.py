@@ -225,7 +225,8 @@ class WriterTest(unittest.TestCase):
         args, _ = parse("--benchmark_out=x.json")
         c = peer_json.host_context("pytorch 2.15.0", "", args)
         self.assertEqual(c["platform"], peer_json.default_platform(peer_json.read_cpu_model(),
-                                                                   peer_json.usable_cpus()))
+                                                                   peer_json.host_cpus()))
+        self.assertGreaterEqual(int(c["host_cpus"]), int(c["cpu_cores"]))
 
 
 def peer_file(folder, framework, settings, cases, steps=2, repetitions=3):

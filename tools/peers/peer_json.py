@@ -119,8 +119,10 @@ def tidy_cpu_model(model):
     return "-".join(model.split())
 
 
-def default_platform(cpu_model, cpu_cores):
-    return f"cpu-{tidy_cpu_model(cpu_model)}-{cpu_cores}c"
+def default_platform(cpu_model, host_cpus):
+    """The host's name, with its online CPUs (not this process's affinity),
+    as core/platform.cc's DefaultPlatformName."""
+    return f"cpu-{tidy_cpu_model(cpu_model)}-{host_cpus}c"
 
 
 def read_cpu_model(cpuinfo="/proc/cpuinfo"):
@@ -160,6 +162,15 @@ def os_name(os_release="/etc/os-release"):
     except OSError:
         pass
     return host.platform()
+
+
+def host_cpus():
+    """The logical CPUs online on the host, whatever this process's affinity."""
+    try:
+        online = os.sysconf("SC_NPROCESSORS_ONLN")
+    except (AttributeError, ValueError, OSError):
+        online = 0
+    return max(online if online > 0 else (os.cpu_count() or 1), usable_cpus())
 
 
 def usable_cpus():
@@ -260,9 +271,10 @@ def host_context(framework, framework_settings, args, argv=None):
         "num_cpus": os.cpu_count() or 1,
         "framework": framework,
         "framework_settings": framework_settings,
-        "platform": args.platform or default_platform(cpu_model, cores),
+        "platform": args.platform or default_platform(cpu_model, host_cpus()),
         "cpu_model": cpu_model,
         "cpu_cores": str(cores),
+        "host_cpus": str(host_cpus()),
         "cpu_isa": cpu_isa(cpu_flags()),
         "os": os_name(),
         "kernel": host.release(),

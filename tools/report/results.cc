@@ -153,6 +153,9 @@ const std::vector<std::string>& SettingKeys() {
       // Inference's warm-up, data parallelism's buckets and threads, the
       // accuracy counters' work, NCCL's forced algorithm, the input's work.
       "infer_warmup", "overlap", "bucket_bytes", "threads_per_replica", "train_accuracy",
+      // The CPUs the process could use: a rank bound to one core by mpirun,
+      // or a run under taskset, is on the host's platform but not its setting.
+      "cpu_cores",
       "nccl_algo", "nccl_proto", "distortions", "input_cores",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
@@ -167,7 +170,7 @@ const std::vector<std::string>& NonSettingKeys() {
       "date", "host_name", "executable", "command_line", "git_commit", "platform", "data_dir",
       "repetitions", "methodology", "interrupted", "load_avg", "load_average_start",
       "load_average_end", "cpu_mhz_start", "cpu_mhz_end", "cpu_mhz_min", "cpu_mhz_max",
-      "mhz_per_cpu", "num_cpus", "caches", "cpu_scaling_enabled", "cpu_governor", "cpu_cores",
+      "mhz_per_cpu", "num_cpus", "caches", "cpu_scaling_enabled", "cpu_governor", "host_cpus",
       "memory_bytes", "os", "library_build_type", "library_build_type_note",
       "cnnbench_assertions", "json_schema_version", "power", "power_sample_ms", "drift_threshold",
       "keep_step_times", "compile_deadline_s", "collective_timeout_s", "cuda_plan_cache",
