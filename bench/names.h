@@ -38,9 +38,10 @@ namespace cnnbench::bench {
 // Every case family, in the order the suite registers them. A family's
 // value is the index of its entry in CaseFamilies() and in every table that
 // dispatches by family (the suite's registration, the report's results):
-// each such table is a std::array of kFamilyCount entries of a type with no
-// default constructor, so a family added here fails to build until each of
-// them has its entry.
+// each such table is a FamilyTable, whose entries name their family and have
+// no default constructor, checked with InFamilyOrder, so a family added here
+// (before kCount) fails to build until each table has its entry, in its
+// place.
 enum class Family : int {
   kTrain,
   kConv,
@@ -60,23 +61,35 @@ enum class Family : int {
   kPeak,
   kBandwidth,
   kInfer,
+  kCount,  // not a family: how many there are
 };
-inline constexpr size_t kFamilyCount = 18;
+inline constexpr size_t kFamilyCount = static_cast<size_t>(Family::kCount);
 // The collectives' families, kAllReduce .. kAllToAll: one name grammar, one
 // workload (bench/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
   return f >= Family::kAllReduce && f <= Family::kAllToAll;
 }
 
-// One family's entry of a family-indexed table (FamilyTable<T>): it has no
-// default, so an initializer that leaves a family out does not compile.
+// One family's entry of a family-indexed table (FamilyTable<T>): the family
+// it is for and its value. It has no default, so an initializer that leaves
+// a family out does not compile, and InFamilyOrder checks at compile time
+// that entry i is family i's, so a row in another's place does not either.
 template <typename T>
 struct FamilyEntry {
-  constexpr FamilyEntry(T v) : value(v) {}  // NOLINT: implicit, for brace lists
+  constexpr FamilyEntry(Family family, T v) : family(family), value(v) {}
+  Family family;
   T value;
 };
 template <typename T>
 using FamilyTable = std::array<FamilyEntry<T>, kFamilyCount>;
+// Whether each entry stands in its family's place: static_assert it beside
+// every FamilyTable.
+template <typename T>
+constexpr bool InFamilyOrder(const FamilyTable<T>& table) {
+  for (size_t i = 0; i < table.size(); ++i)
+    if (static_cast<size_t>(table[i].family) != i) return false;
+  return true;
+}
 
 struct CaseName;
 

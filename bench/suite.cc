@@ -389,7 +389,8 @@ namespace {
 // Each family's registration. One function may serve several families (the
 // layer kernels'): it is called once, at its first wanted family, and
 // registers every wanted family of its own.
-// No default: the table below cannot leave a family out.
+// No default, keyed by family: the table below cannot leave a family out
+// or put one in another's place.
 struct Registrar {
   using Fn = absl::Status (*)(const SuiteOptions&, Harness&);
   constexpr Registrar(Fn fn, bool as_is) : fn(fn), as_is(as_is) {}
@@ -397,26 +398,27 @@ struct Registrar {
   // Its errors go to the user as they are (they name the flag: no file:line).
   bool as_is;
 };
-constexpr std::array<Registrar, kFamilyCount> kRegistrars = {{
-    {RegisterTrainCases, true},        // train
-    {RegisterKernelCases, false},      // conv
-    {RegisterKernelCases, false},      // fc
-    {RegisterKernelCases, false},      // pool
-    {RegisterKernelCases, false},      // batchnorm
-    {RegisterKernelCases, false},      // relu
-    {RegisterGemmCases, false},        // gemm
-    {RegisterCollectiveCases, false},  // allreduce
-    {RegisterCollectiveCases, false},  // allgather
-    {RegisterCollectiveCases, false},  // reducescatter
-    {RegisterCollectiveCases, false},  // broadcast
-    {RegisterCollectiveCases, false},  // reduce
-    {RegisterCollectiveCases, false},  // alltoall
-    {RegisterGradsCases, false},       // grads
-    {RegisterInputCases, true},        // input
-    {RegisterPeakCases, false},        // peak
-    {RegisterBandwidthCases, false},   // bandwidth
-    {RegisterInferCases, true},        // infer
+constexpr FamilyTable<Registrar> kRegistrars = {{
+    {Family::kTrain, {RegisterTrainCases, true}},
+    {Family::kConv, {RegisterKernelCases, false}},
+    {Family::kFc, {RegisterKernelCases, false}},
+    {Family::kPool, {RegisterKernelCases, false}},
+    {Family::kBatchNorm, {RegisterKernelCases, false}},
+    {Family::kRelu, {RegisterKernelCases, false}},
+    {Family::kGemm, {RegisterGemmCases, false}},
+    {Family::kAllReduce, {RegisterCollectiveCases, false}},
+    {Family::kAllGather, {RegisterCollectiveCases, false}},
+    {Family::kReduceScatter, {RegisterCollectiveCases, false}},
+    {Family::kBroadcast, {RegisterCollectiveCases, false}},
+    {Family::kReduce, {RegisterCollectiveCases, false}},
+    {Family::kAllToAll, {RegisterCollectiveCases, false}},
+    {Family::kGrads, {RegisterGradsCases, false}},
+    {Family::kInput, {RegisterInputCases, true}},
+    {Family::kPeak, {RegisterPeakCases, false}},
+    {Family::kBandwidth, {RegisterBandwidthCases, false}},
+    {Family::kInfer, {RegisterInferCases, true}},
 }};
+static_assert(InFamilyOrder(kRegistrars));
 
 }  // namespace
 
@@ -432,7 +434,7 @@ absl::StatusOr<std::vector<std::string>> RegisterSuite(const SuiteOptions& optio
   }
   std::vector<Registrar::Fn> called;
   for (size_t i = 0; i < kFamilyCount; ++i) {
-    const Registrar& r = kRegistrars[i];
+    const Registrar& r = kRegistrars[i].value;
     if (!wanted[i] || std::find(called.begin(), called.end(), r.fn) != called.end()) continue;
     called.push_back(r.fn);
     if (r.as_is) {

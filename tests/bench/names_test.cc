@@ -250,6 +250,28 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
 using Entry = FamilyEntry<int (*)()>;
 static_assert(!std::is_default_constructible_v<Entry>);
 static_assert(std::tuple_size_v<FamilyTable<int (*)()>> == kFamilyCount);
+static_assert(kFamilyCount == static_cast<size_t>(Family::kCount));
+// A table in family order passes InFamilyOrder; one with two rows swapped
+// does not (the static_asserts beside the suite's and the report's tables).
+constexpr int Zero() { return 0; }
+constexpr FamilyTable<int (*)()> OrderedTable(bool swapped) {
+  FamilyTable<int (*)()> table = {{
+      {Family::kTrain, Zero},     {Family::kConv, Zero},      {Family::kFc, Zero},
+      {Family::kPool, Zero},      {Family::kBatchNorm, Zero}, {Family::kRelu, Zero},
+      {Family::kGemm, Zero},      {Family::kAllReduce, Zero}, {Family::kAllGather, Zero},
+      {Family::kReduceScatter, Zero}, {Family::kBroadcast, Zero}, {Family::kReduce, Zero},
+      {Family::kAllToAll, Zero},  {Family::kGrads, Zero},     {Family::kInput, Zero},
+      {Family::kPeak, Zero},      {Family::kBandwidth, Zero}, {Family::kInfer, Zero},
+  }};
+  if (swapped) {
+    const FamilyEntry<int (*)()> first = table[0];
+    table[0] = table[1];
+    table[1] = first;
+  }
+  return table;
+}
+static_assert(InFamilyOrder(OrderedTable(false)));
+static_assert(!InFamilyOrder(OrderedTable(true)));
 static_assert(!std::is_default_constructible_v<CaseFamily>);
 
 TEST(NamesTest, EachFamilyIsItsEnumValuesEntryAndOwnsItsGrammar) {

@@ -156,6 +156,46 @@ std::vector<Record> MakeRecords(const Results& results) {
       }
       records.push_back(std::move(r));
     }
+    for (const auto& [c, m] : p.infer) {
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kInfer));
+      r.unit = "images/sec";
+      r.json["framework"] = p.framework;
+      r.json["model"] = c.model;
+      r.json["precision"] = c.precision;
+      r.json["data"] = c.data;
+      r.json["batch"] = c.batch;
+      r.json["gpus"] = c.gpus;
+      for (const char* counter : {"latency_ms", "latency_ms_p99"}) {
+        const std::optional<double> latency = m.ok() ? m.Mean(counter) : std::nullopt;
+        r.json[counter] = OrNull(latency);
+      }
+      Finish(m, "images_per_second", "images_per_second", "images_per_second",
+             m.Mean("images_per_second"), r);
+      records.push_back(std::move(r));
+    }
+    for (const auto& [c, m] : p.grads) {
+      // One step's gradient all-reduce: its busbw, or at one rank (busbw 0
+      // by definition) its algbw, so a slower step is flagged either way.
+      Record r = Start(p, c, bench::FamilyName(bench::Family::kGrads));
+      r.json["model"] = c.model;
+      r.json["impl"] = c.impl;
+      r.json["bucket_mb"] = c.bytes >> 20;
+      r.json["ranks"] = c.ranks;
+      const std::optional<double> seconds = m.ok() ? m.Mean("seconds") : std::nullopt;
+      r.json["milliseconds"] =
+          seconds ? nlohmann::ordered_json(*seconds * 1e3) : nlohmann::ordered_json();
+      auto algbw = m.Mean("algbw");
+      auto busbw = m.Mean("busbw");
+      if (busbw && *busbw == 0 && algbw && *algbw > 0) {
+        r.unit = "algbw GB/s";
+        Finish(m, "algbw", "algbw", "algbw_gb_per_second", *algbw / 1e9, r);
+      } else {
+        r.unit = "busbw GB/s";
+        Finish(m, "busbw", "busbw", "busbw_gb_per_second",
+               busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+      }
+      records.push_back(std::move(r));
+    }
     for (const auto& [c, m] : p.input) {
       Record r = Start(p, c, bench::FamilyName(bench::Family::kInput));
       r.unit = "images/sec";

@@ -15,7 +15,7 @@ namespace cnnbench::report {
 struct Record {
   std::string platform;
   std::string key;   // the canonical case name
-  std::string kind;  // train, conv, pool, gemm, peak, allreduce, input
+  std::string kind;  // the family: train, infer, conv, gemm, allreduce, grads, input, ...
   // The headline number, higher is better: images/sec, TFLOP/s, GB/s or busbw GB/s.
   std::optional<double> value;
   std::string unit;
@@ -25,7 +25,8 @@ struct Record {
 };
 
 // Train records first (platform, model, precision, data, batch, gpus order),
-// then kernels, all-reduce and input, per platform.
+// then peak, bandwidth, kernels, collectives, inference, gradient
+// all-reduce and input, per platform: every family's cases.
 std::vector<Record> MakeRecords(const Results& results);
 
 // One JSON object per line.

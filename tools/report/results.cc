@@ -295,25 +295,26 @@ void ToInfer(const FileCase& c, const RunFile& file, PlatformResults& p) {
   AddSamples(c, file, p.infer[c.name]);
 }
 constexpr bench::FamilyTable<Sink> kSinks = {{
-    ToTrain,        // train
-    ToKernels,      // conv
-    ToKernels,      // fc
-    ToKernels,      // pool
-    ToKernels,      // batchnorm
-    ToKernels,      // relu
-    ToKernels,      // gemm
-    ToCollectives,  // allreduce
-    ToCollectives,  // allgather
-    ToCollectives,  // reducescatter
-    ToCollectives,  // broadcast
-    ToCollectives,  // reduce
-    ToCollectives,  // alltoall
-    ToGrads,        // grads
-    ToInput,        // input
-    ToPeak,         // peak
-    ToBandwidth,    // bandwidth
-    ToInfer,        // infer
+    {bench::Family::kTrain, ToTrain},
+    {bench::Family::kConv, ToKernels},
+    {bench::Family::kFc, ToKernels},
+    {bench::Family::kPool, ToKernels},
+    {bench::Family::kBatchNorm, ToKernels},
+    {bench::Family::kRelu, ToKernels},
+    {bench::Family::kGemm, ToKernels},
+    {bench::Family::kAllReduce, ToCollectives},
+    {bench::Family::kAllGather, ToCollectives},
+    {bench::Family::kReduceScatter, ToCollectives},
+    {bench::Family::kBroadcast, ToCollectives},
+    {bench::Family::kReduce, ToCollectives},
+    {bench::Family::kAllToAll, ToCollectives},
+    {bench::Family::kGrads, ToGrads},
+    {bench::Family::kInput, ToInput},
+    {bench::Family::kPeak, ToPeak},
+    {bench::Family::kBandwidth, ToBandwidth},
+    {bench::Family::kInfer, ToInfer},
 }};
+static_assert(bench::InFamilyOrder(kSinks));
 
 }  // namespace
 
