@@ -2,16 +2,26 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 
 namespace cnnbench::bench {
 namespace {
 
-volatile std::sig_atomic_t received_signal = 0;
-// The first signal's sender (a process that called kill), 0 for the
-// terminal or the kernel.
-volatile std::sig_atomic_t first_sender = 0;
+// The first signal and its sender (a process that called kill; 0 for the
+// terminal or the kernel), set once and as one word: a process-directed
+// signal may run the handler on any thread, so two signals sent at once
+// (GNU timeout's to the child and to its group) can be handled at the same
+// time on two threads, and each must see both fields of the first or
+// neither. A lock-free atomic is async-signal-safe.
+std::atomic<uint64_t> first_request{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+uint64_t Pack(int signal, pid_t sender) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(sender)) << 8) |
+         static_cast<uint64_t>(signal & 0xff);
+}
 char remove_path[4096] = {};  // read by the handler: set before it is installed
 char snapshot_path[4096] = {};
 char publish_target[4096] = {};
@@ -33,8 +43,23 @@ pid_t Sender(const siginfo_t* info) {
 
 void RecordSignal(int signal, siginfo_t* info, void*) {
   const pid_t sender = Sender(info);
+  uint64_t first = 0;
+  if (first_request.compare_exchange_strong(first, Pack(signal, sender))) {
+    // The first: the finished cases onto the target now, before a launcher's
+    // kill (rename is async-signal-safe; no snapshot yet: nothing finished,
+    // the target stays as it was).
+    if (snapshot_path[0] != '\0' && publish_target[0] != '\0')
+      ::rename(snapshot_path, publish_target);
+    static const char kMessage[] =
+        "\ncnnbench: interrupted: stopping before the next iteration and writing the finished "
+        "cases (a second signal ends the process at once)\n";
+    // write() is async-signal-safe; nothing to do if it fails.
+    if (::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1) < 0) return;
+    return;
+  }
+  const pid_t first_sender = static_cast<pid_t>(static_cast<uint32_t>(first >> 8));
   const bool from_parent = parent_is_same_request != 0 && sender != 0 && sender == ::getppid();
-  if (received_signal != 0 && sender != 0 && (sender == first_sender || from_parent)) {
+  if (sender != 0 && (sender == first_sender || from_parent)) {
     // One request from one sender, however delivered: GNU timeout signals
     // the child and then its process group, mpirun forwards and repeats.
     static const char kSame[] =
@@ -42,27 +67,12 @@ void RecordSignal(int signal, siginfo_t* info, void*) {
     if (::write(STDERR_FILENO, kSame, sizeof(kSame) - 1) < 0) return;
     return;
   }
-  if (received_signal != 0) {
-    // The second: remove the unfinished output, then end as the signal would
-    // (unlink, signal and raise are async-signal-safe).
-    if (remove_path[0] != '\0') ::unlink(remove_path);
-    if (snapshot_path[0] != '\0') ::unlink(snapshot_path);
-    std::signal(signal, SIG_DFL);
-    std::raise(signal);
-    return;
-  }
-  received_signal = signal;
-  first_sender = sender;
-  // The finished cases onto the target now, before a launcher's kill
-  // (rename is async-signal-safe; no snapshot yet: nothing finished, the
-  // target stays as it was).
-  if (snapshot_path[0] != '\0' && publish_target[0] != '\0')
-    ::rename(snapshot_path, publish_target);
-  static const char kMessage[] =
-      "\ncnnbench: interrupted: stopping before the next iteration and writing the finished "
-      "cases (a second signal ends the process at once)\n";
-  // write() is async-signal-safe; nothing to do if it fails.
-  if (::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1) < 0) return;
+  // The second: remove the unfinished output, then end as the signal would
+  // (unlink, signal and raise are async-signal-safe).
+  if (remove_path[0] != '\0') ::unlink(remove_path);
+  if (snapshot_path[0] != '\0') ::unlink(snapshot_path);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
 }
 
 }  // namespace
@@ -70,8 +80,8 @@ void RecordSignal(int signal, siginfo_t* info, void*) {
 void InstallInterruptHandlers() {
   struct sigaction action = {};
   action.sa_sigaction = RecordSignal;
-  // Neither handler runs inside the other: the first records its sender
-  // before a second is looked at.
+  // On one thread neither handler runs inside the other; on two at once,
+  // the one atomic word decides which signal was first.
   sigemptyset(&action.sa_mask);
   sigaddset(&action.sa_mask, SIGINT);
   sigaddset(&action.sa_mask, SIGTERM);
@@ -82,7 +92,7 @@ void InstallInterruptHandlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-int InterruptSignal() { return received_signal; }
+int InterruptSignal() { return static_cast<int>(first_request.load() & 0xff); }
 
 void RemoveOnSecondSignal(const char* path) { CopyPath(path, remove_path); }
 

@@ -49,6 +49,27 @@ int RunBench(const std::string& args, std::string* output, const std::string& en
   return rc;
 }
 
+// Every case the full preset registers has a name its family's grammar
+// reads back to the same name, and every registered family has cases there.
+TEST(SuiteTest, EveryFullPresetNameRoundTrips) {
+  std::string output;
+  ASSERT_EQ(RunBench("--preset=full --list", &output), 0) << output;
+  std::set<std::string> families;
+  int names = 0;
+  for (absl::string_view line : absl::StrSplit(output, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "cnnbench:")) continue;  // the sweep's notes, on stderr
+    ++names;
+    absl::StatusOr<CaseName> name = ParseCaseName(line);
+    ASSERT_TRUE(name.ok()) << line << ": " << name.status();
+    EXPECT_EQ(name->ToString(), line);
+    families.insert(name->family);
+  }
+  EXPECT_GT(names, 100);
+  for (const CaseFamily& f : CaseFamilies())
+    if (f.registered)
+      EXPECT_TRUE(families.count(f.name)) << "the full preset has no " << f.name << " case";
+}
+
 // The default run of a CPU machine (the quick preset) stays inside its
 // promise of about 3 minutes of cases: at most kQuickCaseBound of them,
 // one collective sweep (all-reduce, local), no input or grads cases.

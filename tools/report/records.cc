@@ -49,163 +49,201 @@ Record Start(const PlatformResults& p, const CaseName& name, const std::string& 
   return r;
 }
 
+// Training steps, in the tables' order (model, precision, data, batch, placement).
+void AddTrainRecords(const PlatformResults& p, std::vector<Record>& records) {
+  std::vector<const std::pair<const CaseName, Measurement>*> train;
+  for (const auto& entry : p.train) train.push_back(&entry);
+  std::stable_sort(train.begin(), train.end(), [](const auto* a, const auto* b) {
+    if (a->first.model != b->first.model) return ModelBefore(a->first.model, b->first.model);
+    return std::make_tuple(PrecisionRank(a->first.precision), a->first.precision,
+                           a->first.data != "synthetic", a->first.batch, Placement::Of(a->first)) <
+           std::make_tuple(PrecisionRank(b->first.precision), b->first.precision,
+                           b->first.data != "synthetic", b->first.batch, Placement::Of(b->first));
+  });
+  for (const auto* entry : train) {
+    const auto& [c, m] = *entry;
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kTrain));
+    r.unit = "images/sec";
+    r.json["framework"] = p.framework;
+    r.json["model"] = c.model;
+    r.json["precision"] = c.precision;
+    r.json["data"] = c.data;
+    r.json["batch"] = c.batch;
+    r.json["gpus"] = c.gpus;
+    r.json["replicas"] = Placement::Of(c).replicas;
+    // Data-parallel ranks: the GPUs, or the CPU replicas. The name says so;
+    // the `ranks` counter, where a file has it, is checked against it on reading.
+    r.json["ranks"] = Placement::Of(c).ranks();
+    Finish(m, "images_per_second", "images_per_second", "images_per_second",
+           m.Mean("images_per_second"), r);
+    // The step's arithmetic rate, where the run counted it (flops counter).
+    if (auto flops = m.Mean("flops"); flops && r.value) r.json["step_tflops"] = *flops / 1e12;
+    records.push_back(std::move(r));
+  }
+}
+
+// The ceilings: TFLOP/s.
+void AddPeakRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.peak) {
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kPeak));
+    r.unit = "TFLOP/s";
+    r.json["precision"] = c.precision;
+    r.json["device"] = c.device;
+    if (c.device == "cpu") {
+      r.json["threads"] = c.threads;
+    } else {
+      r.json["shape"] = c.shape;  // fma, or the tensor-core GEMM
+    }
+    auto flops = m.Mean("flops");
+    Finish(m, "flops", "flops", "tflops",
+           flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
+    records.push_back(std::move(r));
+  }
+}
+
+// The memory's rates: GB/s.
+void AddBandwidthRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.bandwidth) {
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kBandwidth));
+    r.unit = "GB/s";
+    r.json["variant"] = c.algorithm;
+    r.json["device"] = c.device;
+    r.json["bytes"] = c.bytes;
+    r.json["threads"] = c.threads;
+    auto bytes = m.Mean("bytes_per_second");
+    Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
+           bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
+    records.push_back(std::move(r));
+  }
+}
+
+// Layer kernels and GEMMs, in registration order: TFLOP/s or GB/s by the family's counter.
+void AddKernelRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const CaseName& c : p.kernel_order) {
+    const Measurement& m = p.kernels.at(c);
+    Record r = Start(p, c, c.family);
+    r.json["variant"] = KernelVariant(c);
+    r.json["precision"] = c.precision;
+    r.json["device"] = c.device;
+    r.json["shape"] = c.shape;
+    if (bench::FindCaseFamily(c.family)->counter == "flops") {
+      auto flops = m.Mean("flops");
+      r.unit = "TFLOP/s";
+      Finish(m, "flops", "flops", "tflops",
+             flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
+    } else {
+      auto bytes = m.Mean("bytes_per_second");
+      r.unit = "GB/s";
+      Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
+             bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
+    }
+    records.push_back(std::move(r));
+  }
+}
+
+// Collectives: busbw, or algbw where busbw is 0 by definition (one rank).
+void AddCollectiveRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.collectives) {
+    Record r = Start(p, c, c.family);
+    r.unit = "busbw GB/s";
+    r.json["impl"] = c.impl;
+    r.json["dtype"] = c.dtype;
+    r.json["op"] = c.op;
+    r.json["bytes"] = c.bytes;
+    r.json["ranks"] = c.ranks;
+    auto algbw = m.Mean("algbw");
+    r.json["algbw_gb_per_second"] =
+        algbw && m.ok() ? nlohmann::ordered_json(*algbw / 1e9) : nlohmann::ordered_json();
+    auto busbw = m.Mean("busbw");
+    if (busbw && *busbw == 0 && algbw && *algbw > 0) {
+      // busbw is 0 by definition here (one rank of all-reduce, all-gather,
+      // reduce-scatter, all-to-all): the record's value, which --compare
+      // reads, is the algbw, so a slower copy is still flagged.
+      r.unit = "algbw GB/s";
+      Finish(m, "algbw", "seconds", "algbw_gb_per_second", *algbw / 1e9, r);
+      r.json["busbw_gb_per_second"] = 0.0;
+    } else {
+      Finish(m, "busbw", "seconds", "busbw_gb_per_second",
+             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+    }
+    records.push_back(std::move(r));
+  }
+}
+
+// Inference: images/sec, with its latencies.
+void AddInferRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.infer) {
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kInfer));
+    r.unit = "images/sec";
+    r.json["framework"] = p.framework;
+    r.json["model"] = c.model;
+    r.json["precision"] = c.precision;
+    r.json["data"] = c.data;
+    r.json["batch"] = c.batch;
+    r.json["gpus"] = c.gpus;
+    for (const char* counter : {"latency_ms", "latency_ms_p99"}) {
+      const std::optional<double> latency = m.ok() ? m.Mean(counter) : std::nullopt;
+      r.json[counter] = OrNull(latency);
+    }
+    Finish(m, "images_per_second", "images_per_second", "images_per_second",
+           m.Mean("images_per_second"), r);
+    records.push_back(std::move(r));
+  }
+}
+
+// One step's gradient all-reduce: busbw, or at one rank (busbw 0 by
+// definition) algbw, so a slower step is flagged either way.
+void AddGradsRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.grads) {
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kGrads));
+    r.json["model"] = c.model;
+    r.json["impl"] = c.impl;
+    r.json["bucket_mb"] = c.bytes >> 20;
+    r.json["ranks"] = c.ranks;
+    const std::optional<double> seconds = m.ok() ? m.Mean("seconds") : std::nullopt;
+    r.json["milliseconds"] =
+        seconds ? nlohmann::ordered_json(*seconds * 1e3) : nlohmann::ordered_json();
+    auto algbw = m.Mean("algbw");
+    auto busbw = m.Mean("busbw");
+    if (busbw && *busbw == 0 && algbw && *algbw > 0) {
+      r.unit = "algbw GB/s";
+      Finish(m, "algbw", "algbw", "algbw_gb_per_second", *algbw / 1e9, r);
+    } else {
+      r.unit = "busbw GB/s";
+      Finish(m, "busbw", "busbw", "busbw_gb_per_second",
+             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+    }
+    records.push_back(std::move(r));
+  }
+}
+
+// The input pipeline: images/sec.
+void AddInputRecords(const PlatformResults& p, std::vector<Record>& records) {
+  for (const auto& [c, m] : p.input) {
+    Record r = Start(p, c, bench::FamilyName(bench::Family::kInput));
+    r.unit = "images/sec";
+    r.json["source"] = c.source;
+    r.json["preprocess"] = c.preprocess;
+    r.json["threads"] = c.threads;
+    Finish(m, "images_per_second", "images_per_second", "images_per_second",
+           m.Mean("images_per_second"), r);
+    records.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 std::vector<Record> MakeRecords(const Results& results) {
   std::vector<Record> records;
   for (const PlatformResults& p : results.platforms) {
-    std::vector<const std::pair<const CaseName, Measurement>*> train;
-    for (const auto& entry : p.train) train.push_back(&entry);
-    std::stable_sort(train.begin(), train.end(), [](const auto* a, const auto* b) {
-      if (a->first.model != b->first.model) return ModelBefore(a->first.model, b->first.model);
-      return std::make_tuple(PrecisionRank(a->first.precision), a->first.precision,
-                             a->first.data != "synthetic", a->first.batch,
-                             Placement::Of(a->first)) <
-             std::make_tuple(PrecisionRank(b->first.precision), b->first.precision,
-                             b->first.data != "synthetic", b->first.batch, Placement::Of(b->first));
-    });
-    for (const auto* entry : train) {
-      const auto& [c, m] = *entry;
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kTrain));
-      r.unit = "images/sec";
-      r.json["framework"] = p.framework;
-      r.json["model"] = c.model;
-      r.json["precision"] = c.precision;
-      r.json["data"] = c.data;
-      r.json["batch"] = c.batch;
-      r.json["gpus"] = c.gpus;
-      r.json["replicas"] = Placement::Of(c).replicas;
-      // Data-parallel ranks: the GPUs, or the CPU replicas. The name says so;
-      // the `ranks` counter, where a file has it, is checked against it on reading.
-      r.json["ranks"] = Placement::Of(c).ranks();
-      Finish(m, "images_per_second", "images_per_second", "images_per_second",
-             m.Mean("images_per_second"), r);
-      // The step's arithmetic rate, where the run counted it (flops counter).
-      if (auto flops = m.Mean("flops"); flops && r.value) r.json["step_tflops"] = *flops / 1e12;
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.peak) {
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kPeak));
-      r.unit = "TFLOP/s";
-      r.json["precision"] = c.precision;
-      r.json["device"] = c.device;
-      if (c.device == "cpu") {
-        r.json["threads"] = c.threads;
-      } else {
-        r.json["shape"] = c.shape;  // fma, or the tensor-core GEMM
-      }
-      auto flops = m.Mean("flops");
-      Finish(m, "flops", "flops", "tflops",
-             flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.bandwidth) {
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kBandwidth));
-      r.unit = "GB/s";
-      r.json["variant"] = c.algorithm;
-      r.json["device"] = c.device;
-      r.json["bytes"] = c.bytes;
-      r.json["threads"] = c.threads;
-      auto bytes = m.Mean("bytes_per_second");
-      Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
-             bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
-      records.push_back(std::move(r));
-    }
-    for (const CaseName& c : p.kernel_order) {
-      const Measurement& m = p.kernels.at(c);
-      Record r = Start(p, c, c.family);
-      r.json["variant"] = KernelVariant(c);
-      r.json["precision"] = c.precision;
-      r.json["device"] = c.device;
-      r.json["shape"] = c.shape;
-      if (bench::FindCaseFamily(c.family)->counter == "flops") {
-        auto flops = m.Mean("flops");
-        r.unit = "TFLOP/s";
-        Finish(m, "flops", "flops", "tflops",
-               flops ? std::optional<double>(*flops / 1e12) : std::nullopt, r);
-      } else {
-        auto bytes = m.Mean("bytes_per_second");
-        r.unit = "GB/s";
-        Finish(m, "bytes_per_second", "bytes_per_second", "gb_per_second",
-               bytes ? std::optional<double>(*bytes / 1e9) : std::nullopt, r);
-      }
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.collectives) {
-      Record r = Start(p, c, c.family);
-      r.unit = "busbw GB/s";
-      r.json["impl"] = c.impl;
-      r.json["dtype"] = c.dtype;
-      r.json["op"] = c.op;
-      r.json["bytes"] = c.bytes;
-      r.json["ranks"] = c.ranks;
-      auto algbw = m.Mean("algbw");
-      r.json["algbw_gb_per_second"] =
-          algbw && m.ok() ? nlohmann::ordered_json(*algbw / 1e9) : nlohmann::ordered_json();
-      auto busbw = m.Mean("busbw");
-      if (busbw && *busbw == 0 && algbw && *algbw > 0) {
-        // busbw is 0 by definition here (one rank of all-reduce, all-gather,
-        // reduce-scatter, all-to-all): the record's value, which --compare
-        // reads, is the algbw, so a slower copy is still flagged.
-        r.unit = "algbw GB/s";
-        Finish(m, "algbw", "seconds", "algbw_gb_per_second", *algbw / 1e9, r);
-        r.json["busbw_gb_per_second"] = 0.0;
-      } else {
-        Finish(m, "busbw", "seconds", "busbw_gb_per_second",
-               busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
-      }
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.infer) {
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kInfer));
-      r.unit = "images/sec";
-      r.json["framework"] = p.framework;
-      r.json["model"] = c.model;
-      r.json["precision"] = c.precision;
-      r.json["data"] = c.data;
-      r.json["batch"] = c.batch;
-      r.json["gpus"] = c.gpus;
-      for (const char* counter : {"latency_ms", "latency_ms_p99"}) {
-        const std::optional<double> latency = m.ok() ? m.Mean(counter) : std::nullopt;
-        r.json[counter] = OrNull(latency);
-      }
-      Finish(m, "images_per_second", "images_per_second", "images_per_second",
-             m.Mean("images_per_second"), r);
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.grads) {
-      // One step's gradient all-reduce: its busbw, or at one rank (busbw 0
-      // by definition) its algbw, so a slower step is flagged either way.
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kGrads));
-      r.json["model"] = c.model;
-      r.json["impl"] = c.impl;
-      r.json["bucket_mb"] = c.bytes >> 20;
-      r.json["ranks"] = c.ranks;
-      const std::optional<double> seconds = m.ok() ? m.Mean("seconds") : std::nullopt;
-      r.json["milliseconds"] =
-          seconds ? nlohmann::ordered_json(*seconds * 1e3) : nlohmann::ordered_json();
-      auto algbw = m.Mean("algbw");
-      auto busbw = m.Mean("busbw");
-      if (busbw && *busbw == 0 && algbw && *algbw > 0) {
-        r.unit = "algbw GB/s";
-        Finish(m, "algbw", "algbw", "algbw_gb_per_second", *algbw / 1e9, r);
-      } else {
-        r.unit = "busbw GB/s";
-        Finish(m, "busbw", "busbw", "busbw_gb_per_second",
-               busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
-      }
-      records.push_back(std::move(r));
-    }
-    for (const auto& [c, m] : p.input) {
-      Record r = Start(p, c, bench::FamilyName(bench::Family::kInput));
-      r.unit = "images/sec";
-      r.json["source"] = c.source;
-      r.json["preprocess"] = c.preprocess;
-      r.json["threads"] = c.threads;
-      Finish(m, "images_per_second", "images_per_second", "images_per_second",
-             m.Mean("images_per_second"), r);
-      records.push_back(std::move(r));
-    }
+    AddTrainRecords(p, records);
+    AddPeakRecords(p, records);
+    AddBandwidthRecords(p, records);
+    AddKernelRecords(p, records);
+    AddCollectiveRecords(p, records);
+    AddInferRecords(p, records);
+    AddGradsRecords(p, records);
+    AddInputRecords(p, records);
   }
   return records;
 }
