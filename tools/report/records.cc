@@ -39,6 +39,23 @@ void Finish(const Measurement& m, const char* counter, const char* spread_counte
   if (!full_error.empty() && full_error != r.error) r.json["error_full"] = full_error;
 }
 
+// The value of a collective's or a gradient all-reduce's record: its busbw,
+// or its algbw where busbw is 0 by definition (one rank of an all-reduce,
+// all-gather, reduce-scatter or all-to-all), so that --compare still flags
+// a slower copy. `spread_counter` is the one its cv is of.
+void FinishBusOrAlgBw(const Measurement& m, const char* spread_counter, Record& r) {
+  const std::optional<double> algbw = m.Mean("algbw"), busbw = m.Mean("busbw");
+  if (busbw && *busbw == 0 && algbw && *algbw > 0) {
+    r.unit = "algbw GB/s";
+    Finish(m, "algbw", spread_counter, "algbw_gb_per_second", *algbw / 1e9, r);
+    r.json["busbw_gb_per_second"] = 0.0;
+  } else {
+    r.unit = "busbw GB/s";
+    Finish(m, "busbw", spread_counter, "busbw_gb_per_second",
+           busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
+  }
+}
+
 Record Start(const PlatformResults& p, const CaseName& name, const std::string& kind) {
   Record r;
   r.platform = p.name;
@@ -145,27 +162,15 @@ void AddKernelRecords(const PlatformResults& p, std::vector<Record>& records) {
 void AddCollectiveRecords(const PlatformResults& p, std::vector<Record>& records) {
   for (const auto& [c, m] : p.collectives) {
     Record r = Start(p, c, c.family);
-    r.unit = "busbw GB/s";
     r.json["impl"] = c.impl;
     r.json["dtype"] = c.dtype;
     r.json["op"] = c.op;
     r.json["bytes"] = c.bytes;
     r.json["ranks"] = c.ranks;
-    auto algbw = m.Mean("algbw");
+    const std::optional<double> algbw = m.Mean("algbw");
     r.json["algbw_gb_per_second"] =
         algbw && m.ok() ? nlohmann::ordered_json(*algbw / 1e9) : nlohmann::ordered_json();
-    auto busbw = m.Mean("busbw");
-    if (busbw && *busbw == 0 && algbw && *algbw > 0) {
-      // busbw is 0 by definition here (one rank of all-reduce, all-gather,
-      // reduce-scatter, all-to-all): the record's value, which --compare
-      // reads, is the algbw, so a slower copy is still flagged.
-      r.unit = "algbw GB/s";
-      Finish(m, "algbw", "seconds", "algbw_gb_per_second", *algbw / 1e9, r);
-      r.json["busbw_gb_per_second"] = 0.0;
-    } else {
-      Finish(m, "busbw", "seconds", "busbw_gb_per_second",
-             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
-    }
+    FinishBusOrAlgBw(m, "seconds", r);
     records.push_back(std::move(r));
   }
 }
@@ -203,16 +208,7 @@ void AddGradsRecords(const PlatformResults& p, std::vector<Record>& records) {
     const std::optional<double> seconds = m.ok() ? m.Mean("seconds") : std::nullopt;
     r.json["milliseconds"] =
         seconds ? nlohmann::ordered_json(*seconds * 1e3) : nlohmann::ordered_json();
-    auto algbw = m.Mean("algbw");
-    auto busbw = m.Mean("busbw");
-    if (busbw && *busbw == 0 && algbw && *algbw > 0) {
-      r.unit = "algbw GB/s";
-      Finish(m, "algbw", "algbw", "algbw_gb_per_second", *algbw / 1e9, r);
-    } else {
-      r.unit = "busbw GB/s";
-      Finish(m, "busbw", "busbw", "busbw_gb_per_second",
-             busbw ? std::optional<double>(*busbw / 1e9) : std::nullopt, r);
-    }
+    FinishBusOrAlgBw(m, "seconds", r);
     records.push_back(std::move(r));
   }
 }
