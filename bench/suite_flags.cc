@@ -243,35 +243,26 @@ absl::Status CheckNotEmpty(const absl::Flag<std::string>& flag) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing) {
-  for (const auto* flag : {&FLAGS_preset, &FLAGS_data_dir, &FLAGS_platform, &FLAGS_backend})
-    RETURN_IF_ERROR_AS_IS(CheckNotEmpty(*flag));
-  std::string preset = absl::GetFlag(FLAGS_preset);
-  const int gpu_count = CudaDeviceCount();
-  if (preset.empty()) preset = gpu_count > 0 ? "published" : "quick";
-  auto options = PresetOptions(preset, gpu_count);
-  if (!options.ok()) return options.status();
-  SuiteOptions& o = *options;
-  absl::Status s;
-  if (!(s = ParseList(FLAGS_families, &o.families)).ok()) return s;
-  if (!(s = ParseList(FLAGS_models, &o.train.models)).ok()) return s;
-  if (!(s = ParseList(FLAGS_kernel_models, &o.kernel.models)).ok()) return s;
-  if (!(s = ParseList(FLAGS_batch_sizes, &o.train.batch_sizes)).ok()) return s;
-  if (!(s = ParseList(FLAGS_precisions, &o.precisions)).ok()) return s;
-  if (!(s = ParseList(FLAGS_gpus, &o.gpus)).ok()) return s;
-  if (!(s = ParseList(FLAGS_data, &o.train.data)).ok()) return s;
-  if (!(s = ParseList(FLAGS_replicas, &o.train.replicas)).ok()) return s;
+// The list flags, and what follows from them: the infer cases follow
+// --models and --batch_sizes unless --infer_models and --infer_batch_sizes
+// say otherwise (a model the user names is run).
+absl::Status ApplyListFlags(SuiteOptions& o) {
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_families, &o.families));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_models, &o.train.models));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_kernel_models, &o.kernel.models));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_batch_sizes, &o.train.batch_sizes));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_precisions, &o.precisions));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_gpus, &o.gpus));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_data, &o.train.data));
+  RETURN_IF_ERROR_AS_IS(ParseList(FLAGS_replicas, &o.train.replicas));
   if (Given(FLAGS_models)) RETURN_IF_ERROR_AS_IS(CheckModelNames("--models", o.train.models));
   if (Given(FLAGS_kernel_models))
     RETURN_IF_ERROR_AS_IS(CheckModelNames("--kernel_models", o.kernel.models));
-  // --collective_* (bench/collective_cases.cc): errors name the flag.
-  if (!(s = ApplyCollectiveFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
-    return s;
-  if (!(s = ApplyBandwidthFlags(o)).ok()) return s;
-  if (!(s = ApplyInferFlags(o, [](const absl::CommandLineFlag& f) { return Given(f); })).ok())
-    return s;
-  // The infer cases follow --models and --batch_sizes unless --infer_models
-  // and --infer_batch_sizes say otherwise: a model the user names is run.
+  // --collective_*, --bandwidth_*, --infer_*: errors name the flag.
+  auto given = [](const absl::CommandLineFlag& f) { return Given(f); };
+  RETURN_IF_ERROR_AS_IS(ApplyCollectiveFlags(o, given));
+  RETURN_IF_ERROR_AS_IS(ApplyBandwidthFlags(o));
+  RETURN_IF_ERROR_AS_IS(ApplyInferFlags(o, given));
   auto given_by_name = [](const char* name) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     return flag != nullptr && Given(*flag);
@@ -290,45 +281,38 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   for (const auto& p : o.precisions)
     if (absl::Status parsed = ParsePrecision(p).status(); !parsed.ok())
       return absl::InvalidArgumentError(absl::StrCat("--precisions: ", parsed.message()));
-  o.data_dir = absl::GetFlag(FLAGS_data_dir);
-  // The published page has a real-data table beside the synthetic one: with
-  // a dataset given (and no --data), the published preset runs both.
-  if (o.preset == "published" && !o.data_dir.empty() && !Given(FLAGS_data))
-    o.train.data = {"synthetic", "real"};
-  if (absl::StatusOr<input::ColorDistortion> d =
-          input::ParseColorDistortion(absl::GetFlag(FLAGS_distortions));
-      d.ok()) {
-    o.distortions = *d;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat("--distortions: ", d.status().message()));
-  }
+  return absl::OkStatus();
+}
 
-  absl::StatusOr<int> count = CountFlag(FLAGS_steps, 1, o.train.steps);
-  if (!count.ok()) return count.status();
-  o.train.steps = *count;
-  if (!(count = CountFlag(FLAGS_warmup_steps, 0, o.train.warmup_steps)).ok()) return count.status();
-  o.train.warmup_steps = *count;
-  if (!(count = CountFlag(FLAGS_repetitions, 1, -1)).ok()) return count.status();
-  if (!(s = ApplyTimingFlags(timing, *count, o)).ok()) return s;
-  if (!(count = CountFlag(FLAGS_image_size, 1, 0)).ok()) return count.status();
-  if (*count > 0) o.image_size = *count;
-  if (!(count = CountFlag(FLAGS_kernel_batch, 0, o.kernel.batch)).ok()) return count.status();
-  o.kernel.batch = *count;
-  if (!(count = CountFlag(FLAGS_max_kernel_shapes, 0, o.kernel.max_shapes)).ok())
-    return count.status();
-  o.kernel.max_shapes = *count;
-  if (!(count = CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.train.bucket_bytes >> 20))).ok())
-    return count.status();
-  o.train.bucket_bytes = static_cast<size_t>(*count) << 20;
-  if (!(count = CountFlag(FLAGS_input_cores, 0, 0)).ok()) return count.status();
-  o.train.input_cores = *count;
-  if (!(count = CountFlag(FLAGS_threads_per_replica, 1, 0)).ok()) return count.status();
-  o.train.threads_per_replica = *count;
-  if (!(count = CountFlag(FLAGS_collective_timeout, 1,
-                          static_cast<int>(absl::ToInt64Seconds(o.collective_timeout))))
-           .ok())
-    return count.status();
-  o.collective_timeout = absl::Seconds(*count);
+// The count flags (each checked against its least value; the preset's when
+// not given), the repetitions with Google Benchmark's timing flags.
+absl::Status ApplyCountFlags(const BenchmarkTimingFlags& timing, SuiteOptions& o) {
+  ASSIGN_OR_RETURN_AS_IS(o.train.steps, CountFlag(FLAGS_steps, 1, o.train.steps));
+  ASSIGN_OR_RETURN_AS_IS(o.train.warmup_steps,
+                         CountFlag(FLAGS_warmup_steps, 0, o.train.warmup_steps));
+  ASSIGN_OR_RETURN_AS_IS(const int repetitions, CountFlag(FLAGS_repetitions, 1, -1));
+  RETURN_IF_ERROR_AS_IS(ApplyTimingFlags(timing, repetitions, o));
+  ASSIGN_OR_RETURN_AS_IS(const int image_size, CountFlag(FLAGS_image_size, 1, 0));
+  if (image_size > 0) o.image_size = image_size;
+  ASSIGN_OR_RETURN_AS_IS(o.kernel.batch, CountFlag(FLAGS_kernel_batch, 0, o.kernel.batch));
+  ASSIGN_OR_RETURN_AS_IS(o.kernel.max_shapes,
+                         CountFlag(FLAGS_max_kernel_shapes, 0, o.kernel.max_shapes));
+  ASSIGN_OR_RETURN_AS_IS(
+      const int bucket_mb,
+      CountFlag(FLAGS_bucket_mb, 1, static_cast<int>(o.train.bucket_bytes >> 20)));
+  o.train.bucket_bytes = static_cast<size_t>(bucket_mb) << 20;
+  ASSIGN_OR_RETURN_AS_IS(o.train.input_cores, CountFlag(FLAGS_input_cores, 0, 0));
+  ASSIGN_OR_RETURN_AS_IS(o.train.threads_per_replica, CountFlag(FLAGS_threads_per_replica, 1, 0));
+  ASSIGN_OR_RETURN_AS_IS(
+      const int timeout_s,
+      CountFlag(FLAGS_collective_timeout, 1,
+                static_cast<int>(absl::ToInt64Seconds(o.collective_timeout))));
+  o.collective_timeout = absl::Seconds(timeout_s);
+  return absl::OkStatus();
+}
+
+// The switches and settings of how cases run and are shown.
+absl::Status ApplyRunFlags(SuiteOptions& o) {
   o.train.overlap = absl::GetFlag(FLAGS_overlap);
   o.train.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
   o.train.accuracy = absl::GetFlag(FLAGS_train_accuracy);
@@ -350,15 +334,19 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (o.backend != "onednn" && o.backend != "reference")
     return absl::InvalidArgumentError(
         absl::StrCat("--backend: unknown '", o.backend, "' (onednn, reference)"));
-  if (absl::StatusOr<CpuConvAlgorithm> algorithm =
-          ParseCpuConvAlgorithm(absl::GetFlag(FLAGS_cpu_conv_algorithm));
-      algorithm.ok()) {
-    o.cpu_conv_algorithm = *algorithm;
-  } else {
+  absl::StatusOr<CpuConvAlgorithm> algorithm =
+      ParseCpuConvAlgorithm(absl::GetFlag(FLAGS_cpu_conv_algorithm));
+  if (!algorithm.ok())
     return absl::InvalidArgumentError(
         absl::StrCat("--cpu_conv_algorithm: ", algorithm.status().message()));
-  }
+  o.cpu_conv_algorithm = *algorithm;
   o.platform = absl::GetFlag(FLAGS_platform);
+  return absl::OkStatus();
+}
+
+// The GPU's settings, and the process-wide ones of plan building (the
+// compile deadline, NVRTC builds, the plan choices file).
+absl::Status ApplyCudaFlags(SuiteOptions& o) {
   o.cuda.graph = absl::GetFlag(FLAGS_cuda_graph);
   const std::string layout = absl::GetFlag(FLAGS_gpu_layout);
   if (layout != "nhwc" && layout != "nchw")
@@ -393,7 +381,32 @@ absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing
   if (o.cuda.rtc_attempts < -1)
     return absl::InvalidArgumentError(absl::StrCat("--cuda_rtc_attempts: ", o.cuda.rtc_attempts,
                                                    " (a count >= 0, or -1 for the default)"));
-  return options;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SuiteOptions> OptionsFromFlags(const BenchmarkTimingFlags& timing) {
+  for (const auto* flag : {&FLAGS_preset, &FLAGS_data_dir, &FLAGS_platform, &FLAGS_backend})
+    RETURN_IF_ERROR_AS_IS(CheckNotEmpty(*flag));
+  std::string preset = absl::GetFlag(FLAGS_preset);
+  const int gpu_count = CudaDeviceCount();
+  if (preset.empty()) preset = gpu_count > 0 ? "published" : "quick";
+  ASSIGN_OR_RETURN_AS_IS(SuiteOptions o, PresetOptions(preset, gpu_count));
+  RETURN_IF_ERROR_AS_IS(ApplyListFlags(o));
+  o.data_dir = absl::GetFlag(FLAGS_data_dir);
+  // The published page has a real-data table beside the synthetic one: with
+  // a dataset given (and no --data), the published preset runs both.
+  if (o.preset == "published" && !o.data_dir.empty() && !Given(FLAGS_data))
+    o.train.data = {"synthetic", "real"};
+  absl::StatusOr<input::ColorDistortion> distortions =
+      input::ParseColorDistortion(absl::GetFlag(FLAGS_distortions));
+  if (!distortions.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("--distortions: ", distortions.status().message()));
+  o.distortions = *distortions;
+  RETURN_IF_ERROR_AS_IS(ApplyCountFlags(timing, o));
+  RETURN_IF_ERROR_AS_IS(ApplyRunFlags(o));
+  RETURN_IF_ERROR_AS_IS(ApplyCudaFlags(o));
+  return o;
 }
 
 }  // namespace
