@@ -37,6 +37,148 @@ std::vector<std::string> RegisteredFamilies() {
   return names;
 }
 
+// Each preset's settings over the defaults (PresetOptions), in kPresetNames'
+// order: a preset named there without its entry here, or out of order,
+// fails the static_assert below.
+void SetQuick(SuiteOptions& o, int gpu_count) {
+  // A newcomer's first run: at most about 3 minutes of cases on 2 cores
+  // (kQuickCaseBound cases; docs/benchmarks.md says which and why). The
+  // headline training steps, inference at batch 1 and 32, the machine's
+  // ceilings, a few layer kernels of resnet50 and one all-reduce sweep on
+  // the local transport. Every other collective, dtype and op, the input
+  // and grads families and the slower models are in --preset=full.
+  o.families = {FamilyName(Family::kTrain),     FamilyName(Family::kInfer),
+                FamilyName(Family::kConv),      FamilyName(Family::kFc),
+                FamilyName(Family::kPool),      FamilyName(Family::kBatchNorm),
+                FamilyName(Family::kRelu),      FamilyName(Family::kGemm),
+                FamilyName(Family::kPeak),      FamilyName(Family::kBandwidth),
+                FamilyName(Family::kAllReduce)};
+  // The published page's models that take seconds a step on 2 cores
+  // (vgg16 and resnet152 take a minute each; they are in published/full).
+  o.train.models = {"inception3", "resnet50", "alexnet", "googlenet"};
+  o.train.batch_sizes = {16};
+  o.kernel.models = {"resnet50"};
+  o.kernel.max_shapes = 2;
+  o.kernel.batch = 16;
+  o.gpus = {0};
+  o.train.warmup_steps = 1;
+  o.train.steps = 5;
+  o.repetitions = 1;
+  o.kernel.min_time = 0.2;
+  o.kernel.gemm_sizes = {256, 1024};
+  // 1 KiB to 64 MiB by 16: five sizes, latency to bandwidth.
+  o.collectives.min_bytes = 1024;
+  o.collectives.max_bytes = int64_t{64} << 20;
+  o.collectives.factor = 16;
+  o.collectives.ranks = {2};
+  o.infer.models = {"resnet50_v1.5", "mobilenet"};
+  o.infer.batch_sizes = {1, 32};
+  o.infer.warmup = 2;
+  o.infer.iterations = 10;
+}
+
+void SetPublished(SuiteOptions& o, int gpu_count) {
+  // The published page: five models at their batch sizes, 1..N GPUs,
+  // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
+  // Beside it, each model's inference at batch 1 (latency) and its
+  // training batch (throughput).
+  o.families = {FamilyName(Family::kTrain), FamilyName(Family::kInfer)};
+  for (const ModelDisplay& m : ModelDisplayNames())
+    if (m.published) o.train.models.push_back(m.model);
+  for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
+  if (o.gpus.empty()) o.gpus = {0};
+  if (gpu_count > 0) o.precisions = {"fp32", "fp16"};
+  if (gpu_count == 0) o.infer.iterations = 50;
+}
+
+void SetFull(SuiteOptions& o, int gpu_count) {
+  o.families = RegisteredFamilies();
+  o.train.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
+                    "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
+  o.kernel.models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
+  o.gpus = {0};
+  for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
+  o.kernel.gemm_sizes = {512, 1024, 2048, 4096};
+  if (gpu_count > 0) o.kernel.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
+  o.infer.models = {"resnet50_v1.5", "inception3", "vgg16", "googlenet", "mobilenet", "alexnet"};
+  for (int64_t b = 1; b <= (gpu_count > 0 ? 256 : 64); b *= 2) o.infer.batch_sizes.push_back(b);
+  if (gpu_count == 0) o.infer.iterations = 50;
+}
+
+void SetInference(SuiteOptions& o, int gpu_count) {
+  // DeepLearningExamples' inference tables: throughput and latency
+  // percentiles per model, precision and batch 1, 2, 4, ... 256 on a GPU;
+  // on the CPU fewer models, batches to 64 and fewer iterations (minutes,
+  // not hours), bf16 where the CPU runs it.
+  o.families = {FamilyName(Family::kInfer)};
+  const int64_t largest = gpu_count > 0 ? 256 : 64;
+  for (int64_t b = 1; b <= largest; b *= 2) o.infer.batch_sizes.push_back(b);
+  if (gpu_count > 0) {
+    o.infer.models = {"resnet50_v1.5", "inception3", "vgg16",
+                      "googlenet",     "mobilenet",  "alexnet"};
+    o.gpus = {1};
+    o.precisions = {"fp32", "tf32", "fp16", "bf16"};
+  } else {
+    o.infer.models = {"resnet50_v1.5", "googlenet", "mobilenet", "alexnet"};
+    o.gpus = {0};
+    if (FindPeakPath("bf16").ok()) o.precisions.push_back("bf16");
+    o.infer.warmup = 3;
+    o.infer.iterations = 30;
+    o.repetitions = 1;
+  }
+  o.train.models = o.infer.models;
+}
+
+void SetTiny(SuiteOptions& o, int gpu_count) {
+  // For tests: one small model at a small image size, one kernel per family
+  // (the input family makes a data set first: its own tests run it).
+  o.families = RegisteredFamilies();
+  o.families.erase(std::remove(o.families.begin(), o.families.end(), FamilyName(Family::kInput)),
+                   o.families.end());
+  o.train.models = {"trivial"};
+  o.train.batch_sizes = {2};
+  o.kernel.models = {"lenet"};
+  o.kernel.max_shapes = 1;
+  o.kernel.batch = 2;
+  o.gpus = {0};
+  o.train.warmup_steps = 1;
+  o.train.steps = 2;
+  o.repetitions = 2;
+  o.kernel.min_time = 0.01;
+  o.kernel.gemm_sizes = {64};
+  o.collectives.max_bytes = 4096;
+  o.collectives.min_bytes = 1024;
+  o.collectives.ranks = {2};
+  o.collectives.warmup = 1;
+  o.collectives.iters = 2;
+  o.bandwidth.bytes = {int64_t{1} << 20};
+  o.infer.batch_sizes = {1, 2};
+  o.infer.warmup = 1;
+  o.infer.iterations = 5;
+}
+
+struct Preset {
+  const char* name;
+  void (*set)(SuiteOptions& o, int gpu_count);
+};
+constexpr Preset kPresets[] = {
+    {"quick", SetQuick}, {"published", SetPublished}, {"full", SetFull},
+    {"inference", SetInference}, {"tiny", SetTiny},
+};
+
+constexpr bool SameText(const char* a, const char* b) {
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+constexpr bool PresetsAreTheNamedOnes() {
+  if (std::size(kPresets) != std::size(kPresetNames)) return false;
+  for (size_t i = 0; i < std::size(kPresets); ++i)
+    if (!SameText(kPresets[i].name, kPresetNames[i])) return false;
+  return true;
+}
+static_assert(PresetsAreTheNamedOnes(), "kPresets must follow kPresetNames (bench/suite.h)");
+
 }  // namespace
 
 absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_count) {
@@ -46,121 +188,9 @@ absl::StatusOr<SuiteOptions> PresetOptions(const std::string& preset, int gpu_co
   o.precisions = {"fp32"};
   o.train.data = {"synthetic"};
   o.collectives.ranks = {2, 4};
-  if (preset == "published") {
-    // The published page: five models at their batch sizes, 1..N GPUs,
-    // synthetic data, 10 warm-up and 100 timed steps, 5 repetitions.
-    // Beside it, each model's inference at batch 1 (latency) and its
-    // training batch (throughput).
-    o.families = {FamilyName(Family::kTrain), FamilyName(Family::kInfer)};
-    for (const ModelDisplay& m : ModelDisplayNames())
-      if (m.published) o.train.models.push_back(m.model);
-    for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
-    if (o.gpus.empty()) o.gpus = {0};
-    if (gpu_count > 0) o.precisions = {"fp32", "fp16"};
-    if (gpu_count == 0) o.infer.iterations = 50;
-    return o;
-  }
-  if (preset == "inference") {
-    // DeepLearningExamples' inference tables: throughput and latency
-    // percentiles per model, precision and batch 1, 2, 4, ... 256 on a GPU;
-    // on the CPU fewer models, batches to 64 and fewer iterations (minutes,
-    // not hours), bf16 where the CPU runs it.
-    o.families = {FamilyName(Family::kInfer)};
-    const int64_t largest = gpu_count > 0 ? 256 : 64;
-    for (int64_t b = 1; b <= largest; b *= 2) o.infer.batch_sizes.push_back(b);
-    if (gpu_count > 0) {
-      o.infer.models = {"resnet50_v1.5", "inception3", "vgg16",
-                        "googlenet",     "mobilenet",  "alexnet"};
-      o.gpus = {1};
-      o.precisions = {"fp32", "tf32", "fp16", "bf16"};
-    } else {
-      o.infer.models = {"resnet50_v1.5", "googlenet", "mobilenet", "alexnet"};
-      o.gpus = {0};
-      if (FindPeakPath("bf16").ok()) o.precisions.push_back("bf16");
-      o.infer.warmup = 3;
-      o.infer.iterations = 30;
-      o.repetitions = 1;
-    }
-    o.train.models = o.infer.models;
-    return o;
-  }
-  if (preset == "full") {
-    o.families = RegisteredFamilies();
-    o.train.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
-                      "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
-    o.kernel.models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
-    o.gpus = {0};
-    for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
-    o.kernel.gemm_sizes = {512, 1024, 2048, 4096};
-    if (gpu_count > 0) o.kernel.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
-    o.infer.models = {"resnet50_v1.5", "inception3", "vgg16", "googlenet", "mobilenet", "alexnet"};
-    for (int64_t b = 1; b <= (gpu_count > 0 ? 256 : 64); b *= 2) o.infer.batch_sizes.push_back(b);
-    if (gpu_count == 0) o.infer.iterations = 50;
-    return o;
-  }
-  if (preset == "quick") {
-    // A newcomer's first run: at most about 3 minutes of cases on 2 cores
-    // (kQuickCaseBound cases; docs/benchmarks.md says which and why). The
-    // headline training steps, inference at batch 1 and 32, the machine's
-    // ceilings, a few layer kernels of resnet50 and one all-reduce sweep on
-    // the local transport. Every other collective, dtype and op, the input
-    // and grads families and the slower models are in --preset=full.
-    o.families = {FamilyName(Family::kTrain),     FamilyName(Family::kInfer),
-                  FamilyName(Family::kConv),      FamilyName(Family::kFc),
-                  FamilyName(Family::kPool),      FamilyName(Family::kBatchNorm),
-                  FamilyName(Family::kRelu),      FamilyName(Family::kGemm),
-                  FamilyName(Family::kPeak),      FamilyName(Family::kBandwidth),
-                  FamilyName(Family::kAllReduce)};
-    // The published page's models that take seconds a step on 2 cores
-    // (vgg16 and resnet152 take a minute each; they are in published/full).
-    o.train.models = {"inception3", "resnet50", "alexnet", "googlenet"};
-    o.train.batch_sizes = {16};
-    o.kernel.models = {"resnet50"};
-    o.kernel.max_shapes = 2;
-    o.kernel.batch = 16;
-    o.gpus = {0};
-    o.train.warmup_steps = 1;
-    o.train.steps = 5;
-    o.repetitions = 1;
-    o.kernel.min_time = 0.2;
-    o.kernel.gemm_sizes = {256, 1024};
-    // 1 KiB to 64 MiB by 16: five sizes, latency to bandwidth.
-    o.collectives.min_bytes = 1024;
-    o.collectives.max_bytes = int64_t{64} << 20;
-    o.collectives.factor = 16;
-    o.collectives.ranks = {2};
-    o.infer.models = {"resnet50_v1.5", "mobilenet"};
-    o.infer.batch_sizes = {1, 32};
-    o.infer.warmup = 2;
-    o.infer.iterations = 10;
-    return o;
-  }
-  if (preset == "tiny") {
-    // For tests: one small model at a small image size, one kernel per family
-    // (the input family makes a data set first: its own tests run it).
-    o.families = RegisteredFamilies();
-    o.families.erase(std::remove(o.families.begin(), o.families.end(), FamilyName(Family::kInput)),
-                     o.families.end());
-    o.train.models = {"trivial"};
-    o.train.batch_sizes = {2};
-    o.kernel.models = {"lenet"};
-    o.kernel.max_shapes = 1;
-    o.kernel.batch = 2;
-    o.gpus = {0};
-    o.train.warmup_steps = 1;
-    o.train.steps = 2;
-    o.repetitions = 2;
-    o.kernel.min_time = 0.01;
-    o.kernel.gemm_sizes = {64};
-    o.collectives.max_bytes = 4096;
-    o.collectives.min_bytes = 1024;
-    o.collectives.ranks = {2};
-    o.collectives.warmup = 1;
-    o.collectives.iters = 2;
-    o.bandwidth.bytes = {int64_t{1} << 20};
-    o.infer.batch_sizes = {1, 2};
-    o.infer.warmup = 1;
-    o.infer.iterations = 5;
+  for (const Preset& p : kPresets) {
+    if (preset != p.name) continue;
+    p.set(o, gpu_count);
     return o;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown preset '", preset, "' (known: ",
