@@ -201,44 +201,48 @@ std::string JsonSyntaxError(const std::string& text) {
   return catcher.message;
 }
 
-absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view raw_text,
-                                     std::vector<std::string>* warnings) {
-  const std::string text = QuoteNonFiniteNumbers(raw_text);
-  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", JsonSyntaxError(text)));
+namespace {
+
+// One warning per entry, not per repetition.
+class EntryWarnings {
+ public:
+  EntryWarnings(absl::string_view path, std::vector<std::string>* warnings)
+      : path_(path), warnings_(warnings) {}
+  void operator()(const std::string& entry, const std::string& why) {
+    if (warned_.insert(entry).second)
+      warnings_->push_back(absl::StrCat(path_, ": entry '", entry, "': ", why));
   }
-  auto benchmarks = json.is_object() ? json.find("benchmarks") : json.end();
-  if (!json.is_object() || benchmarks == json.end() || !benchmarks->is_array()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path,
-                     ": not Google Benchmark JSON output (no \"benchmarks\" array); "
-                     "write it with --benchmark_out=FILE --benchmark_out_format=json"));
-  }
-  RunFile file;
-  file.path = std::string(path);
+
+ private:
+  absl::string_view path_;
+  std::vector<std::string>* warnings_;
+  std::set<std::string> warned_;
+};
+
+// The context's strings, numbers and booleans, as text.
+void ReadContext(const Json& json, absl::string_view path, RunFile& file,
+                 std::vector<std::string>* warnings) {
   auto context = json.find("context");
   if (context == json.end() || !context->is_object()) {
     warnings->push_back(absl::StrCat(path, ": no \"context\" object; the platform is unknown"));
-  } else {
-    for (const auto& [key, value] : context->items()) {
-      if (value.is_string()) {
-        file.context.emplace_back(key, value.get<std::string>());
-      } else if (value.is_number() || value.is_boolean()) {
-        file.context.emplace_back(key, value.dump());
-      }
+    return;
+  }
+  for (const auto& [key, value] : context->items()) {
+    if (value.is_string()) {
+      file.context.emplace_back(key, value.get<std::string>());
+    } else if (value.is_number() || value.is_boolean()) {
+      file.context.emplace_back(key, value.dump());
     }
   }
+}
 
+// Each entry into its case (repetitions, mean and stddev aggregates, or its
+// error), in the file's order; names that do not parse are warned of.
+void ReadEntries(const Json& benchmarks, absl::string_view path, RunFile& file,
+                 EntryWarnings& warn, std::vector<std::string>* warnings) {
   std::map<std::string, size_t> index;  // canonical name -> position in file.cases
-  std::set<std::string> warned;         // one warning per entry, not per repetition
-  auto warn = [&](const std::string& entry, const std::string& why) {
-    if (warned.insert(entry).second) {
-      warnings->push_back(absl::StrCat(path, ": entry '", entry, "': ", why));
-    }
-  };
-  for (size_t i = 0; i < benchmarks->size(); ++i) {
-    const Json& entry = (*benchmarks)[i];
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    const Json& entry = benchmarks[i];
     std::string name = entry.is_object() ? StringField(entry, "name") : "";
     if (name.empty()) {
       warn(absl::StrCat("#", i), "has no \"name\"; skipped");
@@ -255,8 +259,7 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
       warn(run_name, absl::StrCat(parsed.status().message(), "; skipped"));
       continue;
     }
-    std::string key = parsed->ToString();
-    auto [it, inserted] = index.emplace(key, file.cases.size());
+    auto [it, inserted] = index.emplace(parsed->ToString(), file.cases.size());
     if (inserted) {
       file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, {}, ""});
       if (parsed->Is(bench::Family::kTrain) && !IsKnownModel(parsed->model)) {
@@ -286,8 +289,10 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
       c.iterations.push_back(counters);
     }
   }
+}
 
-  // Keep only cases with the counter their tables need (or a failure to show).
+// Keeps only cases with the counter their tables need (or a failure to show).
+void KeepUsableCases(RunFile& file, EntryWarnings& warn) {
   std::vector<FileCase> usable;
   for (FileCase& c : file.cases) {
     bool has_counter = c.iterations.empty() ? HasNeededCounter(c.name, c.mean) : true;
@@ -320,6 +325,30 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
     usable.push_back(std::move(c));
   }
   file.cases = std::move(usable);
+}
+
+}  // namespace
+
+absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view raw_text,
+                                     std::vector<std::string>* warnings) {
+  const std::string text = QuoteNonFiniteNumbers(raw_text);
+  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON: ", JsonSyntaxError(text)));
+  }
+  auto benchmarks = json.is_object() ? json.find("benchmarks") : json.end();
+  if (!json.is_object() || benchmarks == json.end() || !benchmarks->is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     ": not Google Benchmark JSON output (no \"benchmarks\" array); "
+                     "write it with --benchmark_out=FILE --benchmark_out_format=json"));
+  }
+  RunFile file;
+  file.path = std::string(path);
+  ReadContext(json, path, file, warnings);
+  EntryWarnings warn(path, warnings);
+  ReadEntries(*benchmarks, path, file, warn, warnings);
+  KeepUsableCases(file, warn);
 
   size_t train = 0;
   for (const FileCase& c : file.cases) train += c.name.Is(bench::Family::kTrain);
