@@ -60,28 +60,113 @@ std::string Regression::Describe() const {
   return text;
 }
 
+namespace {
+
+using RecordMap = std::map<std::pair<std::string, std::string>, Record>;
+
+// A platform the base files do not hold: a table that says so, and a warning.
+void NoBase(const PlatformResults& p, const Results& base, Comparison& out) {
+  Section section{"Comparison with base", {}, {}};
+  Table missing;
+  missing.title = "No base";
+  missing.header = {"Platform", "Base platforms"};
+  std::string names;
+  for (const PlatformResults& q : base.platforms)
+    absl::StrAppend(&names, names.empty() ? "" : ", ", q.name);
+  missing.rows = {{p.name, names}};
+  missing.notes = {"The base files hold no platform of this name; nothing compared."};
+  section.tables.push_back(std::move(missing));
+  out.sections.push_back(std::move(section));
+  out.warnings.push_back(absl::StrCat("platform '", p.name,
+                                      "' not compared: the base has no platform of that "
+                                      "name (base: ",
+                                      names, ")"));
+}
+
+// Regressions over every kind of case, by canonical name: the cases of `p`
+// below `threshold` of base platform `b`'s, or gone; the table of them, and
+// the counts and warnings in `out`.
+Table RegressionTable(const PlatformResults& p, const PlatformResults& b,
+                      const RecordMap& base_records, double threshold, Comparison& out) {
+  std::vector<Regression> found;
+  Results one;
+  one.platforms.push_back(p);
+  int common = 0;
+  for (const Record& r : MakeRecords(one)) {
+    auto it = base_records.find({b.name, r.key});
+    if (it == base_records.end()) continue;
+    ++common;
+    if (!it->second.value) continue;
+    const double base_value = *it->second.value;
+    if (!r.value || (base_value > 0 && *r.value / base_value < 1 - threshold)) {
+      found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value});
+    }
+  }
+  Table summary;
+  summary.title = absl::StrCat("Regressions (ratio below ", FormatRatio(1 - threshold), ")");
+  summary.header = {"Case", "Unit", "Base", "This run", "Ratio"};
+  for (const Regression& r : found) {
+    summary.rows.push_back({r.key, r.unit, ValueText(r.base), ValueText(r.current),
+                            r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-"});
+  }
+  out.compared += common;
+  if (common == 0) {
+    out.warnings.push_back(absl::StrCat("platform '", p.name,
+                                        "' not compared: no case in common "
+                                        "with base platform '",
+                                        b.name, "'"));
+  }
+  summary.notes.push_back(absl::StrCat("Base: ", b.name, " (", b.files.size(), " file",
+                                       b.files.size() == 1 ? "" : "s", ")."));
+  if (found.empty()) summary.notes.push_back("No regressions.");
+  out.regressions.insert(out.regressions.end(), found.begin(), found.end());
+  return summary;
+}
+
+// The training results tables of `p` with this run / base ratios for cells.
+std::vector<Table> RatioTables(const PlatformResults& p, const PlatformResults& b,
+                               double threshold) {
+  const std::string limit = FormatRatio(1 - threshold);
+  std::vector<Table> tables;
+  for (const TrainGroup& group : TrainGroups(p)) {
+    Table t = GroupTable(
+        group, absl::StrCat("This run / base: ", group.Describe()),
+        [&](const CaseName& c, Footnotes& notes, const std::string& where) -> std::string {
+          auto now_it = p.train.find(c);
+          auto base_it = b.train.find(c);
+          if (now_it == p.train.end()) return ThroughputCell(nullptr, notes, where);
+          const Measurement& now = now_it->second;
+          if (base_it == b.train.end() || !base_it->second.ok()) {
+            if (!now.ok()) return ThroughputCell(&now, notes, where);
+            return absl::StrCat("new", notes.Mark("no base result", where));
+          }
+          std::optional<double> now_value = now.Mean("images_per_second");
+          std::optional<double> base_value = base_it->second.Mean("images_per_second");
+          if (!now_value) return absl::StrCat(ThroughputCell(&now, notes, where), "!");
+          if (!base_value || *base_value <= 0) {
+            return absl::StrCat("new", notes.Mark("no finite base result", where));
+          }
+          double ratio = *now_value / *base_value;
+          return absl::StrCat(FormatRatio(ratio), ratio < 1 - threshold ? "!" : "");
+        });
+    t.notes.insert(t.notes.begin(),
+                   absl::StrCat("Cells: images/sec of this run / base; ! marks a regression "
+                                "(below ",
+                                limit, ")."));
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+}  // namespace
+
 Comparison Compare(const Results& current, const Results& base, double threshold) {
   Comparison out;
-  const auto base_records = RecordsByKey(base);
-  const std::string limit = FormatRatio(1 - threshold);
+  const RecordMap base_records = RecordsByKey(base);
   for (const PlatformResults& p : current.platforms) {
-    Section section{"Comparison with base", {}, {}};
     const PlatformResults* b = BaseFor(p, current, base);
     if (b == nullptr) {
-      Table missing;
-      missing.title = "No base";
-      missing.header = {"Platform", "Base platforms"};
-      std::string names;
-      for (const PlatformResults& q : base.platforms)
-        absl::StrAppend(&names, names.empty() ? "" : ", ", q.name);
-      missing.rows = {{p.name, names}};
-      missing.notes = {"The base files hold no platform of this name; nothing compared."};
-      section.tables.push_back(std::move(missing));
-      out.sections.push_back(std::move(section));
-      out.warnings.push_back(absl::StrCat("platform '", p.name,
-                                          "' not compared: the base has no platform of that "
-                                          "name (base: ",
-                                          names, ")"));
+      NoBase(p, base, out);
       continue;
     }
     if (b->name != p.name) {
@@ -92,70 +177,9 @@ Comparison Compare(const Results& current, const Results& base, double threshold
       out.warnings.push_back(absl::StrCat("comparing platform '", p.name, "' with base '", b->name,
                                           "' measured with other settings: ", differences));
     }
-
-    // Regressions over every kind of case, by canonical name.
-    std::vector<Regression> found;
-    Results one;
-    one.platforms.push_back(p);
-    int common = 0;
-    for (const Record& r : MakeRecords(one)) {
-      auto it = base_records.find({b->name, r.key});
-      if (it == base_records.end()) continue;
-      ++common;
-      if (!it->second.value) continue;
-      const double base_value = *it->second.value;
-      if (!r.value || (base_value > 0 && *r.value / base_value < 1 - threshold)) {
-        found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value});
-      }
-    }
-    Table summary;
-    summary.title = absl::StrCat("Regressions (ratio below ", limit, ")");
-    summary.header = {"Case", "Unit", "Base", "This run", "Ratio"};
-    for (const Regression& r : found) {
-      summary.rows.push_back({r.key, r.unit, ValueText(r.base), ValueText(r.current),
-                              r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-"});
-    }
-    out.compared += common;
-    if (common == 0) {
-      out.warnings.push_back(absl::StrCat("platform '", p.name,
-                                          "' not compared: no case in common "
-                                          "with base platform '",
-                                          b->name, "'"));
-    }
-    summary.notes.push_back(absl::StrCat("Base: ", b->name, " (", b->files.size(), " file",
-                                         b->files.size() == 1 ? "" : "s", ")."));
-    if (found.empty()) summary.notes.push_back("No regressions.");
-    section.tables.push_back(std::move(summary));
-    out.regressions.insert(out.regressions.end(), found.begin(), found.end());
-
-    // The results tables with ratios.
-    for (const TrainGroup& group : TrainGroups(p)) {
-      Table t = GroupTable(
-          group, absl::StrCat("This run / base: ", group.Describe()),
-          [&](const CaseName& c, Footnotes& notes, const std::string& where) -> std::string {
-            auto now_it = p.train.find(c);
-            auto base_it = b->train.find(c);
-            if (now_it == p.train.end()) return ThroughputCell(nullptr, notes, where);
-            const Measurement& now = now_it->second;
-            if (base_it == b->train.end() || !base_it->second.ok()) {
-              if (!now.ok()) return ThroughputCell(&now, notes, where);
-              return absl::StrCat("new", notes.Mark("no base result", where));
-            }
-            std::optional<double> now_value = now.Mean("images_per_second");
-            std::optional<double> base_value = base_it->second.Mean("images_per_second");
-            if (!now_value) return absl::StrCat(ThroughputCell(&now, notes, where), "!");
-            if (!base_value || *base_value <= 0) {
-              return absl::StrCat("new", notes.Mark("no finite base result", where));
-            }
-            double ratio = *now_value / *base_value;
-            return absl::StrCat(FormatRatio(ratio), ratio < 1 - threshold ? "!" : "");
-          });
-      t.notes.insert(t.notes.begin(),
-                     absl::StrCat("Cells: images/sec of this run / base; ! marks a regression "
-                                  "(below ",
-                                  limit, ")."));
-      section.tables.push_back(std::move(t));
-    }
+    Section section{"Comparison with base", {}, {}};
+    section.tables.push_back(RegressionTable(p, *b, base_records, threshold, out));
+    for (Table& t : RatioTables(p, *b, threshold)) section.tables.push_back(std::move(t));
     out.sections.push_back(std::move(section));
   }
   return out;
