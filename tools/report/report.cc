@@ -88,31 +88,67 @@ Report BuildReport(const Results& results, const std::string& title, double max_
   return report;
 }
 
-ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart) {
-  ReportOutput out;
+namespace {
+
+// The options' own errors (format, inputs, thresholds), or "".
+std::string OptionsError(const ReportOptions& options) {
   if (options.format != "markdown" && options.format != "csv" && options.format != "html" &&
-      options.format != "jsonl" && options.format != "nccl-tests") {
-    out.errors.push_back(absl::StrCat("unknown --format=", options.format,
-                                      "; use markdown, csv, html, jsonl or nccl-tests"));
-    out.exit_code = kExitBadInput;
-    return out;
-  }
-  if (options.inputs.empty()) {
-    out.errors.push_back("no input files; usage: report [options] run1.json [run2.json ...]");
-    out.exit_code = kExitBadInput;
-    return out;
-  }
-  if (!(options.max_cv >= 0) || !std::isfinite(options.max_cv)) {
-    out.errors.push_back(
-        absl::StrCat("--max_cv=", options.max_cv, " must be a fraction >= 0 (0.05: 5%)"));
-    out.exit_code = kExitBadInput;
-    return out;
-  }
+      options.format != "jsonl" && options.format != "nccl-tests")
+    return absl::StrCat("unknown --format=", options.format,
+                        "; use markdown, csv, html, jsonl or nccl-tests");
+  if (options.inputs.empty())
+    return "no input files; usage: report [options] run1.json [run2.json ...]";
+  if (!(options.max_cv >= 0) || !std::isfinite(options.max_cv))
+    return absl::StrCat("--max_cv=", options.max_cv, " must be a fraction >= 0 (0.05: 5%)");
   // A threshold below 0 flags a file compared with itself; 1 or more never
   // flags anything; NaN compares false everywhere.
-  if (!(options.regression_threshold >= 0 && options.regression_threshold < 1)) {
-    out.errors.push_back(absl::StrCat("--regression_threshold=", options.regression_threshold,
-                                      " must be a fraction in [0, 1) (0.05: more than 5% slower)"));
+  if (!(options.regression_threshold >= 0 && options.regression_threshold < 1))
+    return absl::StrCat("--regression_threshold=", options.regression_threshold,
+                        " must be a fraction in [0, 1) (0.05: more than 5% slower)");
+  return "";
+}
+
+// --compare: each platform's comparison section, the regressions and the
+// warnings into `out`; returns why no case was compared, when none was.
+std::string CompareWithBase(const ReportOptions& options, const Results& results, Report& report,
+                            ReportOutput& out) {
+  std::vector<std::string> base_warnings;
+  Results base = LoadResults(options.compare, &base_warnings, &out.errors);
+  for (const std::string& w : base_warnings) out.warnings.push_back(absl::StrCat("base: ", w));
+  Comparison comparison = Compare(results, base, options.regression_threshold);
+  for (size_t i = 0; i < comparison.sections.size(); ++i) {
+    report.platforms[i].sections.push_back(std::move(comparison.sections[i]));
+  }
+  for (const Regression& r : comparison.regressions) out.regressions.push_back(r.Describe());
+  for (std::string& w : comparison.warnings) out.warnings.push_back(std::move(w));
+  if (comparison.compared > 0 || !out.errors.empty()) return "";
+  std::string nothing_compared =
+      "nothing compared: no platform of this run has a case in the base files";
+  if (!options.fail_on_regression) out.warnings.push_back(nothing_compared);
+  return nothing_compared;
+}
+
+// The report in the options' format.
+void Render(const ReportOptions& options, const Results& results, const Report& report,
+            const ChartRenderer& render_chart, ReportOutput& out) {
+  if (options.format == "markdown") out.text = RenderMarkdown(report);
+  if (options.format == "csv") out.text = RenderCsv(report);
+  if (options.format == "jsonl") out.text = RenderJsonl(MakeRecords(results));
+  if (options.format == "nccl-tests") {
+    out.text = RenderNcclTests(results);
+    if (out.text.empty())
+      out.errors.push_back(
+          "--format=nccl-tests: the inputs hold no collective case (it prints only those)");
+  }
+  if (options.format == "html") out.text = RenderHtml(report, render_chart, &out.warnings);
+}
+
+}  // namespace
+
+ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render_chart) {
+  ReportOutput out;
+  if (std::string error = OptionsError(options); !error.empty()) {
+    out.errors.push_back(std::move(error));
     out.exit_code = kExitBadInput;
     return out;
   }
@@ -135,36 +171,9 @@ ReportOutput RunReport(const ReportOptions& options, const ChartRenderer& render
     baseline = *resolved;
   }
   Report report = BuildReport(results, options.title, options.max_cv, baseline);
-  std::vector<Record> records = MakeRecords(results);
-  std::string nothing_compared;  // why no case was compared, when none was
-
-  if (!options.compare.empty()) {
-    std::vector<std::string> base_warnings;
-    Results base = LoadResults(options.compare, &base_warnings, &out.errors);
-    for (const std::string& w : base_warnings) out.warnings.push_back(absl::StrCat("base: ", w));
-    Comparison comparison = Compare(results, base, options.regression_threshold);
-    for (size_t i = 0; i < comparison.sections.size(); ++i) {
-      report.platforms[i].sections.push_back(std::move(comparison.sections[i]));
-    }
-    for (const Regression& r : comparison.regressions) out.regressions.push_back(r.Describe());
-    for (std::string& w : comparison.warnings) out.warnings.push_back(std::move(w));
-    if (comparison.compared == 0 && out.errors.empty()) {
-      nothing_compared = "nothing compared: no platform of this run has a case in the base files";
-      if (!options.fail_on_regression) out.warnings.push_back(nothing_compared);
-    }
-  }
-
-  if (options.format == "markdown") out.text = RenderMarkdown(report);
-  if (options.format == "csv") out.text = RenderCsv(report);
-  if (options.format == "jsonl") out.text = RenderJsonl(records);
-  if (options.format == "nccl-tests") {
-    out.text = RenderNcclTests(results);
-    if (out.text.empty())
-      out.errors.push_back(
-          "--format=nccl-tests: the inputs hold no collective case (it prints only those)");
-  }
-  if (options.format == "html") out.text = RenderHtml(report, render_chart, &out.warnings);
-
+  const std::string nothing_compared =
+      options.compare.empty() ? "" : CompareWithBase(options, results, report, out);
+  Render(options, results, report, render_chart, out);
   if (!out.errors.empty()) {
     out.exit_code = kExitBadInput;
   } else if (options.fail_on_regression && !nothing_compared.empty()) {
