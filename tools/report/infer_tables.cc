@@ -29,74 +29,69 @@ std::string LatencyCell(const Measurement& m, const std::string& counter, double
 
 }  // namespace
 
-std::optional<Section> InferSection(const PlatformResults& p, double max_cv) {
-  if (p.infer.empty()) return std::nullopt;
-  std::map<Key, std::set<int64_t>> batches;
-  for (const auto& [name, m] : p.infer)
-    batches[{name.model, name.precision, name.data, name.gpus}].insert(name.batch);
-  Section section{"Inference", {}, {}};
-  bool any_real = false;
-  for (const auto& [key, sizes] : batches) {
-    const auto& [model, precision, data, gpus] = key;
-    Table t;
-    t.title = absl::StrCat("Inference, ", ModelDisplayName(model), ", ", precision, ", ", data,
-                           " data, ", DeviceName(gpus));
-    t.header = {"batch", "images/sec", "latency mean (ms)", "p90", "p95", "p99", "max"};
-    const bool real = data == "real";
-    any_real |= real;
-    if (real) {
-      t.header.push_back("top-1");
-      t.header.push_back("top-5");
+namespace {
+
+// One inference case's row: throughput, latencies, accuracy on real data,
+// and the training step's throughput at the same batch beside it.
+std::vector<std::string> InferRow(const PlatformResults& p, const CaseName& c, bool real,
+                                  double max_cv, Footnotes& notes) {
+  const Measurement& m = p.infer.at(c);
+  const std::string where = absl::StrCat("batch ", c.batch);
+  std::vector<std::string> row = {absl::StrCat(c.batch), ThroughputCell(&m, notes, where, max_cv)};
+  for (const char* counter :
+       {"latency_ms", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99", "latency_ms_max"})
+    row.push_back(LatencyCell(m, counter, max_cv, notes, where));
+  if (real)
+    for (const char* counter : {"top1_accuracy", "top5_accuracy"}) {
+      const std::optional<double> v = m.ok() ? m.Mean(counter) : std::nullopt;
+      row.push_back(v ? FormatPercent(*v) : "-");
     }
-    t.header.push_back("training images/sec");
-    t.header.push_back("inference/training");
-    Footnotes notes;
-    for (int64_t batch : sizes) {
-      const CaseName c = CaseName::Infer(model, precision, data, batch, gpus);
-      const Measurement& m = p.infer.at(c);
-      const std::string where = absl::StrCat("batch ", batch);
-      std::vector<std::string> row = {absl::StrCat(batch),
-                                      ThroughputCell(&m, notes, where, max_cv)};
-      for (const char* counter :
-           {"latency_ms", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99", "latency_ms_max"})
-        row.push_back(LatencyCell(m, counter, max_cv, notes, where));
-      if (real)
-        for (const char* counter : {"top1_accuracy", "top5_accuracy"}) {
-          const std::optional<double> v = m.ok() ? m.Mean(counter) : std::nullopt;
-          row.push_back(v ? FormatPercent(*v) : "-");
-        }
-      const auto train = p.train.find(CaseName::Train(model, precision, data, batch, gpus));
-      const std::optional<double> inferred = m.ok() ? m.Mean("images_per_second") : std::nullopt;
-      std::optional<double> trained;
-      if (train != p.train.end() && train->second.ok())
-        trained = train->second.Mean("images_per_second");
-      row.push_back(trained ? FormatThroughput(*trained) : "-");
-      row.push_back(inferred && trained && *trained > 0 ? FormatRatio(*inferred / *trained) : "-");
-      t.rows.push_back(std::move(row));
-    }
-    t.notes = notes.Notes();
-    const int64_t fewest = [&] {
-      int64_t least = 0;
-      for (int64_t batch : sizes) {
-        const Measurement& m = p.infer.at(CaseName::Infer(model, precision, data, batch, gpus));
-        if (const std::optional<double> n = m.ok() ? m.Mean("timed_iterations") : std::nullopt)
-          if (least == 0 || *n < least) least = static_cast<int64_t>(*n);
-      }
-      return least;
-    }();
-    if (fewest > 0 && fewest < 100)
-      t.notes.push_back(absl::StrCat("Only ", fewest,
-                                     " timed batches per repetition: p99 of fewer than 100 is "
-                                     "about the max."));
-    section.tables.push_back(std::move(t));
+  const auto train = p.train.find(CaseName::Train(c.model, c.precision, c.data, c.batch, c.gpus));
+  const std::optional<double> inferred = m.ok() ? m.Mean("images_per_second") : std::nullopt;
+  std::optional<double> trained;
+  if (train != p.train.end() && train->second.ok())
+    trained = train->second.Mean("images_per_second");
+  row.push_back(trained ? FormatThroughput(*trained) : "-");
+  row.push_back(inferred && trained && *trained > 0 ? FormatRatio(*inferred / *trained) : "-");
+  return row;
+}
+
+// One model, precision, data kind and device: a row per batch.
+Table InferTable(const PlatformResults& p, const Key& key, const std::set<int64_t>& sizes,
+                 double max_cv) {
+  const auto& [model, precision, data, gpus] = key;
+  Table t;
+  t.title = absl::StrCat("Inference, ", ModelDisplayName(model), ", ", precision, ", ", data,
+                         " data, ", DeviceName(gpus));
+  t.header = {"batch", "images/sec", "latency mean (ms)", "p90", "p95", "p99", "max"};
+  const bool real = data == "real";
+  if (real) {
+    t.header.push_back("top-1");
+    t.header.push_back("top-5");
   }
-  section.tables.front().notes.push_back(
-      "Each timed iteration is one batch; latencies are nearest-rank percentiles over every timed "
-      "batch of a repetition, averaged over the repetitions (docs/benchmarks.md).");
-  if (any_real)
-    section.tables.front().notes.push_back(
-        "Accuracy on real data is of the suite's untrained weights: about chance.");
-  // Per model and device: throughput and p99 against batch, one line per precision.
+  t.header.push_back("training images/sec");
+  t.header.push_back("inference/training");
+  Footnotes notes;
+  int64_t fewest = 0;  // timed batches of the case with the fewest
+  for (int64_t batch : sizes) {
+    const CaseName c = CaseName::Infer(model, precision, data, batch, gpus);
+    t.rows.push_back(InferRow(p, c, real, max_cv, notes));
+    const Measurement& m = p.infer.at(c);
+    if (const std::optional<double> n = m.ok() ? m.Mean("timed_iterations") : std::nullopt)
+      if (fewest == 0 || *n < fewest) fewest = static_cast<int64_t>(*n);
+  }
+  t.notes = notes.Notes();
+  if (fewest > 0 && fewest < 100)
+    t.notes.push_back(absl::StrCat("Only ", fewest,
+                                   " timed batches per repetition: p99 of fewer than 100 is "
+                                   "about the max."));
+  return t;
+}
+
+// Per model and device: throughput and p99 against batch, one line per precision.
+std::vector<Chart> InferCharts(const PlatformResults& p,
+                               const std::map<Key, std::set<int64_t>>& batches) {
+  std::vector<Chart> out;
   std::map<std::tuple<std::string, std::string, int>, std::set<std::string>> charts;
   for (const auto& [key, sizes] : batches)
     charts[{std::get<0>(key), std::get<2>(key), std::get<3>(key)}].insert(std::get<1>(key));
@@ -125,9 +120,32 @@ std::optional<Section> InferSection(const PlatformResults& p, double max_cv) {
         }
         chart.values.push_back(std::move(values));
       }
-      section.charts.push_back(std::move(chart));
+      out.push_back(std::move(chart));
     }
   }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Section> InferSection(const PlatformResults& p, double max_cv) {
+  if (p.infer.empty()) return std::nullopt;
+  std::map<Key, std::set<int64_t>> batches;
+  for (const auto& [name, m] : p.infer)
+    batches[{name.model, name.precision, name.data, name.gpus}].insert(name.batch);
+  Section section{"Inference", {}, {}};
+  bool any_real = false;
+  for (const auto& [key, sizes] : batches) {
+    any_real |= std::get<2>(key) == "real";
+    section.tables.push_back(InferTable(p, key, sizes, max_cv));
+  }
+  section.tables.front().notes.push_back(
+      "Each timed iteration is one batch; latencies are nearest-rank percentiles over every timed "
+      "batch of a repetition, averaged over the repetitions (docs/benchmarks.md).");
+  if (any_real)
+    section.tables.front().notes.push_back(
+        "Accuracy on real data is of the suite's untrained weights: about chance.");
+  section.charts = InferCharts(p, batches);
   return section;
 }
 
