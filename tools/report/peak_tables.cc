@@ -136,6 +136,47 @@ std::optional<Table> PeakSpreadTable(const PlatformResults& p) {
   return t;
 }
 
+namespace {
+
+// The cells of a step read against the CPU's peak of its precision: the
+// peak and the step's share of it (or why there is none), and whether the
+// step was read against one and, then, whether both come from one run.
+struct PeakCells {
+  bool compared = false;
+  bool same_dates = false;
+};
+PeakCells AppendPeakCells(const PlatformResults& p, const CaseName& c, const Measurement& m,
+                          std::optional<double> step, const std::string& where, Footnotes& notes,
+                          std::vector<std::string>& row) {
+  const auto* peak = ReferencePeak(p, c.precision);
+  if (peak == nullptr) {
+    const bool has_loop = c.precision == "fp32" || c.precision == "bf16";
+    row.push_back(absl::StrCat(
+        "none",
+        notes.Mark(has_loop
+                       ? absl::StrCat("no peak/", c.precision, "/cpu case on this platform")
+                       : absl::StrCat("the peak family has no ", c.precision, " loop (fp32, bf16)"),
+                   where)));
+    row.push_back("-");
+    return {};
+  }
+  if (!HasValue(peak->second)) {
+    row.push_back(absl::StrCat(
+        "none", notes.Mark(absl::StrCat(peak->first.ToString(), ": ",
+                                        peak->second.ok() ? "no flops value"
+                                                          : FailureNote(peak->second.FirstError())),
+                           where)));
+    row.push_back("-");
+    return {};
+  }
+  const double peak_flops = *peak->second.Mean("flops");
+  row.push_back(FormatThroughput(peak_flops / 1e9));
+  row.push_back(step && peak_flops > 0 ? FormatPercent(*step / peak_flops) : "-");
+  return {true, !m.dates.empty() && Dates(m) == Dates(peak->second)};
+}
+
+}  // namespace
+
 std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
   // Named in the title: the fp32 peak, or the bf16 one of a bf16-only run.
   const auto* named = ReferencePeak(p, "fp32");
@@ -176,31 +217,9 @@ std::optional<Table> TrainVsPeakTable(const PlatformResults& p, double max_cv) {
       row.push_back(
           ValueCell(m, "flops", 1e9, std::numeric_limits<double>::infinity(), notes, where));
     }
-    const auto* peak = ReferencePeak(p, c.precision);
-    if (peak == nullptr) {
-      const bool has_loop = c.precision == "fp32" || c.precision == "bf16";
-      row.push_back(absl::StrCat(
-          "none",
-          notes.Mark(
-              has_loop ? absl::StrCat("no peak/", c.precision, "/cpu case on this platform")
-                       : absl::StrCat("the peak family has no ", c.precision, " loop (fp32, bf16)"),
-              where)));
-      row.push_back("-");
-    } else if (!HasValue(peak->second)) {
-      row.push_back(absl::StrCat(
-          "none",
-          notes.Mark(absl::StrCat(peak->first.ToString(), ": ",
-                                  peak->second.ok() ? "no flops value"
-                                                    : FailureNote(peak->second.FirstError())),
-                     where)));
-      row.push_back("-");
-    } else {
-      const double peak_flops = *peak->second.Mean("flops");
-      row.push_back(FormatThroughput(peak_flops / 1e9));
-      row.push_back(step && peak_flops > 0 ? FormatPercent(*step / peak_flops) : "-");
-      ++compared;
-      dates_agree = dates_agree && !m.dates.empty() && Dates(m) == Dates(peak->second);
-    }
+    const PeakCells read = AppendPeakCells(p, c, m, step, where, notes, row);
+    compared += read.compared;
+    dates_agree = dates_agree && (!read.compared || read.same_dates);
     t.rows.push_back(std::move(row));
   }
   const bool same_run = compared > 0 && dates_agree;
