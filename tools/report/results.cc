@@ -183,14 +183,20 @@ const std::vector<std::string>& NonSettingKeys() {
   return kKeys;
 }
 
-std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
-                                           std::vector<std::string>* warnings) {
-  struct Group {
-    std::string platform;
-    std::map<std::string, std::string> settings;  // merged over its files
-    std::vector<std::string> files;
-  };
-  std::vector<Group> groups;
+namespace {
+
+// Files of one platform that agree on every setting they record.
+struct SettingGroup {
+  std::string platform;
+  std::map<std::string, std::string> settings;  // merged over its files
+  std::vector<std::string> files;
+};
+
+// Each file into the first group of its platform whose settings do not
+// conflict with its own (a new group where none fits); the group of each.
+std::vector<size_t> GroupBySettings(const std::vector<RunFile>& files,
+                                    std::vector<SettingGroup>& groups,
+                                    std::vector<std::string>* warnings) {
   std::vector<size_t> group_of;
   for (const RunFile& file : files) {
     const std::string platform = PlatformOf(file, warnings);
@@ -199,7 +205,7 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
       std::string value = key == "framework" ? FrameworkOf(file) : file.Context(key);
       if (!value.empty()) settings[key] = value;
     }
-    auto fits = [&](const Group& g) {
+    auto fits = [&](const SettingGroup& g) {
       if (g.platform != platform) return false;
       for (const auto& [key, value] : settings) {
         auto it = g.settings.find(key);
@@ -208,38 +214,53 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
       return true;
     };
     auto it = std::find_if(groups.begin(), groups.end(), fits);
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{platform, {}, {}});
+    if (it == groups.end()) it = groups.insert(groups.end(), SettingGroup{platform, {}, {}});
     it->settings.insert(settings.begin(), settings.end());
     it->files.push_back(file.path);
     group_of.push_back(it - groups.begin());
   }
+  return group_of;
+}
 
+// The keys with different recorded values among the groups of one
+// framework (`members` of one platform) tell those groups apart; the
+// framework tells the others.
+std::vector<std::string> DifferingSettings(const std::vector<SettingGroup>& groups,
+                                           const std::vector<size_t>& members) {
+  std::vector<std::string> differing;
+  for (const std::string& key : SettingKeys()) {
+    if (key == "framework") continue;
+    std::map<std::string, std::set<std::string>> values;  // by framework
+    for (size_t i : members) {
+      auto it = groups[i].settings.find(key);
+      if (it != groups[i].settings.end())
+        values[groups[i].settings.at("framework")].insert(it->second);
+    }
+    for (const auto& [framework, distinct] : values) {
+      if (distinct.size() > 1) {
+        differing.push_back(key);
+        break;
+      }
+    }
+  }
+  return differing;
+}
+
+}  // namespace
+
+std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
+                                           std::vector<std::string>* warnings) {
+  std::vector<SettingGroup> groups;
+  const std::vector<size_t> group_of = GroupBySettings(files, groups, warnings);
   std::vector<std::string> names(groups.size());
   std::set<std::string> platforms;
-  for (const Group& g : groups) platforms.insert(g.platform);
+  for (const SettingGroup& g : groups) platforms.insert(g.platform);
   for (const std::string& platform : platforms) {
     std::vector<size_t> members;
     for (size_t i = 0; i < groups.size(); ++i) {
       if (groups[i].platform == platform) members.push_back(i);
     }
-    // The keys with different recorded values among the groups of one
-    // framework tell those groups apart; the framework tells the others.
-    std::vector<std::string> differing;
-    for (const std::string& key : SettingKeys()) {
-      if (key == "framework") continue;
-      std::map<std::string, std::set<std::string>> values;  // by framework
-      for (size_t i : members) {
-        auto it = groups[i].settings.find(key);
-        if (it != groups[i].settings.end())
-          values[groups[i].settings.at("framework")].insert(it->second);
-      }
-      for (const auto& [framework, distinct] : values) {
-        if (distinct.size() > 1) {
-          differing.push_back(key);
-          break;
-        }
-      }
-    }
+    const std::vector<std::string> differing = DifferingSettings(groups, members);
     std::vector<std::string> described;
     for (size_t i : members) {
       std::vector<std::string> parts;
