@@ -65,6 +65,51 @@ std::vector<std::string> SettingDifferences(const std::vector<Column>& columns) 
   return out;
 }
 
+// The rows of one side-by-side table: the cases at least two columns
+// measured (succeeded or failed) at this precision, data kind and batch.
+std::vector<RowKey> RowsMeasuredTwice(const std::vector<Column>& columns,
+                                      const std::string& precision, const std::string& data,
+                                      int64_t batch) {
+  std::map<RowKey, int> measured;
+  for (const Column& c : columns) {
+    for (const auto& [name, m] : c.run->train) {
+      if (name.precision == precision && name.data == data && name.batch == batch)
+        ++measured[RowKey{name.model, Placement::Of(name)}];
+    }
+  }
+  std::vector<RowKey> rows;
+  for (const auto& [row, count] : measured) {
+    if (count >= 2) rows.push_back(row);
+  }
+  return rows;
+}
+
+// A side-by-side table's notes: what the cells and ratios are, each
+// framework's settings and the settings the columns differ in.
+std::vector<std::string> SideBySideNotes(const std::vector<Column>& columns,
+                                         const Column* baseline, const std::string& baseline_name,
+                                         const Footnotes& footnotes) {
+  std::vector<std::string> notes = {
+      "Cells: images/sec of each framework's own runs on this platform (never merged with "
+      "another framework's).",
+      baseline != nullptr
+          ? absl::StrCat("Ratios: each framework / ", baseline->header,
+                         " (--baseline_framework); -: either side failed or not run.")
+          : absl::StrCat("No ratios: the baseline framework (", baseline_name,
+                         ", --baseline_framework) did not run on this platform.")};
+  for (const std::string& n : footnotes.Notes()) notes.push_back(n);
+  for (const Column& c : columns) {
+    const std::string settings = c.run->Context("framework_settings");
+    if (!settings.empty()) notes.push_back(absl::StrCat(c.header, " settings: ", settings));
+  }
+  for (const std::string& difference : SettingDifferences(columns)) {
+    notes.push_back(absl::StrCat("Measured with other settings: ", difference));
+  }
+  notes.push_back(
+      "Rows: the cases at least two frameworks ran; each framework's own tables list all.");
+  return notes;
+}
+
 Section PlatformSection(const std::vector<Column>& columns, const Column* baseline,
                         const std::string& baseline_name, double max_cv) {
   Section section{"Frameworks side by side", {}, {}};
@@ -75,18 +120,7 @@ Section PlatformSection(const std::vector<Column>& columns, const Column* baseli
                    name.batch});
   }
   for (const auto& [precision_rank, precision, data_rank, data, batch] : keys) {
-    // Rows: cases at least two columns measured (succeeded or failed).
-    std::map<RowKey, int> measured;
-    for (const Column& c : columns) {
-      for (const auto& [name, m] : c.run->train) {
-        if (name.precision == precision && name.data == data && name.batch == batch)
-          ++measured[RowKey{name.model, Placement::Of(name)}];
-      }
-    }
-    std::vector<RowKey> rows;
-    for (const auto& [row, count] : measured) {
-      if (count >= 2) rows.push_back(row);
-    }
+    const std::vector<RowKey> rows = RowsMeasuredTwice(columns, precision, data, batch);
     if (rows.empty()) continue;
 
     const std::string what =
@@ -130,28 +164,7 @@ Section PlatformSection(const std::vector<Column>& columns, const Column* baseli
       }
       t.rows.push_back(std::move(cells));
     }
-    t.notes = notes.Notes();
-    t.notes.insert(t.notes.begin(),
-                   "Cells: images/sec of each framework's own runs on this platform (never "
-                   "merged with another framework's).");
-    if (baseline != nullptr) {
-      t.notes.insert(t.notes.begin() + 1,
-                     absl::StrCat("Ratios: each framework / ", baseline->header,
-                                  " (--baseline_framework); -: either side failed or not run."));
-    } else {
-      t.notes.insert(t.notes.begin() + 1,
-                     absl::StrCat("No ratios: the baseline framework (", baseline_name,
-                                  ", --baseline_framework) did not run on this platform."));
-    }
-    for (const Column& c : columns) {
-      const std::string settings = c.run->Context("framework_settings");
-      if (!settings.empty()) t.notes.push_back(absl::StrCat(c.header, " settings: ", settings));
-    }
-    for (const std::string& difference : SettingDifferences(columns)) {
-      t.notes.push_back(absl::StrCat("Measured with other settings: ", difference));
-    }
-    t.notes.push_back(
-        "Rows: the cases at least two frameworks ran; each framework's own tables list all.");
+    t.notes = SideBySideNotes(columns, baseline, baseline_name, notes);
     section.tables.push_back(std::move(t));
     section.charts.push_back(std::move(chart));
   }
