@@ -732,6 +732,55 @@ TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spe
   return timed;
 }
 
+namespace {
+
+// The transports and their rank counts: host memory over threads (local)
+// or one process per rank (mpi); with a GPU, NCCL over --gpus' counts of
+// GPUs in this process, or one GPU per process under MPI.
+std::vector<std::pair<std::string, std::vector<int>>> CollectiveTransports(
+    const SuiteOptions& options) {
+  std::vector<std::pair<std::string, std::vector<int>>> transports;
+  if (options.mpi != nullptr) {
+    transports.push_back({"mpi", {options.mpi->size}});
+    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
+    return transports;
+  }
+  transports.push_back({"local", options.collectives.ranks});
+  std::vector<int> gpus;
+  for (int g : options.gpus)
+    if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
+  if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
+  return transports;
+}
+
+// What a transport and rank count's sweep left out, one note each, as
+// nccl-tests says "Reducing maxBytes to N due to memory limitation": sizes
+// up to `too_small` that leave a rank nothing, sizes from `past_memory`
+// whose buffers pass half of `memory`, and a sweep with nothing left.
+void NoteLeftOut(Collective collective, const std::string& transport, int ranks,
+                 const CollectiveCaseOptions& c, int64_t too_small, int64_t past_memory,
+                 double memory, bool none_left, std::vector<std::string>& notes) {
+  const std::string where =
+      absl::StrCat(CollectiveName(collective), "/", transport, " ranks ", ranks, ": ");
+  if (too_small > 0)
+    notes.push_back(absl::StrCat(
+        where, "sizes up to ", too_small, " bytes left out: under ",
+        Rooted(collective) || collective == Collective::kAllReduce
+            ? "one element"
+            : absl::StrCat(kRankPartAlignment, " bytes per rank (nccl-tests' rounding)")));
+  if (past_memory > 0)
+    notes.push_back(absl::StrCat(
+        where, "sizes from ", past_memory, " bytes left out (--collective_bytes asks up to ",
+        c.max_bytes, "): the buffers would pass half of ",
+        transport == "nccl" ? "the GPU's free memory" : "the host's memory", " (",
+        static_cast<int64_t>(memory), " bytes), as nccl-tests reduces maxBytes"));
+  if (none_left)
+    notes.push_back(absl::StrCat(where, "no size of --collective_bytes=", c.min_bytes, ",",
+                                 c.max_bytes, " is left: no case"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
     Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,
     std::vector<std::string>* notes) {
@@ -741,23 +790,9 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
   if (c.factor < 2) return absl::InvalidArgumentError("the size sweep's factor must be 2 or more");
   const std::vector<ReduceOp> reductions =
       !Reduces(collective) ? std::vector<ReduceOp>{ReduceOp::kSum} : ops;
-  // The transports and their rank counts: host memory over threads (local)
-  // or one process per rank (mpi); with a GPU, NCCL over --gpus' counts of
-  // GPUs in this process, or one GPU per process under MPI.
-  std::vector<std::pair<std::string, std::vector<int>>> transports;
-  if (options.mpi != nullptr) {
-    transports.push_back({"mpi", {options.mpi->size}});
-    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
-  } else {
-    transports.push_back({"local", c.ranks});
-    std::vector<int> gpus;
-    for (int g : options.gpus)
-      if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
-    if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
-  }
   const std::string family(CollectiveName(collective));
   std::vector<PlannedCollectiveCase> plan;
-  for (const auto& [transport, rank_counts] : transports)
+  for (const auto& [transport, rank_counts] : CollectiveTransports(options))
     for (int ranks : rank_counts) {
       // What this transport and rank count left out, said once.
       int64_t too_small = 0;    // the largest size ShapeOf leaves nothing of
@@ -802,23 +837,9 @@ absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
             plan.push_back(std::move(planned));
           }
         }
-      if (notes == nullptr) continue;
-      const std::string where = absl::StrCat(family, "/", transport, " ranks ", ranks, ": ");
-      if (too_small > 0)
-        notes->push_back(absl::StrCat(
-            where, "sizes up to ", too_small, " bytes left out: under ",
-            Rooted(collective) || collective == Collective::kAllReduce
-                ? "one element"
-                : absl::StrCat(kRankPartAlignment, " bytes per rank (nccl-tests' rounding)")));
-      if (past_memory > 0)
-        notes->push_back(absl::StrCat(
-            where, "sizes from ", past_memory, " bytes left out (--collective_bytes asks up to ",
-            c.max_bytes, "): the buffers would pass half of ",
-            transport == "nccl" ? "the GPU's free memory" : "the host's memory", " (",
-            static_cast<int64_t>(memory), " bytes), as nccl-tests reduces maxBytes"));
-      if (plan.size() == planned_before)
-        notes->push_back(absl::StrCat(where, "no size of --collective_bytes=", c.min_bytes, ",",
-                                      c.max_bytes, " is left: no case"));
+      if (notes != nullptr)
+        NoteLeftOut(collective, transport, ranks, c, too_small, past_memory, memory,
+                    plan.size() == planned_before, *notes);
     }
   return plan;
 }
