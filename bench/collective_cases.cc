@@ -32,10 +32,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/collective_values.h"
 #include "bench/flag_values.h"
 #include "bench/harness.h"
-#include "bench/rank_threads.h"
 #include "bench/names.h"
+#include "bench/rank_threads.h"
 #include "bench/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
@@ -45,127 +46,6 @@
 
 namespace cnnbench::bench {
 namespace {
-
-// The values every rank starts from, exact in every dtype whatever the
-// order a transport reduces in. For the sums, rank r's element i is
-// (r + i) % 3, so a sum over up to 128 ranks is a small integer (bf16 holds
-// integers to 256); for the product it is -1 where (r + i) % 3 == 0, else 1,
-// so every product is +-1; the copies carry (37 r + i) % 251, which tells
-// the ranks apart.
-double Input(Collective collective, ReduceOp op, int rank, size_t i) {
-  if (!Reduces(collective)) return static_cast<double>((37 * static_cast<size_t>(rank) + i) % 251);
-  const size_t k = (static_cast<size_t>(rank) + i) % 3;
-  if (op == ReduceOp::kProd) return k == 0 ? -1.0 : 1.0;
-  return static_cast<double>(k);
-}
-
-bool IsInteger(DType d) { return d == DType::kI32 || d == DType::kI64; }
-
-// Element i of a reduction over `ranks` ranks, computed plainly. Averages
-// divide once (integers truncate: the sums are not negative).
-double Reduced(ReduceOp op, DType dtype, int ranks, size_t i) {
-  double sum = 0, prod = 1;
-  double max = Input(Collective::kAllReduce, op, 0, i), min = max;
-  for (int r = 0; r < ranks; ++r) {
-    const double v = Input(Collective::kAllReduce, op, r, i);
-    sum += v;
-    prod *= v;
-    max = std::max(max, v);
-    min = std::min(min, v);
-  }
-  switch (op) {
-    case ReduceOp::kSum:
-      return sum;
-    case ReduceOp::kProd:
-      return prod;
-    case ReduceOp::kMax:
-      return max;
-    case ReduceOp::kMin:
-      return min;
-    case ReduceOp::kAvg:
-      return IsInteger(dtype) ? std::floor(sum / ranks) : sum / ranks;
-  }
-  return 0;
-}
-
-// Element i of a buffer of `dtype`, as a double, and back.
-double Load(DType dtype, const void* data, size_t i) {
-  switch (dtype) {
-    case DType::kF32:
-      return static_cast<const float*>(data)[i];
-    case DType::kF64:
-      return static_cast<const double*>(data)[i];
-    case DType::kF16:
-      return HalfToFloat(static_cast<const Half*>(data)[i]);
-    case DType::kBF16:
-      return BFloat16ToFloat(static_cast<const BFloat16*>(data)[i]);
-    case DType::kI32:
-      return static_cast<const int32_t*>(data)[i];
-    case DType::kI64:
-      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    default:
-      return 0;
-  }
-}
-void Store(DType dtype, void* data, size_t i, double value) {
-  switch (dtype) {
-    case DType::kF32:
-      static_cast<float*>(data)[i] = static_cast<float>(value);
-      break;
-    case DType::kF64:
-      static_cast<double*>(data)[i] = value;
-      break;
-    case DType::kF16:
-      static_cast<Half*>(data)[i] = FloatToHalf(static_cast<float>(value));
-      break;
-    case DType::kBF16:
-      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(static_cast<float>(value));
-      break;
-    case DType::kI32:
-      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
-      break;
-    case DType::kI64:
-      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(value);
-      break;
-    default:
-      break;
-  }
-}
-// `value` as `dtype` holds it.
-double Rounded(DType dtype, double value) {
-  char bytes[8];
-  Store(dtype, bytes, 0, value);
-  return Load(dtype, bytes, 0);
-}
-
-// Significand bits (with the implicit one) of a floating dtype.
-int Precision(DType dtype) {
-  switch (dtype) {
-    case DType::kF64:
-      return 53;
-    case DType::kF32:
-      return 24;
-    case DType::kF16:
-      return 11;
-    case DType::kBF16:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-// The elements every rank may be wrong by: 0, but for a floating average,
-// which a transport may compute as a sum of inputs each multiplied by 1/n
-// (NCCL does), 2 units in the last place of the expected value, the
-// tolerance nccl-tests' verification allows there.
-double Tolerance(ReduceOp op, DType dtype, double expected) {
-  if (op != ReduceOp::kAvg || IsInteger(dtype) || expected == 0) return 0;
-  int exponent = 0;
-  std::frexp(expected, &exponent);  // |expected| in [2^(exponent-1), 2^exponent)
-  return 2 * std::ldexp(1.0, exponent - Precision(dtype));
-}
-
-constexpr double kPoison = -7;  // never an expected value
 
 // What every rank does next.
 enum class Task {
@@ -187,6 +67,7 @@ struct Rank {
   Stream stream = Stream::Cpu();
   Buffer send;             // ShapeOf's send_elements
   Buffer recv;             // ShapeOf's recv_elements
+  Buffer stop;             // one int64: the ranks' agreement to stop a span (Loop)
   std::vector<char> host;  // a staging copy of one buffer, for fills and checks
   // With CollectiveCase::graph: each variant's timed loop, captured once.
   CapturedWork out_of_place, in_place;
@@ -346,6 +227,7 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
     ASSIGN_OR_RETURN(rank.stream, Stream::Create(device));
     ASSIGN_OR_RETURN(rank.send, Buffer::Allocate(device, shape.send_elements * element));
     ASSIGN_OR_RETURN(rank.recv, Buffer::Allocate(device, shape.recv_elements * element));
+    ASSIGN_OR_RETURN(rank.stop, Buffer::Allocate(device, sizeof(int64_t)));
   }
   ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
   w->in_place_timer_.emplace(std::move(timer));
@@ -411,9 +293,12 @@ absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) 
     const int64_t end = std::min(count, done + chunk);
     for (; done < end; ++done) RETURN_IF_ERROR(Call(rank, in_place));
     if (done == count) break;
-    ASSIGN_OR_RETURN(const std::vector<int64_t> stop,
-                     OverGroup(rank, {StopRequested() ? 1 : 0}, ReduceOp::kMax));
-    if (stop[0] != 0) return InterruptedError();
+    // Each rank's view, the max over the group, in place in the buffer made
+    // at prepare (host memory here): nothing allocated inside the span.
+    int64_t* stop = static_cast<int64_t*>(rank.stop.data());
+    *stop = StopRequested() ? 1 : 0;
+    RETURN_IF_ERROR(rank.comm->AllReduce(stop, stop, 1, DType::kI64, ReduceOp::kMax, rank.stream));
+    if (*stop != 0) return InterruptedError();
   }
   return absl::OkStatus();
 }
@@ -431,18 +316,19 @@ absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
   const size_t offset = in_place && c == Collective::kAllGather ? count * r : 0;
   rank.host.assign(inputs.size(), 0);
   for (size_t i = 0; i < elements; ++i)
-    Store(t, rank.host.data(), i,
-          i >= offset && i - offset < (c == Collective::kReduceScatter || c == Collective::kAllToAll
-                                           ? elements
-                                           : count)
-              ? Input(c, spec_.op, r, i - offset)
-              : kPoison);
+    StoreElement(
+        t, rank.host.data(), i,
+        i >= offset && i - offset < (c == Collective::kReduceScatter || c == Collective::kAllToAll
+                                         ? elements
+                                         : count)
+            ? CollectiveInput(c, spec_.op, r, i - offset)
+            : kPoison);
   RETURN_IF_ERROR(
       CopyBytes(inputs.data(), inputs.device(), rank.host.data(), Device::Cpu(), inputs.size()));
   if (in_place) return absl::OkStatus();
   // Out of place, the receive buffer starts poisoned, so an unwritten element shows.
   rank.host.assign(rank.recv.size(), 0);
-  for (size_t i = 0; i < shape_.recv_elements; ++i) Store(t, rank.host.data(), i, kPoison);
+  for (size_t i = 0; i < shape_.recv_elements; ++i) StoreElement(t, rank.host.data(), i, kPoison);
   return CopyBytes(rank.recv.data(), rank.recv.device(), rank.host.data(), Device::Cpu(),
                    rank.recv.size());
 }
@@ -463,36 +349,36 @@ absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong
   std::function<double(size_t)> expected;
   switch (c) {
     case Collective::kAllReduce:
-      expected = [&](size_t i) { return Reduced(spec_.op, t, n, i); };
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
       break;
     case Collective::kReduce:
       if (r != spec_.root) return absl::OkStatus();  // written on the root only
-      expected = [&](size_t i) { return Reduced(spec_.op, t, n, i); };
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
       break;
     case Collective::kReduceScatter:
       if (in_place) first = count * r;
-      expected = [&](size_t i) { return Reduced(spec_.op, t, n, count * r + i); };
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, count * r + i); };
       break;
     case Collective::kBroadcast:
-      expected = [&](size_t i) { return Input(c, spec_.op, spec_.root, i); };
+      expected = [&](size_t i) { return CollectiveInput(c, spec_.op, spec_.root, i); };
       break;
     case Collective::kAllGather:
       elements = count * n;
       expected = [&](size_t i) {
-        return Input(c, spec_.op, static_cast<int>(i / count), i % count);
+        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), i % count);
       };
       break;
     case Collective::kAllToAll:  // slice q: rank q's slice for this rank
       elements = count * n;
       expected = [&](size_t i) {
-        return Input(c, spec_.op, static_cast<int>(i / count), count * r + i % count);
+        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), count * r + i % count);
       };
       break;
   }
   for (size_t i = 0; i < elements; ++i) {
-    const double got = Load(t, rank.host.data(), first + i);
-    const double want = Rounded(t, expected(i));
-    if (std::fabs(got - want) <= Tolerance(spec_.op, t, want)) continue;
+    const double got = LoadElement(t, rank.host.data(), first + i);
+    const double want = RoundedTo(t, expected(i));
+    if (std::fabs(got - want) <= ResultTolerance(spec_.op, t, want)) continue;
     ++wrong;
     if (rank.wrong.empty())
       rank.wrong = absl::StrCat(in_place ? "in-place" : "out-of-place", " result wrong at rank ", r,
@@ -679,33 +565,6 @@ absl::Status CollectiveWorkload::Report(benchmark::State& state) {
   return absl::OkStatus();
 }
 
-
-// The communicators of one transport and rank count, made when its first
-// case is prepared and kept for the rest of the sweep (nccl-tests makes its
-// communicators once), shared by every collective family of the run.
-class GroupCache {
- public:
-  explicit GroupCache(const SuiteOptions& options) : options_(options) {}
-  absl::StatusOr<std::shared_ptr<CommunicatorGroup>> Get(const std::string& transport, int ranks) {
-    auto it = groups_.find({transport, ranks});
-    if (it != groups_.end()) return it->second;
-    const bool gpus = transport == "nccl";
-    if (gpus && options_.mpi == nullptr && ranks > options_.gpu_count)
-      return absl::UnimplementedError(absl::StrCat("unsupported: ranks:", ranks, " needs ", ranks,
-                                                   " GPUs, ", options_.gpu_count, " visible"));
-    ASSIGN_OR_RETURN(ReplicaPlacement placement, PlaceReplicas(options_, gpus ? ranks : 0, ranks));
-    auto group = std::make_shared<CommunicatorGroup>();
-    group->comms = std::move(placement.group);
-    group->devices = std::move(placement.devices);
-    groups_[{transport, ranks}] = group;
-    return group;
-  }
-
- private:
-  const SuiteOptions& options_;
-  std::map<std::pair<std::string, int>, std::shared_ptr<CommunicatorGroup>> groups_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
@@ -730,158 +589,6 @@ TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spe
   timed.time_span = true;
   timed.unit = benchmark::kMicrosecond;
   return timed;
-}
-
-namespace {
-
-// The transports and their rank counts: host memory over threads (local)
-// or one process per rank (mpi); with a GPU, NCCL over --gpus' counts of
-// GPUs in this process, or one GPU per process under MPI.
-std::vector<std::pair<std::string, std::vector<int>>> CollectiveTransports(
-    const SuiteOptions& options) {
-  std::vector<std::pair<std::string, std::vector<int>>> transports;
-  if (options.mpi != nullptr) {
-    transports.push_back({"mpi", {options.mpi->size}});
-    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
-    return transports;
-  }
-  transports.push_back({"local", options.collectives.ranks});
-  std::vector<int> gpus;
-  for (int g : options.gpus)
-    if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
-  if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
-  return transports;
-}
-
-// What a transport and rank count's sweep left out, one note each, as
-// nccl-tests says "Reducing maxBytes to N due to memory limitation": sizes
-// up to `too_small` that leave a rank nothing, sizes from `past_memory`
-// whose buffers pass half of `memory`, and a sweep with nothing left.
-void NoteLeftOut(Collective collective, const std::string& transport, int ranks,
-                 const CollectiveCaseOptions& c, int64_t too_small, int64_t past_memory,
-                 double memory, bool none_left, std::vector<std::string>& notes) {
-  const std::string where =
-      absl::StrCat(CollectiveName(collective), "/", transport, " ranks ", ranks, ": ");
-  if (too_small > 0)
-    notes.push_back(absl::StrCat(
-        where, "sizes up to ", too_small, " bytes left out: under ",
-        Rooted(collective) || collective == Collective::kAllReduce
-            ? "one element"
-            : absl::StrCat(kRankPartAlignment, " bytes per rank (nccl-tests' rounding)")));
-  if (past_memory > 0)
-    notes.push_back(absl::StrCat(
-        where, "sizes from ", past_memory, " bytes left out (--collective_bytes asks up to ",
-        c.max_bytes, "): the buffers would pass half of ",
-        transport == "nccl" ? "the GPU's free memory" : "the host's memory", " (",
-        static_cast<int64_t>(memory), " bytes), as nccl-tests reduces maxBytes"));
-  if (none_left)
-    notes.push_back(absl::StrCat(where, "no size of --collective_bytes=", c.min_bytes, ",",
-                                 c.max_bytes, " is left: no case"));
-}
-
-}  // namespace
-
-absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
-    Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,
-    std::vector<std::string>* notes) {
-  const CollectiveCaseOptions& c = options.collectives;
-  ASSIGN_OR_RETURN_AS_IS(const auto dtypes, CollectiveDTypes("", c.dtypes));
-  ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps("", c.ops));
-  if (c.factor < 2) return absl::InvalidArgumentError("the size sweep's factor must be 2 or more");
-  const std::vector<ReduceOp> reductions =
-      !Reduces(collective) ? std::vector<ReduceOp>{ReduceOp::kSum} : ops;
-  const std::string family(CollectiveName(collective));
-  std::vector<PlannedCollectiveCase> plan;
-  for (const auto& [transport, rank_counts] : CollectiveTransports(options))
-    for (int ranks : rank_counts) {
-      // What this transport and rank count left out, said once.
-      int64_t too_small = 0;    // the largest size ShapeOf leaves nothing of
-      int64_t past_memory = 0;  // the first size whose buffers do not fit
-      double memory = 0;
-      size_t planned_before = plan.size();
-      for (const auto& [dtype_name, dtype] : dtypes)
-        for (ReduceOp op : reductions) {
-          std::set<int64_t> sizes;  // rounding may give one size twice
-          for (int64_t bytes = std::max<int64_t>(c.min_bytes, 1); bytes <= c.max_bytes;
-               bytes *= c.factor) {
-            const CollectiveShape shape = ShapeOf(collective, SizeOf(dtype), bytes, ranks);
-            if (shape.count == 0) too_small = std::max(too_small, bytes);
-            if (shape.count == 0 || !sizes.insert(shape.bytes).second) continue;
-            PlannedCollectiveCase planned;
-            planned.transport = transport;
-            planned.ranks = ranks;
-            planned.shape = shape;
-            planned.bytes_per_rank =
-                static_cast<double>(shape.send_elements + shape.recv_elements) * SizeOf(dtype);
-            // Host memory holds every rank's buffers of this machine (an MPI
-            // job's ranks may share it); a GPU holds its own rank's.
-            const bool fits = transport == "nccl"
-                                  ? gpu_memory <= 0 || planned.bytes_per_rank <= gpu_memory / 2
-                                  : planned.bytes_per_rank * ranks <= host_memory / 2;
-            if (!fits) {
-              if (past_memory == 0 || bytes < past_memory) past_memory = bytes;
-              memory = transport == "nccl" ? gpu_memory : host_memory;
-              break;
-            }
-            planned.name = CollectiveCaseName(family, transport, dtype_name,
-                                              !Reduces(collective) ? "none" : ReduceOpName(op),
-                                              shape.bytes, ranks);
-            planned.spec.collective = collective;
-            planned.spec.op = op;
-            planned.spec.dtype = dtype;
-            planned.spec.bytes = shape.bytes;
-            planned.spec.root = c.root;
-            planned.spec.warmup = c.warmup;
-            planned.spec.iterations = c.iters;
-            planned.spec.graph = transport == "nccl" && c.graph;
-            plan.push_back(std::move(planned));
-          }
-        }
-      if (notes != nullptr)
-        NoteLeftOut(collective, transport, ranks, c, too_small, past_memory, memory,
-                    plan.size() == planned_before, *notes);
-    }
-  return plan;
-}
-
-absl::Status RegisterCollectiveCases(const SuiteOptions& options, Harness& harness) {
-  const double host_memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  double gpu_memory = 0;  // unknown: no cap
-  if (options.gpu_count > 0) {
-    const Device first =
-        Device::Cuda(options.mpi != nullptr ? options.mpi->local_rank % options.gpu_count : 0);
-    if (absl::StatusOr<size_t> free = AvailableMemory(first); free.ok())
-      gpu_memory = static_cast<double>(*free);
-  }
-  // One set of communicators per transport and rank count for the whole
-  // run, every wanted collective family's cases sharing it, freed with them.
-  auto groups = std::make_shared<GroupCache>(options);
-  for (Collective collective : kCollectives) {
-    const std::string family(CollectiveName(collective));
-    if (std::find(options.families.begin(), options.families.end(), family) ==
-        options.families.end())
-      continue;
-    std::vector<std::string> notes;
-    ASSIGN_OR_RETURN_AS_IS(
-        std::vector<PlannedCollectiveCase> plan,
-        PlanCollectiveCases(collective, options, host_memory, gpu_memory, &notes));
-    // Said before the run (rank 0 only under MPI), never silently dropped.
-    if (options.mpi == nullptr || options.mpi->rank == 0)
-      for (const std::string& note : notes) std::fprintf(stderr, "cnnbench: note: %s\n", note.c_str());
-    for (PlannedCollectiveCase& planned : plan) {
-      TimedCase timed = CollectiveTimedCase(planned.name, planned.spec);
-      timed.prepare = [transport = planned.transport, ranks = planned.ranks, spec = planned.spec,
-                       groups, &options]() -> absl::StatusOr<std::unique_ptr<Workload>> {
-        auto group = groups->Get(transport, ranks);
-        if (!group.ok()) return EndJobOnTimeout(options, group.status());
-        auto workload = PrepareCollectiveWorkload(*group, spec);
-        if (!workload.ok()) return EndJobOnTimeout(options, workload.status());
-        return workload;
-      };
-      harness.Register(std::move(timed));
-    }
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace cnnbench::bench
