@@ -166,7 +166,7 @@ absl::Status RegisterGemmCases(const SuiteOptions& options, Harness& harness) {
       for (const std::string& precision_name : options.precisions) {
         ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
         TimedCase timed;
-        timed.name = KernelCaseName(FamilyName(Family::kGemm), "", precision_name, device_name,
+        timed.name = KernelCaseName(Family::kGemm, "", precision_name, device_name,
                                     desc.ToString());
         timed.family = FamilyName(Family::kGemm);
         timed.unit = benchmark::kMillisecond;

@@ -63,19 +63,20 @@ class KernelWorkload : public Workload {
 }  // namespace
 
 absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness) {
-  auto wants = [&](const std::string& family) {
+  auto wants = [&](Family family) {
     for (const auto& f : options.families)
-      if (f == family) return true;
+      if (f == FamilyName(family)) return true;
     return false;
   };
   std::set<std::string> seen;
   for (const std::string& model : options.kernel.models) {
     ASSIGN_OR_RETURN(Graph graph, KernelModelGraph(options, model));
-    std::map<std::string, int> per_family;
+    std::map<Family, int> per_family;
     for (const LayerCases& layer : GraphLayerCases(graph)) {
-      if (!wants(layer.family)) continue;
+      const Family family = *layer.family;
+      if (!wants(family)) continue;
       if (!seen.insert(layer.shape).second) continue;
-      if (options.kernel.max_shapes > 0 && per_family[layer.family]++ >= options.kernel.max_shapes)
+      if (options.kernel.max_shapes > 0 && per_family[family]++ >= options.kernel.max_shapes)
         continue;
       for (const std::string& device_name : KernelDevices(options)) {
         ASSIGN_OR_RETURN(const Device device, Device::Parse(device_name));
@@ -86,8 +87,8 @@ absl::Status RegisterKernelCases(const SuiteOptions& options, Harness& harness) 
                                device};
             TimedCase timed;
             timed.name =
-                KernelCaseName(layer.family, pass.name, precision_name, device_name, layer.shape);
-            timed.family = layer.family;
+                KernelCaseName(family, pass.name, precision_name, device_name, layer.shape);
+            timed.family = FamilyName(family);
             timed.unit = benchmark::kMicrosecond;
             timed.prepare = [c, &options] { return KernelWorkload::Prepare(c, options); };
             harness.Register(std::move(timed));

@@ -15,7 +15,7 @@ std::vector<LayerCases> GraphLayerCases(const Graph& graph) {
     for (int in : node.inputs) inputs_need_grad = inputs_need_grad || needs_grad[in];
     LayerCases c =
         std::visit([&](const auto& d) { return LayerCasesOf(d, inputs_need_grad); }, node.op);
-    if (c.family.empty()) continue;  // no kernel cases for this op
+    if (!c.family) continue;  // no kernel cases for this op
     c.node = static_cast<int>(i);
     if (!node.inputs.empty()) c.input = graph.nodes[node.inputs[0]].output;
     out.push_back(std::move(c));

@@ -5,9 +5,11 @@
 #ifndef CNNBENCH_BENCH_LAYER_CASES_H_
 #define CNNBENCH_BENCH_LAYER_CASES_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/names.h"
 #include "kernels/op_traits.h"
 #include "models/graph.h"
 
@@ -23,7 +25,7 @@ struct LayerPass {
 
 struct LayerCases {
   int node = -1;
-  std::string family;  // conv, fc, pool, batchnorm, relu
+  std::optional<Family> family;  // conv, fc, pool, batchnorm, relu; none: no kernel cases
   std::string shape;   // the descriptor's canonical string
   Shape input;         // the logical shape of its (first) input in the network
   // In step order. Batch norm's "bwd" runs both of its backward passes; a
@@ -42,9 +44,9 @@ template <typename T>
 LayerCases LayerCasesOf(const T& desc, bool inputs_need_grad) {
   LayerCases c;
   const BenchFact fact = OpTraits<T>::Bench(desc);
-  c.family = fact.family;
   c.shape = desc.ToString();
-  if (fact.family.empty()) return c;
+  if (!fact.family) return c;
+  c.family = CaseFamilyOf(*fact.family);
   for (const BenchPassFact& p : fact.passes)
     if (!p.needs_input_gradient || inputs_need_grad) c.passes.push_back({p.name, p.pass});
   return c;

@@ -391,12 +391,11 @@ CaseName CaseName::Infer(absl::string_view model, absl::string_view precision,
   return c;
 }
 
-CaseName CaseName::Kernel(absl::string_view family, absl::string_view pass,
-                          absl::string_view precision, absl::string_view device,
-                          absl::string_view shape) {
+CaseName CaseName::Kernel(Family family, absl::string_view pass, absl::string_view precision,
+                          absl::string_view device, absl::string_view shape) {
   CaseName c;
-  c.family = std::string(family);
-  if (family == "pool") {
+  c.family = FamilyName(family);
+  if (family == Family::kPool) {
     std::pair<std::string, std::string> parts = absl::StrSplit(pass, absl::MaxSplits('/', 1));
     c.algorithm = parts.first;
     c.pass = parts.second;
@@ -487,7 +486,7 @@ std::string TrainCaseName(absl::string_view model, absl::string_view precision,
   return CaseName::Train(model, precision, data, batch, gpus, replicas).ToString();
 }
 
-std::string KernelCaseName(absl::string_view family, absl::string_view pass,
+std::string KernelCaseName(Family family, absl::string_view pass,
                            absl::string_view precision, absl::string_view device,
                            absl::string_view shape) {
   return CaseName::Kernel(family, pass, precision, device, shape).ToString();

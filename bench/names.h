@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kernels/op_traits.h"
 
 namespace cnnbench::bench {
 
@@ -89,6 +90,39 @@ constexpr bool InFamilyOrder(const FamilyTable<T>& table) {
   for (size_t i = 0; i < table.size(); ++i)
     if (static_cast<size_t>(table[i].family) != i) return false;
   return true;
+}
+
+// The case family of each kernel-case family an op's traits name
+// (kernels/op_traits.h BenchFact::family), keyed by KernelCaseFamily: entry
+// i is KernelCaseFamily i's, checked at compile time below, so a kernel-case
+// family added to op_traits.h does not build until it has its case family
+// here (and names_test checks that family's name grammar takes the op's
+// descriptors and passes).
+struct KernelCaseFamilyEntry {
+  KernelCaseFamily kernel;
+  Family family;
+};
+inline constexpr std::array<KernelCaseFamilyEntry, kKernelCaseFamilyCount> kKernelCaseFamilies = {{
+    {KernelCaseFamily::kConv, Family::kConv},
+    {KernelCaseFamily::kFc, Family::kFc},
+    {KernelCaseFamily::kPool, Family::kPool},
+    {KernelCaseFamily::kBatchNorm, Family::kBatchNorm},
+    {KernelCaseFamily::kRelu, Family::kRelu},
+}};
+constexpr bool KernelCaseFamiliesInOrder() {
+  for (size_t i = 0; i < kKernelCaseFamilies.size(); ++i) {
+    if (static_cast<size_t>(kKernelCaseFamilies[i].kernel) != i) return false;
+    if (kKernelCaseFamilies[i].family == Family::kCount) return false;
+    for (size_t j = 0; j < i; ++j)
+      if (kKernelCaseFamilies[j].family == kKernelCaseFamilies[i].family) return false;
+  }
+  return true;
+}
+static_assert(KernelCaseFamiliesInOrder(),
+              "kKernelCaseFamilies: one entry per KernelCaseFamily, in its order, each a "
+              "distinct case family");
+constexpr Family CaseFamilyOf(KernelCaseFamily kernel) {
+  return kKernelCaseFamilies[static_cast<size_t>(kernel)].family;
 }
 
 struct CaseName;
@@ -173,7 +207,7 @@ struct CaseName {
   static CaseName Infer(absl::string_view model, absl::string_view precision,
                         absl::string_view data, int64_t batch, int gpus);
   // Pool's `pass` is "max/fwd" etc. (algorithm/pass), as in the name.
-  static CaseName Kernel(absl::string_view family, absl::string_view pass,
+  static CaseName Kernel(Family family, absl::string_view pass,
                          absl::string_view precision, absl::string_view device,
                          absl::string_view shape);
   // `family`: a collective's (allreduce, allgather, ...).
@@ -209,7 +243,7 @@ struct CaseName {
 // Shorthands for CaseName::X(...).ToString().
 std::string TrainCaseName(absl::string_view model, absl::string_view precision,
                           absl::string_view data, int64_t batch, int gpus, int replicas = 1);
-std::string KernelCaseName(absl::string_view family, absl::string_view pass,
+std::string KernelCaseName(Family family, absl::string_view pass,
                            absl::string_view precision, absl::string_view device,
                            absl::string_view shape);  // pool: pass is "max/fwd" etc.
 std::string CollectiveCaseName(absl::string_view family, absl::string_view impl,

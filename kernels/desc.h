@@ -222,10 +222,13 @@ std::string OpDescToString(const OpDesc& desc);
 bool HasParameters(const OpDesc& desc);
 // Dispatches on the prefix before ':' ("conv", "pool", "fc", ...).
 absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text);
-// "conv", "pool", "fc", "bn", "relu", "lrn", "dropout", "concat", "add", "softmax_xent", "gemm".
+// The descriptor's name prefix: "conv", "pool", "fc", "bn", ... (OpKinds()).
 absl::string_view OpKind(const OpDesc& desc);
 // Every kind, in OpDesc's order. Each op's facts: kernels/op_traits.h.
 std::vector<absl::string_view> OpKinds();
+// Every op's small sample descriptor (OpTraits<T>::kSample), in OpDesc's
+// order: what the tests that cover every op iterate.
+std::vector<absl::string_view> OpSamples();
 
 }  // namespace cnnbench
 

@@ -74,6 +74,8 @@ bool HasParameters(const OpDesc& desc) { return !ParameterShapes(desc).empty(); 
 
 std::vector<absl::string_view> OpKinds() { return OpKindsOf<OpDesc>(); }
 
+std::vector<absl::string_view> OpSamples() { return OpSamplesOf<OpDesc>(); }
+
 absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text) { return ParseOpOf<OpDesc>(text); }
 
 }  // namespace cnnbench

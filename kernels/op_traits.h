@@ -6,6 +6,9 @@
 //
 // Each specialisation says:
 //   kKind                 the descriptor's name prefix ("conv" in "conv:...")
+//   kSample               a small descriptor of the op in canonical form,
+//                         which every backend creates: the tests that cover
+//                         every op iterate OpDesc's samples (OpSamples())
 //   Parameters(d)         the trainable tensors' logical shapes, in the
 //                         kernel signature's order (kernel.h)
 //   Init(d, i)            how parameter i starts (train/init.h draws it)
@@ -21,8 +24,9 @@
 //   ReshapedInput(d)      the (N,C,H,W) it reads a plain input of the same
 //                         element count as (an fc's (N,C) output), where
 //                         its descriptor fixes one
-//   Bench(d)              its kernel-case family and the passes a training
-//                         step runs ("" when it has no kernel cases)
+//   Bench(d)              its kernel-case family (a KernelCaseFamily, none
+//                         when it has no kernel cases) and the passes a
+//                         training step runs
 //   WithRelu(d, use)      the op with a following ReLU folded in, where it
 //                         takes one in a plan of that use (train/fusion.h)
 #ifndef CNNBENCH_KERNELS_OP_TRAITS_H_
@@ -73,8 +77,15 @@ struct BenchPassFact {
   OpPass pass = OpPass::kForward;
   bool needs_input_gradient = false;
 };
+// The families of per-layer kernel cases. The suite's case family of each
+// is bench/names.h's kKernelCaseFamilies, a table keyed by this enum and
+// checked complete and in order at compile time: a family added here does
+// not build until the suite has its case family.
+enum class KernelCaseFamily { kConv, kFc, kPool, kBatchNorm, kRelu, kCount };
+inline constexpr size_t kKernelCaseFamilyCount = static_cast<size_t>(KernelCaseFamily::kCount);
+
 struct BenchFact {
-  std::string family;  // conv, fc, pool, batchnorm, relu; "" for no kernel cases
+  std::optional<KernelCaseFamily> family;  // none: the op has no kernel cases
   std::vector<BenchPassFact> passes;
 };
 
@@ -85,8 +96,8 @@ namespace op_traits_internal {
 inline double Bytes(const Dims4& d, DType t) {
   return static_cast<double>(SizeOf(t)) * static_cast<double>(d.elements());
 }
-inline BenchFact TrainingPasses(std::string family, bool weights) {
-  BenchFact f{std::move(family), {{"fwd", OpPass::kForward, false}}};
+inline BenchFact TrainingPasses(KernelCaseFamily family, bool weights) {
+  BenchFact f{family, {{"fwd", OpPass::kForward, false}}};
   if (weights) {
     f.passes.push_back({"bwd_data", OpPass::kBackwardData, true});
     f.passes.push_back({"bwd_filter", OpPass::kBackwardWeights, false});
@@ -123,6 +134,7 @@ struct OpTraits<ConvDesc> {
   static std::vector<Shape> State(const ConvDesc&) { return {}; }
   static float StateStart(const ConvDesc&, int) { return 0; }
   static constexpr absl::string_view kKind = "conv";
+  static constexpr absl::string_view kSample = "conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1";
   static std::vector<Shape> Parameters(const ConvDesc& d) {
     std::vector<Shape> p = {d.weights_shape()};
     if (d.bias) p.push_back(Shape{d.k});
@@ -139,7 +151,7 @@ struct OpTraits<ConvDesc> {
   static std::optional<Dims4> ActivationInput(const ConvDesc& d) { return d.input(); }
   static std::optional<Shape> ReshapedInput(const ConvDesc&) { return std::nullopt; }
   static BenchFact Bench(const ConvDesc&) {
-    return op_traits_internal::TrainingPasses("conv", /*weights=*/true);
+    return op_traits_internal::TrainingPasses(KernelCaseFamily::kConv, /*weights=*/true);
   }
   // The ReLU as the convolution's epilogue, in every plan: in training the
   // backward masks dy once for both passes (Kernel::Backward), the traffic
@@ -157,6 +169,7 @@ struct OpTraits<ConvDesc> {
 template <>
 struct OpTraits<PoolDesc> : NoTrainedTensors<PoolDesc>, NoFusedRelu<PoolDesc> {
   static constexpr absl::string_view kKind = "pool";
+  static constexpr absl::string_view kSample = "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0";
   static double ForwardFlops(const PoolDesc&) { return 0; }
   // Forward reads x and writes y; backward reads x, y (or the argmax) and
   // dy, and writes dx.
@@ -169,7 +182,7 @@ struct OpTraits<PoolDesc> : NoTrainedTensors<PoolDesc>, NoFusedRelu<PoolDesc> {
   static std::optional<Shape> ReshapedInput(const PoolDesc&) { return std::nullopt; }
   static BenchFact Bench(const PoolDesc& d) {
     const std::string alg = d.algorithm == PoolAlgorithm::kMax ? "max" : "avg";
-    return {"pool",
+    return {KernelCaseFamily::kPool,
             {{alg + "/fwd", OpPass::kForward, false}, {alg + "/bwd", OpPass::kBackwardData, true}}};
   }
 };
@@ -180,6 +193,7 @@ struct OpTraits<FcDesc> : NoFusedRelu<FcDesc> {
   static std::vector<Shape> State(const FcDesc&) { return {}; }
   static float StateStart(const FcDesc&, int) { return 0; }
   static constexpr absl::string_view kKind = "fc";
+  static constexpr absl::string_view kSample = "fc:mb2ic12oc5";
   static std::vector<Shape> Parameters(const FcDesc& d) {
     std::vector<Shape> p = {Shape{d.oc, d.ic}};
     if (d.bias) p.push_back(Shape{d.oc});
@@ -194,13 +208,14 @@ struct OpTraits<FcDesc> : NoFusedRelu<FcDesc> {
   static std::optional<Dims4> ActivationInput(const FcDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const FcDesc&) { return std::nullopt; }
   static BenchFact Bench(const FcDesc&) {
-    return op_traits_internal::TrainingPasses("fc", /*weights=*/true);
+    return op_traits_internal::TrainingPasses(KernelCaseFamily::kFc, /*weights=*/true);
   }
 };
 
 template <>
 struct OpTraits<BatchNormDesc> {
   static constexpr absl::string_view kKind = "bn";
+  static constexpr absl::string_view kSample = "bn:mb2ic3ih4iw4_eps0.001mom0.997";
   // {gamma, beta}, or {beta} without scale.
   static std::vector<Shape> Parameters(const BatchNormDesc& d) {
     if (d.scale) return {Shape{d.dims.c}, Shape{d.dims.c}};
@@ -225,7 +240,7 @@ struct OpTraits<BatchNormDesc> {
   static std::optional<Shape> ReshapedInput(const BatchNormDesc& d) { return d.dims.shape(); }
   // "bwd" runs both backward passes (dx and the parameters' gradients).
   static BenchFact Bench(const BatchNormDesc&) {
-    return {"batchnorm", {{"fwd", OpPass::kForward, false}, {"bwd", OpPass::kBackwardData, false}}};
+    return {KernelCaseFamily::kBatchNorm, {{"fwd", OpPass::kForward, false}, {"bwd", OpPass::kBackwardData, false}}};
   }
   static std::optional<BatchNormDesc> WithRelu(const BatchNormDesc& d, PlanUse) {
     if (d.relu) return std::nullopt;
@@ -238,6 +253,7 @@ struct OpTraits<BatchNormDesc> {
 template <>
 struct OpTraits<ReluDesc> : NoTrainedTensors<ReluDesc>, NoFusedRelu<ReluDesc> {
   static constexpr absl::string_view kKind = "relu";
+  static constexpr absl::string_view kSample = "relu:mb2ic3ih4iw4";
   static double ForwardFlops(const ReluDesc&) { return 0; }
   // Forward reads x and writes y; backward reads x and dy and writes dx.
   static double PassBytes(const ReluDesc& d, OpPass pass, DType t) {
@@ -247,13 +263,14 @@ struct OpTraits<ReluDesc> : NoTrainedTensors<ReluDesc>, NoFusedRelu<ReluDesc> {
   static std::optional<Dims4> ActivationInput(const ReluDesc& d) { return d.dims; }
   static std::optional<Shape> ReshapedInput(const ReluDesc& d) { return d.dims.shape(); }
   static BenchFact Bench(const ReluDesc&) {
-    return op_traits_internal::TrainingPasses("relu", /*weights=*/false);
+    return op_traits_internal::TrainingPasses(KernelCaseFamily::kRelu, /*weights=*/false);
   }
 };
 
 template <>
 struct OpTraits<LrnDesc> : NoTrainedTensors<LrnDesc>, NoKernelCases<LrnDesc>, NoFusedRelu<LrnDesc> {
   static constexpr absl::string_view kKind = "lrn";
+  static constexpr absl::string_view kSample = "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75";
   static double ForwardFlops(const LrnDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const LrnDesc& d) { return d.dims; }
   static std::optional<Shape> ReshapedInput(const LrnDesc& d) { return d.dims.shape(); }
@@ -263,6 +280,7 @@ template <>
 struct OpTraits<DropoutDesc>
     : NoTrainedTensors<DropoutDesc>, NoKernelCases<DropoutDesc>, NoFusedRelu<DropoutDesc> {
   static constexpr absl::string_view kKind = "dropout";
+  static constexpr absl::string_view kSample = "dropout:mb2ic3ih4iw4_p0.5";
   static double ForwardFlops(const DropoutDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const DropoutDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const DropoutDesc& d) { return d.dims.shape(); }
@@ -272,6 +290,7 @@ template <>
 struct OpTraits<ConcatDesc>
     : NoTrainedTensors<ConcatDesc>, NoKernelCases<ConcatDesc>, NoFusedRelu<ConcatDesc> {
   static constexpr absl::string_view kKind = "concat";
+  static constexpr absl::string_view kSample = "concat:mb2ih4iw4_ic3:5";
   static double ForwardFlops(const ConcatDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const ConcatDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const ConcatDesc&) { return std::nullopt; }
@@ -281,6 +300,7 @@ template <>
 struct OpTraits<ChannelPadDesc>
     : NoTrainedTensors<ChannelPadDesc>, NoKernelCases<ChannelPadDesc>, NoFusedRelu<ChannelPadDesc> {
   static constexpr absl::string_view kKind = "chpad";
+  static constexpr absl::string_view kSample = "chpad:mb2ic3ih4iw4_b1a2";
   static double ForwardFlops(const ChannelPadDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const ChannelPadDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const ChannelPadDesc&) { return std::nullopt; }
@@ -289,6 +309,7 @@ struct OpTraits<ChannelPadDesc>
 template <>
 struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static constexpr absl::string_view kKind = "add";
+  static constexpr absl::string_view kSample = "add:mb2ic3ih4iw4";
   static double ForwardFlops(const AddDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const AddDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const AddDesc& d) { return d.dims.shape(); }
@@ -305,6 +326,7 @@ struct OpTraits<SoftmaxXentDesc> : NoTrainedTensors<SoftmaxXentDesc>,
                                    NoKernelCases<SoftmaxXentDesc>,
                                    NoFusedRelu<SoftmaxXentDesc> {
   static constexpr absl::string_view kKind = "softmax_xent";
+  static constexpr absl::string_view kSample = "softmax_xent:mb2ic5";
   static double ForwardFlops(const SoftmaxXentDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const SoftmaxXentDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const SoftmaxXentDesc&) { return std::nullopt; }
@@ -315,6 +337,7 @@ struct OpTraits<SoftmaxXentDesc> : NoTrainedTensors<SoftmaxXentDesc>,
 template <>
 struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedRelu<GemmDesc> {
   static constexpr absl::string_view kKind = "gemm";
+  static constexpr absl::string_view kSample = "gemm:m4n5k6";
   static double ForwardFlops(const GemmDesc& d) { return d.Flops(); }
   static double PassBytes(const GemmDesc&, OpPass, DType) { return 0; }  // compute-bound
   static BenchFact Bench(const GemmDesc&) { return {}; }  // the gemm family's own sweep
@@ -352,6 +375,17 @@ std::vector<absl::string_view> OpKindsOf(std::index_sequence<I...>) {
 template <typename Variant>
 std::vector<absl::string_view> OpKindsOf() {
   return OpKindsOf<Variant>(std::make_index_sequence<std::variant_size_v<Variant>>());
+}
+
+// Each alternative's kSample, in the variant's order (OpSamples() is
+// OpSamplesOf<OpDesc>()).
+template <typename Variant, size_t... I>
+std::vector<absl::string_view> OpSamplesOf(std::index_sequence<I...>) {
+  return {OpTraits<std::variant_alternative_t<I, Variant>>::kSample...};
+}
+template <typename Variant>
+std::vector<absl::string_view> OpSamplesOf() {
+  return OpSamplesOf<Variant>(std::make_index_sequence<std::variant_size_v<Variant>>());
 }
 
 template <typename Variant, size_t I = 0>

@@ -99,7 +99,7 @@ std::map<int, CaseSeconds> LayerCaseSeconds(const Graph& graph, const std::strin
     CaseSeconds& s = out[layer.node];
     for (const bench::LayerPass& pass : layer.passes) {
       const std::string name =
-          bench::KernelCaseName(layer.family, pass.name, precision, "cpu", layer.shape);
+          bench::KernelCaseName(*layer.family, pass.name, precision, "cpu", layer.shape);
       auto it = means.find(name);
       if (it == means.end()) {
         std::fprintf(stderr, "missing kernel case: %s\n", name.c_str());

@@ -72,7 +72,8 @@ TEST(LayerAgreementTest, KernelCasesRunWhatTheStepRuns) {
   std::set<std::string> families;
   for (const LayerCases& layer : layers) {
     const Node& node = graph->nodes[layer.node];
-    families.insert(layer.family);
+    ASSERT_TRUE(layer.family.has_value());
+    families.insert(FamilyName(*layer.family));
     SCOPED_TRACE(node.name + " " + layer.shape);
 
     // Same descriptor: the name's shape part is the layer's, to the field.
@@ -112,11 +113,11 @@ TEST(LayerAgreementTest, KernelCasesRunWhatTheStepRuns) {
   EXPECT_EQ(PassNames(layers[1]), (std::vector<std::string>{"fwd", "bwd"}));  // relu0
   EXPECT_EQ(PassNames(layers[2]), (std::vector<std::string>{"fwd", "bwd_data", "bwd_filter"}));
   for (const LayerCases& layer : layers) {
-    if (layer.family == "batchnorm") {
+    if (layer.family == Family::kBatchNorm) {
       EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"fwd", "bwd"}));
-    } else if (layer.family == "pool") {
+    } else if (layer.family == Family::kPool) {
       EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"max/fwd", "max/bwd"}));
-    } else if (layer.family == "fc") {
+    } else if (layer.family == Family::kFc) {
       EXPECT_EQ(PassNames(layer), (std::vector<std::string>{"fwd", "bwd_data", "bwd_filter"}));
     }
   }

@@ -195,14 +195,14 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   // count, passes and shape prefix must accept what the printer writes.
   const std::vector<CaseName> examples = {
       CaseName::Train("resnet50", "fp32", "synthetic", 32, 1),
-      CaseName::Kernel("conv", "bwd_data", "fp32", "cpu",
+      CaseName::Kernel(Family::kConv, "bwd_data", "fp32", "cpu",
                        "conv:mb64_ic256oc512_ih56oh28kh1sh2ph0_iw56ow28kw1sw2pw0"),
-      CaseName::Kernel("fc", "bwd_filter", "bf16", "cuda:1", "fc:mb1ic2oc3"),
-      CaseName::Kernel("pool", "avg/bwd", "fp32", "cpu",
+      CaseName::Kernel(Family::kFc, "bwd_filter", "bf16", "cuda:1", "fc:mb1ic2oc3"),
+      CaseName::Kernel(Family::kPool, "avg/bwd", "fp32", "cpu",
                        "pool:avg_mb32ic64_ih112oh55kh3sh2ph0_iw112ow55kw3sw2pw0"),
-      CaseName::Kernel("batchnorm", "bwd", "fp16", "cpu", "bn:mb32ic64ih56iw56_eps0.001mom0.997"),
-      CaseName::Kernel("relu", "fwd", "fp32", "cpu", "relu:mb32ic64ih56iw56"),
-      CaseName::Kernel("gemm", "", "tf32", "cuda", "gemm:m1n2k3"),
+      CaseName::Kernel(Family::kBatchNorm, "bwd", "fp16", "cpu", "bn:mb32ic64ih56iw56_eps0.001mom0.997"),
+      CaseName::Kernel(Family::kRelu, "fwd", "fp32", "cpu", "relu:mb32ic64ih56iw56"),
+      CaseName::Kernel(Family::kGemm, "", "tf32", "cuda", "gemm:m1n2k3"),
       CaseName::Collective("allreduce", "nccl", "fp16", "sum", 1024, 8),
       CaseName::Collective("allgather", "local", "fp32", "none", 96, 3),
       CaseName::Collective("reducescatter", "mpi", "bf16", "avg", 64, 2),
@@ -321,8 +321,8 @@ TEST(NamesTest, CaseNamesOrderAndCompareByEveryPart) {
   EXPECT_FALSE(a == b);
   EXPECT_TRUE(a < b);
   EXPECT_FALSE(b < a);
-  const CaseName max = CaseName::Kernel("pool", "max/fwd", "fp32", "cpu", "pool:x");
-  const CaseName avg = CaseName::Kernel("pool", "avg/fwd", "fp32", "cpu", "pool:x");
+  const CaseName max = CaseName::Kernel(Family::kPool, "max/fwd", "fp32", "cpu", "pool:x");
+  const CaseName avg = CaseName::Kernel(Family::kPool, "avg/fwd", "fp32", "cpu", "pool:x");
   EXPECT_EQ(max.algorithm, "max");
   EXPECT_EQ(max.pass, "fwd");
   EXPECT_FALSE(max == avg);

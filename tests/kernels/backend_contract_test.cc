@@ -11,6 +11,7 @@
 #include "core/device.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "kernels/desc.h"
 #include "kernels/kernel.h"
 
 namespace cnnbench {
@@ -115,12 +116,8 @@ TEST_P(BackendContractTest, EveryOpIsCreatedThroughTheOneDispatch) {
     for (const TensorSpec& s : specs) out.push_back(s.shape);
     return out;
   };
-  for (const char* text :
-       {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1",
-        "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0", "fc:mb2ic12oc5",
-        "bn:mb2ic3ih4iw4_eps0.001mom0.997", "relu:mb2ic3ih4iw4",
-        "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75", "dropout:mb2ic3ih4iw4_p0.5", "concat:mb2ih4iw4_ic3:5",
-        "add:mb2ic3ih4iw4", "chpad:mb2ic3ih4iw4_b1a2", "softmax_xent:mb2ic5", "gemm:m4n5k6"}) {
+  // Every alternative of OpDesc, by its traits' sample (kernels/op_traits.h).
+  for (const absl::string_view text : OpSamples()) {
     auto desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
     auto kernel = backend_->Create(*desc, DType::kF32, {});

@@ -55,6 +55,7 @@ struct ToyScaleDesc {
 template <>
 struct OpTraits<ToyScaleDesc> {
   static constexpr absl::string_view kKind = "toyscale";
+  static constexpr absl::string_view kSample = "toyscale:mb2ic3ih4iw5";
   static std::vector<Shape> Parameters(const ToyScaleDesc& d) { return {Shape{d.dims.c}}; }
   static ParamFact Init(const ToyScaleDesc&, int) { return {ParamInit::kOne}; }
   static std::vector<Shape> State(const ToyScaleDesc&) { return {}; }
@@ -69,7 +70,7 @@ struct OpTraits<ToyScaleDesc> {
   static std::optional<Dims4> ActivationInput(const ToyScaleDesc& d) { return d.dims; }
   static std::optional<Shape> ReshapedInput(const ToyScaleDesc& d) { return d.dims.shape(); }
   static BenchFact Bench(const ToyScaleDesc&) {
-    return {"toyscale",
+    return {KernelCaseFamily::kConv,  // a family of the suite's; its passes are conv's
             {{"fwd", OpPass::kForward, false},
              {"bwd_data", OpPass::kBackwardData, true},
              {"bwd_filter", OpPass::kBackwardWeights, false}}};
@@ -102,7 +103,7 @@ TEST(OpTraitsTest, AToyOpGetsEveryFactFromItsTraitsAlone) {
 
   // Its kernel cases, as the suite registers them for a layer.
   const bench::LayerCases with_dx = bench::LayerCasesOf(toy, /*inputs_need_grad=*/true);
-  EXPECT_EQ(with_dx.family, "toyscale");
+  EXPECT_EQ(with_dx.family, bench::Family::kConv);
   EXPECT_EQ(with_dx.shape, text);
   ASSERT_EQ(with_dx.passes.size(), 3u);
   EXPECT_EQ(with_dx.passes[1].name, "bwd_data");
@@ -111,24 +112,61 @@ TEST(OpTraitsTest, AToyOpGetsEveryFactFromItsTraitsAlone) {
   EXPECT_EQ(first_layer.passes[1].name, "bwd_filter");
 }
 
+// Every alternative of OpDesc, through its traits' sample: the kinds are
+// distinct, and each sample parses to its own alternative and prints back.
 TEST(OpTraitsTest, EveryKindParsesAndTheUnknownListsThem) {
   const std::vector<absl::string_view> kinds = OpKinds();
-  EXPECT_EQ(absl::StrJoin(kinds, ","),
-            "conv,pool,fc,bn,relu,lrn,dropout,concat,add,softmax_xent,gemm,chpad");
+  const std::vector<absl::string_view> samples = OpSamples();
+  ASSERT_EQ(kinds.size(), std::variant_size_v<OpDesc>);
+  ASSERT_EQ(samples.size(), kinds.size());
   EXPECT_EQ(std::set<absl::string_view>(kinds.begin(), kinds.end()).size(), kinds.size());
-  for (const char* text : {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1", "fc:mb2ic8oc4",
-                           "bn:mb2ic4ih3iw3_eps0.001mom0.9", "relu:mb2ic4ih3iw3", "gemm:m8n8k8"}) {
-    auto op = ParseOpDesc(text);
-    ASSERT_TRUE(op.ok()) << text << ": " << op.status();
-    EXPECT_EQ(OpDescToString(*op), text);
-    EXPECT_EQ(OpKind(*op), absl::string_view(text).substr(0, absl::string_view(text).find(':')));
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto op = ParseOpDesc(samples[i]);
+    ASSERT_TRUE(op.ok()) << samples[i] << ": " << op.status();
+    EXPECT_EQ(op->index(), i) << samples[i] << " parses as another op";
+    EXPECT_EQ(OpDescToString(*op), samples[i]);
+    EXPECT_EQ(OpKind(*op), kinds[i]);
+    EXPECT_TRUE(absl::StartsWith(samples[i], absl::StrCat(kinds[i], ":"))) << samples[i];
   }
   auto bad = ParseOpDesc("gelu:mb1ic2ih3iw4");
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(),
-                                "unknown op 'gelu' (known: conv, pool, fc, bn, relu, lrn, "
-                                "dropout, concat, add, softmax_xent, gemm, chpad)"))
+                                absl::StrCat("unknown op 'gelu' (known: ", absl::StrJoin(kinds, ", "),
+                                             ")")))
       << bad.status();
+}
+
+// Every op whose traits name a kernel-case family: that family is one the
+// suite registers, its descriptors are the op's kind, and each pass's case
+// name parses back to the same case (the suite registers and the report
+// reads exactly these names).
+TEST(OpTraitsTest, EveryKernelCaseFamilyIsTheSuitesAndItsNamesRoundTrip) {
+  std::set<bench::Family> covered;
+  for (absl::string_view sample : OpSamples()) {
+    auto op = ParseOpDesc(sample);
+    ASSERT_TRUE(op.ok()) << sample;
+    const BenchFact fact = BenchFacts(*op);
+    if (!fact.family) {
+      EXPECT_TRUE(fact.passes.empty()) << sample;
+      continue;
+    }
+    const bench::Family id = bench::CaseFamilyOf(*fact.family);
+    covered.insert(id);
+    const bench::CaseFamily& family = bench::FamilyOf(id);
+    EXPECT_TRUE(family.registered) << sample;
+    EXPECT_EQ(family.shape_kind, OpKind(*op)) << sample;
+    ASSERT_FALSE(fact.passes.empty()) << sample;
+    for (const BenchPassFact& pass : fact.passes) {
+      const std::string name =
+          bench::KernelCaseName(id, pass.name, "fp32", "cpu", std::string(sample));
+      auto parsed = bench::ParseCaseName(name);
+      ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status();
+      EXPECT_EQ(parsed->ToString(), name);
+      EXPECT_TRUE(parsed->Is(id)) << name;
+    }
+  }
+  // Every kernel-case family has an op.
+  EXPECT_EQ(covered.size(), kKernelCaseFamilyCount);
 }
 
 // Every distinct layer of the zoo: the reference backend's kernel has the
@@ -167,18 +205,22 @@ TEST(OpTraitsTest, FlopsBytesAndFamiliesFollowTheOp) {
   auto graph = BuildModel("resnet50_v1.5", {.batch = 2});
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::set<std::string> families;
+  auto name = [](const BenchFact& f) {
+    return f.family ? bench::FamilyName(bench::CaseFamilyOf(*f.family)) : std::string();
+  };
   for (const Node& node : graph->nodes) {
     if (node.kind != Node::Kind::kOp) continue;
     const absl::string_view kind = OpKind(node.op);
     const BenchFact bench = BenchFacts(node.op);
-    families.insert(bench.family);
+    families.insert(name(bench));
     if (kind == "conv" || kind == "fc") {
       EXPECT_GT(ForwardFlops(node.op), 0) << node.name;
       EXPECT_EQ(PassBytes(node.op, OpPass::kForward, DType::kF32), 0) << node.name;
     } else {
       EXPECT_EQ(ForwardFlops(node.op), 0) << node.name;
     }
-    if (bench.family == "pool" || bench.family == "batchnorm" || bench.family == "relu") {
+    if (bench.family == KernelCaseFamily::kPool || bench.family == KernelCaseFamily::kBatchNorm ||
+        bench.family == KernelCaseFamily::kRelu) {
       EXPECT_GT(PassBytes(node.op, OpPass::kBackwardData, DType::kBF16), 0) << node.name;
     }
   }
