@@ -10,7 +10,7 @@
 //
 //   addr2line -f -C -e bazel-bin/bench/all 0x1a2b3c
 //
-// SIGINT and SIGTERM keep whatever handler they had (bench/interrupt.cc's).
+// SIGINT and SIGTERM keep whatever handler they had (bench/harness/interrupt.cc's).
 // The signal is then raised again with its default action, so the exit
 // status stays 128 + the signal.
 #ifndef CNNBENCH_CORE_CRASH_HANDLER_H_

@@ -78,7 +78,7 @@ struct BenchPassFact {
   bool needs_input_gradient = false;
 };
 // The families of per-layer kernel cases. The suite's case family of each
-// is bench/names.h's kKernelCaseFamilies, a table keyed by this enum and
+// is bench/suite/names.h's kKernelCaseFamilies, a table keyed by this enum and
 // checked complete and in order at compile time: a family added here does
 // not build until the suite has its case family.
 enum class KernelCaseFamily { kConv, kFc, kPool, kBatchNorm, kRelu, kCount };
@@ -333,7 +333,7 @@ struct OpTraits<SoftmaxXentDesc> : NoTrainedTensors<SoftmaxXentDesc>,
 };
 
 // A GEMM as an op: its cases are the gemm family's own sweep
-// (bench/gemm_cases.cc), not layer kernel cases.
+// (bench/cases/kernel/gemm_cases.cc), not layer kernel cases.
 template <>
 struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedRelu<GemmDesc> {
   static constexpr absl::string_view kKind = "gemm";

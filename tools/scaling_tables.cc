@@ -12,7 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "bench/names.h"
+#include "bench/suite/names.h"
 #include "core/status.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/run_file.h"

@@ -9,7 +9,7 @@
 //     cases in --json when given); --backend=cuda profiles it on GPU 0
 //     (device events around each layer, no CUDA graph); --trace_file=PATH
 //     writes one more step as a Chrome trace (train/trace.h).
-// Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/layer_cases.h:
+// Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/cases/kernel/layer_cases.h:
 // the passes the step runs); other nodes (add, concat, dropout, loss) and the
 // update have none and are listed as uncovered.
 #include <algorithm>
@@ -27,8 +27,8 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bench/layer_cases.h"
-#include "bench/names.h"
+#include "bench/cases/kernel/layer_cases.h"
+#include "bench/suite/names.h"
 #include "core/compile_log.h"
 #include "core/crash_handler.h"
 #include "core/device.h"

@@ -2,7 +2,7 @@
 // the bytes STREAM counts and check their result; the GPU copies skip
 // without a GPU with the reason; bad kinds and devices are errors; with a
 // GPU visible the family adds the device's copies beside the CPU's.
-#include "bench/bandwidth_cases.h"
+#include "bench/cases/bandwidth/bandwidth_cases.h"
 
 #include <memory>
 #include <set>
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "bench/harness.h"
-#include "bench/names.h"
-#include "bench/peak_cases.h"
-#include "bench/suite.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/names.h"
+#include "bench/cases/peak/peak_cases.h"
+#include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "gtest/gtest.h"

@@ -6,7 +6,7 @@
 // repetition against exact values in every type and reduction (a wrong
 // element skips it, naming the variant, rank and element) and the counters
 // follow nccl-tests.
-#include "bench/collective_cases.h"
+#include "bench/cases/collective/collective_cases.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +22,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bench/flag_values.h"
-#include "bench/harness.h"
-#include "bench/suite.h"
+#include "bench/cli/flag_values.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "kernels/collectives/communicator.h"

@@ -13,8 +13,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/collective_cases.h"
-#include "bench/harness.h"
+#include "bench/cases/collective/collective_cases.h"
+#include "bench/harness/harness.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "kernels/collectives/mpi.h"

@@ -1,4 +1,4 @@
-// ShareConvChoices (bench/suite.h): the ranks of a job end with rank 0's
+// ShareConvChoices (bench/suite/suite.h): the ranks of a job end with rank 0's
 // convolution choices, replacing their own for the same keys, so every
 // rank runs the algorithms rank 0 timed. Two ranks of the `local` group,
 // each with a cache of its own, stand for an MPI job's processes.
@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/suite.h"
+#include "bench/suite/suite.h"
 #include "gtest/gtest.h"
 #include "kernels/collectives/local.h"
 #include "kernels/onednn/conv_choices.h"

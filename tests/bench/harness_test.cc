@@ -3,7 +3,7 @@
 // (and at the end), the repetitions, min time and fixed iteration counts are
 // applied, failures skip with their reason, each iteration is timed around
 // the work, and Google Benchmark's timing flags are read as it reads them.
-#include "bench/harness.h"
+#include "bench/harness/harness.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -13,7 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/step_times.h"
+#include "bench/harness/step_times.h"
 #include "benchmark/benchmark.h"
 #include "core/status.h"
 #include "gtest/gtest.h"
@@ -393,7 +393,7 @@ TEST_F(HarnessTest, OnlyErrorsThatAreNeitherUnsupportedNorOomAreFailures) {
   harness.Register(Fixed("harness_test/wrong", 2,
                          Counting(wrong, {.report = AnnotateStatus(
                                               absl::InternalError("result wrong at (3, 4)"),
-                                              "bench/peak_cases.cc", 9)})));
+                                              "bench/cases/peak/peak_cases.cc", 9)})));
   harness.Register(Fixed("harness_test/oom", 2, [&]() -> absl::StatusOr<std::unique_ptr<Workload>> {
     return AnnotateStatus(OutOfMemoryError("1 TB arena"), "plan.cc", 7);
   }));
@@ -405,7 +405,7 @@ TEST_F(HarnessTest, OnlyErrorsThatAreNeitherUnsupportedNorOomAreFailures) {
   EXPECT_TRUE(IsCaseFailure(absl::InternalError("CUDNN_STATUS_INTERNAL_ERROR")));
   EXPECT_TRUE(IsCaseFailure(absl::DataLossError("corrupt record 3 in train-00000-of-00001")));
   EXPECT_FALSE(IsCaseFailure(AnnotateStatus(absl::UnimplementedError("unsupported: no GPU"),
-                                            "bench/suite.cc", 1)));
+                                            "bench/suite/suite.cc", 1)));
   EXPECT_FALSE(IsCaseFailure(OutOfMemoryError("device allocation of 80 GB")));
   EXPECT_FALSE(IsCaseFailure(absl::CancelledError(kInterruptedMessage)));
   EXPECT_FALSE(IsCaseFailure(absl::OkStatus()));
@@ -461,7 +461,7 @@ TEST_F(HarnessTest, InstanceNamesAreGoogleBenchmarksNames) {
 TEST(SkipMessageTest, StartsWithTheReasonOnceWithoutSourceLocations) {
   const absl::Status oom = AnnotateStatus(
       AnnotateStatus(OutOfMemoryError("host allocation of 8 bytes"), "train/trainer.cc", 313),
-      "bench/train_cases.cc", 73);
+      "bench/cases/train/train_cases.cc", 73);
   EXPECT_EQ(SkipMessage(AnnotateStatus(oom, "train/trainer.cc", 97)),
             "OOM: host allocation of 8 bytes");
   EXPECT_EQ(SkipMessage(AnnotateStatus(absl::UnimplementedError("unsupported: bf16 here"),

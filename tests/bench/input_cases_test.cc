@@ -3,7 +3,7 @@
 // given, report images per second and per-stage counters; a bad --data_dir
 // or flag is an error before any case runs; a bad record fails the case
 // naming its file, or is counted under --on_bad_record=skip.
-#include "bench/input_cases.h"
+#include "bench/cases/input/input_cases.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -14,8 +14,8 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/harness.h"
-#include "bench/suite.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "input/pipeline/dataset_maker.h"

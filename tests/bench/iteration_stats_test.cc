@@ -1,7 +1,7 @@
 // The per-iteration statistics by hand: nearest-rank percentiles on known
 // lists (ties, one sample, an exact rank), tf_cnn_benchmarks' uncertainty
 // and jitter against numpy's definitions worked out here, and the errors.
-#include "bench/iteration_stats.h"
+#include "bench/harness/iteration_stats.h"
 
 #include <cmath>
 #include <vector>

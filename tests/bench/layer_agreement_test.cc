@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "bench/kernel_runner.h"
-#include "bench/layer_cases.h"
+#include "bench/cases/kernel/kernel_runner.h"
+#include "bench/cases/kernel/layer_cases.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "kernels/desc.h"

@@ -1,4 +1,4 @@
-#include "bench/names.h"
+#include "bench/suite/names.h"
 
 #include <algorithm>
 #include <array>

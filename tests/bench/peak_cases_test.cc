@@ -2,14 +2,14 @@
 // run, and report a positive, finite FLOP/s with the ISA path as the label,
 // or are skipped with the reason where the CPU lacks the path. No figure is
 // asserted: this machine is shared.
-#include "bench/peak_cases.h"
+#include "bench/cases/peak/peak_cases.h"
 
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "bench/harness.h"
+#include "bench/harness/harness.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "tests/bench/recorder.h"

@@ -3,7 +3,7 @@
 // CPU energy from RAPL's counters (a fixture folder that mimics powercap),
 // GPU power, clocks and throttling from a fake NVML, and the counters:
 // absent without a sensor, never zeros.
-#include "bench/power_sampler.h"
+#include "bench/harness/power_sampler.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "bench/harness.h"
+#include "bench/harness/harness.h"
 #include "benchmark/benchmark.h"
 
 namespace cnnbench::bench {

@@ -1,8 +1,8 @@
 // The results file's snapshots: a complete file of the cases finished so
 // far, rewritten as each finishes, that the first signal under an MPI
-// launcher renames onto the target (bench/interrupt.h), and that the run's
+// launcher renames onto the target (bench/harness/interrupt.h), and that the run's
 // own file replaces.
-#include "bench/result_output.h"
+#include "bench/output/result_output.h"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/interrupt.h"
+#include "bench/harness/interrupt.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

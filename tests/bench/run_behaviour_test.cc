@@ -17,8 +17,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "bench/harness.h"
-#include "bench/names.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/names.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 

@@ -1,6 +1,6 @@
-// A default run's ending (bench/run_summary.h): the results path by platform
+// A default run's ending (bench/output/run_summary.h): the results path by platform
 // and time, and the report's headline sections kept in its order.
-#include "bench/run_summary.h"
+#include "bench/output/run_summary.h"
 
 #include <sys/stat.h>
 

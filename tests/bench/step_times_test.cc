@@ -1,6 +1,6 @@
 // The kept step times: kept per run name in repetition order, and written
 // into a run's JSON entry as Google Benchmark writes it, still JSON.
-#include "bench/step_times.h"
+#include "bench/harness/step_times.h"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
-// Fuzzes the case-name grammar (bench/names.h): any string parses to a
+// Fuzzes the case-name grammar (bench/suite/names.h): any string parses to a
 // name or an error; a name that parses prints back to a string that parses
 // to the same name.
 #include <string>
 
-#include "bench/names.h"
+#include "bench/suite/names.h"
 #include "gtest/gtest.h"
 #include "tests/fuzz/fuzz_driver.h"
 

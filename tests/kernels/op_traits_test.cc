@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "bench/layer_cases.h"
+#include "bench/cases/kernel/layer_cases.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "kernels/kernel.h"

@@ -167,7 +167,7 @@ class InferEntriesTest(unittest.TestCase):
                          "repeats:5/manual_time")
 
     def test_nearest_rank_percentiles_as_the_suite(self):
-        # bench/iteration_stats.h: the ceil(p/100 x n)-th smallest, no interpolation.
+        # bench/harness/iteration_stats.h: the ceil(p/100 x n)-th smallest, no interpolation.
         ordered = list(range(1, 11))  # 1..10
         self.assertEqual(peer_json.nearest_rank(ordered, 50), 5)
         self.assertEqual(peer_json.nearest_rank(ordered, 90), 9)

@@ -7,7 +7,7 @@ namespace cnnbench::report {
 namespace {
 
 // The report reads names with bench's parser and prints them with its
-// printer (bench/names.h): one CaseName type for the suite and its reports.
+// printer (bench/suite/names.h): one CaseName type for the suite and its reports.
 TEST(CaseNameTest, ParsesTrainNameAndDropsBenchmarkSuffixes) {
   auto name = ParseCaseName("train/resnet50/fp16/real/batch:256/gpus:8/iterations:1/manual_time");
   ASSERT_TRUE(name.ok()) << name.status();

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "bench/names.h"
+#include "bench/suite/names.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tools/report/report.h"

@@ -6,12 +6,12 @@ namespace cnnbench::report {
 namespace {
 
 TEST(UserMessageTest, DropsSourceLocationsAndRepeatedReasons) {
-  EXPECT_EQ(UserMessage("bench/train_cases.cc:56: train/trainer.cc:75: unsupported: bf16 needs "
+  EXPECT_EQ(UserMessage("bench/cases/train/train_cases.cc:56: train/trainer.cc:75: unsupported: bf16 needs "
                         "avx512_bf16"),
             "unsupported: bf16 needs avx512_bf16");
   EXPECT_EQ(UserMessage("OOM: train/executor.cc:90: OOM: needs 32.0 GB, 24.0 GB available"),
             "OOM: needs 32.0 GB, 24.0 GB available");
-  EXPECT_EQ(UserMessage("bench/train_cases.cc:56: OOM: OOM: OOM: cudaMalloc failed"),
+  EXPECT_EQ(UserMessage("bench/cases/train/train_cases.cc:56: OOM: OOM: OOM: cudaMalloc failed"),
             "OOM: cudaMalloc failed");
   EXPECT_EQ(UserMessage("kernels/cuda/conv.cu:12:7: cudnn: CUDNN_STATUS_NOT_SUPPORTED"),
             "cudnn: CUDNN_STATUS_NOT_SUPPORTED");
@@ -31,7 +31,7 @@ TEST(UserMessageTest, KeepsWhatIsNotALocation) {
 }
 
 TEST(FailureNoteTest, SaysSkippedUnlessTheReasonSaysIt) {
-  EXPECT_EQ(FailureNote("bench/train_cases.cc:56: unsupported: no GPU backend in this build"),
+  EXPECT_EQ(FailureNote("bench/cases/train/train_cases.cc:56: unsupported: no GPU backend in this build"),
             "unsupported: no GPU backend in this build");
   EXPECT_EQ(FailureNote("input: no TFRecord shards under /data/imagenet"),
             "skipped: input: no TFRecord shards under /data/imagenet");

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "bench/names.h"
+#include "bench/suite/names.h"
 #include "gtest/gtest.h"
 #include "models/zoo.h"
 

@@ -40,7 +40,7 @@ class UsageError(Exception):
 
 
 def learning_rate(batch, ranks=1):
-    """bench/train_cases.cc: 0.1 at a global batch of 256, scaled linearly."""
+    """bench/cases/train/train_cases.cc: 0.1 at a global batch of 256, scaled linearly."""
     return 0.1 * batch * ranks / 256.0
 
 
@@ -58,7 +58,7 @@ def infer_case_name(model, precision, batch, iterations, repetitions, data="synt
 
 
 def nearest_rank(ordered, percent):
-    """bench/iteration_stats.h: the ceil(p/100 x n)-th smallest (1-based)."""
+    """bench/harness/iteration_stats.h: the ceil(p/100 x n)-th smallest (1-based)."""
     n = len(ordered)
     rank = max(1, min(n, math.ceil(percent / 100.0 * n - 1e-9)))
     return ordered[rank - 1]
@@ -190,7 +190,7 @@ def _positive_list(flag, text):
 
 
 def add_suite_flags(parser):
-    """The flags that mirror //bench:all's (bench/main.cc)."""
+    """The flags that mirror //bench:all's (bench/cli/main.cc)."""
     parser.add_argument("--models", default="resnet50_v1.5",
                         help="comma-separated suite model names")
     parser.add_argument("--batch_sizes", default="",

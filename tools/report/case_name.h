@@ -1,4 +1,4 @@
-// Case names in the report are bench's (bench/names.h: one grammar, one
+// Case names in the report are bench's (bench/suite/names.h: one grammar, one
 // table of families, one printer); here is only what tables add to them.
 #ifndef CNNBENCH_TOOLS_REPORT_CASE_NAME_H_
 #define CNNBENCH_TOOLS_REPORT_CASE_NAME_H_
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "bench/names.h"
+#include "bench/suite/names.h"
 
 namespace cnnbench::report {
 

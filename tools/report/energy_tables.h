@@ -1,4 +1,4 @@
-// Energy per platform, where the run sampled power (bench/power_sampler.h):
+// Energy per platform, where the run sampled power (bench/harness/power_sampler.h):
 // per train and infer case, images/sec beside the mean power, images per
 // joule (perf per watt: images/sec / W), the energy of a step, the SM clock
 // and how much of the span the GPU throttled.

@@ -38,7 +38,7 @@ struct KernelGroup {
   std::map<std::pair<std::string, std::string>, const Measurement*> cells;  // (shape, precision)
 
   // Compute kernels report FLOP/s; memory-bound ones (pooling) bytes/s: the
-  // family's counter (bench/names.h).
+  // family's counter (bench/suite/names.h).
   bool flops() const { return bench::FindCaseFamily(family)->counter == "flops"; }
   const char* counter() const { return flops() ? "flops" : "bytes_per_second"; }
   // "conv fwd on cuda".

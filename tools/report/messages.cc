@@ -15,7 +15,7 @@ bool IsSourceChar(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '/' || c == '-' || c == '+';
 }
 
-// "bench/train_cases.cc:56" (or with a column, "x.cu:12:7"): a path with a
+// "bench/cases/train/train_cases.cc:56" (or with a column, "x.cu:12:7"): a path with a
 // source file's extension, then one or two line/column numbers.
 bool IsSourceLocation(absl::string_view part) {
   std::vector<absl::string_view> fields = absl::StrSplit(part, ':');

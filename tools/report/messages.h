@@ -9,7 +9,7 @@
 
 namespace cnnbench::report {
 
-// "bench/train_cases.cc:56: train/trainer.cc:75: unsupported: bf16 needs
+// "bench/cases/train/train_cases.cc:56: train/trainer.cc:75: unsupported: bf16 needs
 // avx512_bf16" -> "unsupported: bf16 needs avx512_bf16";
 // "OOM: train/executor.cc:90: OOM: needs 32 GB" -> "OOM: needs 32 GB".
 // Drops every ": "-separated part that is a source location (file.cc:NN) and

@@ -2,7 +2,7 @@
 
 #include <tuple>
 
-#include "bench/names.h"
+#include "bench/suite/names.h"
 
 namespace cnnbench::report {
 namespace {

@@ -1,6 +1,6 @@
 // Display names and column order of the models, as the published pages
 // write them (InceptionV3, ResNet-50, ...), keyed by tf_cnn_benchmarks' names:
-// lookups over bench's one table (bench/names.h ModelDisplayNames()).
+// lookups over bench's one table (bench/suite/names.h ModelDisplayNames()).
 #ifndef CNNBENCH_TOOLS_REPORT_MODEL_NAMES_H_
 #define CNNBENCH_TOOLS_REPORT_MODEL_NAMES_H_
 

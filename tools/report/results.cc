@@ -144,7 +144,7 @@ std::string FrameworkOf(const RunFile& file) {
 
 const std::vector<std::string>& SettingKeys() {
   static const std::vector<std::string> kKeys = {
-      // How the suite measured (bench/main.cc), and what other harnesses record.
+      // How the suite measured (bench/cli/main.cc), and what other harnesses record.
       "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
       "collective_root", "collective_graph", "infer_iterations", "infer_include_copy",
       "fold_batch_norm", "conv_relu", "image_size", "cpu_backend", "cpu_conv_algorithm", "cuda_graph", "gpu_layout",

@@ -57,10 +57,10 @@ constexpr const char* kCounterNames[] = {
     "latency_ms", "latency_ms_p50", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99",
     "latency_ms_min", "latency_ms_max", "timed_iterations", "top1_accuracy", "top5_accuracy",
     "loss", "peak_memory_bytes",
-    // The step statistics of train and infer cases (bench/iteration_stats.h).
+    // The step statistics of train and infer cases (bench/harness/iteration_stats.h).
     "step_ms", "step_ms_p50", "step_ms_p90", "step_ms_p99", "images_per_second_uncertainty",
     "images_per_second_jitter", "drift", "drift_flagged",
-    // Power over the timed span (bench/power_sampler.h).
+    // Power over the timed span (bench/harness/power_sampler.h).
     "power_w", "energy_j", "images_per_joule", "sm_clock_mhz", "sm_clock_mhz_min", "cpu_clock_mhz",
     "cpu_clock_mhz_min", "gpu_temperature_c_max", "throttled_fraction"};
 
@@ -127,7 +127,7 @@ void CompleteCollective(const CaseName& c, Counters& counters) {
   }
 }
 
-// The counter the case's tables print: its family's (bench/names.h).
+// The counter the case's tables print: its family's (bench/suite/names.h).
 const std::string& NeededCounter(const CaseName& name) {
   return bench::FindCaseFamily(name.family)->counter;
 }

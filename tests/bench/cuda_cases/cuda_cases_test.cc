@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/harness.h"
-#include "bench/names.h"
-#include "bench/suite.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/names.h"
+#include "bench/suite/suite.h"
 #include "core/device.h"
 #include "gtest/gtest.h"
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "bench/harness.h"
-#include "bench/names.h"
-#include "bench/peak_cases.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/names.h"
+#include "bench/cases/peak/peak_cases.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "gtest/gtest.h"

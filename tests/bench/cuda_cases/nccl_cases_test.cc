@@ -10,9 +10,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/collective_cases.h"
-#include "bench/harness.h"
-#include "bench/suite.h"
+#include "bench/cases/collective/collective_cases.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "gtest/gtest.h"

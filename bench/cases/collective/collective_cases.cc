@@ -1,0 +1,594 @@
+// <collective>/<local|mpi>/<dtype>/<op>/bytes:<S>/ranks:<N>: the collectives
+// on the timing harness, in the manner of nccl-tests (one case family per
+// collective, as nccl-tests has one binary per collective). Each rank holds
+// its own communicator; rank 0 is the harness's thread and ranks 1..N-1 are
+// threads started when the case is prepared, parked between commands. Every
+// rank makes the same fixed number of collectives, so none waits for a call
+// another never makes.
+#include "bench/cases/collective/collective_cases.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bench/cases/collective/collective_values.h"
+#include "bench/cli/flag_values.h"
+#include "bench/harness/harness.h"
+#include "bench/suite/names.h"
+#include "bench/harness/rank_threads.h"
+#include "bench/suite/suite.h"
+#include "benchmark/benchmark.h"
+#include "core/device.h"
+#include "core/status.h"
+#include "kernels/collectives/communicator.h"
+#include "kernels/collectives/nccl.h"
+
+namespace cnnbench::bench {
+namespace {
+
+// What every rank does next.
+enum class Task {
+  kFill,        // writes its buffers: their pages are faulted in by the thread that uses them
+  kOutOfPlace,  // `count` collectives send -> recv
+  kInPlace,     // `count` collectives within one buffer
+  kCheck,       // one collective of each variant, its result checked
+  kCapture,     // each variant's timed loop captured as a CUDA graph
+  kQuit,
+};
+struct Command {
+  Task task = Task::kQuit;
+  int64_t count = 0;
+};
+
+// What one rank holds, and what its last check saw.
+struct Rank {
+  Communicator* comm = nullptr;
+  Stream stream = Stream::Cpu();
+  Buffer send;             // ShapeOf's send_elements
+  Buffer recv;             // ShapeOf's recv_elements
+  Buffer stop;             // one int64: the ranks' agreement to stop a span (Loop)
+  std::vector<char> host;  // a staging copy of one buffer, for fills and checks
+  // With CollectiveCase::graph: each variant's timed loop, captured once.
+  CapturedWork out_of_place, in_place;
+  std::string wrong;  // the first wrong result of the last check, if any
+  // Wrong elements the last check counted, out of place and in place
+  // (nccl-tests' #wrong).
+  int64_t wrong_out = 0, wrong_in = 0;
+};
+
+// Waits for the rank's enqueued work: on a GPU at most the communicator's
+// timeout (a collective whose peers never come never completes), on the
+// CPU it is done already.
+absl::Status Wait(Rank& rank) {
+  if (rank.stream.device().is_cpu()) return absl::OkStatus();
+  return NcclSynchronize(*rank.comm, rank.stream);
+}
+
+// `values` reduced by `op` over the whole group, through `rank`'s
+// communicator on its device (every rank of the group makes the same call).
+absl::StatusOr<std::vector<int64_t>> OverGroup(Rank& rank, std::vector<int64_t> values,
+                                               ReduceOp op) {
+  const size_t bytes = values.size() * sizeof(int64_t);
+  const Device device = rank.stream.device();
+  ASSIGN_OR_RETURN(Buffer buffer, Buffer::Allocate(device, bytes));
+  RETURN_IF_ERROR(CopyBytes(buffer.data(), device, values.data(), Device::Cpu(), bytes));
+  RETURN_IF_ERROR(rank.comm->AllReduce(buffer.data(), buffer.data(), values.size(), DType::kI64, op,
+                                       rank.stream));
+  RETURN_IF_ERROR(Wait(rank));
+  RETURN_IF_ERROR(CopyBytes(values.data(), Device::Cpu(), buffer.data(), device, bytes));
+  return values;
+}
+
+}  // namespace
+
+int64_t CallsBetweenStopChecks(int64_t bytes) {
+  return std::max<int64_t>(1, kStopCheckBytes / std::max<int64_t>(bytes, 1));
+}
+
+namespace {
+
+absl::Status OnRank(int rank, const absl::Status& status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
+}
+
+class CollectiveWorkload : public Workload {
+ public:
+  static absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<CommunicatorGroup> group,
+                                                           const CollectiveCase& spec);
+  ~CollectiveWorkload() override;
+
+  // Rank 0's: the harness's timer brackets rank 0's calls.
+  const Stream& stream() const override { return ranks_[0].stream; }
+  absl::Status Run() override { return RunIterations(1); }
+  // `count` out-of-place collectives on every rank. Returns when rank 0's
+  // last one has (so every rank's result is written); the other threads
+  // report back before the next command, outside the timed span.
+  absl::Status RunIterations(int64_t count) override;
+  // Times the in-place loop the same way, checks both variants' results on
+  // every rank, and sets the counters.
+  absl::Status Report(benchmark::State& state) override;
+
+ private:
+  CollectiveWorkload(std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec)
+      : group_(std::move(group)), spec_(spec) {}
+
+  // One collective on `rank`, out of place or in place.
+  absl::Status Call(Rank& rank, bool in_place);
+  // `count` of them: the captured loop's replay when it has that count.
+  absl::Status Loop(Rank& rank, bool in_place, int64_t count);
+  // Writes the inputs of the variant into the rank's buffers (the receive
+  // buffer poisoned out of place).
+  absl::Status Fill(Rank& rank, bool in_place);
+  // Counts the wrong elements of the variant's result; keeps the first.
+  absl::Status Check(Rank& rank, bool in_place, int64_t& wrong);
+  // Runs `command` on `rank` (called from that rank's thread). Stops at the
+  // first failed collective: a group fails a collective on every rank
+  // alike, so all ranks stop at the same call.
+  absl::Status Execute(Rank& rank, const Command& command);
+  // Hands `command` to ranks 1..N-1 once they are done with the last one.
+  void Post(const Command& command);
+  // Waits until ranks 1..N-1 are done; their first error since the last Finish.
+  absl::Status Finish();
+  // Post, rank 0's share, Finish.
+  absl::Status RunEverywhere(const Command& command);
+  // The loop of rank r's thread (r >= 1).
+  void Serve(int r);
+
+  const std::shared_ptr<CommunicatorGroup> group_;  // outlives the threads
+  const CollectiveCase spec_;
+  CollectiveShape shape_;
+  // Not resized once the rank threads run: they hold references into it.
+  std::vector<Rank> ranks_;
+  std::optional<Timer> in_place_timer_;  // on rank 0's stream
+  int64_t count_ = 0;                    // iterations of the last timed span
+
+  std::mutex mutex_;
+  std::condition_variable posted_;    // a new command for ranks 1..N-1
+  std::condition_variable finished_;  // none of them is running it any more
+  Command command_;                   // the last one posted
+  uint64_t generation_ = 0;           // commands posted so far
+  int busy_ = 0;                      // ranks still running command_
+  std::vector<absl::Status> errors_;  // per rank, the first since the last Finish
+  std::vector<std::thread> threads_;  // ranks 1..N-1
+};
+
+absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
+    std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec) {
+  if (group == nullptr) return absl::InvalidArgumentError("a collective case needs a group");
+  // The ranks of this process: all of the group's (local: threads), or one
+  // of several processes' (mpi), each with its own thread here.
+  std::vector<std::unique_ptr<Communicator>>& comms = group->comms;
+  const int n = static_cast<int>(comms.size());
+  if (n == 0) return absl::InvalidArgumentError("a collective case needs at least one rank");
+  if (comms[0] == nullptr) return absl::InvalidArgumentError("communicator 0 is missing");
+  if (group->devices.size() != comms.size())
+    return absl::InvalidArgumentError(absl::StrCat("the group has ", n, " communicators but ",
+                                                   group->devices.size(), " devices"));
+  // A whole in-process group starts at rank 0; an MPI process holds its own rank.
+  const int size = comms[0]->size();
+  const int first = n == size ? 0 : comms[0]->rank();
+  for (int r = 0; r < n; ++r)
+    if (comms[r] == nullptr || comms[r]->size() != size || first + n > size ||
+        comms[r]->rank() != first + r)
+      return absl::InvalidArgumentError(absl::StrCat("communicator ", r, " of ", n, " is not rank ",
+                                                     first + r, " of one group of ", size));
+  const std::string name(CollectiveName(spec.collective));
+  if (!ReducedType(spec.dtype))
+    return absl::InvalidArgumentError(
+        absl::StrCat(DTypeName(spec.dtype), " is not a type the ", name, " cases check"));
+  const CollectiveShape shape = ShapeOf(spec.collective, SizeOf(spec.dtype), spec.bytes, size);
+  if (shape.count == 0 || shape.bytes != spec.bytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bytes:", spec.bytes, " is not a whole number of ", DTypeName(spec.dtype), " elements",
+        spec.collective == Collective::kAllReduce || Rooted(spec.collective)
+            ? ""
+            : absl::StrCat(" per rank of ", size, " in whole ", kRankPartAlignment,
+                           " bytes (nccl-tests' sizes; --list shows the sizes a sweep makes)")));
+  if (spec.warmup < 0) return absl::InvalidArgumentError("warm-up count must be >= 0");
+  if (spec.graph && (spec.iterations < 1 || group->devices[0].is_cpu()))
+    return absl::InvalidArgumentError(
+        "a CUDA graph of the timed loop needs GPU ranks and an iteration count");
+  if (Rooted(spec.collective) && (spec.root < 0 || spec.root >= size))
+    return absl::UnimplementedError(absl::StrCat(
+        "unsupported: root ", spec.root, " is not a rank of ", size, " (--collective_root)"));
+
+  std::unique_ptr<CollectiveWorkload> w(new CollectiveWorkload(std::move(group), spec));
+  w->shape_ = shape;
+  // Everything that can fail on one rank alone is done before the rank
+  // threads start, so no rank waits for one that already gave up.
+  const size_t element = SizeOf(spec.dtype);
+  w->ranks_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    Rank& rank = w->ranks_[r];
+    const Device device = w->group_->devices[r];
+    rank.comm = w->group_->comms[r].get();
+    ASSIGN_OR_RETURN(rank.stream, Stream::Create(device));
+    ASSIGN_OR_RETURN(rank.send, Buffer::Allocate(device, shape.send_elements * element));
+    ASSIGN_OR_RETURN(rank.recv, Buffer::Allocate(device, shape.recv_elements * element));
+    ASSIGN_OR_RETURN(rank.stop, Buffer::Allocate(device, sizeof(int64_t)));
+  }
+  ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
+  w->in_place_timer_.emplace(std::move(timer));
+  w->errors_.resize(n);
+  for (int r = 1; r < n; ++r) {
+    try {
+      w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
+    } catch (const std::system_error& e) {
+      return ThreadStartError(r, n, e);  // the destructor joins those started
+    }
+  }
+
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, spec.warmup}));
+  RETURN_IF_ERROR(w->RunEverywhere({Task::kInPlace, spec.warmup}));
+  // Captured after the warm-up, as nccl-tests captures (-G) after its own.
+  if (spec.graph) RETURN_IF_ERROR(w->RunEverywhere({Task::kCapture}));
+  return std::unique_ptr<Workload>(std::move(w));
+}
+
+CollectiveWorkload::~CollectiveWorkload() {
+  if (threads_.empty()) return;
+  Post({Task::kQuit});
+  for (std::thread& t : threads_) t.join();
+}
+
+absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
+  const size_t count = shape_.count;
+  const size_t slice = count * SizeOf(spec_.dtype) * static_cast<size_t>(rank.comm->rank());
+  char* send = static_cast<char*>(rank.send.data());
+  char* recv = static_cast<char*>(rank.recv.data());
+  Communicator& c = *rank.comm;
+  const DType t = spec_.dtype;
+  switch (spec_.collective) {
+    case Collective::kAllReduce:
+      return in_place ? c.AllReduce(recv, recv, count, t, spec_.op, rank.stream)
+                      : c.AllReduce(send, recv, count, t, spec_.op, rank.stream);
+    case Collective::kAllGather:  // in place within the gathered buffer
+      return c.AllGather(in_place ? recv + slice : send, recv, count, t, rank.stream);
+    case Collective::kReduceScatter:  // in place within the scattered buffer
+      return c.ReduceScatter(send, in_place ? send + slice : recv, count, t, spec_.op, rank.stream);
+    case Collective::kBroadcast:
+      return c.Broadcast(in_place ? recv : send, recv, count, t, spec_.root, rank.stream);
+    case Collective::kReduce:
+      return c.Reduce(in_place ? recv : send, recv, count, t, spec_.op, spec_.root, rank.stream);
+    case Collective::kAllToAll:  // out of place only (Loop makes no in-place calls)
+      return c.AllToAll(send, recv, count, t, rank.stream);
+  }
+  return absl::InternalError("unknown collective");
+}
+
+absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) {
+  if (in_place && !HasInPlace(spec_.collective)) return absl::OkStatus();  // all-to-all
+  const CapturedWork& graph = in_place ? rank.in_place : rank.out_of_place;
+  if (graph.valid() && count == spec_.iterations) return graph.Launch(rank.stream);
+  // On the host transports every call returns done, so a long span stops
+  // between calls when the run is to stop: every few calls the ranks agree
+  // on it (a one-value all-reduce of each rank's view, every rank at the
+  // same call), so all leave at the same call. The agreement's cost is one
+  // tiny collective per kStopCheckBytes moved. A GPU's enqueued span runs out.
+  const int64_t chunk = rank.stream.device().is_cpu() ? CallsBetweenStopChecks(spec_.bytes) : count;
+  for (int64_t done = 0; done < count;) {
+    const int64_t end = std::min(count, done + chunk);
+    for (; done < end; ++done) RETURN_IF_ERROR(Call(rank, in_place));
+    if (done == count) break;
+    // Each rank's view, the max over the group, in place in the buffer made
+    // at prepare (host memory here): nothing allocated inside the span.
+    int64_t* stop = static_cast<int64_t*>(rank.stop.data());
+    *stop = StopRequested() ? 1 : 0;
+    RETURN_IF_ERROR(rank.comm->AllReduce(stop, stop, 1, DType::kI64, ReduceOp::kMax, rank.stream));
+    if (*stop != 0) return InterruptedError();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
+  const int r = rank.comm->rank();
+  const DType t = spec_.dtype;
+  const size_t element = SizeOf(t);
+  const Collective c = spec_.collective;
+  const size_t count = shape_.count;
+  // The buffer the inputs go in, and where in it this rank's own are.
+  const bool into_send = c == Collective::kReduceScatter || !in_place;
+  Buffer& inputs = into_send ? rank.send : rank.recv;
+  const size_t elements = inputs.size() / element;
+  const size_t offset = in_place && c == Collective::kAllGather ? count * r : 0;
+  rank.host.assign(inputs.size(), 0);
+  for (size_t i = 0; i < elements; ++i)
+    StoreElement(
+        t, rank.host.data(), i,
+        i >= offset && i - offset < (c == Collective::kReduceScatter || c == Collective::kAllToAll
+                                         ? elements
+                                         : count)
+            ? CollectiveInput(c, spec_.op, r, i - offset)
+            : kPoison);
+  RETURN_IF_ERROR(
+      CopyBytes(inputs.data(), inputs.device(), rank.host.data(), Device::Cpu(), inputs.size()));
+  if (in_place) return absl::OkStatus();
+  // Out of place, the receive buffer starts poisoned, so an unwritten element shows.
+  rank.host.assign(rank.recv.size(), 0);
+  for (size_t i = 0; i < shape_.recv_elements; ++i) StoreElement(t, rank.host.data(), i, kPoison);
+  return CopyBytes(rank.recv.data(), rank.recv.device(), rank.host.data(), Device::Cpu(),
+                   rank.recv.size());
+}
+
+absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong) {
+  const int r = rank.comm->rank();
+  const int n = rank.comm->size();
+  const DType t = spec_.dtype;
+  const Collective c = spec_.collective;
+  const size_t count = shape_.count;
+  // Where the result is, and what each of its elements must be.
+  const bool in_send = c == Collective::kReduceScatter && in_place;
+  Buffer& result = in_send ? rank.send : rank.recv;
+  rank.host.assign(result.size(), 0);
+  RETURN_IF_ERROR(
+      CopyBytes(rank.host.data(), Device::Cpu(), result.data(), result.device(), result.size()));
+  size_t first = 0, elements = count;
+  std::function<double(size_t)> expected;
+  switch (c) {
+    case Collective::kAllReduce:
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
+      break;
+    case Collective::kReduce:
+      if (r != spec_.root) return absl::OkStatus();  // written on the root only
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
+      break;
+    case Collective::kReduceScatter:
+      if (in_place) first = count * r;
+      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, count * r + i); };
+      break;
+    case Collective::kBroadcast:
+      expected = [&](size_t i) { return CollectiveInput(c, spec_.op, spec_.root, i); };
+      break;
+    case Collective::kAllGather:
+      elements = count * n;
+      expected = [&](size_t i) {
+        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), i % count);
+      };
+      break;
+    case Collective::kAllToAll:  // slice q: rank q's slice for this rank
+      elements = count * n;
+      expected = [&](size_t i) {
+        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), count * r + i % count);
+      };
+      break;
+  }
+  for (size_t i = 0; i < elements; ++i) {
+    const double got = LoadElement(t, rank.host.data(), first + i);
+    const double want = RoundedTo(t, expected(i));
+    if (std::fabs(got - want) <= ResultTolerance(spec_.op, t, want)) continue;
+    ++wrong;
+    if (rank.wrong.empty())
+      rank.wrong = absl::StrCat(in_place ? "in-place" : "out-of-place", " result wrong at rank ", r,
+                                " element ", i, ": ", got, " vs ", want);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
+  switch (command.task) {
+    case Task::kFill:
+      return Fill(rank, /*in_place=*/false);
+    case Task::kOutOfPlace:
+      RETURN_IF_ERROR(Loop(rank, false, command.count));
+      return Wait(rank);
+    case Task::kInPlace:
+      // Each call reduces the data into itself: a sum grows by a factor of
+      // the rank count per call, perhaps to inf (adds take the same time on
+      // it); the check starts again from the inputs.
+      RETURN_IF_ERROR(Loop(rank, true, command.count));
+      return Wait(rank);
+    case Task::kCapture:
+      for (bool in_place : {false, true}) {
+        if (in_place && !HasInPlace(spec_.collective)) continue;
+        RETURN_IF_ERROR(CapturedWork::BeginCapture(rank.stream));
+        absl::Status calls;
+        for (int64_t k = 0; k < spec_.iterations && calls.ok(); ++k) calls = Call(rank, in_place);
+        absl::StatusOr<CapturedWork> graph = CapturedWork::EndCapture(rank.stream);
+        RETURN_IF_ERROR(calls);  // after ending the capture, which a failed call leaves open
+        if (!graph.ok()) return graph.status();
+        (in_place ? rank.in_place : rank.out_of_place) = *std::move(graph);
+      }
+      return absl::OkStatus();
+    case Task::kCheck:
+      rank.wrong.clear();
+      rank.wrong_out = rank.wrong_in = 0;
+      RETURN_IF_ERROR(Fill(rank, false));
+      RETURN_IF_ERROR(Call(rank, false));
+      RETURN_IF_ERROR(Wait(rank));
+      RETURN_IF_ERROR(Check(rank, false, rank.wrong_out));
+      if (!HasInPlace(spec_.collective)) return absl::OkStatus();
+      RETURN_IF_ERROR(Fill(rank, true));
+      RETURN_IF_ERROR(Call(rank, true));
+      RETURN_IF_ERROR(Wait(rank));
+      RETURN_IF_ERROR(Check(rank, true, rank.wrong_in));
+      return Fill(rank, false);  // the out-of-place loop's inputs again
+    case Task::kQuit:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+void CollectiveWorkload::Post(const Command& command) {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return busy_ == 0; });
+    command_ = command;
+    ++generation_;
+    busy_ = command.task == Task::kQuit ? 0 : static_cast<int>(threads_.size());
+  }
+  posted_.notify_all();
+}
+
+absl::Status CollectiveWorkload::Finish() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [&] { return busy_ == 0; });
+  absl::Status first;
+  for (size_t r = 0; r < errors_.size(); ++r) {
+    if (first.ok()) first = OnRank(static_cast<int>(r), errors_[r]);
+    errors_[r] = absl::OkStatus();
+  }
+  return first;
+}
+
+absl::Status CollectiveWorkload::RunEverywhere(const Command& command) {
+  Post(command);
+  const absl::Status mine = Execute(ranks_[0], command);
+  const absl::Status theirs = Finish();  // always: the next command needs them idle
+  if (!mine.ok()) return OnRank(0, mine);
+  return theirs;
+}
+
+void CollectiveWorkload::Serve(int r) {
+  uint64_t seen = 0;
+  for (;;) {
+    Command command;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      posted_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      command = command_;
+    }
+    if (command.task == Task::kQuit) return;
+    absl::Status status = Execute(ranks_[r], command);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (errors_[r].ok()) errors_[r] = std::move(status);
+    if (--busy_ == 0) finished_.notify_all();
+  }
+}
+
+absl::Status CollectiveWorkload::RunIterations(int64_t count) {
+  count_ = count;
+  const Command command{Task::kOutOfPlace, count};
+  Post(command);
+  // Rank 0's calls only: the harness stops its timer on rank 0's stream.
+  return OnRank(0, Loop(ranks_[0], false, count));
+}
+
+absl::Status CollectiveWorkload::Report(benchmark::State& state) {
+  RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
+
+  double in_place_seconds = 0;  // all-to-all has no in-place variant
+  // At one rank an in-place NCCL call leaves its buffer as it was and NCCL
+  // returns without moving a byte: its "bandwidth" would mean nothing.
+  const bool in_place_no_op = ranks_[0].comm->size() == 1 && ranks_[0].comm->name() == "nccl";
+  if (HasInPlace(spec_.collective) && !in_place_no_op) {
+    const Command in_place{Task::kInPlace, count_};
+    RETURN_IF_ERROR(in_place_timer_->Start());
+    Post(in_place);
+    const absl::Status mine = Loop(ranks_[0], true, count_);
+    const absl::Status stopped = in_place_timer_->Stop();
+    RETURN_IF_ERROR_AS_IS(Finish());
+    if (!mine.ok()) return OnRank(0, mine);
+    RETURN_IF_ERROR(stopped);
+    ASSIGN_OR_RETURN(in_place_seconds, in_place_timer_->ElapsedSeconds());
+  }
+
+  RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
+  // Every rank's counts: this process's ranks', and under MPI (a process
+  // holds one rank) the others' summed over the group, as nccl-tests sums
+  // its #wrong over its processes, so every rank fails a wrong case alike.
+  int64_t wrong_out = 0, wrong_in = 0, first_bad = std::numeric_limits<int64_t>::max();
+  for (const Rank& rank : ranks_) {
+    wrong_out += rank.wrong_out, wrong_in += rank.wrong_in;
+    if (!rank.wrong.empty()) first_bad = std::min<int64_t>(first_bad, rank.comm->rank());
+  }
+  if (static_cast<int>(ranks_.size()) < ranks_[0].comm->size()) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> sums,
+                     OverGroup(ranks_[0], {wrong_out, wrong_in}, ReduceOp::kSum));
+    ASSIGN_OR_RETURN(std::vector<int64_t> first, OverGroup(ranks_[0], {first_bad}, ReduceOp::kMin));
+    wrong_out = sums[0], wrong_in = sums[1], first_bad = first[0];
+  }
+  for (const Rank& rank : ranks_)
+    if (!rank.wrong.empty())
+      return absl::InternalError(absl::StrCat(rank.wrong, " (wrong elements: ", wrong_out,
+                                              " out of place, ", wrong_in,
+                                              " in place, over the group)"));
+  if (wrong_out + wrong_in > 0)
+    return absl::InternalError(absl::StrCat(
+        "result wrong at rank ", first_bad, " (wrong elements: ", wrong_out, " out of place, ",
+        wrong_in, " in place, over the group; this rank's are right)"));
+  // No counter for the count, which is 0 here: a counter that is 0 in
+  // every repetition makes Google Benchmark's cv aggregate 0/0, written as
+  // NaN, which is not JSON. The label says it.
+
+  // Out of place from the harness's manual time (bytes per iteration / its
+  // time); in place from this repetition's own span. The whole group's
+  // size: under MPI this process holds one of its ranks.
+  const int ranks = ranks_[0].comm->size();
+  const double factor = BusFactor(spec_.collective, ranks);
+  const double bytes = static_cast<double>(spec_.bytes);
+  state.counters["algbw"] =
+      benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["busbw"] =
+      benchmark::Counter(bytes * factor, benchmark::Counter::kIsIterationInvariantRate);
+  if (in_place_seconds > 0) {
+    const double algbw_in = bytes * count_ / in_place_seconds;
+    state.counters["algbw_inplace"] = benchmark::Counter(algbw_in);
+    state.counters["busbw_inplace"] = benchmark::Counter(algbw_in * factor);
+  }
+  state.SetBytesProcessed(spec_.bytes * count_);
+  const bool rooted = Rooted(spec_.collective);
+  const bool in_process = static_cast<int>(ranks_.size()) == ranks;
+  state.SetLabel(absl::StrCat(
+      ranks_[0].comm->name(), in_process ? ", one thread per rank" : ", one rank per process",
+      group_->devices[0].is_cpu() ? ", host memory" : ", device memory",
+      rooted ? absl::StrCat(", root ", spec_.root) : "", ", ", spec_.warmup, " warm-up + ", count_,
+      " timed per variant",
+      !HasInPlace(spec_.collective)
+          ? " (out of place only: an all-to-all has no in-place form)"
+          : in_place_no_op ? " (out of place only: in place at one rank is a no-op in NCCL)" : "",
+      ranks_[0].out_of_place.valid() ? " (each loop a CUDA graph, captured once, replayed)" : "",
+      ", result checked (0 wrong elements)"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::shared_ptr<CommunicatorGroup> group, const CollectiveCase& spec) {
+  return CollectiveWorkload::Prepare(std::move(group), spec);
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCollectiveWorkload(
+    std::vector<std::unique_ptr<Communicator>> comms, const CollectiveCase& spec) {
+  auto group = std::make_shared<CommunicatorGroup>();
+  group->devices.assign(comms.size(), Device::Cpu());
+  group->comms = std::move(comms);
+  return CollectiveWorkload::Prepare(std::move(group), spec);
+}
+
+TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spec) {
+  TimedCase timed;
+  timed.name = name;
+  timed.family = std::string(CollectiveName(spec.collective));
+  timed.iterations = spec.iterations;
+  timed.iterations_flag = "--collective_iters";
+  timed.time_span = true;
+  timed.unit = benchmark::kMicrosecond;
+  return timed;
+}
+
+}  // namespace cnnbench::bench

@@ -1,0 +1,548 @@
+// //bench:all: registers the suite that fits this machine (or what the flags
+// ask for), adds the platform and methodology to the JSON context, and runs
+// Google Benchmark. Its --benchmark_* flags work as it documents them; the
+// timing ones (repetitions, min_time) are read here too, because every case
+// states its own timing settings (docs/benchmarks.md says which flag governs
+// which family). --benchmark_out is written by the suite (bench/output/result_output.h)
+// so that no run loses or half-writes a file, and every write is checked.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/commandlineflag.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "bench/harness/case_filter.h"
+#include "bench/cases/collective/collective_cases.h"
+#include "bench/output/context.h"
+#include "bench/cli/flag_values.h"
+#include "bench/harness/harness.h"
+#include "bench/cases/infer/infer_cases.h"
+#include "bench/harness/interrupt.h"
+#include "bench/suite/names.h"
+#include "bench/harness/power_sampler.h"
+#include "bench/cli/preflight.h"
+#include "bench/output/result_output.h"
+#include "bench/output/run_summary.h"
+#include "bench/suite/suite.h"
+#include "bench/cli/suite_flags.h"
+#include "bench/cli/usage.h"
+#include "benchmark/benchmark.h"
+#include "core/compile_log.h"
+#include "train/trace.h"
+#include "core/crash_handler.h"
+#include "core/device.h"
+#include "core/dtype.h"
+#include "core/gpu_runtime.h"
+#include "core/invocation.h"
+#include "core/platform.h"
+#include "core/status.h"
+#include "kernels/collectives/communicator.h"
+#include "kernels/collectives/mpi.h"
+#include "kernels/collectives/nccl.h"
+#include "kernels/cuda/engine_pick.h"
+#include "kernels/cuda/plan_choices.h"
+
+namespace cnnbench::bench {
+namespace {
+
+void AddMethodologyContext(const SuiteOptions& o) {
+  benchmark::AddCustomContext("preset", o.preset);
+  benchmark::AddCustomContext("warmup_steps", absl::StrCat(o.train.warmup_steps));
+  benchmark::AddCustomContext("steps", absl::StrCat(o.train.steps));
+  benchmark::AddCustomContext("repetitions", absl::StrCat(o.repetitions));
+  benchmark::AddCustomContext("kernel_min_time", absl::StrCat(o.kernel.min_time));
+  benchmark::AddCustomContext("cpu_backend", o.backend);
+  if (o.backend == "onednn")
+    benchmark::AddCustomContext("cpu_conv_algorithm",
+                                std::string(CpuConvAlgorithmName(o.cpu_conv_algorithm)));
+  benchmark::AddCustomContext("cuda_graph", o.cuda.graph ? "true" : "false");
+  benchmark::AddCustomContext("gpu_layout", o.cuda.nhwc ? "nhwc" : "nchw");
+  benchmark::AddCustomContext("cuda_batch_norm", o.cuda.batch_norm_graphs ? "graph" : "legacy");
+  benchmark::AddCustomContext(
+      "cuda_rtc_attempts", absl::StrCat(cuda::ResolveRuntimeCompiledAttempts(o.cuda.rtc_attempts)));
+  benchmark::AddCustomContext("cuda_rtc_process_builds",
+                              absl::StrCat(cuda::RuntimeCompiledProcessBuildsLeft()));
+  benchmark::AddCustomContext("cuda_plan_cache", cuda::PlanChoices::Process().enabled()
+                                                     ? cuda::PlanChoices::Process().path()
+                                                     : std::string("none"));
+  benchmark::AddCustomContext("compile_deadline_s",
+                              CompileDeadlineSeconds() > 0
+                                  ? absl::StrCat(CompileDeadlineSeconds())
+                                  : std::string("none"));
+  benchmark::AddCustomContext("image_size",
+                              o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
+  benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
+  benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.train.bucket_bytes));
+  benchmark::AddCustomContext("threads_per_replica",
+                              o.train.threads_per_replica > 0
+                                  ? absl::StrCat(o.train.threads_per_replica)
+                                  : std::string("cores / replicas"));
+  benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
+  benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
+  benchmark::AddCustomContext("train_accuracy", o.train.accuracy ? "true" : "false");
+  benchmark::AddCustomContext("keep_step_times", o.keep_step_times ? "true" : "false");
+  benchmark::AddCustomContext("drift_threshold", absl::StrCat(o.drift_threshold));
+  AddCollectiveContext(o);
+  AddInferContext(o);
+  benchmark::AddCustomContext("collective_timeout_s",
+                              absl::StrCat(absl::ToInt64Seconds(o.collective_timeout)));
+  const bool real =
+      std::find(o.train.data.begin(), o.train.data.end(), "real") != o.train.data.end();
+  const bool input_cases = std::find(o.families.begin(), o.families.end(),
+                                     FamilyName(Family::kInput)) != o.families.end();
+  benchmark::AddCustomContext(
+      "data_dir", !o.data_dir.empty()   ? o.data_dir
+                  : real || input_cases ? "generated: a data set made by the suite (make_dataset: "
+                                          "256 train images of 200-500 px, 10 classes)"
+                                        : "none");
+  if (real) benchmark::AddCustomContext("input_cores", absl::StrCat(o.train.input_cores));
+  if (real || input_cases)
+    benchmark::AddCustomContext("distortions", input::ColorDistortionName(o.distortions));
+  // What the run's families ran, not every family's settings: an
+  // inference-only run states its batches, not the training steps.
+  auto has = [&o](std::initializer_list<Family> families) {
+    for (Family f : families)
+      if (std::find(o.families.begin(), o.families.end(), FamilyName(f)) != o.families.end())
+        return true;
+    return false;
+  };
+  std::vector<std::string> method;
+  if (has({Family::kTrain, Family::kInput}))
+    method.push_back(absl::StrCat("train and input cases: ", o.train.warmup_steps,
+                                  " warm-up steps, ", o.train.steps, " timed steps"));
+  if (has({Family::kInfer}))
+    method.push_back(absl::StrCat("infer cases: ", o.infer.warmup, " warm-up batches, ",
+                                  o.infer.iterations, " timed batches"));
+  method.push_back(absl::StrCat(o.repetitions, " repetition(s), mean reported"));
+  if (has({Family::kConv, Family::kFc, Family::kPool, Family::kBatchNorm, Family::kRelu,
+           Family::kGemm, Family::kPeak, Family::kBandwidth}))
+    method.push_back(absl::StrCat("kernel and GEMM cases: at least ", o.kernel.min_time,
+                                  " s per repetition"));
+  benchmark::AddCustomContext("methodology", absl::StrJoin(method, "; "));
+}
+
+// Exit statuses (docs/benchmarks.md): 0 the run finished and its output was
+// written; 1 the output could not be written (Abseil also exits 1 on an
+// unknown flag); 2 a bad flag value, or no case to run; 3 (kCaseFailedExit)
+// the output was written but a case failed (not unsupported, not OOM);
+// 128 + signal when interrupted.
+constexpr int kOutputFailed = 1;
+constexpr int kBadUsage = 2;
+
+// The console of the ranks other than 0 of an MPI job: they run every case
+// (each is one rank of it) but rank 0 alone reports.
+class SilentReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+int Fail(int code, const absl::Status& status) {
+  std::fprintf(stderr, "cnnbench: %s\n", std::string(status.message()).c_str());
+  return code;
+}
+
+// How the results are written, from Google Benchmark's flags.
+struct OutputFlags {
+  std::string out_path;  // --benchmark_out; "" until a default run names one
+  std::string out_format;
+  std::string display_format;
+  // No --benchmark_out: the run writes JSON under results/ and ends on the
+  // report's headline tables (bench/output/run_summary.h).
+  bool default_out = false;
+};
+
+absl::StatusOr<OutputFlags> ReadOutputFlags(int argc, char** argv) {
+  OutputFlags o;
+  o.out_path = BenchmarkFlagValue(argc, argv, "benchmark_out").value_or("");
+  o.out_format = BenchmarkFlagValue(argc, argv, "benchmark_out_format").value_or("json");
+  o.default_out = o.out_path.empty();
+  o.display_format = BenchmarkFlagValue(argc, argv, "benchmark_format").value_or("console");
+  for (const auto& [flag, format] : {std::pair{"benchmark_out_format", o.out_format},
+                                     std::pair{"benchmark_format", o.display_format}}) {
+    if (format != "console" && format != "json" && format != "csv")
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, "=", format, ": unknown format (console, json, csv)"));
+  }
+  return o;
+}
+
+// Google Benchmark's flags, then the suite's (unknown flags: a clear message
+// and exit 1). Google Benchmark would write --benchmark_out itself,
+// unchecked, and truncate it before knowing whether anything runs:
+// ResultFile writes it instead, and the library's own file goes to /dev/null.
+void ParseFlags(int argc, char** argv) {
+  static std::string null_out = "--benchmark_out=/dev/null";
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(null_out.data());  // a default run writes under results/
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&args_count, args.data());  // takes the --benchmark_* flags
+  absl::SetProgramUsageMessage(
+      "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "
+      "[--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
+      "--benchmark_out_format=json]; --help lists the flags");
+  RecordSuiteFlagsGiven(argc, argv);
+  absl::ParseCommandLine(args_count, args.data());
+}
+
+// Under an MPI launcher this process is one rank (rank 0 alone prints and
+// writes the output): its place in the job, the world communicator, and
+// the families that span ranks only (the others would time the same thing
+// on every process). Null outside one.
+absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
+                                                         MpiRanks& mpi_ranks) {
+  if (!MpiEnvironment::Launched()) return std::unique_ptr<Communicator>();
+  ASSIGN_OR_RETURN_AS_IS(MpiEnvironment * env, MpiEnvironment::Get());
+  mpi_ranks.rank = env->rank();
+  mpi_ranks.size = env->size();
+  mpi_ranks.local_rank = env->local_rank();
+  const std::set<std::string> hosts(env->host_names().begin(), env->host_names().end());
+  mpi_ranks.hosts = static_cast<int>(hosts.size());
+  mpi_ranks.library_version = env->library_version();
+  options.mpi = &mpi_ranks;
+  // The job's ranks are the collectives' ranks: a rank count asked for is
+  // said to be ignored, never dropped without a word.
+  for (const char* name : {"collective_ranks", "allreduce_ranks"}) {
+    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag != nullptr && SuiteFlagGiven(*flag) && mpi_ranks.rank == 0)
+      std::fprintf(stderr,
+                   "cnnbench: note: --%s is ignored under mpirun: the collectives run over the "
+                   "job's %d ranks\n",
+                   name, mpi_ranks.size);
+  }
+  CommunicatorOptions co;
+  co.timeout = options.collective_timeout;
+  absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateMpiCommunicator(co);
+  // A rank that never arrives leaves the others inside MPI: the job ends.
+  if (absl::IsDeadlineExceeded(comm.status()))
+    AbortMpiJob(kBadUsage,
+                absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", comm.status().message()));
+  if (!comm.ok()) return comm.status();
+  std::vector<std::string> families;
+  for (const std::string& f : options.families)
+    if (const CaseFamily* family = FindCaseFamily(f); family != nullptr && family->spans_ranks)
+      families.push_back(f);
+  if (families.size() != options.families.size() && mpi_ranks.rank == 0)
+    std::fprintf(stderr,
+                 "cnnbench: under MPI (%d ranks) only the %s families run (one replica "
+                 "or rank per process)\n",
+                 mpi_ranks.size, SpanningFamilyList().c_str());
+  options.families = std::move(families);
+  return comm;
+}
+
+// The names of the cases --benchmark_filter lets run, as Google Benchmark
+// will choose them (the harness's progress counts those); none is an error.
+absl::StatusOr<std::vector<std::string>> SelectCases(Harness& harness,
+                                                     const std::vector<std::string>& names) {
+  ASSIGN_OR_RETURN_AS_IS(const CaseFilter filter,
+                         CaseFilter::Parse(benchmark::GetBenchmarkFilter()));
+  std::vector<bool> selected(harness.case_count());
+  std::vector<std::string> selected_names;
+  for (int i = 0; i < harness.case_count(); ++i) {
+    selected[i] = filter.Matches(harness.InstanceName(i));
+    if (selected[i]) selected_names.push_back(names[i]);
+  }
+  harness.progress().Select(selected);
+  // --trace_file names the file itself when one case is traced.
+  SetTracedCaseCount(static_cast<int>(
+      std::count_if(selected_names.begin(), selected_names.end(), [](const std::string& n) {
+        return absl::StartsWith(n, "train/") || absl::StartsWith(n, "infer/");
+      })));
+  if (!selected_names.empty()) return selected_names;
+  return absl::InvalidArgumentError(
+      filter.spec().empty() ? std::string("no case to run: the options select none")
+                            : absl::StrCat("no case to run: --benchmark_filter=", filter.spec(),
+                                           " matches none of the ", harness.case_count(),
+                                           " case(s) the options select (without the filter, "
+                                           "--list shows them); no output was written"));
+}
+
+// Every rank must be about to make the same collectives: the same binary,
+// flags, cases, GPUs and libraries. A rank that never answers ends the job.
+absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
+                              const SuiteOptions& options,
+                              const std::vector<std::string>& selected_names, int argc,
+                              char** argv) {
+  const PlatformInfo platform = CollectPlatformInfo();
+  const std::vector<std::string> user_args(argv + 1, argv + argc);
+  const absl::StatusOr<std::string> nccl = NcclVersion();
+  const absl::Status agreed =
+      Preflight(world, {{"binary", absl::StrCat(platform.git_commit, " ", platform.build_config,
+                                                " ", BuildCompilationMode())},
+                        {"flags", absl::StrJoin(user_args, " ")},
+                        {"cases", absl::StrJoin(selected_names, ",")},
+                        {"gpus visible", absl::StrCat(options.gpu_count)},
+                        {"mpi", mpi_ranks.library_version},
+                        {"nccl", nccl.ok() ? *nccl : "none"}});
+  if (absl::IsDeadlineExceeded(agreed))
+    AbortMpiJob(kBadUsage, absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", agreed.message()));
+  if (agreed.ok()) return agreed;
+  return absl::FailedPreconditionError(
+      absl::StrCat("rank ", mpi_ranks.rank, ": ", agreed.message()));
+}
+
+// The results file (rank 0 only; null when there is none): --benchmark_out,
+// or for a default run a file under results/ named by platform and time
+// (`output.out_path` is set to it). Runs the harness stopped on are left
+// out; an interrupted run's file says so, and how far it got (the report
+// marks it in the Environment table). Under MPI it keeps snapshots that the
+// first signal puts in place (bench/harness/interrupt.h).
+absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
+                                                        const SuiteOptions& options,
+                                                        Harness& harness, bool under_mpi) {
+  if (output.default_out) {
+    const std::string platform =
+        options.platform.empty() ? CollectPlatformInfo().platform : options.platform;
+    absl::StatusOr<std::string> path = DefaultResultsPath("results", platform, std::time(nullptr));
+    if (path.ok()) {
+      output.out_path = *path;
+    } else {
+      std::fprintf(stderr, "cnnbench: no results file: %s (give --benchmark_out=PATH)\n",
+                   std::string(path.status().message()).c_str());
+    }
+  }
+  if (output.out_path.empty()) return std::unique_ptr<ResultFile>();
+  ASSIGN_OR_RETURN_AS_IS(
+      std::unique_ptr<ResultFile> out,
+      ResultFile::Open(output.out_path, output.default_out ? "json" : output.out_format));
+  out->SetDropCheck([&harness] { return harness.stopped(); });
+  out->SetEndContext([&harness] {
+    std::vector<std::pair<std::string, std::string>> entries = EndOfRunContext();
+    if (const int signal = InterruptSignal(); signal != 0) {
+      const int started = harness.progress().started();
+      const int selected = harness.progress().selected();
+      entries.push_back(
+          {"interrupted",
+           absl::StrCat(signal == SIGINT ? "SIGINT" : "SIGTERM", " after ", started, " of ",
+                        selected, " cases had started (the one running then is left out); ",
+                        selected - started, " not run")});
+    }
+    return entries;
+  });
+  RemoveOnSecondSignal(out->temp_path().c_str());
+  if (under_mpi) {
+    RETURN_IF_ERROR_AS_IS(out->KeepSnapshots());
+    PublishOnFirstSignal(out->snapshot_path().c_str(), out->Target().c_str());
+  }
+  return out;
+}
+
+// The power sensors, opened once when --power_sample_ms asks (the context
+// says which there are, or why none), handed to the harness.
+absl::Status OpenPowerSensors(const SuiteOptions& options, Harness& harness,
+                              PowerSensors& sensors) {
+  const int power_ms = absl::GetFlag(FLAGS_power_sample_ms);
+  if (power_ms < 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--power_sample_ms=", power_ms, ": milliseconds >= 0 (0: off)"));
+  std::vector<std::string> gpu_bus_ids;
+  for (int i = 0; i < options.gpu_count; ++i) {
+    absl::StatusOr<gpu::DeviceProperties> props = gpu::GetDeviceProperties(i);
+    gpu_bus_ids.push_back(props.ok() ? props->pci_bus_id : "");
+  }
+  if (power_ms > 0) {
+    sensors = PowerSensors::Open(gpu_bus_ids);
+    harness.SetPowerSensors(&sensors, std::chrono::milliseconds(power_ms));
+  }
+  benchmark::AddCustomContext("power",
+                              power_ms > 0 ? sensors.Describe() : "off (--power_sample_ms=0)");
+  benchmark::AddCustomContext("power_sample_ms", absl::StrCat(power_ms));
+  return absl::OkStatus();
+}
+
+// The JSON context of the run (platform, methodology, command, ranks, what
+// NCCL was told), and rank 0's header line on stderr.
+void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool under_mpi,
+                 const std::string& command_line, size_t cases) {
+  PlatformInfo info = AddPlatformContext(options.platform);
+  AddMethodologyContext(options);
+  AddRunContext(command_line);
+  benchmark::AddCustomContext("ranks", absl::StrCat(mpi_ranks.size));
+  benchmark::AddCustomContext("hosts", absl::StrCat(mpi_ranks.hosts));
+  if (under_mpi) benchmark::AddCustomContext("mpi_version", mpi_ranks.library_version);
+  // NCCL picks its algorithm and protocol per call unless told; what it was
+  // told is part of the conditions a multi-GPU figure was taken under.
+  for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"}) {
+    const char* value = std::getenv(name);
+    benchmark::AddCustomContext(absl::AsciiStrToLower(name), value != nullptr && *value != '\0'
+                                                                 ? value
+                                                                 : "auto (NCCL's choice)");
+  }
+  if (mpi_ranks.rank != 0) return;
+  std::fprintf(
+      stderr, "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
+      BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(), info.cpu_cores,
+      info.gpu_count, options.preset.c_str(), cases,
+      under_mpi ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
+                      .c_str()
+                : "");
+}
+
+// Where the finished cases are, for the interrupt lines.
+std::string FinishedCasesAt(const ResultFile* out, const std::string& out_path) {
+  return out != nullptr ? absl::StrCat("the cases finished before it are in ", out_path)
+                        : "the cases finished before it are above";
+}
+
+// After the cases: the results written first (finalizing MPI waits for
+// every rank, and one still in a collective would hold them until mpirun's
+// kill), then, interrupted under MPI, rank 0 ends the job (every rank at
+// once: a rank the signal did not reach may wait in a collective that will
+// never complete); else MPI finalized. Returns the write's status.
+absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const std::string& out_path,
+                              std::unique_ptr<Communicator> world, bool rank0) {
+  absl::Status written = absl::OkStatus();
+  if (out != nullptr && ran > 0) written = out->Commit();
+  if (world != nullptr && InterruptSignal() != 0 && rank0) {
+    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
+                 InterruptSignal() == SIGINT ? "SIGINT" : "SIGTERM",
+                 written.ok() ? FinishedCasesAt(out, out_path).c_str()
+                              : std::string(written.message()).c_str());
+    std::fflush(stderr);
+    AbortMpiJob(InterruptExitCode(InterruptSignal()), "interrupted: ending every rank");
+  }
+  world.reset();
+  if (MpiEnvironment::Launched()) {
+    if (absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get(); env.ok())
+      (*env)->Finalize().IgnoreError();
+  }
+  return written;
+}
+
+// A default run's last screen (an interrupted one's too: what finished): the
+// headline tables, the file and the command for the full report.
+void PrintSummary(const std::string& out_path) {
+  std::fflush(stdout);
+  absl::StatusOr<std::string> summary = EndOfRunSummary(out_path);
+  if (summary.ok()) {
+    std::printf("%s", summary->c_str());
+  } else {
+    std::printf("\nresults: %s (no tables: %s)\n", out_path.c_str(),
+                std::string(summary.status().message()).c_str());
+  }
+  std::fflush(stdout);
+}
+
+// The exit status of a run that wrote its output: interrupted, a case
+// failed, or 0.
+int RunExitStatus(const Harness& harness, const ResultFile* out, const std::string& out_path) {
+  if (const int signal = InterruptSignal(); signal != 0) {
+    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
+                 signal == SIGINT ? "SIGINT" : "SIGTERM", FinishedCasesAt(out, out_path).c_str());
+    return InterruptExitCode(signal);
+  }
+  if (!harness.failed_cases().empty()) {
+    std::fprintf(stderr, "cnnbench: %zu case(s) failed (an error, not unsupported or OOM): %s\n",
+                 harness.failed_cases().size(), absl::StrJoin(harness.failed_cases(), ", ").c_str());
+    return kCaseFailedExit;
+  }
+  return 0;
+}
+
+// The run's steps: flags, the MPI job, the cases, the ranks' agreement, the
+// output, the context, the cases run, the output written, the summary.
+int Main(int argc, char** argv) {
+  InstallCrashHandler(argv[0]);
+  const std::string command_line = CommandLine(argc, argv);
+  if (WantsHelp(argc, argv)) {
+    PrintHelp();
+    return 0;
+  }
+  ChangeToInvocationDirectory();  // relative --benchmark_out paths: where the user typed them
+  // Before Initialize, which removes them from argv.
+  const absl::StatusOr<BenchmarkTimingFlags> timing = ReadBenchmarkTimingFlags(argc, argv);
+  if (!timing.ok()) return Fail(kBadUsage, timing.status());
+  absl::StatusOr<OutputFlags> output = ReadOutputFlags(argc, argv);
+  if (!output.ok()) return Fail(kBadUsage, output.status());
+  ParseFlags(argc, argv);
+
+  // Both outlive the run: the registered cases point into them.
+  absl::StatusOr<SuiteOptions> options = SuiteOptionsFromFlags(*timing);
+  if (!options.ok()) return Fail(kBadUsage, options.status());
+  MpiRanks mpi_ranks;
+  absl::StatusOr<std::unique_ptr<Communicator>> world = JoinMpiJob(*options, mpi_ranks);
+  if (!world.ok()) return Fail(kBadUsage, world.status());
+  const bool under_mpi = *world != nullptr;
+  const bool rank0 = mpi_ranks.rank == 0;
+
+  Harness harness(TimingOf(*options));
+  harness.progress().set_quiet(!rank0);
+  absl::StatusOr<std::vector<std::string>> names = RegisterSuite(*options, harness);
+  if (!names.ok()) return Fail(kBadUsage, names.status());
+  absl::StatusOr<std::vector<std::string>> selected = SelectCases(harness, *names);
+  if (!selected.ok()) return Fail(kBadUsage, selected.status());
+  if (under_mpi) {
+    const absl::Status agreed =
+        AgreeAcrossRanks(**world, mpi_ranks, *options, *selected, argc, argv);
+    if (!agreed.ok()) return Fail(kBadUsage, agreed);
+  }
+  if (absl::GetFlag(FLAGS_list)) {
+    if (rank0)
+      for (const auto& n : *selected) std::printf("%s\n", n.c_str());
+    return 0;
+  }
+
+  std::unique_ptr<ResultFile> out;
+  if (rank0) {
+    absl::StatusOr<std::unique_ptr<ResultFile>> opened =
+        OpenResults(*output, *options, harness, under_mpi);
+    if (!opened.ok()) return Fail(kOutputFailed, opened.status());
+    out = *std::move(opened);
+  }
+  // mpirun passes a signal on to every rank and kills them a second later:
+  // its follow-up is not the user's second signal.
+  if (under_mpi) TreatParentSignalsAsOneRequest(true);
+  InstallInterruptHandlers();
+  harness.SetStopCheck([] { return InterruptSignal() != 0; });
+  harness.set_verbose(absl::GetFlag(FLAGS_verbose));
+  if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
+  PowerSensors power_sensors;
+  if (absl::Status power = OpenPowerSensors(*options, harness, power_sensors); !power.ok())
+    return Fail(kBadUsage, power);
+  AddContexts(*options, mpi_ranks, under_mpi, command_line, selected->size());
+
+  std::unique_ptr<benchmark::BenchmarkReporter> display =
+      rank0 ? MakeDisplayReporter([&harness] { return harness.stopped(); })
+            : std::make_unique<SilentReporter>();
+  const size_t ran = out ? benchmark::RunSpecifiedBenchmarks(display.get(), out->reporter())
+                         : benchmark::RunSpecifiedBenchmarks(display.get());
+  harness.Release();
+  benchmark::Shutdown();
+  const absl::Status written =
+      WriteAndLeaveMpi(out.get(), ran, output->out_path, *std::move(world), rank0);
+  // The filter was checked above; Google Benchmark disagreeing still must not pass.
+  if (ran == 0) return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
+  if (!written.ok()) return Fail(kOutputFailed, written);
+  // Not when the console is JSON or CSV for a program to read.
+  if (output->default_out && out && output->display_format == "console")
+    PrintSummary(output->out_path);
+  return RunExitStatus(harness, out.get(), output->out_path);
+}
+
+}  // namespace
+}  // namespace cnnbench::bench
+
+int main(int argc, char** argv) { return cnnbench::bench::Main(argc, argv); }
