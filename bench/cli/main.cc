@@ -45,6 +45,7 @@
 #include "bench/output/result_output.h"
 #include "bench/output/run_summary.h"
 #include "bench/suite/suite.h"
+#include "bench/cli/flag_read.h"
 #include "bench/cli/suite_flags.h"
 #include "bench/cli/usage.h"
 #include "benchmark/benchmark.h"
@@ -203,7 +204,7 @@ void ParseFlags(int argc, char** argv) {
       "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "
       "[--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
       "--benchmark_out_format=json]; --help lists the flags");
-  RecordSuiteFlagsGiven(argc, argv);
+  RecordGivenFlags(argc, argv);
   absl::ParseCommandLine(args_count, args.data());
 }
 
@@ -226,7 +227,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
   // said to be ignored, never dropped without a word.
   for (const char* name : {"collective_ranks", "allreduce_ranks"}) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag != nullptr && SuiteFlagGiven(*flag) && mpi_ranks.rank == 0)
+    if (flag != nullptr && FlagGiven(*flag) && mpi_ranks.rank == 0)
       std::fprintf(stderr,
                    "cnnbench: note: --%s is ignored under mpirun: the collectives run over the "
                    "job's %d ranks\n",
@@ -354,10 +355,7 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
 // says which there are, or why none), handed to the harness.
 absl::Status OpenPowerSensors(const SuiteOptions& options, Harness& harness,
                               PowerSensors& sensors) {
-  const int power_ms = absl::GetFlag(FLAGS_power_sample_ms);
-  if (power_ms < 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--power_sample_ms=", power_ms, ": milliseconds >= 0 (0: off)"));
+  const int power_ms = options.power_sample_ms;
   std::vector<std::string> gpu_bus_ids;
   for (int i = 0; i < options.gpu_count; ++i) {
     absl::StatusOr<gpu::DeviceProperties> props = gpu::GetDeviceProperties(i);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/cases/bandwidth/bandwidth_cases.h"
+#include "bench/cli/flag_read.h"
 #include "bench/cases/input/input_cases.h"
 #include "bench/suite/names.h"
 #include "bench/cases/peak/peak_cases.h"
@@ -362,17 +363,12 @@ TimingSettings TimingOf(const SuiteOptions& options) {
 }
 
 absl::Status ApplyBandwidthFlags(SuiteOptions& o) {
-  const std::string flag = absl::GetFlag(FLAGS_bandwidth_bytes);
-  if (flag.empty()) return absl::OkStatus();
-  std::vector<int64_t> sizes;
-  for (absl::string_view part : absl::StrSplit(flag, ',')) {
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(part, &value) || value < 8 || value % 8 != 0)
-      return absl::InvalidArgumentError(absl::StrCat("--bandwidth_bytes=", flag, ": '", part,
-                                                     "' is not a size in bytes, a multiple of 8"));
-    if (std::find(sizes.begin(), sizes.end(), value) == sizes.end()) sizes.push_back(value);
-  }
-  o.bandwidth.bytes = std::move(sizes);
+  RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_bandwidth_bytes, &o.bandwidth.bytes, int64_t{8}));
+  for (int64_t bytes : o.bandwidth.bytes)
+    if (bytes % 8 != 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat(FlagWhere(absl::GetFlagReflectionHandle(FLAGS_bandwidth_bytes)), "'",
+                       bytes, "' is not a multiple of 8 bytes"));
   return absl::OkStatus();
 }
 

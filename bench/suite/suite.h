@@ -13,6 +13,7 @@
 #include "bench/harness/harness.h"
 #include "core/device.h"
 #include "input/image/preprocess.h"
+#include "input/pipeline/pipeline.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_choices.h"
@@ -105,12 +106,25 @@ struct BandwidthCaseOptions {
   std::vector<int> threads;
 };
 
+// The input cases (and the real-data pipelines of train and infer cases).
+struct InputCaseOptions {
+  std::vector<int> threads;  // decode threads per case; empty: 1 and every hardware thread
+  int64_t batch = 0;         // 0: the first training batch size, else 64
+  // A bad record stops a real-data pipeline (kFail) or is counted and left out.
+  input::BadRecordPolicy on_bad_record = input::BadRecordPolicy::kFail;
+};
+
 // How GPU cases run (train cases and the kernel cases on cuda).
 struct CudaCaseOptions {
   bool graph = true;              // GPU training steps replay a captured CUDA graph
   bool nhwc = true;               // fp16/bf16/tf32 GPU activations in NHWC (else NCHW)
   bool batch_norm_graphs = true;  // CudaBackendOptions::batch_norm_graphs
   int rtc_attempts = -1;          // CudaBackendOptions::runtime_compiled_attempts
+  // Run-time compiled engine builds in the whole process (-1: the
+  // environment's, else 24) and the plan-choice file ("": the
+  // environment's, else none): process-wide, put in place once.
+  int rtc_process_builds = -1;
+  std::string plan_cache;
 };
 
 // What the runner registers: the options every family reads, then each
@@ -140,6 +154,12 @@ struct SuiteOptions {
   bool keep_step_times = true;
   int display_every = -1;
   double drift_threshold = 0.05;
+  // Each repetition's timed span samples the power, energy and clock
+  // sensors every this many ms (bench/harness/power_sampler.h); 0: off.
+  int power_sample_ms = 100;
+  // Seconds after the start past which plan building stops (0: the
+  // environment's CNNBENCH_COMPILE_DEADLINE_S, else none).
+  double compile_deadline_s = 0;
   // Single-replica train and infer cases: after the first repetition's
   // timed steps, one more step traced into this file, the case's name
   // inserted (TraceFilePath); "" none.
@@ -150,6 +170,7 @@ struct SuiteOptions {
   KernelCaseOptions kernel;
   CollectiveCaseOptions collectives;
   BandwidthCaseOptions bandwidth;
+  InputCaseOptions input;
   CudaCaseOptions cuda;
 };
 
@@ -261,6 +282,9 @@ absl::Status RegisterPeakCases(const SuiteOptions& options, Harness& harness);
 // and triad on the CPU per thread count, and with a GPU its device, host to
 // device and device to host copies.
 absl::Status RegisterBandwidthCases(const SuiteOptions& options, Harness& harness);
+// --input_threads, --input_batch and --on_bad_record into options.input;
+// errors name the flag.
+absl::Status ApplyInputFlags(SuiteOptions& options);
 // --bandwidth_bytes into options.bandwidth; errors name the flag.
 absl::Status ApplyBandwidthFlags(SuiteOptions& options);
 // The thread counts the CPU bandwidth cases run on.

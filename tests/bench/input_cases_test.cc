@@ -21,9 +21,6 @@
 #include "input/pipeline/dataset_maker.h"
 #include "tests/bench/recorder.h"
 
-ABSL_DECLARE_FLAG(std::string, input_threads);
-ABSL_DECLARE_FLAG(int64_t, input_batch);
-ABSL_DECLARE_FLAG(std::string, on_bad_record);
 
 namespace cnnbench::bench {
 namespace {
@@ -37,9 +34,9 @@ class InputCasesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     benchmark::ClearRegisteredBenchmarks();
-    absl::SetFlag(&FLAGS_input_threads, "1,2");
-    absl::SetFlag(&FLAGS_input_batch, 4);
-    absl::SetFlag(&FLAGS_on_bad_record, "fail");
+    options_.input.threads = {1, 2};
+    options_.input.batch = 4;
+    options_.input.on_bad_record = input::BadRecordPolicy::kFail;
     options_.train.steps = 3;
     options_.train.warmup_steps = 1;
     options_.repetitions = 2;
@@ -125,16 +122,7 @@ TEST_F(InputCasesTest, ABadDataDirIsAnErrorBeforeAnyCaseRuns) {
   EXPECT_TRUE(absl::StrContains(registered.message(), "class folders")) << registered;
 }
 
-TEST_F(InputCasesTest, BadFlagsAreNamed) {
-  absl::Status registered;
-  absl::SetFlag(&FLAGS_input_threads, "2,zero");
-  RunCases("", &registered);
-  EXPECT_TRUE(absl::StrContains(registered.message(), "--input_threads=2,zero")) << registered;
-  absl::SetFlag(&FLAGS_input_threads, "1");
-  absl::SetFlag(&FLAGS_on_bad_record, "ignore");
-  RunCases("", &registered);
-  EXPECT_TRUE(absl::StrContains(registered.message(), "--on_bad_record=ignore")) << registered;
-}
+// The input flags' bad values: tests/bench/suite_flags_test.cc.
 
 TEST_F(InputCasesTest, ABadRecordFailsTheCaseNamingItOrIsCountedUnderSkip) {
   const std::string dir = TempDir() + "/bad_records";
@@ -150,7 +138,7 @@ TEST_F(InputCasesTest, ABadRecordFailsTheCaseNamingItOrIsCountedUnderSkip) {
   const std::string bad = dir + "/train/n00000001/broken.JPEG";
   std::ofstream(bad) << "not a jpeg";
   options_.data_dir = dir;
-  absl::SetFlag(&FLAGS_input_threads, "1");
+  options_.input.threads = {1};
 
   std::vector<BenchRun> runs = RunCases("^input/folder/train/");
   ASSERT_FALSE(runs.empty());
@@ -158,7 +146,7 @@ TEST_F(InputCasesTest, ABadRecordFailsTheCaseNamingItOrIsCountedUnderSkip) {
   EXPECT_TRUE(absl::StrContains(runs[0].error_message, bad)) << runs[0].error_message;
 
   benchmark::ClearRegisteredBenchmarks();
-  absl::SetFlag(&FLAGS_on_bad_record, "skip");
+  options_.input.on_bad_record = input::BadRecordPolicy::kSkip;
   runs = RunCases("^input/folder/train/");
   ASSERT_EQ(runs.size(), 2u);
   for (const BenchRun& r : runs) {

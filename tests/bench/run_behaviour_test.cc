@@ -563,7 +563,7 @@ TEST(RunBehaviourTest, ThePlanChoiceFileFlagIsCheckedAndInTheContext) {
   EXPECT_EQ(RunBench("--preset=tiny --cuda_plan_cache=/no/such/folder/plans.tsv --list", &output),
             2)
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "--cuda_plan_cache: /no/such/folder/plans.tsv")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "--cuda_plan_cache=/no/such/folder/plans.tsv")) << output;
   const std::string plans = TempPath("plans.tsv");
   const std::string json = TempPath("plan_cache.json");
   std::remove(plans.c_str());

@@ -644,7 +644,7 @@ TEST(SuiteTest, BadFlagsAreClearErrors) {
   EXPECT_NE(output.find("--bucket_mb=0"), std::string::npos) << output;
   EXPECT_NE(RunBench("--preset=tiny --collective_timeout=x --list", &output), 0);
   EXPECT_EQ(WEXITSTATUS(RunBench("--preset=tiny --distortions=yiq --list", &output)), 2);
-  EXPECT_NE(output.find("--distortions: colour distortion \"yiq\": expected none, fast or full"),
+  EXPECT_NE(output.find("--distortions=yiq: colour distortion \"yiq\": expected none, fast or full"),
             std::string::npos)
       << output;
   EXPECT_NE(RunBench("--preset=tiny --collective_bytes=1024 --list", &output), 0);

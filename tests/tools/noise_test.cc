@@ -138,13 +138,13 @@ TEST(NoiseTest, NoisyCellsAreMarkedAndEveryCellsSpreadIsShown) {
 
 TEST(NoiseTest, FootnotesStartWithTheReasonOnce) {
   ReportOutput out = RunFiles({"noisy.json"});
-  // "bench/cases/train/train_cases.cc:56: train/trainer.cc:75: unsupported: ..." in the JSON.
+  // "bench/train_cases.cc:56: train/trainer.cc:75: unsupported: ..." in the JSON.
   EXPECT_NE(out.text.find("[2] unsupported: vgg16 needs the cuda backend, not in this build "
                           "(VGG16, 1 GPU)"),
             std::string::npos)
       << out.text;
   EXPECT_EQ(out.text.find(".cc:"), std::string::npos) << out.text;
-  // "bench/cases/train/train_cases.cc:56: OOM: train/executor.cc:90: OOM: needs ...": still an OOM cell.
+  // "bench/train_cases.cc:56: OOM: train/executor.cc:90: OOM: needs ...": still an OOM cell.
   EXPECT_NE(out.text.find("| 2 | 200 | OOM |"), std::string::npos) << out.text;
 
   // JSON lines: the reader's message, and the message as written for debugging.
@@ -153,7 +153,7 @@ TEST(NoiseTest, FootnotesStartWithTheReasonOnce) {
   EXPECT_EQ(oom["status"], "oom");
   EXPECT_EQ(oom["error"], "OOM: needs 32.0 GB, 24.0 GB available");
   EXPECT_EQ(oom["error_full"],
-            "bench/cases/train/train_cases.cc:56: OOM: train/executor.cc:90: OOM: needs 32.0 GB, 24.0 GB "
+            "bench/train_cases.cc:56: OOM: train/executor.cc:90: OOM: needs 32.0 GB, 24.0 GB "
             "available");
   nlohmann::json unsupported = TrainRecord(jsonl, "vgg16", 1);
   EXPECT_EQ(unsupported["error"], "unsupported: vgg16 needs the cuda backend, not in this build");

@@ -77,20 +77,18 @@ absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
 absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
                                                     const std::vector<std::string>& preset);
 
-// Whether the user gave a flag (the suite's main reads the command line).
 // The element types every transport reduces.
 inline bool ReducedType(DType dtype) {
   return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
          dtype == DType::kF64 || dtype == DType::kI32 || dtype == DType::kI64;
 }
 
-using FlagGiven = std::function<bool(const absl::CommandLineFlag&)>;
 // The most ranks --collective_ranks may ask for: each is a thread of the
 // process (a thread the system still refuses makes the case unsupported).
 inline constexpr int kMaxThreadRanks = 1024;
 // Folds the --collective_* flags (and their older --allreduce_* names) into
 // options.collectives; errors name the flag.
-absl::Status ApplyCollectiveFlags(SuiteOptions& options, const FlagGiven& given);
+absl::Status ApplyCollectiveFlags(SuiteOptions& options);
 // The JSON context's collective_warmup, collective_iters and collective_root.
 void AddCollectiveContext(const SuiteOptions& options);
 

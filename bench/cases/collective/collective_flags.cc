@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/cli/flag_read.h"
 #include "bench/cli/flag_values.h"
 #include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
@@ -61,47 +63,35 @@ ABSL_FLAG(int, collective_root, 0,
 namespace cnnbench::bench {
 namespace {
 
-// A count flag under its name or its older one: the one given (both given
-// must agree), else -1.
-absl::StatusOr<int> AliasedCount(const absl::Flag<int>& flag, const absl::Flag<int>& older,
-                                 int least, const FlagGiven& given_flag) {
-  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
-  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
-  const bool given_a = given_flag(a), given_b = given_flag(b);
-  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
-    return absl::InvalidArgumentError(absl::StrCat("--", a.Name(), "=", absl::GetFlag(flag),
-                                                   " and --", b.Name(), "=", absl::GetFlag(older),
-                                                   " disagree (the second is the first's older "
-                                                   "name): give one of them"));
-  if (!given_a && !given_b) return -1;
-  const std::string name(given_a ? a.Name() : b.Name());
-  const int value = given_a ? absl::GetFlag(flag) : absl::GetFlag(older);
-  if (value < least)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, "=", value, ": must be a whole number >= ", least));
-  return value;
+// --collective_ranks: thread rank counts, each 1..kMaxThreadRanks, none twice.
+absl::StatusOr<std::vector<int>> ParseRankCounts(const std::string& text) {
+  std::vector<int> counts;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value < 1)
+      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is not a rank count >= 1"));
+    if (value > kMaxThreadRanks)
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", part, "' is more than ", kMaxThreadRanks,
+                       " ranks (each a thread of this process; more ranks are processes: mpirun)"));
+    if (std::find(counts.begin(), counts.end(), value) != counts.end())
+      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is given twice"));
+    counts.push_back(value);
+  }
+  return counts;
 }
 
-// A string flag under its name or its older one: {name, value} of the one
-// given (both given must agree), or an empty name.
-absl::StatusOr<std::pair<std::string, std::string>> AliasedText(
-    const absl::Flag<std::string>& flag, const absl::Flag<std::string>& older,
-    const FlagGiven& given_flag) {
-  const absl::CommandLineFlag& a = absl::GetFlagReflectionHandle(flag);
-  const absl::CommandLineFlag& b = absl::GetFlagReflectionHandle(older);
-  const bool given_a = given_flag(a), given_b = given_flag(b);
-  if (given_a && given_b && absl::GetFlag(flag) != absl::GetFlag(older))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", a.Name(), "=", absl::GetFlag(flag), " and --", b.Name(), "=", absl::GetFlag(older),
-        " disagree (the second is the first's older name): give one of them"));
-  const std::pair<std::string, std::string> chosen =
-      given_a   ? std::make_pair(std::string(a.Name()), absl::GetFlag(flag))
-      : given_b ? std::make_pair(std::string(b.Name()), absl::GetFlag(older))
-                : std::make_pair(std::string(), std::string());
-  if (!chosen.first.empty() && chosen.second.empty())
+// --collective_bytes: MIN,MAX.
+absl::StatusOr<std::pair<int64_t, int64_t>> ParseByteRange(const std::string& text) {
+  std::vector<int64_t> range;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    ASSIGN_OR_RETURN_AS_IS(const int64_t value, ParseByteCount(part));
+    range.push_back(value);
+  }
+  if (range.size() != 2 || range[0] < 1 || range[1] < range[0])
     return absl::InvalidArgumentError(
-        absl::StrCat("--", chosen.first, " is empty (leave it out for the preset's)"));
-  return chosen;
+        "give MIN,MAX with 1 <= MIN <= MAX (bytes, or with nccl-tests' K, M or G suffix: 1K,1G)");
+  return std::make_pair(range[0], range[1]);
 }
 
 }  // namespace
@@ -155,72 +145,32 @@ absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
   return out;
 }
 
-absl::Status ApplyCollectiveFlags(SuiteOptions& o, const FlagGiven& given) {
+absl::Status ApplyCollectiveFlags(SuiteOptions& o) {
   CollectiveCaseOptions& c = o.collectives;
-  ASSIGN_OR_RETURN_AS_IS(const int warmup,
-                         AliasedCount(FLAGS_collective_warmup, FLAGS_allreduce_warmup, 0, given));
-  if (warmup >= 0) c.warmup = warmup;
-  ASSIGN_OR_RETURN_AS_IS(const int iters,
-                         AliasedCount(FLAGS_collective_iters, FLAGS_allreduce_iters, 1, given));
-  if (iters >= 0) c.iters = iters;
-  ASSIGN_OR_RETURN_AS_IS(const auto ranks,
-                         AliasedText(FLAGS_collective_ranks, FLAGS_allreduce_ranks, given));
-  if (!ranks.first.empty()) {
-    std::vector<int> counts;
-    for (absl::string_view part : absl::StrSplit(ranks.second, ',')) {
-      int value = 0;
-      if (!absl::SimpleAtoi(part, &value) || value < 1)
-        return absl::InvalidArgumentError(absl::StrCat("--", ranks.first, "=", ranks.second, ": '",
-                                                       part, "' is not a rank count >= 1"));
-      if (value > kMaxThreadRanks)
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", ranks.first, "=", ranks.second, ": '", part, "' is more than ",
-                         kMaxThreadRanks, " ranks (each a thread of this process; more ranks "
-                         "are processes: mpirun)"));
-      if (std::find(counts.begin(), counts.end(), value) != counts.end())
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", ranks.first, "=", ranks.second, ": '", part, "' is given twice"));
-      counts.push_back(value);
-    }
-    c.ranks = std::move(counts);
-  }
-  ASSIGN_OR_RETURN_AS_IS(const auto bytes,
-                         AliasedText(FLAGS_collective_bytes, FLAGS_allreduce_bytes, given));
-  if (!bytes.first.empty()) {
-    std::vector<int64_t> range;
-    for (absl::string_view part : absl::StrSplit(bytes.second, ',')) {
-      const absl::StatusOr<int64_t> value = ParseByteCount(part);
-      if (!value.ok())
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", bytes.first, "=", bytes.second, ": ", value.status().message()));
-      range.push_back(*value);
-    }
-    if (range.size() != 2 || range[0] < 1 || range[1] < range[0])
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", bytes.first, "=", bytes.second,
-                       ": give MIN,MAX with 1 <= MIN <= MAX (bytes, or with nccl-tests' K, M or "
-                       "G suffix: 1K,1G)"));
-    c.min_bytes = range[0];
-    c.max_bytes = range[1];
-  }
+  RETURN_IF_ERROR_AS_IS(
+      ReadAliasedCount(FLAGS_collective_warmup, FLAGS_allreduce_warmup, 0, &c.warmup));
+  RETURN_IF_ERROR_AS_IS(ReadAliasedCount(FLAGS_collective_iters, FLAGS_allreduce_iters, 1, &c.iters));
+  RETURN_IF_ERROR_AS_IS(
+      ReadAliasedText(FLAGS_collective_ranks, FLAGS_allreduce_ranks, ParseRankCounts, &c.ranks));
+  std::pair<int64_t, int64_t> bytes = {c.min_bytes, c.max_bytes};
+  RETURN_IF_ERROR_AS_IS(
+      ReadAliasedText(FLAGS_collective_bytes, FLAGS_allreduce_bytes, ParseByteRange, &bytes));
+  std::tie(c.min_bytes, c.max_bytes) = bytes;
   // The preset's factor unless the flag is given (quick steps by 16).
-  if (given(absl::GetFlagReflectionHandle(FLAGS_collective_factor)))
-    c.factor = absl::GetFlag(FLAGS_collective_factor);
-  if (c.factor < 2)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--collective_factor=", c.factor, ": the size sweep's step factor must be 2 or more"));
-  c.graph = absl::GetFlag(FLAGS_collective_graph);
-  c.root = absl::GetFlag(FLAGS_collective_root);
-  if (c.root < 0)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--collective_root=", c.root, ": a root is a rank, 0 or more"));
-  const std::string dtypes = absl::GetFlag(FLAGS_collective_dtypes);
-  ASSIGN_OR_RETURN_AS_IS(const auto types, CollectiveDTypes(dtypes, c.dtypes));
-  c.dtypes.clear();
-  for (const auto& [name, dtype] : types) c.dtypes.push_back(name);
-  ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps(absl::GetFlag(FLAGS_collective_ops), c.ops));
-  c.ops.clear();
-  for (ReduceOp op : ops) c.ops.emplace_back(ReduceOpName(op));
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_collective_factor, 2, &c.factor));
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_collective_graph, &c.graph));
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_collective_root, 0, &c.root));
+  if (FlagGiven(FLAGS_collective_dtypes)) {
+    ASSIGN_OR_RETURN_AS_IS(const auto types,
+                           CollectiveDTypes(absl::GetFlag(FLAGS_collective_dtypes), c.dtypes));
+    c.dtypes.clear();
+    for (const auto& [name, dtype] : types) c.dtypes.push_back(name);
+  }
+  if (FlagGiven(FLAGS_collective_ops)) {
+    ASSIGN_OR_RETURN_AS_IS(const auto ops, CollectiveOps(absl::GetFlag(FLAGS_collective_ops), c.ops));
+    c.ops.clear();
+    for (ReduceOp op : ops) c.ops.emplace_back(ReduceOpName(op));
+  }
   return absl::OkStatus();
 }
 

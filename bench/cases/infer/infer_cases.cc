@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/cli/flag_read.h"
 #include "bench/cli/flag_values.h"
 #include "bench/cases/input/input_cases.h"
 #include "bench/harness/iteration_stats.h"
@@ -29,8 +30,6 @@
 #include "train/inference.h"
 #include "train/trace.h"
 
-ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/cases/input/input_cases.cc
-
 // Defined beside the only code that reads them (ApplyInferFlags).
 ABSL_FLAG(std::string, infer_models, "",
           "models of the inference cases, e.g. resnet50_v1.5,mobilenet (default: --models when "
@@ -42,14 +41,14 @@ ABSL_FLAG(int, infer_warmup, -1, "untimed batches before an inference case's tim
 ABSL_FLAG(int, infer_iterations, -1,
           "timed batches per repetition of an inference case, each timed on its own (the "
           "latency percentiles want at least 100)");
-ABSL_FLAG(bool, infer_include_copy, false,
+ABSL_FLAG(bool, infer_include_copy, cnnbench::bench::InferCaseOptions().include_copy,
           "time each batch's host-to-device copy (from pinned memory on a GPU) with its forward "
           "pass: end-to-end latency; off: the batch is resident on the device");
 
-ABSL_FLAG(bool, fold_batch_norm, true,
+ABSL_FLAG(bool, fold_batch_norm, cnnbench::bench::InferCaseOptions().fold_batch_norm,
           "inference cases fold each batch norm after a convolution into its weights and bias "
           "(false: the unfolded plan, the baseline the fold is measured against)");
-ABSL_FLAG(bool, conv_relu, true,
+ABSL_FLAG(bool, conv_relu, cnnbench::bench::InferCaseOptions().conv_relu,
           "inference and training cases run a ReLU that only reads a convolution as that "
           "convolution's epilogue (oneDNN post-op, its backward masking dy once for both passes; "
           "the cuda backend's epilogue kernel, in inference only); false: a layer of its own, the "
@@ -57,56 +56,6 @@ ABSL_FLAG(bool, conv_relu, true,
 
 namespace cnnbench::bench {
 namespace {
-
-using FlagGiven = std::function<bool(const absl::CommandLineFlag&)>;
-
-template <typename T>
-bool ParseItem(absl::string_view item, T* out) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    *out = std::string(item);
-    return !item.empty();
-  } else {
-    return absl::SimpleAtoi(item, out) && *out > 0;
-  }
-}
-
-// A list flag, when given, replaces the preset's list: not empty, no empty
-// item, no item twice, numbers > 0.
-template <typename T>
-absl::Status ParseListFlag(const absl::Flag<std::string>& flag, const FlagGiven& given,
-                           std::vector<T>* out) {
-  const absl::CommandLineFlag& handle = absl::GetFlagReflectionHandle(flag);
-  if (!given(handle)) return absl::OkStatus();
-  const std::string value = absl::GetFlag(flag);
-  const std::string where = absl::StrCat("--", handle.Name(), "=", value, ": ");
-  if (value.empty())
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", handle.Name(), " is empty (leave it out for the preset's)"));
-  std::vector<T> items;
-  for (absl::string_view part : absl::StrSplit(value, ',')) {
-    T item;
-    if (!ParseItem(part, &item))
-      return absl::InvalidArgumentError(
-          part.empty() ? absl::StrCat(where, "an empty item")
-                       : absl::StrCat(where, "'", part, "' is not a number > 0"));
-    if (std::find(items.begin(), items.end(), item) != items.end())
-      return absl::InvalidArgumentError(absl::StrCat(where, "'", part, "' is given twice"));
-    items.push_back(item);
-  }
-  *out = std::move(items);
-  return absl::OkStatus();
-}
-
-absl::Status CountFlag(const absl::Flag<int>& flag, const FlagGiven& given, int least, int* out) {
-  const absl::CommandLineFlag& handle = absl::GetFlagReflectionHandle(flag);
-  if (!given(handle)) return absl::OkStatus();
-  const int value = absl::GetFlag(flag);
-  if (value < least)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", handle.Name(), "=", value, ": must be a whole number >= ", least));
-  *out = value;
-  return absl::OkStatus();
-}
 
 struct InferCase {
   std::string model;
@@ -302,17 +251,17 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
 
 }  // namespace
 
-absl::Status ApplyInferFlags(SuiteOptions& o, const FlagGiven& given) {
-  RETURN_IF_ERROR_AS_IS(ParseListFlag(FLAGS_infer_models, given, &o.infer.models));
-  if (given(absl::GetFlagReflectionHandle(FLAGS_infer_models)))
+absl::Status ApplyInferFlags(SuiteOptions& o) {
+  RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_infer_models, &o.infer.models));
+  if (FlagGiven(FLAGS_infer_models))
     RETURN_IF_ERROR_AS_IS(CheckModelNames("--infer_models", o.infer.models));
-  RETURN_IF_ERROR_AS_IS(ParseListFlag(FLAGS_infer_batch_sizes, given, &o.infer.batch_sizes));
-  RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_warmup, given, 0, &o.infer.warmup));
-  RETURN_IF_ERROR_AS_IS(CountFlag(FLAGS_infer_iterations, given, 1, &o.infer.iterations));
-  o.infer.include_copy = absl::GetFlag(FLAGS_infer_include_copy);
-  o.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
-  o.infer.conv_relu = absl::GetFlag(FLAGS_conv_relu);
-  o.train.conv_relu = o.infer.conv_relu;  // one flag for both uses
+  RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_infer_batch_sizes, &o.infer.batch_sizes, int64_t{1}));
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_infer_warmup, 0, &o.infer.warmup));
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_infer_iterations, 1, &o.infer.iterations));
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_infer_include_copy, &o.infer.include_copy));
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_fold_batch_norm, &o.infer.fold_batch_norm));
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_conv_relu, &o.infer.conv_relu));
+  if (FlagGiven(FLAGS_conv_relu)) o.train.conv_relu = o.infer.conv_relu;  // one flag, both uses
   return absl::OkStatus();
 }
 
@@ -336,7 +285,6 @@ absl::Status RegisterInferCases(const SuiteOptions& options, Harness& harness) {
   const bool real = std::find(options.train.data.begin(), options.train.data.end(), "real") !=
                     options.train.data.end();
   if (real) {
-    RETURN_IF_ERROR_AS_IS(input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)).status());
     if (!options.data_dir.empty())
       RETURN_IF_ERROR_AS_IS(input::DetectDataFormats(options.data_dir, "validation").status());
   }

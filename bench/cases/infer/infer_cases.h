@@ -24,11 +24,11 @@ namespace cnnbench::bench {
 // says so below it.
 inline constexpr int kMeaningfulIterations = 100;
 
-// --infer_models, --infer_batch_sizes, --infer_warmup, --infer_iterations
-// and --infer_include_copy into options.infer; `given` says which the user
-// gave. Errors name the flag.
-absl::Status ApplyInferFlags(SuiteOptions& options,
-                             const std::function<bool(const absl::CommandLineFlag&)>& given);
+// --infer_models, --infer_batch_sizes, --infer_warmup, --infer_iterations,
+// --infer_include_copy, --fold_batch_norm and --conv_relu into
+// options.infer (--conv_relu also into options.train), each when given
+// (bench/cli/flag_read.h). Errors name the flag.
+absl::Status ApplyInferFlags(SuiteOptions& options);
 
 // The context keys of the inference settings (the report keeps runs that
 // differ in them apart).

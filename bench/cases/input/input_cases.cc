@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/cli/flag_read.h"
 #include "bench/suite/names.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
@@ -23,7 +24,7 @@
 ABSL_FLAG(std::string, input_threads, "",
           "decode threads of the input cases, comma-separated (default: 1 and every hardware "
           "thread); reader threads are a quarter of them, at least one");
-ABSL_FLAG(int64_t, input_batch, 0,
+ABSL_FLAG(int64_t, input_batch, cnnbench::bench::InputCaseOptions().batch,
           "batch size of the input cases (default: the first --batch_size, else 64)");
 ABSL_FLAG(std::string, on_bad_record, "fail",
           "real data: fail stops at the first bad record (naming file and record); skip leaves "
@@ -105,21 +106,21 @@ class InputWorkload : public Workload {
   int64_t images_ = 0;
 };
 
-absl::StatusOr<std::vector<int>> ThreadCounts(const std::string& flag) {
-  if (flag.empty()) {
-    const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    if (hardware == 1) return std::vector<int>{1};
-    return std::vector<int>{1, hardware};
-  }
-  std::vector<int> counts;
-  for (absl::string_view part : absl::StrSplit(flag, ',')) {
-    int n = 0;
-    if (!absl::SimpleAtoi(part, &n) || n < 1 || n > 256)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--input_threads=", flag, ": '", part, "' is not a thread count in 1..256"));
-    if (std::find(counts.begin(), counts.end(), n) == counts.end()) counts.push_back(n);
-  }
-  return counts;
+// --input_threads: thread counts in 1..256, none twice.
+absl::StatusOr<int> ParseThreadCount(absl::string_view part) {
+  int n = 0;
+  if (!absl::SimpleAtoi(part, &n) || n < 1 || n > 256)
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", part, "' is not a thread count in 1..256"));
+  return n;
+}
+
+// The decode thread counts: the option's, else 1 and every hardware thread.
+std::vector<int> ThreadCounts(const std::vector<int>& option) {
+  if (!option.empty()) return option;
+  const int hardware = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (hardware == 1) return {1};
+  return {1, hardware};
 }
 
 }  // namespace
@@ -135,15 +136,8 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareInputWorkload(const PipelineOpt
 }
 
 absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
-  // Returned as they are: the messages name the flag.
-  const absl::StatusOr<std::vector<int>> threads = ThreadCounts(absl::GetFlag(FLAGS_input_threads));
-  if (!threads.ok()) return threads.status();
-  const absl::StatusOr<input::BadRecordPolicy> policy =
-      input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record));
-  if (!policy.ok()) return policy.status();
-  int64_t batch = absl::GetFlag(FLAGS_input_batch);
-  if (batch < 0)
-    return absl::InvalidArgumentError(absl::StrCat("--input_batch=", batch, ": must be >= 1"));
+  const std::vector<int> threads = ThreadCounts(options.input.threads);
+  int64_t batch = options.input.batch;
   if (batch == 0)
     batch = options.train.batch_sizes.empty() ? 64 : options.train.batch_sizes.front();
   const int image_size = options.image_size > 0 ? static_cast<int>(options.image_size) : 224;
@@ -159,7 +153,7 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
   }
   for (input::DataFormat format : formats) {
     for (bool training : {true, false}) {
-      for (int t : *threads) {
+      for (int t : threads) {
         TimedCase timed;
         timed.name = CaseName::Input(input::DataFormatName(format), training ? "train" : "eval", t)
                          .ToString();
@@ -177,7 +171,7 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
         p.decode_threads = t;
         p.reader_threads = std::max(1, t / 4);
         p.seed = 1;
-        p.on_bad_record = *policy;
+        p.on_bad_record = options.input.on_bad_record;
         p.color = options.distortions;
         timed.prepare = [p, warmup = options.train.warmup_steps]() mutable
             -> absl::StatusOr<std::unique_ptr<Workload>> {
@@ -193,6 +187,23 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
   return absl::OkStatus();
 }
 
+absl::Status ApplyInputFlags(SuiteOptions& o) {
+  if (FlagGiven(FLAGS_input_threads)) {
+    std::vector<std::string> items;
+    RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_input_threads, &items));
+    o.input.threads.clear();
+    for (const std::string& item : items) {
+      const absl::StatusOr<int> n = ParseThreadCount(item);
+      if (!n.ok())
+        return absl::InvalidArgumentError(absl::StrCat(
+            FlagWhere(absl::GetFlagReflectionHandle(FLAGS_input_threads)), n.status().message()));
+      o.input.threads.push_back(*n);
+    }
+  }
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_input_batch, int64_t{1}, &o.input.batch));
+  return ReadChoice(FLAGS_on_bad_record, input::ParseBadRecordPolicy, &o.input.on_bad_record);
+}
+
 absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
                                                             const SuiteOptions& options,
                                                             const std::string& subset) {
@@ -206,8 +217,7 @@ absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
   } else {
     ASSIGN_OR_RETURN(p.data_dir, input::GeneratedDataDir(p.format));
   }
-  ASSIGN_OR_RETURN(p.on_bad_record,
-                   input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)));
+  p.on_bad_record = options.input.on_bad_record;
   const Shape& images = graph.nodes[graph.images].output;  // (N, C, H, W)
   p.subset = subset;
   p.training = subset == "train";

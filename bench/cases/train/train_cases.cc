@@ -42,7 +42,6 @@
 #include "train/trace.h"
 #include "train/trainer.h"
 
-ABSL_DECLARE_FLAG(std::string, on_bad_record);  // bench/cases/input/input_cases.cc
 
 namespace cnnbench::bench {
 namespace {
@@ -452,12 +451,9 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
 }  // namespace
 
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
-  // Real data: the flags and the user's folder are checked before any case runs.
+  // Real data: the user's folder is checked before any case runs.
   if (std::find(options.train.data.begin(), options.train.data.end(), "real") !=
       options.train.data.end()) {
-    if (absl::Status s = input::ParseBadRecordPolicy(absl::GetFlag(FLAGS_on_bad_record)).status();
-        !s.ok())
-      return s;
     if (!options.data_dir.empty())
       if (absl::Status s = input::DetectDataFormats(options.data_dir, "train").status(); !s.ok())
         return s;
