@@ -46,6 +46,8 @@
 namespace cnnbench::bench {
 namespace {
 
+using train_parts::AddTrainCounters;
+using train_parts::CaseNameOf;
 using train_parts::FeedNextBatch;
 using train_parts::MakeSyntheticBatch;
 using train_parts::MakeTrainPipeline;
@@ -55,6 +57,7 @@ using train_parts::StepFlopsPerImage;
 using train_parts::StepOptions;
 using train_parts::SyntheticBatch;
 using train_parts::TrainCase;
+using train_parts::WriteCaseTrace;
 
 class TrainWorkload : public Workload {
  public:
@@ -299,8 +302,7 @@ absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
 }
 
 absl::Status ReplicatedTrainWorkload::TraceOneStep() {
-  const std::string name = TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data,
-                                         case_.batch, case_.gpus, case_.replicas);
+  const std::string name = CaseNameOf(case_);
   std::vector<TraceProcess> processes(ranks_.size());
   const auto origin = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(EndJobOnTimeout(options_, threads_->RunEverywhere([&](int r) -> absl::Status {
@@ -316,11 +318,7 @@ absl::Status ReplicatedTrainWorkload::TraceOneStep() {
     return absl::OkStatus();
   })));
   if (options_.mpi != nullptr && options_.mpi->rank != 0) return absl::OkStatus();
-  const std::string path = TraceFilePath(options_.trace_file, name);
-  RETURN_IF_ERROR(WriteChromeTrace(path, processes));
-  std::fprintf(stderr, "cnnbench: trace of one more step of %s (%zu replica(s)): %s\n",
-               name.c_str(), processes.size(), path.c_str());
-  return absl::OkStatus();
+  return WriteCaseTrace(options_, case_, processes);
 }
 
 absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
@@ -339,25 +337,17 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   if (!rank0_step_seconds_.empty()) {
     ASSIGN_OR_RETURN(steps,
                      SummarizeSteps(rank0_step_seconds_, static_cast<double>(case_.batch * n)));
-    AddStepCounters(state, "step_ms", "images_per_second", *steps, options_.drift_threshold);
   }
-  state.counters["images_per_second"] = benchmark::Counter(
-      static_cast<double>(case_.batch * n), benchmark::Counter::kIsIterationInvariantRate);
+  AddTrainCounters(state, case_,
+                   {&steps, step_flops_per_image_, first.trainer().peak_memory_bytes(), n, losses[0]},
+                   options_.drift_threshold);
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
-  if (step_flops_per_image_ > 0)
-    state.counters["flops"] =
-        benchmark::Counter(step_flops_per_image_ * static_cast<double>(case_.batch * n),
-                           benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["ranks"] = benchmark::Counter(n);
   state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
   if (ranks_[0].pipeline != nullptr)
     ReportInput(state, ranks_[0].pipeline->stats(), ranks_[0].last_stats, steps_);
   steps_ = 0;
   state.counters["buckets"] = benchmark::Counter(static_cast<double>(first.buckets().size()));
-  state.counters["peak_memory_bytes"] =
-      benchmark::Counter(static_cast<double>(first.trainer().peak_memory_bytes()));
-  if (std::isfinite(losses[0])) state.counters["loss"] = benchmark::Counter(losses[0]);
   // Rank 0's batch (synthetic data: its labels are fixed).
   if (options_.train.accuracy && ranks_[0].pipeline == nullptr) {
     const int32_t* labels = static_cast<const int32_t*>(ranks_[0].batch.labels.data());
@@ -386,9 +376,6 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   // One more step, traced (after the timed ones: never in the figures).
   if (!options_.trace_file.empty() && !traced_) {
     traced_ = true;
-    const std::string name = TrainCaseName(case_.model, PrecisionName(case_.precision), case_.data,
-                                           case_.batch, case_.gpus, case_.replicas);
-    const std::string path = TraceFilePath(options_.trace_file, name);
     // With real data the next batch is fed after the step, as in the timed steps.
     std::function<absl::Status(StepTimer&)> feed;
     if (pipeline_ != nullptr)
@@ -396,31 +383,22 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
         std::swap(step_labels_, next_labels_);
         return FeedNextBatch(*pipeline_, *trainer_, &next_labels_);
       };
-    ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, trainer_->TraceStep(feed));
-    RETURN_IF_ERROR(WriteChromeTrace(path, slices, name));
-    std::fprintf(stderr, "cnnbench: trace of one more step of %s: %s\n", name.c_str(),
-                 path.c_str());
+    ASSIGN_OR_RETURN(std::vector<TraceSlice> slices, trainer_->TraceStep(feed));
+    RETURN_IF_ERROR(
+        WriteCaseTrace(options_, case_, {TraceProcess{CaseNameOf(case_), std::move(slices)}}));
   }
   ASSIGN_OR_RETURN(const float loss, trainer_->LastLoss());
-  const int devices = std::max(1, case_.gpus);
-  ASSIGN_OR_RETURN(const StepSummary steps,
+  const int devices = case_.ranks();
+  ASSIGN_OR_RETURN(const StepSummary summary,
                    SummarizeSteps(StepSeconds(), static_cast<double>(case_.batch * devices)));
-  AddStepCounters(state, "step_ms", "images_per_second", steps, options_.drift_threshold);
-  state.counters["images_per_second"] = benchmark::Counter(
-      static_cast<double>(case_.batch * devices), benchmark::Counter::kIsIterationInvariantRate);
-  if (step_flops_per_image_ > 0)
-    state.counters["flops"] =
-        benchmark::Counter(step_flops_per_image_ * static_cast<double>(case_.batch * devices),
-                           benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["peak_memory_bytes"] =
-      benchmark::Counter(static_cast<double>(trainer_->peak_memory_bytes()));
-  state.counters["ranks"] = benchmark::Counter(1);
+  const std::optional<StepSummary> steps = summary;
+  AddTrainCounters(state, case_,
+                   {&steps, step_flops_per_image_, trainer_->peak_memory_bytes(), 1, loss},
+                   options_.drift_threshold);
   if (pipeline_ != nullptr) {
     ReportInput(state, pipeline_->stats(), last_stats_, steps_);
     steps_ = 0;
   }
-  // Google Benchmark writes a NaN counter as a bare NaN, which is not JSON.
-  if (std::isfinite(loss)) state.counters["loss"] = benchmark::Counter(loss);
   if (options_.train.accuracy)
     RETURN_IF_ERROR(ReportTrainingAccuracy(state, *trainer_, step_labels_));
   // Whether the steps were replayed CUDA graphs: the flag asks, but
@@ -443,9 +421,57 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
                     : "")
           : "",
       ConvAlgorithmNote(options_, *backend_, trainer_->step_plan()),
-      std::isfinite(loss) ? "" : ", loss not finite", DriftNote(steps, options_.drift_threshold),
+      std::isfinite(loss) ? "" : ", loss not finite", DriftNote(summary, options_.drift_threshold),
       ThrottleNote(power())));
   return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace {
+
+// Where the options put a training case: {gpus, replicas} pairs. Under MPI
+// one replica per process: the CPU case takes every rank as a replica, a
+// GPU case (any gpus > 0 asked for) every rank's GPU. Otherwise the CPU
+// cases take each replica count and a GPU case one replica per GPU.
+struct Placement {
+  int gpus = 0, replicas = 1;
+  bool operator==(const Placement& o) const { return gpus == o.gpus && replicas == o.replicas; }
+};
+std::vector<Placement> Placements(const SuiteOptions& options) {
+  std::vector<Placement> out;
+  auto add = [&out](Placement p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  for (int gpus : options.gpus) {
+    if (options.mpi != nullptr)
+      add(gpus == 0 ? Placement{0, options.mpi->size} : Placement{options.mpi->size, 1});
+    else if (gpus > 0)
+      add({gpus, 1});
+    else
+      for (int replicas : options.train.replicas) add({0, replicas});
+  }
+  return out;
+}
+
+// Every training case the options ask for, in the order they register:
+// model, precision, data, batch, placement.
+absl::StatusOr<std::vector<TrainCase>> TrainCases(const SuiteOptions& options) {
+  std::vector<TrainCase> cases;
+  const std::vector<Placement> placements = Placements(options);
+  for (const std::string& model : options.train.models) {
+    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
+    std::vector<int64_t> batches = options.train.batch_sizes;
+    if (batches.empty()) batches = {info.default_batch};
+    for (const std::string& precision_name : options.precisions) {
+      ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+      for (const std::string& data : options.train.data)
+        for (int64_t batch : batches)
+          for (const Placement& p : placements)
+            cases.push_back({model, precision, data, batch, p.gpus, p.replicas});
+    }
+  }
+  return cases;
 }
 
 }  // namespace
@@ -453,58 +479,26 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
 absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
   // Real data: the user's folder is checked before any case runs.
   if (std::find(options.train.data.begin(), options.train.data.end(), "real") !=
-      options.train.data.end()) {
-    if (!options.data_dir.empty())
-      if (absl::Status s = input::DetectDataFormats(options.data_dir, "train").status(); !s.ok())
-        return s;
-  }
-  for (const std::string& model : options.train.models) {
-    ASSIGN_OR_RETURN(ModelInfo info, FindModel(model));
-    std::vector<int64_t> batches = options.train.batch_sizes;
-    if (batches.empty()) batches = {info.default_batch};
-    for (const std::string& precision_name : options.precisions) {
-      ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
-      for (const std::string& data : options.train.data) {
-        for (int64_t batch : batches) {
-          std::vector<int> gpu_counts = options.gpus;
-          if (options.mpi != nullptr) {
-            // One replica per process: the CPU case takes every rank as a
-            // replica, and a GPU case (any gpus > 0 asked for) every rank's GPU.
-            gpu_counts.clear();
-            for (int g : options.gpus) {
-              const int count = g == 0 ? 0 : options.mpi->size;
-              if (std::find(gpu_counts.begin(), gpu_counts.end(), count) == gpu_counts.end())
-                gpu_counts.push_back(count);
-            }
-          }
-          for (int gpus : gpu_counts) {
-            // CPU replica counts apply to the CPU cases; a GPU case's replicas are its GPUs.
-            std::vector<int> replica_counts =
-                gpus == 0 ? options.train.replicas : std::vector<int>{1};
-            if (options.mpi != nullptr && gpus == 0) replica_counts = {options.mpi->size};
-            for (int replicas : replica_counts) {
-              const TrainCase c{model, precision, data, batch, gpus, replicas};
-              TimedCase timed;
-              timed.name = TrainCaseName(model, precision_name, data, batch, gpus, replicas);
-              timed.family = FamilyName(Family::kTrain);
-              timed.iterations = options.train.steps;
-              timed.iterations_flag = "--steps";
-              timed.unit = benchmark::kMillisecond;
-              timed.keeps_step_times = true;
-              if (c.ranks() > 1 || options.mpi != nullptr) {
-                timed.time_span = true;  // every rank makes all its steps in one go
-                timed.prepare = [c, &options] {
-                  return ReplicatedTrainWorkload::Prepare(c, options);
-                };
-              } else {
-                timed.prepare = [c, &options] { return TrainWorkload::Prepare(c, options); };
-              }
-              harness.Register(std::move(timed));
-            }
-          }
-        }
-      }
+          options.train.data.end() &&
+      !options.data_dir.empty())
+    RETURN_IF_ERROR_AS_IS(input::DetectDataFormats(options.data_dir, "train").status());
+  ASSIGN_OR_RETURN_AS_IS(const std::vector<TrainCase> cases, TrainCases(options));
+  for (const TrainCase& c : cases) {
+    TimedCase timed;
+    timed.name = TrainCaseName(c.model, PrecisionName(c.precision), c.data, c.batch, c.gpus,
+                               c.replicas);
+    timed.family = FamilyName(Family::kTrain);
+    timed.iterations = options.train.steps;
+    timed.iterations_flag = "--steps";
+    timed.unit = benchmark::kMillisecond;
+    timed.keeps_step_times = true;
+    if (c.ranks() > 1 || options.mpi != nullptr) {
+      timed.time_span = true;  // every rank makes all its steps in one go
+      timed.prepare = [c, &options] { return ReplicatedTrainWorkload::Prepare(c, options); };
+    } else {
+      timed.prepare = [c, &options] { return TrainWorkload::Prepare(c, options); };
     }
+    harness.Register(std::move(timed));
   }
   return absl::OkStatus();
 }

@@ -1,9 +1,12 @@
 #include "bench/cases/train/train_parts.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "bench/cases/input/input_cases.h"
+#include "bench/suite/names.h"
 #include "core/random.h"
 #include "core/status.h"
 #include "models/summary.h"
@@ -103,6 +106,36 @@ TrainOptions StepOptions(const TrainCase& c, const SuiteOptions& options) {
   to.conv_relu = options.train.conv_relu;
   to.keep_logits = options.train.accuracy;
   return to;
+}
+
+std::string CaseNameOf(const TrainCase& c) {
+  return TrainCaseName(c.model, PrecisionName(c.precision), c.data, c.batch, c.gpus, c.replicas);
+}
+
+absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
+                            const std::vector<TraceProcess>& processes) {
+  const std::string name = CaseNameOf(c);
+  const std::string path = TraceFilePath(options.trace_file, name);
+  RETURN_IF_ERROR(WriteChromeTrace(path, processes));
+  std::fprintf(stderr, "cnnbench: trace of one more step of %s (%zu replica(s)): %s\n",
+               name.c_str(), processes.size(), path.c_str());
+  return absl::OkStatus();
+}
+
+void AddTrainCounters(benchmark::State& state, const TrainCase& c, const TrainFigures& figures,
+                      double drift_threshold) {
+  const double images = static_cast<double>(c.batch * c.ranks());
+  if (figures.steps != nullptr && figures.steps->has_value())
+    AddStepCounters(state, "step_ms", "images_per_second", **figures.steps, drift_threshold);
+  state.counters["images_per_second"] =
+      benchmark::Counter(images, benchmark::Counter::kIsIterationInvariantRate);
+  if (figures.flops_per_image > 0)
+    state.counters["flops"] = benchmark::Counter(figures.flops_per_image * images,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_memory_bytes"] =
+      benchmark::Counter(static_cast<double>(figures.peak_memory_bytes));
+  state.counters["ranks"] = benchmark::Counter(figures.ranks);
+  if (std::isfinite(figures.loss)) state.counters["loss"] = benchmark::Counter(figures.loss);
 }
 
 }  // namespace cnnbench::bench::train_parts

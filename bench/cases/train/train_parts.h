@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "core/dtype.h"
 #include "input/pipeline/pipeline.h"
 #include "models/graph.h"
+#include "bench/harness/iteration_stats.h"
+#include "train/trace.h"
 #include "train/trainer.h"
 
 namespace cnnbench::bench::train_parts {
@@ -64,6 +67,29 @@ absl::Status ReportTrainingAccuracy(benchmark::State& state, Trainer& trainer,
 // The counters of a real-data case from its pipelines' stats since `last`.
 void ReportInput(benchmark::State& state, const input::PipelineStats& now,
                  input::PipelineStats& last, int64_t steps);
+
+// The case's name (bench/suite/names.h).
+std::string CaseNameOf(const TrainCase& c);
+
+// One more step of case `c`, traced after its timed steps (never part of
+// the figures), written to --trace_file's path for it: one process row per
+// replica. Says where on stderr.
+absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
+                            const std::vector<TraceProcess>& processes);
+
+// What one and many replicas report alike: images/s of the whole case (and
+// the step statistics when there are step times), the step's FLOP/s, peak
+// memory, ranks, and the loss when it is finite (Google Benchmark writes a
+// NaN counter as a bare NaN, which is not JSON).
+struct TrainFigures {
+  const std::optional<StepSummary>* steps = nullptr;  // null or empty: the span only
+  double flops_per_image = 0;
+  int64_t peak_memory_bytes = 0;
+  int ranks = 1;
+  float loss = 0;
+};
+void AddTrainCounters(benchmark::State& state, const TrainCase& c, const TrainFigures& figures,
+                      double drift_threshold);
 
 // The trainer's options for case `c`: its precision, the learning rate
 // scaled linearly with the global batch, and the suite's step settings.
