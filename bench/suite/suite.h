@@ -10,10 +10,15 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "bench/cases/bandwidth/bandwidth_options.h"
+#include "bench/cases/collective/collective_options.h"
+#include "bench/cases/infer/infer_options.h"
+#include "bench/cases/input/input_options.h"
+#include "bench/cases/kernel/kernel_options.h"
+#include "bench/cases/train/train_options.h"
 #include "bench/harness/harness.h"
 #include "core/device.h"
 #include "input/image/preprocess.h"
-#include "input/pipeline/pipeline.h"
 #include "kernels/collectives/communicator.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_choices.h"
@@ -30,88 +35,6 @@ struct MpiRanks {
   int local_rank = 0;  // among the ranks on this host: the GPU it drives
   int hosts = 1;
   std::string library_version;
-};
-
-// The options of the train cases (and the grads cases' bucket).
-struct TrainCaseOptions {
-  std::vector<std::string> models;         // training cases
-  std::vector<int64_t> batch_sizes;        // empty: each model's default batch size
-  std::vector<int> replicas = {1};         // data-parallel CPU replicas (gpus:0 cases)
-  size_t bucket_bytes = size_t{25} << 20;  // gradient all-reduce bucket (train and grads)
-  bool overlap = true;                     // all-reduce buckets during backward
-  bool fuse_relu = true;                   // TrainOptions::fuse_relu of every train case
-  bool conv_relu = true;                   // TrainOptions::conv_relu (the --conv_relu flag)
-  // top1/top5_accuracy of the last step's batch (TrainOptions::keep_logits).
-  bool accuracy = true;
-  int threads_per_replica = 0;    // CPU replicas' OpenMP threads; 0: cores / replicas
-  std::vector<std::string> data;  // synthetic, real
-  // data:real training: CPU cores given to the input pipeline's decode
-  // threads and taken from the compute's OpenMP team (0: the pipeline's one
-  // decode thread shares the cores).
-  int input_cores = 0;
-  int warmup_steps = 10;
-  int steps = 100;
-};
-
-// The options of the inference cases (bench/cases/infer/infer_cases.h).
-struct InferCaseOptions {
-  std::vector<std::string> models;   // empty: the training cases' models
-  std::vector<int64_t> batch_sizes;  // empty: 1 and each model's training batch
-  int warmup = 10;                   // untimed batches before the timed ones
-  int iterations = 200;              // timed batches per repetition
-  // The host-to-device copy of each batch (from pinned memory on a GPU)
-  // inside the timed interval: end-to-end latency. Off: the batch is
-  // resident on the device.
-  bool include_copy = false;
-  // Batch norms folded into the convolutions before them (InferOptions).
-  bool fold_batch_norm = true;
-  // ReLUs run as their convolution's epilogue (InferOptions::conv_relu;
-  // the same flag sets TrainCaseOptions::conv_relu).
-  bool conv_relu = true;
-};
-
-// The options of the layer kernel cases (conv, fc, pool, batchnorm, relu)
-// and the GEMM cases.
-struct KernelCaseOptions {
-  std::vector<std::string> models;  // whose distinct layers become kernel cases
-  int max_shapes = 0;               // per model and family; 0: all
-  int64_t batch = 0;                // batch of kernel cases; 0: the model's training batch
-  double min_time = 0.5;            // seconds per kernel and GEMM case repetition
-  bool min_time_from_user = false;  // --benchmark_min_time given
-  std::vector<int64_t> gemm_sizes;
-};
-
-// The options of the collective cases: the size sweep (nccl-tests' -b, -e,
-// -f), rank counts, types (-d), reductions (-o), root (-r), and the untimed
-// and timed calls per variant (-w and -n; see docs/benchmarks.md for how
-// their defaults compare). The grads cases share the ranks and iterations.
-struct CollectiveCaseOptions {
-  int64_t min_bytes = 8;
-  int64_t max_bytes = int64_t{1} << 30;
-  int factor = 2;
-  std::vector<int> ranks;
-  std::vector<std::string> dtypes = {"fp32"};  // canonical names
-  std::vector<std::string> ops = {"sum"};      // ReduceOpName's
-  int root = 0;
-  int warmup = 5;
-  int iters = 20;
-  bool graph = false;  // nccl cases replay each timed loop as a CUDA graph (nccl-tests' -G)
-};
-
-// The bandwidth cases: array sizes (STREAM asks for at least 4x the
-// last-level cache) and host thread counts (empty: 1, 2, 4, ... and the
-// default OpenMP team).
-struct BandwidthCaseOptions {
-  std::vector<int64_t> bytes = {int64_t{64} << 20};
-  std::vector<int> threads;
-};
-
-// The input cases (and the real-data pipelines of train and infer cases).
-struct InputCaseOptions {
-  std::vector<int> threads;  // decode threads per case; empty: 1 and every hardware thread
-  int64_t batch = 0;         // 0: the first training batch size, else 64
-  // A bad record stops a real-data pipeline (kFail) or is counted and left out.
-  input::BadRecordPolicy on_bad_record = input::BadRecordPolicy::kFail;
 };
 
 // How GPU cases run (train cases and the kernel cases on cuda).
