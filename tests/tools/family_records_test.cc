@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -64,14 +65,14 @@ const std::map<Family, Sample>& Samples() {
        {"bandwidth/copy/cpu/bytes:67108864/threads:1", {{"bytes_per_second", 1e10}}}},
       {Family::kInfer,
        {"infer/resnet50_v1.5/fp32/synthetic/batch:1/gpus:0",
-        {{"images_per_second", 50}, {"latency_ms", 20}, {"latency_ms_p99", 25}}}},
-  };
+        {{"images_per_second", 50}, {"latency_ms", 20}, {"latency_ms_p99", 25}}}},  };
   return *samples;
 }
 
-// A run file of every family's sample, each counter times `scale`, two
-// repetitions each (as the suite writes them).
-std::string RunFile(const std::string& name, double scale) {
+// A run file of every family's sample (or `only` its), each counter times
+// `scale`, two repetitions each (as the suite writes them).
+std::string RunFile(const std::string& name, double scale,
+                    std::optional<Family> only = std::nullopt) {
   nlohmann::ordered_json run;
   run["context"] = {{"date", "2026-12-04T00:00:00+00:00"},
                     {"platform", "family-box"},
@@ -79,6 +80,7 @@ std::string RunFile(const std::string& name, double scale) {
                     {"library_build_type", "release"}};
   run["benchmarks"] = nlohmann::ordered_json::array();
   for (const auto& [family, sample] : Samples()) {
+    if (only && family != *only) continue;
     const std::string full = absl::StrCat(sample.name, "/iterations:1/manual_time");
     for (int repetition = 0; repetition < 2; ++repetition) {
       nlohmann::ordered_json b = {{"name", full},
@@ -146,6 +148,38 @@ TEST(FamilyRecordsTest, ASlowerRunIsARegressionInEveryFamily) {
   // The base against itself: nothing.
   options.inputs = options.compare;
   EXPECT_EQ(RunReport(options, nullptr).exit_code, kExitOk);
+}
+
+// The markdown report has a table of its own for every family: a run of
+// one family's case shows a section that not every family's run shows (the
+// platform's environment is in all of them).
+TEST(FamilyRecordsTest, EveryFamilysCasesHaveATableOfTheirOwn) {
+  std::map<Family, std::set<std::string>> titles;
+  for (const auto& [family, sample] : Samples()) {
+    std::vector<std::string> warnings, errors;
+    const Results results = LoadResults(
+        {RunFile(absl::StrCat(bench::FamilyName(family), ".json"), 1.0, family)}, &warnings,
+        &errors);
+    ASSERT_TRUE(errors.empty()) << absl::StrJoin(errors, "\n");
+    const Report report = BuildReport(results, "families", 0.05);
+    for (const PlatformReport& p : report.platforms)
+      for (const Section& section : p.sections)
+        if (!section.tables.empty()) titles[family].insert(section.title);
+  }
+  std::set<std::string> everywhere = titles.begin()->second;
+  for (const auto& [family, set] : titles) {
+    std::set<std::string> common;
+    for (const std::string& t : set)
+      if (everywhere.count(t)) common.insert(t);
+    everywhere = common;
+  }
+  for (const bench::CaseFamily& f : bench::CaseFamilies()) {
+    std::set<std::string> own;
+    for (const std::string& t : titles[f.id])
+      if (!everywhere.count(t)) own.insert(t);
+    EXPECT_FALSE(own.empty()) << "no table of family " << f.name << " in the report (sections: "
+                              << absl::StrJoin(titles[f.id], "; ") << ")";
+  }
 }
 
 }  // namespace

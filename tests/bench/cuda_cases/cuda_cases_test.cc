@@ -37,11 +37,10 @@ TEST(CudaCasesTest, WithAGpuKernelAndGemmFamiliesAddCudaCases) {
     auto parsed = ParseCaseName(name);
     ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status();
     EXPECT_EQ(parsed->ToString(), name);
-    // peak: the CPU's arithmetic peak, a CPU-only family.
-    // bandwidth: the CPU and the GPU have different kinds (BandwidthCasesTest).
-    if (parsed->family == "train" || parsed->family == "infer" || parsed->IsCollective() ||
-        parsed->family == "grads" || parsed->family == "peak" || parsed->family == "bandwidth")
-      continue;
+    // The kernel and GEMM families (those whose names carry a descriptor):
+    // the others have devices of their own (train, infer, peak, bandwidth)
+    // or none.
+    if (FindCaseFamily(parsed->family)->shape_kind.empty()) continue;
     (parsed->device == "cuda" ? cuda_families : cpu_families).insert(parsed->family);
     if (parsed->device == "cuda") {
       // The same case exists on the CPU: only the device differs.
