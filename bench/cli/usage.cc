@@ -24,7 +24,7 @@ std::string DefaultText(const absl::CommandLineFlag& flag) {
   const std::string value = flag.DefaultValue();
   const std::string name(flag.Name());
   if (name == "preset") return "published with a GPU, quick without";
-  if (name == "backend") return "onednn";
+  if (name == "backend") return SuiteOptions().backend;
   if (value == "-1" || (value.empty() && from_preset->count(name))) return "the preset's";
   if (value.empty()) return "none";
   return value;

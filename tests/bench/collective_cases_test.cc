@@ -187,11 +187,12 @@ TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
       EXPECT_DOUBLE_EQ(r.counters.at("busbw").value / r.counters.at("algbw").value,
                        factor.at(collective))
           << What(s);
-      if (HasInPlace(collective))
+      if (HasInPlace(collective)) {
         EXPECT_DOUBLE_EQ(
             r.counters.at("busbw_inplace").value / r.counters.at("algbw_inplace").value,
             factor.at(collective))
             << What(s);
+      }
       EXPECT_NE(r.report_label.find("result checked"), std::string::npos) << r.report_label;
       EXPECT_NE(r.report_label.find("0 wrong elements"), std::string::npos) << r.report_label;
     }
@@ -225,8 +226,9 @@ TEST_F(CollectiveCasesTest, EveryCollectiveDTypeAndOpIsCheckedExactly) {
         ASSERT_EQ(runs.size(), 1u) << What(s);
         EXPECT_FALSE(runs[0].error_occurred) << What(s) << ": " << runs[0].error_message;
         EXPECT_NE(runs[0].report_label.find("0 wrong elements"), std::string::npos) << What(s);
-        if (collective == Collective::kBroadcast || collective == Collective::kReduce)
+        if (collective == Collective::kBroadcast || collective == Collective::kReduce) {
           EXPECT_NE(runs[0].report_label.find("root 2"), std::string::npos) << runs[0].report_label;
+        }
       }
 }
 

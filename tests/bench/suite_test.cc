@@ -65,9 +65,11 @@ TEST(SuiteTest, EveryFullPresetNameRoundTrips) {
     families.insert(name->family);
   }
   EXPECT_GT(names, 100);
-  for (const CaseFamily& f : CaseFamilies())
-    if (f.registered)
+  for (const CaseFamily& f : CaseFamilies()) {
+    if (f.registered) {
       EXPECT_TRUE(families.count(f.name)) << "the full preset has no " << f.name << " case";
+    }
+  }
 }
 
 // The default run of a CPU machine (the quick preset) stays inside its

@@ -49,14 +49,14 @@ ABSL_FLAG(std::string, collective_dtypes, "",
 ABSL_FLAG(std::string, collective_ops, "",
           "reductions of the reducing collective cases, e.g. sum,max (of sum, prod, max, min, "
           "avg; all: every one, as nccl-tests' -o all; default: the preset's, sum)");
-ABSL_FLAG(int, collective_factor, 2,
+ABSL_FLAG(int, collective_factor, cnnbench::bench::CollectiveCaseOptions().factor,
           "the collective cases' size sweep: each size this many times the one before, from "
           "--collective_bytes' first to its last (nccl-tests' -f; 2 or more; default: the "
           "preset's, 2, or 16 in quick)");
-ABSL_FLAG(bool, collective_graph, false,
+ABSL_FLAG(bool, collective_graph, cnnbench::bench::CollectiveCaseOptions().graph,
           "nccl cases: capture each variant's timed loop once as a CUDA graph and replay it (as "
           "nccl-tests' -G; default false, nccl-tests' -G 0: every call enqueued)");
-ABSL_FLAG(int, collective_root, 0,
+ABSL_FLAG(int, collective_root, cnnbench::bench::CollectiveCaseOptions().root,
           "the root rank of the broadcast and reduce cases (nccl-tests' -r; a case with fewer "
           "ranks is skipped)");
 

@@ -84,7 +84,7 @@ absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
 struct TrainFigures {
   const std::optional<StepSummary>* steps = nullptr;  // null or empty: the span only
   double flops_per_image = 0;
-  int64_t peak_memory_bytes = 0;
+  size_t peak_memory_bytes = 0;
   int ranks = 1;
   float loss = 0;
 };
