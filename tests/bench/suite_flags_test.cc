@@ -185,7 +185,7 @@ TEST(SuiteFlagsTest, EveryErrorNamesTheFlagAndItsValue) {
        {"--batch_sizes=4,4", "--batch_sizes=0", "--families=", "--steps=0",
         "--drift_threshold=-1", "--cpu_conv_algorithm=fastest", "--display_every=sometimes",
         "--platform=", "--collective_factor=1", "--collective_ranks=0", "--collective_bytes=8",
-        "--input_threads=0", "--input_threads=2,zero", "--on_bad_record=ignore", "--input_batch=0",
+        "--input_threads=0", "--input_threads=2,zero", "--input_threads=300", "--on_bad_record=ignore", "--input_batch=0",
         "--bandwidth_bytes=12", "--gpu_layout=chwn", "--cuda_rtc_attempts=-2",
         "--collective_dtypes=fp8", "--collective_ops=mean"}) {
     absl::StatusOr<SuiteOptions> o = Apply({arg}, UnusualPreset());

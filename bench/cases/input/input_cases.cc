@@ -106,15 +106,6 @@ class InputWorkload : public Workload {
   int64_t images_ = 0;
 };
 
-// --input_threads: thread counts in 1..256, none twice.
-absl::StatusOr<int> ParseThreadCount(absl::string_view part) {
-  int n = 0;
-  if (!absl::SimpleAtoi(part, &n) || n < 1 || n > 256)
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", part, "' is not a thread count in 1..256"));
-  return n;
-}
-
 // The decode thread counts: the option's, else 1 and every hardware thread.
 std::vector<int> ThreadCounts(const std::vector<int>& option) {
   if (!option.empty()) return option;
@@ -188,18 +179,12 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
 }
 
 absl::Status ApplyInputFlags(SuiteOptions& o) {
-  if (FlagGiven(FLAGS_input_threads)) {
-    std::vector<std::string> items;
-    RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_input_threads, &items));
-    o.input.threads.clear();
-    for (const std::string& item : items) {
-      const absl::StatusOr<int> n = ParseThreadCount(item);
-      if (!n.ok())
-        return absl::InvalidArgumentError(absl::StrCat(
-            FlagWhere(absl::GetFlagReflectionHandle(FLAGS_input_threads)), n.status().message()));
-      o.input.threads.push_back(*n);
-    }
-  }
+  RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_input_threads, &o.input.threads, 1));
+  for (int n : o.input.threads)
+    if (n > 256)
+      return absl::InvalidArgumentError(
+          absl::StrCat(FlagWhere(absl::GetFlagReflectionHandle(FLAGS_input_threads)), "'", n,
+                       "' is more than 256 threads"));
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_input_batch, int64_t{1}, &o.input.batch));
   return ReadChoice(FLAGS_on_bad_record, input::ParseBadRecordPolicy, &o.input.on_bad_record);
 }

@@ -339,7 +339,8 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
                      SummarizeSteps(rank0_step_seconds_, static_cast<double>(case_.batch * n)));
   }
   AddTrainCounters(state, case_,
-                   {&steps, step_flops_per_image_, first.trainer().peak_memory_bytes(), n, losses[0]},
+                   {steps ? &*steps : nullptr, step_flops_per_image_,
+                    first.trainer().peak_memory_bytes(), n, losses[0]},
                    options_.drift_threshold);
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
@@ -391,9 +392,8 @@ absl::Status TrainWorkload::Report(benchmark::State& state) {
   const int devices = case_.ranks();
   ASSIGN_OR_RETURN(const StepSummary summary,
                    SummarizeSteps(StepSeconds(), static_cast<double>(case_.batch * devices)));
-  const std::optional<StepSummary> steps = summary;
   AddTrainCounters(state, case_,
-                   {&steps, step_flops_per_image_, trainer_->peak_memory_bytes(), 1, loss},
+                   {&summary, step_flops_per_image_, trainer_->peak_memory_bytes(), 1, loss},
                    options_.drift_threshold);
   if (pipeline_ != nullptr) {
     ReportInput(state, pipeline_->stats(), last_stats_, steps_);

@@ -125,8 +125,8 @@ absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
 void AddTrainCounters(benchmark::State& state, const TrainCase& c, const TrainFigures& figures,
                       double drift_threshold) {
   const double images = static_cast<double>(c.batch * c.ranks());
-  if (figures.steps != nullptr && figures.steps->has_value())
-    AddStepCounters(state, "step_ms", "images_per_second", **figures.steps, drift_threshold);
+  if (figures.steps != nullptr)
+    AddStepCounters(state, "step_ms", "images_per_second", *figures.steps, drift_threshold);
   state.counters["images_per_second"] =
       benchmark::Counter(images, benchmark::Counter::kIsIterationInvariantRate);
   if (figures.flops_per_image > 0)

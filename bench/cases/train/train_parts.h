@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,7 +81,7 @@ absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
 // memory, ranks, and the loss when it is finite (Google Benchmark writes a
 // NaN counter as a bare NaN, which is not JSON).
 struct TrainFigures {
-  const std::optional<StepSummary>* steps = nullptr;  // null or empty: the span only
+  const StepSummary* steps = nullptr;  // null: the span only
   double flops_per_image = 0;
   size_t peak_memory_bytes = 0;
   int ranks = 1;
