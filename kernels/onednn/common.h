@@ -22,6 +22,7 @@
 #include "dnnl.hpp"
 #include "kernels/kernel.h"
 #include "kernels/onednn/conv_choices.h"
+#include "kernels/onednn/loop_util.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -96,17 +97,6 @@ const dnnl::memory::desc* NativeDesc(const TensorSpec& spec);
 
 // Rounds up to the 64-byte alignment oneDNN and AVX-512 like.
 inline size_t AlignUp(size_t bytes) { return (bytes + 63) / 64 * 64; }
-
-// The part [begin, end) of [0, count) that thread `thread` of `threads`
-// takes in the backend's own elementwise loops: whole runs of `line`
-// elements (a cache line), so no two threads write one line.
-inline std::pair<int64_t, int64_t> ThreadChunk(int64_t count, int64_t line, int64_t thread,
-                                               int64_t threads) {
-  const int64_t lines = (count + line - 1) / line;
-  const int64_t per = (lines + threads - 1) / threads;
-  const int64_t begin = std::min(count, thread * per * line);
-  return {begin, std::min(count, begin + per * line)};
-}
 
 // A primitive with one memory object per argument, created once. A call
 // points the memories at the caller's buffers (set_data_handle: no

@@ -1,0 +1,182 @@
+// The oneDNN backend's own gradient sums (kernels/onednn/masked_sum.h)
+// against a scalar statement of what they compute, in fp32 and bf16, over
+// lengths that leave vector tails, 1 to 9 parts (more than one group of
+// four), masked and not, with NaN, infinities, signed zeros, subnormals and
+// rounding ties among the values. The bf16 rounding is stated here another
+// way (the two neighbours compared in double), so a wrong branch-free
+// rounding in the vectorised loops fails.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "gtest/gtest.h"
+#include "kernels/onednn/loop_util.h"
+#include "kernels/onednn/masked_sum.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+uint32_t Bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof(b));
+  return b;
+}
+float FromBits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof(f));
+  return f;
+}
+float Widen(uint16_t h) { return FromBits(static_cast<uint32_t>(h) << 16); }
+
+// Round to nearest bf16, ties to even, by comparing the two neighbours.
+uint16_t Narrow(float f) {
+  if (std::isnan(f)) return static_cast<uint16_t>((Bits(f) >> 16) | 0x40);
+  const uint32_t down = Bits(f) & 0xffff0000u;  // toward zero
+  if (down == Bits(f)) return static_cast<uint16_t>(down >> 16);
+  const uint32_t up = down + 0x10000u;  // away from zero (to infinity at the top)
+  const double below = std::fabs(static_cast<double>(f) - FromBits(down));
+  const double above = std::isinf(FromBits(up))
+                           ? std::fabs(static_cast<double>(f)) * 2  // past the largest: see below
+                           : std::fabs(static_cast<double>(FromBits(up)) - f);
+  if (std::isinf(FromBits(up))) {
+    // Halfway between the largest bf16 and 2^128 rounds to infinity.
+    const double largest = FromBits(down), half_ulp = std::ldexp(1.0, 127 - 8);
+    return static_cast<uint16_t>((std::fabs(static_cast<double>(f)) - std::fabs(largest) >=
+                                          half_ulp
+                                      ? up
+                                      : down) >>
+                                 16);
+  }
+  if (below < above) return static_cast<uint16_t>(down >> 16);
+  if (above < below) return static_cast<uint16_t>(up >> 16);
+  return static_cast<uint16_t>(((down >> 16) & 1) ? up >> 16 : down >> 16);
+}
+
+// Values with every special case, cycling with the index and the part.
+float Value(int64_t i, int part) {
+  static const float kSpecial[] = {
+      0.0f,        -0.0f, 1.0f, -2.5f, std::numeric_limits<float>::infinity(),
+      -std::numeric_limits<float>::infinity(),  std::numeric_limits<float>::quiet_NaN(),
+      1e-40f,  // subnormal
+      FromBits(0x3f808000u),  // a tie between two bf16 (even below)
+      FromBits(0x3f818000u),  // a tie (even above)
+      FromBits(0x7f7f8000u),  // a tie at the top of the range
+      3.0e38f};
+  const int64_t k = (i * 7 + part * 3) % 40;
+  if (k < 12) return kSpecial[k];
+  return static_cast<float>((i * 13 + part * 29) % 97 - 48) * 0.37f;
+}
+
+struct Case {
+  int parts;
+  int64_t count;
+  bool masked;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.parts << " parts of " << c.count << (c.masked ? ", masked" : ", plain");
+}
+
+// Parts are summed in order in fp32, four at a time; after the first group
+// the running result (rounded to the element type) is a part again.
+template <typename T, typename Load, typename Store>
+std::vector<T> Expected(const std::vector<std::vector<T>>& parts, const std::vector<T>& y,
+                        bool masked, int64_t count, Load load, Store store) {
+  std::vector<T> out(count);
+  for (int64_t i = 0; i < count; ++i) {
+    size_t next = 0;
+    T running{};
+    bool first = true;
+    while (next < parts.size()) {
+      float sum = first ? load(parts[next++][i]) : load(running);
+      for (int n = 1; n < 4 && next < parts.size(); ++n) sum = sum + load(parts[next++][i]);
+      running = store(sum);
+      first = false;
+      if (masked && !(load(y[i]) > 0.0f)) running = T{};
+    }
+    out[i] = running;
+  }
+  return out;
+}
+
+class MaskedSumTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MaskedSumTest, Fp32MatchesTheScalarStatement) {
+  const Case c = GetParam();
+  std::vector<std::vector<float>> parts(c.parts, std::vector<float>(c.count));
+  std::vector<float> y(c.count);
+  for (int p = 0; p < c.parts; ++p)
+    for (int64_t i = 0; i < c.count; ++i) parts[p][i] = Value(i, p);
+  for (int64_t i = 0; i < c.count; ++i) y[i] = Value(i, 17);
+  std::vector<const void*> pointers;
+  for (auto& p : parts) pointers.push_back(p.data());
+  std::vector<float> dx(c.count, 123.0f);
+  if (c.masked)
+    MaskedSum(DType::kF32, y.data(), pointers.data(), c.parts, dx.data(), c.count);
+  else
+    SumRun(DType::kF32, pointers.data(), c.parts, 0, dx.data(), c.count);
+  const std::vector<float> want = Expected<float>(
+      parts, y, c.masked, c.count, [](float v) { return v; }, [](float v) { return v; });
+  for (int64_t i = 0; i < c.count; ++i)
+    ASSERT_EQ(Bits(dx[i]) == Bits(want[i]) || (std::isnan(dx[i]) && std::isnan(want[i])), true)
+        << "element " << i << ": " << dx[i] << " want " << want[i];
+}
+
+TEST_P(MaskedSumTest, Bf16MatchesTheScalarStatement) {
+  const Case c = GetParam();
+  std::vector<std::vector<uint16_t>> parts(c.parts, std::vector<uint16_t>(c.count));
+  std::vector<uint16_t> y(c.count);
+  // The parts are bf16 values (the specials' ties survive as rounded values).
+  for (int p = 0; p < c.parts; ++p)
+    for (int64_t i = 0; i < c.count; ++i) parts[p][i] = Narrow(Value(i, p));
+  for (int64_t i = 0; i < c.count; ++i) y[i] = Narrow(Value(i, 17));
+  std::vector<const void*> pointers;
+  for (auto& p : parts) pointers.push_back(p.data());
+  std::vector<uint16_t> dx(c.count, 0x1234);
+  if (c.masked)
+    MaskedSum(DType::kBF16, y.data(), pointers.data(), c.parts, dx.data(), c.count);
+  else
+    SumRun(DType::kBF16, pointers.data(), c.parts, 0, dx.data(), c.count);
+  const std::vector<uint16_t> want =
+      Expected<uint16_t>(parts, y, c.masked, c.count, Widen, Narrow);
+  for (int64_t i = 0; i < c.count; ++i)
+    ASSERT_EQ(dx[i], want[i]) << "element " << i << ": " << Widen(dx[i]) << " want "
+                              << Widen(want[i]);
+}
+
+// The sums' rounding itself, on values the sums rarely produce.
+TEST(Bf16Rounding, FloatToBf16MatchesTheNeighbourComparison) {
+  for (uint32_t hi = 0; hi < 0x10000u; hi += 7) {
+    for (uint32_t lo : {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      const float f = FromBits(hi << 16 | lo);
+      const uint16_t got = FloatToBf16(f), want = Narrow(f);
+      if (std::isnan(f)) {
+        ASSERT_TRUE(std::isnan(Widen(got))) << std::hex << (hi << 16 | lo);
+      } else {
+        ASSERT_EQ(got, want) << std::hex << (hi << 16 | lo);
+      }
+      ASSERT_EQ(Bits(Bf16ToFloat(static_cast<uint16_t>(hi))), hi << 16);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sums, MaskedSumTest,
+                         ::testing::Values(Case{1, 1, true}, Case{1, 37, false}, Case{2, 16, true},
+                                           Case{2, 1000, false}, Case{3, 33, true},
+                                           Case{4, 4099, true}, Case{4, 63, false},
+                                           Case{5, 129, true}, Case{7, 250, false},
+                                           Case{9, 1027, true}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::to_string(info.param.parts) + "parts_" +
+                                  std::to_string(info.param.count) +
+                                  (info.param.masked ? "_masked" : "_plain");
+                         });
+
+}  // namespace
+}  // namespace onednn
+}  // namespace cnnbench
