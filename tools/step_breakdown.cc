@@ -8,7 +8,12 @@
 //     profile covers, and each layer's time in the step (against its kernel
 //     cases in --json when given); --backend=cuda profiles it on GPU 0
 //     (device events around each layer, no CUDA graph); --trace_file=PATH
-//     writes one more step as a Chrome trace (train/trace.h).
+//     writes one more step as a Chrome trace (train/trace.h). On the CPU it
+//     ends on the step's arithmetic rate against the suite's own peak loop
+//     in the same precision, measured after the step (bench/cases/peak);
+//   --profile --direct (onednn): beside it, each convolution's passes
+//     as oneDNN runs them called directly on the same shape and precision
+//     (bench/overhead/onednn_direct.h), and the step's layers against them.
 // Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/cases/kernel/layer_cases.h:
 // the passes the step runs); other nodes (add, concat, dropout, loss) and the
 // update have none and are listed as uncovered.
@@ -28,6 +33,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/cases/kernel/layer_cases.h"
+#include "bench/cases/peak/peak_cases.h"
+#include "bench/overhead/onednn_direct.h"
 #include "bench/suite/names.h"
 #include "core/compile_log.h"
 #include "core/crash_handler.h"
@@ -37,6 +44,7 @@
 #include "core/status.h"
 #include "kernels/backends.h"
 #include "kernels/kernel.h"
+#include "models/summary.h"
 #include "models/zoo.h"
 #include "tools/report/run_file.h"
 #include "train/fusion.h"
@@ -59,6 +67,12 @@ ABSL_FLAG(std::string, backend, "onednn",
 ABSL_FLAG(std::string, cpu_conv_algorithm, "timed",
           "--profile on onednn: the convolutions' algorithm (timed, direct, winograd, auto; "
           "as //bench:all's flag)");
+ABSL_FLAG(bool, direct, false,
+          "--profile on onednn: each convolution against oneDNN called directly on the "
+          "same shape and precision (its passes' median of 5 runs)");
+ABSL_FLAG(bool, peak, true,
+          "--profile on the CPU: the step's arithmetic rate against the peak loop of its "
+          "precision (fp32, bf16), measured after the step");
 ABSL_FLAG(bool, verbose, false,
           "the compile log on stderr: one line per layer and pass while plans are built "
           "(also CNNBENCH_VERBOSE=1)");
@@ -165,6 +179,103 @@ int CompareWithKernelCases(const Graph& graph, const std::string& precision,
   return 0;
 }
 
+// Each conv layer of the profile against oneDNN called directly on its
+// shape in `dtype` (the layer's descriptor without a fused ReLU; the
+// passes the step runs: no backward data where the input needs no
+// gradient), one table; directly timed shapes are reused for repeats.
+absl::Status CompareWithDirect(const Graph& graph, const std::vector<LayerTime>& profile,
+                               int steps, DType dtype) {
+  std::map<std::string, int> node_of;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) node_of[graph.nodes[i].name] = i;
+  std::map<int, bool> runs_backward_data;
+  for (const bench::LayerCases& layer : bench::GraphLayerCases(graph))
+    for (const bench::LayerPass& pass : layer.passes)
+      if (pass.pass == bench::Pass::kBackwardData) runs_backward_data[layer.node] = true;
+  // Backward data is timed only for layers that run it (oneDNN 2.6's bf16
+  // backward data of a 3-channel first layer is its reference kernel:
+  // minutes per call at batch 32).
+  struct Direct {
+    double fwd = 0, data = -1, weights = 0;  // data < 0: not timed
+    std::string fwd_impl, data_impl, weights_impl;
+    // Kept until backward data is timed (then freed: a model's largest
+    // layers are not held together).
+    std::unique_ptr<bench::DirectLayer> layer;
+  };
+  std::map<std::string, Direct> timed;
+  double step_total = 0, direct_total = 0, flops_total = 0;
+  std::printf("\nconvolutions against oneDNN called directly (%s; median of 5 runs):\n",
+              DTypeName(dtype));
+  std::printf("%-28s %10s %10s %10s %10s %9s %9s  %s\n", "layer", "fwd ms", "bwd ms",
+              "direct fwd", "direct bwd", "step/dir", "dir GF/s", "direct (fwd / data / weights)");
+  for (const LayerTime& t : profile) {
+    const std::string node_name = t.name.substr(0, t.name.find('+'));
+    auto node = node_of.find(node_name);
+    if (node == node_of.end() || graph.nodes[node->second].kind != Node::Kind::kOp) continue;
+    OpDesc desc = graph.nodes[node->second].op;
+    // Convolutions only: the backend's fc is a GEMM, not oneDNN's inner
+    // product (whose 2.6.3 backward data crashed on a 1-input layer).
+    auto* conv = std::get_if<ConvDesc>(&desc);
+    if (conv == nullptr) continue;
+    conv->relu = false;
+    const std::string key = OpDescToString(desc);
+    auto it = timed.find(key);
+    if (it == timed.end()) {
+      Direct d;
+      ASSIGN_OR_RETURN(d.layer, bench::DirectLayer::Create(desc, dtype));
+      d.layer->FillSmallIntegers();
+      d.layer->PrepareBackwardWeights();
+      d.fwd = d.layer->MedianSeconds(OpPass::kForward, 5);
+      d.weights = d.layer->MedianSeconds(OpPass::kBackwardWeights, 5);
+      d.fwd_impl = d.layer->implementation(OpPass::kForward);
+      d.weights_impl = d.layer->implementation(OpPass::kBackwardWeights);
+      it = timed.emplace(key, std::move(d)).first;
+    }
+    Direct& d = it->second;
+    const bool data = runs_backward_data.count(node->second) > 0;
+    if (data && d.data < 0) {
+      d.data = d.layer->MedianSeconds(OpPass::kBackwardData, 5);
+      d.data_impl = d.layer->implementation(OpPass::kBackwardData);
+      d.layer.reset();
+    }
+    const std::string implementation =
+        absl::StrCat(d.fwd_impl, " / ", data ? d.data_impl : "-", " / ", d.weights_impl);
+    const double fwd = t.forward_seconds / steps, bwd = t.backward_seconds / steps;
+    const double direct_bwd = d.weights + (data ? d.data : 0);
+    const double flops = bench::DirectFlops(desc) * (data ? 3 : 2);
+    step_total += fwd + bwd;
+    direct_total += d.fwd + direct_bwd;
+    flops_total += flops;
+    std::printf("%-28s %10.3f %10.3f %10.3f %10.3f %9.2f %9.1f  %s\n", t.name.c_str(), fwd * 1e3,
+                bwd * 1e3, d.fwd * 1e3, direct_bwd * 1e3, (fwd + bwd) / (d.fwd + direct_bwd),
+                flops / (d.fwd + direct_bwd) / 1e9, implementation.c_str());
+  }
+  if (direct_total > 0)
+    std::printf(
+        "convolutions: step %.1f ms, oneDNN direct %.1f ms (step/direct %.3f; %.1f and "
+        "%.1f GFLOP/s)\n",
+        step_total * 1e3, direct_total * 1e3, step_total / direct_total,
+        flops_total / step_total / 1e9, flops_total / direct_total / 1e9);
+  return absl::OkStatus();
+}
+
+// The step's arithmetic (3x the model's conv and fc forward FLOPs) per
+// second against the peak loop of `precision` measured now.
+void PrintAgainstPeak(const Graph& graph, const std::string& precision, double step_seconds) {
+  const double flops = 3 * Summarize(graph).forward_flops * static_cast<double>(graph.batch);
+  absl::StatusOr<double> peak = bench::MeasurePeakFlops(precision, bench::DefaultPeakThreads());
+  if (!peak.ok()) {
+    std::printf("peak: %s\n", std::string(peak.status().message()).c_str());
+    return;
+  }
+  const absl::StatusOr<bench::PeakPath> path = bench::FindPeakPath(precision);
+  std::printf(
+      "step arithmetic: %.1f GFLOP (3 x forward conv+fc) at %.1f GFLOP/s = %.1f%% of the %s "
+      "peak measured now (%.1f GFLOP/s, %s, %d threads)\n",
+      flops / 1e9, flops / step_seconds / 1e9, 100 * flops / step_seconds / *peak,
+      precision.c_str(), *peak / 1e9, path.ok() ? path->Label().c_str() : "?",
+      bench::DefaultPeakThreads());
+}
+
 // Runs the step here with per-layer profiling and reports how much of it
 // the profile covers and each layer's time (against its kernel cases when
 // `means` has them).
@@ -248,6 +359,13 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
   std::printf("profiled step (mean of %d):  %10.3f ms\n", steps, step * 1e3);
   std::printf("sum of the profile:          %10.3f ms (%.1f%% of the step)\n", profiled * 1e3,
               100 * profiled / step);
+  if (absl::GetFlag(FLAGS_direct)) {
+    RETURN_IF_ERROR(
+        CompareWithDirect(graph, trainer->profile(), steps, ActivationType(precision)));
+  }
+  if (absl::GetFlag(FLAGS_peak) && backend->device().is_cpu() &&
+      (precision_name == "fp32" || precision_name == "bf16"))
+    PrintAgainstPeak(graph, precision_name, step);
   return traced;
 }
 
@@ -273,6 +391,12 @@ int Main(int argc, char** argv) {
   }
   const std::string path = absl::GetFlag(FLAGS_json);
   const bool profile = absl::GetFlag(FLAGS_profile);
+  if (absl::GetFlag(FLAGS_direct) && (!profile || absl::GetFlag(FLAGS_backend) != "onednn")) {
+    std::fprintf(stderr,
+                 "step_breakdown: --direct compares a profiled oneDNN step: add --profile "
+                 "(with --backend=onednn)\n");
+    return 2;
+  }
   if (!absl::GetFlag(FLAGS_trace_file).empty() && !profile) {
     std::fprintf(stderr, "step_breakdown: --trace_file traces a profiled step: add --profile\n");
     return 2;

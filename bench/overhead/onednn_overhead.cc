@@ -1,13 +1,16 @@
 // //bench:onednn_overhead: what our Kernel interface costs over oneDNN.
-// A 3x3 convolution (32x64x56x56 -> 64, SAME) and a 2048^3 fully connected
-// layer (no bias), forward, backward data and backward weights, each run
-// through the oneDNN backend's Kernel and as the same oneDNN primitives
-// called directly (created the same way: format_tag::any, user scratchpad,
-// explicit diff descriptors). Both paths are checked to give the same
-// result before timing; at the end the ratio ours/direct of FLOP/s (median
-// over repetitions) is printed per pass. Target: >= 0.95.
+// Convolutions and fully connected layers, forward, backward data and
+// backward weights, each run through the oneDNN backend's Kernel and as the
+// same oneDNN primitives called directly (bench/overhead/onednn_direct.h).
+// Both paths are checked to give the same result, bit for bit, before
+// timing; at the end the ratio ours/direct of FLOP/s (median over
+// repetitions) is printed per pass. Target: >= 0.95.
+//   --model=NAME [--batch=32]: every distinct convolution of the zoo model
+//     (default: a 3x3 convolution, 32x64x56x56 -> 64 SAME, and a 2048^3 fc);
+//   --precision=fp32,bf16: the precisions (bf16 where the CPU has avx512_bf16).
 //
-//   ./bazelw run -c opt //bench:onednn_overhead [-- --benchmark_*=...]
+//   ./bazelw run -c opt //bench:onednn_overhead [-- --model=resnet50_v1.5 --precision=bf16
+//       --benchmark_repetitions=3 --benchmark_min_time=0.2]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +25,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bench/output/context.h"
+#include "bench/overhead/onednn_direct.h"
 #include "bench/cases/kernel/layer_cases.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
@@ -32,6 +39,14 @@
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn/onednn_backend.h"
+#include "models/summary.h"
+#include "models/zoo.h"
+
+ABSL_FLAG(std::string, model, "",
+          "every distinct convolution of this zoo model (default: a 3x3 conv and a 2048^3 fc)");
+ABSL_FLAG(int, batch, 32, "--model: the batch size");
+ABSL_FLAG(std::vector<std::string>, precision, std::vector<std::string>({"fp32"}),
+          "element types, comma separated: fp32, bf16");
 
 namespace cnnbench::bench {
 namespace {
@@ -52,173 +67,11 @@ const char* PassName(Pass pass) {
   return "?";
 }
 
-memory::desc Any(const memory::dims& dims) {
-  return memory::desc(dims, memory::data_type::f32, memory::format_tag::any);
-}
-
-// Backward data with the weights as the forward stores them when oneDNN runs
-// the same kernel that way, else in the layout it prefers: the choice
-// kernels/onednn makes, restated here so the direct path does not go
-// through our code.
-template <typename PrimitiveDesc, typename Make>
-PrimitiveDesc SameKernelOrPreferred(Make make, const memory::desc& stored,
-                                    const memory::desc& any) {
-  PrimitiveDesc preferred = make(any);
-  if (preferred.weights_desc() == stored) return preferred;
-  try {
-    PrimitiveDesc as_stored = make(stored);
-    if (std::string(as_stored.impl_info_str()) == preferred.impl_info_str()) return as_stored;
-  } catch (const dnnl::error&) {
-  }
-  return preferred;
-}
-
-// One primitive with its arguments bound to memories oneDNN allocated.
-struct DirectPrimitive {
-  dnnl::primitive primitive;
-  std::unordered_map<int, memory> args;
-};
-
-// The layer's three passes as plain oneDNN: primitives, memories and a
-// stream, built as kernels/onednn builds them.
-class DirectLayer {
- public:
-  static absl::StatusOr<std::unique_ptr<DirectLayer>> Create(const OpDesc& desc) {
-    auto layer = std::unique_ptr<DirectLayer>(new DirectLayer());
-    try {
-      if (const auto* conv = std::get_if<ConvDesc>(&desc)) {
-        if (conv->groups != 1 || conv->bias) return absl::InvalidArgumentError("plain convs only");
-        layer->BuildConv(*conv);
-      } else if (const auto* fc = std::get_if<FcDesc>(&desc)) {
-        if (fc->bias) return absl::InvalidArgumentError("fc without bias only");
-        layer->BuildFc(*fc);
-      } else {
-        return absl::InvalidArgumentError("only conv and fc");
-      }
-    } catch (const dnnl::error& e) {
-      return absl::InternalError(absl::StrCat(OpDescToString(desc), ": oneDNN: ", e.what()));
-    }
-    return layer;
-  }
-
-  void Run(Pass pass) {
-    DirectPrimitive& p = passes_[static_cast<int>(pass)];
-    p.primitive.execute(stream_, p.args);
-    stream_.wait();
-  }
-
-  memory& arg(Pass pass, int id) { return passes_[static_cast<int>(pass)].args.at(id); }
-  // Backward data reads the weights in its own layout: reorder them once.
-  void PrepareBackwardWeights() {
-    dnnl::reorder(arg(Pass::kForward, DNNL_ARG_WEIGHTS), arg(Pass::kBackwardData, DNNL_ARG_WEIGHTS))
-        .execute(stream_, arg(Pass::kForward, DNNL_ARG_WEIGHTS),
-                 arg(Pass::kBackwardData, DNNL_ARG_WEIGHTS));
-    stream_.wait();
-  }
-
- private:
-  DirectLayer() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
-    attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  }
-
-  // Memories for `ids`; an argument id met again in another pass (x, dy)
-  // is the same tensor and shares the memory.
-  DirectPrimitive Bind(const dnnl::primitive_desc_base& pd, dnnl::primitive primitive,
-                       const std::vector<int>& ids) {
-    DirectPrimitive p{std::move(primitive), {}};
-    for (int id : ids) {
-      memory::desc md = pd.query_md(dnnl::query::exec_arg_md, id);
-      auto shared = tensors_.find(id);
-      if (shared != tensors_.end() && shared->second.get_desc() == md) {
-        p.args.emplace(id, shared->second);
-      } else {
-        memory m(md, engine_);
-        tensors_.emplace(id, m);
-        p.args.emplace(id, m);
-      }
-    }
-    memory::desc scratchpad = pd.scratchpad_desc();
-    if (scratchpad.get_size() > 0) p.args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine_));
-    return p;
-  }
-
-  void BuildConv(const ConvDesc& d) {
-    const memory::dims src = {d.n, d.c, d.h.in, d.w.in};
-    const memory::dims weights = {d.k, d.c, d.h.kernel, d.w.kernel};
-    const memory::dims dst = {d.n, d.k, d.h.out, d.w.out};
-    const memory::dims strides = {d.h.stride, d.w.stride};
-    const memory::dims dilation = {d.h.dilation - 1, d.w.dilation - 1};
-    const memory::dims pad_l = {d.h.pad_before, d.w.pad_before};
-    const memory::dims pad_r = {d.h.pad_after, d.w.pad_after};
-    const auto direct = dnnl::algorithm::convolution_direct;
-    dnnl::convolution_forward::primitive_desc fwd(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, direct, Any(src),
-                                        Any(weights), Any(dst), strides, dilation, pad_l, pad_r),
-        attr_, engine_);
-    using BackwardDataPd = dnnl::convolution_backward_data::primitive_desc;
-    const BackwardDataPd bwd_data = SameKernelOrPreferred<BackwardDataPd>(
-        [&](const memory::desc& w) {
-          return BackwardDataPd(
-              dnnl::convolution_backward_data::desc(direct, fwd.src_desc(), w, fwd.dst_desc(),
-                                                    strides, dilation, pad_l, pad_r),
-              attr_, engine_, fwd);
-        },
-        fwd.weights_desc(), Any(weights));
-    dnnl::convolution_backward_weights::primitive_desc bwd_weights(
-        dnnl::convolution_backward_weights::desc(direct, fwd.src_desc(), fwd.weights_desc(),
-                                                 fwd.dst_desc(), strides, dilation, pad_l, pad_r),
-        attr_, engine_, fwd);
-    passes_.push_back(
-        Bind(fwd, dnnl::convolution_forward(fwd), {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}));
-    // Backward data's weights are its own copy (another layout).
-    DirectPrimitive data = Bind(bwd_data, dnnl::convolution_backward_data(bwd_data),
-                                {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC});
-    data.args.emplace(DNNL_ARG_WEIGHTS, memory(bwd_data.weights_desc(), engine_));
-    passes_.push_back(std::move(data));
-    passes_.push_back(Bind(bwd_weights, dnnl::convolution_backward_weights(bwd_weights),
-                           {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS}));
-  }
-
-  void BuildFc(const FcDesc& d) {
-    const memory::dims src = {d.n, d.ic}, weights = {d.oc, d.ic}, dst = {d.n, d.oc};
-    dnnl::inner_product_forward::primitive_desc fwd(
-        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, Any(src), Any(weights),
-                                          Any(dst)),
-        attr_, engine_);
-    using BackwardDataPd = dnnl::inner_product_backward_data::primitive_desc;
-    const BackwardDataPd bwd_data = SameKernelOrPreferred<BackwardDataPd>(
-        [&](const memory::desc& w) {
-          return BackwardDataPd(
-              dnnl::inner_product_backward_data::desc(fwd.src_desc(), w, fwd.dst_desc()), attr_,
-              engine_, fwd);
-        },
-        fwd.weights_desc(), Any(weights));
-    dnnl::inner_product_backward_weights::primitive_desc bwd_weights(
-        dnnl::inner_product_backward_weights::desc(fwd.src_desc(), fwd.weights_desc(),
-                                                   fwd.dst_desc()),
-        attr_, engine_, fwd);
-    passes_.push_back(Bind(fwd, dnnl::inner_product_forward(fwd),
-                           {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST}));
-    DirectPrimitive data = Bind(bwd_data, dnnl::inner_product_backward_data(bwd_data),
-                                {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC});
-    data.args.emplace(DNNL_ARG_WEIGHTS, memory(bwd_data.weights_desc(), engine_));
-    passes_.push_back(std::move(data));
-    passes_.push_back(Bind(bwd_weights, dnnl::inner_product_backward_weights(bwd_weights),
-                           {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS}));
-  }
-
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  dnnl::primitive_attr attr_;
-  std::map<int, memory> tensors_;
-  std::vector<DirectPrimitive> passes_;  // indexed by Pass
-};
-
 // Our path: the backend's kernel over buffers sized by its signature.
 struct OurLayer {
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Kernel> kernel;
-  Buffer x, y, dx, dy, w, dw, scratch;
+  Buffer x, y, dx, dy, w, dw, bias, dbias, scratch;
   KernelArgs args;
 
   absl::Status Run(Pass pass) {
@@ -234,18 +87,27 @@ struct OurLayer {
   }
 };
 
-// Small integers: every sum is exact in fp32, so the two paths must agree
-// to the bit whatever order their kernels add in.
-void FillIntegers(void* data, size_t bytes, int seed) {
+// Small integers in [-2, 2], exact in fp32 and bf16, in the element type
+// `dtype` (fp32 or bf16 bits): every product and sum is exact in fp32, so
+// the two paths must agree to the bit whatever order their kernels add in
+// (bf16 outputs: the same fp32 sum rounded the same way).
+void FillIntegers(void* data, size_t bytes, int seed, DType dtype) {
+  auto value = [seed](size_t i) { return static_cast<int>((i * 7 + seed * 13) % 5) - 2; };
+  if (dtype == DType::kBF16) {
+    static constexpr uint16_t kBf16[] = {0xc000, 0xbf80, 0x0000, 0x3f80, 0x4000};  // -2..2
+    uint16_t* h = static_cast<uint16_t*>(data);
+    for (size_t i = 0; i < bytes / sizeof(uint16_t); ++i) h[i] = kBf16[value(i) + 2];
+    return;
+  }
   float* f = static_cast<float*>(data);
-  for (size_t i = 0; i < bytes / sizeof(float); ++i)
-    f[i] = static_cast<float>(static_cast<int>((i * 7 + seed * 13) % 5) - 2);
+  for (size_t i = 0; i < bytes / sizeof(float); ++i) f[i] = static_cast<float>(value(i));
 }
 
 // A layer set up both ways, with identical inputs, and checked to agree.
 struct Case {
-  std::string name;  // the descriptor string
-  double flops = 0;  // per pass (the three passes cost the same)
+  std::string name;       // "<precision>/<descriptor>"
+  double flops = 0;       // per pass (the three passes cost the same)
+  int layers = 1;         // layers of the model with this descriptor
   OurLayer ours;
   std::unique_ptr<DirectLayer> direct;
   absl::Status status;  // why the case cannot run, if it cannot
@@ -259,8 +121,10 @@ const memory::desc* NativeOf(const TensorSpec& spec) {
 // primitive"): a plain spec matches the plain row-major descriptor.
 bool SameBytesLayout(const TensorSpec& spec, const memory::desc& md) {
   if (const memory::desc* native = NativeOf(spec)) return *native == md;
-  memory::format_tag tag =
-      md.dims().size() == 4 ? memory::format_tag::abcd : memory::format_tag::ab;
+  const size_t rank = md.dims().size();
+  memory::format_tag tag = rank == 4   ? memory::format_tag::abcd
+                           : rank == 2 ? memory::format_tag::ab
+                                       : memory::format_tag::a;
   return md == memory::desc(md.dims(), md.data_type(), tag);
 }
 
@@ -271,14 +135,14 @@ absl::Status CheckSame(const char* what, const Buffer& ours, memory& direct) {
   return absl::OkStatus();
 }
 
-absl::Status SetUp(const OpDesc& desc, Case& c) {
-  c.name = OpDescToString(desc);
-  c.flops = std::holds_alternative<ConvDesc>(desc) ? std::get<ConvDesc>(desc).ForwardFlops()
-                                                   : std::get<FcDesc>(desc).ForwardFlops();
+absl::Status SetUp(const OpDesc& desc, DType dtype, Case& c) {
+  c.name = absl::StrCat(DTypeName(dtype), "/", OpDescToString(desc));
+  c.flops = DirectFlops(desc);
   OurLayer& o = c.ours;
-  ASSIGN_OR_RETURN(o.backend, CreateOneDnnBackend());
-  ASSIGN_OR_RETURN(o.kernel, o.backend->Create(desc, DType::kF32, {}));
+  ASSIGN_OR_RETURN(o.backend, CreateOneDnnBackend());  // direct convolution, as the baseline
+  ASSIGN_OR_RETURN(o.kernel, o.backend->Create(desc, dtype, {}));
   const KernelSignature& sig = o.kernel->signature();
+  const bool bias = sig.params.size() > 1;
   const Device cpu = Device::Cpu();
   ASSIGN_OR_RETURN(o.x, Buffer::Allocate(cpu, sig.inputs[0].bytes));
   ASSIGN_OR_RETURN(o.dx, Buffer::Allocate(cpu, sig.inputs[0].bytes));
@@ -294,20 +158,28 @@ absl::Status SetUp(const OpDesc& desc, Case& c) {
   o.args.dx = {o.dx.data()};
   o.args.dparams = {o.dw.data()};
   o.args.scratch = o.scratch.data();
-  FillIntegers(o.x.data(), o.x.size(), 1);
-  FillIntegers(o.w.data(), o.w.size(), 2);
-  FillIntegers(o.dy.data(), o.dy.size(), 3);
+  if (bias) {
+    ASSIGN_OR_RETURN(o.bias, Buffer::Allocate(cpu, sig.params[1].bytes));
+    ASSIGN_OR_RETURN(o.dbias, Buffer::Allocate(cpu, sig.params[1].bytes));
+    o.args.params.push_back(o.bias.data());
+    o.args.dparams.push_back(o.dbias.data());
+    FillIntegers(o.bias.data(), o.bias.size(), 4, sig.params[1].dtype);
+  }
+  FillIntegers(o.x.data(), o.x.size(), 1, dtype);
+  FillIntegers(o.w.data(), o.w.size(), 2, dtype);
+  FillIntegers(o.dy.data(), o.dy.size(), 3, dtype);
 
-  ASSIGN_OR_RETURN(c.direct, DirectLayer::Create(desc));
+  ASSIGN_OR_RETURN(c.direct, DirectLayer::Create(desc, dtype));
   DirectLayer& d = *c.direct;
   struct Pair {
     const TensorSpec& spec;
     const Buffer& buffer;
     memory& direct;
   };
-  const Pair inputs[] = {{sig.inputs[0], o.x, d.arg(Pass::kForward, DNNL_ARG_SRC)},
-                         {sig.params[0], o.w, d.arg(Pass::kForward, DNNL_ARG_WEIGHTS)},
-                         {sig.output, o.dy, d.arg(Pass::kBackwardData, DNNL_ARG_DIFF_DST)}};
+  std::vector<Pair> inputs = {{sig.inputs[0], o.x, d.arg(Pass::kForward, DNNL_ARG_SRC)},
+                              {sig.params[0], o.w, d.arg(Pass::kForward, DNNL_ARG_WEIGHTS)},
+                              {sig.output, o.dy, d.arg(Pass::kBackwardData, DNNL_ARG_DIFF_DST)}};
+  if (bias) inputs.push_back({sig.params[1], o.bias, d.arg(Pass::kForward, DNNL_ARG_BIAS)});
   for (const Pair& p : inputs) {
     if (!SameBytesLayout(p.spec, p.direct.get_desc()))
       return absl::InternalError(
@@ -324,6 +196,9 @@ absl::Status SetUp(const OpDesc& desc, Case& c) {
       CheckSame("backward data dx", o.dx, d.arg(Pass::kBackwardData, DNNL_ARG_DIFF_SRC)));
   RETURN_IF_ERROR(
       CheckSame("backward weights dw", o.dw, d.arg(Pass::kBackwardWeights, DNNL_ARG_DIFF_WEIGHTS)));
+  if (bias)
+    RETURN_IF_ERROR(
+        CheckSame("backward weights dbias", o.dbias, d.arg(Pass::kBackwardWeights, DNNL_ARG_DIFF_BIAS)));
   return absl::OkStatus();
 }
 
@@ -438,12 +313,49 @@ class RatioReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::vector<double>> values_;
 };
 
+// One descriptor in one element type, and how many layers of the model have it.
+struct CaseShape {
+  std::string desc;
+  DType dtype = DType::kF32;
+  int layers = 1;
+};
+
+// The descriptors the flags ask for: --model's distinct convolutions
+// at --batch (or the two fixed ones), in each of --precision's types.
+absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
+  std::vector<std::pair<std::string, int>> descs;
+  const std::string model = absl::GetFlag(FLAGS_model);
+  if (model.empty()) {
+    descs = {{"conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1", 1},  // 3x3, SAME
+             {"fc:mb2048ic2048oc2048_nobias", 1}};                         // the 2048^3 GEMM
+  } else {
+    if (absl::GetFlag(FLAGS_batch) < 1)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--batch=", absl::GetFlag(FLAGS_batch), ": at least 1"));
+    ModelOptions options;
+    options.batch = absl::GetFlag(FLAGS_batch);
+    ASSIGN_OR_RETURN(const Graph graph, BuildModel(model, options));
+    for (const KernelShape& k : DistinctKernelShapes(graph))
+      if (absl::StartsWith(k.desc, "conv:")) descs.emplace_back(k.desc, k.count);
+  }
+  std::vector<CaseShape> shapes;
+  for (const std::string& name : absl::GetFlag(FLAGS_precision)) {
+    if (name != "fp32" && name != "bf16")
+      return absl::InvalidArgumentError(
+          absl::StrCat("--precision=", name, ": fp32 or bf16 (oneDNN's CPU precisions)"));
+    for (const auto& [desc, layers] : descs)
+      shapes.push_back({desc, name == "bf16" ? DType::kBF16 : DType::kF32, layers});
+  }
+  return shapes;
+}
+
 }  // namespace
 }  // namespace cnnbench::bench
 
 int main(int argc, char** argv) {
   using namespace cnnbench;
   using namespace cnnbench::bench;
+  // The --benchmark_* flags are taken first, then ours (absl reports any other).
   // Defaults that make one run a fair comparison on a shared machine:
   // repetitions in random order, so drift hits both paths alike. Flags
   // given on the command line come later and win.
@@ -457,59 +369,62 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   const PlatformInfo info = AddPlatformContext("");
   std::printf("onednn_overhead on %s (%s, %d CPUs), oneDNN %s\n", info.host_name.c_str(),
               info.cpu_model.c_str(), info.cpu_cores, info.onednn_version.c_str());
 
-  const char* kShapes[] = {
-      "conv:mb32_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1",  // 3x3, SAME
-      "fc:mb2048ic2048oc2048_nobias",                            // the 2048^3 GEMM
-  };
-  std::vector<std::unique_ptr<Case>> cases;
-  for (const char* text : kShapes) {
-    auto c = std::make_unique<Case>();
-    absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
-    c->status = desc.ok() ? SetUp(*desc, *c) : desc.status();
-    if (c->name.empty()) c->name = text;
-    std::printf("%s: %s; %s\n", c->name.c_str(),
-                c->status.ok() ? "ours and direct agree to the bit on every pass"
-                               : c->status.ToString().c_str(),
-                c->status.ok() ? c->ours.kernel->implementation().c_str() : "");
-    Register(*c);
-    cases.push_back(std::move(c));
+  absl::ParseCommandLine(count, args.data());
+  absl::StatusOr<std::vector<CaseShape>> shapes = CaseShapes();
+  if (!shapes.ok()) {
+    std::fprintf(stderr, "onednn_overhead: %s\n", std::string(shapes.status().message()).c_str());
+    return 2;
   }
-  std::fflush(stdout);
-
+  // One descriptor at a time: set up (both paths' buffers), registered, run,
+  // then freed, so a model's largest layers are never held together.
   RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::vector<std::pair<std::string, int>> ran;  // case name, layers
+  for (const CaseShape& shape : *shapes) {
+    Case c;
+    c.layers = shape.layers;
+    absl::StatusOr<OpDesc> desc = ParseOpDesc(shape.desc);
+    c.status = desc.ok() ? SetUp(*desc, shape.dtype, c) : desc.status();
+    if (c.name.empty()) c.name = absl::StrCat(DTypeName(shape.dtype), "/", shape.desc);
+    std::printf("%s: %s; %s\n", c.name.c_str(),
+                c.status.ok() ? "ours and direct agree to the bit on every pass"
+                              : c.status.ToString().c_str(),
+                c.status.ok() ? c.ours.kernel->implementation().c_str() : "");
+    std::fflush(stdout);
+    Register(c);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::ClearRegisteredBenchmarks();
+    ran.emplace_back(c.name, c.layers);
+  }
   // Two estimates of ours/direct: the ratio of the separate cases' median
   // FLOP/s, and the median over repetitions of the paired case's ratio
   // (alternating calls; the steadier one on a shared machine).
   std::printf(
       "\nours/direct (target >= 0.95): separate = ratio of the median FLOP/s of the"
       " ours and direct cases;\npaired = median over repetitions of the paired case,"
-      " which alternates the two calls\n");
-  std::printf("%-56s %-11s %10s %12s %9s %7s %s\n", "layer", "pass", "ours GF/s", "direct GF/s",
-              "separate", "paired", "repetitions");
+      " which alternates the two calls; layers = the model's layers of that shape\n");
+  std::printf("%-64s %-11s %6s %10s %12s %9s %7s %s\n", "layer", "pass", "layers", "ours GF/s",
+              "direct GF/s", "separate", "paired", "repetitions");
   bool separate_met = true, paired_met = true;
-  for (const auto& c : cases) {
+  for (const auto& [name, layers] : ran) {
     for (Pass pass : kPasses) {
-      const std::string prefix =
-          absl::StrCat("onednn_overhead/", c->name, "/", PassName(pass), "/");
+      const std::string prefix = absl::StrCat("onednn_overhead/", name, "/", PassName(pass), "/");
       const double ours = reporter.Median(prefix + "ours");
       const double direct = reporter.Median(prefix + "direct");
       const double paired = reporter.Median(prefix + "paired");
       if (ours == 0 || direct == 0 || paired == 0) {
-        std::printf("%-56s %-11s %10s %12s %9s %7s\n", c->name.c_str(), PassName(pass), "-", "-",
-                    "n/a", "n/a");
+        std::printf("%-64s %-11s %6d %10s %12s %9s %7s\n", name.c_str(), PassName(pass), layers,
+                    "-", "-", "n/a", "n/a");
         separate_met = paired_met = false;
         continue;
       }
       separate_met = separate_met && ours / direct >= 0.95;
       paired_met = paired_met && paired >= 0.95;
-      std::printf("%-56s %-11s %10.1f %12.1f %9.3f %7.3f %zu/%zu/%zu\n", c->name.c_str(),
-                  PassName(pass), ours / 1e9, direct / 1e9, ours / direct, paired,
+      std::printf("%-64s %-11s %6d %10.1f %12.1f %9.3f %7.3f %zu/%zu/%zu\n", name.c_str(),
+                  PassName(pass), layers, ours / 1e9, direct / 1e9, ours / direct, paired,
                   reporter.Count(prefix + "ours"), reporter.Count(prefix + "direct"),
                   reporter.Count(prefix + "paired"));
     }

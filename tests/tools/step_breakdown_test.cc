@@ -44,6 +44,33 @@ TEST(StepBreakdownTest, ProfileListsEveryLayerAndTheCoverage) {
   EXPECT_NE(output.find("% of the step)"), std::string::npos) << output;
 }
 
+// --direct: each convolution of the profile against oneDNN called directly
+// (fp32 here), the sum line, and the step against the peak loop (or why
+// this CPU has none); --direct without a profiled oneDNN step is refused.
+TEST(StepBreakdownTest, DirectListsEveryConvolutionAndThePeakLine) {
+  std::string output;
+  ASSERT_EQ(
+      RunCommand(absl::StrCat(g_step_breakdown,
+                              " --profile --direct --model=resnet20 --batch=2 --steps=1 "
+                              "--warmup_steps=0"),
+                 &output),
+      0)
+      << output;
+  const size_t table = output.find("against oneDNN called directly (fp32");
+  ASSERT_NE(table, std::string::npos) << output;
+  for (const char* layer : {"\nconv0 ", "\nstage1/block0/conv1 ", "\nstage3/block2/conv18 "})
+    EXPECT_NE(output.find(layer, table), std::string::npos) << layer << " missing:\n" << output;
+  EXPECT_NE(output.find("convolutions: step", table), std::string::npos) << output;
+  EXPECT_TRUE(output.find("of the fp32 peak measured now") != std::string::npos ||
+              output.find("peak: unsupported") != std::string::npos)
+      << output;
+  for (const char* refused : {" --direct --model=trivial", " --profile --direct --backend=reference"}) {
+    const int rc = RunCommand(absl::StrCat(g_step_breakdown, refused), &output);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << refused << ": " << output;
+    EXPECT_NE(output.find("--direct"), std::string::npos) << output;
+  }
+}
+
 // A trace path that cannot be written is refused before anything is
 // measured (exit 2, naming the flag and why), not after the profile.
 TEST(StepBreakdownTest, ATraceFileThatCannotBeWrittenIsRefusedFirst) {

@@ -198,6 +198,11 @@ class PeakWorkload : public Workload {
   const Stream& stream() const override { return stream_; }
   absl::Status Run() override { return RunSteps(steps_); }
 
+  // FLOPs of one iteration (every thread's).
+  double flops_per_iteration() const {
+    return path_.flops_per_step * static_cast<double>(steps_) * threads_;
+  }
+
   absl::Status Report(benchmark::State& state) override {
     state.counters["flops"] =
         benchmark::Counter(path_.flops_per_step * static_cast<double>(steps_) * threads_,
@@ -284,6 +289,25 @@ absl::StatusOr<std::unique_ptr<Workload>> PreparePeakWorkload(absl::string_view 
   auto w = std::make_unique<PeakWorkload>(found->first, found->second, threads);
   RETURN_IF_ERROR(w->Calibrate(timing));
   return std::unique_ptr<Workload>(std::move(w));
+}
+
+absl::StatusOr<double> MeasurePeakFlops(absl::string_view precision, int threads,
+                                        int repetitions, const PeakTiming& timing) {
+  if (threads < 1)
+    return absl::InvalidArgumentError(absl::StrCat("peak: threads:", threads, " (must be >= 1)"));
+  absl::StatusOr<std::pair<PeakPath, PeakLoop>> found = FindLoop(precision);
+  if (!found.ok()) return found.status();
+  PeakWorkload w(found->first, found->second, threads);
+  RETURN_IF_ERROR(w.Calibrate(timing));
+  double best = 0;
+  for (int i = 0; i < std::max(1, repetitions); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(w.Run());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds > 0) best = std::max(best, w.flops_per_iteration() / seconds);
+  }
+  return best;
 }
 
 absl::Status RegisterPeakCasesFor(const std::vector<std::string>& precisions, int threads,

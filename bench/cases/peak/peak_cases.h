@@ -54,6 +54,14 @@ absl::StatusOr<std::unique_ptr<Workload>> PreparePeakWorkload(absl::string_view 
                                                               int threads,
                                                               const PeakTiming& timing = {});
 
+// The peak FLOP/s of `precision` ("fp32", "bf16") on a team of `threads`,
+// measured now: after the warm-up, the best of `repetitions` iterations of
+// about `timing.iteration_seconds`; errors as PreparePeakWorkload's. For
+// tools that read a measured rate against the ceiling in the same run
+// (//tools:step_breakdown --profile).
+absl::StatusOr<double> MeasurePeakFlops(absl::string_view precision, int threads,
+                                        int repetitions = 5, const PeakTiming& timing = {});
+
 // Registers peak/<precision>/cpu/threads:<threads> for each of `precisions`
 // that the family has (fp32, bf16; the suite's other precisions have no
 // peak case). `threads` must be >= 1.
