@@ -39,6 +39,22 @@ TEST_P(ConvergenceTest, TheModelLearnsWellAboveChance) {
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ConvergenceTest, ::testing::Values("reference", "onednn"));
 
+// The same check in bf16 on oneDNN (bf16 activations and kernels, fp32
+// masters), where the CPU has avx512_bf16; skipped with the reason elsewhere.
+TEST(ConvergenceBf16Test, TheModelLearnsWellAboveChanceInBf16) {
+  Options o;
+  o.backend = "onednn";
+  o.precision = Precision::kBf16;
+  absl::StatusOr<Result> r = convergence::Run(o, stdout);
+  if (!r.ok() && r.status().code() == absl::StatusCode::kUnimplemented)
+    GTEST_SKIP() << r.status().message();
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->curve.size(), 3u);
+  EXPECT_TRUE(r->passed);
+  EXPECT_GE(r->curve.back().validation_top1, o.min_top1);
+  EXPECT_LT(r->curve.back().validation_loss, r->curve.front().validation_loss);
+}
+
 TEST(ConvergenceCheckTest, FailsWhenTheGradientIsBroken) {
   Options o;
   o.zero_gradients_for_testing = true;

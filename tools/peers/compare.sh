@@ -7,7 +7,9 @@
 #       --precisions=fp32 --out=peers-run
 #
 # Flags (defaults in brackets): --models [resnet50,resnet50_v1.5]
-# --batch_sizes [each model's own] --precisions [fp32] --warmup_steps [10]
+# --batch_sizes [each model's own] --precisions [fp32, and bf16 where the CPU
+# has avx512_bf16 or amx_bf16 (read from /proc/cpuinfo): our bf16 beside
+# PyTorch's autocast and TensorFlow's mixed_bfloat16] --warmup_steps [10]
 # --steps [100] --repetitions [5] --rounds [1: each round runs all three
 # again, in a rotated order, so a noisy stretch of the machine does not fall
 # on one framework; every round's files go to the report] --out [peers-run]
@@ -28,7 +30,13 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 PEERS="$ROOT/tools/peers"
 MODELS=resnet50,resnet50_v1.5
 BATCH_SIZES=""
-PRECISIONS=fp32
+# bf16 by default where the CPU runs it natively (every precision a peer
+# cannot run is reported unsupported, not dropped).
+if grep -qw -e avx512_bf16 -e amx_bf16 /proc/cpuinfo 2>/dev/null; then
+  PRECISIONS=fp32,bf16
+else
+  PRECISIONS=fp32
+fi
 WARMUP=10
 STEPS=100
 REPETITIONS=5
@@ -60,7 +68,7 @@ for arg in "$@"; do
     --infer_warmup=*) INFER_WARMUP="${arg#*=}" ;;
     --infer_iterations=*) INFER_ITERATIONS="${arg#*=}" ;;
     --cpu_conv_algorithms=*) CONV_ALGORITHMS="${arg#*=}" ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
