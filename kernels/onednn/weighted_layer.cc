@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "kernels/onednn/masked_sum.h"
 
 namespace cnnbench {
 namespace onednn {
@@ -67,6 +68,17 @@ void WeightedLayer::BindForward(const dnnl::primitive_desc_base& forward_pd,
 void WeightedLayer::MaskOutputGradient() {
   const dnnl::engine& engine = context_->engine;
   const dnnl::memory::desc dst = forward_.desc(DNNL_ARG_DST);
+  masked_ = true;
+  masked_bytes_ = AlignUp(dst.get_size());
+  signature_.backward_reads_output = true;
+  if (dst.data_type() == dnnl::memory::data_type::f32 ||
+      dst.data_type() == dnnl::memory::data_type::bf16) {
+    mask_loop_ = true;
+    mask_dtype_ = dst.data_type() == dnnl::memory::data_type::f32 ? DType::kF32 : DType::kBF16;
+    mask_count_ = static_cast<int64_t>(dst.get_size() / SizeOf(mask_dtype_));
+    signature_.scratch_bytes += masked_bytes_;
+    return;
+  }
   const dnnl::primitive_attr attr = UserScratchpadAttr();
   const dnnl::algorithm relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
   dnnl::eltwise_forward::primitive_desc hint(
@@ -76,10 +88,8 @@ void WeightedLayer::MaskOutputGradient() {
                                             attr, engine, hint);
   mask_ = BoundPrimitive(pd, dnnl::eltwise_backward(pd),
                          {DNNL_ARG_DST, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, engine);
-  masked_bytes_ = AlignUp(dst.get_size());
   signature_.scratch_bytes =
       masked_bytes_ + std::max(signature_.scratch_bytes, mask_.scratchpad_bytes());
-  signature_.backward_reads_output = true;
 }
 
 std::string WeightedLayer::pass_implementation(OpPass pass) const {
@@ -118,6 +128,11 @@ absl::Status WeightedLayer::Forward(const KernelArgs& args) {
 
 absl::Status WeightedLayer::Mask(const KernelArgs& args, char* scratch) {
   RETURN_IF_ERROR(Require(args.y, "y (the ReLU epilogue's backward reads it)"));
+  if (mask_loop_) {
+    const void* parts[1] = {args.dy};
+    MaskedSum(mask_dtype_, args.y, parts, 1, scratch, mask_count_);
+    return absl::OkStatus();
+  }
   return Guarded(what_, [&]() -> absl::Status {
     mask_.Set(DNNL_ARG_DST, args.y);
     mask_.Set(DNNL_ARG_DIFF_DST, args.dy);
@@ -134,7 +149,7 @@ absl::Status WeightedLayer::Backward(const KernelArgs& args) {
   RETURN_IF_ERROR(RequireScratch(args));
   char* scratch = static_cast<char*>(args.scratch);
   const void* dy = args.dy;
-  if (mask_.valid()) {  // once for both passes
+  if (masked_) {  // once for both passes
     RETURN_IF_ERROR(Mask(args, scratch));
     dy = scratch;
     scratch += masked_bytes_;
@@ -150,7 +165,7 @@ absl::Status WeightedLayer::BackwardData(const KernelArgs& args) {
   RETURN_IF_ERROR(Require(args.dy, "dy"));
   RETURN_IF_ERROR(RequireScratch(args));
   char* scratch = static_cast<char*>(args.scratch);
-  if (!mask_.valid()) return RunBackwardData(args, args.dy, scratch);
+  if (!masked_) return RunBackwardData(args, args.dy, scratch);
   RETURN_IF_ERROR(Mask(args, scratch));
   return RunBackwardData(args, scratch, scratch + masked_bytes_);
 }
@@ -160,7 +175,7 @@ absl::Status WeightedLayer::BackwardWeights(const KernelArgs& args) {
   RETURN_IF_ERROR(Require(args.dy, "dy"));
   RETURN_IF_ERROR(RequireScratch(args));
   char* scratch = static_cast<char*>(args.scratch);
-  if (!mask_.valid()) return RunBackwardWeights(args, args.dy, scratch);
+  if (!masked_) return RunBackwardWeights(args, args.dy, scratch);
   RETURN_IF_ERROR(Mask(args, scratch));
   return RunBackwardWeights(args, scratch, scratch + masked_bytes_);
 }

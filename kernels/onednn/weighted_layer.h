@@ -76,8 +76,11 @@ class WeightedLayer : public OneDnnKernel {
   void BindForward(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward);
   // After Bind: the forward ends in a ReLU (an eltwise post-op), so both
   // backward passes take dy masked by y > 0, written into the head of
-  // scratch by oneDNN's ReLU backward on y (relu_use_dst_for_bwd over the
-  // forward's destination layout). The backward then reads y.
+  // scratch: fp32 and bf16 by the backend's own vectorised loop over the
+  // forward's destination storage (masked_sum.h; oneDNN 2.6.3's ReLU
+  // backward ran 2-5x slower on googlenet's bf16 layers), other types by
+  // oneDNN's ReLU backward on y (relu_use_dst_for_bwd). The backward then
+  // reads y.
   void MaskOutputGradient();
 
   const bool bias_;
@@ -100,6 +103,11 @@ class WeightedLayer : public OneDnnKernel {
   size_t dweights_bytes_ = 0;
   // The ReLU epilogue's backward (MaskOutputGradient): y, dy -> masked dy,
   // which takes the first masked_bytes_ of scratch.
+  // masked_: there is a ReLU epilogue; mask_loop_: it is masked by
+  // MaskedSum over mask_count_ elements of mask_dtype_, else by mask_.
+  bool masked_ = false, mask_loop_ = false;
+  DType mask_dtype_ = DType::kF32;
+  int64_t mask_count_ = 0;
   BoundPrimitive mask_;
   size_t masked_bytes_ = 0;
 };

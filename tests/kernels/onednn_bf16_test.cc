@@ -38,6 +38,7 @@ TEST_P(OneDnnBf16Test, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     Ops, OneDnnBf16Test,
     ::testing::Values("conv:mb2_ic16oc16_ih8oh4kh3sh2pt0pb1_iw8ow4kw3sw2pl0pr1_bias",
+                      "conv:mb2_ic16oc20_ih6oh6kh3sh1ph1_iw6ow6kw3sw1pw1_bias_relu",
                       "fc:mb4ic64oc16", "pool:avg_mb2ic16_ih6oh3kh2sh2ph0_iw6ow3kw2sw2pw0",
                       "relu:mb2ic16ih5iw5", "bn:mb2ic16ih5iw5_eps0.001mom0.9",
                       "lrn:mb2ic16ih3iw3_r2k2a0.3b0.75", "dropout:mb2ic16ih3iw3_p0.5",
