@@ -216,6 +216,16 @@ void SumRun(DType dtype, const void* const* parts, int num_parts, int64_t offset
   }
 }
 
+void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx,
+                 int64_t count) {
+  if (num_parts <= 0 || count <= 0) return;
+  if (dtype == DType::kBF16) {
+    Parallel<uint16_t>(nullptr, parts, num_parts, dx, count, PlainSumBf16);
+  } else {
+    Parallel<float>(nullptr, parts, num_parts, dx, count, PlainSumF32);
+  }
+}
+
 void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
                int64_t count) {
   if (num_parts <= 0 || count <= 0) return;

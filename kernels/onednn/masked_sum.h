@@ -19,6 +19,12 @@ namespace onednn {
 void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
                int64_t count);
 
+// dx[0, count) = parts[0] + ... + parts[num_parts - 1] (dx may be parts[0]),
+// on the OpenMP team: the backend's AddN (an output read by several layers)
+// where num_parts <= 4, one group (bf16: summed in fp32, rounded once, as
+// Backend's own loop does).
+void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx, int64_t count);
+
 // The unmasked sum over one run, on the calling thread (the caller spreads
 // runs over the team): dx[0, count) = parts[0][offset, offset + count) +
 // ... + parts[num_parts - 1][...], in that order (fp32 sums; bf16 summed in

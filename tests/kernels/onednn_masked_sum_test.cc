@@ -1,4 +1,5 @@
-// The oneDNN backend's own gradient sums (kernels/onednn/masked_sum.h)
+// The oneDNN backend's own gradient sums (kernels/onednn/masked_sum.h:
+// MaskedSum, SumRun, and ParallelSum where it applies)
 // against a scalar statement of what they compute, in fp32 and bf16, over
 // lengths that leave vector tails, 1 to 9 parts (more than one group of
 // four), masked and not, with NaN, infinities, signed zeros, subnormals and
@@ -120,11 +121,20 @@ TEST_P(MaskedSumTest, Fp32MatchesTheScalarStatement) {
     MaskedSum(DType::kF32, y.data(), pointers.data(), c.parts, dx.data(), c.count);
   else
     SumRun(DType::kF32, pointers.data(), c.parts, 0, dx.data(), c.count);
+  std::vector<float> parallel(c.count, 123.0f);
+  if (!c.masked && c.parts <= 4)  // the backend's AddN: one group on the team
+    ParallelSum(DType::kF32, pointers.data(), c.parts, parallel.data(), c.count);
   const std::vector<float> want = Expected<float>(
       parts, y, c.masked, c.count, [](float v) { return v; }, [](float v) { return v; });
-  for (int64_t i = 0; i < c.count; ++i)
+  for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(Bits(dx[i]) == Bits(want[i]) || (std::isnan(dx[i]) && std::isnan(want[i])), true)
         << "element " << i << ": " << dx[i] << " want " << want[i];
+    if (!c.masked && c.parts <= 4)
+      ASSERT_EQ(Bits(parallel[i]) == Bits(want[i]) ||
+                    (std::isnan(parallel[i]) && std::isnan(want[i])),
+                true)
+          << "ParallelSum, element " << i << ": " << parallel[i] << " want " << want[i];
+  }
 }
 
 TEST_P(MaskedSumTest, Bf16MatchesTheScalarStatement) {
@@ -142,11 +152,17 @@ TEST_P(MaskedSumTest, Bf16MatchesTheScalarStatement) {
     MaskedSum(DType::kBF16, y.data(), pointers.data(), c.parts, dx.data(), c.count);
   else
     SumRun(DType::kBF16, pointers.data(), c.parts, 0, dx.data(), c.count);
+  std::vector<uint16_t> parallel(c.count, 0x1234);
+  if (!c.masked && c.parts <= 4)
+    ParallelSum(DType::kBF16, pointers.data(), c.parts, parallel.data(), c.count);
   const std::vector<uint16_t> want =
       Expected<uint16_t>(parts, y, c.masked, c.count, Widen, Narrow);
-  for (int64_t i = 0; i < c.count; ++i)
+  for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(dx[i], want[i]) << "element " << i << ": " << Widen(dx[i]) << " want "
                               << Widen(want[i]);
+    if (!c.masked && c.parts <= 4)
+      ASSERT_EQ(parallel[i], want[i]) << "ParallelSum, element " << i;
+  }
 }
 
 // The sums' rounding itself, on values the sums rarely produce.
@@ -167,7 +183,7 @@ TEST(Bf16Rounding, FloatToBf16MatchesTheNeighbourComparison) {
 
 INSTANTIATE_TEST_SUITE_P(Sums, MaskedSumTest,
                          ::testing::Values(Case{1, 1, true}, Case{1, 37, false}, Case{2, 16, true},
-                                           Case{2, 1000, false}, Case{3, 33, true},
+                                           Case{2, 1000, false}, Case{3, 5000, false}, Case{3, 33, true},
                                            Case{4, 4099, true}, Case{4, 63, false},
                                            Case{5, 129, true}, Case{7, 250, false},
                                            Case{9, 1027, true}),
