@@ -23,6 +23,10 @@ std::string TensorSpec::DebugString() const {
   return absl::StrCat(DTypeName(dtype), shape.ToString(), " ", LayoutName(layout), " ", bytes, "B");
 }
 
+TensorSpec Backend::MasterSpec(const TensorSpec& working) const {
+  return TensorSpec::Plain(DType::kF32, working.shape);
+}
+
 bool Backend::SameLayout(const TensorSpec& a, const TensorSpec& b) const {
   if (a.dtype != b.dtype || a.shape != b.shape || a.layout != b.layout || a.bytes != b.bytes)
     return false;

@@ -230,6 +230,12 @@ class Backend {
   // Default: equal plain specs, or blocked specs sharing one `native` object
   // (a consumer that takes its producer's layout returns that very spec).
   virtual bool SameLayout(const TensorSpec& a, const TensorSpec& b) const;
+  // How the executor stores the fp32 master of a low-precision parameter
+  // whose working copy is stored as `working` (and its gradient and
+  // momentum beside it). Default: plain fp32. A backend may keep the
+  // working copy's layout, so the casts between them (each weight gradient,
+  // each refresh of the working copy) are elementwise.
+  virtual TensorSpec MasterSpec(const TensorSpec& working) const;
 
  protected:
   // OK when this backend runs `options` for `desc`; else

@@ -273,8 +273,7 @@ absl::Status PlanBuffers(const Backend& backend, StepPlan& plan) {
         return absl::UnimplementedError(absl::StrCat(
             "layer ", layer.name, ": parameter ", p, " stored as ", DTypeName(param.spec.dtype),
             " under precision ", PrecisionName(plan.options.precision)));
-      param.master =
-          param.low_precision ? TensorSpec::Plain(DType::kF32, param.spec.shape) : param.spec;
+      param.master = param.low_precision ? backend.MasterSpec(param.spec) : param.spec;
       param.offset = param_bytes;
       param_bytes += AlignUp(param.master.bytes, alignment);
       if (param.low_precision) {

@@ -138,7 +138,39 @@ __attribute__((target("avx512f"))) void SumBf16Avx512(const uint16_t* y,
 }
 
 const bool kHasAvx512 = __builtin_cpu_supports("avx512f");
+
+__attribute__((target("avx512f"))) void F32ToBf16Avx512(const float* src, uint16_t* dst,
+                                                       int64_t begin, int64_t end) {
+  int64_t i = begin;
+  for (; i + 16 <= end; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
+                        _mm512_cvtepi32_epi16(RoundBf16x16(_mm512_loadu_ps(src + i))));
+  for (; i < end; ++i) dst[i] = FloatToBf16(src[i]);
+}
+
+__attribute__((target("avx512f"))) void Bf16ToF32Avx512(const uint16_t* src, float* dst,
+                                                       int64_t begin, int64_t end) {
+  int64_t i = begin;
+  for (; i + 16 <= end; i += 16) _mm512_storeu_ps(dst + i, WidenBf16x16(src + i));
+  for (; i < end; ++i) dst[i] = Bf16ToFloat(src[i]);
+}
 #endif
+
+__attribute__((target_clones("avx2", "default"))) void F32ToBf16Generic(const float* src,
+                                                                        uint16_t* dst,
+                                                                        int64_t begin,
+                                                                        int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) dst[i] = FloatToBf16(src[i]);
+}
+
+__attribute__((target_clones("avx2", "default"))) void Bf16ToF32Generic(const uint16_t* src,
+                                                                        float* dst,
+                                                                        int64_t begin,
+                                                                        int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) dst[i] = Bf16ToFloat(src[i]);
+}
 
 __attribute__((target_clones("avx2", "default"))) void SumBf16Generic(
     const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
@@ -223,6 +255,42 @@ void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx,
     Parallel<uint16_t>(nullptr, parts, num_parts, dx, count, PlainSumBf16);
   } else {
     Parallel<float>(nullptr, parts, num_parts, dx, count, PlainSumF32);
+  }
+}
+
+void ConvertF32ToBf16(const float* src, uint16_t* dst, int64_t count) {
+  if (count <= 0) return;
+#pragma omp parallel
+  {
+    const auto [begin, end] =
+        ThreadChunk(count, 32, omp_get_thread_num(), omp_get_num_threads());
+#if defined(__x86_64__)
+    if (kHasAvx512) {
+      if (begin < end) F32ToBf16Avx512(src, dst, begin, end);
+    } else if (begin < end) {
+      F32ToBf16Generic(src, dst, begin, end);
+    }
+#else
+    if (begin < end) F32ToBf16Generic(src, dst, begin, end);
+#endif
+  }
+}
+
+void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count) {
+  if (count <= 0) return;
+#pragma omp parallel
+  {
+    const auto [begin, end] =
+        ThreadChunk(count, 32, omp_get_thread_num(), omp_get_num_threads());
+#if defined(__x86_64__)
+    if (kHasAvx512) {
+      if (begin < end) Bf16ToF32Avx512(src, dst, begin, end);
+    } else if (begin < end) {
+      Bf16ToF32Generic(src, dst, begin, end);
+    }
+#else
+    if (begin < end) Bf16ToF32Generic(src, dst, begin, end);
+#endif
   }
 }
 

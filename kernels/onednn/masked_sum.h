@@ -25,6 +25,13 @@ void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_par
 // Backend's own loop does).
 void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx, int64_t count);
 
+// dst[0, count) = src[0, count) converted between fp32 and bf16 (to bf16:
+// rounded to nearest even, NaN made quiet, subnormals kept; to fp32: exact),
+// on the OpenMP team: the oneDNN backend's casts between a low-precision
+// parameter's working copy and its fp32 master stored in the same layout.
+void ConvertF32ToBf16(const float* src, uint16_t* dst, int64_t count);
+void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count);
+
 // The unmasked sum over one run, on the calling thread (the caller spreads
 // runs over the team): dx[0, count) = parts[0][offset, offset + count) +
 // ... + parts[num_parts - 1][...], in that order (fp32 sums; bf16 summed in

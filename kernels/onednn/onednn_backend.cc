@@ -55,6 +55,22 @@ memory::dims NativeDims(const TensorSpec& spec) {
   return onednn::ToDims(spec.shape);
 }
 
+// Whether `a` and `b` store the same elements in the same order, one in
+// fp32 and the other in bf16: equal plain row-major specs, or blocked specs
+// whose descriptors differ only in the data type.
+bool SameLayoutOtherType(const TensorSpec& a, const TensorSpec& b) {
+  const bool types = (a.dtype == DType::kF32 && b.dtype == DType::kBF16) ||
+                     (a.dtype == DType::kBF16 && b.dtype == DType::kF32);
+  if (!types || a.shape != b.shape) return false;
+  if (a.is_plain() && b.is_plain()) return a.layout == b.layout;
+  const memory::desc* da = onednn::NativeDesc(a);
+  const memory::desc* db = onednn::NativeDesc(b);
+  if (da == nullptr || db == nullptr) return false;
+  dnnl_memory_desc_t retyped = da->data;
+  retyped.data_type = db->data.data_type;
+  return memory::desc(retyped) == *db;
+}
+
 class OneDnnBackend : public Backend {
  public:
   explicit OneDnnBackend(std::shared_ptr<Context> context) : context_(std::move(context)) {}
@@ -93,6 +109,18 @@ class OneDnnBackend : public Backend {
         std::memcpy(dst, src, static_cast<size_t>(from.shape.num_elements()) * SizeOf(from.dtype));
       return absl::OkStatus();
     }
+    // fp32 <-> bf16 in one layout (a low-precision parameter's working copy
+    // and its master, MasterSpec): an elementwise conversion.
+    if (SameLayoutOtherType(from, to)) {
+      const int64_t count = static_cast<int64_t>(from.bytes / SizeOf(from.dtype));
+      if (from.dtype == DType::kF32)
+        onednn::ConvertF32ToBf16(static_cast<const float*>(src), static_cast<uint16_t*>(dst),
+                                 count);
+      else
+        onednn::ConvertBf16ToF32(static_cast<const uint16_t*>(src), static_cast<float*>(dst),
+                                 count);
+      return absl::OkStatus();
+    }
     // A blocked side fixes the dims both sides are viewed with (so plain
     // (K,C/g,R,S) weights meet oneDNN's (g,K/g,C/g,R,S), and plain (OC,IC)
     // fc weights its (OC,C,H,W)).
@@ -119,6 +147,18 @@ class OneDnnBackend : public Backend {
 
   // Besides the default (equal plain specs, or one shared native object),
   // two blocked specs of this backend with equal descriptors match.
+  // A blocked bf16 working copy's master is fp32 in the same blocking
+  // (padding included), so the gradient casts and the working copy's
+  // refresh are ConvertBf16ToF32 / ConvertF32ToBf16 over the stored
+  // elements, not layout-changing reorders.
+  TensorSpec MasterSpec(const TensorSpec& working) const override {
+    const memory::desc* native = onednn::NativeDesc(working);
+    if (working.dtype != DType::kBF16 || native == nullptr) return Backend::MasterSpec(working);
+    dnnl_memory_desc_t f32 = native->data;
+    f32.data_type = dnnl_f32;
+    return onednn::SpecFromDesc(memory::desc(f32), DType::kF32, working.shape);
+  }
+
   bool SameLayout(const TensorSpec& a, const TensorSpec& b) const override {
     if (Backend::SameLayout(a, b)) return true;
     const memory::desc* da = onednn::NativeDesc(a);
