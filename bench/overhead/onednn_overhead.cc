@@ -349,6 +349,44 @@ absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
   return shapes;
 }
 
+// The table at the end: ours/direct per case and pass, and whether the
+// target is met.
+void PrintRatioTable(const RatioReporter& reporter,
+                     const std::vector<std::pair<std::string, int>>& ran) {
+  // Two estimates of ours/direct: the ratio of the separate cases' median
+  // FLOP/s, and the median over repetitions of the paired case's ratio
+  // (alternating calls; the steadier one on a shared machine).
+  std::printf(
+      "\nours/direct (target >= 0.95): separate = ratio of the median FLOP/s of the"
+      " ours and direct cases;\npaired = median over repetitions of the paired case,"
+      " which alternates the two calls; layers = the model's layers of that shape\n");
+  std::printf("%-64s %-11s %6s %10s %12s %9s %7s %s\n", "layer", "pass", "layers", "ours GF/s",
+              "direct GF/s", "separate", "paired", "repetitions");
+  bool separate_met = true, paired_met = true;
+  for (const auto& [name, layers] : ran) {
+    for (Pass pass : kPasses) {
+      const std::string prefix = absl::StrCat("onednn_overhead/", name, "/", PassName(pass), "/");
+      const double ours = reporter.Median(prefix + "ours");
+      const double direct = reporter.Median(prefix + "direct");
+      const double paired = reporter.Median(prefix + "paired");
+      if (ours == 0 || direct == 0 || paired == 0) {
+        std::printf("%-64s %-11s %6d %10s %12s %9s %7s\n", name.c_str(), PassName(pass), layers,
+                    "-", "-", "n/a", "n/a");
+        separate_met = paired_met = false;
+        continue;
+      }
+      separate_met = separate_met && ours / direct >= 0.95;
+      paired_met = paired_met && paired >= 0.95;
+      std::printf("%-64s %-11s %6d %10.1f %12.1f %9.3f %7.3f %zu/%zu/%zu\n", name.c_str(),
+                  PassName(pass), layers, ours / 1e9, direct / 1e9, ours / direct, paired,
+                  reporter.Count(prefix + "ours"), reporter.Count(prefix + "direct"),
+                  reporter.Count(prefix + "paired"));
+    }
+  }
+  std::printf("target %s on every pass by the paired ratio, %s by the separate ratio\n",
+              paired_met ? "met" : "NOT met", separate_met ? "met" : "NOT met");
+}
+
 }  // namespace
 }  // namespace cnnbench::bench
 
@@ -399,38 +437,7 @@ int main(int argc, char** argv) {
     benchmark::ClearRegisteredBenchmarks();
     ran.emplace_back(c.name, c.layers);
   }
-  // Two estimates of ours/direct: the ratio of the separate cases' median
-  // FLOP/s, and the median over repetitions of the paired case's ratio
-  // (alternating calls; the steadier one on a shared machine).
-  std::printf(
-      "\nours/direct (target >= 0.95): separate = ratio of the median FLOP/s of the"
-      " ours and direct cases;\npaired = median over repetitions of the paired case,"
-      " which alternates the two calls; layers = the model's layers of that shape\n");
-  std::printf("%-64s %-11s %6s %10s %12s %9s %7s %s\n", "layer", "pass", "layers", "ours GF/s",
-              "direct GF/s", "separate", "paired", "repetitions");
-  bool separate_met = true, paired_met = true;
-  for (const auto& [name, layers] : ran) {
-    for (Pass pass : kPasses) {
-      const std::string prefix = absl::StrCat("onednn_overhead/", name, "/", PassName(pass), "/");
-      const double ours = reporter.Median(prefix + "ours");
-      const double direct = reporter.Median(prefix + "direct");
-      const double paired = reporter.Median(prefix + "paired");
-      if (ours == 0 || direct == 0 || paired == 0) {
-        std::printf("%-64s %-11s %6d %10s %12s %9s %7s\n", name.c_str(), PassName(pass), layers,
-                    "-", "-", "n/a", "n/a");
-        separate_met = paired_met = false;
-        continue;
-      }
-      separate_met = separate_met && ours / direct >= 0.95;
-      paired_met = paired_met && paired >= 0.95;
-      std::printf("%-64s %-11s %6d %10.1f %12.1f %9.3f %7.3f %zu/%zu/%zu\n", name.c_str(),
-                  PassName(pass), layers, ours / 1e9, direct / 1e9, ours / direct, paired,
-                  reporter.Count(prefix + "ours"), reporter.Count(prefix + "direct"),
-                  reporter.Count(prefix + "paired"));
-    }
-  }
-  std::printf("target %s on every pass by the paired ratio, %s by the separate ratio\n",
-              paired_met ? "met" : "NOT met", separate_met ? "met" : "NOT met");
+  PrintRatioTable(reporter, ran);
   benchmark::Shutdown();
   return 0;
 }
