@@ -32,6 +32,18 @@ PrimitiveDesc SameKernelOrPreferred(
   return preferred;
 }
 
+// The forward's and backward weights' arguments, the bias's among them
+// where there is one.
+std::pair<std::vector<int>, std::vector<int>> ArgIds(bool bias) {
+  std::vector<int> forward = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
+  std::vector<int> weights = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
+  if (bias) {
+    forward.push_back(DNNL_ARG_BIAS);
+    weights.push_back(DNNL_ARG_DIFF_BIAS);
+  }
+  return {forward, weights};
+}
+
 memory::desc F32Plain(const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, memory::format_tag::a);
 }
@@ -200,12 +212,7 @@ void DirectLayer::BuildConv(const ConvDesc& d) {
             attr_, engine_, fwd);
       },
       fwd.weights_desc(), Any(weights), &BackwardWeightsPd::diff_weights_desc);
-  std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
-  std::vector<int> weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
-  if (d.bias) {
-    forward_args.push_back(DNNL_ARG_BIAS);
-    weights_args.push_back(DNNL_ARG_DIFF_BIAS);
-  }
+  const auto [forward_args, weights_args] = ArgIds(d.bias);
   passes_.push_back(Bind(fwd, dnnl::convolution_forward(fwd), forward_args));
   // Backward data's weights are its own copy (another layout, maybe).
   Primitive data = Bind(bwd_data, dnnl::convolution_backward_data(bwd_data),
@@ -246,12 +253,7 @@ void DirectLayer::BuildFc(const FcDesc& d) {
             attr_, engine_, fwd);
       },
       fwd.weights_desc(), Any(weights), &BackwardWeightsPd::diff_weights_desc);
-  std::vector<int> forward_args = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
-  std::vector<int> weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
-  if (d.bias) {
-    forward_args.push_back(DNNL_ARG_BIAS);
-    weights_args.push_back(DNNL_ARG_DIFF_BIAS);
-  }
+  const auto [forward_args, weights_args] = ArgIds(d.bias);
   passes_.push_back(Bind(fwd, dnnl::inner_product_forward(fwd), forward_args));
   Primitive data = Bind(bwd_data, dnnl::inner_product_backward_data(bwd_data),
                         {DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC});
