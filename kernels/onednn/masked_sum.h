@@ -1,4 +1,5 @@
-// The elementwise sums the oneDNN backend writes itself. MaskedSum: the gradient
+// The elementwise loops the oneDNN backend writes itself: gradient sums,
+// and the fp32 <-> bf16 casts of parameters. MaskedSum: the gradient
 // of a ReLU fused after a sum, taken as the sum of several gradients where
 // the output feeds several layers: dx = (dy_0 + ... + dy_k) where y > 0,
 // else 0. oneDNN's eltwise backward takes one dy, so summing first would

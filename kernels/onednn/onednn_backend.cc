@@ -145,8 +145,6 @@ class OneDnnBackend : public Backend {
     return absl::OkStatus();
   }
 
-  // Besides the default (equal plain specs, or one shared native object),
-  // two blocked specs of this backend with equal descriptors match.
   // A blocked bf16 working copy's master is fp32 in the same blocking
   // (padding included), so the gradient casts and the working copy's
   // refresh are ConvertBf16ToF32 / ConvertF32ToBf16 over the stored
@@ -159,6 +157,8 @@ class OneDnnBackend : public Backend {
     return onednn::SpecFromDesc(memory::desc(f32), DType::kF32, working.shape);
   }
 
+  // Besides the default (equal plain specs, or one shared native object),
+  // two blocked specs of this backend with equal descriptors match.
   bool SameLayout(const TensorSpec& a, const TensorSpec& b) const override {
     if (Backend::SameLayout(a, b)) return true;
     const memory::desc* da = onednn::NativeDesc(a);

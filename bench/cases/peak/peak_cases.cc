@@ -205,8 +205,7 @@ class PeakWorkload : public Workload {
 
   absl::Status Report(benchmark::State& state) override {
     state.counters["flops"] =
-        benchmark::Counter(path_.flops_per_step * static_cast<double>(steps_) * threads_,
-                           benchmark::Counter::kIsIterationInvariantRate);
+        benchmark::Counter(flops_per_iteration(), benchmark::Counter::kIsIterationInvariantRate);
     state.SetLabel(path_.Label());
     return absl::OkStatus();
   }
