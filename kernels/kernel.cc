@@ -199,17 +199,35 @@ absl::Status Kernel::Backward(const KernelArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args) {
+absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args,
+                             bool writes_bf16_copies) {
   if (args.params == nullptr || args.grads == nullptr)
     return absl::InvalidArgumentError(absl::StrCat(desc.ToString(), ": null params or grads"));
   if (desc.momentum != 0.0 && args.momentum == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat(desc.ToString(), ": momentum > 0 needs the momentum buffer"));
+  if (args.num_bf16_copies < 0 || (args.num_bf16_copies > 0 && args.bf16_copies == nullptr))
+    return absl::InvalidArgumentError(
+        absl::StrCat(desc.ToString(), ": ", args.num_bf16_copies, " bf16 copies, list missing"));
+  if (args.num_bf16_copies > 0 && !writes_bf16_copies)
+    return absl::UnimplementedError(
+        absl::StrCat(desc.ToString(), ": this optimizer does not write bf16 working copies"));
+  int64_t end = 0;
+  for (int c = 0; c < args.num_bf16_copies; ++c) {
+    const Bf16Copy& copy = args.bf16_copies[c];
+    if (copy.data == nullptr || copy.count <= 0 || copy.offset < end ||
+        copy.count > desc.count - copy.offset)
+      return absl::InvalidArgumentError(absl::StrCat(
+          desc.ToString(), ": bf16 copy ", c, " (offset ", copy.offset, ", count ", copy.count,
+          ") is empty, out of [0, ", desc.count, "), or overlaps or precedes the one before"));
+    end = copy.offset + copy.count;
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args) {
-  RETURN_IF_ERROR_AS_IS(CheckUpdateArgs(desc, args));
+absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args,
+                                               bool writes_bf16_copies) {
+  RETURN_IF_ERROR_AS_IS(CheckUpdateArgs(desc, args, writes_bf16_copies));
   CpuUpdatePlan plan;
   if (args.step != nullptr) ++*args.step;
   if (args.loss_scale != nullptr) {

@@ -122,6 +122,14 @@ class Kernel {
   KernelSignature signature_;
 };
 
+// A bf16 working copy of fp32 master parameters: `data[i]` is
+// params[offset + i] rounded to nearest even, for i in [0, count).
+struct Bf16Copy {
+  int64_t offset = 0;
+  int64_t count = 0;
+  uint16_t* data = nullptr;
+};
+
 // What the fused optimizer update reads and writes; every pointer is device
 // memory of the backend's device.
 struct UpdateArgs {
@@ -142,6 +150,13 @@ struct UpdateArgs {
   // grows *loss_scale, counting clean updates in *good_steps.
   int32_t* good_steps = nullptr;
   int32_t growth_interval = kGrowthInterval;
+  // bf16 working copies the update writes in the same pass, for an
+  // optimizer whose WritesBf16Copies() is true (others refuse a non-empty
+  // list): each is params [offset, offset + count) rounded to bf16 element
+  // by element (Backend::CastsElementwise), sorted by offset, disjoint.
+  // A skipped update writes none (its masters are unchanged).
+  const Bf16Copy* bf16_copies = nullptr;
+  int num_bf16_copies = 0;
 };
 
 // The fused optimizer update over `count` contiguous fp32 parameters,
@@ -157,6 +172,9 @@ class Optimizer {
     args.momentum = momentum;
     return Update(args);
   }
+  // Whether Update writes UpdateArgs::bf16_copies (the executor refreshes
+  // the working copies itself otherwise, a second pass over the masters).
+  virtual bool WritesBf16Copies() const { return false; }
 };
 
 // How a kernel computes: the activations' storage type and the math mode
@@ -236,6 +254,13 @@ class Backend {
   // working copy's layout, so the casts between them (each weight gradient,
   // each refresh of the working copy) are elementwise.
   virtual TensorSpec MasterSpec(const TensorSpec& working) const;
+  // Whether the fp32 `master` and the bf16 `working` copy store their
+  // elements in one order (padding included), so the working copy is the
+  // master rounded element by element: the copies an optimizer that
+  // WritesBf16Copies() refreshes in its update pass. Default: false.
+  virtual bool CastsElementwise(const TensorSpec& master, const TensorSpec& working) const {
+    return false;
+  }
 
  protected:
   // OK when this backend runs `options` for `desc`; else
@@ -297,8 +322,11 @@ absl::StatusOr<std::unique_ptr<Kernel>> CreateOpKernel(const ContextPtr& context
 absl::Status ForwardOnlyError(absl::string_view what);
 
 // The checks every optimizer's Update makes of its arguments: the
-// parameters and gradients, and the momentum buffer where momentum > 0.
-absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args);
+// parameters and gradients, the momentum buffer where momentum > 0, and the
+// bf16 copies (in range, sorted, disjoint; refused unless the optimizer
+// `writes_bf16_copies`).
+absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args,
+                             bool writes_bf16_copies = false);
 
 // The part of an update every CPU optimizer shares: checks the arguments,
 // advances the step counter, reads the loss scale, and (when asked) checks
@@ -307,7 +335,8 @@ struct CpuUpdatePlan {
   double inverse_scale = 1.0;  // multiply each gradient by this
   bool skip = false;           // a gradient was not finite: leave the parameters
 };
-absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args);
+absl::StatusOr<CpuUpdatePlan> PrepareCpuUpdate(const SgdDesc& desc, const UpdateArgs& args,
+                                               bool writes_bf16_copies = false);
 
 }  // namespace cnnbench
 

@@ -1,5 +1,6 @@
 #include "train/parameter_block.h"
 
+#include <algorithm>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
@@ -73,9 +74,30 @@ absl::Status ParameterBlock::CastGradients(const StepPlan& plan,
   return absl::OkStatus();
 }
 
-absl::Status ParameterBlock::RefreshWorkingCopies(const StepPlan& plan) const {
+bool ParameterBlock::IsBf16Copy(const StepPlan::Param& p) const {
+  return p.low_precision && p.spec.dtype == DType::kBF16 &&
+         backend_->CastsElementwise(p.master, p.spec);
+}
+
+std::vector<Bf16Copy> ParameterBlock::Bf16Copies(const StepPlan& plan) const {
+  std::vector<Bf16Copy> copies;
+  for (const StepPlan::Param& param : plan.params) {
+    if (!IsBf16Copy(param)) continue;
+    Bf16Copy copy;
+    copy.offset = static_cast<int64_t>(param.offset / sizeof(float));
+    copy.count = static_cast<int64_t>(param.master.bytes / sizeof(float));
+    copy.data = static_cast<uint16_t*>(weights(param));
+    copies.push_back(copy);
+  }
+  std::sort(copies.begin(), copies.end(),
+            [](const Bf16Copy& a, const Bf16Copy& b) { return a.offset < b.offset; });
+  return copies;
+}
+
+absl::Status ParameterBlock::RefreshWorkingCopies(const StepPlan& plan,
+                                                  bool except_bf16_copies) const {
   for (const StepPlan::Param& param : plan.params)
-    if (param.low_precision)
+    if (param.low_precision && !(except_bf16_copies && IsBf16Copy(param)))
       RETURN_IF_ERROR(backend_->Reorder(param.master,
                                         static_cast<char*>(masters_.data()) + param.offset,
                                         param.spec, weights(param)));

@@ -43,8 +43,15 @@ class ParameterBlock {
   // Enqueues the fp32 casts of `layer`'s low-precision weight gradients
   // into the gradient block (nothing in fp32).
   absl::Status CastGradients(const StepPlan& plan, const StepPlan::Layer& layer) const;
-  // Enqueues the refresh of every working copy from its master.
-  absl::Status RefreshWorkingCopies(const StepPlan& plan) const;
+  // Enqueues the refresh of every working copy from its master; with
+  // `except_bf16_copies`, of those Bf16Copies leaves out (the update wrote
+  // the rest).
+  absl::Status RefreshWorkingCopies(const StepPlan& plan, bool except_bf16_copies = false) const;
+  // The working copies an optimizer that WritesBf16Copies() refreshes in
+  // its update: the bf16 ones whose master converts elementwise
+  // (Backend::CastsElementwise), in master order (offsets in elements of
+  // the master block).
+  std::vector<Bf16Copy> Bf16Copies(const StepPlan& plan) const;
   // Parameter `p`'s fp32 master in plain layout (waits for the stream).
   absl::StatusOr<std::vector<float>> Read(const StepPlan::Param& p) const;
   // Sets parameter `p` from plain fp32 `values` (its master and working copy).
@@ -57,6 +64,8 @@ class ParameterBlock {
   size_t bytes() const;
 
  private:
+  bool IsBf16Copy(const StepPlan::Param& p) const;
+
   Backend* backend_ = nullptr;
   Buffer masters_, gradients_, momentum_, lowp_weights_, lowp_gradients_;
 };

@@ -80,6 +80,9 @@ absl::Status Trainer::AllocateAndBind() {
   if (sgd.count > 0) {
     ASSIGN_OR_RETURN(optimizer_, backend_->CreateOptimizer(sgd));
   }
+  bf16_copies_.clear();
+  if (optimizer_ != nullptr && optimizer_->WritesBf16Copies())
+    bf16_copies_ = block_.Bf16Copies(step_);
   RETURN_IF_ERROR(block_.Initialize(step_, options_.seed));
   RETURN_IF_ERROR(InitializeState());
   RETURN_IF_ERROR(timer_.SetProfiling(options_.profile, backend_->stream()));
@@ -307,9 +310,11 @@ absl::Status Trainer::EnqueueUpdate() {
         args.good_steps = scalars_.good_steps();
         args.growth_interval = options_.loss_scale_growth_interval;
       }
+      args.bf16_copies = bf16_copies_.data();
+      args.num_bf16_copies = static_cast<int>(bf16_copies_.size());
       RETURN_IF_ERROR(optimizer_->Update(args));
     }
-    return block_.RefreshWorkingCopies(step_);
+    return block_.RefreshWorkingCopies(step_, /*except_bf16_copies=*/!bf16_copies_.empty());
   }));
   return absl::OkStatus();
 }

@@ -240,6 +240,10 @@ class Trainer {
   TrainOptions options_;
   StepPlan step_;  // what runs (train/step_plan.h)
   std::unique_ptr<Optimizer> optimizer_;
+  // The bf16 working copies the optimizer's update writes (ParameterBlock::
+  // Bf16Copies; empty where it writes none and the copies are refreshed
+  // after it).
+  std::vector<Bf16Copy> bf16_copies_;
   // The plan's memory: the activation arena, the trainable blocks, state
   // and scratch, the two input slots, the device scalars.
   Buffer arena_;

@@ -270,12 +270,17 @@ void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx,
   }
 }
 
+void ConvertF32ToBf16Run(const float* src, uint16_t* dst, int64_t begin, int64_t end) {
+  if (begin >= end) return;
+#if defined(__x86_64__)
+  if (kHasAvx512) return F32ToBf16Avx512(src, dst, begin, end);
+#endif
+  F32ToBf16Generic(src, dst, begin, end);
+}
+
 void ConvertF32ToBf16(const float* src, uint16_t* dst, int64_t count) {
   OnTeam(count, [src, dst](int64_t begin, int64_t end) {
-#if defined(__x86_64__)
-    if (kHasAvx512) return F32ToBf16Avx512(src, dst, begin, end);
-#endif
-    F32ToBf16Generic(src, dst, begin, end);
+    ConvertF32ToBf16Run(src, dst, begin, end);
   });
 }
 

@@ -157,6 +157,13 @@ class OneDnnBackend : public Backend {
     return onednn::SpecFromDesc(memory::desc(f32), DType::kF32, working.shape);
   }
 
+  // The master MasterSpec makes for a bf16 working copy (or any fp32/bf16
+  // pair in one layout): the SGD update writes the copy in its own pass.
+  bool CastsElementwise(const TensorSpec& master, const TensorSpec& working) const override {
+    return master.dtype == DType::kF32 && working.dtype == DType::kBF16 &&
+           master.bytes == 2 * working.bytes && SameLayoutOtherType(master, working);
+  }
+
   // Besides the default (equal plain specs, or one shared native object),
   // two blocked specs of this backend with equal descriptors match.
   bool SameLayout(const TensorSpec& a, const TensorSpec& b) const override {
