@@ -1,6 +1,7 @@
 // oneDNN fully connected layers against the reference: (N,IC) inputs with
 // and without bias, a plain 4-D input flattened, and a blocked 4-D input
-// straight from a convolution; integer data, exact.
+// from a convolution (read as the plain matrix, the edge reordered);
+// integer data, exact.
 #include <string>
 
 #include "gtest/gtest.h"
@@ -40,7 +41,10 @@ TEST(OneDnnFcTest, FlattensAPlain4DInput) {
   ExpectMatch("fc:mb2ic45oc7", o);
 }
 
-TEST(OneDnnFcTest, ReadsABlocked4DInputAsItIs) {
+// A blocked 4-D producer: the fc reads its input as the plain (N, C*H*W)
+// matrix (oneDNN's 2-D inner product kernels), and the executor reorders
+// the edge.
+TEST(OneDnnFcTest, ReadsABlocked4DInputAsAPlainMatrix) {
   ASSERT_NE(OneDnn(), nullptr);
   absl::StatusOr<ConvDesc> conv =
       ConvDesc::Parse("conv:mb2_ic8oc16_ih5oh3kh3sh2ph1_iw5ow3kw3sw2pw1");
@@ -51,7 +55,11 @@ TEST(OneDnnFcTest, ReadsABlocked4DInputAsItIs) {
   absl::StatusOr<std::unique_ptr<Kernel>> fc =
       OneDnn()->Create(*FcDesc::Parse("fc:mb2ic144oc9"), DType::kF32, {produced});
   ASSERT_TRUE(fc.ok()) << fc.status();
-  EXPECT_TRUE(OneDnn()->SameLayout(produced, (*fc)->signature().inputs[0]));
+  ASSERT_FALSE(produced.is_plain()) << produced.DebugString();
+  const TensorSpec& input = (*fc)->signature().inputs[0];
+  EXPECT_EQ(input.layout, Layout::kNCHW) << input.DebugString();
+  EXPECT_EQ(input.shape, produced.shape);
+  EXPECT_FALSE(OneDnn()->SameLayout(produced, input));
   // The weights are (OC, IC) whatever oneDNN's layout for them is.
   EXPECT_EQ((*fc)->signature().params[0].shape, (Shape{9, 144}));
   CompareOptions o;
