@@ -2,27 +2,24 @@
 // on the timing harness, in the manner of nccl-tests (one case family per
 // collective, as nccl-tests has one binary per collective). Each rank holds
 // its own communicator; rank 0 is the harness's thread and ranks 1..N-1 are
-// threads started when the case is prepared, parked between commands. Every
-// rank makes the same fixed number of collectives, so none waits for a call
-// another never makes.
+// threads started when the case is prepared, parked between commands
+// (bench/harness/rank_threads.h). Every rank makes the same fixed number of
+// collectives, so none waits for a call another never makes.
 #include "bench/cases/collective/collective_cases.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -54,10 +51,9 @@ enum class Task {
   kInPlace,     // `count` collectives within one buffer
   kCheck,       // one collective of each variant, its result checked
   kCapture,     // each variant's timed loop captured as a CUDA graph
-  kQuit,
 };
 struct Command {
-  Task task = Task::kQuit;
+  Task task = Task::kFill;
   int64_t count = 0;
 };
 
@@ -108,16 +104,10 @@ int64_t CallsBetweenStopChecks(int64_t bytes) {
 
 namespace {
 
-absl::Status OnRank(int rank, const absl::Status& status) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat("rank ", rank, ": ", status.message()));
-}
-
 class CollectiveWorkload : public Workload {
  public:
   static absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<CommunicatorGroup> group,
                                                            const CollectiveCase& spec);
-  ~CollectiveWorkload() override;
 
   // Rank 0's: the harness's timer brackets rank 0's calls.
   const Stream& stream() const override { return ranks_[0].stream; }
@@ -147,14 +137,19 @@ class CollectiveWorkload : public Workload {
   // first failed collective: a group fails a collective on every rank
   // alike, so all ranks stop at the same call.
   absl::Status Execute(Rank& rank, const Command& command);
-  // Hands `command` to ranks 1..N-1 once they are done with the last one.
-  void Post(const Command& command);
-  // Waits until ranks 1..N-1 are done; their first error since the last Finish.
-  absl::Status Finish();
-  // Post, rank 0's share, Finish.
-  absl::Status RunEverywhere(const Command& command);
-  // The loop of rank r's thread (r >= 1).
-  void Serve(int r);
+  // `command` on every rank of this process: rank 0's share on this thread.
+  RankThreads::Task On(const Command& command) {
+    return [this, command](int r) { return Execute(ranks_[r], command); };
+  }
+  // A timed span of `count` calls of the variant: rank 0's share is its
+  // calls alone (the timer on its stream brackets them); the other ranks
+  // also wait for theirs.
+  RankThreads::Task Span(bool in_place, int64_t count) {
+    return [this, in_place, count](int r) -> absl::Status {
+      RETURN_IF_ERROR(Loop(ranks_[r], in_place, count));
+      return r == 0 ? absl::OkStatus() : Wait(ranks_[r]);
+    };
+  }
 
   const std::shared_ptr<CommunicatorGroup> group_;  // outlives the threads
   const CollectiveCase spec_;
@@ -163,15 +158,8 @@ class CollectiveWorkload : public Workload {
   std::vector<Rank> ranks_;
   std::optional<Timer> in_place_timer_;  // on rank 0's stream
   int64_t count_ = 0;                    // iterations of the last timed span
-
-  std::mutex mutex_;
-  std::condition_variable posted_;    // a new command for ranks 1..N-1
-  std::condition_variable finished_;  // none of them is running it any more
-  Command command_;                   // the last one posted
-  uint64_t generation_ = 0;           // commands posted so far
-  int busy_ = 0;                      // ranks still running command_
-  std::vector<absl::Status> errors_;  // per rank, the first since the last Finish
-  std::vector<std::thread> threads_;  // ranks 1..N-1
+  // Ranks 1..N-1's threads; last, so they are joined before ranks_ goes.
+  std::unique_ptr<RankThreads> threads_;
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
@@ -231,27 +219,16 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
   }
   ASSIGN_OR_RETURN(Timer timer, Timer::Create(w->ranks_[0].stream));
   w->in_place_timer_.emplace(std::move(timer));
-  w->errors_.resize(n);
-  for (int r = 1; r < n; ++r) {
-    try {
-      w->threads_.emplace_back([p = w.get(), r] { p->Serve(r); });
-    } catch (const std::system_error& e) {
-      return ThreadStartError(r, n, e);  // the destructor joins those started
-    }
-  }
+  w->threads_ = std::make_unique<RankThreads>(n);
+  RETURN_IF_ERROR(w->threads_->status());  // the destructor joins those started
 
-  RETURN_IF_ERROR(w->RunEverywhere({Task::kFill}));
-  RETURN_IF_ERROR(w->RunEverywhere({Task::kOutOfPlace, spec.warmup}));
-  RETURN_IF_ERROR(w->RunEverywhere({Task::kInPlace, spec.warmup}));
+  RankThreads& threads = *w->threads_;
+  RETURN_IF_ERROR(threads.RunEverywhere(w->On({Task::kFill})));
+  RETURN_IF_ERROR(threads.RunEverywhere(w->On({Task::kOutOfPlace, spec.warmup})));
+  RETURN_IF_ERROR(threads.RunEverywhere(w->On({Task::kInPlace, spec.warmup})));
   // Captured after the warm-up, as nccl-tests captures (-G) after its own.
-  if (spec.graph) RETURN_IF_ERROR(w->RunEverywhere({Task::kCapture}));
+  if (spec.graph) RETURN_IF_ERROR(threads.RunEverywhere(w->On({Task::kCapture})));
   return std::unique_ptr<Workload>(std::move(w));
-}
-
-CollectiveWorkload::~CollectiveWorkload() {
-  if (threads_.empty()) return;
-  Post({Task::kQuit});
-  for (std::thread& t : threads_) t.join();
 }
 
 absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
@@ -425,88 +402,35 @@ absl::Status CollectiveWorkload::Execute(Rank& rank, const Command& command) {
       RETURN_IF_ERROR(Wait(rank));
       RETURN_IF_ERROR(Check(rank, true, rank.wrong_in));
       return Fill(rank, false);  // the out-of-place loop's inputs again
-    case Task::kQuit:
-      break;
   }
   return absl::OkStatus();
 }
 
-void CollectiveWorkload::Post(const Command& command) {
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [&] { return busy_ == 0; });
-    command_ = command;
-    ++generation_;
-    busy_ = command.task == Task::kQuit ? 0 : static_cast<int>(threads_.size());
-  }
-  posted_.notify_all();
-}
-
-absl::Status CollectiveWorkload::Finish() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  finished_.wait(lock, [&] { return busy_ == 0; });
-  absl::Status first;
-  for (size_t r = 0; r < errors_.size(); ++r) {
-    if (first.ok()) first = OnRank(static_cast<int>(r), errors_[r]);
-    errors_[r] = absl::OkStatus();
-  }
-  return first;
-}
-
-absl::Status CollectiveWorkload::RunEverywhere(const Command& command) {
-  Post(command);
-  const absl::Status mine = Execute(ranks_[0], command);
-  const absl::Status theirs = Finish();  // always: the next command needs them idle
-  if (!mine.ok()) return OnRank(0, mine);
-  return theirs;
-}
-
-void CollectiveWorkload::Serve(int r) {
-  uint64_t seen = 0;
-  for (;;) {
-    Command command;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      posted_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
-      command = command_;
-    }
-    if (command.task == Task::kQuit) return;
-    absl::Status status = Execute(ranks_[r], command);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (errors_[r].ok()) errors_[r] = std::move(status);
-    if (--busy_ == 0) finished_.notify_all();
-  }
-}
-
 absl::Status CollectiveWorkload::RunIterations(int64_t count) {
   count_ = count;
-  const Command command{Task::kOutOfPlace, count};
-  Post(command);
-  // Rank 0's calls only: the harness stops its timer on rank 0's stream.
-  return OnRank(0, Loop(ranks_[0], false, count));
+  // Returns after rank 0's calls (the harness stops its timer on rank 0's
+  // stream); Report waits for the others.
+  return threads_->Start(Span(/*in_place=*/false, count));
 }
 
 absl::Status CollectiveWorkload::Report(benchmark::State& state) {
-  RETURN_IF_ERROR_AS_IS(Finish());  // the timed span, on ranks 1..N-1
+  RETURN_IF_ERROR_AS_IS(threads_->Finish());  // the timed span, on ranks 1..N-1
 
   double in_place_seconds = 0;  // all-to-all has no in-place variant
   // At one rank an in-place NCCL call leaves its buffer as it was and NCCL
   // returns without moving a byte: its "bandwidth" would mean nothing.
   const bool in_place_no_op = ranks_[0].comm->size() == 1 && ranks_[0].comm->name() == "nccl";
   if (HasInPlace(spec_.collective) && !in_place_no_op) {
-    const Command in_place{Task::kInPlace, count_};
     RETURN_IF_ERROR(in_place_timer_->Start());
-    Post(in_place);
-    const absl::Status mine = Loop(ranks_[0], true, count_);
+    const absl::Status mine = threads_->Start(Span(/*in_place=*/true, count_));
     const absl::Status stopped = in_place_timer_->Stop();
-    RETURN_IF_ERROR_AS_IS(Finish());
-    if (!mine.ok()) return OnRank(0, mine);
+    RETURN_IF_ERROR_AS_IS(threads_->Finish());
+    if (!mine.ok()) return mine;
     RETURN_IF_ERROR(stopped);
     ASSIGN_OR_RETURN(in_place_seconds, in_place_timer_->ElapsedSeconds());
   }
 
-  RETURN_IF_ERROR_AS_IS(RunEverywhere({Task::kCheck}));
+  RETURN_IF_ERROR_AS_IS(threads_->RunEverywhere(On({Task::kCheck})));
   // Every rank's counts: this process's ranks', and under MPI (a process
   // holds one rank) the others' summed over the group, as nccl-tests sums
   // its #wrong over its processes, so every rank fails a wrong case alike.
