@@ -22,6 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bench/cases/collective/definitions/definition.h"
 #include "bench/cli/flag_values.h"
 #include "bench/harness/harness.h"
 #include "bench/suite/suite.h"
@@ -611,6 +612,37 @@ TEST(CollectivePlanTest, MoreNcclRanksThanGpusIsSkippedNamingTheGpusVisible) {
   ASSERT_EQ(recorder.iterations.size(), 1u);
   EXPECT_TRUE(recorder.iterations[0].error_occurred);
   EXPECT_EQ(recorder.iterations[0].error_message, "unsupported: ranks:2 needs 2 GPUs, 1 visible");
+}
+
+// Every collective has its definition, in kCollectives' order, and each
+// definition's inputs and result lie inside the buffers ShapeOf gives it,
+// on every rank of 1-4, in both variants.
+TEST(CollectiveDefinitionTest, EveryCollectiveHasOneWithinItsBuffers) {
+  for (Collective c : kCollectives) {
+    const CollectiveDefinition& d = DefinitionOf(c);
+    EXPECT_EQ(d.collective, c) << CollectiveName(c);
+    for (int ranks = 1; ranks <= 4; ++ranks)
+      for (int rank = 0; rank < ranks; ++rank)
+        for (bool in_place : {false, true}) {
+          if (in_place && !HasInPlace(c)) continue;
+          SCOPED_TRACE(absl::StrCat(CollectiveName(c), " rank ", rank, " of ", ranks,
+                                    in_place ? " in place" : " out of place"));
+          const CollectiveShape shape = ShapeOf(c, 4, 4096, ranks);
+          ASSERT_GT(shape.count, 0u);
+          const RankCase side{c, ReduceOp::kSum, DType::kF32, /*root=*/ranks - 1, rank, ranks,
+                              shape};
+          auto size = [&](const BufferRange& r) {
+            return r.send ? shape.send_elements : shape.recv_elements;
+          };
+          const BufferRange inputs = d.inputs(side, in_place);
+          EXPECT_GT(inputs.elements, 0u);
+          EXPECT_LE(inputs.first + inputs.elements, size(inputs));
+          const BufferRange result = d.result(side, in_place);
+          EXPECT_LE(result.first + result.elements, size(result));
+          // Only a reduce off its root holds no result.
+          EXPECT_EQ(result.elements == 0, c == Collective::kReduce && rank != side.root);
+        }
+  }
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/cases/collective/collective_values.h"
+#include "bench/cases/collective/definitions/definition.h"
 #include "bench/cli/flag_values.h"
 #include "bench/harness/harness.h"
 #include "bench/suite/names.h"
@@ -60,6 +61,7 @@ struct Command {
 // What one rank holds, and what its last check saw.
 struct Rank {
   Communicator* comm = nullptr;
+  RankCase side;  // what this rank's calls and checks are given
   Stream stream = Stream::Cpu();
   Buffer send;             // ShapeOf's send_elements
   Buffer recv;             // ShapeOf's recv_elements
@@ -153,6 +155,7 @@ class CollectiveWorkload : public Workload {
 
   const std::shared_ptr<CommunicatorGroup> group_;  // outlives the threads
   const CollectiveCase spec_;
+  const CollectiveDefinition* definition_ = nullptr;
   CollectiveShape shape_;
   // Not resized once the rank threads run: they hold references into it.
   std::vector<Rank> ranks_;
@@ -204,6 +207,7 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
 
   std::unique_ptr<CollectiveWorkload> w(new CollectiveWorkload(std::move(group), spec));
   w->shape_ = shape;
+  w->definition_ = &DefinitionOf(spec.collective);
   // Everything that can fail on one rank alone is done before the rank
   // threads start, so no rank waits for one that already gave up.
   const size_t element = SizeOf(spec.dtype);
@@ -212,6 +216,8 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
     Rank& rank = w->ranks_[r];
     const Device device = w->group_->devices[r];
     rank.comm = w->group_->comms[r].get();
+    rank.side = RankCase{spec.collective, spec.op, spec.dtype, spec.root, rank.comm->rank(), size,
+                         shape};
     ASSIGN_OR_RETURN(rank.stream, Stream::Create(device));
     ASSIGN_OR_RETURN(rank.send, Buffer::Allocate(device, shape.send_elements * element));
     ASSIGN_OR_RETURN(rank.recv, Buffer::Allocate(device, shape.recv_elements * element));
@@ -232,28 +238,8 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
 }
 
 absl::Status CollectiveWorkload::Call(Rank& rank, bool in_place) {
-  const size_t count = shape_.count;
-  const size_t slice = count * SizeOf(spec_.dtype) * static_cast<size_t>(rank.comm->rank());
-  char* send = static_cast<char*>(rank.send.data());
-  char* recv = static_cast<char*>(rank.recv.data());
-  Communicator& c = *rank.comm;
-  const DType t = spec_.dtype;
-  switch (spec_.collective) {
-    case Collective::kAllReduce:
-      return in_place ? c.AllReduce(recv, recv, count, t, spec_.op, rank.stream)
-                      : c.AllReduce(send, recv, count, t, spec_.op, rank.stream);
-    case Collective::kAllGather:  // in place within the gathered buffer
-      return c.AllGather(in_place ? recv + slice : send, recv, count, t, rank.stream);
-    case Collective::kReduceScatter:  // in place within the scattered buffer
-      return c.ReduceScatter(send, in_place ? send + slice : recv, count, t, spec_.op, rank.stream);
-    case Collective::kBroadcast:
-      return c.Broadcast(in_place ? recv : send, recv, count, t, spec_.root, rank.stream);
-    case Collective::kReduce:
-      return c.Reduce(in_place ? recv : send, recv, count, t, spec_.op, spec_.root, rank.stream);
-    case Collective::kAllToAll:  // out of place only (Loop makes no in-place calls)
-      return c.AllToAll(send, recv, count, t, rank.stream);
-  }
-  return absl::InternalError("unknown collective");
+  return definition_->call(*rank.comm, rank.side, static_cast<char*>(rank.send.data()),
+                           static_cast<char*>(rank.recv.data()), in_place, rank.stream);
 }
 
 absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) {
@@ -281,27 +267,21 @@ absl::Status CollectiveWorkload::Loop(Rank& rank, bool in_place, int64_t count) 
 }
 
 absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
-  const int r = rank.comm->rank();
   const DType t = spec_.dtype;
-  const size_t element = SizeOf(t);
-  const Collective c = spec_.collective;
-  const size_t count = shape_.count;
   // The buffer the inputs go in, and where in it this rank's own are.
-  const bool into_send = c == Collective::kReduceScatter || !in_place;
-  Buffer& inputs = into_send ? rank.send : rank.recv;
-  const size_t elements = inputs.size() / element;
-  const size_t offset = in_place && c == Collective::kAllGather ? count * r : 0;
-  rank.host.assign(inputs.size(), 0);
-  for (size_t i = 0; i < elements; ++i)
-    StoreElement(
-        t, rank.host.data(), i,
-        i >= offset && i - offset < (c == Collective::kReduceScatter || c == Collective::kAllToAll
-                                         ? elements
-                                         : count)
-            ? CollectiveInput(c, spec_.op, r, i - offset)
-            : kPoison);
+  const BufferRange inputs = definition_->inputs(rank.side, in_place);
+  Buffer& buffer = inputs.send ? rank.send : rank.recv;
+  const size_t elements = buffer.size() / SizeOf(t);
+  rank.host.assign(buffer.size(), 0);
+  for (size_t i = 0; i < elements; ++i) {
+    const bool input = i >= inputs.first && i - inputs.first < inputs.elements;
+    StoreElement(t, rank.host.data(), i,
+                 input ? CollectiveInput(spec_.collective, spec_.op, rank.side.rank,
+                                         i - inputs.first)
+                       : kPoison);
+  }
   RETURN_IF_ERROR(
-      CopyBytes(inputs.data(), inputs.device(), rank.host.data(), Device::Cpu(), inputs.size()));
+      CopyBytes(buffer.data(), buffer.device(), rank.host.data(), Device::Cpu(), buffer.size()));
   if (in_place) return absl::OkStatus();
   // Out of place, the receive buffer starts poisoned, so an unwritten element shows.
   rank.host.assign(rank.recv.size(), 0);
@@ -311,55 +291,22 @@ absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
 }
 
 absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong) {
-  const int r = rank.comm->rank();
-  const int n = rank.comm->size();
   const DType t = spec_.dtype;
-  const Collective c = spec_.collective;
-  const size_t count = shape_.count;
   // Where the result is, and what each of its elements must be.
-  const bool in_send = c == Collective::kReduceScatter && in_place;
-  Buffer& result = in_send ? rank.send : rank.recv;
-  rank.host.assign(result.size(), 0);
+  const BufferRange result = definition_->result(rank.side, in_place);
+  if (result.elements == 0) return absl::OkStatus();  // nothing written on this rank
+  Buffer& buffer = result.send ? rank.send : rank.recv;
+  rank.host.assign(buffer.size(), 0);
   RETURN_IF_ERROR(
-      CopyBytes(rank.host.data(), Device::Cpu(), result.data(), result.device(), result.size()));
-  size_t first = 0, elements = count;
-  std::function<double(size_t)> expected;
-  switch (c) {
-    case Collective::kAllReduce:
-      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
-      break;
-    case Collective::kReduce:
-      if (r != spec_.root) return absl::OkStatus();  // written on the root only
-      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, i); };
-      break;
-    case Collective::kReduceScatter:
-      if (in_place) first = count * r;
-      expected = [&](size_t i) { return ReducedInput(spec_.op, t, n, count * r + i); };
-      break;
-    case Collective::kBroadcast:
-      expected = [&](size_t i) { return CollectiveInput(c, spec_.op, spec_.root, i); };
-      break;
-    case Collective::kAllGather:
-      elements = count * n;
-      expected = [&](size_t i) {
-        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), i % count);
-      };
-      break;
-    case Collective::kAllToAll:  // slice q: rank q's slice for this rank
-      elements = count * n;
-      expected = [&](size_t i) {
-        return CollectiveInput(c, spec_.op, static_cast<int>(i / count), count * r + i % count);
-      };
-      break;
-  }
-  for (size_t i = 0; i < elements; ++i) {
-    const double got = LoadElement(t, rank.host.data(), first + i);
-    const double want = RoundedTo(t, expected(i));
+      CopyBytes(rank.host.data(), Device::Cpu(), buffer.data(), buffer.device(), buffer.size()));
+  for (size_t i = 0; i < result.elements; ++i) {
+    const double got = LoadElement(t, rank.host.data(), result.first + i);
+    const double want = RoundedTo(t, definition_->expected(rank.side, i));
     if (std::fabs(got - want) <= ResultTolerance(spec_.op, t, want)) continue;
     ++wrong;
     if (rank.wrong.empty())
-      rank.wrong = absl::StrCat(in_place ? "in-place" : "out-of-place", " result wrong at rank ", r,
-                                " element ", i, ": ", got, " vs ", want);
+      rank.wrong = absl::StrCat(in_place ? "in-place" : "out-of-place", " result wrong at rank ",
+                                rank.side.rank, " element ", i, ": ", got, " vs ", want);
   }
   return absl::OkStatus();
 }
