@@ -63,20 +63,20 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
   if (c.count == 0) return absl::OkStatus();
   // A reduce writes only the root's receive buffer, a broadcast reads only
   // the root's send buffer: the others may pass null.
-  const bool needs_recv = c.kind != Kind::kReduce || rank == c.root;
-  const bool needs_send = c.kind != Kind::kBroadcast || rank == c.root;
+  const bool needs_recv = c.kind != Collective::kReduce || rank == c.root;
+  const bool needs_send = c.kind != Collective::kBroadcast || rank == c.root;
   if ((needs_send && c.send == nullptr) || (needs_recv && c.recv == nullptr))
     return absl::InvalidArgumentError(
         absl::StrCat(what(), ": the ", needs_send && c.send == nullptr ? "send " : "receive ",
                      "buffer is null for ", c.count, " elements"));
   const size_t bytes = c.count * SizeOf(c.dtype);
-  if ((c.kind == Kind::kAllReduce || (c.kind != Kind::kReduceScatter &&
-                                      c.kind != Kind::kAllGather && needs_send && needs_recv)) &&
+  if ((c.kind == Collective::kAllReduce || (c.kind != Collective::kReduceScatter &&
+                                      c.kind != Collective::kAllGather && needs_send && needs_recv)) &&
       c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
     return absl::InvalidArgumentError(absl::StrCat(what(),
                                                    ": the send and receive buffers overlap without "
                                                    "being the same (in place is send == recv)"));
-  if (c.kind == Kind::kReduceScatter) {
+  if (c.kind == Collective::kReduceScatter) {
     const void* in_place = static_cast<const char*>(c.send) + static_cast<size_t>(rank) * bytes;
     if (c.recv != in_place && Overlap(c.recv, bytes, c.send, bytes * static_cast<size_t>(size)))
       return absl::InvalidArgumentError(
@@ -84,13 +84,13 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
                        ": the receive buffer overlaps the send buffer without being this rank's "
                        "slice of it (in place is recv == send + rank * count)"));
   }
-  if (c.kind == Kind::kAllToAll) {
+  if (c.kind == Collective::kAllToAll) {
     const size_t all = bytes * static_cast<size_t>(size);
     if (Overlap(c.send, all, c.recv, all))
       return absl::InvalidArgumentError(absl::StrCat(
           what(), ": the send and receive buffers overlap (an all-to-all has no in-place form)"));
   }
-  if (c.kind == Kind::kAllGather) {
+  if (c.kind == Collective::kAllGather) {
     const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
     if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
       return absl::InvalidArgumentError(

@@ -16,36 +16,15 @@
 
 namespace cnnbench::collectives {
 
-enum class Kind { kAllReduce, kBroadcast, kAllGather, kReduceScatter, kReduce, kAllToAll };
-
-// Whether the collective reduces (takes an op and reduces a dtype).
-inline bool Reduces(Kind kind) {
-  return kind == Kind::kAllReduce || kind == Kind::kReduceScatter || kind == Kind::kReduce;
-}
-// Whether it has a root.
-inline bool Rooted(Kind kind) { return kind == Kind::kBroadcast || kind == Kind::kReduce; }
-
-// "all-reduce", "broadcast", "all-gather", "reduce-scatter", "reduce";
-// "collective" for a value that is
-// no Kind (a signature field received from another rank).
+// A collective's name in errors ("all-reduce", ...; CollectiveTraits::
+// display), or "collective" for a value that is none (a signature field
+// received from another rank).
 inline absl::string_view KindName(int64_t kind) {
-  switch (static_cast<Kind>(kind)) {
-    case Kind::kAllReduce:
-      return "all-reduce";
-    case Kind::kBroadcast:
-      return "broadcast";
-    case Kind::kAllGather:
-      return "all-gather";
-    case Kind::kReduceScatter:
-      return "reduce-scatter";
-    case Kind::kReduce:
-      return "reduce";
-    case Kind::kAllToAll:
-      return "all-to-all";
-  }
+  for (Collective c : kCollectives)
+    if (static_cast<int64_t>(c) == kind) return CollectiveTraitsOf(c).display;
   return "collective";
 }
-inline absl::string_view KindName(Kind kind) { return KindName(static_cast<int64_t>(kind)); }
+inline absl::string_view KindName(Collective kind) { return KindName(static_cast<int64_t>(kind)); }
 
 // One rank's call (in place, a broadcast's send is its recv); `op`
 // is kSum unless the collective reduces and `root` 0 unless it has one, so
@@ -53,7 +32,7 @@ inline absl::string_view KindName(Kind kind) { return KindName(static_cast<int64
 // `count` is the per-rank count the interface takes (a reduce-scatter's
 // receive count, an all-gather's send count).
 struct Call {
-  Kind kind = Kind::kAllReduce;
+  Collective kind = Collective::kAllReduce;
   const void* send = nullptr;
   void* recv = nullptr;
   size_t count = 0;

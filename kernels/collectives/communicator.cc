@@ -1,6 +1,7 @@
 #include "kernels/collectives/communicator.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace cnnbench {
 
@@ -20,22 +21,42 @@ absl::string_view ReduceOpName(ReduceOp op) {
   return "unknown";  // a value cast from outside the enumeration
 }
 
+namespace {
+
+// clang-format off
+constexpr CollectiveTraits kTraits[] = {
+    // collective, name, display, rooted, reduces, in place, send / recv per rank, bus
+    {Collective::kAllReduce, "allreduce", "all-reduce", false, true, true, false, false,
+     BusRule::kAllReduce},
+    {Collective::kAllGather, "allgather", "all-gather", false, false, true, false, true,
+     BusRule::kShared},
+    {Collective::kReduceScatter, "reducescatter", "reduce-scatter", false, true, true, true, false,
+     BusRule::kShared},
+    {Collective::kBroadcast, "broadcast", "broadcast", true, false, true, false, false,
+     BusRule::kWhole},
+    {Collective::kReduce, "reduce", "reduce", true, true, true, false, false, BusRule::kWhole},
+    {Collective::kAllToAll, "alltoall", "all-to-all", false, false, false, true, true,
+     BusRule::kShared},
+};
+// clang-format on
+static_assert(std::size(kTraits) == std::size(kCollectives),
+              "every collective of kCollectives needs its row in kTraits");
+constexpr bool InOrder() {
+  for (size_t i = 0; i < std::size(kTraits); ++i)
+    if (kTraits[i].collective != kCollectives[i] || static_cast<size_t>(kCollectives[i]) != i)
+      return false;
+  return true;
+}
+static_assert(InOrder(), "kTraits and kCollectives follow the enum's order");
+
+}  // namespace
+
+const CollectiveTraits& CollectiveTraitsOf(Collective collective) {
+  return kTraits[static_cast<size_t>(collective)];
+}
+
 absl::string_view CollectiveName(Collective collective) {
-  switch (collective) {
-    case Collective::kAllReduce:
-      return "allreduce";
-    case Collective::kAllGather:
-      return "allgather";
-    case Collective::kReduceScatter:
-      return "reducescatter";
-    case Collective::kBroadcast:
-      return "broadcast";
-    case Collective::kReduce:
-      return "reduce";
-    case Collective::kAllToAll:
-      return "alltoall";
-  }
-  return "unknown";
+  return CollectiveTraitsOf(collective).name;
 }
 
 bool FindCollective(absl::string_view name, Collective* collective) {
@@ -50,31 +71,19 @@ bool FindCollective(absl::string_view name, Collective* collective) {
 CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t bytes, int ranks) {
   CollectiveShape s;
   if (element_bytes == 0 || bytes <= 0 || ranks < 1) return s;
+  const CollectiveTraits& t = CollectiveTraitsOf(collective);
   const size_t n = static_cast<size_t>(ranks);
   const size_t elements = static_cast<size_t>(bytes) / element_bytes;
-  // One rank's part of an all-gather, reduce-scatter or all-to-all.
-  const size_t align = std::max<size_t>(1, kRankPartAlignment / element_bytes);
-  const size_t part = elements / n / align * align;
-  switch (collective) {
-    case Collective::kAllReduce:
-    case Collective::kBroadcast:
-    case Collective::kReduce:
-      s.count = s.send_elements = s.recv_elements = elements;
-      break;
-    case Collective::kAllGather:
-      s.count = s.send_elements = part;
-      s.recv_elements = s.count * n;
-      break;
-    case Collective::kReduceScatter:
-      s.count = s.recv_elements = part;
-      s.send_elements = s.count * n;
-      break;
-    case Collective::kAllToAll:
-      s.count = part;
-      s.send_elements = s.recv_elements = s.count * n;
-      break;
+  if (t.send_per_rank || t.recv_per_rank) {
+    // One rank's part, in whole kRankPartAlignment bytes.
+    const size_t align = std::max<size_t>(1, kRankPartAlignment / element_bytes);
+    s.count = elements / n / align * align;
+  } else {
+    s.count = elements;
   }
   if (s.count == 0) return CollectiveShape{};
+  s.send_elements = t.send_per_rank ? s.count * n : s.count;
+  s.recv_elements = t.recv_per_rank ? s.count * n : s.count;
   s.bytes = static_cast<int64_t>(std::max(s.send_elements, s.recv_elements) * element_bytes);
   return s;
 }
@@ -82,15 +91,12 @@ CollectiveShape ShapeOf(Collective collective, size_t element_bytes, int64_t byt
 double BusFactor(Collective collective, int ranks) {
   if (ranks < 1) return 0;
   const double n = ranks;
-  switch (collective) {
-    case Collective::kAllReduce:
+  switch (CollectiveTraitsOf(collective).bus) {
+    case BusRule::kAllReduce:
       return 2 * (n - 1) / n;
-    case Collective::kAllGather:
-    case Collective::kReduceScatter:
-    case Collective::kAllToAll:
+    case BusRule::kShared:
       return (n - 1) / n;
-    case Collective::kBroadcast:
-    case Collective::kReduce:
+    case BusRule::kWhole:
       return 1;
   }
   return 0;

@@ -93,19 +93,39 @@ inline constexpr Collective kCollectives[] = {Collective::kAllReduce,     Collec
                                               Collective::kReduceScatter, Collective::kBroadcast,
                                               Collective::kReduce,        Collective::kAllToAll};
 
+// What a collective is, in one row of one table (CollectiveTraitsOf, in
+// kCollectives' order; communicator.cc's static_assert fails while a
+// collective lacks its row): its names, whether it has a root, reduces or
+// has an in-place form, which of its buffers hold size() * count elements
+// (the rest hold count), and its bus bandwidth factor (BusFactor).
+enum class BusRule {
+  kAllReduce,  // 2(n-1)/n
+  kShared,     // (n-1)/n: each rank's part moves to or from the others
+  kWhole,      // 1: the whole buffer crosses once
+};
+struct CollectiveTraits {
+  Collective collective;
+  absl::string_view name;     // its case family's: "allreduce", ...
+  absl::string_view display;  // in errors: "all-reduce", ...
+  bool rooted;
+  bool reduces;
+  bool in_place;
+  bool send_per_rank;  // send holds size() * count
+  bool recv_per_rank;  // recv holds size() * count
+  BusRule bus;
+};
+const CollectiveTraits& CollectiveTraitsOf(Collective collective);
+
 // "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-// "alltoall": the
-// names of their case families.
+// "alltoall": the names of their case families.
 absl::string_view CollectiveName(Collective collective);
 // The collective so named, or false.
 bool FindCollective(absl::string_view name, Collective* collective);
 // Whether it has a root (broadcast, reduce) and whether it reduces.
-inline bool Rooted(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce; }
-inline bool Reduces(Collective c) {
-  return c != Collective::kAllGather && c != Collective::kBroadcast && c != Collective::kAllToAll;
-}
+inline bool Rooted(Collective c) { return CollectiveTraitsOf(c).rooted; }
+inline bool Reduces(Collective c) { return CollectiveTraitsOf(c).reduces; }
 // Whether it has an in-place variant (all-to-all has none).
-inline bool HasInPlace(Collective c) { return c != Collective::kAllToAll; }
+inline bool HasInPlace(Collective c) { return CollectiveTraitsOf(c).in_place; }
 
 // The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
 // busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':

@@ -36,7 +36,6 @@ namespace cnnbench {
 namespace {
 
 using collectives::Describe;
-using collectives::Kind;
 using collectives::KindName;
 
 // What one rank asked for in the collective under way (collectives::Call),
@@ -62,7 +61,7 @@ class Barrier {
   // waits longer than the timeout breaks the barrier: it and every rank still
   // waiting get DeadlineExceeded naming the ranks that did not arrive. Once
   // broken, every Wait fails at once with FailedPrecondition.
-  absl::Status Wait(int rank, Kind kind, bool timed) {
+  absl::Status Wait(int rank, Collective kind, bool timed) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!broken_.ok()) return BrokenError(rank);
     const uint64_t generation = generation_;
@@ -305,32 +304,32 @@ void MoveData(const std::vector<Call>& calls, int rank) {
   const size_t bytes = mine.count * SizeOf(mine.dtype);
   if (bytes == 0) return;
   switch (mine.kind) {
-    case Kind::kAllReduce: {
+    case Collective::kAllReduce: {
       const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank, size);
       if (begin < end) FindReduce(mine.dtype, mine.op)(calls, 0, begin, end, -1);
       break;
     }
-    case Kind::kReduce: {
+    case Collective::kReduce: {
       // Every rank reduces its own chunk into the root's receive buffer.
       const auto [begin, end] = OwnChunk(mine.count, mine.dtype, rank, size);
       if (begin < end) FindReduce(mine.dtype, mine.op)(calls, 0, begin, end, mine.root);
       break;
     }
-    case Kind::kReduceScatter:
+    case Collective::kReduceScatter:
       // Rank r reduces every rank's slice r into its own receive buffer.
       FindReduce(mine.dtype, mine.op)(calls, static_cast<size_t>(rank) * mine.count, 0, mine.count,
                                       rank);
       break;
-    case Kind::kBroadcast:
+    case Collective::kBroadcast:
       if (mine.recv != calls[mine.root].send) std::memcpy(mine.recv, calls[mine.root].send, bytes);
       break;
-    case Kind::kAllGather:
+    case Collective::kAllGather:
       for (int r = 0; r < size; ++r) {
         char* slice = static_cast<char*>(mine.recv) + static_cast<size_t>(r) * bytes;
         if (slice != calls[r].send) std::memcpy(slice, calls[r].send, bytes);
       }
       break;
-    case Kind::kAllToAll:
+    case Collective::kAllToAll:
       // Slice q of this rank's receive buffer: rank q's slice for this rank.
       for (int q = 0; q < size; ++q)
         std::memcpy(static_cast<char*>(mine.recv) + static_cast<size_t>(q) * bytes,
@@ -351,37 +350,37 @@ class LocalCommunicator final : public Communicator {
 
   absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                          const Stream& stream) override {
-    return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0, absl::OkStatus()}, stream);
+    return Run(Call{Collective::kAllReduce, send, recv, count, dtype, op, 0, absl::OkStatus()}, stream);
   }
 
   absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
     return Run(
-        Call{Kind::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root, absl::OkStatus()},
+        Call{Collective::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root, absl::OkStatus()},
         stream);
   }
 
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                          const Stream& stream) override {
     return Run(
-        Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
+        Call{Collective::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
         stream);
   }
 
   absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                              const Stream& stream) override {
-    return Run(Call{Kind::kReduceScatter, send, recv, count, dtype, op, 0, absl::OkStatus()},
+    return Run(Call{Collective::kReduceScatter, send, recv, count, dtype, op, 0, absl::OkStatus()},
                stream);
   }
 
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
-    return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root, absl::OkStatus()}, stream);
+    return Run(Call{Collective::kReduce, send, recv, count, dtype, op, root, absl::OkStatus()}, stream);
   }
 
   absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
                         const Stream& stream) override {
-    return Run(Call{Kind::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
+    return Run(Call{Collective::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
                stream);
   }
 
@@ -402,7 +401,7 @@ class LocalCommunicator final : public Communicator {
 
   absl::Status Rendezvous(Call call) {
     Barrier& barrier = group_->barrier;
-    const Kind kind = call.kind;
+    const Collective kind = call.kind;
     // A broken group is refused before this rank's call is posted.
     RETURN_IF_ERROR(barrier.CheckUsable(rank_));
     std::vector<Call>& calls = group_->calls;

@@ -82,7 +82,6 @@ using collectives::Call;
 using collectives::CheckOwnCall;
 using collectives::Describe;
 using collectives::DTypeText;
-using collectives::Kind;
 using collectives::KindName;
 using collectives::OpText;
 
@@ -123,11 +122,11 @@ bool MpiReduces(DType dtype, ReduceOp) { return ReduceType(dtype) != MPI_DATATYP
 
 // MPI counts are ints: elements for the reductions, bytes for the others.
 absl::Status MpiCountFits(const Call& c) {
-  const size_t mpi_count = collectives::Reduces(c.kind) ? c.count : c.count * SizeOf(c.dtype);
+  const size_t mpi_count = Reduces(c.kind) ? c.count : c.count * SizeOf(c.dtype);
   if (mpi_count > static_cast<size_t>(INT_MAX))
     return absl::InvalidArgumentError(absl::StrCat(
         "count ", c.count, " of ", DTypeName(c.dtype), " is beyond what one MPI call takes (",
-        INT_MAX, collectives::Reduces(c.kind) ? " elements" : " bytes", ")"));
+        INT_MAX, Reduces(c.kind) ? " elements" : " bytes", ")"));
   return absl::OkStatus();
 }
 
@@ -189,32 +188,32 @@ class MpiCommunicator final : public Communicator {
 
   absl::Status AllReduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                          const Stream& stream) override {
-    return Run(Call{Kind::kAllReduce, send, recv, count, dtype, op, 0}, stream);
+    return Run(Call{Collective::kAllReduce, send, recv, count, dtype, op, 0}, stream);
   }
 
   absl::Status Broadcast(const void* send, void* recv, size_t count, DType dtype, int root,
                          const Stream& stream) override {
-    return Run(Call{Kind::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root}, stream);
+    return Run(Call{Collective::kBroadcast, send, recv, count, dtype, ReduceOp::kSum, root}, stream);
   }
 
   absl::Status AllGather(const void* send, void* recv, size_t count, DType dtype,
                          const Stream& stream) override {
-    return Run(Call{Kind::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+    return Run(Call{Collective::kAllGather, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
   }
 
   absl::Status ReduceScatter(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                              const Stream& stream) override {
-    return Run(Call{Kind::kReduceScatter, send, recv, count, dtype, op, 0}, stream);
+    return Run(Call{Collective::kReduceScatter, send, recv, count, dtype, op, 0}, stream);
   }
 
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
-    return Run(Call{Kind::kReduce, send, recv, count, dtype, op, root}, stream);
+    return Run(Call{Collective::kReduce, send, recv, count, dtype, op, root}, stream);
   }
 
   absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
                         const Stream& stream) override {
-    return Run(Call{Kind::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+    return Run(Call{Collective::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
   }
 
  private:
@@ -354,13 +353,13 @@ class MpiCommunicator final : public Communicator {
     Buffers& b = *buffers_;
     b.requests.assign(1, MPI_REQUEST_NULL);
     const int bytes = static_cast<int>(call.count * SizeOf(call.dtype));
-    const bool reduces = collectives::Reduces(call.kind);
+    const bool reduces = Reduces(call.kind);
     const bool widened = reduces && (call.dtype == DType::kF16 || call.dtype == DType::kBF16);
     // What this rank's reduction reads (a reduce-scatter's whole send
     // buffer) and writes (nothing on a reduce's other ranks).
     const size_t in_count =
-        call.kind == Kind::kReduceScatter ? call.count * static_cast<size_t>(size_) : call.count;
-    const bool writes = call.kind != Kind::kReduce || rank_ == call.root;
+        call.kind == Collective::kReduceScatter ? call.count * static_cast<size_t>(size_) : call.count;
+    const bool writes = call.kind != Collective::kReduce || rank_ == call.root;
     const int count = static_cast<int>(call.count);
     if (widened) {
       // fp16/bf16 reduce in fp32: the input widened into the first
@@ -373,7 +372,7 @@ class MpiCommunicator final : public Communicator {
     }
     const MPI_Op op = ReduceMpiOp(call.op);
     switch (call.kind) {
-      case Kind::kAllReduce: {
+      case Collective::kAllReduce: {
         if (widened) {
           MPI_RETURN_IF_ERROR(MPI_Iallreduce(MPI_IN_PLACE, b.widened.data(), count, MPI_FLOAT, op,
                                              comm_, &b.requests[0]));
@@ -390,7 +389,7 @@ class MpiCommunicator final : public Communicator {
         }
         break;
       }
-      case Kind::kReduceScatter: {
+      case Collective::kReduceScatter: {
         if (widened) {
           MPI_RETURN_IF_ERROR(MPI_Ireduce_scatter_block(b.widened.data(),
                                                         b.widened.data() + in_count, count,
@@ -412,7 +411,7 @@ class MpiCommunicator final : public Communicator {
         }
         break;
       }
-      case Kind::kReduce: {
+      case Collective::kReduce: {
         if (widened) {
           MPI_RETURN_IF_ERROR(MPI_Ireduce(b.widened.data(), b.widened.data() + in_count, count,
                                           MPI_FLOAT, op, call.root, comm_, &b.requests[0]));
@@ -424,21 +423,21 @@ class MpiCommunicator final : public Communicator {
         }
         break;
       }
-      case Kind::kBroadcast:
+      case Collective::kBroadcast:
         // MPI broadcasts in place: out of place, the root's data first
         // moves into its receive buffer.
         if (rank_ == call.root && call.send != call.recv) std::memcpy(call.recv, call.send, bytes);
         MPI_RETURN_IF_ERROR(
             MPI_Ibcast(call.recv, bytes, MPI_BYTE, call.root, comm_, &b.requests[0]));
         break;
-      case Kind::kAllGather: {
+      case Collective::kAllGather: {
         const bool in_place =
             call.send == static_cast<const char*>(call.recv) + static_cast<size_t>(rank_) * bytes;
         MPI_RETURN_IF_ERROR(MPI_Iallgather(in_place ? MPI_IN_PLACE : call.send, bytes, MPI_BYTE,
                                            call.recv, bytes, MPI_BYTE, comm_, &b.requests[0]));
         break;
       }
-      case Kind::kAllToAll:
+      case Collective::kAllToAll:
         MPI_RETURN_IF_ERROR(MPI_Ialltoall(call.send, bytes, MPI_BYTE, call.recv, bytes, MPI_BYTE,
                                           comm_, &b.requests[0]));
         break;
@@ -456,7 +455,7 @@ class MpiCommunicator final : public Communicator {
     if (widened) {
       // All-reduce reduced in place in the first floats; the others wrote
       // after the input.
-      const float* result = b.widened.data() + (call.kind == Kind::kAllReduce ? 0 : in_count);
+      const float* result = b.widened.data() + (call.kind == Collective::kAllReduce ? 0 : in_count);
       const float divisor = average ? static_cast<float>(size_) : 1.0f;
       for (size_t i = 0; i < call.count; ++i) {
         const float value = average ? result[i] / divisor : result[i];
@@ -467,7 +466,7 @@ class MpiCommunicator final : public Communicator {
       }
       return absl::OkStatus();
     }
-    if (call.kind == Kind::kReduceScatter) {
+    if (call.kind == Collective::kReduceScatter) {
       const size_t data_bytes = call.count * SizeOf(call.dtype);
       const bool in_place = call.recv == static_cast<const char*>(call.send) +
                                              static_cast<size_t>(rank_) * data_bytes;

@@ -25,6 +25,7 @@
 #include "bench/cases/collective/definitions/definition.h"
 #include "bench/cli/flag_values.h"
 #include "bench/harness/harness.h"
+#include "bench/suite/names.h"
 #include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "gtest/gtest.h"
@@ -612,6 +613,21 @@ TEST(CollectivePlanTest, MoreNcclRanksThanGpusIsSkippedNamingTheGpusVisible) {
   ASSERT_EQ(recorder.iterations.size(), 1u);
   EXPECT_TRUE(recorder.iterations[0].error_occurred);
   EXPECT_EQ(recorder.iterations[0].error_message, "unsupported: ranks:2 needs 2 GPUs, 1 visible");
+}
+
+// The collectives and their case families name each other: a collective
+// without its family (never registered) or a collective family without its
+// collective (registers nothing) fails here.
+TEST(CollectiveDefinitionTest, EveryCollectiveIsACaseFamilyAndBack) {
+  for (Collective c : kCollectives) {
+    const CaseFamily* family = FindCaseFamily(CollectiveName(c));
+    ASSERT_NE(family, nullptr) << CollectiveName(c) << " has no case family";
+    EXPECT_TRUE(IsCollectiveFamily(family->id)) << family->name;
+  }
+  for (const CaseFamily& f : CaseFamilies()) {
+    Collective c;
+    EXPECT_EQ(IsCollectiveFamily(f.id), FindCollective(f.name, &c)) << f.name;
+  }
 }
 
 // Every collective has its definition, in kCollectives' order, and each
