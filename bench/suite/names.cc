@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/dtype.h"
+#include "kernels/collectives/communicator.h"
 #include "kernels/desc.h"
 #include "models/zoo.h"
 
@@ -152,10 +153,11 @@ absl::StatusOr<CaseName> ParseGrads(const std::vector<std::string>& p, const Cas
   return c;
 }
 
-// The collectives that copy rather than reduce: their op is "none", as
-// nccl-tests prints it.
-bool Copies(Family f) {
-  return f == Family::kAllGather || f == Family::kBroadcast || f == Family::kAllToAll;
+// The collectives that copy rather than reduce (their traits say so): their
+// op is "none", as nccl-tests prints it.
+bool Copies(const CaseFamily& f) {
+  Collective c;
+  return FindCollective(f.name, &c) && !Reduces(c);
 }
 
 absl::StatusOr<CaseName> ParseCollective(const std::vector<std::string>& p, const CaseFamily& f) {
@@ -167,7 +169,7 @@ absl::StatusOr<CaseName> ParseCollective(const std::vector<std::string>& p, cons
   if (f.id == Family::kAllReduce && parts.size() == f.parts - 1)
     parts.insert(parts.begin() + 3, "sum");
   const bool op_ok =
-      Copies(f.id) ? parts.size() > 3 && parts[3] == "none"
+      Copies(f) ? parts.size() > 3 && parts[3] == "none"
                    : parts.size() > 3 && OneOf(parts[3], {"sum", "prod", "max", "min", "avg"});
   if (parts.size() != f.parts || !OneOf(parts[1], {"nccl", "mpi", "local"}) ||
       !OneOf(parts[2], {"fp32", "fp16", "bf16", "fp64", "int32", "int64"}) ||  // what they reduce
@@ -324,6 +326,12 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  {}, "", "busbw", true, true, ParseCollective, PrintCollective},
       CaseFamily{F::kAllToAll, "alltoall",
                  "alltoall/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kGather, "gather",
+                 "gather/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
+                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CaseFamily{F::kScatter, "scatter",
+                 "scatter/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
                  {}, "", "busbw", true, true, ParseCollective, PrintCollective},
       CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
                  {}, "", "busbw", true, true, ParseGrads, PrintGrads},

@@ -12,8 +12,9 @@
 //   relu/<fwd|bwd>/<precision>/<device>/<shape>
 //   gemm/<precision>/<device>/<shape>
 //   <collective>/<nccl|mpi|local>/<dtype>/<op>/bytes:<S>/ranks:<N>
-//       collective: allreduce, allgather, reducescatter, broadcast, reduce, alltoall;
-//       op: sum, prod, max, min, avg (none: allgather, broadcast, alltoall)
+//       collective: allreduce, allgather, reducescatter, broadcast, reduce, alltoall,
+//       gather, scatter;
+//       op: sum, prod, max, min, avg (none: allgather, broadcast, alltoall, gather, scatter)
 //   grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>
 //   input/<tfrecord|folder>/<preprocess>/threads:<T>
 //   peak/<fp32|bf16>/cpu/threads:<T>
@@ -57,6 +58,8 @@ enum class Family : int {
   kBroadcast,
   kReduce,
   kAllToAll,
+  kGather,
+  kScatter,
   kGrads,
   kInput,
   kPeak,
@@ -65,10 +68,10 @@ enum class Family : int {
   kCount,  // not a family: how many there are
 };
 inline constexpr size_t kFamilyCount = static_cast<size_t>(Family::kCount);
-// The collectives' families, kAllReduce .. kAllToAll: one name grammar, one
+// The collectives' families, kAllReduce .. kScatter: one name grammar, one
 // workload (bench/cases/collective/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
-  return f >= Family::kAllReduce && f <= Family::kAllToAll;
+  return f >= Family::kAllReduce && f <= Family::kScatter;
 }
 
 // One family's entry of a family-indexed table (FamilyTable<T>): the family

@@ -386,6 +386,8 @@ constexpr FamilyTable<Registrar> kRegistrars = {{
     {Family::kBroadcast, {RegisterCollectiveCases, false}},
     {Family::kReduce, {RegisterCollectiveCases, false}},
     {Family::kAllToAll, {RegisterCollectiveCases, false}},
+    {Family::kGather, {RegisterCollectiveCases, false}},
+    {Family::kScatter, {RegisterCollectiveCases, false}},
     {Family::kGrads, {RegisterGradsCases, false}},
     {Family::kInput, {RegisterInputCases, true}},
     {Family::kPeak, {RegisterPeakCases, false}},

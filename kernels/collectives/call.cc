@@ -61,42 +61,46 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
     if (!count.ok()) return absl::Status(count.code(), absl::StrCat(what(), ": ", count.message()));
   }
   if (c.count == 0) return absl::OkStatus();
-  // A reduce writes only the root's receive buffer, a broadcast reads only
-  // the root's send buffer: the others may pass null.
-  const bool needs_recv = c.kind != Collective::kReduce || rank == c.root;
-  const bool needs_send = c.kind != Collective::kBroadcast || rank == c.root;
+  // A reduce and a gather write only the root's receive buffer, a
+  // broadcast and a scatter read only the root's send buffer: the others
+  // may pass null.
+  const bool root = rank == c.root;
+  const bool needs_recv = root || (c.kind != Collective::kReduce && c.kind != Collective::kGather);
+  const bool needs_send =
+      root || (c.kind != Collective::kBroadcast && c.kind != Collective::kScatter);
   if ((needs_send && c.send == nullptr) || (needs_recv && c.recv == nullptr))
     return absl::InvalidArgumentError(
         absl::StrCat(what(), ": the ", needs_send && c.send == nullptr ? "send " : "receive ",
                      "buffer is null for ", c.count, " elements"));
+  if (!needs_send || !needs_recv) return absl::OkStatus();  // one buffer: nothing to overlap
+  const CollectiveTraits& t = CollectiveTraitsOf(c.kind);
   const size_t bytes = c.count * SizeOf(c.dtype);
-  if ((c.kind == Collective::kAllReduce || (c.kind != Collective::kReduceScatter &&
-                                      c.kind != Collective::kAllGather && needs_send && needs_recv)) &&
-      c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes))
-    return absl::InvalidArgumentError(absl::StrCat(what(),
-                                                   ": the send and receive buffers overlap without "
-                                                   "being the same (in place is send == recv)"));
-  if (c.kind == Collective::kReduceScatter) {
-    const void* in_place = static_cast<const char*>(c.send) + static_cast<size_t>(rank) * bytes;
-    if (c.recv != in_place && Overlap(c.recv, bytes, c.send, bytes * static_cast<size_t>(size)))
-      return absl::InvalidArgumentError(
-          absl::StrCat(what(),
-                       ": the receive buffer overlaps the send buffer without being this rank's "
-                       "slice of it (in place is recv == send + rank * count)"));
-  }
-  if (c.kind == Collective::kAllToAll) {
-    const size_t all = bytes * static_cast<size_t>(size);
+  const size_t all = bytes * static_cast<size_t>(size);
+  // A rooted collective's in-place slice is the root's (the only rank with
+  // both buffers), the others' this rank's.
+  const size_t slice = static_cast<size_t>(t.rooted ? c.root : rank) * bytes;
+  if (t.send_per_rank && t.recv_per_rank) {
     if (Overlap(c.send, all, c.recv, all))
       return absl::InvalidArgumentError(absl::StrCat(
           what(), ": the send and receive buffers overlap (an all-to-all has no in-place form)"));
-  }
-  if (c.kind == Collective::kAllGather) {
-    const void* in_place = static_cast<const char*>(c.recv) + static_cast<size_t>(rank) * bytes;
-    if (c.send != in_place && Overlap(c.send, bytes, c.recv, bytes * static_cast<size_t>(size)))
-      return absl::InvalidArgumentError(
-          absl::StrCat(what(),
-                       ": the send buffer overlaps the receive buffer without being this rank's "
-                       "slice of it (in place is send == recv + rank * count)"));
+  } else if (t.send_per_rank) {  // reduce-scatter, scatter
+    const void* in_place = static_cast<const char*>(c.send) + slice;
+    if (c.recv != in_place && Overlap(c.recv, bytes, c.send, all))
+      return absl::InvalidArgumentError(absl::StrCat(
+          what(), ": the receive buffer overlaps the send buffer without being ",
+          t.rooted ? "the root's" : "this rank's", " slice of it (in place is recv == send + ",
+          t.rooted ? "root" : "rank", " * count)"));
+  } else if (t.recv_per_rank) {  // all-gather, gather
+    const void* in_place = static_cast<const char*>(c.recv) + slice;
+    if (c.send != in_place && Overlap(c.send, bytes, c.recv, all))
+      return absl::InvalidArgumentError(absl::StrCat(
+          what(), ": the send buffer overlaps the receive buffer without being ",
+          t.rooted ? "the root's" : "this rank's", " slice of it (in place is send == recv + ",
+          t.rooted ? "root" : "rank", " * count)"));
+  } else if (c.send != c.recv && Overlap(c.send, bytes, c.recv, bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(what(),
+                                                   ": the send and receive buffers overlap without "
+                                                   "being the same (in place is send == recv)"));
   }
   return absl::OkStatus();
 }

@@ -37,6 +37,8 @@ constexpr CollectiveTraits kTraits[] = {
     {Collective::kReduce, "reduce", "reduce", true, true, true, false, false, BusRule::kWhole},
     {Collective::kAllToAll, "alltoall", "all-to-all", false, false, false, true, true,
      BusRule::kShared},
+    {Collective::kGather, "gather", "gather", true, false, true, false, true, BusRule::kShared},
+    {Collective::kScatter, "scatter", "scatter", true, false, true, true, false, BusRule::kShared},
 };
 // clang-format on
 static_assert(std::size(kTraits) == std::size(kCollectives),

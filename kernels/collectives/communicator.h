@@ -76,6 +76,21 @@ class Communicator {
   // dtype (bytes are moved); a mismatch is an error on every rank.
   virtual absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
                                 const Stream& stream) = 0;
+
+  // On `root`, recv[r * count + i] = rank r's send[i] for i < count and
+  // every rank r: recv holds size() * count elements there, and is not
+  // written elsewhere (it may be null there). In place is send == recv +
+  // root * count on the root. Every dtype (bytes are moved); a mismatch
+  // (count, dtype, root) is an error on every rank.
+  virtual absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                              const Stream& stream) = 0;
+
+  // On every rank r, recv[i] = root's send[r * count + i] for i < count:
+  // the root's send holds size() * count elements, and is read on the root
+  // only (it may be null elsewhere). In place is recv == send + root *
+  // count on the root. Every dtype; a mismatch is an error on every rank.
+  virtual absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                               const Stream& stream) = 0;
 };
 
 // Settings shared by every group.
@@ -88,10 +103,21 @@ struct CommunicatorOptions {
 };
 
 // The collectives, as nccl-tests has one binary for each (all_reduce_perf, ...).
-enum class Collective { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll };
-inline constexpr Collective kCollectives[] = {Collective::kAllReduce,     Collective::kAllGather,
-                                              Collective::kReduceScatter, Collective::kBroadcast,
-                                              Collective::kReduce,        Collective::kAllToAll};
+enum class Collective {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kGather,
+  kScatter,
+};
+inline constexpr Collective kCollectives[] = {
+    Collective::kAllReduce, Collective::kAllGather, Collective::kReduceScatter,
+    Collective::kBroadcast, Collective::kReduce,    Collective::kAllToAll,
+    Collective::kGather,    Collective::kScatter,
+};
 
 // What a collective is, in one row of one table (CollectiveTraitsOf, in
 // kCollectives' order; communicator.cc's static_assert fails while a
@@ -117,11 +143,11 @@ struct CollectiveTraits {
 const CollectiveTraits& CollectiveTraitsOf(Collective collective);
 
 // "allreduce", "allgather", "reducescatter", "broadcast", "reduce",
-// "alltoall": the names of their case families.
+// "alltoall", "gather", "scatter": the names of their case families.
 absl::string_view CollectiveName(Collective collective);
 // The collective so named, or false.
 bool FindCollective(absl::string_view name, Collective* collective);
-// Whether it has a root (broadcast, reduce) and whether it reduces.
+// Whether it has a root (broadcast, reduce, gather, scatter) and whether it reduces.
 inline bool Rooted(Collective c) { return CollectiveTraitsOf(c).rooted; }
 inline bool Reduces(Collective c) { return CollectiveTraitsOf(c).reduces; }
 // Whether it has an in-place variant (all-to-all has none).
@@ -130,10 +156,11 @@ inline bool HasInPlace(Collective c) { return CollectiveTraitsOf(c).in_place; }
 // The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
 // busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':
 // the one buffer of an all-reduce, broadcast or reduce; the gathered
-// (receive) buffer of an all-gather, size() * count; the scattered (send)
-// buffer of a reduce-scatter, size() * count; an all-to-all's send buffer,
-// size() * count. Factors: all-reduce 2(n-1)/n, all-gather, reduce-scatter
-// and all-to-all (n-1)/n, broadcast and reduce 1; one rank
+// (receive) buffer of an all-gather or gather, size() * count; the
+// scattered (send) buffer of a reduce-scatter or scatter, size() * count;
+// an all-to-all's send buffer, size() * count. Factors: all-reduce
+// 2(n-1)/n, all-gather, reduce-scatter, all-to-all, gather and scatter
+// (n-1)/n, broadcast and reduce 1; one rank
 // moves nothing between ranks, so the (n-1) factors are 0 there, as
 // nccl-tests prints them.
 double BusFactor(Collective collective, int ranks);
@@ -142,8 +169,8 @@ inline double AllReduceBusFactor(int ranks) { return BusFactor(Collective::kAllR
 // One rank's side of a collective of nccl-tests' size `bytes` (as above)
 // over `ranks` ranks: the count its call takes, the elements its send and
 // receive buffers hold, and the size as nccl-tests reports it: `bytes`
-// rounded down to whole elements, and for all-gather, reduce-scatter and
-// all-to-all each rank's part rounded down to whole 16 bytes
+// rounded down to whole elements, and for all-gather, reduce-scatter,
+// all-to-all, gather and scatter each rank's part rounded down to whole 16 bytes
 // (kRankPartAlignment; a multiple of 16 / element size elements), as
 // nccl-tests rounds. A count of 0: `bytes` holds less than that per rank.
 inline constexpr size_t kRankPartAlignment = 16;

@@ -329,6 +329,19 @@ void MoveData(const std::vector<Call>& calls, int rank) {
         if (slice != calls[r].send) std::memcpy(slice, calls[r].send, bytes);
       }
       break;
+    case Collective::kGather: {
+      // Each rank copies its own send into its slice of the root's receive buffer.
+      char* slice = static_cast<char*>(calls[mine.root].recv) + static_cast<size_t>(rank) * bytes;
+      if (slice != mine.send) std::memcpy(slice, mine.send, bytes);
+      break;
+    }
+    case Collective::kScatter: {
+      // Each rank copies its slice of the root's send buffer.
+      const char* slice =
+          static_cast<const char*>(calls[mine.root].send) + static_cast<size_t>(rank) * bytes;
+      if (mine.recv != slice) std::memcpy(mine.recv, slice, bytes);
+      break;
+    }
     case Collective::kAllToAll:
       // Slice q of this rank's receive buffer: rank q's slice for this rank.
       for (int q = 0; q < size; ++q)
@@ -382,6 +395,20 @@ class LocalCommunicator final : public Communicator {
                         const Stream& stream) override {
     return Run(Call{Collective::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0, absl::OkStatus()},
                stream);
+  }
+
+  absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                      const Stream& stream) override {
+    return Run(
+        Call{Collective::kGather, send, recv, count, dtype, ReduceOp::kSum, root, absl::OkStatus()},
+        stream);
+  }
+
+  absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                       const Stream& stream) override {
+    return Run(
+        Call{Collective::kScatter, send, recv, count, dtype, ReduceOp::kSum, root, absl::OkStatus()},
+        stream);
   }
 
  private:

@@ -10,7 +10,8 @@
 //     whose message has not come; another rank names rank 0 when rank 0's
 //     has not come, and otherwise points to rank 0's error.
 //  2. The transfer: MPI_Iallreduce, MPI_Ibcast, MPI_Iallgather,
-//     MPI_Ireduce_scatter_block or MPI_Ireduce.
+//     MPI_Ireduce_scatter_block, MPI_Ireduce, MPI_Ialltoall, MPI_Igather
+//     or MPI_Iscatter.
 // MPI cannot cancel a started collective, so a timeout leaves requests
 // pending for good: the communicator is broken, fails every later call at
 // once, keeps its internal buffers alive until the process ends and never
@@ -214,6 +215,16 @@ class MpiCommunicator final : public Communicator {
   absl::Status AllToAll(const void* send, void* recv, size_t count, DType dtype,
                         const Stream& stream) override {
     return Run(Call{Collective::kAllToAll, send, recv, count, dtype, ReduceOp::kSum, 0}, stream);
+  }
+
+  absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                      const Stream& stream) override {
+    return Run(Call{Collective::kGather, send, recv, count, dtype, ReduceOp::kSum, root}, stream);
+  }
+
+  absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                       const Stream& stream) override {
+    return Run(Call{Collective::kScatter, send, recv, count, dtype, ReduceOp::kSum, root}, stream);
   }
 
  private:
@@ -441,6 +452,26 @@ class MpiCommunicator final : public Communicator {
         MPI_RETURN_IF_ERROR(MPI_Ialltoall(call.send, bytes, MPI_BYTE, call.recv, bytes, MPI_BYTE,
                                           comm_, &b.requests[0]));
         break;
+      case Collective::kGather: {
+        // In place, the root's part already sits in its slice of recv.
+        const bool in_place =
+            rank_ == call.root &&
+            call.send == static_cast<const char*>(call.recv) + static_cast<size_t>(rank_) * bytes;
+        MPI_RETURN_IF_ERROR(MPI_Igather(in_place ? MPI_IN_PLACE : call.send, bytes, MPI_BYTE,
+                                        call.recv, bytes, MPI_BYTE, call.root, comm_,
+                                        &b.requests[0]));
+        break;
+      }
+      case Collective::kScatter: {
+        // In place, the root's part stays in its slice of send.
+        const bool in_place =
+            rank_ == call.root &&
+            call.recv == static_cast<const char*>(call.send) + static_cast<size_t>(rank_) * bytes;
+        MPI_RETURN_IF_ERROR(MPI_Iscatter(call.send, bytes, MPI_BYTE,
+                                         in_place ? MPI_IN_PLACE : call.recv, bytes, MPI_BYTE,
+                                         call.root, comm_, &b.requests[0]));
+        break;
+      }
     }
     ASSIGN_OR_RETURN(const bool done, PollUntil(b.requests, deadline));
     if (!done)

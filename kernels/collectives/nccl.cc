@@ -189,6 +189,48 @@ class NcclCommunicator final : public Communicator {
     return Enqueued(result, "ncclSend/ncclRecv (all-to-all)");
   }
 
+  // As nccl-tests makes gather and scatter: the root's sends or receives
+  // to every rank and each rank's one receive or send, in one group. In
+  // place, the root's own part is where it belongs already: no pair to itself.
+  absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                      const Stream& stream) override {
+    // The receive buffer is written on the root only: elsewhere it may be null.
+    RETURN_IF_ERROR(CheckCall("gather", send, rank_ == root ? recv : send, count, stream));
+    RETURN_IF_ERROR(CheckRoot("gather", root));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
+    const size_t slice = count * SizeOf(dtype);
+    const bool in_place = rank_ == root && send == static_cast<char*>(recv) + root * slice;
+    ncclResult_t result = ncclGroupStart();
+    if (!in_place) result = ncclSend(send, count, type, root, comm_, Native(stream));
+    for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
+      if (!(in_place && r == root))
+        result =
+            ncclRecv(static_cast<char*>(recv) + r * slice, count, type, r, comm_, Native(stream));
+    const ncclResult_t ended = ncclGroupEnd();
+    if (result == ncclSuccess) result = ended;
+    return Enqueued(result, "ncclSend/ncclRecv (gather)");
+  }
+
+  absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                       const Stream& stream) override {
+    // The send buffer is read on the root only: elsewhere it may be null.
+    RETURN_IF_ERROR(CheckCall("scatter", rank_ == root ? send : recv, recv, count, stream));
+    RETURN_IF_ERROR(CheckRoot("scatter", root));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
+    const size_t slice = count * SizeOf(dtype);
+    const bool in_place = rank_ == root && recv == static_cast<const char*>(send) + root * slice;
+    ncclResult_t result = ncclGroupStart();
+    for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
+      if (!(in_place && r == root))
+        result = ncclSend(static_cast<const char*>(send) + r * slice, count, type, r, comm_,
+                          Native(stream));
+    if (result == ncclSuccess && !in_place)
+      result = ncclRecv(recv, count, type, root, comm_, Native(stream));
+    const ncclResult_t ended = ncclGroupEnd();
+    if (result == ncclSuccess) result = ended;
+    return Enqueued(result, "ncclSend/ncclRecv (scatter)");
+  }
+
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
                       int root, const Stream& stream) override {
     // Only the root's receive buffer is written: the others may pass null.
@@ -247,6 +289,13 @@ class NcclCommunicator final : public Communicator {
           absl::StrCat(where, ": a null buffer for ", count, " elements"));
     CUDA_RETURN_IF_ERROR(cudaSetDevice(device_.ordinal));
     return absl::OkStatus();
+  }
+
+  absl::Status CheckRoot(absl::string_view what, int root) const {
+    if (root >= 0 && root < size_) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("nccl ", what, ", rank ", rank_, " of ", size_,
+                                                   ": root ", root, " is not a rank (0 .. ",
+                                                   size_ - 1, ")"));
   }
 
   // The result of an enqueue: on a non-blocking communicator it may still be

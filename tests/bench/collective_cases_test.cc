@@ -162,7 +162,8 @@ TEST_F(CollectiveCasesTest, CountersFollowNcclTests) {
   const std::map<Collective, double> factor = {
       {Collective::kAllReduce, 1.5},      {Collective::kAllGather, 0.75},
       {Collective::kReduceScatter, 0.75}, {Collective::kBroadcast, 1.0},
-      {Collective::kReduce, 1.0},         {Collective::kAllToAll, 0.75}};
+      {Collective::kReduce, 1.0},         {Collective::kAllToAll, 0.75},
+      {Collective::kGather, 0.75},        {Collective::kScatter, 0.75}};
   for (Collective collective : kCollectives) {
     CaseSetup s;
     s.collective = collective;
@@ -655,8 +656,9 @@ TEST(CollectiveDefinitionTest, EveryCollectiveHasOneWithinItsBuffers) {
           EXPECT_LE(inputs.first + inputs.elements, size(inputs));
           const BufferRange result = d.result(side, in_place);
           EXPECT_LE(result.first + result.elements, size(result));
-          // Only a reduce off its root holds no result.
-          EXPECT_EQ(result.elements == 0, c == Collective::kReduce && rank != side.root);
+          // Only a reduce or a gather off its root holds no result.
+          EXPECT_EQ(result.elements == 0,
+                    (c == Collective::kReduce || c == Collective::kGather) && rank != side.root);
         }
   }
 }

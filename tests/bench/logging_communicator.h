@@ -76,6 +76,20 @@ class LoggingCommunicator : public Communicator {
     return Spoiled(inner_->Reduce(send, recv, count, dtype, op, root, stream), recv, count,
                    send == recv);
   }
+  absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                      const Stream& stream) override {
+    Note();
+    // Written on the root only.
+    return Spoiled(inner_->Gather(send, recv, count, dtype, root, stream), recv,
+                   rank() == root ? count * size() : 0,
+                   send == static_cast<char*>(recv) + root * count * SizeOf(dtype));
+  }
+  absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                       const Stream& stream) override {
+    Note();
+    return Spoiled(inner_->Scatter(send, recv, count, dtype, root, stream), recv, count,
+                   recv == static_cast<const char*>(send) + root * count * SizeOf(dtype));
+  }
 
  private:
   void Note() {

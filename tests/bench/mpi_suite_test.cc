@@ -68,7 +68,7 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   EXPECT_EQ(Occurrences(job.output, "[1/"), 1u) << job.output;
   EXPECT_TRUE(absl::StrContains(job.output,
                                 "only the train, allreduce, allgather, reducescatter, broadcast, "
-                                "reduce, alltoall and grads families"))
+                                "reduce, alltoall, gather, scatter and grads families"))
       << job.output;
   std::ifstream in(json_path);
   ASSERT_TRUE(in.good()) << job.output;

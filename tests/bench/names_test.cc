@@ -135,6 +135,8 @@ TEST(NamesTest, KernelNamesRoundTrip) {
         "broadcast/local/int64/none/bytes:8/ranks:2",
         "reduce/local/fp16/max/bytes:2/ranks:7",
         "alltoall/mpi/int32/none/bytes:24/ranks:3",
+        "gather/nccl/fp16/none/bytes:64/ranks:4",
+        "scatter/local/int64/none/bytes:48/ranks:3",
         "input/tfrecord/train/threads:8",
         "grads/resnet50_v1.5/nccl/bucket_mb:25/ranks:8",
         "peak/fp32/cpu/threads:16",
@@ -210,6 +212,8 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
       CaseName::Collective("broadcast", "nccl", "int32", "none", 4, 1),
       CaseName::Collective("reduce", "local", "fp64", "prod", 8, 4),
       CaseName::Collective("alltoall", "nccl", "bf16", "none", 96, 3),
+      CaseName::Collective("gather", "mpi", "fp32", "none", 128, 2),
+      CaseName::Collective("scatter", "local", "int32", "none", 32, 4),
       CaseName::Grads("resnet50", "local", 25, 2),
       CaseName::Input("folder", "train", 4),
       CaseName::Peak("bf16", 2),
@@ -242,7 +246,7 @@ TEST(NamesTest, EveryFamilyOfTheTableParsesItsOwnGrammar) {
   EXPECT_EQ(families, table);
   EXPECT_EQ(RegisteredFamilyList(),
             "train, conv, fc, pool, batchnorm, relu, gemm, allreduce, allgather, reducescatter, "
-            "broadcast, reduce, alltoall, grads, input, peak, bandwidth, infer");
+            "broadcast, reduce, alltoall, gather, scatter, grads, input, peak, bandwidth, infer");
 }
 
 // What makes every family-indexed table complete: its entries have no
@@ -363,14 +367,17 @@ TEST(NamesTest, FamiliesAreNamedByIdAndSayWhetherTheySpanRanks) {
   std::set<std::string> spanning;
   for (const CaseFamily& f : CaseFamilies())
     if (f.spans_ranks) spanning.insert(f.name);
-  EXPECT_EQ(spanning, (std::set<std::string>{"train", "allreduce", "allgather", "reducescatter",
-                                             "broadcast", "reduce", "alltoall", "grads"}));
+  EXPECT_EQ(spanning,
+            (std::set<std::string>{"train", "allreduce", "allgather", "reducescatter", "broadcast",
+                                   "reduce", "alltoall", "gather", "scatter", "grads"}));
   EXPECT_EQ(SpanningFamilyList(),
-            "train, allreduce, allgather, reducescatter, broadcast, reduce, alltoall and grads");
+            "train, allreduce, allgather, reducescatter, broadcast, reduce, alltoall, gather, "
+            "scatter and grads");
   for (const CaseFamily& f : CaseFamilies())
     EXPECT_EQ(IsCollectiveFamily(f.id), f.name == "allreduce" || f.name == "allgather" ||
                                             f.name == "reducescatter" || f.name == "broadcast" ||
-                                            f.name == "reduce" || f.name == "alltoall")
+                                            f.name == "reduce" || f.name == "alltoall" ||
+                                            f.name == "gather" || f.name == "scatter")
         << f.name;
 }
 

@@ -91,7 +91,7 @@ TEST(SuiteTest, TheQuickPresetStaysUnderItsCaseBound) {
   EXPECT_LE(cases, kQuickCaseBound) << output;
   EXPECT_LE(collectives, 8) << output;
   for (const char* absent : {"allgather", "reducescatter", "broadcast", "reduce", "alltoall",
-                             "grads", "input"})
+                             "gather", "scatter", "grads", "input"})
     EXPECT_EQ(families.count(absent), 0u) << absent;
   for (const char* present : {"train", "infer", "peak", "bandwidth", "conv", "allreduce"})
     EXPECT_EQ(families.count(present), 1u) << present;
@@ -249,7 +249,8 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
   EXPECT_GT(ran, 0);
   for (const char* family :
        {"train", "conv", "fc", "pool", "relu", "gemm", "allreduce", "allgather", "reducescatter",
-        "broadcast", "reduce", "alltoall", "grads", "peak", "bandwidth", "infer"})
+        "broadcast", "reduce", "alltoall", "gather", "scatter", "grads", "peak", "bandwidth",
+        "infer"})
     EXPECT_TRUE(families.count(family)) << "no successful " << family << " case";
 }
 

@@ -82,7 +82,7 @@ def ceiling_ratios(cases):
     # NCCL against the d2d copy, the same bytes on both sides: the copy
     # counts each byte read and written, so a collective's bytes moved are
     # twice its algbw at one rank. Where busbw is 0 by definition (one rank
-    # of allreduce, allgather, reducescatter, alltoall) its algbw is said
+    # of allreduce, allgather, reducescatter, alltoall, gather, scatter) its algbw is said
     # and no ratio.
     d2d = value("bandwidth/d2d/cuda/")
     largest = {}

@@ -386,7 +386,8 @@ sequence() {
   # Every collective through NCCL on one GPU (ranks:1), 8 B to 64 MiB by
   # 4x, each result checked. At one rank nccl-tests' busbw is 0 but for
   # broadcast and reduce, which summary.txt reads against the d2d copy.
-  bench nccl_1gpu --families=allreduce,allgather,reducescatter,broadcast,reduce,alltoall --gpus=1 \
+  bench nccl_1gpu --families=allreduce,allgather,reducescatter,broadcast,reduce,alltoall,gather,scatter \
+    --gpus=1 \
     --collective_bytes=8,67108864 --collective_factor=4 --benchmark_filter='/nccl/'
   # d. The headline: bf16 with CUDA graphs (the first compile builds every
   # plan), PyTorch's in bf16 (and its matmul beside our GEMM peak), bf16 on

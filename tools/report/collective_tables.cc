@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <tuple>
@@ -25,12 +26,13 @@ int OpOrder(const std::string& op) {
   return static_cast<int>(it - kOrder.begin());
 }
 
+// The collective's display name from its traits, capitalised ("All-reduce").
 std::string DisplayName(const std::string& family) {
-  static const std::map<std::string, std::string> kNames = {
-      {"allreduce", "All-reduce"}, {"allgather", "All-gather"}, {"reducescatter", "Reduce-scatter"},
-      {"broadcast", "Broadcast"},  {"reduce", "Reduce"},        {"alltoall", "All-to-all"}};
-  auto it = kNames.find(family);
-  return it == kNames.end() ? family : it->second;
+  Collective collective;
+  if (!FindCollective(family, &collective)) return family;
+  std::string name(CollectiveTraitsOf(collective).display);
+  if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name;
 }
 
 // The wrong-element counts a failed check names.
@@ -245,10 +247,10 @@ std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv
     }
     t.notes.push_back(
         "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
-        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all "
-        "(n-1)/n, "
-        "broadcast and reduce 1). Size: the buffer (all-gather: the gathered one; "
-        "reduce-scatter: the scattered one).");
+        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather, reduce-scatter, all-to-all, "
+        "gather and scatter (n-1)/n, broadcast and reduce 1). Size: the buffer (all-gather "
+        "and gather: the gathered one; reduce-scatter and scatter: the scattered one; "
+        "all-to-all: a rank's send buffer).");
     section.tables.push_back(std::move(t));
   }
   return section;

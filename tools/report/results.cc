@@ -329,6 +329,8 @@ constexpr bench::FamilyTable<Sink> kSinks = {{
     {bench::Family::kBroadcast, ToCollectives},
     {bench::Family::kReduce, ToCollectives},
     {bench::Family::kAllToAll, ToCollectives},
+    {bench::Family::kGather, ToCollectives},
+    {bench::Family::kScatter, ToCollectives},
     {bench::Family::kGrads, ToGrads},
     {bench::Family::kInput, ToInput},
     {bench::Family::kPeak, ToPeak},

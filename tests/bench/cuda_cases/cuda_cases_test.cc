@@ -83,8 +83,9 @@ TEST(CudaCasesTest, WithAGpuTheCollectivesAndGradsAddNcclCases) {
     nccl_families.insert(parsed->family);
     EXPECT_EQ(parsed->ranks, 1) << name;
   }
-  EXPECT_EQ(nccl_families, (std::set<std::string>{"allreduce", "allgather", "reducescatter",
-                                                  "broadcast", "reduce", "alltoall", "grads"}));
+  EXPECT_EQ(nccl_families,
+            (std::set<std::string>{"allreduce", "allgather", "reducescatter", "broadcast", "reduce",
+                                   "alltoall", "gather", "scatter", "grads"}));
 }
 
 TEST(CudaCasesTest, KernelDevicesFollowTheGpuCount) {

@@ -65,9 +65,9 @@ void CheckEveryCollective(int ranks) {
           }
           // In place at one rank is a no-op in NCCL: not timed, and said so.
           EXPECT_EQ(r.counters.count("algbw_inplace") > 0,
-                    ranks > 1 && collective != Collective::kAllToAll)
+                    ranks > 1 && HasInPlace(collective))
               << what;
-          if (ranks == 1 && collective != Collective::kAllToAll) {
+          if (ranks == 1 && HasInPlace(collective)) {
             EXPECT_TRUE(absl::StrContains(r.report_label, "no-op in NCCL")) << r.report_label;
           }
         }

@@ -290,6 +290,75 @@ std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype
   return "";
 }
 
+std::string GatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                           int root, bool in_place, bool null_elsewhere) {
+  const std::string what =
+      absl::StrCat("gather, ranks ", comm.size(), ", rank ", comm.rank(), ", root ", root, ", ",
+                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const bool is_root = rank == root;
+  const bool root_in_place = in_place && is_root;
+  const size_t total = count * comm.size();
+  Elements send(dtype, count + kGuard), recv(dtype, total + kGuard);
+  for (size_t i = 0; i < count + kGuard; ++i) send.Set(i, CopyValue(rank, i));
+  for (size_t i = 0; i < total + kGuard; ++i)
+    recv.Set(i, root_in_place && i < total && i / count == static_cast<size_t>(rank)
+                    ? CopyValue(rank, i % count)
+                    : kPoison);
+  const Elements send_before = send;
+  const void* send_ptr =
+      root_in_place
+          ? static_cast<const void*>(static_cast<char*>(recv.data()) + rank * count * SizeOf(dtype))
+          : send.data();
+  void* recv_ptr = is_root || !null_elsewhere ? recv.data() : nullptr;
+  absl::Status s = comm.Gather(send_ptr, recv_ptr, count, dtype, root, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  for (size_t i = 0; i < total + kGuard; ++i) {
+    const double expected =
+        is_root && i < total ? CopyValue(static_cast<int>(i / count), i % count) : kPoison;
+    if (recv.Get(i) != expected)
+      return absl::StrCat(what, ": element ", i, i < total ? "" : " (past size * count)", " is ",
+                          recv.Get(i), ", expected ", expected,
+                          is_root ? "" : " (not the root: nothing may be written)");
+  }
+  for (size_t i = 0; i < count + kGuard; ++i)
+    if (!send.Same(i, send_before)) return absl::StrCat(what, ": the send buffer changed at ", i);
+  return "";
+}
+
+std::string ScatterAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                            int root, bool in_place, bool null_elsewhere) {
+  const std::string what =
+      absl::StrCat("scatter, ranks ", comm.size(), ", rank ", comm.rank(), ", root ", root, ", ",
+                   DTypeName(dtype), ", count ", count, in_place ? ", in place" : ", out of place");
+  const int rank = comm.rank();
+  const bool is_root = rank == root;
+  const bool root_in_place = in_place && is_root;
+  const size_t total = count * comm.size();
+  // Every rank fills a send buffer; only the root's is read.
+  Elements send(dtype, total + kGuard), recv(dtype, count + kGuard);
+  for (size_t j = 0; j < total + kGuard; ++j)
+    send.Set(j, j < total ? CopyValue(rank, j) : kPoison);
+  for (size_t i = 0; i < count + kGuard; ++i) recv.Set(i, kPoison);
+  const Elements send_before = send;
+  const void* send_ptr = is_root || !null_elsewhere ? send.data() : nullptr;
+  void* recv_ptr =
+      root_in_place ? static_cast<char*>(send.data()) + rank * count * SizeOf(dtype) : recv.data();
+  absl::Status s = comm.Scatter(send_ptr, recv_ptr, count, dtype, root, stream);
+  if (!s.ok()) return absl::StrCat(what, ": ", s.ToString());
+  if (!root_in_place)
+    for (size_t i = 0; i < count + kGuard; ++i) {
+      const double expected = i < count ? CopyValue(root, rank * count + i) : kPoison;
+      if (recv.Get(i) != expected)
+        return absl::StrCat(what, ": element ", i, i < count ? "" : " (past count)", " is ",
+                            recv.Get(i), ", expected ", expected);
+    }
+  // The send buffer is only read (in place, the root's slice already holds its result).
+  for (size_t j = 0; j < total + kGuard; ++j)
+    if (!send.Same(j, send_before)) return absl::StrCat(what, ": the send buffer changed at ", j);
+  return "";
+}
+
 absl::Status RunAny(Communicator& comm, const AnyCall& c) {
   std::vector<double> send(c.count + 1, 1.0), recv((c.count + 1) * comm.size(), 0.0);
   const Stream stream = Stream::Cpu();
@@ -309,6 +378,10 @@ absl::Status RunAny(Communicator& comm, const AnyCall& c) {
       std::vector<double> all(send.size() * comm.size(), 1.0);
       return comm.AllToAll(all.data(), recv.data(), c.count, c.dtype, stream);
     }
+    case Collective::kGather:
+      return comm.Gather(send.data(), recv.data(), c.count, c.dtype, c.root, stream);
+    case Collective::kScatter:
+      return comm.Scatter(recv.data(), send.data(), c.count, c.dtype, c.root, stream);
   }
   return absl::InternalError("unknown collective");
 }

@@ -81,6 +81,17 @@ std::string ReduceScatterAndCheck(Communicator& comm, const Stream& stream, DTyp
 std::string ReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
                            size_t count, int root, bool in_place, bool null_elsewhere);
 
+// On the root, recv[r * count + i] = rank r's send[i]; the others pass a
+// null receive buffer when `null_elsewhere`, else one that must stay
+// untouched. In place, the root's slice of recv is its send buffer.
+std::string GatherAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                           int root, bool in_place, bool null_elsewhere);
+// recv[i] = the root's send[rank * count + i]; the others pass a null send
+// buffer when `null_elsewhere`, else one that must stay unread (and
+// unchanged). In place, the root's recv is its slice of send.
+std::string ScatterAndCheck(Communicator& comm, const Stream& stream, DType dtype, size_t count,
+                            int root, bool in_place, bool null_elsewhere);
+
 // Runs check(dtype, op, count, in_place) for every reduction dtype and op,
 // every count of `counts` and both variants, each whatever failed before
 // (every rank must make every call): the first failure, or "".

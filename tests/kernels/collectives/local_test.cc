@@ -29,6 +29,8 @@ namespace {
 using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AllToAllAndCheck;
+using collective_test::ScatterAndCheck;
+using collective_test::GatherAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
 using collective_test::FirstFailureOverReductions;
@@ -354,18 +356,37 @@ TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
       static_cast<float*>(recv)[0] += 1;
       return absl::OkStatus();
     }
+    absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
+                        const Stream& stream) override {
+      RETURN_IF_ERROR(inner_.Gather(send, recv, count, dtype, root, stream));
+      if (rank() == root) static_cast<float*>(recv)[count] += 1;
+      return absl::OkStatus();
+    }
+    absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
+                         const Stream& stream) override {
+      RETURN_IF_ERROR(inner_.Scatter(send, recv, count, dtype, root, stream));
+      static_cast<float*>(recv)[1] += 1;
+      return absl::OkStatus();
+    }
 
    private:
     Communicator& inner_;
   };
-  std::vector<std::string> scatter(2), reduce(2), all_to_all(2);
+  std::vector<std::string> scatter(2), reduce(2), all_to_all(2), gather(2), scatter_one(2);
   OnEveryRank(2, [&](int rank) {
     Spoiling comm(*(*group)[rank]);
     const Stream stream = Stream::Cpu();
     scatter[rank] = ReduceScatterAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, false);
     reduce[rank] = ReduceAndCheck(comm, stream, DType::kF32, ReduceOp::kSum, 5, 1, false, false);
     all_to_all[rank] = AllToAllAndCheck(comm, stream, DType::kF32, 5);
+    gather[rank] = GatherAndCheck(comm, stream, DType::kF32, 5, 0, false, false);
+    scatter_one[rank] = ScatterAndCheck(comm, stream, DType::kF32, 5, 1, false, true);
   });
+  EXPECT_TRUE(absl::StrContains(gather[0], "element 5 is")) << gather[0];
+  EXPECT_EQ(gather[1], "");
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(absl::StrContains(scatter_one[r], "element 1 is"))
+        << "rank " << r << ": " << scatter_one[r];
   for (int r = 0; r < 2; ++r)
     EXPECT_TRUE(absl::StrContains(all_to_all[r], "element 0 is"))
         << "rank " << r << ": " << all_to_all[r];
@@ -374,6 +395,51 @@ TEST(LocalGroupTest, TheChecksCatchAWrongResult) {
         << "rank " << r << ": " << scatter[r];
   EXPECT_EQ(reduce[0], "");
   EXPECT_TRUE(absl::StrContains(reduce[1], "element 0 is")) << reduce[1];
+}
+
+// Every root, every dtype, in and out of place, the other ranks passing
+// null or an untouched buffer where theirs is not used.
+TEST(LocalGroupTest, GatherAndScatterFromEveryRootInEveryDType) {
+  for (auto check : {GatherAndCheck, ScatterAndCheck})
+    ExpectEveryRankPasses([check](Communicator& comm, const Stream& stream) {
+      std::string failure;
+      for (DType dtype : kAllDTypes)
+        for (size_t count : kCounts)
+          for (int root = 0; root < comm.size(); ++root)
+            for (bool in_place : {false, true})
+              for (bool null_elsewhere : {false, true}) {
+                std::string f =
+                    check(comm, stream, dtype, count, root, in_place, null_elsewhere);
+                if (failure.empty()) failure = std::move(f);
+              }
+      return failure;
+    });
+}
+
+// The root's other buffer overlapping without being its in-place slice, or
+// the ranks naming different roots: an error on every rank, nothing moved.
+TEST(LocalGroupTest, AGatherOrScatterBadOnOneRankFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> gather(2), scatter(2), roots(2);
+  OnEveryRank(2, [&](int rank) {
+    std::vector<float> send(8, 1.0f), recv(8, 0.0f), big(8, 2.0f);
+    Communicator& comm = *(*group)[rank];
+    // Rank 1 (the root) sends from recv + 1: inside recv, not its slice (recv + 4).
+    gather[rank] = comm.Gather(rank == 1 ? recv.data() + 1 : send.data(), recv.data(), 4,
+                               DType::kF32, 1, Stream::Cpu());
+    // Rank 0 (the root) receives into big + 1: inside its send, not its slice (big + 0).
+    scatter[rank] = comm.Scatter(big.data(), rank == 0 ? big.data() + 1 : recv.data(), 4,
+                                 DType::kF32, 0, Stream::Cpu());
+    roots[rank] = comm.Gather(send.data(), recv.data(), 4, DType::kF32, rank, Stream::Cpu());
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(gather[r].code(), absl::StatusCode::kInvalidArgument) << gather[r];
+    EXPECT_EQ(scatter[r].code(), absl::StatusCode::kInvalidArgument) << scatter[r];
+    EXPECT_EQ(roots[r].code(), absl::StatusCode::kInvalidArgument) << roots[r];
+  }
+  EXPECT_TRUE(absl::StrContains(gather[1].message(), "the root's slice")) << gather[1];
+  EXPECT_TRUE(absl::StrContains(roots[0].message(), "disagree")) << roots[0];
 }
 
 TEST(LocalGroupTest, AllToAllInEveryDType) {
@@ -430,6 +496,9 @@ TEST(BusFactorTest, IsNcclTestsFactorForEveryCollective) {
   EXPECT_EQ(BusFactor(Collective::kBroadcast, 8), 1.0);
   EXPECT_EQ(BusFactor(Collective::kReduce, 3), 1.0);
   EXPECT_EQ(BusFactor(Collective::kAllToAll, 4), 0.75);
+  EXPECT_EQ(BusFactor(Collective::kGather, 4), 0.75);
+  EXPECT_EQ(BusFactor(Collective::kScatter, 2), 0.5);
+  EXPECT_EQ(BusFactor(Collective::kGather, 1), 0.0);
   // One rank moves nothing between ranks: nccl-tests prints busbw 0.
   EXPECT_EQ(BusFactor(Collective::kAllReduce, 1), 0.0);
   EXPECT_EQ(BusFactor(Collective::kAllGather, 1), 0.0);

@@ -30,6 +30,8 @@ namespace {
 using collective_test::AllGatherAndCheck;
 using collective_test::AllReduceAndCheck;
 using collective_test::AllToAllAndCheck;
+using collective_test::ScatterAndCheck;
+using collective_test::GatherAndCheck;
 using collective_test::AnyCall;
 using collective_test::BroadcastAndCheck;
 using collective_test::FirstFailureOverReductions;
@@ -131,6 +133,24 @@ TEST(MpiRankTest, BroadcastFromEveryRootInEveryDTypeInAndOutOfPlace) {
           std::string f = BroadcastAndCheck(*comm, Stream::Cpu(), dtype, count, root, in_place);
           if (failure.empty()) failure = f;
         }
+  EXPECT_EQ(failure, "");
+}
+
+TEST(MpiRankTest, GatherAndScatterFromEveryRootInEveryDType) {
+  SKIP_UNLESS_UNDER_MPIRUN();
+  auto comm = NewCommunicator();
+  ASSERT_NE(comm, nullptr);
+  std::string failure;
+  for (auto check : {GatherAndCheck, ScatterAndCheck})
+    for (DType dtype : kAllDTypes)
+      for (size_t count : kCounts)
+        for (int root = 0; root < comm->size(); ++root)
+          for (bool in_place : {false, true})
+            for (bool null_elsewhere : {false, true}) {
+              std::string f =
+                  check(*comm, Stream::Cpu(), dtype, count, root, in_place, null_elsewhere);
+              if (failure.empty()) failure = f;
+            }
   EXPECT_EQ(failure, "");
 }
 

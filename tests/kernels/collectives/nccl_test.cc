@@ -214,6 +214,29 @@ TEST(NcclTest, EveryCollectiveOnEveryVisibleGpu) {
       if (rank == ranks - 1 && reduced.Get(i) != Expected(DType::kF32, ReduceOp::kSum, ranks, i))
         note(absl::StrCat("reduce, root ", rank, ": element ", i, " is ", reduced.Get(i)));
     }
+    // Gather to and scatter from the last rank, out of place, fp32.
+    const int root = ranks - 1;
+    Elements mine(DType::kF32, kCount), all(DType::kF32, kCount * ranks), part(DType::kF32, kCount);
+    for (size_t i = 0; i < kCount; ++i) mine.Set(i, CopyValue(rank, i));
+    for (size_t j = 0; j < kCount * ranks; ++j) all.Set(j, CopyValue(rank, j));
+    DeviceElements d_mine(gpus[rank], mine), d_all(gpus[rank], all), d_part(gpus[rank], part);
+    DeviceElements d_gather(gpus[rank], Elements(DType::kF32, kCount * ranks));
+    s = comm.Gather(d_mine.buffer.data(), d_gather.buffer.data(), kCount, DType::kF32, root,
+                    *stream);
+    if (s.ok())
+      s = comm.Scatter(d_all.buffer.data(), d_part.buffer.data(), kCount, DType::kF32, root,
+                       *stream);
+    if (s.ok()) s = NcclSynchronize(comm, *stream);
+    if (!s.ok()) return note(s.ToString());
+    Elements got_all(DType::kF32, kCount * ranks);
+    d_gather.CopyTo(got_all);
+    d_part.CopyTo(part);
+    for (size_t j = 0; rank == root && j < kCount * ranks; ++j)
+      if (got_all.Get(j) != CopyValue(static_cast<int>(j / kCount), j % kCount))
+        note(absl::StrCat("gather, root ", rank, ": element ", j, " is ", got_all.Get(j)));
+    for (size_t i = 0; i < kCount; ++i)
+      if (part.Get(i) != CopyValue(root, rank * kCount + i))
+        note(absl::StrCat("scatter, rank ", rank, ": element ", i, " is ", part.Get(i)));
   });
   for (int r = 0; r < ranks; ++r) EXPECT_EQ(failures[r], "") << "rank " << r;
 }

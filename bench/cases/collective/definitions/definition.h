@@ -64,6 +64,8 @@ const CollectiveDefinition& ReduceScatterDefinition();
 const CollectiveDefinition& BroadcastDefinition();
 const CollectiveDefinition& ReduceDefinition();
 const CollectiveDefinition& AllToAllDefinition();
+const CollectiveDefinition& GatherDefinition();
+const CollectiveDefinition& ScatterDefinition();
 
 }  // namespace cnnbench::bench
 

@@ -13,6 +13,7 @@ using Definer = const CollectiveDefinition& (*)();
 constexpr Definer kDefinitions[] = {
     AllReduceDefinition, AllGatherDefinition, ReduceScatterDefinition,
     BroadcastDefinition, ReduceDefinition,    AllToAllDefinition,
+    GatherDefinition,    ScatterDefinition,
 };
 static_assert(std::size(kDefinitions) == std::size(kCollectives),
               "every collective of kCollectives needs its definition in kDefinitions");
