@@ -134,4 +134,51 @@ float BFloat16ToFloat(BFloat16 value) {
   return BitsFloat(static_cast<uint32_t>(value.bits) << 16);
 }
 
+double LoadElement(DType dtype, const void* data, size_t i) {
+  switch (dtype) {
+    case DType::kF32:
+      return static_cast<const float*>(data)[i];
+    case DType::kF64:
+      return static_cast<const double*>(data)[i];
+    case DType::kF16:
+      return HalfToFloat(static_cast<const Half*>(data)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(static_cast<const BFloat16*>(data)[i]);
+    case DType::kI32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::kI64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DType::kU8:
+      return static_cast<const uint8_t*>(data)[i];
+  }
+  return 0;
+}
+
+bool StoreElement(DType dtype, void* data, size_t i, double value) {
+  switch (dtype) {
+    case DType::kF32:
+      static_cast<float*>(data)[i] = static_cast<float>(value);
+      return true;
+    case DType::kF64:
+      static_cast<double*>(data)[i] = value;
+      return true;
+    case DType::kF16:
+      static_cast<Half*>(data)[i] = FloatToHalf(static_cast<float>(value));
+      return true;
+    case DType::kBF16:
+      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(static_cast<float>(value));
+      return true;
+    case DType::kI32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
+      return true;
+    case DType::kI64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(value);
+      return true;
+    case DType::kU8:
+      static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(static_cast<int>(value) & 0xff);
+      return true;
+  }
+  return false;
+}
+
 }  // namespace cnnbench

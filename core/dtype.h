@@ -57,6 +57,13 @@ float HalfToFloat(Half value);
 BFloat16 FloatToBFloat16(float value);
 float BFloat16ToFloat(BFloat16 value);
 
+// Element i of a buffer of `dtype` as a double (0 for a type it cannot
+// hold), and back: false, nothing written, for a type with no storage here.
+// The collectives' checks (the suite's cases and their tests) read and
+// write their values through these.
+double LoadElement(DType dtype, const void* data, size_t i);
+bool StoreElement(DType dtype, void* data, size_t i, double value);
+
 }  // namespace cnnbench
 
 #endif  // CNNBENCH_CORE_DTYPE_H_

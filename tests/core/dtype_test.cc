@@ -108,5 +108,23 @@ TEST(BFloat16Test, RoundTripAndRounding) {
   EXPECT_TRUE(std::isinf(BFloat16ToFloat(FloatToBFloat16(3.4e38f))));  // rounds past max
 }
 
+// An element stored then loaded is the value as the type holds it: exact
+// for small integers in every type, rounded for fp16/bf16, wrapped for uint8.
+TEST(ElementTest, StoreThenLoadInEveryType) {
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32,
+                      DType::kI64, DType::kU8}) {
+    uint64_t words[4] = {};
+    for (size_t i = 0; i < 3; ++i) ASSERT_TRUE(StoreElement(dtype, words, i, 7.0 * i - 1));
+    EXPECT_EQ(LoadElement(dtype, words, 1), 6.0) << DTypeName(dtype);
+    EXPECT_EQ(LoadElement(dtype, words, 2), 13.0) << DTypeName(dtype);
+    // Element 0 (-1) as each type holds it; the neighbours untouched by a store.
+    EXPECT_EQ(LoadElement(dtype, words, 0), dtype == DType::kU8 ? 255.0 : -1.0) << DTypeName(dtype);
+  }
+  uint16_t bits[1];
+  ASSERT_TRUE(StoreElement(DType::kBF16, bits, 0, 257.0));  // bf16 holds 256 or 258
+  EXPECT_EQ(LoadElement(DType::kBF16, bits, 0), 256.0);
+  EXPECT_FALSE(StoreElement(static_cast<DType>(99), bits, 0, 1.0));
+}
+
 }  // namespace
 }  // namespace cnnbench

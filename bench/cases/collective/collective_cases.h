@@ -98,6 +98,14 @@ void AddCollectiveContext(const SuiteOptions& options);
 // one go, timed as a span.
 TimedCase CollectiveTimedCase(const std::string& name, const CollectiveCase& spec);
 
+// The transports and their rank counts, for the collective and grads
+// sweeps alike: host memory over threads (local, --collective_ranks) or one
+// process per rank (mpi: the job's ranks); with a GPU, NCCL over the
+// non-zero --gpus counts of GPUs in this process, or one GPU per process
+// under MPI.
+std::vector<std::pair<std::string, std::vector<int>>> CollectiveTransports(
+    const SuiteOptions& options);
+
 // One case of a sweep, before anything is allocated.
 struct PlannedCollectiveCase {
   std::string name;

@@ -51,25 +51,6 @@ class GroupCache {
   std::map<std::pair<std::string, int>, std::shared_ptr<CommunicatorGroup>> groups_;
 };
 
-// The transports and their rank counts: host memory over threads (local)
-// or one process per rank (mpi); with a GPU, NCCL over --gpus' counts of
-// GPUs in this process, or one GPU per process under MPI.
-std::vector<std::pair<std::string, std::vector<int>>> CollectiveTransports(
-    const SuiteOptions& options) {
-  std::vector<std::pair<std::string, std::vector<int>>> transports;
-  if (options.mpi != nullptr) {
-    transports.push_back({"mpi", {options.mpi->size}});
-    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
-    return transports;
-  }
-  transports.push_back({"local", options.collectives.ranks});
-  std::vector<int> gpus;
-  for (int g : options.gpus)
-    if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
-  if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
-  return transports;
-}
-
 // What a transport and rank count's sweep left out, one note each, as
 // nccl-tests says "Reducing maxBytes to N due to memory limitation": sizes
 // up to `too_small` that leave a rank nothing, sizes from `past_memory`
@@ -97,6 +78,22 @@ void NoteLeftOut(Collective collective, const std::string& transport, int ranks,
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::vector<int>>> CollectiveTransports(
+    const SuiteOptions& options) {
+  std::vector<std::pair<std::string, std::vector<int>>> transports;
+  if (options.mpi != nullptr) {
+    transports.push_back({"mpi", {options.mpi->size}});
+    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
+    return transports;
+  }
+  transports.push_back({"local", options.collectives.ranks});
+  std::vector<int> gpus;
+  for (int g : options.gpus)
+    if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
+  if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
+  return transports;
+}
 
 absl::StatusOr<std::vector<PlannedCollectiveCase>> PlanCollectiveCases(
     Collective collective, const SuiteOptions& options, double host_memory, double gpu_memory,

@@ -67,49 +67,6 @@ double ReducedInput(ReduceOp op, DType dtype, int ranks, size_t i) {
   return 0;
 }
 
-// Element i of a buffer of `dtype`, as a double, and back.
-double LoadElement(DType dtype, const void* data, size_t i) {
-  switch (dtype) {
-    case DType::kF32:
-      return static_cast<const float*>(data)[i];
-    case DType::kF64:
-      return static_cast<const double*>(data)[i];
-    case DType::kF16:
-      return HalfToFloat(static_cast<const Half*>(data)[i]);
-    case DType::kBF16:
-      return BFloat16ToFloat(static_cast<const BFloat16*>(data)[i]);
-    case DType::kI32:
-      return static_cast<const int32_t*>(data)[i];
-    case DType::kI64:
-      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    default:
-      return 0;
-  }
-}
-void StoreElement(DType dtype, void* data, size_t i, double value) {
-  switch (dtype) {
-    case DType::kF32:
-      static_cast<float*>(data)[i] = static_cast<float>(value);
-      break;
-    case DType::kF64:
-      static_cast<double*>(data)[i] = value;
-      break;
-    case DType::kF16:
-      static_cast<Half*>(data)[i] = FloatToHalf(static_cast<float>(value));
-      break;
-    case DType::kBF16:
-      static_cast<BFloat16*>(data)[i] = FloatToBFloat16(static_cast<float>(value));
-      break;
-    case DType::kI32:
-      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(value);
-      break;
-    case DType::kI64:
-      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(value);
-      break;
-    default:
-      break;
-  }
-}
 // `value` as `dtype` holds it.
 double RoundedTo(DType dtype, double value) {
   char bytes[8];

@@ -20,9 +20,8 @@ double CollectiveInput(Collective collective, ReduceOp op, int rank, size_t i);
 // Element i of a reduction over `ranks` ranks, computed plainly. Averages
 // divide once (integers truncate: the sums are not negative).
 double ReducedInput(ReduceOp op, DType dtype, int ranks, size_t i);
-// Element i of a buffer of `dtype`, as a double, and back.
-double LoadElement(DType dtype, const void* data, size_t i);
-void StoreElement(DType dtype, void* data, size_t i, double value);
+// (An element as a double and back: core/dtype.h's LoadElement and
+// StoreElement, which the collectives' tests use too.)
 // `value` as `dtype` holds it.
 double RoundedTo(DType dtype, double value);
 // How far every rank's element may be from `expected`: 0, but for a

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/cases/collective/collective_cases.h"
 #include "bench/harness/harness.h"
 #include "bench/suite/names.h"
 #include "bench/harness/rank_threads.h"
@@ -181,20 +182,8 @@ absl::Status GradsWorkload::Report(benchmark::State& state) {
 }  // namespace
 
 absl::Status RegisterGradsCases(const SuiteOptions& options, Harness& harness) {
-  // The host's group over --collective_ranks (mpi: the job's ranks, one per
-  // process); with a GPU, NCCL over the non-zero --gpus (mpi: one GPU per
-  // process).
-  std::vector<std::pair<std::string, std::vector<int>>> transports;
-  if (options.mpi != nullptr) {
-    transports.push_back({"mpi", {options.mpi->size}});
-    if (options.gpu_count > 0) transports.push_back({"nccl", {options.mpi->size}});
-  } else {
-    transports.push_back({"local", options.collectives.ranks});
-    std::vector<int> gpus;
-    for (int g : options.gpus)
-      if (g > 0 && std::find(gpus.begin(), gpus.end(), g) == gpus.end()) gpus.push_back(g);
-    if (options.gpu_count > 0 && !gpus.empty()) transports.push_back({"nccl", gpus});
-  }
+  // The collectives' transports and rank counts (CollectiveTransports).
+  const auto transports = CollectiveTransports(options);
   for (const std::string& model : options.train.models) {
     RETURN_IF_ERROR(FindModel(model).status());
     for (const auto& [impl, rank_counts] : transports)

@@ -14,55 +14,11 @@ int64_t Value(int rank, size_t i) { return static_cast<int64_t>((rank * 7 + i * 
 double CopyValue(int rank, size_t i) { return static_cast<double>(rank * 50 + i % 47); }
 
 void Elements::Set(size_t i, double v) {
-  void* p = words.data();
-  switch (dtype) {
-    case DType::kF32:
-      static_cast<float*>(p)[i] = static_cast<float>(v);
-      break;
-    case DType::kF64:
-      static_cast<double*>(p)[i] = v;
-      break;
-    case DType::kF16:
-      static_cast<Half*>(p)[i] = FloatToHalf(static_cast<float>(v));
-      break;
-    case DType::kBF16:
-      static_cast<BFloat16*>(p)[i] = FloatToBFloat16(static_cast<float>(v));
-      break;
-    case DType::kI32:
-      static_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
-      break;
-    case DType::kI64:
-      static_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
-      break;
-    case DType::kU8:
-      static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(static_cast<int>(v) & 0xff);
-      break;
-    default:
-      ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
-  }
+  if (!StoreElement(dtype, words.data(), i, v))
+    ADD_FAILURE() << "no test storage for " << DTypeName(dtype);
 }
 
-double Elements::Get(size_t i) const {
-  const void* p = words.data();
-  switch (dtype) {
-    case DType::kF32:
-      return static_cast<const float*>(p)[i];
-    case DType::kF64:
-      return static_cast<const double*>(p)[i];
-    case DType::kF16:
-      return HalfToFloat(static_cast<const Half*>(p)[i]);
-    case DType::kBF16:
-      return BFloat16ToFloat(static_cast<const BFloat16*>(p)[i]);
-    case DType::kI32:
-      return static_cast<const int32_t*>(p)[i];
-    case DType::kI64:
-      return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-    case DType::kU8:
-      return static_cast<const uint8_t*>(p)[i];
-    default:
-      return 0;
-  }
-}
+double Elements::Get(size_t i) const { return LoadElement(dtype, words.data(), i); }
 
 bool Elements::Same(size_t i, const Elements& other) const {
   const size_t size = SizeOf(dtype);
