@@ -285,6 +285,26 @@ std::string PrintKernel(const CaseName& c) {
   return absl::StrJoin(parts, "/");
 }
 
+// A collective's case family, from its traits: its name, the grammar with
+// its reductions (or none, for the copies), busbw, registered and spanning
+// an MPI job's ranks.
+CaseFamily CollectiveFamily(Collective c) {
+  const std::string name(CollectiveName(c));
+  return CaseFamily{FamilyOf(c),
+                    name,
+                    absl::StrCat(name, "/<nccl|mpi|local>/<dtype>/",
+                                 Reduces(c) ? "<sum|prod|max|min|avg>" : "none",
+                                 "/bytes:<S>/ranks:<N>"),
+                    6,
+                    {},
+                    "",
+                    "busbw",
+                    true,
+                    true,
+                    ParseCollective,
+                    PrintCollective};
+}
+
 }  // namespace
 
 const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
@@ -309,30 +329,14 @@ const std::array<CaseFamily, kFamilyCount>& CaseFamilies() {
                  two, "relu", "bytes_per_second", true, false, ParseKernel, PrintKernel},
       CaseFamily{F::kGemm, "gemm", "gemm/<precision>/<device>/<shape>", 4,
                  {}, "gemm", "flops", true, false, ParseKernel, PrintKernel},
-      CaseFamily{F::kAllReduce, "allreduce",
-                 "allreduce/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kAllGather, "allgather",
-                 "allgather/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kReduceScatter, "reducescatter",
-                 "reducescatter/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kBroadcast, "broadcast",
-                 "broadcast/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kReduce, "reduce",
-                 "reduce/<nccl|mpi|local>/<dtype>/<sum|prod|max|min|avg>/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kAllToAll, "alltoall",
-                 "alltoall/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kGather, "gather",
-                 "gather/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
-      CaseFamily{F::kScatter, "scatter",
-                 "scatter/<nccl|mpi|local>/<dtype>/none/bytes:<S>/ranks:<N>", 6,
-                 {}, "", "busbw", true, true, ParseCollective, PrintCollective},
+      CollectiveFamily(Collective::kAllReduce),
+      CollectiveFamily(Collective::kAllGather),
+      CollectiveFamily(Collective::kReduceScatter),
+      CollectiveFamily(Collective::kBroadcast),
+      CollectiveFamily(Collective::kReduce),
+      CollectiveFamily(Collective::kAllToAll),
+      CollectiveFamily(Collective::kGather),
+      CollectiveFamily(Collective::kScatter),
       CaseFamily{F::kGrads, "grads", "grads/<model>/<nccl|mpi|local>/bucket_mb:<M>/ranks:<N>", 5,
                  {}, "", "busbw", true, true, ParseGrads, PrintGrads},
       CaseFamily{F::kInput, "input", "input/<tfrecord|folder>/<preprocess>/threads:<T>", 4,

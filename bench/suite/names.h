@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -33,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kernels/collectives/communicator.h"
 #include "kernels/op_traits.h"
 
 namespace cnnbench::bench {
@@ -68,11 +70,20 @@ enum class Family : int {
   kCount,  // not a family: how many there are
 };
 inline constexpr size_t kFamilyCount = static_cast<size_t>(Family::kCount);
-// The collectives' families, kAllReduce .. kScatter: one name grammar, one
-// workload (bench/cases/collective/collective_cases.cc), one table layout (nccl-tests').
+// The collectives' families, kAllReduce .. kScatter: one per Collective, in
+// its order (FamilyOf), each named, parsed and printed from the collective's
+// traits (kernels/collectives/communicator.h); one workload
+// (bench/cases/collective/collective_cases.cc), one table layout (nccl-tests').
 inline constexpr bool IsCollectiveFamily(Family f) {
   return f >= Family::kAllReduce && f <= Family::kScatter;
 }
+constexpr Family FamilyOf(Collective c) {
+  return static_cast<Family>(static_cast<int>(Family::kAllReduce) + static_cast<int>(c));
+}
+static_assert(static_cast<size_t>(Family::kScatter) - static_cast<size_t>(Family::kAllReduce) + 1 ==
+                  std::size(kCollectives),
+              "one case family per Collective, in its order, from kAllReduce to the last "
+              "collective's (IsCollectiveFamily's bound)");
 
 // One family's entry of a family-indexed table (FamilyTable<T>): the family
 // it is for and its value. It has no default, so an initializer that leaves
