@@ -152,6 +152,11 @@ inline bool Rooted(Collective c) { return CollectiveTraitsOf(c).rooted; }
 inline bool Reduces(Collective c) { return CollectiveTraitsOf(c).reduces; }
 // Whether it has an in-place variant (all-to-all has none).
 inline bool HasInPlace(Collective c) { return CollectiveTraitsOf(c).in_place; }
+// Whether a buffer holds size() * count, each rank's part rounded to whole
+// kRankPartAlignment bytes (ShapeOf): all but all-reduce, broadcast, reduce.
+inline bool PartsPerRank(Collective c) {
+  return CollectiveTraitsOf(c).send_per_rank || CollectiveTraitsOf(c).recv_per_rank;
+}
 
 // The one table of nccl-tests' bus bandwidth (its doc/PERFORMANCE.md):
 // busbw = algbw * factor, with algbw = size / time. The size is nccl-tests':

@@ -200,8 +200,14 @@ class NcclCommunicator final : public Communicator {
     ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
     const size_t slice = count * SizeOf(dtype);
     const bool in_place = rank_ == root && send == static_cast<char*>(recv) + root * slice;
+    if (rank_ == root && !in_place && Overlaps(send, slice, recv, slice * size_))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nccl gather, rank ", rank_, " of ", size_,
+          ": the send buffer overlaps the receive buffer without being the root's slice of it "
+          "(in place is send == recv + root * count)"));
     ncclResult_t result = ncclGroupStart();
-    if (!in_place) result = ncclSend(send, count, type, root, comm_, Native(stream));
+    if (result == ncclSuccess && !in_place)
+      result = ncclSend(send, count, type, root, comm_, Native(stream));
     for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
       if (!(in_place && r == root))
         result =
@@ -219,6 +225,11 @@ class NcclCommunicator final : public Communicator {
     ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
     const size_t slice = count * SizeOf(dtype);
     const bool in_place = rank_ == root && recv == static_cast<const char*>(send) + root * slice;
+    if (rank_ == root && !in_place && Overlaps(recv, slice, send, slice * size_))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nccl scatter, rank ", rank_, " of ", size_,
+          ": the receive buffer overlaps the send buffer without being the root's slice of it "
+          "(in place is recv == send + root * count)"));
     ncclResult_t result = ncclGroupStart();
     for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
       if (!(in_place && r == root))
@@ -289,6 +300,12 @@ class NcclCommunicator final : public Communicator {
           absl::StrCat(where, ": a null buffer for ", count, " elements"));
     CUDA_RETURN_IF_ERROR(cudaSetDevice(device_.ordinal));
     return absl::OkStatus();
+  }
+
+  static bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+    const char* x = static_cast<const char*>(a);
+    const char* y = static_cast<const char*>(b);
+    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
   }
 
   absl::Status CheckRoot(absl::string_view what, int root) const {

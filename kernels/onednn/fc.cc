@@ -3,8 +3,9 @@
 // (OC,IC) (row-major, the same bytes as (OC,C,H,W)); a blocked producer's
 // output is reordered on the edge. oneDNN 2.6.3 runs a 4-D inner product
 // on its gemm kernel, with the weights in another layout in each pass
-// (alexnet's fc0, fp32, batch 32: 92 ms a step, against 39 ms for the 2-D
-// brgemm kernels and their 1.2 MB reorder of the input).
+// (alexnet's fc0, fp32, batch 32: 92 ms a step, against 48 ms for the 2-D
+// brgemm kernels with their 1.2 MB reorder of the input;
+// docs/results/2026-12-04-update-fc-cpu.md).
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/onednn/ops.h"

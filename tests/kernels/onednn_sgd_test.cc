@@ -78,19 +78,22 @@ TEST(OneDnnSgdTest, MissingMomentumBufferIsAnError) {
 }
 
 // Copies spread over tiles and threads: short ones, one across a tile
-// boundary, one ending at the last parameter; the gaps between them hold
-// a sentinel the update must leave alone.
+// boundary, one ending at the last parameter. Each copy's storage is
+// followed by kGap sentinels the update must leave alone (a write past a
+// copy's end lands there).
+constexpr int64_t kGap = 16;
+constexpr uint16_t kSentinel = 0xdead;
 std::vector<Bf16Copy> CopiesOf(int64_t count, std::vector<uint16_t>* storage) {
   const std::vector<std::pair<int64_t, int64_t>> ranges = {
       {0, 1}, {1, 15}, {40, 4100}, {4200, 9000}, {70000, 3}, {70010, 60001}, {count - 777, 777}};
   int64_t total = 0;
-  for (const auto& r : ranges) total += r.second;
-  storage->assign(total, 0xdeadu);
+  for (const auto& r : ranges) total += r.second + kGap;
+  storage->assign(total, kSentinel);
   std::vector<Bf16Copy> copies;
   int64_t at = 0;
   for (const auto& [offset, n] : ranges) {
     copies.push_back(Bf16Copy{offset, n, storage->data() + at});
-    at += n;
+    at += n + kGap;
   }
   return copies;
 }
@@ -128,6 +131,7 @@ void ExpectCopiesWritten(const SgdDesc& desc) {
     std::vector<uint16_t> cast(copy.count);
     onednn::ConvertF32ToBf16(w2.data() + copy.offset, cast.data(), copy.count);
     expected.insert(expected.end(), cast.begin(), cast.end());
+    expected.insert(expected.end(), kGap, kSentinel);
     for (int64_t i = 0; i < copy.count; ++i)
       ASSERT_EQ(copy.data[i], FloatToBFloat16(w2[copy.offset + i]).bits)
           << "copy at " << copy.offset << ", element " << i;

@@ -193,7 +193,7 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
   if (shape.count == 0 || shape.bytes != spec.bytes)
     return absl::InvalidArgumentError(absl::StrCat(
         "bytes:", spec.bytes, " is not a whole number of ", DTypeName(spec.dtype), " elements",
-        spec.collective == Collective::kAllReduce || Rooted(spec.collective)
+        !PartsPerRank(spec.collective)
             ? ""
             : absl::StrCat(" per rank of ", size, " in whole ", kRankPartAlignment,
                            " bytes (nccl-tests' sizes; --list shows the sizes a sweep makes)")));

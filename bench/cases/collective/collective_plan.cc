@@ -63,7 +63,7 @@ void NoteLeftOut(Collective collective, const std::string& transport, int ranks,
   if (too_small > 0)
     notes.push_back(absl::StrCat(
         where, "sizes up to ", too_small, " bytes left out: under ",
-        Rooted(collective) || collective == Collective::kAllReduce
+        !PartsPerRank(collective)
             ? "one element"
             : absl::StrCat(kRankPartAlignment, " bytes per rank (nccl-tests' rounding)")));
   if (past_memory > 0)
