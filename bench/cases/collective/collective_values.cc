@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/collectives/reference.h"
+
 namespace cnnbench::bench {
 namespace {
 
@@ -40,31 +42,12 @@ double CollectiveInput(Collective collective, ReduceOp op, int rank, size_t i) {
   return static_cast<double>(k);
 }
 
-// Element i of a reduction over `ranks` ranks, computed plainly. Averages
-// divide once (integers truncate: the sums are not negative).
+// Element i of a reduction over `ranks` ranks (ReferenceReduction, which
+// the collectives' tests share).
 double ReducedInput(ReduceOp op, DType dtype, int ranks, size_t i) {
-  double sum = 0, prod = 1;
-  double max = CollectiveInput(Collective::kAllReduce, op, 0, i), min = max;
-  for (int r = 0; r < ranks; ++r) {
-    const double v = CollectiveInput(Collective::kAllReduce, op, r, i);
-    sum += v;
-    prod *= v;
-    max = std::max(max, v);
-    min = std::min(min, v);
-  }
-  switch (op) {
-    case ReduceOp::kSum:
-      return sum;
-    case ReduceOp::kProd:
-      return prod;
-    case ReduceOp::kMax:
-      return max;
-    case ReduceOp::kMin:
-      return min;
-    case ReduceOp::kAvg:
-      return IsInteger(dtype) ? std::floor(sum / ranks) : sum / ranks;
-  }
-  return 0;
+  return ReferenceReduction(op, dtype, ranks, [op, i](int r) {
+    return CollectiveInput(Collective::kAllReduce, op, r, i);
+  });
 }
 
 // `value` as `dtype` holds it.

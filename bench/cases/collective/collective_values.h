@@ -17,8 +17,8 @@ namespace cnnbench::bench {
 // where (r + i) % 3 == 0, else 1, so every product is +-1; the copies carry
 // (37 r + i) % 251, which tells the ranks apart.
 double CollectiveInput(Collective collective, ReduceOp op, int rank, size_t i);
-// Element i of a reduction over `ranks` ranks, computed plainly. Averages
-// divide once (integers truncate: the sums are not negative).
+// Element i of a reduction over `ranks` ranks, computed plainly
+// (ReferenceReduction: averages divide once, integers truncate).
 double ReducedInput(ReduceOp op, DType dtype, int ranks, size_t i);
 // (An element as a double and back: core/dtype.h's LoadElement and
 // StoreElement, which the collectives' tests use too.)

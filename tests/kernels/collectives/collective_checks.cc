@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/collectives/reference.h"
 #include "gtest/gtest.h"
 
 namespace cnnbench {
@@ -27,31 +28,10 @@ bool Elements::Same(size_t i, const Elements& other) const {
 }
 
 double Expected(DType dtype, ReduceOp op, int ranks, size_t i) {
-  int64_t sum = 0, max = Value(0, i), min = Value(0, i);
-  double prod = 1;  // in floating point: a zero keeps the product's sign (-0), as IEEE's
-  for (int r = 0; r < ranks; ++r) {
-    sum += Value(r, i);
-    prod *= static_cast<double>(Value(r, i));
-    max = std::max(max, Value(r, i));
-    min = std::min(min, Value(r, i));
-  }
-  switch (op) {
-    case ReduceOp::kSum:
-      return static_cast<double>(sum);
-    case ReduceOp::kMax:
-      return static_cast<double>(max);
-    case ReduceOp::kMin:
-      return static_cast<double>(min);
-    case ReduceOp::kProd:
-      // At most 5^4 over four ranks: exact in every type but bf16, which the
-      // caller's Set rounds once, as the accumulation in fp32 does.
-      return prod;
-    case ReduceOp::kAvg:
-      if (dtype == DType::kI32 || dtype == DType::kI64) return static_cast<double>(sum / ranks);
-      if (dtype == DType::kF64) return static_cast<double>(sum) / ranks;
-      return static_cast<float>(sum) / static_cast<float>(ranks);
-  }
-  return 0;
+  // At most 5^4 over four ranks: a product is exact in every type but bf16,
+  // which the caller's Set rounds once, as the accumulation in fp32 does.
+  return ReferenceReduction(op, dtype, ranks,
+                            [i](int r) { return static_cast<double>(Value(r, i)); });
 }
 
 std::string AllReduceAndCheck(Communicator& comm, const Stream& stream, DType dtype, ReduceOp op,
