@@ -189,57 +189,14 @@ class NcclCommunicator final : public Communicator {
     return Enqueued(result, "ncclSend/ncclRecv (all-to-all)");
   }
 
-  // As nccl-tests makes gather and scatter: the root's sends or receives
-  // to every rank and each rank's one receive or send, in one group. In
-  // place, the root's own part is where it belongs already: no pair to itself.
   absl::Status Gather(const void* send, void* recv, size_t count, DType dtype, int root,
                       const Stream& stream) override {
-    // The receive buffer is written on the root only: elsewhere it may be null.
-    RETURN_IF_ERROR(CheckCall("gather", send, rank_ == root ? recv : send, count, stream));
-    RETURN_IF_ERROR(CheckRoot("gather", root));
-    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
-    const size_t slice = count * SizeOf(dtype);
-    const bool in_place = rank_ == root && send == static_cast<char*>(recv) + root * slice;
-    if (rank_ == root && !in_place && Overlaps(send, slice, recv, slice * size_))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "nccl gather, rank ", rank_, " of ", size_,
-          ": the send buffer overlaps the receive buffer without being the root's slice of it "
-          "(in place is send == recv + root * count)"));
-    ncclResult_t result = ncclGroupStart();
-    if (result == ncclSuccess && !in_place)
-      result = ncclSend(send, count, type, root, comm_, Native(stream));
-    for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
-      if (!(in_place && r == root))
-        result =
-            ncclRecv(static_cast<char*>(recv) + r * slice, count, type, r, comm_, Native(stream));
-    const ncclResult_t ended = ncclGroupEnd();
-    if (result == ncclSuccess) result = ended;
-    return Enqueued(result, "ncclSend/ncclRecv (gather)");
+    return RootParts(/*gather=*/true, send, recv, count, dtype, root, stream);
   }
 
   absl::Status Scatter(const void* send, void* recv, size_t count, DType dtype, int root,
                        const Stream& stream) override {
-    // The send buffer is read on the root only: elsewhere it may be null.
-    RETURN_IF_ERROR(CheckCall("scatter", rank_ == root ? send : recv, recv, count, stream));
-    RETURN_IF_ERROR(CheckRoot("scatter", root));
-    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
-    const size_t slice = count * SizeOf(dtype);
-    const bool in_place = rank_ == root && recv == static_cast<const char*>(send) + root * slice;
-    if (rank_ == root && !in_place && Overlaps(recv, slice, send, slice * size_))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "nccl scatter, rank ", rank_, " of ", size_,
-          ": the receive buffer overlaps the send buffer without being the root's slice of it "
-          "(in place is recv == send + root * count)"));
-    ncclResult_t result = ncclGroupStart();
-    for (int r = 0; rank_ == root && r < size_ && result == ncclSuccess; ++r)
-      if (!(in_place && r == root))
-        result = ncclSend(static_cast<const char*>(send) + r * slice, count, type, r, comm_,
-                          Native(stream));
-    if (result == ncclSuccess && !in_place)
-      result = ncclRecv(recv, count, type, root, comm_, Native(stream));
-    const ncclResult_t ended = ncclGroupEnd();
-    if (result == ncclSuccess) result = ended;
-    return Enqueued(result, "ncclSend/ncclRecv (scatter)");
+    return RootParts(/*gather=*/false, send, recv, count, dtype, root, stream);
   }
 
   absl::Status Reduce(const void* send, void* recv, size_t count, DType dtype, ReduceOp op,
@@ -300,6 +257,46 @@ class NcclCommunicator final : public Communicator {
           absl::StrCat(where, ": a null buffer for ", count, " elements"));
     CUDA_RETURN_IF_ERROR(cudaSetDevice(device_.ordinal));
     return absl::OkStatus();
+  }
+
+  // Gather (every rank's part into the root's recv) or scatter (the root's
+  // send out to every rank), as nccl-tests makes them: the root's sends or
+  // receives to every rank and each rank's one receive or send, in one
+  // group. The root's side holds size() * count, and is used on the root
+  // only (elsewhere it may be null). In place, the root's own part is where
+  // it belongs already: no pair to itself.
+  absl::Status RootParts(bool gather, const void* send, void* recv, size_t count, DType dtype,
+                         int root, const Stream& stream) {
+    const char* what = gather ? "gather" : "scatter";
+    const bool is_root = rank_ == root;
+    const void* part = gather ? send : recv;  // this rank's count elements
+    const void* all = gather ? recv : send;   // the root's size() * count
+    RETURN_IF_ERROR(CheckCall(what, part, is_root ? all : part, count, stream));
+    RETURN_IF_ERROR(CheckRoot(what, root));
+    ASSIGN_OR_RETURN(const ncclDataType_t type, NcclType(dtype, false));
+    const size_t slice = count * SizeOf(dtype);
+    const char* root_slice = static_cast<const char*>(all) + root * slice;
+    const bool in_place = is_root && part == root_slice;
+    if (is_root && !in_place && Overlaps(part, slice, all, slice * size_))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "nccl ", what, ", rank ", rank_, " of ", size_, ": the ", gather ? "send" : "receive",
+          " buffer overlaps the ", gather ? "receive" : "send",
+          " buffer without being the root's slice of it (in place is ",
+          gather ? "send == recv" : "recv == send", " + root * count)"));
+    ncclResult_t result = ncclGroupStart();
+    if (result == ncclSuccess && !in_place)
+      result = gather ? ncclSend(send, count, type, root, comm_, Native(stream))
+                      : ncclRecv(recv, count, type, root, comm_, Native(stream));
+    for (int r = 0; is_root && r < size_ && result == ncclSuccess; ++r) {
+      if (in_place && r == root) continue;
+      result = gather ? ncclRecv(static_cast<char*>(recv) + r * slice, count, type, r, comm_,
+                                 Native(stream))
+                      : ncclSend(static_cast<const char*>(send) + r * slice, count, type, r,
+                                 comm_, Native(stream));
+    }
+    const ncclResult_t ended = ncclGroupEnd();
+    if (result == ncclSuccess) result = ended;
+    return Enqueued(result, gather ? "ncclSend/ncclRecv (gather)" : "ncclSend/ncclRecv (scatter)");
   }
 
   static bool Overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {

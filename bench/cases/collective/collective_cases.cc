@@ -156,7 +156,6 @@ class CollectiveWorkload : public Workload {
   const std::shared_ptr<CommunicatorGroup> group_;  // outlives the threads
   const CollectiveCase spec_;
   const CollectiveDefinition* definition_ = nullptr;
-  CollectiveShape shape_;
   // Not resized once the rank threads run: they hold references into it.
   std::vector<Rank> ranks_;
   std::optional<Timer> in_place_timer_;  // on rank 0's stream
@@ -206,7 +205,6 @@ absl::StatusOr<std::unique_ptr<Workload>> CollectiveWorkload::Prepare(
         "unsupported: root ", spec.root, " is not a rank of ", size, " (--collective_root)"));
 
   std::unique_ptr<CollectiveWorkload> w(new CollectiveWorkload(std::move(group), spec));
-  w->shape_ = shape;
   w->definition_ = &DefinitionOf(spec.collective);
   // Everything that can fail on one rank alone is done before the rank
   // threads start, so no rank waits for one that already gave up.
@@ -282,12 +280,15 @@ absl::Status CollectiveWorkload::Fill(Rank& rank, bool in_place) {
   }
   RETURN_IF_ERROR(
       CopyBytes(buffer.data(), buffer.device(), rank.host.data(), Device::Cpu(), buffer.size()));
-  if (in_place) return absl::OkStatus();
-  // Out of place, the receive buffer starts poisoned, so an unwritten element shows.
-  rank.host.assign(rank.recv.size(), 0);
-  for (size_t i = 0; i < shape_.recv_elements; ++i) StoreElement(t, rank.host.data(), i, kPoison);
-  return CopyBytes(rank.recv.data(), rank.recv.device(), rank.host.data(), Device::Cpu(),
-                   rank.recv.size());
+  // A result landing in the other buffer (out of place: the receive buffer;
+  // in place, a scatter's off the root) finds it poisoned, so an unwritten
+  // element shows rather than the last check's values.
+  const BufferRange result = definition_->result(rank.side, in_place);
+  if (result.send == inputs.send) return absl::OkStatus();
+  Buffer& out = result.send ? rank.send : rank.recv;
+  rank.host.assign(out.size(), 0);
+  for (size_t i = 0; i < out.size() / SizeOf(t); ++i) StoreElement(t, rank.host.data(), i, kPoison);
+  return CopyBytes(out.data(), out.device(), rank.host.data(), Device::Cpu(), out.size());
 }
 
 absl::Status CollectiveWorkload::Check(Rank& rank, bool in_place, int64_t& wrong) {
