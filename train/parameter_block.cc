@@ -13,6 +13,10 @@ absl::StatusOr<ParameterBlock> ParameterBlock::Allocate(const StepPlan& plan, Ba
   const Device device = backend->device();
   ParameterBlock block;
   block.backend_ = backend;
+  // Which working copies the optimizer may write (decided once, not per update).
+  for (const StepPlan::Param& p : plan.params)
+    block.bf16_copy_.push_back(p.low_precision && p.spec.dtype == DType::kBF16 &&
+                               backend->CastsElementwise(p.master, p.spec));
   ASSIGN_OR_RETURN(block.masters_, Buffer::Allocate(device, plan.params_bytes));
   // A forward-only plan keeps no gradients and no optimizer state.
   const size_t trained = plan.options.forward_only ? 0 : plan.params_bytes;
@@ -74,15 +78,12 @@ absl::Status ParameterBlock::CastGradients(const StepPlan& plan,
   return absl::OkStatus();
 }
 
-bool ParameterBlock::IsBf16Copy(const StepPlan::Param& p) const {
-  return p.low_precision && p.spec.dtype == DType::kBF16 &&
-         backend_->CastsElementwise(p.master, p.spec);
-}
 
 std::vector<Bf16Copy> ParameterBlock::Bf16Copies(const StepPlan& plan) const {
   std::vector<Bf16Copy> copies;
-  for (const StepPlan::Param& param : plan.params) {
-    if (!IsBf16Copy(param)) continue;
+  for (size_t p = 0; p < plan.params.size(); ++p) {
+    if (!bf16_copy_[p]) continue;
+    const StepPlan::Param& param = plan.params[p];
     Bf16Copy copy;
     copy.offset = static_cast<int64_t>(param.offset / sizeof(float));
     copy.count = static_cast<int64_t>(param.master.bytes / sizeof(float));
@@ -96,11 +97,13 @@ std::vector<Bf16Copy> ParameterBlock::Bf16Copies(const StepPlan& plan) const {
 
 absl::Status ParameterBlock::RefreshWorkingCopies(const StepPlan& plan,
                                                   bool except_bf16_copies) const {
-  for (const StepPlan::Param& param : plan.params)
-    if (param.low_precision && !(except_bf16_copies && IsBf16Copy(param)))
+  for (size_t p = 0; p < plan.params.size(); ++p) {
+    const StepPlan::Param& param = plan.params[p];
+    if (param.low_precision && !(except_bf16_copies && bf16_copy_[p]))
       RETURN_IF_ERROR(backend_->Reorder(param.master,
                                         static_cast<char*>(masters_.data()) + param.offset,
                                         param.spec, weights(param)));
+  }
   return absl::OkStatus();
 }
 

@@ -64,9 +64,10 @@ class ParameterBlock {
   size_t bytes() const;
 
  private:
-  bool IsBf16Copy(const StepPlan::Param& p) const;
-
   Backend* backend_ = nullptr;
+  // Per parameter of the plan: whether it is one of Bf16Copies (set once,
+  // at Allocate).
+  std::vector<bool> bf16_copy_;
   Buffer masters_, gradients_, momentum_, lowp_weights_, lowp_gradients_;
 };
 

@@ -61,19 +61,18 @@ absl::Status CheckOwnCall(const Call& c, const Stream& stream, int rank, int siz
     if (!count.ok()) return absl::Status(count.code(), absl::StrCat(what(), ": ", count.message()));
   }
   if (c.count == 0) return absl::OkStatus();
-  // A reduce and a gather write only the root's receive buffer, a
-  // broadcast and a scatter read only the root's send buffer: the others
-  // may pass null.
+  // A reduce or gather writes only the root's receive buffer, a broadcast
+  // or scatter reads only the root's send buffer (the traits say which):
+  // the others may pass null.
+  const CollectiveTraits& t = CollectiveTraitsOf(c.kind);
   const bool root = rank == c.root;
-  const bool needs_recv = root || (c.kind != Collective::kReduce && c.kind != Collective::kGather);
-  const bool needs_send =
-      root || (c.kind != Collective::kBroadcast && c.kind != Collective::kScatter);
+  const bool needs_recv = root || !t.recv_root_only;
+  const bool needs_send = root || !t.send_root_only;
   if ((needs_send && c.send == nullptr) || (needs_recv && c.recv == nullptr))
     return absl::InvalidArgumentError(
         absl::StrCat(what(), ": the ", needs_send && c.send == nullptr ? "send " : "receive ",
                      "buffer is null for ", c.count, " elements"));
   if (!needs_send || !needs_recv) return absl::OkStatus();  // one buffer: nothing to overlap
-  const CollectiveTraits& t = CollectiveTraitsOf(c.kind);
   const size_t bytes = c.count * SizeOf(c.dtype);
   const size_t all = bytes * static_cast<size_t>(size);
   // A rooted collective's in-place slice is the root's (the only rank with

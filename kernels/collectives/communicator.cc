@@ -25,20 +25,24 @@ namespace {
 
 // clang-format off
 constexpr CollectiveTraits kTraits[] = {
-    // collective, name, display, rooted, reduces, in place, send / recv per rank, bus
-    {Collective::kAllReduce, "allreduce", "all-reduce", false, true, true, false, false,
-     BusRule::kAllReduce},
-    {Collective::kAllGather, "allgather", "all-gather", false, false, true, false, true,
-     BusRule::kShared},
+    // collective, name, display, rooted, reduces, in place, send / recv per rank,
+    // send / recv on the root only, bus
+    {Collective::kAllReduce, "allreduce", "all-reduce", false, true, true, false, false, false,
+     false, BusRule::kAllReduce},
+    {Collective::kAllGather, "allgather", "all-gather", false, false, true, false, true, false,
+     false, BusRule::kShared},
     {Collective::kReduceScatter, "reducescatter", "reduce-scatter", false, true, true, true, false,
-     BusRule::kShared},
-    {Collective::kBroadcast, "broadcast", "broadcast", true, false, true, false, false,
+     false, false, BusRule::kShared},
+    {Collective::kBroadcast, "broadcast", "broadcast", true, false, true, false, false, true,
+     false, BusRule::kWhole},
+    {Collective::kReduce, "reduce", "reduce", true, true, true, false, false, false, true,
      BusRule::kWhole},
-    {Collective::kReduce, "reduce", "reduce", true, true, true, false, false, BusRule::kWhole},
-    {Collective::kAllToAll, "alltoall", "all-to-all", false, false, false, true, true,
+    {Collective::kAllToAll, "alltoall", "all-to-all", false, false, false, true, true, false,
+     false, BusRule::kShared},
+    {Collective::kGather, "gather", "gather", true, false, true, false, true, false, true,
      BusRule::kShared},
-    {Collective::kGather, "gather", "gather", true, false, true, false, true, BusRule::kShared},
-    {Collective::kScatter, "scatter", "scatter", true, false, true, true, false, BusRule::kShared},
+    {Collective::kScatter, "scatter", "scatter", true, false, true, true, false, true, false,
+     BusRule::kShared},
 };
 // clang-format on
 static_assert(std::size(kTraits) == std::size(kCollectives),

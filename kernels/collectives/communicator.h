@@ -123,7 +123,8 @@ inline constexpr Collective kCollectives[] = {
 // kCollectives' order; communicator.cc's static_assert fails while a
 // collective lacks its row): its names, whether it has a root, reduces or
 // has an in-place form, which of its buffers hold size() * count elements
-// (the rest hold count), and its bus bandwidth factor (BusFactor).
+// (the rest hold count), which are used on the root only (the others may
+// pass null there), and its bus bandwidth factor (BusFactor).
 enum class BusRule {
   kAllReduce,  // 2(n-1)/n
   kShared,     // (n-1)/n: each rank's part moves to or from the others
@@ -138,6 +139,8 @@ struct CollectiveTraits {
   bool in_place;
   bool send_per_rank;  // send holds size() * count
   bool recv_per_rank;  // recv holds size() * count
+  bool send_root_only;  // send is read on the root only (broadcast, scatter)
+  bool recv_root_only;  // recv is written on the root only (reduce, gather)
   BusRule bus;
 };
 const CollectiveTraits& CollectiveTraitsOf(Collective collective);

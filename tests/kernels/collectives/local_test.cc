@@ -442,6 +442,33 @@ TEST(LocalGroupTest, AGatherOrScatterBadOnOneRankFailsOnEveryRank) {
   EXPECT_TRUE(absl::StrContains(roots[0].message(), "disagree")) << roots[0];
 }
 
+// Only the root's buffer of the root-only side may be null elsewhere: a
+// null on the side every rank uses (gather's send, scatter's receive), or
+// the root's own null, fails on every rank.
+TEST(LocalGroupTest, AGatherOrScatterWithANullBufferItUsesFailsOnEveryRank) {
+  auto group = CreateLocalGroup(2);
+  ASSERT_TRUE(group.ok()) << group.status();
+  std::vector<absl::Status> gather(2), scatter(2), root_null(2);
+  OnEveryRank(2, [&](int rank) {
+    std::vector<float> part(4, 1.0f), all(8, 0.0f);
+    Communicator& comm = *(*group)[rank];
+    // Rank 1 (not the root) gathers from a null send buffer.
+    gather[rank] = comm.Gather(rank == 1 ? nullptr : part.data(), all.data(), 4, DType::kF32, 0,
+                               Stream::Cpu());
+    // Rank 1 (not the root) scatters into a null receive buffer.
+    scatter[rank] = comm.Scatter(all.data(), rank == 1 ? nullptr : part.data(), 4, DType::kF32,
+                                 0, Stream::Cpu());
+    // The root (rank 0) of a scatter passes a null send buffer.
+    root_null[rank] = comm.Scatter(rank == 0 ? nullptr : all.data(), part.data(), 4, DType::kF32,
+                                   0, Stream::Cpu());
+  });
+  for (int r = 0; r < 2; ++r)
+    for (const absl::Status& s : {gather[r], scatter[r], root_null[r]}) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+      EXPECT_TRUE(absl::StrContains(s.message(), "null")) << s;
+    }
+}
+
 TEST(LocalGroupTest, AllToAllInEveryDType) {
   ExpectEveryRankPasses([](Communicator& comm, const Stream& stream) {
     std::string failure;
