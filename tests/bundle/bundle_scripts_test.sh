@@ -10,7 +10,10 @@
 # and second call; sanitize.sh with fake sanitizers (clean, findings, a
 # failing test, a refusing device, none installed), one file; the PyTorch
 # peer's JSON after each precision; gather_libs.sh (the bundle's
-# libraries) with a fake ldd.
+# libraries) with a fake ldd; every script refusing a wrong command line
+# (an unknown option, a results folder that is a file) before it runs;
+# summarize.py on odd JSON (no traceback, NaN shown as n/a, strict
+# check.json).
 #
 # Under Bazel (sh_test) or directly: bash tests/bundle/bundle_scripts_test.sh
 set -u
@@ -577,6 +580,162 @@ assert m.plan_cache_line(counts) == [
     "plan-choice file: 1 plans searched and timed once, 2 built from the file in later steps, "
     "1 recorded plans no longer built"], m.plan_cache_line(counts)
 assert m.plan_cache_line({"hit": 0, "miss": 0, "stale": 0}) == []
+PY
+
+#### A wrong command line: each script refuses it (exit 2, saying why)
+# before anything runs or is written. An existing file as RESULTS_DIR once
+# sent every log to / (mkdir and cd failed and the path went empty); an
+# unknown option was taken for a folder.
+W="$TMP/cmdline"
+mkdir -p "$W/cwd"
+echo "keep me" >"$W/cwd/afile"
+# refused WHAT PATTERN CMD...: CMD exits 2 with PATTERN on stderr, and
+# neither the folder it runs in nor the bundle gains a file.
+refused() {
+  local what="$1" pattern="$2" before_cwd before_bundle err rc
+  shift 2
+  before_cwd="$(ls -A "$W/cwd")"
+  before_bundle="$(ls -A "$B")"
+  err="$(cd "$W/cwd" && FAKE_NO_GPU=1 timeout 60 "$@" 2>&1 >/dev/null)"
+  rc=$?
+  [ $rc -eq 2 ] || fail "$what: exit $rc (2):"$'\n'"$err"
+  expect_in "$err" "$pattern" "$what"
+  [ "$(ls -A "$W/cwd")" = "$before_cwd" ] || fail "$what: files made where it ran: $(ls -A "$W/cwd")"
+  [ "$(ls -A "$B")" = "$before_bundle" ] || fail "$what: files made in the bundle: $(ls -A "$B")"
+}
+for script in gpu_check.sh sanitize.sh; do
+  refused "$script afile" "^$script: the results folder afile is a file, not a folder$" "$B/$script" afile
+  refused "$script afile/sub" "^$script: cannot make the results folder afile/sub: .*Not a directory" \
+    "$B/$script" afile/sub
+  refused "$script --bogus" "^$script: unknown option '--bogus' \\(usage: $script RESULTS_DIR" "$B/$script" --bogus
+  refused "$script results --bogus" "unknown option '--bogus'" "$B/$script" results --bogus
+  [ -e "$W/cwd/results" ] && fail "$script results --bogus made its results folder"
+  refused "$script without arguments" "^$script: no RESULTS_DIR" "$B/$script"
+  out="$("$B/$script" --help 2>&1)"
+  [ $? -eq 0 ] || fail "$script --help should exit 0"
+  expect_in "$out" "^usage: $script RESULTS_DIR" "$script --help"
+done
+[ "$(cat "$W/cwd/afile")" = "keep me" ] || fail "a file given as RESULTS_DIR was changed"
+refused "run.sh --bogus" "^run.sh: unknown option '--bogus' \\(usage: run.sh --libs \\| PROGRAM" "$B/run.sh" --bogus
+refused "run.sh without arguments" "^run.sh: no PROGRAM" "$B/run.sh"
+refused "run.sh --libs extra" "^run.sh: --libs takes no arguments" "$B/run.sh" --libs extra
+refused "gather_libs.sh --bogus" "^gather_libs: unknown option '--bogus'" "$TOOLS/bundle/gather_libs.sh" --bogus x
+refused "gather_libs.sh afile" "^gather_libs: cannot make afile/lib: .*Not a directory" \
+  "$TOOLS/bundle/gather_libs.sh" afile /bin/true
+# A folder that can be made is made, and the check runs there.
+out="$(cd "$W/cwd" && FAKE_NO_GPU=1 "$B/gpu_check.sh" new/results 2>&1)"
+[ $? -eq 3 ] || fail "gpu_check.sh new/results without a GPU: exit $? (3)"
+[ -f "$W/cwd/new/results/env.txt" ] || fail "gpu_check.sh should make new/results: $(ls -AR "$W/cwd")"
+ls -A "$W/cwd/new/results" | grep -q "^\.results_folder" && fail "the write probe was left behind"
+
+#### summarize.py reads any JSON a step may leave without a traceback:
+# every kind of step given each odd shape (an object where a list was
+# meant, non-objects in a list, a top-level list, null where text was,
+# NaN and Infinity where numbers were). Each step's row says what it
+# found; none says summarize.py could not read it (its fallback for a
+# reader that crashed); check.json stays strict JSON.
+W="$TMP/odd_json"
+S="$TMP/odd_json_out/results"
+mkdir -p "$W" "$S"
+: >"$W/steps.tsv"
+: >"$W/plan.tsv"
+i=0
+while IFS= read -r shape; do
+  i=$((i + 1))
+  printf '%s\n' "$shape" >"$W/doc$i.json"
+  for kind in bench test smoke torch overhead convergence; do
+    for rc in 0 1 3; do
+      printf '%s\t%s\t%s\t1\t\t%s\t\t0\n' "$kind" "${kind}_${i}_$rc" "$rc" "$W/doc$i.json" >>"$W/steps.tsv"
+    done
+  done
+done <<'SHAPES'
+[]
+{}
+null
+1
+"text"
+NaN
+[1, "x", null, [], {}]
+{"benchmarks": {"a": 1}}
+{"benchmarks": [1, "x", null, []]}
+{"benchmarks": [{"name": "train/none", "run_type": "iteration", "error_occurred": true, "error_message": null}]}
+{"benchmarks": [{"name": 7, "error_occurred": true, "error_message": 5, "label": {"x": 1}}]}
+{"benchmarks": [{"name": "train/nan", "run_type": "iteration", "images_per_second": NaN}]}
+{"benchmarks": [{"name": "gemm/inf", "run_type": "iteration", "flops": Infinity}]}
+{"benchmarks": [{"name": "allreduce/nccl/fp32/sum/bytes:x/ranks:1", "busbw": 0, "algbw": NaN}]}
+{"benchmarks": [{"name": "allreduce/nccl/fp32/sum/bytes:8/ranks:2", "busbw": "fast"}]}
+{"benchmarks": [{"name": "infer/x", "latency_ms_p99": "slow", "latency_ms": NaN, "images_per_second": -Infinity}]}
+{"benchmarks": [{"name": "bandwidth/d2d", "bytes_per_second": null}]}
+{"testsuites": {"a": 1}}
+{"testsuites": [1, {"testsuite": {}}, {"testsuite": [1, {"name": "A", "failures": {"x": 1}}, {"name": "B", "failures": "bad"}, {"name": "C", "failures": [null]}]}]}
+[{"check": null, "status": null, "seconds": NaN}, {"check": "x", "status": 5, "seconds": "1"}]
+[{"skipped": null}, {"layer": 1, "pass": 2, "ratio": NaN}, {"ratio": "x"}, {"layer": "l"}]
+[{"model": "matmul", "tflops": NaN}, {"model": "resnet50", "images_per_second": "x"}, {"skipped": 3}]
+{"points": {}}
+{"points": [1, null]}
+{"points": [{"validation_top1": NaN}], "passed": "yes"}
+{"points": [{"validation_top1": 0.9}], "passed": true, "backend": null}
+SHAPES
+err="$(python3 "$TOOLS/bundle/summarize.py" "$W" "$S" "" 2>&1 >/dev/null)"
+rc=$?
+[ $rc -le 1 ] || fail "summarize.py exit $rc on odd JSON"
+grep -q "Traceback" <<<"$err" && fail "summarize.py on odd JSON:"$'\n'"$err"
+summary="$(cat "$S/summary.txt" 2>/dev/null)"
+[ -n "$summary" ] || fail "summarize.py wrote no summary for odd JSON"
+grep -q "could not read" <<<"$summary" && fail "a reader crashed on odd JSON:"$'\n'"$(grep "could not read" <<<"$summary")"
+expect_in "$summary" "^bench_10_0 +train/none .*failed: \\(the case gave no error message\\)" "error_message null"
+expect_in "$summary" "^bench_12_0 +train/nan +n/a +failed: n/a \\(not a finite number: images_per_second nan\\)" \
+  "a NaN throughput shown as not a number, never 'nan images/s ok'"
+expect_in "$summary" "^bench_13_0 +gemm/inf +n/a +failed: n/a \\(not a finite number: flops inf\\)" "an infinite figure"
+grep -qiE "nan +images/s|inf +TFLOP/s|(^| )nan +ok" <<<"$summary" && fail "a figure that is not a number shown as one:"$'\n'"$summary"
+expect_in "$summary" "^bench_8_0 +bench_8_0 .*failed: no cases ran" "benchmarks an object"
+expect_in "$summary" "^bench_1_0 +bench_1_0 .*failed: no cases ran" "a top-level list"
+expect_in "$summary" "^test_18_0 .*failed: exit 0, its JSON has no GoogleTest testsuites" "testsuites an object"
+expect_in "$summary" "^test_19_0 +0 +3 +0 +failed: exit 0" "odd failures still count as failures"
+expect_in "$summary" "^overhead_21_0 +1 2 direct/ours +n/a +failed: n/a \\(not a finite number: ratio nan\\)" "a NaN ratio"
+expect_in "$summary" "^torch_22_0 +pytorch/matmul/bf16/n:None +n/a +failed: n/a" "a NaN matmul"
+expect_in "$summary" "^convergence_25_0 +convergence/None/None +n/a +failed: n/a" "a NaN top-1"
+expect_in "$summary" "^convergence_23_0 +convergence \\(convergence_23_0\\) .*failed: exit 0, its JSON has no points" \
+  "points an object"
+python3 - "$S/check.json" <<'PY' || fail "check.json should be strict JSON (no NaN or Infinity)"
+import json, sys
+def refuse(constant):
+    raise ValueError(f"bare {constant} in check.json")
+doc = json.loads(open(sys.argv[1]).read(), parse_constant=refuse)
+nan_row = [c for c in doc["cases"] if c.get("name") == "train/nan"][0]
+assert "value" not in nan_row, nan_row
+step = [s for s in doc["steps"] if s["name"] == "bench_12_0"][0]
+assert step["document"]["benchmarks"][0]["images_per_second"] is None, step  # NaN is null here
+PY
+# The fallback: a reader that raises costs its own step a failed row, and
+# the summary is still written with every other step.
+python3 - "$TOOLS/bundle/summarize.py" "$TMP/fallback" >/dev/null <<'PY' || fail "a reader that raises"
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("summarize", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+work, out = sys.argv[2] + "/work", sys.argv[2] + "/results"
+os.makedirs(work), os.makedirs(out)
+with open(work + "/b.json", "w") as f:
+    json.dump({"benchmarks": [{"name": "train/x", "images_per_second": 1.0}]}, f)
+with open(work + "/steps.tsv", "w") as f:
+    f.write(f"bench\tfirst\t0\t1\t\t{work}/b.json\t\t0\nbench\tbroken\t0\t1\t\t{work}/b.json\t\t0\n"
+            f"bench\tlast\t0\t1\t\t{work}/b.json\t\t0\n")
+real = m.bench_rows
+def broken(doc):
+    if broken.calls == 1:
+        broken.calls += 1
+        raise RuntimeError("boom")
+    broken.calls += 1
+    return real(doc)
+broken.calls = 0
+m.bench_rows = broken
+sys.argv = ["summarize.py", work, out, ""]
+assert m.main() == 1
+summary = open(out + "/summary.txt").read()
+assert "broken" in summary and "could not read them (RuntimeError: boom)" in summary, summary
+assert summary.count("train/x") == 2, summary  # first and last
+assert "verdict: failed" in summary, summary
 PY
 
 finish

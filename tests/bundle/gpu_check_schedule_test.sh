@@ -15,7 +15,7 @@
 #   its step and the check (exit 1), its reason whole however long.
 # - Every step run leaves at most 8 files; without libcudnn_ops only the
 #   legacy batch norm step skips; without a visible GPU the check stops
-#   after the environment (exit 3).
+#   after the environment (exit 3), saying so once, with no empty logs.
 # - README.md's schedule table is the script's.
 #
 # Under Bazel (sh_test) or directly: bash tests/bundle/gpu_check_schedule_test.sh
@@ -263,13 +263,24 @@ expect_in "$(cat "$R/bench.log")" "step train_tf32: CNNBENCH_COMPILE_DEADLINE_S=
 expect_in "$summary" "^plan-choice file: 1 plans searched and timed once, 1 built from the file in later steps$" \
   "one plan-choice file across the call's steps, its hits counted"
 
-#### No visible GPU: one line, and nothing after the environment.
+#### No visible GPU: said once on the console and once in summary.txt
+# (its verdict, with why), nothing after the environment, no empty logs or
+# table headers. A folder an earlier check filled keeps none of its logs.
 R="$TMP/nogpu/results"
+mkdir -p "$R"
+for f in smoke.log tests.log bench.log breakdown.log trace.json; do echo "an earlier check's" >"$R/$f"; done
 FAKE_NO_GPU=1 check "$R" /dev/null
 [ $rc -eq 3 ] || fail "no GPU: exit $rc (3):"$'\n'"$out"
-[ "$(grep -c "no GPU is visible" <<<"$out")" -ge 1 ] || fail "no GPU said:"$'\n'"$out"
+[ "$(grep -c "no GPU is visible" <<<"$out")" -eq 1 ] || fail "no GPU said once on the console:"$'\n'"$out"
 summary="$(cat "$R/summary.txt")"
-expect_in "$summary" "verdict: no GPU" "the verdict says no GPU"
+expect_in "$summary" "^verdict: no GPU: nvidia-smi -L lists no GPU \\(No devices were found\\); nothing ran after the environment \\(env.txt\\)$" \
+  "the verdict says no GPU, and why"
+# (run.sh's driver line may say "no GPU driver here?": that is another fact.)
+[ "$(grep -v '^driver ' <<<"$summary" | grep -ci "no GPU")" -eq 1 ] ||
+  fail "no GPU said once in summary.txt:"$'\n'"$summary"
+grep -q "GPU test" <<<"$summary" && fail "an empty GPU test table without a GPU:"$'\n'"$summary"
+[ "$(ls -A "$R" | tr '\n' ' ')" = "check.json env.txt summary.txt " ] ||
+  fail "without a GPU only env.txt, summary.txt and check.json: $(ls -A "$R")"
 grep -qE "^(cuda_smoke|peak_gpu|train_bf16) " <<<"$summary" && fail "steps ran without a GPU:"$'\n'"$summary"
 grep -q "second call" <<<"$summary" && fail "no second call without a GPU"
 

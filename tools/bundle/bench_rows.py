@@ -2,7 +2,13 @@
 the summary (a case error is a failure unless it says the case cannot run
 here, or that the compile deadline passed: out of time), the GPU's
 ceilings read against each other, and the summary's wrapped lines (reasons
-are kept whole, never cut)."""
+are kept whole, never cut).
+
+A results file is untrusted input: any JSON (a list where an object was
+meant, null where text was, NaN where a number was) gives rows, never a
+traceback. A figure that is not a finite number is shown as n/a and fails
+its row: a NaN throughput is a measurement gone wrong, not "ok"."""
+import math
 import os
 import re
 import textwrap
@@ -19,6 +25,49 @@ def wrapped(first, status, indent="      | "):
     return [first + lines[0]] + [indent + l for l in lines[1:]]
 
 
+def finite(x):
+    """x as a float when it is a finite number (not a bool), else None."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def dicts(x):
+    """The objects of a JSON list (anything else in it, or a non-list: none)."""
+    return [r for r in x if isinstance(r, dict)] if isinstance(x, list) else []
+
+
+def not_a_number(what, raw):
+    """A row's status for a figure that is not a finite number."""
+    shown = raw if isinstance(raw, str) else repr(raw)  # nan, inf, None, 'x'
+    return f"failed: n/a (not a finite number: {what} {shown[:40]})"
+
+
+def set_figure(row, what, raw, unit, scale=1.0):
+    """The row's value (raw / scale) and unit; a raw figure that is not a
+    finite number leaves no value and fails the row, naming it."""
+    value = finite(raw)
+    if value is None:
+        row["status"] = not_a_number(what, raw)
+        row.pop("value", None)
+        return False
+    row["value"], row["unit"] = value / scale, unit
+    return True
+
+
+def strict(doc):
+    """doc with every float that is not finite replaced by None, so that
+    json.dumps(..., allow_nan=False) writes strict JSON."""
+    if isinstance(doc, float):
+        return doc if math.isfinite(doc) else None
+    if isinstance(doc, dict):
+        return {k: strict(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [strict(v) for v in doc]
+    return doc
+
+
 def case_status(message):
     """A //bench:all case error as a status: skipped where the case cannot
     run here, stopped where the run was interrupted, else failed."""
@@ -31,33 +80,48 @@ def case_status(message):
     return "failed: " + message
 
 
+def latency_text(b):
+    """Inference's latency beside its rate: "mean 1.000, p50 ..." (n/a for
+    a figure that is not a number)."""
+    parts = []
+    for label, key in (("mean", "latency_ms"), ("p50", "latency_ms_p50"), ("p99", "latency_ms_p99")):
+        v = finite(b.get(key, 0))
+        parts.append(f"{label} {v:.3f}" if v is not None else f"{label} n/a")
+    return ", ".join(parts)
+
+
 def bench_rows(doc):
+    """A row per case of //bench:all's JSON (aggregates left out): its name,
+    status and figure."""
     rows = []
-    for b in doc.get("benchmarks", []):
+    for b in dicts(doc.get("benchmarks") if isinstance(doc, dict) else None):
         if b.get("run_type") == "aggregate":
             continue
         name = str(b.get("name", "?")).split("/manual_time")[0].split("/iterations:")[0].split("/min_time:")[0]
-        row = {"name": name, "label": b.get("label", "")}
+        label = b.get("label", "")
+        row = {"name": name, "label": label if isinstance(label, str) else str(label)}
         if b.get("error_occurred"):
-            row["status"] = case_status(b.get("error_message", ""))
+            message = b.get("error_message")
+            row["status"] = case_status(message if isinstance(message, str) and message
+                                        else "(the case gave no error message)")
         else:
             row["status"] = "ok"
             if "latency_ms_p99" in b:  # inference: its latency beside the rate
-                row["status"] = (f"ok (latency ms: mean {b.get('latency_ms', 0):.3f}, "
-                                 f"p50 {b.get('latency_ms_p50', 0):.3f}, "
-                                 f"p99 {b['latency_ms_p99']:.3f})")
+                row["status"] = f"ok (latency ms: {latency_text(b)})"
             if "images_per_second" in b:
-                row["value"], row["unit"] = b["images_per_second"], "images/s"
+                set_figure(row, "images_per_second", b["images_per_second"], "images/s")
             elif "flops" in b:
-                row["value"], row["unit"] = b["flops"] / 1e12, "TFLOP/s"
+                set_figure(row, "flops", b["flops"], "TFLOP/s", 1e12)
             elif "busbw" in b:
-                row["algbw"] = b.get("algbw", 0) / 1e9
-                if b["busbw"] == 0 and b.get("algbw"):  # one rank: busbw is 0 by definition
-                    row["value"], row["unit"] = row["algbw"], "algbw GB/s"
+                algbw = finite(b.get("algbw", 0))
+                if algbw is not None:
+                    row["algbw"] = algbw / 1e9
+                if b["busbw"] == 0 and algbw:  # one rank: busbw is 0 by definition
+                    set_figure(row, "algbw", b["algbw"], "algbw GB/s", 1e9)
                 else:
-                    row["value"], row["unit"] = b["busbw"] / 1e9, "busbw GB/s"
+                    set_figure(row, "busbw", b["busbw"], "busbw GB/s", 1e9)
             elif "bytes_per_second" in b:
-                row["value"], row["unit"] = b["bytes_per_second"] / 1e9, "GB/s"
+                set_figure(row, "bytes_per_second", b["bytes_per_second"], "GB/s", 1e9)
         rows.append(row)
     return rows
 
@@ -89,7 +153,10 @@ def ceiling_ratios(cases):
     for c in cases:
         parts = c["name"].split("/")
         if len(parts) == 6 and parts[1] == "nccl" and c.get("value") is not None:
-            size = int(parts[4].split(":")[1])
+            m = re.fullmatch(r"bytes:(\d+)", parts[4])
+            if not m:
+                continue
+            size = int(m.group(1))
             if size >= largest.get(parts[0], (0, None))[0]:
                 largest[parts[0]] = (size, c, parts[5])
     for collective, (size, c, ranks) in sorted(largest.items()):

@@ -9,12 +9,22 @@
 # GPU machine has its own) and CUDA's (run.sh finds those there: their
 # sonames go to OUT_DIR/cuda_libs.txt, sorted, without the driver's
 # libcuda.so.1). A library ldd cannot find is an error naming the binary.
-# $CNNBENCH_LDD replaces ldd (the tests' fake).
+# $CNNBENCH_LDD replaces ldd (the tests' fake). A wrong command line (an
+# option, no OUT_DIR, an OUT_DIR that is a file or cannot be made) exits 2
+# before anything is copied.
 set -euo pipefail
-OUT="${1:?usage: gather_libs.sh OUT_DIR BINARY...}"
+USAGE="usage: gather_libs.sh OUT_DIR BINARY..."
+for a in "$@"; do
+  case "$a" in -*) echo "gather_libs: unknown option '$a' ($USAGE)" >&2; exit 2 ;; esac
+done
+OUT="${1:-}"
+[ -n "$OUT" ] || { echo "gather_libs: no OUT_DIR ($USAGE)" >&2; exit 2; }
 shift
 LDD="${CNNBENCH_LDD:-ldd}"
-mkdir -p "$OUT/lib"
+if ! err="$(mkdir -p -- "$OUT/lib" 2>&1)"; then
+  echo "gather_libs: cannot make $OUT/lib: ${err#mkdir: }" >&2
+  exit 2
+fi
 
 is_system() {
   case "$1" in

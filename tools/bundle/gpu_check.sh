@@ -57,9 +57,12 @@
 #
 # Exit status: 0 when nothing failed (some steps may be out of time); 1
 # when something failed (a case error that is neither "unsupported:" nor
-# "OOM:" is a failure); 2 when a CUDA library the build needs is missing
+# "OOM:" is a failure); 2 when the arguments are wrong (an unknown option,
+# a RESULTS_DIR that is a file or cannot be made or written: nothing runs
+# and nothing is written) or a CUDA library the build needs is missing
 # (nothing runs); 3 when no GPU is visible (nothing runs after the
-# environment); 143 when stopped by a signal. A program with unresolved
+# environment, and only env.txt, summary.txt and check.json are written);
+# 143 when stopped by a signal. A program with unresolved
 # symbols (run.sh --libs exit 3) skips only the steps that run it; without
 # libcudnn_ops (optional) only the legacy batch norm step skips.
 #
@@ -124,11 +127,41 @@ if [ "${1:-}" = "--schedule" ]; then
   exit 0
 fi
 
-OUT="${1:?usage: gpu_check.sh RESULTS_DIR [STEP ...] | --schedule}"
+USAGE="usage: gpu_check.sh RESULTS_DIR [STEP ...] | --schedule"
+case "${1:-}" in
+  -h|--help) echo "$USAGE"; exit 0 ;;
+  "") echo "gpu_check.sh: no RESULTS_DIR ($USAGE)" >&2; exit 2 ;;
+esac
+# Step names never start with "-": such an argument is an option this
+# script does not know, refused before anything runs or is written.
+for _arg in "$@"; do
+  case "$_arg" in -*) echo "gpu_check.sh: unknown option '$_arg' ($USAGE)" >&2; exit 2 ;; esac
+done
+
+# results_folder SCRIPT DIR: DIR made if need be and written to once (a
+# file made there and removed), its absolute path printed; else why not on
+# stderr and status 1. A folder that cannot be used must stop the script
+# before it runs, or every log would go to the folder it runs in, or to /.
+results_folder() {
+  local err probe
+  if [ -e "$2" ] && [ ! -d "$2" ]; then
+    echo "$1: the results folder $2 is a file, not a folder" >&2
+    return 1
+  fi
+  if ! err="$(mkdir -p -- "$2" 2>&1)"; then
+    echo "$1: cannot make the results folder $2: ${err#mkdir: }" >&2
+    return 1
+  fi
+  if ! probe="$(mktemp "$2/.results_folder.XXXXXX" 2>&1)"; then
+    echo "$1: cannot write in the results folder $2: ${probe#mktemp: }" >&2
+    return 1
+  fi
+  rm -f -- "$probe"
+  (cd -- "$2" 2>/dev/null && pwd) || { echo "$1: cannot enter the results folder $2" >&2; return 1; }
+}
+OUT="$(results_folder gpu_check.sh "$1")" || exit 2
 shift
 ONLY=("$@")
-mkdir -p "$OUT"
-OUT="$(cd "$OUT" && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 export CNNBENCH_VERBOSE=1
@@ -158,9 +191,11 @@ real_s() {  # real_s CHECK_SECONDS: real seconds, for timeout and sleep
 mkdir -p "$WORK/out"
 : >"$WORK/steps.tsv"
 : >"$WORK/plan.tsv"
-for f in env.txt smoke.log tests.log bench.log breakdown.log; do : >"$OUT/$f"; done
-# What an older check wrote here, now folded into the files above.
-rm -f "$OUT/summary.txt" "$OUT/check.json" "$OUT/libs.txt" "$OUT/torch.log" "$OUT/convergence.log" \
+# What an older check wrote here goes (also its libs.txt, torch.log and
+# convergence.log, now folded into the files below). A log is made by the
+# first step that writes to it: a check that stops early leaves no empty ones.
+rm -f "$OUT/env.txt" "$OUT/smoke.log" "$OUT/tests.log" "$OUT/bench.log" "$OUT/breakdown.log" \
+  "$OUT/summary.txt" "$OUT/check.json" "$OUT/libs.txt" "$OUT/torch.log" "$OUT/convergence.log" \
   "$OUT/trace.json"
 NOTE=""
 PLAN=0
@@ -510,8 +545,8 @@ if [ -z "$no_gpu" ]; then
   fi
 fi
 if [ -n "$no_gpu" ]; then
+  # Said once here and once in summary.txt's verdict.
   echo "gpu_check: no GPU is visible: $no_gpu; nothing runs after the environment (env.txt)" >&2
-  NOTE="no GPU is visible ($no_gpu): nothing ran after the environment (env.txt)"
   record gpu gpu_visible 3 0 "$no_gpu" "" "" ""
   summarize >/dev/null
   exit 3

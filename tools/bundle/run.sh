@@ -23,9 +23,10 @@
 # ("MISSING API in <program>: <symbol> ..."). $CNNBENCH_LDD replaces ldd.
 #
 # Exit status: 2 when a library the build needs is missing (for --libs and
-# for a program); for --libs, 3 when every library is there but some
-# programs have unresolved symbols (those programs are named; the others
-# can run).
+# for a program), or for a wrong command line (no PROGRAM, an option other
+# than --libs: nothing runs); for --libs, 3 when every library is there but
+# some programs have unresolved symbols (those programs are named; the
+# others can run).
 set -u
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LDD="${CNNBENCH_LDD:-ldd}"
@@ -369,7 +370,16 @@ check_symbols() {
   return $status
 }
 
-if [ "${1:-}" = "--libs" ]; then
+USAGE="usage: run.sh --libs | PROGRAM [ARGS...]"
+case "${1:-}" in
+  --libs) ;;
+  -h|--help) echo "$USAGE   (programs: $(ls "$BUNDLE/bin" 2>/dev/null | tr '\n' ' '))"; exit 0 ;;
+  "") echo "run.sh: no PROGRAM ($USAGE; programs: $(ls "$BUNDLE/bin" 2>/dev/null | tr '\n' ' '))" >&2; exit 2 ;;
+  -*) echo "run.sh: unknown option '$1' ($USAGE)" >&2; exit 2 ;;
+esac
+
+if [ "$1" = "--libs" ]; then
+  [ $# -eq 1 ] || { echo "run.sh: --libs takes no arguments, got '${*:2}' ($USAGE)" >&2; exit 2; }
   status=0
   choose_origin
   if [ "$ORIGIN" = mixed ]; then
@@ -411,10 +421,6 @@ if [ "${1:-}" = "--libs" ]; then
   exit $status
 fi
 
-if [ $# -eq 0 ]; then
-  echo "usage: $0 --libs | PROGRAM [ARGS...]   (programs: $(ls "$BUNDLE/bin" | tr '\n' ' '))" >&2
-  exit 64
-fi
 if ! resolve >/dev/null; then
   resolve | grep MISSING >&2
   echo "run.sh: CUDA libraries the build needs are missing; see ./run.sh --libs" >&2

@@ -20,13 +20,41 @@
 # marked line, the whole output. It is rewritten after each run, so a stop
 # from outside leaves the runs finished. Exit status: 0 when every run was
 # clean or the sanitizer is refused or absent, 1 when a run reported errors
-# or failed.
+# or failed, 2 when the arguments are wrong (an unknown option, a
+# RESULTS_DIR that is a file or cannot be made or written: nothing runs).
 set -u
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="${1:?usage: sanitize.sh RESULTS_DIR [TEST ...]}"
+USAGE="usage: sanitize.sh RESULTS_DIR [TEST ...]"
+case "${1:-}" in
+  -h|--help) echo "$USAGE"; exit 0 ;;
+  "") echo "sanitize.sh: no RESULTS_DIR ($USAGE)" >&2; exit 2 ;;
+esac
+for _arg in "$@"; do
+  case "$_arg" in -*) echo "sanitize.sh: unknown option '$_arg' ($USAGE)" >&2; exit 2 ;; esac
+done
+
+# results_folder SCRIPT DIR: as gpu_check.sh's (each script stands alone
+# in the bundle): DIR made and written to once, its absolute path printed;
+# else why not on stderr and status 1, before anything runs.
+results_folder() {
+  local err probe
+  if [ -e "$2" ] && [ ! -d "$2" ]; then
+    echo "$1: the results folder $2 is a file, not a folder" >&2
+    return 1
+  fi
+  if ! err="$(mkdir -p -- "$2" 2>&1)"; then
+    echo "$1: cannot make the results folder $2: ${err#mkdir: }" >&2
+    return 1
+  fi
+  if ! probe="$(mktemp "$2/.results_folder.XXXXXX" 2>&1)"; then
+    echo "$1: cannot write in the results folder $2: ${probe#mktemp: }" >&2
+    return 1
+  fi
+  rm -f -- "$probe"
+  (cd -- "$2" 2>/dev/null && pwd) || { echo "$1: cannot enter the results folder $2" >&2; return 1; }
+}
+OUT="$(results_folder sanitize.sh "$1")" || exit 2
 shift
-mkdir -p "$OUT"
-OUT="$(cd "$OUT" && pwd)"
 BUDGET="${CNNBENCH_SANITIZE_SECONDS:-240}"
 FILTER="${CNNBENCH_SANITIZE_FILTER:-*}"
 IFS=',' read -r -a TOOLS <<<"${CNNBENCH_SANITIZE_TOOLS:-memcheck}"
