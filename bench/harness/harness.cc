@@ -234,7 +234,10 @@ void Harness::NoteMinTime(const TimedCase& c) {
 }
 
 bool Harness::StopNow(benchmark::State& state) {
-  if (!stopped_ && !(stop_check_ && stop_check_())) return false;
+  if (!stopped_) {
+    const bool here = stop_check_ && stop_check_();
+    if (!(agree_ ? agree_(here) : here)) return false;
+  }
   stopped_ = true;
   Release();  // abandoned: its memory goes now
   state.SkipWithError(kInterruptedMessage);
@@ -243,6 +246,10 @@ bool Harness::StopNow(benchmark::State& state) {
 
 bool Harness::StoppedBy(benchmark::State& state, const absl::Status& status) {
   if (!IsInterrupted(status)) return false;
+  // The ranks' span left at the same call on their agreed view: one more
+  // agreement, at the same point on every rank, tells each which signal
+  // it was and where it arrived.
+  if (agree_ && !stopped_) agree_(stop_check_ && stop_check_());
   stopped_ = true;
   Release();
   state.SkipWithError(kInterruptedMessage);

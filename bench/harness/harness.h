@@ -228,6 +228,13 @@ class Harness {
   // kInterruptedMessage, so Google Benchmark ends the run and closes its
   // output normally.
   void SetStopCheck(std::function<bool()> stop_check) { stop_check_ = std::move(stop_check); }
+  // Under an MPI job: given this rank's view of the stop check, every
+  // rank's agreed answer (a one-value all-reduce), so that a signal to any
+  // one rank stops them all at the same case or iteration, and none waits
+  // in a collective for a peer that has gone. Asked wherever the stop check
+  // is, which every rank reaches in the same order: their cases and
+  // iteration counts are the same (fixed counts under MPI).
+  void SetStopAgreement(std::function<bool(bool)> agree) { agree_ = std::move(agree); }
   // True once a case was abandoned or skipped because of the stop check
   // (the harness's own, or a workload's span that saw it: InterruptedError).
   bool stopped() const { return stopped_; }
@@ -278,6 +285,7 @@ class Harness {
   std::optional<Timer> timer_;
   std::set<std::string> noted_families_;
   std::function<bool()> stop_check_;
+  std::function<bool(bool)> agree_;
   bool stopped_ = false;
   bool verbose_ = false;
   PowerSensors* power_sensors_ = nullptr;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <climits>
@@ -11,7 +12,9 @@
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <mutex>
 #include <optional>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -60,13 +63,15 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeFormatReporter(const std::stri
 
 // Keeps what the format's reporter writes in memory: the context, the runs
 // and the closing text, each in its own buffer, so the end of the run can
-// still add to the context and nothing reaches the file before Commit.
+// still add to the context and the file is always written whole. A case
+// reported calls `after_case` (outside the lock), which rewrites the target.
 class ResultFile::Reporter : public benchmark::BenchmarkReporter {
  public:
   explicit Reporter(const std::string& format)
       : format_(format), inner_(MakeFormatReporter(format)) {}
 
   bool ReportContext(const Context& context) override {
+    std::lock_guard<std::mutex> lock(mutex_);
     // Google Benchmark writes the basic context of csv and console files to
     // the error stream, which it points at the file too.
     inner_->SetOutputStream(&head_);
@@ -78,11 +83,56 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
     return ok;
   }
   void ReportRuns(const std::vector<Run>& runs) override {
-    if (drop_ && drop_()) return;
-    ReportRunsToBuffer(runs);
-    ++cases_;
-    if (snapshot_) snapshot_(Snapshot());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (drop_ && drop_()) return;
+      ReportRunsToBuffer(runs);
+      // A case's repetitions and its aggregates come in separate calls.
+      for (const Run& run : runs) names_.insert(run.run_name.str());
+      cases_ = static_cast<int>(names_.size());
+    }
+    if (after_case_) after_case_();
   }
+  void Finalize() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    inner_->SetOutputStream(&tail_);
+    inner_->SetErrorStream(&tail_);
+    inner_->Finalize();
+  }
+
+  // The whole file (call with the lock held).
+  std::string Text() const {
+    if (!started_) return "";
+    return WithContext(end_context_ ? end_context_() : ContextEntries{}) + runs_.str() +
+           tail_.str();
+  }
+
+  // A complete file of the cases reported so far, as if the run had been
+  // stopped after them; a JSON context says `interrupted` with the partial
+  // note (call with the lock held).
+  std::string Partial() {
+    if (format_ != "json") return head_.str() + runs_.str();
+    const std::string note =
+        partial_note_ ? partial_note_(cases_)
+                      : absl::StrCat("the run had not ended: ", cases_,
+                                     " case(s) finished (written as each finished)");
+    std::ostringstream tail;
+    inner_->SetOutputStream(&tail);
+    inner_->Finalize();  // the JSON reporter's closing text only
+    inner_->SetOutputStream(&runs_);
+    return WithContext({{"interrupted", note}}) + runs_.str() + tail.str();
+  }
+
+  std::mutex& mutex() { return mutex_; }
+  bool started() const { return started_; }
+  int cases() const { return cases_; }
+
+  std::function<bool()> drop_;
+  std::function<ContextEntries()> end_context_;
+  std::function<std::string(int)> partial_note_;
+  std::function<void()> after_case_;
+
+ private:
   void ReportRunsToBuffer(const std::vector<Run>& runs) {
     if (format_ != "json") {
       inner_->ReportRuns(runs);
@@ -112,42 +162,7 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
       runs_ << WithStepTimes(entry.str(), *steps);
     }
   }
-  void Finalize() override {
-    inner_->SetOutputStream(&tail_);
-    inner_->SetErrorStream(&tail_);
-    inner_->Finalize();
-  }
 
-  // The whole file.
-  std::string Text() const {
-    if (!started_) return "";
-    return WithContext(end_context_ ? end_context_() : ContextEntries{}) + runs_.str() +
-           tail_.str();
-  }
-
-  // A complete JSON file of the cases reported so far, as if the run had
-  // been stopped after them.
-  std::string Snapshot() {
-    ContextEntries entries = end_context_ ? end_context_() : ContextEntries{};
-    entries.push_back(
-        {"interrupted", absl::StrCat("a signal, after ", cases_,
-                                     " case(s) had finished (written as each finished; the "
-                                     "process was ended before the run could write more)")});
-    std::ostringstream tail;
-    inner_->SetOutputStream(&tail);
-    inner_->Finalize();  // the JSON reporter's closing text only
-    inner_->SetOutputStream(&runs_);
-    return WithContext(entries) + runs_.str() + tail.str();
-  }
-
-  std::function<bool()> drop_;
-  std::function<ContextEntries()> end_context_;
-  std::function<void(const std::string&)> snapshot_;  // given each snapshot's text
-  const std::string& format() const { return format_; }
-
- private:
-  std::string format_;
-  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
   // The head with `entries` added to a JSON file's context.
   std::string WithContext(const ContextEntries& entries) const {
     std::string head = head_.str();
@@ -163,10 +178,42 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
     return head;
   }
 
+  std::string format_;
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+  std::mutex mutex_;
   std::ostringstream head_, runs_, tail_;
   bool started_ = false;
-  int cases_ = 0;  // ReportRuns calls kept: one per case
+  std::set<std::string> names_;  // the cases reported
+  int cases_ = 0;
 };
+
+namespace {
+
+// `path` made absolute with its links resolved, the file itself or (for a
+// file still to be made) its folder.
+std::string ResolvedTarget(const std::string& path) {
+  if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+    std::string target = resolved;
+    std::free(resolved);
+    return target;
+  }
+  const size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (char* resolved = ::realpath(folder.c_str(), nullptr)) {
+    std::string target = absl::StrCat(resolved, "/", name);
+    std::free(resolved);
+    return target;
+  }
+  return path;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ResultFile>> ResultFile::Open(const std::string& path,
                                                              const std::string& format) {
@@ -176,40 +223,43 @@ absl::StatusOr<std::unique_ptr<ResultFile>> ResultFile::Open(const std::string& 
   std::unique_ptr<ResultFile> file(new ResultFile);
   file->path_ = path;
   file->reporter_ = std::make_unique<Reporter>(format);
-
   // A link to a file: the file it names is replaced, the link stays.
-  std::string target = path;
-  if (char* resolved = ::realpath(path.c_str(), nullptr)) {
-    target = resolved;
-    std::free(resolved);
-  }
+  file->target_ = ResolvedTarget(path);
   struct stat existing;
-  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  const bool exists = ::stat(file->target_.c_str(), &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode))
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot write '", path, "': it is a folder (give a file name in it)"));
   if (exists && !S_ISREG(existing.st_mode)) {
     // A pipe, a terminal, /dev/null, /dev/full: written directly.
-    file->fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (file->fd_ < 0) return WriteError(path, errno);
+    file->direct_fd_ = ::open(file->target_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (file->direct_fd_ < 0) return WriteError(path, errno);
     return file;
   }
-  std::string temp = target + ".cnnbench-XXXXXX";
-  file->fd_ = ::mkstemp(temp.data());
-  if (file->fd_ < 0) return WriteError(path, errno);
-  file->temp_path_ = temp;
-  // mkstemp makes it private; the result gets the mode a new file (or the
-  // one it replaces) has.
-  mode_t mode = 0;
+  // The temporary's name is fixed for the process, so that a second
+  // signal's handler can remove it; made once now to prove the folder takes it.
+  file->temp_path_ = absl::StrCat(file->target_, ".cnnbench-", ::getpid(), ".tmp");
+  const int probe =
+      ::open(file->temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (probe < 0) return WriteError(path, errno);
+  ::close(probe);
+  ::unlink(file->temp_path_.c_str());
+  // The result gets the mode a new file (or the one it replaces) has.
   if (exists) {
-    mode = existing.st_mode & 07777;
+    file->mode_ = existing.st_mode & 07777;
   } else {
     const mode_t mask = ::umask(0);
     ::umask(mask);
-    mode = 0666 & ~mask;
+    file->mode_ = 0666 & ~mask;
   }
-  ::fchmod(file->fd_, mode);
+  file->reporter_->after_case_ = [raw = file.get()] { raw->Checkpoint().IgnoreError(); };
   return file;
 }
 
-ResultFile::~ResultFile() { Abandon(); }
+ResultFile::~ResultFile() {
+  if (direct_fd_ >= 0) ::close(direct_fd_);
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+}
 
 benchmark::BenchmarkReporter* ResultFile::reporter() { return reporter_.get(); }
 
@@ -219,84 +269,123 @@ void ResultFile::SetEndContext(std::function<ContextEntries()> end_context) {
   reporter_->end_context_ = std::move(end_context);
 }
 
-std::string ResultFile::Target() const {
-  std::string target = path_;
-  if (char* resolved = ::realpath(path_.c_str(), nullptr)) {
-    target = resolved;
-    std::free(resolved);
-  }
-  return target;
+void ResultFile::SetPartialNote(std::function<std::string(int cases)> note) {
+  reporter_->partial_note_ = std::move(note);
 }
 
-absl::Status ResultFile::KeepSnapshots() {
-  if (reporter_->format() != "json" || temp_path_.empty()) return absl::OkStatus();
-  std::string snapshot = Target() + ".cnnbench-partial-XXXXXX";
-  const int fd = ::mkstemp(snapshot.data());
+std::string ResultFile::Target() const { return target_; }
+
+int ResultFile::cases_in_target() const { return written_cases_.load(); }
+
+absl::Status ResultFile::Replace(const std::string& text, bool sync) {
+  const int fd =
+      ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode_);
   if (fd < 0) return WriteError(path_, errno);
-  ::close(fd);
-  ::unlink(snapshot.c_str());  // the name only: no snapshot until a case finishes
-  snapshot_path_ = snapshot;
-  mode_t mode = 0644;
-  struct stat st;
-  if (::fstat(fd_, &st) == 0) mode = st.st_mode & 07777;
-  reporter_->snapshot_ = [snapshot, mode](const std::string& text) {
-    // A fresh file renamed over the last: the snapshot is always whole. A
-    // failure loses only the snapshot; the run's own file is still written.
-    const std::string next = snapshot + ".next";
-    const int out = ::open(next.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (out < 0) return;
-    const int error = WriteAll(out, text);
-    if (::close(out) != 0 || error != 0) {
-      ::unlink(next.c_str());
-      return;
-    }
-    if (::rename(next.c_str(), snapshot.c_str()) != 0) ::unlink(next.c_str());
+  ::fchmod(fd, mode_);  // the umask may have narrowed it
+  int error = WriteAll(fd, text);
+  if (error == 0 && sync && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temp_path_.c_str(), target_.c_str()) != 0) error = errno;
+  if (error == 0) return absl::OkStatus();
+  ::unlink(temp_path_.c_str());
+  return WriteError(path_, error);
+}
+
+absl::Status ResultFile::Checkpoint() {
+  std::lock_guard<std::mutex> lock(reporter_->mutex());
+  if (committed_ || temp_path_.empty() || !reporter_->started() || reporter_->cases() == 0)
+    return absl::OkStatus();
+  const int cases = reporter_->cases();
+  absl::Status written = Replace(reporter_->Partial(), /*sync=*/false);
+  if (written.ok()) {
+    if (failing_)
+      std::fprintf(stderr, "cnnbench: '%s' is written again (%d case(s))\n", path_.c_str(), cases);
+    failing_ = false;
+    written_cases_.store(cases);
+    return written;
+  }
+  // Said once while it lasts (a full disk fails every rewrite); the target
+  // keeps what it had, and the run goes on.
+  if (!failing_)
+    std::fprintf(stderr,
+                 "cnnbench: warning: %s (updating it with the %d finished case(s)); it keeps %s; "
+                 "the run goes on and tries again after each case\n",
+                 std::string(written.message()).c_str(), cases,
+                 written_cases_.load() > 0 ? absl::StrCat("the first ", written_cases_.load()).c_str()
+                                           : "what it held before the run");
+  std::fflush(stderr);
+  failing_ = true;
+  return written;
+}
+
+std::string ResultFile::Rescue(const std::string& text, std::string* reasons) {
+  std::vector<std::string> folders;
+  auto add = [&folders](const char* folder) {
+    if (folder != nullptr && *folder != '\0' &&
+        std::find(folders.begin(), folders.end(), folder) == folders.end())
+      folders.push_back(folder);
   };
-  return absl::OkStatus();
+  add(std::getenv("TMPDIR"));
+  add("/tmp");
+  add("/dev/shm");  // memory: takes the results when the disk is full
+  add(std::getenv("HOME"));
+  for (const std::string& folder : folders) {
+    std::string rescue = absl::StrCat(folder, "/", BaseName(target_), ".cnnbench-rescued-XXXXXX");
+    const int fd = ::mkstemp(rescue.data());
+    if (fd < 0) {
+      absl::StrAppend(reasons, reasons->empty() ? "" : "; ", folder, ": ", ErrnoText(errno));
+      continue;
+    }
+    ::fchmod(fd, mode_);
+    int error = WriteAll(fd, text);
+    if (error == 0 && ::fsync(fd) != 0) error = errno;
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error == 0) return rescue;
+    ::unlink(rescue.c_str());
+    absl::StrAppend(reasons, reasons->empty() ? "" : "; ", folder, ": ", ErrnoText(error));
+  }
+  return "";
 }
 
 absl::Status ResultFile::Commit() {
-  if (fd_ < 0) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
-  RemoveSnapshot();
-  int error = WriteAll(fd_, reporter_->Text());
-  if (error == 0 && !temp_path_.empty() && ::fsync(fd_) != 0) error = errno;
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error != 0) {
-    if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
-    temp_path_.clear();
-    return WriteError(path_, error);
+  std::lock_guard<std::mutex> lock(reporter_->mutex());
+  if (committed_) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  committed_ = true;
+  const std::string text = reporter_->Text();
+  if (direct_fd_ >= 0) {
+    int error = WriteAll(direct_fd_, text);
+    const int fd = direct_fd_;
+    direct_fd_ = -1;
+    if (::close(fd) != 0 && error == 0) error = errno;
+    return error == 0 ? absl::OkStatus() : WriteError(path_, error);
   }
-  if (temp_path_.empty()) return absl::OkStatus();
-  std::string target = path_;
-  if (char* resolved = ::realpath(path_.c_str(), nullptr)) {
-    target = resolved;
-    std::free(resolved);
+  const absl::Status written = Replace(text, /*sync=*/true);
+  if (written.ok()) {
+    written_cases_.store(reporter_->cases());
+    return written;
   }
-  if (::rename(temp_path_.c_str(), target.c_str()) != 0) {
-    error = errno;
-    ::unlink(temp_path_.c_str());
-    temp_path_.clear();
-    return WriteError(path_, error);
-  }
-  temp_path_.clear();
-  return absl::OkStatus();
-}
-
-void ResultFile::RemoveSnapshot() {
-  if (snapshot_path_.empty()) return;
-  reporter_->snapshot_ = nullptr;
-  ::unlink(snapshot_path_.c_str());
-  ::unlink((snapshot_path_ + ".next").c_str());
-}
-
-void ResultFile::Abandon() {
-  RemoveSnapshot();
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
-  temp_path_.clear();
+  // The results outlive the failure: saved in a file of their own where
+  // one can be made (a full disk: a memory-backed folder), and the target
+  // keeps the last complete file it held.
+  std::string reasons;
+  rescue_path_ = Rescue(text, &reasons);
+  const int kept = written_cases_.load();
+  const std::string in_target =
+      kept > 0 ? absl::StrCat("'", path_, "' holds the first ", kept,
+                              " case(s), marked interrupted")
+               : absl::StrCat("'", path_, "' is as it was before the run");
+  if (!rescue_path_.empty())
+    return absl::Status(written.code(),
+                        absl::StrCat(written.message(), "; ", in_target, "; the whole run (",
+                                     reporter_->cases(), " case(s)) is saved in ", rescue_path_));
+  // Nowhere to save it: the text itself goes to stderr, between two lines.
+  std::fprintf(stderr, "cnnbench: ---- the run's results (%s could not be written) ----\n%s\n"
+               "cnnbench: ---- end of the run's results ----\n",
+               path_.c_str(), text.c_str());
+  return absl::Status(written.code(),
+                      absl::StrCat(written.message(), "; ", in_target,
+                                   "; no other folder took the results either (", reasons,
+                                   "): they are printed above on stderr"));
 }
 
 namespace {

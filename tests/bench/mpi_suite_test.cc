@@ -144,6 +144,67 @@ TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
     EXPECT_EQ(entry.path().filename(), "run.json") << "left behind: " << entry.path();
 }
 
+// A signal to one rank other than 0 (a node's own kill, a batch system
+// signalling one task): the ranks agree to stop at the same point, rank 0
+// writes the finished cases, and the file and stderr say what stopped the
+// run and where it arrived.
+TEST(MpiSuiteTest, ASignalToOneOtherRankStopsEveryRankAndIsWritten) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string dir = TempPath("mpi_rank_signal");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json_path = dir + "/run.json";
+  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
+      mpirun, 2,
+      absl::StrCat(BenchBinary(),
+                   " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
+                   "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
+                   "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
+                   "--benchmark_out=",
+                   json_path, " --benchmark_out_format=json"),
+      "[2/", SIGINT, /*timeout_seconds=*/90, /*rank=*/1);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  EXPECT_FALSE(absl::StrContains(job.output, "mpi_job: never saw")) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "interrupted by SIGINT (to rank 1)")) << job.output;
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
+  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
+  EXPECT_TRUE(absl::StartsWith(run.at("context").value("interrupted", ""),
+                               "SIGINT (to rank 1) after 2 of 2"))
+      << run.at("context").dump();
+  ASSERT_EQ(run.at("benchmarks").size(), 1u) << run.dump(2);
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "run.json") << "left behind: " << entry.path();
+}
+
+// Rank 0 killed outright (a launcher's SIGKILL, the OOM killer) while the
+// second case runs: the first is in the file already, marked unfinished.
+TEST(MpiSuiteTest, AKillOfRankZeroLeavesTheFinishedCasesInTheFile) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const std::string dir = TempPath("mpi_rank_kill");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json_path = dir + "/run.json";
+  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
+      mpirun, 2,
+      absl::StrCat(BenchBinary(),
+                   " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
+                   "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
+                   "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
+                   "--benchmark_out=",
+                   json_path, " --benchmark_out_format=json"),
+      "[2/", SIGKILL, /*timeout_seconds=*/90, /*rank=*/0);
+  EXPECT_NE(job.exit_code, 0) << job.output;
+  std::ifstream in(json_path);
+  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
+  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
+  EXPECT_TRUE(absl::StartsWith(run.at("context").value("interrupted", ""), "not finished: 1 of 2"))
+      << run.at("context").dump();
+  ASSERT_EQ(run.at("benchmarks").size(), 1u) << run.dump(2);
+}
+
 TEST(MpiSuiteTest, RanksWithDifferentFlagsFailThePreflightOnEveryRank) {
   SKIP_WITHOUT_MPIRUN(mpirun);
   const std::string bench = BenchBinary();

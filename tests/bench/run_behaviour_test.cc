@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "bench/harness/harness.h"
 #include "bench/suite/names.h"
 #include "gtest/gtest.h"
@@ -105,9 +106,7 @@ void ExpectInterruptedRunKeepsFinishedCases(const char* signal, int expected_sta
     EXPECT_FALSE(b.value("error_occurred", false)) << "abandoned cases are left out: " << b.dump();
   // The file says it was interrupted, by what and how far the run got.
   const std::string interrupted = run.at("context").value("interrupted", "");
-  EXPECT_TRUE(absl::StartsWith(interrupted, std::string(signal == std::string("INT") ? "SIGINT"
-                                                                                    : "SIGTERM") +
-                                                " after 2 of "))
+  EXPECT_TRUE(absl::StartsWith(interrupted, absl::StrCat("SIG", signal, " after 2 of ")))
       << interrupted;
   EXPECT_TRUE(absl::StrContains(interrupted, " not run")) << interrupted;
 }
@@ -118,6 +117,81 @@ TEST(RunBehaviourTest, SigintKeepsTheFinishedCasesAndExits130) {
 
 TEST(RunBehaviourTest, SigtermKeepsTheFinishedCasesAndExits143) {
   ExpectInterruptedRunKeepsFinishedCases("TERM", 143);
+}
+
+// A dropped ssh session (SIGHUP), Ctrl-\ (SIGQUIT) and a batch system's
+// warning before the end (SIGUSR1, SIGUSR2) stop the run as SIGTERM does.
+TEST(RunBehaviourTest, EveryStopSignalKeepsTheFinishedCasesAndExitsWithIt) {
+  for (const auto& [signal, number] : {std::pair{"HUP", SIGHUP}, std::pair{"QUIT", SIGQUIT},
+                                       std::pair{"USR1", SIGUSR1}, std::pair{"USR2", SIGUSR2}}) {
+    SCOPED_TRACE(signal);
+    ExpectInterruptedRunKeepsFinishedCases(signal, 128 + number);
+  }
+}
+
+// Killed outright while case 2 runs (SIGKILL: a launcher's follow-up, the
+// OOM killer): case 1 is in the target already, a whole file that says the
+// run had not ended, and an earlier file was replaced only by it.
+TEST(RunBehaviourTest, AKilledRunLeavesTheFinishedCasesInTheTarget) {
+  const std::string dir = TempPath("killed");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir).c_str()), 0);
+  const std::string json_path = dir + "/run.json";
+  WriteFile(json_path, "earlier results\n");
+  std::string output;
+  const int status =
+      RunAndInterrupt(absl::StrCat(kSlowSweep, " --benchmark_out=", json_path), "KILL", &output);
+  EXPECT_EQ(status, 128 + SIGKILL) << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path), nullptr, false);
+  ASSERT_FALSE(run.is_discarded()) << ReadFile(json_path);
+  EXPECT_EQ(CaseNames(run).size(), 1u) << run.dump(2);
+  EXPECT_TRUE(absl::StartsWith(run.at("context").value("interrupted", ""), "not finished: 1 of "))
+      << run.at("context").dump();
+}
+
+// The disk fills mid-run (a 200 KiB tmpfs, in a mount namespace of the
+// test's own): the target keeps the cases written before, a warning says
+// so when the rewrites start failing, and the whole run is saved elsewhere
+// and named on the last line of stderr. Skipped where the test may not
+// mount (no root, no unshare).
+TEST(RunBehaviourTest, AFullDiskKeepsWhatWasWrittenAndSavesTheRunElsewhere) {
+  const std::string dir = TempPath("full_disk");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir, "/mnt ", dir,
+                                     "/rescue").c_str()),
+            0);
+  if (std::system(absl::StrCat("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs ", dir,
+                               "/mnt' >/dev/null 2>&1")
+                      .c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs in a mount namespace here (needs root and unshare)";
+  const std::string log = dir + "/log";
+  WriteFile(dir + "/fill.sh",
+            absl::StrCat("mount -t tmpfs -o size=200k tmpfs ", dir, "/mnt || exit 9\n",
+                         "TMPDIR=", dir, "/rescue ", BenchBinary(), " ", kSlowSweep,
+                         " --benchmark_out=", dir, "/mnt/run.json > ", log, " 2>&1 &\npid=$!\n",
+                         "for i in $(seq 600); do grep -q '^\\[3/' ", log,
+                         " && break; sleep 0.1; done\n",
+                         "dd if=/dev/zero of=", dir, "/mnt/filler bs=1k count=400 2>/dev/null\n",
+                         "wait $pid; echo $? > ", dir, "/status\n",
+                         "cp ", dir, "/mnt/run.json ", dir, "/kept.json\n"));
+  ASSERT_EQ(std::system(absl::StrCat("unshare -m bash ", dir, "/fill.sh").c_str()), 0);
+  const std::string output = ReadFile(log);
+  EXPECT_EQ(std::atoi(ReadFile(dir + "/status").c_str()), 1) << output;
+  EXPECT_TRUE(absl::StrContains(output, "No space left on device")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "cnnbench: warning: ")) << output;
+  // The target: the cases written before the disk filled, whole.
+  const nlohmann::json kept = nlohmann::json::parse(ReadFile(dir + "/kept.json"), nullptr, false);
+  ASSERT_FALSE(kept.is_discarded()) << ReadFile(dir + "/kept.json");
+  EXPECT_GE(CaseNames(kept).size(), 2u);
+  EXPECT_TRUE(kept.at("context").contains("interrupted"));
+  // The last line names the file that holds the whole run.
+  const std::vector<std::string> lines =
+      absl::StrSplit(std::string(absl::StripTrailingAsciiWhitespace(output)), '\n');
+  const std::string last = lines.back();
+  const size_t at = last.find(dir + "/rescue/run.json.cnnbench-rescued-");
+  ASSERT_NE(at, std::string::npos) << output;
+  const nlohmann::json saved = nlohmann::json::parse(ReadFile(last.substr(at)), nullptr, false);
+  ASSERT_FALSE(saved.is_discarded()) << last.substr(at);
+  EXPECT_EQ(CaseNames(saved).size(), 5u) << saved.dump(2);
+  EXPECT_FALSE(saved.at("context").contains("interrupted"));
 }
 
 TEST(RunBehaviourTest, ASecondSignalEndsAtOnceLeavingNoTemporaryFile) {

@@ -78,9 +78,18 @@ MpiJob RunMpiJob(const std::string& mpirun, int ranks, const std::string& comman
   return Run(mpirun, absl::StrCat("-np ", ranks, " ", command_per_rank), timeout_seconds);
 }
 
+// The shell line that signals mpirun ($pid), or the one of its children
+// (OpenMPI starts a host's ranks as mpirun's children) that is `rank`.
+static std::string SignalLine(int signal, int rank) {
+  if (rank < 0) return absl::StrCat("kill -", signal, " $pid;");
+  return absl::StrCat("for c in $(pgrep -P $pid); do if tr '\\0' '\\n' < /proc/$c/environ | ",
+                      "grep -qx OMPI_COMM_WORLD_RANK=", rank, "; then kill -", signal,
+                      " $c; fi; done;");
+}
+
 MpiJob RunMpiJobSignalled(const std::string& mpirun, int ranks,
                           const std::string& command_per_rank, const std::string& wait_for,
-                          int signal, int timeout_seconds) {
+                          int signal, int timeout_seconds, int rank) {
   const std::string dir = TempDir();
   const std::string log = LogPath(dir);
   const int tenths = timeout_seconds * 10;
@@ -92,7 +101,7 @@ MpiJob RunMpiJobSignalled(const std::string& mpirun, int ranks,
       " & s=$!; wait $s; kill -9 $pid 2>/dev/null ) >/dev/null 2>&1 & dog=$!; i=0; ",
       "while ! grep -q -F -e '", wait_for, "' ", log, "; do i=$((i+1)); ",
       "if [ $i -gt ", tenths, " ]; then echo 'mpi_job: never saw: ", wait_for, "' >>", log,
-      "; break; fi; sleep 0.1; done; kill -", signal, " $pid; wait $pid; rc=$?; ",
+      "; break; fi; sleep 0.1; done; ", SignalLine(signal, rank), " wait $pid; rc=$?; ",
       "kill $dog 2>/dev/null; exit $rc");
   const std::string script_path = log + ".sh";
   {

@@ -23,12 +23,13 @@ struct MpiJob {
 // they may be GoogleTest binaries themselves.
 MpiJob RunMpiJob(const std::string& mpirun, int ranks, const std::string& command_per_rank,
                  int timeout_seconds = 90);
-// The same job, sent `signal` (mpirun's pid, as `kill -SIGNAL` would) once
-// its output contains `wait_for` (or after `timeout_seconds` without it).
-// `exit_code` is mpirun's; `output` also says whether `wait_for` was seen.
+// The same job, sent `signal` (mpirun's pid, as `kill -SIGNAL` would; with
+// `rank` >= 0 that rank's process alone) once its output contains
+// `wait_for` (or after `timeout_seconds` without it). `exit_code` is
+// mpirun's; `output` also says whether `wait_for` was seen.
 MpiJob RunMpiJobSignalled(const std::string& mpirun, int ranks,
                           const std::string& command_per_rank, const std::string& wait_for,
-                          int signal, int timeout_seconds = 90);
+                          int signal, int timeout_seconds = 90, int rank = -1);
 // An MPMD job: `apps` is "-np 1 prog args : -np 1 prog other_args".
 MpiJob RunMpmdJob(const std::string& mpirun, const std::string& apps, int timeout_seconds = 90);
 
