@@ -330,7 +330,9 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
     if (!train && !curve) continue;
     const std::string& counter = bench::FindCaseFamily(c.name.family)->counter;
     const std::optional<double> mean = report::CaseMean(c, counter);
+    const bool allreduce = c.name.Is(bench::Family::kAllReduce);
     if (!mean) {
+      if (allreduce) ++m.allreduce_unusable;
       if (warnings != nullptr)
         warnings->push_back(absl::StrCat(path, ": ", c.entry, ": no ", counter,
                                          c.error.empty() ? "" : absl::StrCat(" (", c.error, ")"),
@@ -342,8 +344,12 @@ absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::
       m.train[c.name.ToString()] = value;
       continue;
     }
-    if (c.name.ranks < 2) continue;  // one rank moves nothing: busbw is 0 by definition
+    if (c.name.ranks < 2) {  // one rank moves nothing: busbw is 0 by definition
+      if (allreduce) ++m.allreduce_one_rank;
+      continue;
+    }
     if (!std::isfinite(value) || value <= 0) {
+      if (allreduce) ++m.allreduce_unusable;
       if (warnings != nullptr)
         warnings->push_back(absl::StrCat(path, ": ", c.entry, ": busbw ", value, "; not used"));
       continue;
@@ -393,6 +399,23 @@ absl::StatusOr<Curves> ChooseCurves(const Measured& measured, const std::string&
   curves.reduce = find(measured.reduce_curves);
   curves.broadcast = find(measured.broadcast_curves);
   return curves;
+}
+
+std::string NoCurveMessage(const Measured& measured) {
+  std::vector<std::string> has;
+  if (measured.allreduce_one_rank > 0)
+    has.push_back(absl::StrCat(measured.allreduce_one_rank,
+                               " at one rank, where busbw is 0 by definition"));
+  if (measured.allreduce_unusable > 0)
+    has.push_back(absl::StrCat(measured.allreduce_unusable,
+                               " without a usable busbw (the warnings above say why)"));
+  return absl::StrCat(
+      measured.path,
+      ": no all-reduce case to draw a busbw curve from: --measured needs the sum's all-reduce "
+      "at 2 or more ranks (allreduce/<impl>/<dtype>/sum/bytes:<S>/ranks:<N>, N >= 2, as "
+      "//bench:all --families=allreduce writes them); ",
+      has.empty() ? "it has no all-reduce sum case"
+                  : absl::StrCat("its all-reduce sum cases are ", absl::StrJoin(has, "; ")));
 }
 
 }  // namespace cnnbench::scaling

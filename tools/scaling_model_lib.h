@@ -182,6 +182,9 @@ struct Measured {
   std::map<std::string, BusbwCurve> broadcast_curves;
   // train/<model>/<precision>/<data>/batch:<B>/gpus:<G> -> images/s (mean).
   std::map<std::string, double> train;
+  // All-reduce (sum) cases that give no curve point: at one rank (busbw is
+  // 0 by definition), or without a usable busbw (an error, none, not > 0).
+  int allreduce_one_rank = 0, allreduce_unusable = 0;
 };
 
 absl::StatusOr<Measured> LoadMeasured(const std::string& path, std::vector<std::string>* warnings);
@@ -192,6 +195,9 @@ absl::StatusOr<const BusbwCurve*> ChooseCurve(const Measured& measured, const st
 // The chosen all-reduce curve and the same impl/dtype's reduce and
 // broadcast curves, where the file has them.
 absl::StatusOr<Curves> ChooseCurves(const Measured& measured, const std::string& which);
+// What `measured` lacks when it has no all-reduce curve (ChooseCurve gave
+// null), and which of its all-reduce cases could not be used, for --measured.
+std::string NoCurveMessage(const Measured& measured);
 
 // --- Tables ---
 

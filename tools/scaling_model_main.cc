@@ -22,9 +22,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bench/cli/flag_read.h"
+#include "bench/suite/names.h"
 #include "core/crash_handler.h"
+#include "core/dtype.h"
 #include "core/invocation.h"
 #include "models/summary.h"
 #include "models/zoo.h"
@@ -65,17 +67,28 @@ int Fail(int code, const std::string& message) {
   return code;
 }
 
-// "1,2,4" -> {1, 2, 4}; an error names the flag.
-absl::StatusOr<std::vector<int>> ParseCounts(const std::string& flag, const std::string& text) {
-  std::vector<int> out;
-  for (absl::string_view part : absl::StrSplit(text, ',')) {
-    int n = 0;
-    if (!absl::SimpleAtoi(part, &n) || n <= 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag, "=", text, ": '", part, "' is not a positive integer"));
-    out.push_back(n);
-  }
-  return out;
+// A count list (--gpus, --hosts) as the suite reads its list flags
+// (bench/cli/flag_read.h: no empty item, no item twice, each at least 1);
+// given empty, it is refused here, saying what leaving it out means.
+absl::Status ReadCounts(const absl::Flag<std::string>& flag, std::vector<int>* out) {
+  if (bench::FlagGiven(flag) && absl::GetFlag(flag).empty())
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", absl::GetFlagReflectionHandle(flag).Name(),
+                     " is empty (leave it out for the configuration's GPU counts)"));
+  return bench::ReadList(flag, out, 1);
+}
+
+// --precision and --data choose the measured train cases shown: each must
+// be what a train case name of the suite can hold (bench/suite/names.h),
+// or no case could ever match and the column would be silently empty.
+absl::Status CheckShownCases(const std::string& precision, const std::string& data) {
+  if (absl::Status parsed = ParsePrecision(precision).status(); !parsed.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--precision=", precision, ": ", parsed.message()));
+  const absl::StatusOr<bench::CaseName> name =
+      bench::ParseCaseName(bench::TrainCaseName("model", precision, data, 1, 1));
+  if (!name.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--data=", data, ": ", name.status().message()));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> ZooParameters(const std::string& name) {
@@ -118,6 +131,8 @@ int Run() {
   options.model = absl::GetFlag(FLAGS_model);
   options.precision = absl::GetFlag(FLAGS_precision);
   options.data = absl::GetFlag(FLAGS_data);
+  if (absl::Status shown = CheckShownCases(options.precision, options.data); !shown.ok())
+    return Fail(kBadInput, std::string(shown.message()));
   options.extrapolate = absl::GetFlag(FLAGS_extrapolate);
   if (const std::string overlap = absl::GetFlag(FLAGS_overlap); !overlap.empty()) {
     double v = 0;
@@ -130,8 +145,13 @@ int Run() {
     if (!parsed.ok()) return Fail(kBadInput, absl::StrCat("--scheme: ", parsed.status().message()));
     options.scheme = *parsed;
   }
-  const std::string gpus = absl::GetFlag(FLAGS_gpus), hosts = absl::GetFlag(FLAGS_hosts);
-  if (!gpus.empty() && !hosts.empty()) return Fail(kBadInput, "give --gpus or --hosts, not both");
+  if (bench::FlagGiven(FLAGS_gpus) && bench::FlagGiven(FLAGS_hosts))
+    return Fail(kBadInput, "give --gpus or --hosts, not both");
+  std::vector<int> gpus, hosts;
+  if (absl::Status read = ReadCounts(FLAGS_gpus, &gpus); !read.ok())
+    return Fail(kBadInput, std::string(read.message()));
+  if (absl::Status read = ReadCounts(FLAGS_hosts, &hosts); !read.ok())
+    return Fail(kBadInput, std::string(read.message()));
 
   absl::StatusOr<scaling::Config> config = scaling::LoadConfig(config_path, ZooParameters);
   if (!config.ok()) return Fail(kBadInput, std::string(config.status().message()));
@@ -142,16 +162,8 @@ int Run() {
       return Fail(kBadInput, absl::StrCat("--model=", options.model, ": ", config_path,
                                           " has no model of that name"));
   }
-  if (!gpus.empty()) {
-    absl::StatusOr<std::vector<int>> counts = ParseCounts("gpus", gpus);
-    if (!counts.ok()) return Fail(kBadInput, std::string(counts.status().message()));
-    options.gpus = *counts;
-  }
-  if (!hosts.empty()) {
-    absl::StatusOr<std::vector<int>> counts = ParseCounts("hosts", hosts);
-    if (!counts.ok()) return Fail(kBadInput, std::string(counts.status().message()));
-    for (int h : *counts) options.gpus.push_back(h * config->machine.gpus_per_host);
-  }
+  options.gpus = gpus;
+  for (int h : hosts) options.gpus.push_back(h * config->machine.gpus_per_host);
 
   std::optional<scaling::Measured> measured;
   scaling::Curves curves;
@@ -165,6 +177,10 @@ int Run() {
     absl::StatusOr<scaling::Curves> chosen =
         scaling::ChooseCurves(*measured, absl::GetFlag(FLAGS_allreduce));
     if (!chosen.ok()) return Fail(kBadInput, std::string(chosen.status().message()));
+    // A file without the curve would leave every prediction on the
+    // declared links while claiming to use the measurement.
+    if (chosen->allreduce == nullptr)
+      return Fail(kBadInput, scaling::NoCurveMessage(*measured));
     curves = *chosen;
   } else if (!absl::GetFlag(FLAGS_allreduce).empty()) {
     return Fail(kBadInput, "--allreduce needs --measured=<suite JSON>");
@@ -191,6 +207,7 @@ int main(int argc, char** argv) {
       "[--scheme=allreduce|ps_cpu|ps_gpu|hierarchical|distributed_ps] [--model=NAME] "
       "[--format=markdown|csv] [--extrapolate]");
   if (!cnnbench::AllFlagsKnown(argc, argv)) return cnnbench::kBadInput;
+  cnnbench::bench::RecordGivenFlags(argc, argv);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   if (positional.size() > 1)
     return cnnbench::Fail(cnnbench::kBadInput,

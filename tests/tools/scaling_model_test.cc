@@ -303,6 +303,19 @@ std::string SuiteJson() {
       "]}");
 }
 
+// A run with train cases but no all-reduce; one with an all-reduce at one rank only.
+std::string TrainOnlyJson() {
+  return absl::StrCat(
+      R"({"context": {"date": "2026-12-01", "host_name": "box", "platform": "box"}, "benchmarks": [)",
+      Entry("train/resnet50/fp32/synthetic/batch:32/gpus:1", R"("images_per_second": 100)"), "]}");
+}
+std::string OneRankJson() {
+  return absl::StrCat(
+      R"({"context": {"date": "2026-12-01", "host_name": "box", "platform": "box"}, "benchmarks": [)",
+      Entry("allreduce/local/fp32/sum/bytes:1000000/ranks:1", R"("algbw": 6.7e8, "busbw": 0)"),
+      "]}");
+}
+
 TEST(ScalingMeasuredTest, BusbwIsInterpolatedInLogBytesAndNeverSilentlyExtrapolated) {
   const std::string path = Write("suite.json", SuiteJson());
   std::vector<std::string> warnings;
@@ -498,7 +511,20 @@ TEST(ScalingToolTest, BadInputExitsTwoNamingWhatAndWhere) {
       {"", "--config=<file> is required"},
       {absl::StrCat("--config=", config, " --overlap=lots"), "--overlap=lots: must be a number"},
       {absl::StrCat("--config=", config, " --overlap=1.5"), "--overlap=1.5"},
-      {absl::StrCat("--config=", config, " --gpus=1,x"), "--gpus=1,x: 'x' is not a positive"},
+      {absl::StrCat("--config=", config, " --gpus=1,x"), "--gpus=1,x: 'x' is not a whole number"},
+      // The list flags read as the suite's: duplicate rows, an empty list
+      // or item, a count below 1 are refused, not printed twice or ignored.
+      {absl::StrCat("--config=", config, " --gpus=1,1"), "--gpus=1,1: '1' is given twice"},
+      {absl::StrCat("--config=", config, " --hosts=2,2"), "--hosts=2,2: '2' is given twice"},
+      {absl::StrCat("--config=", config, " --gpus="), "--gpus is empty (leave it out for the"},
+      {absl::StrCat("--config=", config, " --gpus=1,,2"), "--gpus=1,,2: an empty item"},
+      {absl::StrCat("--config=", config, " --gpus=0"), "--gpus=0: '0' is less than 1"},
+      // The measured cases to show: a precision or data kind no case name
+      // can hold would leave the column empty without a word.
+      {absl::StrCat("--config=", config, " --precision=fp8"),
+       "--precision=fp8: unknown precision 'fp8' (known: fp32, tf32, fp16, bf16"},
+      {absl::StrCat("--config=", config, " --data=bogus"),
+       "--data=bogus: data 'bogus' is neither synthetic nor real"},
       {absl::StrCat("--config=", config, " --scheme=gossip"), "--scheme: unknown scheme 'gossip'"},
       {absl::StrCat("--config=", config, " --format=xml"), "--format must be markdown or csv"},
       {absl::StrCat("--config=", config, " --model=nope"), "--model=nope"},
@@ -510,6 +536,16 @@ TEST(ScalingToolTest, BadInputExitsTwoNamingWhatAndWhere) {
       {absl::StrCat("--config=", config, " --measured=", Write("notsuite.json", "[1]")),
        "notsuite.json: not Google Benchmark JSON"},
       {absl::StrCat("--config=", TempPath("absent.json")), "absent.json: cannot open"},
+      // --measured without an all-reduce curve: what the file lacks, not a
+      // column of dashes with exit 0.
+      {absl::StrCat("--config=", config, " --measured=", Write("train_only.json", TrainOnlyJson())),
+       "train_only.json: no all-reduce case to draw a busbw curve from: --measured needs the "
+       "sum's all-reduce at 2 or more ranks"},
+      {absl::StrCat("--config=", config, " --measured=", Write("one_rank.json", OneRankJson())),
+       "one_rank.json: no all-reduce case to draw a busbw curve from: --measured needs the "
+       "sum's all-reduce at 2 or more ranks (allreduce/<impl>/<dtype>/sum/bytes:<S>/ranks:<N>, "
+       "N >= 2, as //bench:all --families=allreduce writes them); its all-reduce sum cases are "
+       "1 at one rank, where busbw is 0 by definition"},
   };
   for (const Case& c : cases) {
     ToolRun run = RunTool(c.args);
