@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -80,25 +82,84 @@ TEST(ConvergenceCheckTest, ADivergingLossIsAFailedCheckNotAnError) {
   EXPECT_EQ(doc.at("diverged"), r->diverged);
 }
 
-// The binary: a curve that cannot be written is an error with the reason,
-// never a PASS with the curve lost.
-TEST(ConvergenceCheckTest, AJsonFileThatCannotBeWrittenIsAnErrorWithTheReason) {
+std::string TempDir() {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return tmp ? tmp : "/tmp";
+}
+
+// Runs //tools:convergence with `args` (a short run that passes), its
+// output and exit status.
+struct ToolRun {
+  int exit_code = -1;
+  std::string output;
+};
+ToolRun RunTool(const std::string& args) {
   const char* srcdir = std::getenv("TEST_SRCDIR");
   const char* workspace = std::getenv("TEST_WORKSPACE");
   const std::string binary = absl::StrCat(srcdir ? srcdir : ".", "/",
                                           workspace ? workspace : "cnnbench", "/tools/convergence");
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string log = absl::StrCat(tmp ? tmp : "/tmp", "/convergence.log");
+  const std::string log = absl::StrCat(TempDir(), "/convergence.log");
   const int rc = std::system(absl::StrCat(binary,
-                                          " --steps=2 --eval_every=0 --images=16 --min_top1=0 "
-                                          "--json=/dev/full > ",
-                                          log, " 2>&1")
+                                          " --steps=2 --eval_every=0 --images=16 --min_top1=0 ",
+                                          args, " > ", log, " 2>&1")
                                  .c_str());
   std::ifstream in(log);
-  const std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << rc << "\n" << output;
-  EXPECT_TRUE(absl::StrContains(output, "/dev/full")) << output;
-  EXPECT_TRUE(absl::StrContains(output, "No space left on device")) << output;
+  ToolRun run;
+  run.exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  run.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return run;
+}
+
+// The binary: a curve that cannot be written is an error with the reason,
+// never a PASS with the curve lost.
+TEST(ConvergenceCheckTest, AJsonFileThatCannotBeWrittenIsAnErrorWithTheReason) {
+  const ToolRun run = RunTool("--json=/dev/full");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_TRUE(absl::StrContains(run.output, "/dev/full")) << run.output;
+  EXPECT_TRUE(absl::StrContains(run.output, "No space left on device")) << run.output;
+  EXPECT_FALSE(absl::StrContains(run.output, "PASS")) << run.output;
+  EXPECT_FALSE(absl::StrContains(run.output, "final validation top-1")) << run.output;
+}
+
+// A --json whose folder cannot take it is refused before the training (no
+// curve printed), as the suite refuses --benchmark_out; a folder given as
+// the file too. A writable one gets the curve, and then the verdict.
+TEST(ConvergenceCheckTest, AJsonPathThatCannotBeWrittenIsRefusedBeforeTraining) {
+  const std::string file = absl::StrCat(TempDir(), "/a_file");
+  std::ofstream(file) << "x";
+  for (const auto& [json, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"./no_such_folder/c.json", "the folder ./no_such_folder does not exist"},
+           {absl::StrCat(file, "/c.json"), absl::StrCat("the folder ", file, " is not a folder")},
+           {TempDir(), absl::StrCat(TempDir(), " is a folder, not a file")}}) {
+    const ToolRun run = RunTool(absl::StrCat("--json=", json));
+    EXPECT_EQ(run.exit_code, 2) << json << "\n" << run.output;
+    EXPECT_TRUE(absl::StrContains(run.output, absl::StrCat("convergence: --json: "))) << run.output;
+    EXPECT_TRUE(absl::StrContains(run.output, reason)) << json << "\n" << run.output;
+    EXPECT_FALSE(absl::StrContains(run.output, "train_loss")) << "it trained first:\n" << run.output;
+    EXPECT_FALSE(absl::StrContains(run.output, "PASS")) << run.output;
+  }
+  const std::string good = absl::StrCat(TempDir(), "/curve.json");
+  const ToolRun run = RunTool(absl::StrCat("--json=", good));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(absl::StrContains(run.output, "PASS (threshold 0.000)")) << run.output;
+  std::ifstream in(good);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StrContains(written, "\"passed\": true")) << written;
+  // The write probe leaves nothing behind.
+  EXPECT_EQ(CheckOutputPath(good), absl::OkStatus());
+  EXPECT_EQ(CheckOutputPath("/dev/null"), absl::OkStatus());
+}
+
+TEST(ConvergenceCheckTest, TheVerdictSaysPassOrFailAndWhy) {
+  Options o;
+  Result r;
+  r.curve.push_back(Point{.step = 1, .validation_top1 = 0.75, .validation_images = 4});
+  r.passed = true;
+  EXPECT_EQ(Verdict(o, r), "final validation top-1 0.750 over 4 images: PASS (threshold 0.500)");
+  r.passed = false;
+  EXPECT_TRUE(absl::StrContains(Verdict(o, r), ": FAIL (threshold 0.500)")) << Verdict(o, r);
+  r.diverged = "the training loss is nan at step 4";
+  EXPECT_EQ(Verdict(o, r), "the training loss is nan at step 4: FAIL (did not learn; threshold 0.500)");
 }
 
 TEST(ConvergenceCheckTest, HelpListsTheToolsFlags) {

@@ -1,8 +1,13 @@
 #include "tools/convergence/convergence.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <system_error>
@@ -230,20 +235,59 @@ absl::StatusOr<Result> Run(const Options& o, std::FILE* out) {
     }
     result.curve.push_back(point);
   }
-  if (!result.diverged.empty()) {
-    result.passed = false;
-    if (out != nullptr)
-      std::fprintf(out, "%s: FAIL (did not learn; threshold %.3f)\n", result.diverged.c_str(),
-                   o.min_top1);
-    return result;
-  }
-  const Point& last = result.curve.back();
-  result.passed = last.validation_top1 >= o.min_top1;
-  if (out != nullptr)
-    std::fprintf(out, "final validation top-1 %.3f over %lld images: %s (threshold %.3f)\n",
-                 last.validation_top1, static_cast<long long>(last.validation_images),
-                 result.passed ? "PASS" : "FAIL", o.min_top1);
+  result.passed = result.diverged.empty() && result.curve.back().validation_top1 >= o.min_top1;
   return result;
+}
+
+std::string Verdict(const Options& o, const Result& r) {
+  if (!r.diverged.empty())
+    return absl::StrFormat("%s: FAIL (did not learn; threshold %.3f)", r.diverged, o.min_top1);
+  if (r.curve.empty()) return absl::StrFormat("no evaluation: FAIL (threshold %.3f)", o.min_top1);
+  const Point& last = r.curve.back();
+  return absl::StrFormat("final validation top-1 %.3f over %d images: %s (threshold %.3f)",
+                         last.validation_top1, last.validation_images, r.passed ? "PASS" : "FAIL",
+                         o.min_top1);
+}
+
+absl::Status CheckOutputPath(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("no path");
+  std::string target = path;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return absl::InvalidArgumentError(absl::StrCat(path, " is a folder, not a file"));
+    if (!S_ISREG(st.st_mode)) {  // a device or a pipe: written directly, so opened now
+      const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd < 0 && errno != ENXIO)  // ENXIO: a pipe with no reader yet, which one may open
+        return absl::PermissionDeniedError(
+            absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+      if (fd >= 0) ::close(fd);
+      return absl::OkStatus();
+    }
+    // A link to a file: the file it names is replaced, in that file's folder.
+    if (char* resolved = ::realpath(path.c_str(), nullptr)) {
+      target = resolved;
+      std::free(resolved);
+    }
+  }
+  const size_t slash = target.rfind('/');
+  const std::string folder = slash == std::string::npos ? "."
+                             : slash == 0               ? "/"
+                                                        : target.substr(0, slash);
+  std::string probe = absl::StrCat(folder, "/.convergence-XXXXXX");
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ENOENT || error == ENOTDIR)
+      return absl::NotFoundError(absl::StrCat("cannot write ", path, ": the folder ", folder,
+                                              error == ENOENT ? " does not exist"
+                                                              : " is not a folder"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write ", path, ": ", std::strerror(error)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return absl::OkStatus();
 }
 
 std::string ToJson(const Options& o, const Result& r) {

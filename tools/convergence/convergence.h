@@ -59,13 +59,27 @@ struct Result {
 };
 
 // Runs the check, printing its settings and each point of the curve on `out`
-// (nullptr: silent). Errors (a bad option, a backend that is absent) are
-// statuses; a model that does not learn, or whose loss stops being a
-// number, is a Result with passed false (diverged says why for the latter).
+// (nullptr: silent); the verdict is Verdict's, for the caller to print once
+// its results are safely written. Errors (a bad option, a backend that is
+// absent) are statuses; a model that does not learn, or whose loss stops
+// being a number, is a Result with passed false (diverged says why for the
+// latter).
 absl::StatusOr<Result> Run(const Options& options, std::FILE* out);
+
+// The check's last line: the final top-1 against the threshold and PASS or
+// FAIL (or why training stopped without learning).
+std::string Verdict(const Options& options, const Result& result);
 
 // The curve as JSON: {"model":..., "backend":..., "precision":..., "points":[...]}.
 std::string ToJson(const Options& options, const Result& result);
+
+// Whether a file can be written at `path`, asked before the training the
+// file is for (as the suite's ResultFile::Open asks of --benchmark_out): its
+// folder must exist and take a new file (a temporary one, made and
+// removed); a folder named as the file, or a device or pipe that cannot be
+// opened for writing, is an error. What only the write can tell (a full
+// disk) is still an error then.
+absl::Status CheckOutputPath(const std::string& path);
 
 }  // namespace cnnbench::convergence
 

@@ -1,6 +1,8 @@
 // convergence: trains a zoo model on a learnable data set and evaluates it
 // on the validation split (tools/convergence/convergence.h); the exit status
-// is 0 when the final top-1 reaches --min_top1, 1 below it, 2 on an error.
+// is 0 when the final top-1 reaches --min_top1, 1 below it, 2 on an error
+// (a --json that cannot be written: before training when its folder cannot
+// take it, else after it, and then without a verdict).
 //   ./bazelw run //tools:convergence -- --backend=onednn --model=lenet --steps=120
 #include <cstdio>
 #include <string>
@@ -69,12 +71,20 @@ int main(int argc, char** argv) {
   o.images = absl::GetFlag(FLAGS_images);
   o.classes = absl::GetFlag(FLAGS_classes);
   o.min_top1 = absl::GetFlag(FLAGS_min_top1);
+  const std::string json = absl::GetFlag(FLAGS_json);
+  // Before the training, as the suite checks --benchmark_out: a folder that
+  // does not exist must not cost the run.
+  if (!json.empty()) {
+    if (const absl::Status usable = cnnbench::convergence::CheckOutputPath(json); !usable.ok()) {
+      std::fprintf(stderr, "convergence: --json: %s\n", std::string(usable.message()).c_str());
+      return 2;
+    }
+  }
   auto result = cnnbench::convergence::Run(o, stdout);
   if (!result.ok()) {
     std::fprintf(stderr, "convergence: %s\n", std::string(result.status().message()).c_str());
     return 2;
   }
-  const std::string json = absl::GetFlag(FLAGS_json);
   if (!json.empty()) {
     // Checked through the close: a full disk or /dev/full is an error with
     // the system's reason, not a PASS with the curve lost.
@@ -85,5 +95,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Only now: a curve that was not written has no PASS.
+  std::printf("%s\n", cnnbench::convergence::Verdict(o, *result).c_str());
   return result->passed ? 0 : 1;
 }
