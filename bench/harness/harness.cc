@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <regex>
 #include <utility>
 
@@ -95,6 +96,30 @@ std::string SkipMessage(const absl::Status& status) {
   if (kind.empty()) return message;
   absl::StrReplaceAll({{kind, ""}}, &message);
   return kind + message;
+}
+
+namespace {
+std::mutex& UnwrittenMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::vector<std::string>& Unwritten() {
+  static std::vector<std::string> unwritten;
+  return unwritten;
+}
+}  // namespace
+
+void NoteUnwrittenOutput(const std::string& case_name, const absl::Status& why) {
+  const std::string what = absl::StrCat(case_name, ": ", SkipMessage(why));
+  std::fprintf(stderr, "cnnbench: warning: %s; the case's figures are kept\n", what.c_str());
+  std::fflush(stderr);
+  std::lock_guard<std::mutex> lock(UnwrittenMutex());
+  Unwritten().push_back(what);
+}
+
+std::vector<std::string> UnwrittenOutputs() {
+  std::lock_guard<std::mutex> lock(UnwrittenMutex());
+  return Unwritten();
 }
 
 absl::Status InterruptedError() { return absl::CancelledError(kInterruptedMessage); }

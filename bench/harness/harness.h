@@ -55,6 +55,14 @@ bool IsCaseFailure(const absl::Status& status);
 // not written, bad usage), 128 + N are signals.
 inline constexpr int kCaseFailedExit = 3;
 
+// An output a case was asked for beside its figures (a --trace_file
+// trace) that could not be written: the case keeps its figures (the
+// output is never part of them), a warning names the file and the reason
+// on stderr now, and //bench:all ends with kCaseFailedExit listing them.
+// Safe from any thread.
+void NoteUnwrittenOutput(const std::string& case_name, const absl::Status& why);
+std::vector<std::string> UnwrittenOutputs();
+
 // Numbers the cases as they are registered and prints "[i/N] name" on
 // stderr when case i starts, so a long sweep shows where it is. N counts
 // the selected cases only (those --benchmark_filter lets run).

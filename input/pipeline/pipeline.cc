@@ -152,6 +152,9 @@ class InputPipeline::Impl {
   absl::Status Decode(JpegDecoder& decoder, Image& scratch, std::vector<CropBox>& boxes,
                       const SourceRecord& record, BatchBuffer& batch, int64_t slot);
 
+  // The error of a data set whose `passes` passes gave no usable record
+  // (mutex held).
+  absl::Status NoReadableRecord(int64_t passes) const;
   // A bad record: under kSkip counted (true: go on), under kFail the
   // pipeline's error (false: stop).
   bool BadRecord(const std::string& reason, const absl::Status& status);
@@ -291,6 +294,20 @@ void InputPipeline::Impl::SetError(const absl::Status& status) {
   consumer_cv_.notify_all();
 }
 
+absl::Status InputPipeline::Impl::NoReadableRecord(int64_t passes) const {
+  std::string skipped;
+  for (const auto& [reason, count] : stats_.skipped)
+    absl::StrAppend(&skipped, skipped.empty() ? "" : ", ", reason, " ", count);
+  const std::string what =
+      stats_.skipped_total() == 0
+          ? std::string("it holds no record")
+          : absl::StrCat("every record was bad and skipped: ", stats_.skipped_total(),
+                         " skipped (", skipped, "); the first: ", stats_.skip_messages.front());
+  return absl::NotFoundError(absl::StrCat("no readable record in ", options_.data_dir, " (",
+                                          options_.subset, ", ", units_.size(), " file(s)) after ",
+                                          passes, " pass(es) over it: ", what));
+}
+
 bool InputPipeline::Impl::BadRecord(const std::string& reason, const absl::Status& status) {
   if (options_.on_bad_record == BadRecordPolicy::kFail) {
     SetError(status);
@@ -328,6 +345,16 @@ void InputPipeline::Impl::ReaderLoop(int reader) {
     });
     if (Stopping()) return;
     if (reading_epoch_ == epoch) {  // the first reader through advances the epoch
+      // Nothing usable in a whole pass (every record bad, or none there):
+      // reading on would spin for ever. Decoding lags reading, so a pass
+      // whose records were read but none decoded is judged two passes on.
+      if (epoch_records_ == 0 || (epoch >= 2 && stats_.images_decoded == 0)) {
+        if (error_.ok()) error_ = NoReadableRecord(epoch + 1);
+        reader_cv_.notify_all();
+        decoder_cv_.notify_all();
+        consumer_cv_.notify_all();
+        return;
+      }
       if (records_per_epoch_ < 0) records_per_epoch_ = epoch_records_;
       epoch_records_ = 0;
       reading_epoch_ = epoch + 1;
@@ -503,9 +530,18 @@ absl::StatusOr<const Batch*> InputPipeline::Impl::Next() {
   if (batches_->Release()) decoder_cv_.notify_all();
   const Clock::time_point start = Clock::now();
   BatchBuffer* held = nullptr;
+  bool interrupted = false;
   for (;;) {
-    consumer_cv_.wait(lock, [&] { return Stopping() || batches_->NextReady() || finished_; });
-    if (Stopping()) break;
+    // In slices, so that a run asked to stop is not held here.
+    while (!consumer_cv_.wait_for(lock, std::chrono::milliseconds(100), [&] {
+      return Stopping() || batches_->NextReady() || finished_;
+    })) {
+      if (options_.stop_requested && options_.stop_requested()) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (interrupted || Stopping()) break;
     bool freed = false;  // batches whose every record was skipped, passed over
     held = batches_->TakeNext(&freed);
     if (freed) decoder_cv_.notify_all();
@@ -513,6 +549,7 @@ absl::StatusOr<const Batch*> InputPipeline::Impl::Next() {
   }
   stats_.consumer_wait_seconds += SecondsSince(start);
   if (!error_.ok()) return error_;
+  if (interrupted) return absl::CancelledError("waiting for the input pipeline: interrupted");
   if (stop_) return absl::CancelledError("the input pipeline was stopped");
   if (held != nullptr) {
     ++stats_.batches;

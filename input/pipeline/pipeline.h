@@ -27,6 +27,7 @@
 #define CNNBENCH_INPUT_PIPELINE_PIPELINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -70,7 +71,15 @@ struct PipelineOptions {
   uint64_t seed = 1;
   BadRecordPolicy on_bad_record = BadRecordPolicy::kFail;
   // Epochs to read; 0: forever. After the last, Next() returns OutOfRange.
+  // A whole pass over the data that gives no usable record (every one bad
+  // and skipped, or none there) ends the pipeline with a NotFound error
+  // naming the data set, the count skipped by reason and the first reason,
+  // rather than reading on for ever.
   int64_t epochs = 0;
+  // Asked about every 100 ms while Next() waits for a batch; once it
+  // returns true, Next() returns Cancelled ("... interrupted"), so a run
+  // that is to stop never hangs on its input. Null: never.
+  std::function<bool()> stop_requested;
 };
 
 // One batch; valid until the next call to Next() or Release().

@@ -16,6 +16,7 @@
 #include "bench/cli/flag_read.h"
 #include "bench/cli/flag_values.h"
 #include "bench/cases/input/input_cases.h"
+#include "bench/harness/harness.h"
 #include "bench/harness/iteration_stats.h"
 #include "bench/suite/names.h"
 #include "benchmark/benchmark.h"
@@ -195,9 +196,13 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
                                  .ToString();
     const std::string path = TraceFilePath(options_.trace_file, name);
     ASSIGN_OR_RETURN(const std::vector<TraceSlice> slices, inferencer_->TraceRun());
-    RETURN_IF_ERROR(WriteChromeTrace(path, slices, name));
-    std::fprintf(stderr, "cnnbench: trace of one more batch of %s: %s\n", name.c_str(),
-                 path.c_str());
+    // Written or not, the figures measured before it stand.
+    if (absl::Status written = WriteChromeTrace(path, slices, name); written.ok()) {
+      std::fprintf(stderr, "cnnbench: trace of one more batch of %s: %s\n", name.c_str(),
+                   path.c_str());
+    } else {
+      NoteUnwrittenOutput(name, written);
+    }
   }
   const double batch = static_cast<double>(case_.batch);
   ASSIGN_OR_RETURN(const StepSummary steps, SummarizeSteps(StepSeconds(), batch));

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/cli/flag_read.h"
+#include "bench/harness/interrupt.h"
 #include "bench/suite/names.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
@@ -32,6 +33,9 @@ ABSL_FLAG(std::string, on_bad_record, "fail",
 
 namespace cnnbench::bench {
 namespace {
+
+// A pipeline's waits end when the run is asked to stop (the first signal).
+bool StopRequestedBySignal() { return InterruptSignal() != 0; }
 
 using input::InputPipeline;
 using input::PipelineOptions;
@@ -153,6 +157,7 @@ absl::Status RegisterInputCases(const SuiteOptions& options, Harness& harness) {
         timed.iterations_flag = "--steps";
         timed.unit = benchmark::kMillisecond;
         PipelineOptions p;
+        p.stop_requested = StopRequestedBySignal;
         p.format = format;
         p.data_dir = options.data_dir;
         p.subset = training ? "train" : "validation";
@@ -193,6 +198,7 @@ absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
                                                             const SuiteOptions& options,
                                                             const std::string& subset) {
   input::PipelineOptions p;
+  p.stop_requested = StopRequestedBySignal;
   p.format = input::DataFormat::kTFRecord;
   p.data_dir = options.data_dir;
   if (!p.data_dir.empty()) {

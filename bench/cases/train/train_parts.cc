@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bench/cases/input/input_cases.h"
+#include "bench/harness/harness.h"
 #include "bench/suite/names.h"
 #include "core/random.h"
 #include "core/status.h"
@@ -116,7 +117,12 @@ absl::Status WriteCaseTrace(const SuiteOptions& options, const TrainCase& c,
                             const std::vector<TraceProcess>& processes) {
   const std::string name = CaseNameOf(c);
   const std::string path = TraceFilePath(options.trace_file, name);
-  RETURN_IF_ERROR(WriteChromeTrace(path, processes));
+  // A trace that cannot be written (its folder gone mid-run, a full disk)
+  // costs the trace, never the figures measured before it.
+  if (absl::Status written = WriteChromeTrace(path, processes); !written.ok()) {
+    NoteUnwrittenOutput(name, written);
+    return absl::OkStatus();
+  }
   std::fprintf(stderr, "cnnbench: trace of one more step of %s (%zu replica(s)): %s\n",
                name.c_str(), processes.size(), path.c_str());
   return absl::OkStatus();

@@ -622,6 +622,79 @@ TEST_F(PipelineTest, ABadFolderImageIsNamedOrSkipped) {
   EXPECT_EQ(skipped.batch_sizes, (std::vector<int64_t>{7, 4, 7, 4}));
 }
 
+// Data that is all bad under --on_bad_record=skip ends the pipeline with
+// "no readable record" naming the data set, the count and the first reason,
+// instead of reading on for ever: every shard's framing broken (nothing
+// read), and every image undecodable (read, none decoded), in training
+// (which reads for ever) and evaluation.
+TEST_F(PipelineTest, AllBadDataEndsWithNoReadableRecordInsteadOfSpinning) {
+  Watchdog watchdog(120);
+  const std::string shards = CopyOf(Dir(DataFormat::kTFRecord), "all_bad_crc");
+  for (const char* shard : {"/train-00000-of-00003", "/train-00001-of-00003",
+                            "/train-00002-of-00003"}) {
+    std::string bytes = ReadFile(shards + shard);
+    bytes[kTFRecordHeaderBytes + 30] ^= 0x55;  // record 0's CRC fails: the file is unread
+    WriteFile(shards + shard, bytes);
+  }
+  const std::string folder = CopyOf(Dir(DataFormat::kFolder), "all_bad_images");
+  Sh(absl::StrCat("for f in $(find '", folder, "/train' -type f); do echo 'not a jpeg' > $f; done")
+         .c_str());
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "train" : "eval");
+    PipelineOptions o = Options(DataFormat::kTFRecord, training);
+    o.subset = "train";
+    o.data_dir = shards;
+    o.epochs = 0;
+    o.on_bad_record = BadRecordPolicy::kSkip;
+    const Delivered unread = Drain(o);
+    EXPECT_TRUE(absl::IsNotFound(unread.end)) << unread.end;
+    EXPECT_TRUE(absl::StrContains(unread.end.message(), "no readable record in " + shards))
+        << unread.end;
+    EXPECT_TRUE(absl::StrContains(unread.end.message(), "3 skipped (read 3)")) << unread.end;
+    EXPECT_TRUE(absl::StrContains(unread.end.message(), "CRC")) << unread.end;
+    EXPECT_TRUE(unread.examples.empty());
+
+    o = Options(DataFormat::kFolder, training);
+    o.subset = "train";
+    o.data_dir = folder;
+    o.epochs = 0;
+    o.on_bad_record = BadRecordPolicy::kSkip;
+    const Delivered undecoded = Drain(o);
+    EXPECT_TRUE(absl::IsNotFound(undecoded.end)) << undecoded.end;
+    EXPECT_TRUE(absl::StrContains(undecoded.end.message(), "every record was bad and skipped"))
+        << undecoded.end;
+    EXPECT_TRUE(absl::StrContains(undecoded.end.message(), "decode")) << undecoded.end;
+    EXPECT_TRUE(undecoded.examples.empty());
+  }
+}
+
+// A run asked to stop (the first signal) is not held in Next(): the wait
+// ends within its 100 ms slice with Cancelled "... interrupted", long
+// before one decoder could fill a batch of 1024 images decoded from
+// 400-500 px JPEGs (seconds).
+TEST_F(PipelineTest, AStopRequestEndsAWaitingNext) {
+  Watchdog watchdog(120);
+  DatasetSpec spec = SmallSpec(absl::StrCat(TempDir(), "/large_images"), DataFormat::kFolder);
+  Sh(absl::StrCat("rm -rf '", spec.out, "'").c_str());
+  spec.images = 8;
+  spec.min_side = 400;
+  spec.max_side = 500;
+  ASSERT_TRUE(MakeDataset(spec).ok());
+  PipelineOptions o = Options(DataFormat::kFolder, /*training=*/true);
+  o.data_dir = spec.out;
+  o.epochs = 0;
+  o.batch = 1024;
+  o.decode_threads = 1;
+  std::atomic<int> asked{0};
+  o.stop_requested = [&asked] { return ++asked >= 1; };
+  absl::StatusOr<std::unique_ptr<InputPipeline>> p = InputPipeline::Create(o);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const absl::StatusOr<const Batch*> batch = (*p)->Next();
+  EXPECT_TRUE(absl::IsCancelled(batch.status())) << batch.status();
+  EXPECT_TRUE(absl::EndsWith(batch.status().message(), "interrupted")) << batch.status();
+  EXPECT_GE(asked.load(), 1);
+}
+
 TEST_F(PipelineTest, BadOptionsAndDataDirsAreClearErrors) {
   PipelineOptions o = Options(DataFormat::kTFRecord, true);
   auto error_of = [](const PipelineOptions& o) {
