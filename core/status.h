@@ -9,11 +9,17 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace cnnbench {
 
 // Prefixes `status`'s message with "file:line: " (keeps the code).
 absl::Status AnnotateStatus(const absl::Status& status, const char* file, int line);
+
+// `message` without the "file:line: " trail AnnotateStatus put in it (one
+// per RETURN_IF_ERROR it passed through): what a user reads in a program's
+// messages. The trail is for --verbose and the JSON's error_full.
+std::string WithoutSourceLocations(absl::string_view message);
 
 // Builds an error whose message starts with "OOM": the tables print failed
 // cases whose reason starts with it as OOM.

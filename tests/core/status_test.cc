@@ -29,6 +29,20 @@ TEST(StatusTest, ReturnIfErrorKeepsCodeAndAddsLocation) {
   EXPECT_NE(s.message().find("bad stride"), absl::string_view::npos);
 }
 
+// The trail RETURN_IF_ERROR adds is for --verbose; a user's message is
+// the reason alone, however many calls it passed through.
+TEST(StatusTest, WithoutSourceLocationsLeavesTheReasonAlone) {
+  const absl::Status nested = AnnotateStatus(CallsFails(), "tools/convergence/convergence.cc", 166);
+  ASSERT_TRUE(absl::StrContains(nested.message(), "status_test.cc:")) << nested;
+  EXPECT_EQ(WithoutSourceLocations(nested.message()), "bad stride");
+  EXPECT_EQ(WithoutSourceLocations("train/step_plan.cc:450: kernels/cuda/x.cu:7: OOM: 8 GiB"),
+            "OOM: 8 GiB");
+  // Text that only looks alike stays: no line number, no ": " after it.
+  for (const char* kept : {"--trace_file=/tmp/x.json: its folder cannot be used",
+                           "model.cc is not a model", "a.h:12 without a colon after"})
+    EXPECT_EQ(WithoutSourceLocations(kept), kept);
+}
+
 TEST(StatusTest, AssignOrReturn) {
   EXPECT_EQ(*AddsOne(false), 8);
   auto failed = AddsOne(true);

@@ -12,8 +12,10 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "core/compile_log.h"
 #include "core/crash_handler.h"
 #include "core/invocation.h"
+#include "core/status.h"
 #include "tools/convergence/convergence.h"
 #include "tools/report/output_file.h"
 
@@ -36,6 +38,18 @@ ABSL_FLAG(int, classes, 10, "generated data set: classes");
 ABSL_FLAG(double, min_top1, 0.5, "the final validation top-1 the check needs");
 ABSL_FLAG(std::string, json, "", "also write the curve here as JSON");
 
+namespace {
+
+// An error as the user reads it: without the source locations it passed
+// through, which CNNBENCH_VERBOSE=1 (every program's verbose switch, also
+// the compile log's) keeps.
+std::string Message(const absl::Status& status) {
+  return cnnbench::CompileLogEnabled() ? std::string(status.message())
+                                       : cnnbench::WithoutSourceLocations(status.message());
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   cnnbench::InstallCrashHandler(argv[0]);
   cnnbench::ChangeToInvocationDirectory();
@@ -56,7 +70,7 @@ int main(int argc, char** argv) {
   auto precision = cnnbench::ParsePrecision(absl::GetFlag(FLAGS_precision));
   if (!precision.ok()) {
     std::fprintf(stderr, "convergence: --precision: %s\n",
-                 std::string(precision.status().message()).c_str());
+                 Message(precision.status()).c_str());
     return 2;
   }
   o.precision = *precision;
@@ -76,13 +90,13 @@ int main(int argc, char** argv) {
   // does not exist must not cost the run.
   if (!json.empty()) {
     if (const absl::Status usable = cnnbench::convergence::CheckOutputPath(json); !usable.ok()) {
-      std::fprintf(stderr, "convergence: --json: %s\n", std::string(usable.message()).c_str());
+      std::fprintf(stderr, "convergence: --json: %s\n", Message(usable).c_str());
       return 2;
     }
   }
   auto result = cnnbench::convergence::Run(o, stdout);
   if (!result.ok()) {
-    std::fprintf(stderr, "convergence: %s\n", std::string(result.status().message()).c_str());
+    std::fprintf(stderr, "convergence: %s\n", Message(result.status()).c_str());
     return 2;
   }
   if (!json.empty()) {
@@ -91,7 +105,7 @@ int main(int argc, char** argv) {
     const absl::Status written =
         cnnbench::report::WriteOutputFile(json, cnnbench::convergence::ToJson(o, *result));
     if (!written.ok()) {
-      std::fprintf(stderr, "convergence: --json: %s\n", std::string(written.message()).c_str());
+      std::fprintf(stderr, "convergence: --json: %s\n", Message(written).c_str());
       return 2;
     }
   }
