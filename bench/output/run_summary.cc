@@ -1,6 +1,8 @@
 #include "bench/output/run_summary.h"
 
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "tools/report/report.h"
 
 namespace cnnbench::bench {
@@ -47,7 +50,24 @@ absl::StatusOr<std::string> DefaultResultsPath(absl::string_view folder,
   gmtime_r(&when, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
-  return absl::StrCat(dir, "/", name.empty() ? "run" : name, "-", stamp, ".json");
+  return AbsolutePath(absl::StrCat(dir, "/", name.empty() ? "run" : name, "-", stamp, ".json"));
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty() || path.front() == '/') return path;
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+  absl::string_view relative = path;
+  while (absl::ConsumePrefix(&relative, "./")) {
+  }
+  const absl::string_view folder = cwd;
+  return absl::StrCat(folder, folder == "/" ? "" : "/", relative);
+}
+
+std::string ClosingLines(const std::string& json_path) {
+  const std::string path = AbsolutePath(json_path);
+  return absl::StrCat("results: ", path, "\nthe full report: ./bazelw run //tools:report -- ", path,
+                      " > report.md\n");
 }
 
 std::string HeadlineSections(absl::string_view markdown) {
@@ -71,9 +91,7 @@ absl::StatusOr<std::string> EndOfRunSummary(const std::string& json_path) {
   std::string headline = HeadlineSections(out.text);
   if (headline.empty())
     headline = "(no training or inference case ran: the full report has the kernel tables)\n";
-  return absl::StrCat("\n", headline, "\nresults: ", json_path,
-                      "\nthe full report: ./bazelw run //tools:report -- ", json_path,
-                      " > report.md\n");
+  return absl::StrCat("\n", headline, "\n", ClosingLines(json_path));
 }
 
 }  // namespace cnnbench::bench

@@ -14,9 +14,10 @@
 
 namespace cnnbench::bench {
 
-// "results/<platform>-<YYYYmmdd-HHMMSS>.json" for the UTC time `when`
+// "<folder>/<platform>-<YYYYmmdd-HHMMSS>.json" for the UTC time `when`
 // (characters outside [A-Za-z0-9._-] in the platform made '_'), its folder
-// made when missing. An error says why the folder cannot be used.
+// made when missing; absolute (AbsolutePath), so that every line naming it
+// works from any folder. An error says why the folder cannot be used.
 absl::StatusOr<std::string> DefaultResultsPath(absl::string_view folder,
                                                absl::string_view platform, std::time_t when);
 
@@ -26,8 +27,18 @@ absl::StatusOr<std::string> DefaultResultsPath(absl::string_view folder,
 // none of them.
 std::string HeadlineSections(absl::string_view markdown);
 
+// `path` made absolute against the current folder (unchanged when it is
+// absolute already, or when the current folder cannot be read): the
+// closing hint's `./bazelw run` reads relative paths at the repository
+// root, not where the suite ran.
+std::string AbsolutePath(const std::string& path);
+
+// The last lines of a default run: where the file is and the command for
+// the full report, both with the file's absolute path.
+std::string ClosingLines(const std::string& json_path);
+
 // The headline tables of the run in `json_path` (the report library on the
-// file), then where the file is and the command for the full report.
+// file), then ClosingLines.
 absl::StatusOr<std::string> EndOfRunSummary(const std::string& json_path);
 
 }  // namespace cnnbench::bench

@@ -3,6 +3,7 @@
 #include "bench/output/run_summary.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,30 @@ TEST(RunSummaryTest, TheResultsPathNamesThePlatformAndTheTimeAndMakesTheFolder) 
   absl::StatusOr<std::string> bad = DefaultResultsPath(file, "x", 0);
   ASSERT_FALSE(bad.ok());
   EXPECT_TRUE(absl::StrContains(bad.status().message(), file)) << bad.status();
+}
+
+// `./bazelw run` reads relative paths at the repository root, not where
+// the suite ran: the file and the closing command name it absolutely.
+TEST(RunSummaryTest, TheClosingLinesNameTheFileAbsolutely) {
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  const std::string before = cwd;
+  ASSERT_EQ(::chdir(TempDir().c_str()), 0);
+  ASSERT_NE(::getcwd(cwd, sizeof(cwd)), nullptr);
+  const std::string here = cwd;
+  EXPECT_EQ(AbsolutePath("results/x.json"), here + "/results/x.json");
+  EXPECT_EQ(AbsolutePath("./results/x.json"), here + "/results/x.json");
+  EXPECT_EQ(AbsolutePath("/abs/x.json"), "/abs/x.json");
+  EXPECT_EQ(ClosingLines("results/x.json"),
+            absl::StrCat("results: ", here, "/results/x.json\nthe full report: ./bazelw run "
+                         "//tools:report -- ", here, "/results/x.json > report.md\n"));
+  // A default run's path is absolute from the start, its folder relative.
+  const std::string folder = "run_summary_relative_results";
+  absl::StatusOr<std::string> path = DefaultResultsPath(folder, "box", 0);
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, absl::StrCat(here, "/", folder, "/box-19700101-000000.json"));
+  std::remove(folder.c_str());
+  ASSERT_EQ(::chdir(before.c_str()), 0);
 }
 
 TEST(RunSummaryTest, HeadlineSectionsKeepTrainingPeakAndInferenceOnly) {
