@@ -147,6 +147,14 @@ std::string DefaultPlatformName(const PlatformInfo& info) {
   return absl::StrCat("cpu-", tidy(info.cpu_model), "-", cpus, "c");
 }
 
+std::string CpuCountText(const PlatformInfo& info) {
+  const int machine = info.host_cpus > 0 ? info.host_cpus : info.cpu_cores;  // as the name counts
+  std::string text = absl::StrCat(machine, machine == 1 ? " CPU" : " CPUs");
+  if (info.cpu_cores > 0 && info.cpu_cores < machine)
+    absl::StrAppend(&text, ", ", info.cpu_cores, " usable by this process");
+  return text;
+}
+
 std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() const {
   std::vector<std::pair<std::string, std::string>> kv = {
       {"platform", platform},

@@ -26,8 +26,13 @@ struct PlatformInfo {
   std::string os;      // PRETTY_NAME of /etc/os-release
   std::string kernel;  // uname -r
   std::string cpu_model;
-  int cpu_cores = 0;    // logical CPUs this process may use (its affinity)
-  int host_cpus = 0;    // logical CPUs online on the host, whatever the affinity
+  // Logical CPUs this process may use (its affinity: a rank mpirun binds to
+  // one core has 1), the context's `cpu_cores`, a setting of the run.
+  int cpu_cores = 0;
+  // Logical CPUs online on the machine, whatever the affinity, the
+  // context's `host_cpus`: the count the platform name ("...-2c") and the
+  // console header say.
+  int host_cpus = 0;
   std::string cpu_isa;  // the notable vector extensions present, e.g. "avx2 avx512f avx512_bf16"
   int64_t memory_bytes = 0;
 
@@ -60,6 +65,12 @@ PlatformInfo CollectPlatformInfo();
 // affinity: a rank that mpirun binds to one core is on the same platform as
 // a run over the whole host (cpu_cores, a setting, tells the two apart).
 std::string DefaultPlatformName(const PlatformInfo& info);
+
+// The CPUs as the console header says them: the machine's (host_cpus, as
+// the platform name counts them) and, when this process may use fewer (a
+// rank mpirun binds, a run under taskset), how many it may use: "2 CPUs",
+// "2 CPUs, 1 usable by this process".
+std::string CpuCountText(const PlatformInfo& info);
 
 // Versions encoded as the libraries do (12040 -> "12.4", 91900 -> "9.19.0").
 std::string CudaVersionString(int version);

@@ -108,6 +108,25 @@ TEST(PlatformTest, DefaultNameCountsTheHostsCpusNotTheAffinity) {
   EXPECT_EQ(DefaultPlatformName(info), "cpu-AMD-EPYC-7B13-64-Core-2c");
 }
 
+// The console header's CPUs: the machine's, as the platform name counts
+// them, and what this process may use only when it is fewer.
+TEST(PlatformTest, CpuCountTextSaysTheMachinesCpusAndThenTheProcesss) {
+  PlatformInfo info;
+  info.cpu_model = "AMD EPYC 7B13 64-Core Processor";
+  info.cpu_cores = 1;
+  info.host_cpus = 2;
+  EXPECT_EQ(CpuCountText(info), "2 CPUs, 1 usable by this process");
+  EXPECT_TRUE(absl::EndsWith(DefaultPlatformName(info), "-2c"));
+  info.cpu_cores = 2;
+  EXPECT_EQ(CpuCountText(info), "2 CPUs");
+  info.host_cpus = 1;
+  info.cpu_cores = 1;
+  EXPECT_EQ(CpuCountText(info), "1 CPU");
+  info.host_cpus = 0;  // not read: the process's count is all there is
+  info.cpu_cores = 4;
+  EXPECT_EQ(CpuCountText(info), "4 CPUs");
+}
+
 TEST(PlatformTest, CollectedUnderOneCpuAffinityNamesTheHost) {
   cpu_set_t all;
   ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
@@ -130,6 +149,7 @@ TEST(PlatformTest, CollectedUnderOneCpuAffinityNamesTheHost) {
   for (const auto& [k, v] : bound.ToKeyValues()) kv[k] = v;
   EXPECT_EQ(kv["cpu_cores"], "1");
   EXPECT_EQ(kv["host_cpus"], absl::StrCat(bound.host_cpus));
+  EXPECT_EQ(CpuCountText(bound), absl::StrCat(bound.host_cpus, " CPUs, 1 usable by this process"));
 }
 
 }  // namespace
