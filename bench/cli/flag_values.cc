@@ -1,15 +1,19 @@
 #include "bench/cli/flag_values.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "bench/cli/flag_read.h"
 #include "models/zoo.h"
 
 namespace cnnbench::bench {
 
 absl::StatusOr<int64_t> ParseByteCount(absl::string_view text) {
+  if (std::string spaces = SpacesAround(text); !spaces.empty())
+    return absl::InvalidArgumentError(spaces);
   int64_t scale = 1;
   absl::string_view digits = text;
   if (!text.empty()) {
@@ -28,14 +32,19 @@ absl::StatusOr<int64_t> ParseByteCount(absl::string_view text) {
     }
     if (scale > 1) digits.remove_suffix(1);
   }
-  int64_t value = 0;
-  if (digits.empty() || !absl::ascii_isdigit(static_cast<unsigned char>(digits.front())) ||
-      !absl::SimpleAtoi(digits, &value))
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return absl::ascii_isdigit(static_cast<unsigned char>(c));
+      }))
     return absl::InvalidArgumentError(
         absl::StrCat("'", text, "' is not a byte count (digits, optionally K, M or G)"));
-  if (value > std::numeric_limits<int64_t>::max() / scale)
-    return absl::InvalidArgumentError(absl::StrCat("'", text, "' is too large a byte count"));
-  return value * scale;
+  // Digits only: the one error left is too many of them.
+  const absl::StatusOr<int64_t> value = ParseWholeNumber<int64_t>(digits);
+  const int64_t most = std::numeric_limits<int64_t>::max() / scale;
+  if (!value.ok() || *value > most)
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is too large (at most ", most,
+                     scale > 1 ? text.substr(text.size() - 1) : absl::string_view(), ")"));
+  return *value * scale;
 }
 
 absl::Status CheckModelNames(absl::string_view flag, const std::vector<std::string>& models) {

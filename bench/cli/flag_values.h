@@ -12,9 +12,10 @@
 
 namespace cnnbench::bench {
 
-// A byte count as nccl-tests' -b and -e read one: digits, optionally
-// followed by K, M or G (1024, 1024^2, 1024^3; either case). An error says
-// what does not parse, or that the count overflows.
+// A byte count as nccl-tests' -b and -e read one: decimal digits,
+// optionally followed by K, M or G (1024, 1024^2, 1024^3; either case), no
+// spaces (flag_read.h's rule). An error says what does not parse, or that
+// the count is "too large (at most N)" with N in the text's own unit.
 absl::StatusOr<int64_t> ParseByteCount(absl::string_view text);
 
 // Every name in `models` is a zoo model; else an error naming `flag`

@@ -199,7 +199,7 @@ absl::Status ApplyCountFlags(const BenchmarkTimingFlags& timing, SuiteOptions& o
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_repetitions, 1, &repetitions));
   RETURN_IF_ERROR_AS_IS(ApplyTimingFlags(timing, repetitions, o));
   int image_size = static_cast<int>(o.image_size);
-  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_image_size, 1, &image_size));
+  RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_image_size, 0, &image_size));  // 0: each model's own
   o.image_size = image_size;
   int kernel_batch = static_cast<int>(o.kernel.batch);
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_kernel_batch, 0, &kernel_batch));
@@ -229,11 +229,14 @@ absl::Status ApplyRunFlags(SuiteOptions& o) {
   RETURN_IF_ERROR_AS_IS(ReadChoice(
       FLAGS_display_every,
       [](const std::string& every) -> absl::StatusOr<int> {
-        int steps = 0;
         if (every == "auto") return TimingSettings::kDisplayAuto;
-        if (!absl::SimpleAtoi(every, &steps) || steps < 0)
-          return absl::InvalidArgumentError("a number of steps >= 0 (0: never), or auto");
-        return steps;
+        absl::StatusOr<int> steps = ParseWholeNumber<int>(every);
+        if (!steps.ok() && absl::StrContains(steps.status().message(), "too large"))
+          return steps.status();
+        if (!steps.ok() || *steps < 0)
+          return absl::InvalidArgumentError(
+              absl::StrCat("'", every, "' is not a number of steps >= 0 (0: never) or auto"));
+        return *steps;
       },
       &o.display_every));
   RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_drift_threshold, &o.drift_threshold, [](double v) {

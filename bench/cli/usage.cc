@@ -1,7 +1,10 @@
 #include "bench/cli/usage.h"
 
 #include <cstdio>
+#include <initializer_list>
+#include <map>
 #include <set>
+#include <string>
 
 #include "absl/flags/commandlineflag.h"
 #include "absl/flags/reflection.h"
@@ -101,30 +104,49 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
   return *groups;
 }
 
-bool WantsHelp(int argc, const char* const* argv) {
+std::string UsageLine() {
+  return absl::StrCat("./bazelw run //bench:all -- [--preset=", absl::StrJoin(kPresetNames, "|"),
+                      "] [--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
+                      "--benchmark_out_format=json]");
+}
+
+namespace {
+
+// Whether argv holds one of `forms` (before a bare --).
+bool HasArg(int argc, const char* const* argv, std::initializer_list<absl::string_view> forms) {
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
     if (arg == "--") break;
-    if (arg == "--help" || arg == "-h" || arg == "-help" || arg == "--helpshort" ||
-        arg == "-helpshort")
-      return true;
+    for (absl::string_view form : forms)
+      if (arg == form) return true;
   }
   return false;
 }
 
-void PrintHelp() {
+}  // namespace
+
+bool WantsHelp(int argc, const char* const* argv) {
+  return HasArg(argc, argv, {"--help", "-h", "-help", "--helpshort", "-helpshort"}) ||
+         WantsFullHelp(argc, argv);
+}
+
+bool WantsFullHelp(int argc, const char* const* argv) {
+  return HasArg(argc, argv, {"--helpfull", "-helpfull"});
+}
+
+void PrintHelp(bool full) {
   std::printf(
       "cnnbench suite: training steps, layer kernels, GEMM and all-reduce cases as Google "
       "Benchmark cases.\n\n"
-      "  ./bazelw run //bench:all -- [--preset=%s] [--models=...] "
-      "[--benchmark_filter=REGEX] [--benchmark_out=run.json --benchmark_out_format=json]\n\n"
+      "  %s\n\n"
       "Without --benchmark_out the JSON goes to results/<platform>-<time>.json and the run "
-      "ends on the report's headline tables. A list flag takes comma-separated values; an "
-      "empty or repeated item is an error. Exit status: 0 done, 1 the output could not be "
+      "ends on the report's headline tables. A flag is given once; a value is read as typed "
+      "(spaces around it are an error; whole numbers in decimal digits). A list flag takes "
+      "comma-separated values; an empty or repeated item is an error. Exit status: 0 done, 1 the output could not be "
       "written (or an unknown flag), 2 a bad flag value or no case selected, 3 a case failed "
       "(not unsupported, not OOM; the output is written), 130/143 interrupted "
       "(SIGINT/SIGTERM; finished cases are written). docs/benchmarks.md has the details.\n",
-      absl::StrJoin(kPresetNames, "|").c_str());
+      UsageLine().c_str());
   const auto flags = absl::GetAllFlags();
   std::set<std::string> shown;
   for (const FlagGroup& group : SuiteFlagGroups()) {
@@ -148,6 +170,14 @@ void PrintHelp() {
   std::printf("\nGoogle Benchmark's flags (also read from BENCHMARK_<NAME> variables):\n");
   std::fflush(stdout);
   benchmark::PrintDefaultHelp();
+  std::fflush(stdout);
+  if (!full) return;
+  // --helpfull: the flags no part of the suite defines (Abseil's own).
+  std::printf("\nAbseil's flags:\n");
+  std::map<std::string, const absl::CommandLineFlag*> others;
+  for (const auto& [name, flag] : flags)
+    if (!absl::StrContains(flag->Filename(), "bench/")) others.emplace(std::string(name), flag);
+  for (const auto& [name, flag] : others) PrintFlag(*flag);
   std::fflush(stdout);
 }
 

@@ -16,11 +16,19 @@ struct FlagGroup {
 // The suite's flags as --help groups them.
 const std::vector<FlagGroup>& SuiteFlagGroups();
 
-// True when argv asks for help (--help, -h, -help, --helpshort).
-bool WantsHelp(int argc, const char* const* argv);
+// The one-line usage: how the suite is run, with every preset
+// (kPresetNames). --help's first line and Abseil's usage message.
+std::string UsageLine();
 
-// Prints the suite's help, then Google Benchmark's, on stdout.
-void PrintHelp();
+// True when argv asks for help (--help, -h, -help, --helpshort, --helpfull).
+bool WantsHelp(int argc, const char* const* argv);
+// True when it asks for every flag (--helpfull).
+bool WantsFullHelp(int argc, const char* const* argv);
+
+// Prints the suite's help, then Google Benchmark's, on stdout; `full` adds
+// the flags neither defines (Abseil's own: --flagfile, --fromenv, ...).
+// The caller exits 0.
+void PrintHelp(bool full = false);
 
 }  // namespace cnnbench::bench
 

@@ -246,13 +246,16 @@ TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
   EXPECT_EQ((*flag)[0].first, "bf16");
   EXPECT_EQ((*flag)[1].second, DType::kI64);
   // A type named twice is refused, as every list flag refuses a repeat,
-  // under either spelling.
-  for (const char* twice : {"bf16,int64,bf16", "float,fp32"}) {
-    auto repeated = CollectiveDTypes(twice, {"fp32"});
-    ASSERT_FALSE(repeated.ok()) << twice;
-    EXPECT_TRUE(absl::StrContains(repeated.status().message(), "given twice"))
-        << repeated.status();
-  }
+  // under either spelling, in words that name both spellings.
+  auto repeated = CollectiveDTypes("bf16,int64,bf16", {"fp32"});
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_TRUE(absl::StrContains(repeated.status().message(), "'bf16' is given twice"))
+      << repeated.status();
+  auto respelled = CollectiveDTypes("float,fp32", {"fp32"});
+  ASSERT_FALSE(respelled.ok());
+  EXPECT_TRUE(absl::StrContains(respelled.status().message(),
+                                "'float' and 'fp32' are the same type (fp32;"))
+      << respelled.status();
   // nccl-tests' spellings are read as the canonical ones, which name the case.
   auto alias = CollectiveDTypes("float,double", {});
   ASSERT_TRUE(alias.ok()) << alias.status();
@@ -266,20 +269,22 @@ TEST(CollectiveDTypesTest, TheFlagWinsOverThePresetAndUnknownTypesAreNamed) {
       << bad.status();
 }
 
-// nccl-tests' -b/-e sizes: K, M, G in either case; what does not parse, and
-// what overflows, is named.
+// nccl-tests' -b/-e sizes: K, M, G in either case; what does not parse is
+// named, and what overflows says the most there is (in its own unit).
 TEST(ByteCountTest, DigitsWithNcclTestsSuffixes) {
   EXPECT_EQ(*ParseByteCount("64"), 64);
   EXPECT_EQ(*ParseByteCount("1K"), 1024);
   EXPECT_EQ(*ParseByteCount("8m"), 8 << 20);
   EXPECT_EQ(*ParseByteCount("2G"), int64_t{2} << 30);
-  for (const char* bad : {"", "K", "-1K", "1.5M", "1KB", "x", "+4", "99999999999G"}) {
+  for (const char* bad : {"", "K", "-1K", "1.5M", "1KB", "x", "+4", "0x10"}) {
     const absl::StatusOr<int64_t> parsed = ParseByteCount(bad);
     EXPECT_FALSE(parsed.ok()) << bad;
     if (!parsed.ok()) {
       EXPECT_TRUE(absl::StrContains(parsed.status().message(), "byte count")) << parsed.status();
     }
   }
+  EXPECT_EQ(ParseByteCount("99999999999G").status().message(),
+            "'99999999999G' is too large (at most 8589934591G)");
 }
 
 TEST(CollectiveOpsTest, AllIsNcclTestsOrderAndUnknownOpsAreNamed) {

@@ -3,17 +3,25 @@
 // explicitly given flag overrides it (bench/cli/suite_flags.h).
 #include "bench/cli/suite_flags.h"
 
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "bench/cli/flag_read.h"
+#include "bench/cli/flag_values.h"
 #include "bench/suite/suite.h"
+#include "core/status.h"
 #include "gtest/gtest.h"
+
+ABSL_DECLARE_FLAG(std::string, distortions);
+ABSL_DECLARE_FLAG(int, image_size);
 
 namespace cnnbench::bench {
 namespace {
@@ -26,6 +34,8 @@ absl::StatusOr<SuiteOptions> Apply(const std::vector<std::string>& args, SuiteOp
   line.insert(line.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : line) argv.push_back(a.data());
+  // The one rule first, as //bench:all applies it (bench/cli/main.cc).
+  RETURN_IF_ERROR_AS_IS(CheckCommandLine(static_cast<int>(argv.size()), argv.data()));
   RecordGivenFlags(static_cast<int>(argv.size()), argv.data());
   for (const std::string& arg : args) {
     absl::string_view text = arg;
@@ -192,6 +202,182 @@ TEST(SuiteFlagsTest, EveryErrorNamesTheFlagAndItsValue) {
     ASSERT_FALSE(o.ok()) << arg;
     const std::string name(absl::string_view(arg).substr(0, absl::string_view(arg).find('=')));
     EXPECT_TRUE(absl::StrContains(o.status().message(), name)) << arg << ": " << o.status();
+  }
+}
+
+// The error `args` get, "" when they are fine.
+std::string ErrorOf(const std::vector<std::string>& args) {
+  absl::StatusOr<SuiteOptions> o = Apply(args, UnusualPreset());
+  return o.ok() ? "" : std::string(o.status().message());
+}
+
+// Every kind of flag (a list, a name, a count, a switch, a text, Google
+// Benchmark's) given twice is an error naming both values, never the last
+// one kept.
+TEST(FlagRuleTest, AFlagGivenTwiceIsAnErrorNamingBothValues) {
+  const std::vector<std::vector<std::string>> twice = {
+      {"--preset=quick", "--preset=tiny"},
+      {"--models=lenet", "--models=trivial"},
+      {"--batch_sizes=2", "--batch_sizes=4"},
+      {"--steps=2", "--steps", "3"},
+      {"--overlap", "--nooverlap"},
+      {"--platform=a", "--platform=b"},
+      {"--benchmark_repetitions=2", "--benchmark_repetitions=3"},
+      {"--benchmark_filter=a", "--benchmark_filter=b"},
+  };
+  for (const std::vector<std::string>& args : twice) {
+    const std::string error = ErrorOf(args);
+    const std::string name = args[0].substr(0, args[0].find('='));
+    EXPECT_TRUE(absl::StartsWith(error, name + " is given twice")) << args[0] << ": " << error;
+    EXPECT_TRUE(absl::StrContains(error, args[0])) << error;
+    EXPECT_TRUE(absl::StrContains(error, args.size() == 2 ? args[1] : args[1] + " " + args[2]))
+        << error;
+  }
+  // Abseil's own flags about reading flags may repeat.
+  const char* flagfiles[] = {"t", "--undefok=a", "--undefok=b"};
+  EXPECT_TRUE(CheckCommandLine(3, flagfiles).ok());
+}
+
+// Whole numbers: decimal digits alone, everywhere; too large says its limit.
+TEST(FlagRuleTest, WholeNumbersAreDecimalDigitsAndTooLargeSaysTheLimit) {
+  EXPECT_EQ(*ParseWholeNumber<int>("12"), 12);
+  EXPECT_EQ(*ParseWholeNumber<int>("-3"), -3);
+  EXPECT_EQ(*ParseWholeNumber<int>("2147483647"), 2147483647);
+  EXPECT_EQ(*ParseWholeNumber<int>("-2147483648"), std::numeric_limits<int>::min());
+  EXPECT_EQ(*ParseWholeNumber<int64_t>("-9223372036854775808"),
+            std::numeric_limits<int64_t>::min());
+  for (const char* bad : {"0x10", "+5", " 5", "5 ", "1e3", "", "-", "5k", "1.0"})
+    EXPECT_FALSE(ParseWholeNumber<int>(bad).ok()) << bad;
+  EXPECT_EQ(ParseWholeNumber<int>("2147483648").status().message(),
+            "'2147483648' is too large (at most 2147483647)");
+  EXPECT_EQ(ParseWholeNumber<int>("-2147483649").status().message(),
+            "'-2147483649' is too small (at least -2147483648)");
+  EXPECT_EQ(ParseWholeNumber<int64_t>("99999999999999999999999").status().message(),
+            "'99999999999999999999999' is too large (at most 9223372036854775807)");
+  // The same through every kind of number flag: the suite's ints and
+  // int64s that Abseil parses, list items, byte counts, Google
+  // Benchmark's; each error names the flag and its value.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--steps=2147483648", "--steps=2147483648: '2147483648' is too large (at most 2147483647)"},
+      {"--collective_root=0x1", "--collective_root=0x1: '0x1' is not a whole number"},
+      {"--input_batch=9223372036854775808", "is too large (at most 9223372036854775807)"},
+      {"--batch_sizes=0x10", "--batch_sizes=0x10: '0x10' is not a whole number"},
+      {"--batch_sizes=2,99999999999999999999", "is too large (at most 9223372036854775807)"},
+      {"--gpus=+1", "--gpus=+1: '+1' is not a whole number"},
+      {"--collective_ranks=0x2", "--collective_ranks=0x2: '0x2' is not a whole number"},
+      {"--display_every=0x5", "--display_every=0x5"},
+      {"--display_every=99999999999", "is too large (at most 2147483647)"},
+      {"--benchmark_repetitions=0x3", "--benchmark_repetitions=0x3: '0x3' is not a whole number"},
+      {"--benchmark_repetitions=2147483648", "is too large (at most 2147483647)"},
+      {"--steps=", "--steps=: empty"},
+      {"--steps", "--steps needs a value"},
+      {"--benchmark_repetitions", "--benchmark_repetitions needs a value"},
+      {"--v=0x1", "--v=0x1: '0x1' is not a whole number"},
+  };
+  for (const auto& [arg, expected] : cases) {
+    const std::string error = ErrorOf({arg});
+    EXPECT_TRUE(absl::StrContains(error, expected)) << arg << ": " << error;
+  }
+}
+
+// Byte counts: digits with nccl-tests' K, M or G; too large in their unit.
+TEST(FlagRuleTest, ByteCountsTooLargeSayTheLimitInTheirUnit) {
+  EXPECT_EQ(ParseByteCount("99999999999G").status().message(),
+            "'99999999999G' is too large (at most 8589934591G)");
+  EXPECT_EQ(ParseByteCount("99999999999999999999").status().message(),
+            "'99999999999999999999' is too large (at most 9223372036854775807)");
+  for (const char* bad : {"0x10", " 1K", "1K ", "+1K"}) EXPECT_FALSE(ParseByteCount(bad).ok()) << bad;
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--collective_bytes=1,99999999999G"}),
+                                "'99999999999G' is too large (at most 8589934591G)"));
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--bandwidth_bytes=99999999999999999992"}),
+                                "too large (at most 9223372036854775807)"));
+}
+
+// Spaces around a value or a list's item are refused everywhere, never
+// trimmed: a whole value (any flag, Google Benchmark's too) and an item of
+// every list.
+TEST(FlagRuleTest, SpacesAroundAValueOrAnItemAreRefusedEverywhere) {
+  for (const char* arg :
+       {"--batch_sizes= 2", "--families=train, infer", "--models=lenet ,trivial", "--steps= 5",
+        "--platform= box", "--preset=tiny ", "--collective_ranks=1, 2", "--collective_bytes=1K, 2K",
+        "--collective_dtypes=fp32, bf16", "--collective_ops=sum, max", "--precisions=fp32 ",
+        "--drift_threshold= 0.1", "--overlap= true", "--benchmark_filter= gemm",
+        "--input_threads=1,\t2"}) {
+    const std::string error = ErrorOf({arg});
+    EXPECT_TRUE(absl::StrContains(error, "has spaces around it")) << arg << ": " << error;
+    const std::string name(absl::string_view(arg).substr(0, absl::string_view(arg).find('=')));
+    EXPECT_TRUE(absl::StrContains(error, name)) << arg << ": " << error;
+  }
+  // A list's error gives the list without them.
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--families=train, infer"}), "give train,infer"))
+      << ErrorOf({"--families=train, infer"});
+  // Spaces inside a text value are its own.
+  absl::StatusOr<SuiteOptions> o = Apply({"--platform=my box"}, UnusualPreset());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->platform, "my box");
+}
+
+// Names: one name given twice says so in the user's words, whichever
+// spelling; switches and decimals by the same rule.
+TEST(FlagRuleTest, NamesSwitchesAndDecimalsFollowTheRule) {
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--precisions=fp32,fp32"}), "'fp32' is given twice"));
+  EXPECT_TRUE(
+      absl::StrContains(ErrorOf({"--collective_dtypes=fp32,fp32"}), "'fp32' is given twice"));
+  const std::string alias = ErrorOf({"--collective_dtypes=fp32,float"});
+  EXPECT_TRUE(absl::StrContains(alias, "'fp32' and 'float' are the same type")) << alias;
+  EXPECT_FALSE(absl::StrContains(alias, "'fp32' is fp32")) << alias;
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--overlap=maybe"}), "'maybe' is not true or false"));
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--drift_threshold=0x1"}), "not a decimal number"));
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--drift_threshold=1e999"}), "too large (at most"));
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--benchmark_min_time=0x1"}), "not a decimal number"));
+  EXPECT_TRUE(absl::StrContains(ErrorOf({"--benchmark_counters_tabular=maybe"}),
+                                "not true or false"));
+  absl::StatusOr<SuiteOptions> o =
+      Apply({"--overlap=no", "--drift_threshold=0.25", "--collective_dtypes=float,bf16"},
+            UnusualPreset());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->train.overlap);
+  EXPECT_EQ(o->drift_threshold, 0.25);
+  EXPECT_EQ(o->collectives.dtypes, (std::vector<std::string>{"fp32", "bf16"}));
+}
+
+// --help says 0 is --image_size's default (each model's own size): it is
+// accepted.
+TEST(FlagRuleTest, ImageSizeZeroIsTheDocumentedDefault) {
+  SuiteOptions preset = UnusualPreset();
+  preset.image_size = 64;
+  absl::StatusOr<SuiteOptions> o = Apply({"--image_size=0"}, preset);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->image_size, 0);
+  EXPECT_EQ(absl::GetFlagReflectionHandle(FLAGS_image_size).DefaultValue(), "0");
+  EXPECT_FALSE(Apply({"--image_size=-1"}, preset).ok());
+}
+
+// No error ends in an empty reason: a parser that gives none still says
+// what is wrong.
+TEST(FlagRuleTest, NoMessageEndsInAnEmptyReason) {
+  ForgetGivenFlags();
+  std::vector<std::string> line = {"t", "--distortions=odd"};
+  std::vector<char*> argv;
+  for (std::string& a : line) argv.push_back(a.data());
+  RecordGivenFlags(2, argv.data());
+  absl::SetFlag(&FLAGS_distortions, "odd");
+  int out = 0;
+  const absl::Status status = ReadChoice(
+      FLAGS_distortions, [](const std::string&) -> absl::StatusOr<int> {
+        return absl::InvalidArgumentError("");
+      },
+      &out);
+  ForgetGivenFlags();
+  absl::SetFlag(&FLAGS_distortions, "none");
+  ASSERT_FALSE(status.ok());
+  EXPECT_FALSE(absl::EndsWith(status.message(), ": ")) << status;
+  EXPECT_TRUE(absl::StartsWith(status.message(), "--distortions=odd: ")) << status;
+  for (const char* arg : {"--steps=", "--families=", "--families=a,,b", "--collective_bytes=",
+                          "--display_every=", "--platform=", "--overlap="}) {
+    const std::string error = ErrorOf({arg});
+    EXPECT_FALSE(error.empty()) << arg;
+    EXPECT_FALSE(absl::EndsWith(error, ": ") || absl::EndsWith(error, ":")) << arg << ": " << error;
   }
 }
 

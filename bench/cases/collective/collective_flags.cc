@@ -11,7 +11,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -57,27 +56,21 @@ ABSL_FLAG(bool, collective_graph, cnnbench::bench::CollectiveCaseOptions().graph
           "nccl cases: capture each variant's timed loop once as a CUDA graph and replay it (as "
           "nccl-tests' -G; default false, nccl-tests' -G 0: every call enqueued)");
 ABSL_FLAG(int, collective_root, cnnbench::bench::CollectiveCaseOptions().root,
-          "the root rank of the broadcast and reduce cases (nccl-tests' -r; a case with fewer "
-          "ranks is skipped)");
+          "the root rank of the rooted collective cases: broadcast, reduce, gather and scatter "
+          "(nccl-tests' -r; a case with fewer ranks is skipped)");
 
 namespace cnnbench::bench {
 namespace {
 
-// --collective_ranks: thread rank counts, each 1..kMaxThreadRanks, none twice.
+// --collective_ranks: thread rank counts, a list (flag_read.h's ParseList),
+// each 1..kMaxThreadRanks.
 absl::StatusOr<std::vector<int>> ParseRankCounts(const std::string& text) {
-  std::vector<int> counts;
-  for (absl::string_view part : absl::StrSplit(text, ',')) {
-    int value = 0;
-    if (!absl::SimpleAtoi(part, &value) || value < 1)
-      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is not a rank count >= 1"));
+  ASSIGN_OR_RETURN_AS_IS(std::vector<int> counts, ParseList<int>(text, 1));
+  for (int value : counts)
     if (value > kMaxThreadRanks)
       return absl::InvalidArgumentError(
-          absl::StrCat("'", part, "' is more than ", kMaxThreadRanks,
+          absl::StrCat("'", value, "' is more than ", kMaxThreadRanks,
                        " ranks (each a thread of this process; more ranks are processes: mpirun)"));
-    if (std::find(counts.begin(), counts.end(), value) != counts.end())
-      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is given twice"));
-    counts.push_back(value);
-  }
   return counts;
 }
 
@@ -99,8 +92,15 @@ absl::StatusOr<std::pair<int64_t, int64_t>> ParseByteRange(const std::string& te
 absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
     const std::string& flag, const std::vector<std::string>& preset) {
   std::vector<std::string> names = preset;
-  if (!flag.empty()) names = absl::StrSplit(flag, ',');
+  if (!flag.empty()) {
+    absl::StatusOr<std::vector<std::string>> given = ParseList<std::string>(flag);
+    if (!given.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective_dtypes=", flag, ": ", given.status().message()));
+    names = *std::move(given);
+  }
   std::vector<std::pair<std::string, DType>> out;
+  std::vector<std::string> spelled;  // as given, beside `out`
   for (const std::string& name : names) {
     const absl::StatusOr<DType> dtype = ParseDType(name);
     if (!dtype.ok() || !ReducedType(*dtype))
@@ -108,13 +108,19 @@ absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
           absl::StrCat("--collective_dtypes: '", name,
                        "' is not an element type the collectives reduce (fp32, fp16, bf16, "
                        "fp64, int32, int64)"));
-    // By its canonical name, as case names spell it; one type twice (fp32
-    // and float) is refused, as every list flag refuses a repeat.
+    // By its canonical name, as case names spell it; one type under two
+    // names (fp32 and nccl-tests' float) is refused, as every list flag
+    // refuses a repeat.
     const std::string canonical(DTypeName(*dtype));
-    if (std::any_of(out.begin(), out.end(), [&](const auto& d) { return d.first == canonical; }))
+    const auto earlier = std::find_if(out.begin(), out.end(),
+                                      [&](const auto& d) { return d.first == canonical; });
+    if (earlier != out.end())
       return absl::InvalidArgumentError(absl::StrCat(
-          "--collective_dtypes: '", name, "' is ", canonical, ", which is given twice"));
+          "--collective_dtypes: '", spelled[earlier - out.begin()], "' and '", name,
+          "' are the same type (", canonical, "; nccl-tests' names are read as the suite's): "
+          "give it once"));
     out.emplace_back(canonical, *dtype);
+    spelled.push_back(name);
   }
   if (out.empty()) return absl::InvalidArgumentError("--collective_dtypes: no element type");
   return out;
@@ -123,7 +129,13 @@ absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
 absl::StatusOr<std::vector<ReduceOp>> CollectiveOps(const std::string& flag,
                                                     const std::vector<std::string>& preset) {
   std::vector<std::string> names = preset;
-  if (!flag.empty()) names = absl::StrSplit(flag, ',');
+  if (!flag.empty()) {
+    absl::StatusOr<std::vector<std::string>> given = ParseList<std::string>(flag);
+    if (!given.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective_ops=", flag, ": ", given.status().message()));
+    names = *std::move(given);
+  }
   if (names.size() == 1 && names[0] == "all")  // nccl-tests' -o all, in its order
     names = {"sum", "prod", "max", "min", "avg"};
   else if (std::find(names.begin(), names.end(), "all") != names.end())
