@@ -220,6 +220,10 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
     state.counters["top5_accuracy"] = benchmark::Counter(static_cast<double>(top5_) / evaluated_);
     state.counters["images_evaluated"] = benchmark::Counter(static_cast<double>(evaluated_));
   }
+  // Records --on_bad_record=skip passed over are counted, never dropped
+  // without a word (the train and input cases' counter).
+  const int64_t skipped = pipeline_ != nullptr ? pipeline_->stats().skipped_total() : 0;
+  if (skipped > 0) state.counters["skipped_records"] = static_cast<double>(skipped);
   evaluated_ = top1_ = top5_ = 0;
   const std::string graph =
       backend_->device().is_cpu()        ? ""
@@ -246,6 +250,7 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
                          " validation data (accuracy of untrained weights: about chance)")
           : "",
+      skipped > 0 ? absl::StrCat(", ", SkippedNote(pipeline_->stats())) : "",
       stats.count < kMeaningfulIterations
           ? absl::StrCat(", only ", stats.count,
                          " timed iterations (p99 of fewer than 100 is about the max)")

@@ -84,14 +84,8 @@ class InputWorkload : public Workload {
     set("bytes_read_per_second", static_cast<double>(now.bytes_read - last_.bytes_read),
         benchmark::Counter::kIsRate);
     set("skipped_records", static_cast<double>(now.skipped_total()));
-    std::string skipped;
-    if (now.skipped_total() > 0) {
-      std::vector<std::string> reasons;
-      for (const auto& [reason, count] : now.skipped)
-        reasons.push_back(absl::StrCat(reason, " ", count));
-      skipped = absl::StrCat(", skipped ", now.skipped_total(), " bad records (",
-                             absl::StrJoin(reasons, ", "), ")");
-    }
+    const std::string skipped =
+        now.skipped_total() > 0 ? absl::StrCat(", ", SkippedNote(now)) : std::string();
     state.SetLabel(absl::StrCat(
         input::DataFormatName(o.format), " ", o.subset, ", ", o.reader_threads, " reader + ",
         o.decode_threads, " decode threads, batch ", o.batch, " ", o.height, "x", o.width,
@@ -192,6 +186,14 @@ absl::Status ApplyInputFlags(SuiteOptions& o) {
                        "' is more than 256 threads"));
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_input_batch, int64_t{1}, &o.input.batch));
   return ReadChoice(FLAGS_on_bad_record, input::ParseBadRecordPolicy, &o.input.on_bad_record);
+}
+
+std::string SkippedNote(const input::PipelineStats& stats) {
+  std::vector<std::string> reasons;
+  for (const auto& [reason, count] : stats.skipped)
+    reasons.push_back(absl::StrCat(reason, " ", count));
+  return absl::StrCat("skipped ", stats.skipped_total(), " bad records (",
+                      absl::StrJoin(reasons, ", "), ")");
 }
 
 absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,

@@ -26,6 +26,10 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareInputWorkload(
 // format detected) or the data set the suite generates, --on_bad_record,
 // batches of the graph's images (NCHW) and classes. Threads, seed and colour
 // distortion are the caller's.
+// "skipped 3 bad records (decode 2, read 1)": what --on_bad_record=skip
+// passed over, for a case's label.
+std::string SkippedNote(const input::PipelineStats& stats);
+
 absl::StatusOr<input::PipelineOptions> ModelPipelineOptions(const Graph& graph,
                                                             const SuiteOptions& options,
                                                             const std::string& subset);
