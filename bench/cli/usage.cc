@@ -7,13 +7,18 @@
 #include <string>
 
 #include "absl/flags/commandlineflag.h"
+#include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bench/cli/flag_read.h"
+#include "bench/cli/suite_flags.h"
 #include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
+#include "core/compile_log.h"
 #include "core/device.h"
+#include "core/status.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -132,6 +137,27 @@ bool WantsHelp(int argc, const char* const* argv) {
 
 bool WantsFullHelp(int argc, const char* const* argv) {
   return HasArg(argc, argv, {"--helpfull", "-helpfull"});
+}
+
+std::optional<int> HelpOrRefusal(int argc, const char* const* argv) {
+  if (WantsHelp(argc, argv)) {
+    PrintHelp(WantsFullHelp(argc, argv));
+    return 0;
+  }
+  if (absl::Status checked = CheckCommandLine(argc, argv); !checked.ok()) {
+    std::fprintf(stderr, "cnnbench: %s\n", UserMessage(checked).c_str());
+    return 2;  // a bad flag value (docs/benchmarks.md's exit statuses)
+  }
+  return std::nullopt;
+}
+
+std::string UserMessage(const absl::Status& status) {
+  const bool verbose = absl::GetFlag(FLAGS_verbose) || CompileLogEnabled();
+  std::string message =
+      verbose ? std::string(status.message()) : WithoutSourceLocations(status.message());
+  if (message.empty())
+    message = absl::StrCat(absl::StatusCodeToString(status.code()), " (no reason given)");
+  return message;
 }
 
 void PrintHelp(bool full) {

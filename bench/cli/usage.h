@@ -3,8 +3,11 @@
 #ifndef CNNBENCH_BENCH_USAGE_H_
 #define CNNBENCH_BENCH_USAGE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace cnnbench::bench {
 
@@ -24,6 +27,18 @@ std::string UsageLine();
 bool WantsHelp(int argc, const char* const* argv);
 // True when it asks for every flag (--helpfull).
 bool WantsFullHelp(int argc, const char* const* argv);
+
+// Before anything reads a flag: --help or --helpfull printed (the run
+// exits 0), or a command line the one rule for every flag's value refuses
+// (CheckCommandLine, bench/cli/flag_read.h: its message on stderr, exit
+// status 2). nullopt: the run goes on.
+std::optional<int> HelpOrRefusal(int argc, const char* const* argv);
+
+// A status's message as the suite prints it (`cnnbench: <message>`):
+// without the source locations it passed through (core/status.h's
+// WithoutSourceLocations) unless --verbose or CNNBENCH_VERBOSE=1 asks for
+// them; never empty.
+std::string UserMessage(const absl::Status& status);
 
 // Prints the suite's help, then Google Benchmark's, on stdout; `full` adds
 // the flags neither defines (Abseil's own: --flagfile, --fromenv, ...).
