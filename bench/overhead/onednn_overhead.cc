@@ -7,16 +7,34 @@
 // repetitions) is printed per pass. Target: >= 0.95.
 //   --model=NAME [--batch=32]: every distinct convolution of the zoo model
 //     (default: a 3x3 convolution, 32x64x56x56 -> 64 SAME, and a 2048^3 fc);
-//   --precision=fp32,bf16: the precisions (bf16 where the CPU has avx512_bf16).
+//   --precision=fp32,bf16: the precisions (bf16 where oneDNN runs it: the
+//     CPU has avx512_bf16 and ONEDNN_MAX_CPU_ISA does not cap it below).
+//
+// Each shape is timed as 3 passes x 3 cases (ours, direct, paired) x the
+// repetitions x at least the minimum time: the two fixed shapes at 10 x 1 s
+// (at least 3 minutes), a model's every distinct convolution at 3 x 0.2 s
+// (at least 5.4 s a shape; resnet20's 6 took 2 minutes on 2 busy cores,
+// where 10 x 1 s, at least 9 minutes, had not ended after 150 s), unless
+// --benchmark_repetitions or --benchmark_min_time say otherwise. The plan
+// and its least time are printed first.
+//
+// Exit status: 0 when every pass was measured (whether the target is met
+// is a measurement, printed, not a verdict); 1 when some case could not
+// run or our result differed from oneDNN's; 2 for bad flags or a precision
+// this machine cannot run (said why; nothing is measured). Messages carry
+// no source locations; CNNBENCH_VERBOSE=1 keeps them.
 //
 //   ./bazelw run -c opt //bench:onednn_overhead [-- --model=resnet50_v1.5 --precision=bf16
 //       --benchmark_repetitions=3 --benchmark_min_time=0.2]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -27,13 +45,19 @@
 #include "absl/status/statusor.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "bench/output/context.h"
 #include "bench/overhead/onednn_direct.h"
 #include "bench/cases/kernel/layer_cases.h"
 #include "benchmark/benchmark.h"
+#include "core/compile_log.h"
 #include "core/device.h"
+#include "core/platform.h"
 #include "core/status.h"
 #include "dnnl.hpp"
 #include "kernels/desc.h"
@@ -54,6 +78,13 @@ namespace {
 using dnnl::memory;
 
 constexpr Pass kPasses[] = {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights};
+
+// What a user reads of an error: its message without the status code or
+// the source locations it gathered on the way up (CNNBENCH_VERBOSE=1, the
+// programs' verbose switch, keeps the whole status).
+std::string Plain(const absl::Status& status) {
+  return CompileLogEnabled() ? status.ToString() : WithoutSourceLocations(status.message());
+}
 
 const char* PassName(Pass pass) {
   switch (pass) {
@@ -202,6 +233,56 @@ absl::Status SetUp(const OpDesc& desc, DType dtype, Case& c) {
   return absl::OkStatus();
 }
 
+// How long each case runs: repetitions of at least min_time seconds each,
+// the defaults unless the command line gives --benchmark_repetitions or
+// --benchmark_min_time (`given` says which it gave).
+struct Timing {
+  int repetitions = 10;
+  double min_time = 1;
+  bool repetitions_given = false, min_time_given = false;
+};
+
+// The value of `--name=value` (or `--name value`) on the command line, its
+// last one; none when absent. Read before Google Benchmark and Abseil parse
+// it: the defaults go in front of what the user gave.
+std::optional<std::string> CommandLineValue(int argc, char** argv, absl::string_view name) {
+  std::optional<std::string> value;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (!absl::ConsumePrefix(&arg, "--") && !absl::ConsumePrefix(&arg, "-")) continue;
+    if (!absl::ConsumePrefix(&arg, name)) continue;
+    if (absl::ConsumePrefix(&arg, "=")) {
+      value = std::string(arg);
+    } else if (arg.empty()) {
+      value = i + 1 < argc ? std::string(argv[i + 1]) : std::string();
+    }
+  }
+  return value;
+}
+
+// The defaults, sized to what is timed: 3 passes x 3 cases (ours, direct,
+// paired) per shape. The two fixed shapes, large layers, get 10
+// repetitions of 1 s (docs/results' setting); a model's every distinct
+// convolution, from 6 (resnet20) to dozens, gets 3 of 0.2 s, or a model
+// would take 90 s a shape.
+Timing ChooseTiming(int argc, char** argv) {
+  Timing t;
+  if (!CommandLineValue(argc, argv, "model").value_or("").empty()) {
+    t.repetitions = 3;
+    t.min_time = 0.2;
+  }
+  if (std::optional<std::string> given = CommandLineValue(argc, argv, "benchmark_repetitions")) {
+    t.repetitions_given = true;
+    if (!absl::SimpleAtoi(*given, &t.repetitions)) t.repetitions = 0;  // unknown here
+  }
+  if (std::optional<std::string> given = CommandLineValue(argc, argv, "benchmark_min_time")) {
+    t.min_time_given = true;
+    if (!absl::SimpleAtod(absl::StripSuffix(*given, "s"), &t.min_time)) t.min_time = 0;
+  }
+  return t;
+}
+
 void Register(Case& c) {
   for (Pass pass : kPasses) {
     for (bool ours : {true, false}) {
@@ -210,14 +291,14 @@ void Register(Case& c) {
       benchmark::RegisterBenchmark(name.c_str(),
                                    [&c, pass, ours](benchmark::State& state) {
                                      if (!c.status.ok()) {
-                                       state.SkipWithError(c.status.ToString().c_str());
+                                       state.SkipWithError(Plain(c.status).c_str());
                                        return;
                                      }
                                      for (auto _ : state) {
                                        if (ours) {
                                          absl::Status status = c.ours.Run(pass);
                                          if (!status.ok()) {
-                                           state.SkipWithError(status.ToString().c_str());
+                                           state.SkipWithError(Plain(status).c_str());
                                            break;
                                          }
                                        } else {
@@ -239,7 +320,7 @@ void Register(Case& c) {
         paired.c_str(),
         [&c, pass](benchmark::State& state) {
           if (!c.status.ok()) {
-            state.SkipWithError(c.status.ToString().c_str());
+            state.SkipWithError(Plain(c.status).c_str());
             return;
           }
           using Clock = std::chrono::steady_clock;
@@ -253,7 +334,7 @@ void Register(Case& c) {
               if ((k == 0) == ours_first) {
                 absl::Status status = c.ours.Run(pass);
                 if (!status.ok()) {
-                  state.SkipWithError(status.ToString().c_str());
+                  state.SkipWithError(Plain(status).c_str());
                   return;
                 }
               } else {
@@ -320,9 +401,32 @@ struct CaseShape {
   int layers = 1;
 };
 
+// Why oneDNN cannot run bf16 here, or "" when it can. The backend runs bf16
+// where oneDNN's effective ISA has avx512_core_bf16 (its CheckSupported);
+// that is the CPU's ISA unless ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA, its
+// older name) caps it, and the two call for different remedies.
+std::string Bf16Unavailable(const PlatformInfo& info) {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+  if ((isa & bf16) == bf16) return "";
+  if (!__builtin_cpu_supports("avx512bf16"))
+    return absl::StrCat("this CPU (", info.cpu_model,
+                        ") lacks avx512_bf16, which oneDNN's bf16 kernels need");
+  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const char* name = "ONEDNN_MAX_CPU_ISA";
+  if (cap == nullptr) {
+    cap = std::getenv("DNNL_MAX_CPU_ISA");
+    name = "DNNL_MAX_CPU_ISA";
+  }
+  return absl::StrCat("this CPU has avx512_bf16, but oneDNN's instruction set is capped below it",
+                      cap != nullptr ? absl::StrCat(" (", name, "=", cap, ")") : "",
+                      "; run without the cap to measure bf16");
+}
+
 // The descriptors the flags ask for: --model's distinct convolutions
-// at --batch (or the two fixed ones), in each of --precision's types.
-absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
+// at --batch (or the two fixed ones), in each of --precision's types; a
+// precision this machine cannot run is refused here, before any is timed.
+absl::StatusOr<std::vector<CaseShape>> CaseShapes(const PlatformInfo& info) {
   std::vector<std::pair<std::string, int>> descs;
   const std::string model = absl::GetFlag(FLAGS_model);
   if (model.empty()) {
@@ -334,7 +438,7 @@ absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
           absl::StrCat("--batch=", absl::GetFlag(FLAGS_batch), ": at least 1"));
     ModelOptions options;
     options.batch = absl::GetFlag(FLAGS_batch);
-    ASSIGN_OR_RETURN(const Graph graph, BuildModel(model, options));
+    ASSIGN_OR_RETURN_AS_IS(const Graph graph, BuildModel(model, options));
     for (const KernelShape& k : DistinctKernelShapes(graph))
       if (absl::StartsWith(k.desc, "conv:")) descs.emplace_back(k.desc, k.count);
   }
@@ -343,6 +447,11 @@ absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
     if (name != "fp32" && name != "bf16")
       return absl::InvalidArgumentError(
           absl::StrCat("--precision=", name, ": fp32 or bf16 (oneDNN's CPU precisions)"));
+    if (name == "bf16") {
+      if (const std::string why = Bf16Unavailable(info); !why.empty())
+        return absl::UnimplementedError(
+            absl::StrCat("--precision=bf16: bf16 is unsupported here: ", why));
+    }
     for (const auto& [desc, layers] : descs)
       shapes.push_back({desc, name == "bf16" ? DType::kBF16 : DType::kF32, layers});
   }
@@ -350,9 +459,10 @@ absl::StatusOr<std::vector<CaseShape>> CaseShapes() {
 }
 
 // The table at the end: ours/direct per case and pass, and whether the
-// target is met.
-void PrintRatioTable(const RatioReporter& reporter,
-                     const std::vector<std::pair<std::string, int>>& ran) {
+// target is met; judged only when every pass was measured. Returns how
+// many passes were not.
+int PrintRatioTable(const RatioReporter& reporter,
+                    const std::vector<std::pair<std::string, int>>& ran) {
   // Two estimates of ours/direct: the ratio of the separate cases' median
   // FLOP/s, and the median over repetitions of the paired case's ratio
   // (alternating calls; the steadier one on a shared machine).
@@ -363,6 +473,7 @@ void PrintRatioTable(const RatioReporter& reporter,
   std::printf("%-64s %-11s %6s %10s %12s %9s %7s %s\n", "layer", "pass", "layers", "ours GF/s",
               "direct GF/s", "separate", "paired", "repetitions");
   bool separate_met = true, paired_met = true;
+  int unmeasured = 0;
   for (const auto& [name, layers] : ran) {
     for (Pass pass : kPasses) {
       const std::string prefix = absl::StrCat("onednn_overhead/", name, "/", PassName(pass), "/");
@@ -372,7 +483,7 @@ void PrintRatioTable(const RatioReporter& reporter,
       if (ours == 0 || direct == 0 || paired == 0) {
         std::printf("%-64s %-11s %6d %10s %12s %9s %7s\n", name.c_str(), PassName(pass), layers,
                     "-", "-", "n/a", "n/a");
-        separate_met = paired_met = false;
+        ++unmeasured;
         continue;
       }
       separate_met = separate_met && ours / direct >= 0.95;
@@ -383,8 +494,28 @@ void PrintRatioTable(const RatioReporter& reporter,
                   reporter.Count(prefix + "paired"));
     }
   }
+  if (unmeasured > 0) {
+    std::printf("target not judged: %d of %zu passes were not measured (why: above)\n", unmeasured,
+                ran.size() * std::size(kPasses));
+    return unmeasured;
+  }
   std::printf("target %s on every pass by the paired ratio, %s by the separate ratio\n",
               paired_met ? "met" : "NOT met", separate_met ? "met" : "NOT met");
+  return 0;
+}
+
+// The plan, before anything is timed: how many cases, and the least time
+// they take at the repetitions and minimum time they run.
+void PrintPlan(size_t shapes, const Timing& t) {
+  const size_t cases = shapes * std::size(kPasses) * 3;  // ours, direct, paired
+  std::printf("timing %zu shapes x %zu passes x 3 cases (ours, direct, paired) = %zu cases, ", shapes,
+              std::size(kPasses), cases);
+  std::printf("%d repetitions%s of at least %g s%s each", t.repetitions,
+              t.repetitions_given ? " (--benchmark_repetitions)" : "", t.min_time,
+              t.min_time_given ? " (--benchmark_min_time)" : "");
+  if (t.repetitions > 0 && t.min_time > 0)
+    std::printf(": at least %.1f s", static_cast<double>(cases) * t.repetitions * t.min_time);
+  std::printf("\n");
 }
 
 }  // namespace
@@ -393,43 +524,64 @@ void PrintRatioTable(const RatioReporter& reporter,
 int main(int argc, char** argv) {
   using namespace cnnbench;
   using namespace cnnbench::bench;
-  // The --benchmark_* flags are taken first, then ours (absl reports any other).
-  // Defaults that make one run a fair comparison on a shared machine:
-  // repetitions in random order, so drift hits both paths alike. Flags
-  // given on the command line come later and win.
+  absl::SetProgramUsageMessage(
+      "onednn_overhead [--model=NAME [--batch=32]] [--precision=fp32,bf16] [--benchmark_*]: "
+      "the oneDNN backend's kernels against oneDNN's primitives called directly, bit for bit, "
+      "then timed (default: 10 repetitions of 1 s for the two fixed shapes, 3 of 0.2 s for a "
+      "model's; --benchmark_repetitions and --benchmark_min_time override). Exit status 0 when "
+      "every pass was measured, 1 when one was not, 2 for bad flags or a precision this machine "
+      "cannot run");
+  // --help lists this program's flags (Abseil's usage of this file): Google
+  // Benchmark's Initialize would take it first and print only its own.
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "bench/overhead/onednn_overhead");
+  };
+  absl::SetFlagsUsageConfig(usage);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-help") == 0) {
+      char* help[] = {argv[0], argv[i]};
+      absl::ParseCommandLine(2, help);  // prints the usage and exits
+    }
+  }
+  // The --benchmark_* flags are taken first, then ours (absl reports any
+  // other). The defaults go first, so that the command line's flags win:
+  // the timing sized to what is timed, repetitions in random order (drift
+  // on a shared machine then hits both paths alike).
+  const Timing timing = ChooseTiming(argc, argv);
   std::vector<char*> args = {argv[0]};
-  std::string repetitions = "--benchmark_repetitions=10";
+  std::string repetitions = absl::StrCat("--benchmark_repetitions=", timing.repetitions);
+  std::string min_time = absl::StrCat("--benchmark_min_time=", timing.min_time);
   std::string interleave = "--benchmark_enable_random_interleaving=true";
-  std::string min_time = "--benchmark_min_time=1";
-  args.push_back(repetitions.data());
-  args.push_back(interleave.data());
-  args.push_back(min_time.data());
+  for (std::string* flag : {&repetitions, &min_time, &interleave}) args.push_back(flag->data());
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());
-  const PlatformInfo info = AddPlatformContext("");
-  std::printf("onednn_overhead on %s (%s, %d CPUs), oneDNN %s\n", info.host_name.c_str(),
-              info.cpu_model.c_str(), info.cpu_cores, info.onednn_version.c_str());
-
   absl::ParseCommandLine(count, args.data());
-  absl::StatusOr<std::vector<CaseShape>> shapes = CaseShapes();
+  const PlatformInfo info = AddPlatformContext("");
+  absl::StatusOr<std::vector<CaseShape>> shapes = CaseShapes(info);
   if (!shapes.ok()) {
-    std::fprintf(stderr, "onednn_overhead: %s\n", std::string(shapes.status().message()).c_str());
+    std::fprintf(stderr, "onednn_overhead: %s\n", Plain(shapes.status()).c_str());
     return 2;
   }
+  std::printf("onednn_overhead on %s (%s, %d CPUs), oneDNN %s\n", info.host_name.c_str(),
+              info.cpu_model.c_str(), info.cpu_cores, info.onednn_version.c_str());
+  PrintPlan(shapes->size(), timing);
   // One descriptor at a time: set up (both paths' buffers), registered, run,
   // then freed, so a model's largest layers are never held together.
   RatioReporter reporter;
   std::vector<std::pair<std::string, int>> ran;  // case name, layers
+  bool failed = false;
   for (const CaseShape& shape : *shapes) {
     Case c;
     c.layers = shape.layers;
     absl::StatusOr<OpDesc> desc = ParseOpDesc(shape.desc);
     c.status = desc.ok() ? SetUp(*desc, shape.dtype, c) : desc.status();
     if (c.name.empty()) c.name = absl::StrCat(DTypeName(shape.dtype), "/", shape.desc);
+    failed = failed || !c.status.ok();
     std::printf("%s: %s; %s\n", c.name.c_str(),
                 c.status.ok() ? "ours and direct agree to the bit on every pass"
-                              : c.status.ToString().c_str(),
+                              : Plain(c.status).c_str(),
                 c.status.ok() ? c.ours.kernel->implementation().c_str() : "");
     std::fflush(stdout);
     Register(c);
@@ -437,7 +589,7 @@ int main(int argc, char** argv) {
     benchmark::ClearRegisteredBenchmarks();
     ran.emplace_back(c.name, c.layers);
   }
-  PrintRatioTable(reporter, ran);
+  const int unmeasured = PrintRatioTable(reporter, ran);
   benchmark::Shutdown();
-  return 0;
+  return failed || unmeasured > 0 ? 1 : 0;
 }
