@@ -106,19 +106,19 @@ absl::StatusOr<double> ParseDecimal(absl::string_view text) {
   if (text.empty()) return absl::InvalidArgumentError("empty (give a number, e.g. 0.5)");
   // strtod's hex, inf and nan are not decimal numbers.
   const bool decimal = std::all_of(text.begin(), text.end(), [](char c) {
-    return absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
-           c == '+' || c == 'e' || c == 'E';
+    return absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' ||
+           c == 'e' || c == 'E';
   });
   double value = 0;
   if (!decimal || !absl::SimpleAtod(text, &value))
     return absl::InvalidArgumentError(
         absl::StrCat("'", text, "' is not a decimal number (e.g. 0.5)"));
   if (!std::isfinite(value))
-    return absl::InvalidArgumentError(
-        value > 0 ? absl::StrCat("'", text, "' is too large (at most ",
-                                 std::numeric_limits<double>::max(), ")")
-                  : absl::StrCat("'", text, "' is too small (at least ",
-                                 -std::numeric_limits<double>::max(), ")"));
+    return absl::InvalidArgumentError(value > 0
+                                          ? absl::StrCat("'", text, "' is too large (at most ",
+                                                         std::numeric_limits<double>::max(), ")")
+                                          : absl::StrCat("'", text, "' is too small (at least ",
+                                                         -std::numeric_limits<double>::max(), ")"));
   return value;
 }
 
@@ -183,16 +183,18 @@ absl::Status CheckCommandLine(int argc, const char* const* argv) {
     const std::string where = absl::StrCat("--", given.name, "=", given.value, ": ");
     if (!SpacesAround(given.value).empty())
       return absl::InvalidArgumentError(
-          absl::StrCat(where, "'", given.value, "' has spaces around it (values are read as typed: "
-                       "give --", given.name, "=", absl::StripAsciiWhitespace(given.value), ")"));
+          absl::StrCat(where, "'", given.value,
+                       "' has spaces around it (values are read as typed: "
+                       "give --",
+                       given.name, "=", absl::StripAsciiWhitespace(given.value), ")"));
     if (std::string why = KindError(kind, given.value); !why.empty())
       return absl::InvalidArgumentError(where + why);
     if (MayRepeat(given.name)) continue;
     auto [first, fresh] = seen.emplace(given.name, given);
     if (!fresh)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", given.name, " is given twice, as ", first->second.typed, " and ",
-                       given.typed, ": give it once"));
+      return absl::InvalidArgumentError(absl::StrCat("--", given.name, " is given twice, as ",
+                                                     first->second.typed, " and ", given.typed,
+                                                     ": give it once"));
   }
   return absl::OkStatus();
 }
@@ -229,8 +231,8 @@ std::string FlagWhere(const absl::CommandLineFlag& flag) {
 namespace flag_read_internal {
 absl::Status Error(const absl::CommandLineFlag& flag, absl::string_view what) {
   // Never a message ending in an empty reason.
-  return absl::InvalidArgumentError(
-      absl::StrCat(FlagWhere(flag), what.empty() ? absl::string_view("not a value it takes") : what));
+  return absl::InvalidArgumentError(absl::StrCat(
+      FlagWhere(flag), what.empty() ? absl::string_view("not a value it takes") : what));
 }
 }  // namespace flag_read_internal
 

@@ -103,15 +103,16 @@ absl::StatusOr<T> ParseWholeNumber(absl::string_view text) {
   }
   if (!negative) {
     if (magnitude > static_cast<Wide>(std::numeric_limits<T>::max()))
-      return absl::InvalidArgumentError(absl::StrCat("'", text, "' is too large (at most ",
-                                                     std::numeric_limits<T>::max(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", text, "' is too large (at most ", std::numeric_limits<T>::max(), ")"));
     return static_cast<T>(magnitude);
   }
   // The most negative T's magnitude is its max + 1 (0 for an unsigned T).
-  const Wide lowest = std::is_signed_v<T> ? static_cast<Wide>(std::numeric_limits<T>::max()) + 1 : 0;
+  const Wide lowest =
+      std::is_signed_v<T> ? static_cast<Wide>(std::numeric_limits<T>::max()) + 1 : 0;
   if (magnitude > lowest)
-    return absl::InvalidArgumentError(absl::StrCat("'", text, "' is too small (at least ",
-                                                   std::numeric_limits<T>::min(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", text, "' is too small (at least ", std::numeric_limits<T>::min(), ")"));
   if (magnitude == 0) return T{0};
   return static_cast<T>(-static_cast<long long>(magnitude - 1) - 1);
 }
@@ -156,8 +157,10 @@ absl::StatusOr<std::vector<T>> ParseList(absl::string_view text, T least = T()) 
       std::vector<absl::string_view> tidy = absl::StrSplit(text, ',');
       for (absl::string_view& t : tidy) t = absl::StripAsciiWhitespace(t);
       return absl::InvalidArgumentError(
-          absl::StrCat("'", part, "' has spaces around it (a list is comma-separated without "
-                       "spaces: give ", absl::StrJoin(tidy, ","), ")"));
+          absl::StrCat("'", part,
+                       "' has spaces around it (a list is comma-separated without "
+                       "spaces: give ",
+                       absl::StrJoin(tidy, ","), ")"));
     }
     T item;
     if (absl::Status s = flag_read_internal::ParseItem(part, least, &item); !s.ok()) return s;
@@ -232,8 +235,7 @@ absl::Status ReadChoice(const absl::Flag<std::string>& flag, Parse parse, T* out
   if (!FlagGiven(flag)) return absl::OkStatus();
   absl::StatusOr<T> value = parse(absl::GetFlag(flag));
   if (!value.ok())
-    return flag_read_internal::Error(absl::GetFlagReflectionHandle(flag),
-                                     value.status().message());
+    return flag_read_internal::Error(absl::GetFlagReflectionHandle(flag), value.status().message());
   *out = *std::move(value);
   return absl::OkStatus();
 }

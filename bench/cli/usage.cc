@@ -168,8 +168,9 @@ void PrintHelp(bool full) {
       "Without --benchmark_out the JSON goes to results/<platform>-<time>.json and the run "
       "ends on the report's headline tables. A flag is given once; a value is read as typed "
       "(spaces around it are an error; whole numbers in decimal digits). A list flag takes "
-      "comma-separated values; an empty or repeated item is an error. Exit status: 0 done, 1 the output could not be "
-      "written (or an unknown flag), 2 a bad flag value or no case selected, 3 a case failed "
+      "comma-separated values; an empty or repeated item is an error. Exit status: 0 done, 1 "
+      "the output could not be written (or an unknown flag), 2 a bad flag value or no case "
+      "selected, 3 a case failed "
       "(not unsupported, not OOM; the output is written), 130/143 interrupted "
       "(SIGINT/SIGTERM; finished cases are written). docs/benchmarks.md has the details.\n",
       UsageLine().c_str());

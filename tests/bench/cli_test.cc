@@ -36,8 +36,7 @@ std::string ReadFile(const std::string& path) {
 int RunBench(const std::string& args, std::string* output) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string log = absl::StrCat(tmp ? tmp : "/tmp", "/cli_test.log");
-  const int rc =
-      std::system(absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1").c_str());
+  const int rc = std::system(absl::StrCat(BenchBinary(), " ", args, " > ", log, " 2>&1").c_str());
   *output = ReadFile(log);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -47,8 +46,8 @@ int RunBench(const std::string& args, std::string* output) {
 // silently.
 void ExpectRefused(const std::string& args, const std::string& expected) {
   std::string output;
-  EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny ", args, " --list"), &output), 2)
-      << args << "\n" << output;
+  EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny ", args, " --list"), &output), 2) << args << "\n"
+                                                                                   << output;
   EXPECT_TRUE(absl::StartsWith(output, "cnnbench: ")) << args << "\n" << output;
   EXPECT_TRUE(absl::StrContains(output, expected)) << args << "\n" << output;
   EXPECT_FALSE(absl::StrContains(output, "Illegal value")) << args << "\n" << output;

@@ -51,8 +51,7 @@ TEST(MpiConsoleTest, RankZeroAloneSaysEachThingOnceAndTheNoteComesFirst) {
   }
   const cnnbench::testing::MpiJob job = cnnbench::testing::RunMpiJob(
       mpirun, 2,
-      absl::StrCat(BenchBinary(),
-                   " --preset=tiny --families=train --data=real --data_dir=", data,
+      absl::StrCat(BenchBinary(), " --preset=tiny --families=train --data=real --data_dir=", data,
                    " --collective_ranks=3 --benchmark_repetitions=1 --benchmark_out=",
                    TempPath("mpi_console.json")));
   EXPECT_NE(job.exit_code, 0) << job.output;
@@ -62,8 +61,9 @@ TEST(MpiConsoleTest, RankZeroAloneSaysEachThingOnceAndTheNoteComesFirst) {
   ASSERT_NE(first_case, std::string::npos) << job.output;
   EXPECT_LT(job.output.find(note), first_case) << job.output;
   EXPECT_EQ(Occurrences(job.output, "case(s) failed"), 1u) << job.output;
-  EXPECT_TRUE(absl::StrContains(job.output, "1 case(s) failed (an error, not unsupported or OOM): "
-                                            "train/trivial/fp32/real/batch:2/gpus:0/replicas:2"))
+  EXPECT_TRUE(absl::StrContains(job.output,
+                                "1 case(s) failed (an error, not unsupported or OOM): "
+                                "train/trivial/fp32/real/batch:2/gpus:0/replicas:2"))
       << job.output;
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   const size_t header = job.output.find("cnnbench (");
@@ -73,8 +73,8 @@ TEST(MpiConsoleTest, RankZeroAloneSaysEachThingOnceAndTheNoteComesFirst) {
     EXPECT_TRUE(absl::StrContains(header_line, absl::StrCat("-", online, "c (")))
         << "the platform name counts the machine's CPUs: " << header_line;
   }
-  EXPECT_TRUE(absl::StrContains(header_line,
-                                absl::StrCat(", ", online, online == 1 ? " CPU" : " CPUs")))
+  EXPECT_TRUE(
+      absl::StrContains(header_line, absl::StrCat(", ", online, online == 1 ? " CPU" : " CPUs")))
       << "so does the header: " << header_line;
   EXPECT_FALSE(absl::StrContains(header_line, "CPU(s)")) << header_line;
 }

@@ -286,7 +286,8 @@ TEST(FlagRuleTest, ByteCountsTooLargeSayTheLimitInTheirUnit) {
             "'99999999999G' is too large (at most 8589934591G)");
   EXPECT_EQ(ParseByteCount("99999999999999999999").status().message(),
             "'99999999999999999999' is too large (at most 9223372036854775807)");
-  for (const char* bad : {"0x10", " 1K", "1K ", "+1K"}) EXPECT_FALSE(ParseByteCount(bad).ok()) << bad;
+  for (const char* bad : {"0x10", " 1K", "1K ", "+1K"})
+    EXPECT_FALSE(ParseByteCount(bad).ok()) << bad;
   EXPECT_TRUE(absl::StrContains(ErrorOf({"--collective_bytes=1,99999999999G"}),
                                 "'99999999999G' is too large (at most 8589934591G)"));
   EXPECT_TRUE(absl::StrContains(ErrorOf({"--bandwidth_bytes=99999999999999999992"}),
@@ -330,8 +331,8 @@ TEST(FlagRuleTest, NamesSwitchesAndDecimalsFollowTheRule) {
   EXPECT_TRUE(absl::StrContains(ErrorOf({"--drift_threshold=0x1"}), "not a decimal number"));
   EXPECT_TRUE(absl::StrContains(ErrorOf({"--drift_threshold=1e999"}), "too large (at most"));
   EXPECT_TRUE(absl::StrContains(ErrorOf({"--benchmark_min_time=0x1"}), "not a decimal number"));
-  EXPECT_TRUE(absl::StrContains(ErrorOf({"--benchmark_counters_tabular=maybe"}),
-                                "not true or false"));
+  EXPECT_TRUE(
+      absl::StrContains(ErrorOf({"--benchmark_counters_tabular=maybe"}), "not true or false"));
   absl::StatusOr<SuiteOptions> o =
       Apply({"--overlap=no", "--drift_threshold=0.25", "--collective_dtypes=float,bf16"},
             UnusualPreset());
@@ -364,17 +365,16 @@ TEST(FlagRuleTest, NoMessageEndsInAnEmptyReason) {
   absl::SetFlag(&FLAGS_distortions, "odd");
   int out = 0;
   const absl::Status status = ReadChoice(
-      FLAGS_distortions, [](const std::string&) -> absl::StatusOr<int> {
-        return absl::InvalidArgumentError("");
-      },
+      FLAGS_distortions,
+      [](const std::string&) -> absl::StatusOr<int> { return absl::InvalidArgumentError(""); },
       &out);
   ForgetGivenFlags();
   absl::SetFlag(&FLAGS_distortions, "none");
   ASSERT_FALSE(status.ok());
   EXPECT_FALSE(absl::EndsWith(status.message(), ": ")) << status;
   EXPECT_TRUE(absl::StartsWith(status.message(), "--distortions=odd: ")) << status;
-  for (const char* arg : {"--steps=", "--families=", "--families=a,,b", "--collective_bytes=",
-                          "--display_every=", "--platform=", "--overlap="}) {
+  for (const char* arg : {"--steps=", "--families=", "--families=a,,b",
+                          "--collective_bytes=", "--display_every=", "--platform=", "--overlap="}) {
     const std::string error = ErrorOf({arg});
     EXPECT_FALSE(error.empty()) << arg;
     EXPECT_FALSE(absl::EndsWith(error, ": ") || absl::EndsWith(error, ":")) << arg << ": " << error;

@@ -21,8 +21,8 @@ int RunConvergence(const std::string& env, const std::string& args, std::string*
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string log = absl::StrCat(tmp ? tmp : "/tmp", "/convergence_messages.log");
   const int rc = std::system(absl::StrCat("env ", env, " ", srcdir ? srcdir : ".", "/",
-                                          workspace ? workspace : "cnnbench",
-                                          "/tools/convergence ", args, " > /dev/null 2> ", log)
+                                          workspace ? workspace : "cnnbench", "/tools/convergence ",
+                                          args, " > /dev/null 2> ", log)
                                  .c_str());
   std::ifstream in(log);
   *output = std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -112,13 +112,13 @@ absl::StatusOr<std::vector<std::pair<std::string, DType>>> CollectiveDTypes(
     // names (fp32 and nccl-tests' float) is refused, as every list flag
     // refuses a repeat.
     const std::string canonical(DTypeName(*dtype));
-    const auto earlier = std::find_if(out.begin(), out.end(),
-                                      [&](const auto& d) { return d.first == canonical; });
+    const auto earlier =
+        std::find_if(out.begin(), out.end(), [&](const auto& d) { return d.first == canonical; });
     if (earlier != out.end())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--collective_dtypes: '", spelled[earlier - out.begin()], "' and '", name,
-          "' are the same type (", canonical, "; nccl-tests' names are read as the suite's): "
-          "give it once"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective_dtypes: '", spelled[earlier - out.begin()], "' and '", name,
+                       "' are the same type (", canonical,
+                       "; nccl-tests' names are read as the suite's): give it once"));
     out.emplace_back(canonical, *dtype);
     spelled.push_back(name);
   }
