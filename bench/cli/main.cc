@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -159,8 +161,8 @@ class SilentReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-int Fail(int code, const absl::Status& status) {
-  std::fprintf(stderr, "cnnbench: %s\n", std::string(status.message()).c_str());
+int Fail(int code, const absl::Status& status) {  // without source locations unless --verbose
+  std::fprintf(stderr, "cnnbench: %s\n", UserMessage(status).c_str());
   return code;
 }
 
@@ -201,9 +203,7 @@ void ParseFlags(int argc, char** argv) {
   args.push_back(nullptr);
   benchmark::Initialize(&args_count, args.data());  // takes the --benchmark_* flags
   absl::SetProgramUsageMessage(
-      "cnnbench suite: ./bazelw run //bench:all -- [--preset=quick|published|full] "
-      "[--models=...] [--benchmark_filter=REGEX] [--benchmark_out=run.json "
-      "--benchmark_out_format=json]; --help lists the flags");
+      absl::StrCat("cnnbench suite: ", UsageLine(), "; --help lists the flags"));
   RecordGivenFlags(argc, argv);
   absl::ParseCommandLine(args_count, args.data());
 }
@@ -227,11 +227,13 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
   // said to be ignored, never dropped without a word.
   for (const char* name : {"collective_ranks", "allreduce_ranks"}) {
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag != nullptr && FlagGiven(*flag) && mpi_ranks.rank == 0)
+    if (flag != nullptr && FlagGiven(*flag) && mpi_ranks.rank == 0) {
       std::fprintf(stderr,
                    "cnnbench: note: --%s is ignored under mpirun: the collectives run over the "
                    "job's %d ranks\n",
                    name, mpi_ranks.size);
+      std::fflush(stderr);  // at the start, before any case's line
+    }
   }
   CommunicatorOptions co;
   co.timeout = options.collective_timeout;
@@ -308,9 +310,9 @@ absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
 // The results file (rank 0 only; null when there is none): --benchmark_out,
 // or for a default run a file under results/ named by platform and time
 // (`output.out_path` is set to it). Runs the harness stopped on are left
-// out; an interrupted run's file says so, and how far it got (the report
-// marks it in the Environment table). Under MPI it keeps snapshots that the
-// first signal puts in place (bench/harness/interrupt.h).
+// out; a file written before the run's end (as each case finishes, or when
+// a signal arrives) and an interrupted run's file say so, and how far it
+// got (the report marks it in the Environment table).
 absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
                                                         const SuiteOptions& options,
                                                         Harness& harness, bool under_mpi) {
@@ -332,23 +334,46 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
   out->SetDropCheck([&harness] { return harness.stopped(); });
   out->SetEndContext([&harness] {
     std::vector<std::pair<std::string, std::string>> entries = EndOfRunContext();
-    if (const int signal = InterruptSignal(); signal != 0) {
+    if (StopSignal() != 0) {
       const int started = harness.progress().started();
       const int selected = harness.progress().selected();
       entries.push_back(
           {"interrupted",
-           absl::StrCat(signal == SIGINT ? "SIGINT" : "SIGTERM", " after ", started, " of ",
-                        selected, " cases had started (the one running then is left out); ",
+           absl::StrCat(StopDescription(), " after ", started, " of ", selected,
+                        " cases had started (the one running then is left out); ",
                         selected - started, " not run")});
     }
     return entries;
   });
+  // What a file written before the run's end says (read on the signal
+  // watcher's thread too: the count is the file's own).
+  out->SetPartialNote([selected = harness.progress().selected()](int cases) {
+    if (StopSignal() != 0)
+      return absl::StrCat(StopDescription(), " after ", cases, " of ", selected,
+                          " case(s) had finished (written when the signal arrived; the run was "
+                          "stopping)");
+    return absl::StrCat("not finished: ", cases, " of ", selected,
+                        " case(s) had finished when this was written (rewritten as each case "
+                        "finishes; the run's end writes it once more, so a file that still says "
+                        "this was cut short: killed, out of memory or crashed)");
+  });
   RemoveOnSecondSignal(out->temp_path().c_str());
-  if (under_mpi) {
-    RETURN_IF_ERROR_AS_IS(out->KeepSnapshots());
-    PublishOnFirstSignal(out->snapshot_path().c_str(), out->Target().c_str());
-  }
   return out;
+}
+
+// Under MPI: the stop agreed across ranks (the signal and the highest rank
+// it reached, a two-value max all-reduce on the world communicator), so a
+// signal to any one rank stops every rank at the same point. A failed
+// agreement leaves each rank its own view.
+std::function<bool(bool)> AgreeOnStopping(Communicator& world, int rank) {
+  return [&world, rank](bool here) {
+    int64_t views[2] = {here ? InterruptSignal() : 0, here ? rank : -1};
+    if (!world.AllReduce(views, views, 2, DType::kI64, ReduceOp::kMax, Stream::Cpu()).ok())
+      return here;
+    if (views[0] != 0 && InterruptSignal() == 0)
+      SetAgreedStop(static_cast<int>(views[0]), static_cast<int>(views[1]));
+    return views[0] != 0;
+  };
 }
 
 // The power sensors, opened once when --power_sample_ms asks (the context
@@ -391,8 +416,9 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
   }
   if (mpi_ranks.rank != 0) return;
   std::fprintf(
-      stderr, "cnnbench (%s build) on %s (%s, %d CPU(s), %d GPU(s)): preset %s, %zu case(s)%s\n",
-      BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(), info.cpu_cores,
+      stderr, "cnnbench (%s build) on %s (%s, %s, %d GPU(s)): preset %s, %zu case(s)%s\n",
+      BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
+      CpuCountText(info).c_str(),
       info.gpu_count, options.preset.c_str(), cases,
       under_mpi ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
                       .c_str()
@@ -414,13 +440,12 @@ absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const std::string& ou
                               std::unique_ptr<Communicator> world, bool rank0) {
   absl::Status written = absl::OkStatus();
   if (out != nullptr && ran > 0) written = out->Commit();
-  if (world != nullptr && InterruptSignal() != 0 && rank0) {
-    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
-                 InterruptSignal() == SIGINT ? "SIGINT" : "SIGTERM",
+  if (world != nullptr && StopSignal() != 0 && rank0) {
+    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n", StopDescription().c_str(),
                  written.ok() ? FinishedCasesAt(out, out_path).c_str()
                               : std::string(written.message()).c_str());
     std::fflush(stderr);
-    AbortMpiJob(InterruptExitCode(InterruptSignal()), "interrupted: ending every rank");
+    AbortMpiJob(InterruptExitCode(StopSignal()), "interrupted: ending every rank");
   }
   world.reset();
   if (MpiEnvironment::Launched()) {
@@ -446,15 +471,26 @@ void PrintSummary(const std::string& out_path) {
 
 // The exit status of a run that wrote its output: interrupted, a case
 // failed, or 0.
-int RunExitStatus(const Harness& harness, const ResultFile* out, const std::string& out_path) {
-  if (const int signal = InterruptSignal(); signal != 0) {
-    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n",
-                 signal == SIGINT ? "SIGINT" : "SIGTERM", FinishedCasesAt(out, out_path).c_str());
+int RunExitStatus(const Harness& harness, const ResultFile* out, const std::string& out_path,
+                  bool rank0) {
+  if (const int signal = StopSignal(); signal != 0) {
+    std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n", StopDescription().c_str(),
+                 FinishedCasesAt(out, out_path).c_str());
     return InterruptExitCode(signal);
   }
   if (!harness.failed_cases().empty()) {
-    std::fprintf(stderr, "cnnbench: %zu case(s) failed (an error, not unsupported or OOM): %s\n",
-                 harness.failed_cases().size(), absl::StrJoin(harness.failed_cases(), ", ").c_str());
+    if (rank0)  // under MPI, rank 0 alone says it (every rank exits with the status)
+      std::fprintf(stderr, "cnnbench: %zu case(s) failed (an error, not unsupported or OOM): %s\n",
+                   harness.failed_cases().size(),
+                   absl::StrJoin(harness.failed_cases(), ", ").c_str());
+    return kCaseFailedExit;
+  }
+  if (const std::vector<std::string> unwritten = UnwrittenOutputs(); !unwritten.empty()) {
+    if (rank0)
+      std::fprintf(stderr,
+                   "cnnbench: %zu output(s) beside the figures could not be written (the cases' "
+                   "figures are in the results): %s\n",
+                   unwritten.size(), absl::StrJoin(unwritten, "; ").c_str());
     return kCaseFailedExit;
   }
   return 0;
@@ -465,10 +501,7 @@ int RunExitStatus(const Harness& harness, const ResultFile* out, const std::stri
 int Main(int argc, char** argv) {
   InstallCrashHandler(argv[0]);
   const std::string command_line = CommandLine(argc, argv);
-  if (WantsHelp(argc, argv)) {
-    PrintHelp();
-    return 0;
-  }
+  if (const std::optional<int> done = HelpOrRefusal(argc, argv)) return *done;
   ChangeToInvocationDirectory();  // relative --benchmark_out paths: where the user typed them
   // Before Initialize, which removes them from argv.
   const absl::StatusOr<BenchmarkTimingFlags> timing = ReadBenchmarkTimingFlags(argc, argv);
@@ -514,7 +547,12 @@ int Main(int argc, char** argv) {
   // its follow-up is not the user's second signal.
   if (under_mpi) TreatParentSignalsAsOneRequest(true);
   InstallInterruptHandlers();
+  // The first signal rewrites the results file at once, saying so, before
+  // a launcher's follow-up kill (mpirun's comes a second later).
+  std::optional<FirstSignalWatcher> signal_watcher;
+  if (out != nullptr) signal_watcher.emplace([&out] { out->Checkpoint().IgnoreError(); });
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
+  if (under_mpi) harness.SetStopAgreement(AgreeOnStopping(**world, mpi_ranks.rank));
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
   PowerSensors power_sensors;
@@ -537,7 +575,7 @@ int Main(int argc, char** argv) {
   // Not when the console is JSON or CSV for a program to read.
   if (output->default_out && out && output->display_format == "console")
     PrintSummary(output->out_path);
-  return RunExitStatus(harness, out.get(), output->out_path);
+  return RunExitStatus(harness, out.get(), output->out_path, rank0);
 }
 
 }  // namespace

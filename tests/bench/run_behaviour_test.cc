@@ -347,15 +347,20 @@ TEST(RunBehaviourTest, ADefaultRunEndsOnTheTableAndWritesUnderResults) {
       << output;
   EXPECT_NE(output.find("### Inference", tables), std::string::npos) << output;
   EXPECT_EQ(output.find("### Kernels", tables), std::string::npos) << output;
-  // The last lines: the file and the command.
-  const size_t results = output.rfind("\nresults: results/test-box-");
+  // The last lines: the file and the command, its path absolute (`./bazelw
+  // run` reads a relative one at the repository root, not here).
+  char* real_dir = realpath(dir.c_str(), nullptr);
+  ASSERT_NE(real_dir, nullptr);
+  const std::string results_dir = absl::StrCat(real_dir, "/results/");
+  std::free(real_dir);
+  const size_t results = output.rfind(absl::StrCat("\nresults: ", results_dir, "test-box-"));
   ASSERT_NE(results, std::string::npos) << output;
   const std::string path = output.substr(results + 10, output.find('\n', results + 1) - results - 10);
   EXPECT_TRUE(absl::EndsWith(path, ".json")) << path;
   EXPECT_TRUE(absl::EndsWith(output, absl::StrCat("./bazelw run //tools:report -- ", path,
                                                    " > report.md\n")))
       << output;
-  const nlohmann::json run = nlohmann::json::parse(ReadFile(dir + "/" + path));
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(path));
   EXPECT_EQ(run.at("context").at("platform"), "test-box");
   EXPECT_FALSE(CaseNames(run).empty());
   // --list and a given --benchmark_out behave as before: no results/ file.
@@ -415,7 +420,7 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--steps=-5", "--steps"},
       {"--warmup_steps=-7", "--warmup_steps"},
       {"--repetitions=0", "--repetitions"},
-      {"--image_size=0", "--image_size"},
+      {"--image_size=-1", "--image_size"},
       {"--kernel_batch=-2", "--kernel_batch"},
       {"--max_kernel_shapes=-1", "--max_kernel_shapes"},
       {"--allreduce_warmup=-1", "--allreduce_warmup"},
@@ -431,8 +436,8 @@ TEST(RunBehaviourTest, MalformedOrEmptyFlagValuesAreErrorsNamingTheFlag) {
       {"--models=lenett", "--models: unknown model 'lenett'"},
       {"--kernel_models=lenett", "--kernel_models: unknown model 'lenett'"},
       {"--infer_models=lenett", "--infer_models: unknown model 'lenett'"},
-      {"--collective_ops=sum,sum", "--collective_ops: 'sum' is given twice"},
-      {"--collective_dtypes=fp32,float", "--collective_dtypes: 'float' is fp32"},
+      {"--collective_ops=sum,sum", "--collective_ops=sum,sum: 'sum' is given twice"},
+      {"--collective_dtypes=fp32,float", "'fp32' and 'float' are the same type"},
       {"--collective_ops=all,sum", "--collective_ops: 'all' stands alone"},
       {"--data=", "--data"},
       {"--preset=", "--preset"},
@@ -565,11 +570,49 @@ TEST(RunBehaviourTest, TraceFileIsCheckedFirstAndOneTracedCaseWritesThePathItsel
 // compute lane, its buckets on the communication lane and the batch's feed
 // on the upload lane; the single replica's has the feed too.
 // A case that fails (an error that is neither unsupported nor OOM: here its
-// trace cannot be written, a folder standing where its file goes) still
-// leaves the output file, and the run exits with its own status so that
-// callers tell it from a clean run.
+// data set holds only a broken image) still leaves the output file, and
+// the run exits with its own status so that callers tell it from a clean
+// run.
 TEST(RunBehaviourTest, AFailedCaseWritesTheOutputAndExitsWithItsOwnStatus) {
   const std::string json_path = TempPath("failed_case.json");
+  std::remove(json_path.c_str());
+  const std::string data = TempPath("broken_data");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && mkdir -p ", data, "/train/n1 ", data,
+                                     "/validation/n1 && echo 'not a jpeg' > ", data,
+                                     "/train/n1/a.JPEG && echo 'not a jpeg' > ", data,
+                                     "/validation/n1/a.JPEG")
+                            .c_str()),
+            0);
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=input,gemm --data_dir=", data,
+                                  " --benchmark_out=", json_path),
+                     &output),
+            kCaseFailedExit)
+      << output;
+  EXPECT_TRUE(absl::StrContains(output, "case(s) failed")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "input/folder/train")) << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  int failed = 0, fine = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("error_occurred", false)) {
+      ++failed;
+      EXPECT_TRUE(absl::StrContains(b.value("error_message", ""), data + "/train/n1/a.JPEG") ||
+                  absl::StrContains(b.value("error_message", ""), data + "/validation/n1/a.JPEG"))
+          << b.dump();
+    } else {
+      ++fine;
+    }
+  }
+  EXPECT_GT(failed, 0) << run.dump();
+  EXPECT_GT(fine, 0) << "the other cases ran and are in the output: " << run.dump();
+}
+
+// A trace that cannot be written (a folder standing where its file goes, as
+// when the trace folder vanishes mid-run) costs the trace, never the
+// figures measured before it: every case is in the output with its
+// figures, a warning names the file, and the run exits 3 listing it.
+TEST(RunBehaviourTest, ATraceThatCannotBeWrittenKeepsTheCasesFigures) {
+  const std::string json_path = TempPath("unwritten_trace.json");
   std::remove(json_path.c_str());
   const std::string blocked = TempPath("failed.train_trivial_fp32_synthetic_batch-2_gpus-0.json");
   ASSERT_EQ(std::system(absl::StrCat("rm -rf ", blocked, " && mkdir -p ", blocked).c_str()), 0);
@@ -579,21 +622,78 @@ TEST(RunBehaviourTest, AFailedCaseWritesTheOutputAndExitsWithItsOwnStatus) {
                      &output),
             kCaseFailedExit)
       << output;
-  EXPECT_TRUE(absl::StrContains(output, "case(s) failed")) << output;
-  EXPECT_TRUE(absl::StrContains(output, "train/trivial")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "cnnbench: warning: train/trivial")) << output;
+  EXPECT_TRUE(absl::StrContains(output, "cannot write the trace file " + blocked)) << output;
+  EXPECT_TRUE(absl::StrContains(output, "output(s) beside the figures could not be written"))
+      << output;
   const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
-  int failed = 0, fine = 0;
+  bool traced_case_kept = false;
   for (const auto& b : run.at("benchmarks")) {
-    if (b.value("error_occurred", false)) {
-      ++failed;
-      EXPECT_TRUE(absl::StrContains(b.value("error_message", ""), "cannot write the trace file"))
-          << b.dump();
-    } else {
-      ++fine;
-    }
+    EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+    if (absl::StartsWith(b.value("name", ""), "train/trivial/fp32/synthetic/batch:2/gpus:0/"))
+      traced_case_kept = b.contains("images_per_second");
   }
-  EXPECT_GT(failed, 0) << run.dump();
-  EXPECT_GT(fine, 0) << "the other cases ran and are in the output: " << run.dump();
+  EXPECT_TRUE(traced_case_kept) << run.dump();
+}
+
+// Inference on real data under --on_bad_record=skip counts what it
+// skipped (the counter and the label), as the train and input cases do.
+TEST(RunBehaviourTest, InferenceOnRealDataCountsTheRecordsItSkipped) {
+  const std::string data = TempPath("infer_skip_data");
+  const std::string json_path = TempPath("infer_skip.json");
+  const std::string make_dataset = absl::StrCat(
+      std::getenv("TEST_SRCDIR"), "/", std::getenv("TEST_WORKSPACE"), "/tools/make_dataset");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && ", make_dataset, " --out=", data,
+                                     " --images=8 --validation_images=6 --classes=2 "
+                                     "--format=folder --min_side=40 --max_side=60 > /dev/null && "
+                                     "echo 'not a jpeg' > ",
+                                     data, "/validation/n00000001/broken.JPEG")
+                            .c_str()),
+            0);
+  std::string output;
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=infer --data=real --data_dir=", data,
+                                  " --on_bad_record=skip --benchmark_out=", json_path),
+                     &output),
+            0)
+      << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  int rows = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("run_type", "") != "iteration") continue;
+    ++rows;
+    EXPECT_GE(b.value("skipped_records", 0.0), 1.0) << b.dump();
+    EXPECT_TRUE(absl::StrContains(b.value("label", ""), "bad records (decode ")) << b.dump();
+  }
+  EXPECT_GT(rows, 0) << run.dump();
+}
+
+// All-bad data under --on_bad_record=skip ends each input case with "no
+// readable record in ..." instead of spinning for ever.
+TEST(RunBehaviourTest, AllBadDataEndsTheCaseInsteadOfSpinning) {
+  const std::string json_path = TempPath("all_bad.json");
+  std::remove(json_path.c_str());
+  const std::string data = TempPath("all_bad_data");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && mkdir -p ", data, "/train/n1 ", data,
+                                     "/validation/n1 && echo 'not a jpeg' > ", data,
+                                     "/train/n1/a.JPEG && echo 'not a jpeg' > ", data,
+                                     "/validation/n1/a.JPEG")
+                            .c_str()),
+            0);
+  // Under `timeout`, so that a spin fails the test instead of hanging it.
+  const std::string log = TempPath("all_bad.log");
+  const int rc = std::system(absl::StrCat("timeout 120 ", BenchBinary(),
+                                          " --preset=tiny --families=input --on_bad_record=skip "
+                                          "--data_dir=",
+                                          data, " --benchmark_out=", json_path, " > ", log, " 2>&1")
+                                 .c_str());
+  const std::string output = ReadFile(log);
+  ASSERT_TRUE(WIFEXITED(rc)) << output;
+  EXPECT_EQ(WEXITSTATUS(rc), kCaseFailedExit) << output;
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  ASSERT_FALSE(run.at("benchmarks").empty());
+  for (const auto& b : run.at("benchmarks"))
+    EXPECT_TRUE(absl::StrContains(b.value("error_message", ""), "no readable record in " + data))
+        << b.dump();
 }
 
 // A compile deadline already past: each train case ends with "deadline: ..."
