@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "absl/strings/strip.h"
 #include "core/gpu_runtime.h"
 #include "core/nvml.h"
+#include "core/onednn_isa.h"
 #include "dnnl.hpp"
 
 namespace cnnbench {
@@ -126,6 +128,8 @@ PlatformInfo CollectPlatformInfo() {
 
   const dnnl_version_t* dnnl = dnnl_version();
   info.onednn_version = absl::StrCat(dnnl->major, ".", dnnl->minor, ".", dnnl->patch);
+  info.onednn_cpu_isa = OnednnCpuIsa();
+  info.onednn_max_cpu_isa = OnednnIsaCap().empty() ? "none" : OnednnIsaCap();
 
   info.git_commit = BuildGitCommit();
   info.build_config =
@@ -197,6 +201,8 @@ std::vector<std::pair<std::string, std::string>> PlatformInfo::ToKeyValues() con
   kv.push_back({"cublas_version", cublas_version});
   kv.push_back({"nccl_version", nccl_version});
   kv.push_back({"onednn_version", onednn_version});
+  kv.push_back({"onednn_cpu_isa", onednn_cpu_isa});
+  kv.push_back({"onednn_max_cpu_isa", onednn_max_cpu_isa});
   kv.push_back({"git_commit", git_commit});
   kv.push_back({"build_config", build_config});
   return kv;

@@ -47,6 +47,11 @@ struct PlatformInfo {
   std::string cublas_version;
   std::string nccl_version;
   std::string onednn_version;
+  // The instruction set oneDNN dispatches to (its effective ISA, after any
+  // cap: "avx512_core_bf16", "avx2") and the variable that caps it
+  // ("ONEDNN_MAX_CPU_ISA=AVX2"; "none"). A capped run is another setting.
+  std::string onednn_cpu_isa;
+  std::string onednn_max_cpu_isa;
 
   std::string git_commit;
   std::string build_config;  // "opt cuda gcc-12.2.0"

@@ -57,6 +57,7 @@
 #include "benchmark/benchmark.h"
 #include "core/compile_log.h"
 #include "core/device.h"
+#include "core/onednn_isa.h"
 #include "core/platform.h"
 #include "core/status.h"
 #include "dnnl.hpp"
@@ -401,28 +402,6 @@ struct CaseShape {
   int layers = 1;
 };
 
-// Why oneDNN cannot run bf16 here, or "" when it can. The backend runs bf16
-// where oneDNN's effective ISA has avx512_core_bf16 (its CheckSupported);
-// that is the CPU's ISA unless ONEDNN_MAX_CPU_ISA (DNNL_MAX_CPU_ISA, its
-// older name) caps it, and the two call for different remedies.
-std::string Bf16Unavailable(const PlatformInfo& info) {
-  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-  if ((isa & bf16) == bf16) return "";
-  if (!__builtin_cpu_supports("avx512bf16"))
-    return absl::StrCat("this CPU (", info.cpu_model,
-                        ") lacks avx512_bf16, which oneDNN's bf16 kernels need");
-  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
-  const char* name = "ONEDNN_MAX_CPU_ISA";
-  if (cap == nullptr) {
-    cap = std::getenv("DNNL_MAX_CPU_ISA");
-    name = "DNNL_MAX_CPU_ISA";
-  }
-  return absl::StrCat("this CPU has avx512_bf16, but oneDNN's instruction set is capped below it",
-                      cap != nullptr ? absl::StrCat(" (", name, "=", cap, ")") : "",
-                      "; run without the cap to measure bf16");
-}
-
 // The descriptors the flags ask for: --model's distinct convolutions
 // at --batch (or the two fixed ones), in each of --precision's types; a
 // precision this machine cannot run is refused here, before any is timed.
@@ -448,9 +427,12 @@ absl::StatusOr<std::vector<CaseShape>> CaseShapes(const PlatformInfo& info) {
       return absl::InvalidArgumentError(
           absl::StrCat("--precision=", name, ": fp32 or bf16 (oneDNN's CPU precisions)"));
     if (name == "bf16") {
-      if (const std::string why = Bf16Unavailable(info); !why.empty())
-        return absl::UnimplementedError(
-            absl::StrCat("--precision=bf16: bf16 is unsupported here: ", why));
+      // The CPU lacks avx512_bf16, or ONEDNN_MAX_CPU_ISA caps oneDNN below
+      // it: the two call for different remedies, and the message says which.
+      if (const std::string why = OnednnBf16Unavailable(); !why.empty())
+        return absl::UnimplementedError(absl::StrCat(
+            "--precision=bf16: bf16 is unsupported here: ", why,
+            OnednnIsaCap().empty() ? "" : "; run without the cap to measure bf16"));
     }
     for (const auto& [desc, layers] : descs)
       shapes.push_back({desc, name == "bf16" ? DType::kBF16 : DType::kF32, layers});

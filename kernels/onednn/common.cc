@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/onednn_isa.h"
 #include "core/random.h"
 
 namespace cnnbench {
@@ -14,12 +15,7 @@ namespace onednn {
 
 using dnnl::memory;
 
-bool CpuHasBf16() {
-  // cpu_isa values are bit masks: an ISA includes every ISA whose bits it has.
-  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-  const auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-  return (isa & bf16) == bf16;
-}
+bool CpuHasBf16() { return OnednnHasBf16(); }
 
 absl::Status ErrorFromDnnl(const dnnl::error& e, absl::string_view what) {
   std::string message = absl::StrCat(what, ": oneDNN: ", e.what());

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "core/onednn_isa.h"
 #include "core/status.h"
 #include "kernels/onednn/common.h"
 #include "kernels/onednn/masked_sum.h"
@@ -182,7 +183,7 @@ class OneDnnBackend : public Backend {
   absl::Status CheckSupported(const OpDesc& desc, const KernelOptions& options) const override {
     if (options.dtype == DType::kBF16 && !context_->has_bf16)
       return absl::UnimplementedError(
-          absl::StrCat("unsupported: bf16 needs avx512_bf16, which this CPU lacks (",
+          absl::StrCat("unsupported: bf16 needs avx512_bf16: ", OnednnBf16Unavailable(), " (",
                        OpDescToString(desc), ")"));
     if (options.dtype != DType::kF32 && options.dtype != DType::kBF16)
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),

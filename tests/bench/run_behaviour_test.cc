@@ -667,6 +667,48 @@ TEST(RunBehaviourTest, InferenceOnRealDataCountsTheRecordsItSkipped) {
   EXPECT_GT(rows, 0) << run.dump();
 }
 
+// ONEDNN_MAX_CPU_ISA caps oneDNN: the context records the ISA it
+// dispatches to and the cap (so a report never merges a capped run with an
+// uncapped one), the fp32 peak loop follows the cap (a step's % of peak is
+// against the capped peak), and bf16 is refused saying it is the cap, not
+// the CPU, where the CPU has avx512_bf16.
+TEST(RunBehaviourTest, AnIsaCapIsRecordedAndFollowedByThePeakAndBf16) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "this CPU lacks AVX2 with FMA: no cap below its own ISA to try";
+  const std::string json_path = TempPath("isa_cap.json");
+  const std::string log = TempPath("isa_cap.log");
+  const int rc = std::system(absl::StrCat("ONEDNN_MAX_CPU_ISA=AVX2 ", BenchBinary(),
+                                          " --preset=tiny --families=peak,train --models=trivial "
+                                          "--precisions=fp32,bf16 --benchmark_out=",
+                                          json_path, " > ", log, " 2>&1")
+                                 .c_str());
+  ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << ReadFile(log);
+  const nlohmann::json run = nlohmann::json::parse(ReadFile(json_path));
+  EXPECT_EQ(run.at("context").value("onednn_max_cpu_isa", ""), "ONEDNN_MAX_CPU_ISA=AVX2");
+  EXPECT_EQ(run.at("context").value("onednn_cpu_isa", ""), "avx2");
+  const bool cpu_bf16 = __builtin_cpu_supports("avx512bf16");
+  int peaks = 0, bf16_refusals = 0;
+  for (const auto& b : run.at("benchmarks")) {
+    if (b.value("run_type", "") != "iteration") continue;
+    const std::string name = b.value("name", "");
+    if (absl::StartsWith(name, "peak/fp32/")) {
+      ++peaks;
+      EXPECT_TRUE(absl::StartsWith(b.value("label", ""), "avx2 ")) << b.dump();
+    }
+    if (name.find("/bf16/") != std::string::npos) {
+      ++bf16_refusals;
+      const std::string why = b.value("error_message", "");
+      EXPECT_TRUE(absl::StartsWith(why, "unsupported: ")) << b.dump();
+      EXPECT_TRUE(cpu_bf16 ? absl::StrContains(why, "oneDNN is capped below avx512_bf16 "
+                                                    "(ONEDNN_MAX_CPU_ISA=AVX2)")
+                           : absl::StrContains(why, "this CPU lacks avx512_bf16"))
+          << b.dump();
+    }
+  }
+  EXPECT_GT(peaks, 0) << run.dump(2);
+  EXPECT_GT(bf16_refusals, 0) << run.dump(2);
+}
+
 // All-bad data under --on_bad_record=skip ends each input case with "no
 // readable record in ..." instead of spinning for ever.
 TEST(RunBehaviourTest, AllBadDataEndsTheCaseInsteadOfSpinning) {

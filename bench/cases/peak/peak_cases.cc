@@ -15,6 +15,7 @@
 #include "bench/suite/names.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
+#include "core/onednn_isa.h"
 #include "core/status.h"
 #include "kernels/cuda/gpu_peak.h"
 
@@ -170,21 +171,31 @@ const CpuFeatures& Features() {
   return features;
 }
 
+// The loops follow oneDNN's instruction set, not only the CPU's: with
+// ONEDNN_MAX_CPU_ISA capping the backend, the peak a step is put against
+// is the capped one.
 absl::StatusOr<std::pair<PeakPath, PeakLoop>> FindLoop(absl::string_view precision) {
   const CpuFeatures& cpu = Features();
+  const std::string cap = OnednnIsaCap().empty() ? "" : absl::StrCat(" (", OnednnIsaCap(), ")");
   if (precision == "fp32") {
-    if (cpu.avx512f)
+    if (cpu.avx512f && OnednnHasAvx512())
       return std::make_pair(PeakPath{"avx512f", "fma", 16, 16 * 16 * 2.0}, &Fp32Avx512);
-    if (cpu.avx2 && cpu.fma)
+    if (cpu.avx2 && cpu.fma && OnednnHasAvx2())
       return std::make_pair(PeakPath{"avx2", "fma", 12, 12 * 8 * 2.0}, &Fp32Avx2);
+    if (cpu.avx2 && cpu.fma)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: oneDNN is capped below AVX2", cap,
+          ", and the fp32 peak loop follows the cap (it needs AVX-512F or AVX2 with FMA)"));
     return absl::UnimplementedError(
         "unsupported: the fp32 peak loop needs AVX-512F or AVX2 with FMA, which this CPU lacks");
   }
   if (precision == "bf16") {
-    if (cpu.avx512_bf16)
+    if (cpu.avx512_bf16 && OnednnHasBf16())
       return std::make_pair(PeakPath{"avx512_bf16", "dpbf16ps", 16, 16 * 64.0}, &Bf16Avx512);
     return absl::UnimplementedError(
-        "unsupported: the bf16 peak loop needs avx512_bf16 (VDPBF16PS), which this CPU lacks");
+        absl::StrCat("unsupported: the bf16 peak loop needs avx512_bf16 (VDPBF16PS): ",
+                     cpu.avx512_bf16 ? OnednnBf16Unavailable() + ", and the loop follows the cap"
+                                     : std::string("this CPU lacks it")));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("no peak loop for precision '", precision, "' (fp32, bf16)"));
