@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -81,10 +80,9 @@ absl::Status Workload::RunIterations(int64_t count) {
 }
 
 std::string SkipMessage(const absl::Status& status) {
-  // "bench/cases/train/train_cases.cc:73: " and the like, wherever a RETURN_IF_ERROR put one.
-  static const std::regex* const kSourceLocation =
-      new std::regex(R"([A-Za-z0-9_./+-]+\.(cc|h|cu|cuh|cpp|hpp|c):[0-9]+: )");
-  std::string message = std::regex_replace(std::string(status.message()), *kSourceLocation, "");
+  // "bench/cases/train/train_cases.cc:73: " and the like, wherever a
+  // RETURN_IF_ERROR put one: the one rule for stripping them (core/status.h).
+  std::string message = WithoutSourceLocations(status.message());
   std::string kind;
   if (IsOutOfMemory(status)) {
     kind = "OOM: ";
