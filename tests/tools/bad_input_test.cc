@@ -51,7 +51,7 @@ TEST(BadInputTest, EntriesOffTheGrammarAreWarningsNamingFileAndEntry) {
                  "model 'resnet5' is not in tf_cnn_benchmarks' zoo",
            bad + "train/resnet50/fp32/synthetic/batch:64/gpus:1/iterations:1/manual_time': "
                  "has no images_per_second counter; skipped",
-           kData + "no_train.json: no train cases",
+           kData + "no_train.json: no train or infer cases",
        }) {
     EXPECT_TRUE(Contains(out.warnings, expected)) << "no warning: " << expected;
   }

@@ -1,5 +1,6 @@
 #include "tools/report/run_file.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,113 @@ TEST(RunFileTest, CaseMeanTakesTheRepetitionsFirstThenTheMeanAggregate) {
   EXPECT_EQ(CaseMean(file->cases[0], "busbw"), std::nullopt);
 }
 
+// Issue 46 item 10: an inference case whose repetitions ran at 3000 and 40
+// images/s (30 batches of 2 each: 0.02 s and 1.5 s) did 120 images in
+// 1.52 s, 78.9 images/s; the mean of the two rates, 1520, is what one fast
+// repetition makes of it. Latency is no rate: its mean stays the mean.
+TEST(RunFileTest, RatesOverRepetitionsAreTotalWorkOverTotalTime) {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0", "run_type": "iteration",
+       "iterations": 30, "images_per_second": 3000, "latency_ms": 0.5, "flops": 3e12},
+      {"name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0", "run_type": "iteration",
+       "iterations": 30, "images_per_second": 40, "latency_ms": 50, "flops": 4e10}]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("r.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  // An infer-only run has its tables: no "no train or infer cases" warning.
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  const double pooled = 2 / (1 / 3000.0 + 1 / 40.0);  // 78.947...
+  EXPECT_NEAR(*CaseMean(file->cases[0], "images_per_second"), pooled, 1e-9);
+  EXPECT_NEAR(*CaseMean(file->cases[0], "flops"), 2 / (1 / 3e12 + 1 / 4e10), 1e-3);
+  EXPECT_DOUBLE_EQ(*CaseMean(file->cases[0], "latency_ms"), 25.25);
+
+  // The report's tables read the same figure; the spread is still around
+  // the repetitions' mean rate.
+  Results results;
+  AddRunFile(*file, results, &warnings);
+  const Measurement& m =
+      results.platforms[0].infer.at(CaseName::Infer("resnet50", "fp32", "synthetic", 2, 0));
+  EXPECT_NEAR(*m.Mean("images_per_second"), pooled, 1e-9);
+  EXPECT_DOUBLE_EQ(*m.SampleMean("images_per_second"), 1520);
+  EXPECT_NEAR(*m.Cv("images_per_second"), std::sqrt(2.0) * 1480 / 1520, 1e-12);
+  EXPECT_DOUBLE_EQ(*m.Mean("latency_ms"), 25.25);
+}
+
+// Repetitions of different lengths weigh by their iterations: 30 at 100/s
+// (0.3 s) and 10 at 50/s (0.2 s) are 40 in 0.5 s, 80/s (not the unweighted
+// 66.7, nor the mean of rates, 75). Equal rates give exactly that rate.
+TEST(RunFileTest, RatesWeighRepetitionsByTheirIterations) {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "train/vgg16/fp32/synthetic/batch:1/gpus:1", "iterations": 30,
+       "images_per_second": 100},
+      {"name": "train/vgg16/fp32/synthetic/batch:1/gpus:1", "iterations": 10,
+       "images_per_second": 50},
+      {"name": "gemm/fp32/cpu/gemm:m512n512k512", "iterations": 7, "flops": 0.1},
+      {"name": "gemm/fp32/cpu/gemm:m512n512k512", "iterations": 3, "flops": 0.1},
+      {"name": "gemm/fp32/cpu/gemm:m512n512k512", "iterations": 11, "flops": 0.1}]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("w.json", text, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->cases.size(), 2u);
+  EXPECT_DOUBLE_EQ(*CaseMean(file->cases[0], "images_per_second"), 80);
+  EXPECT_EQ(*CaseMean(file->cases[1], "flops"), 0.1);
+  Results results;
+  AddRunFile(*file, results, &warnings);
+  const PlatformResults& p = results.platforms[0];
+  EXPECT_DOUBLE_EQ(
+      *p.train.at(CaseName::Train("vgg16", "fp32", "synthetic", 1, 1)).Mean("images_per_second"),
+      80);
+  ASSERT_EQ(p.kernels.size(), 1u);
+  EXPECT_EQ(*p.kernels.begin()->second.Mean("flops"), 0.1);
+}
+
+// A file of aggregates only (--benchmark_report_aggregates_only) has only
+// Google Benchmark's mean of the repetitions' rates: the report takes it
+// and says so, once per file; merged with repetitions of another file,
+// its repetitions count at that mean rate, each as long as the others.
+TEST(RunFileTest, AggregatesOnlyRatesAreTheMeanOfRatesAndSaySo) {
+  const char* aggregates = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0_mean",
+       "run_name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0", "run_type": "aggregate",
+       "aggregate_name": "mean", "repetitions": 2, "iterations": 2, "images_per_second": 80,
+       "latency_ms": 25},
+      {"name": "infer/resnet50/fp32/synthetic/batch:4/gpus:0_mean",
+       "run_name": "infer/resnet50/fp32/synthetic/batch:4/gpus:0", "run_type": "aggregate",
+       "aggregate_name": "mean", "repetitions": 2, "iterations": 2, "images_per_second": 90,
+       "latency_ms": 44}]})";
+  std::vector<std::string> warnings;
+  auto file = ParseRunFile("agg.json", aggregates, &warnings);
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "agg.json: only the repetitions' aggregates were written "
+            "(--benchmark_report_aggregates_only): its rates (images/s, FLOP/s, bytes/s, busbw) "
+            "are Google Benchmark's mean of the repetitions' rates, which one fast repetition "
+            "pulls up, not total work over total time; write the repetitions (the default) for "
+            "that");
+  EXPECT_EQ(CaseMean(file->cases[0], "images_per_second"), 80.0);
+  // An aggregate's iterations count its repetitions: not read as a repetition's.
+  EXPECT_EQ(file->cases[0].mean.count(kIterationsCounter), 0u);
+
+  const char* repetitions = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0", "iterations": 10,
+       "images_per_second": 100},
+      {"name": "infer/resnet50/fp32/synthetic/batch:2/gpus:0", "iterations": 10,
+       "images_per_second": 50}]})";
+  warnings.clear();
+  auto other = ParseRunFile("reps.json", repetitions, &warnings);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  Results results;
+  AddRunFile(*other, results, &warnings);
+  AddRunFile(*file, results, &warnings);
+  const Measurement& m =
+      results.platforms[0].infer.at(CaseName::Infer("resnet50", "fp32", "synthetic", 2, 0));
+  // 10 at 100/s, 10 at 50/s, and two of 10 at 80/s: 40 in 0.1 + 0.2 + 0.25 s.
+  EXPECT_DOUBLE_EQ(*m.Mean("images_per_second"), 40 / 0.55);
+  EXPECT_DOUBLE_EQ(*m.SampleMean("images_per_second"), (100 + 50 + 2 * 80) / 4.0);
+}
+
 TEST(ResultsTest, MergesFilesOfOnePlatformWeightingAggregateOnlyMeans) {
   // File 1: two repetitions (100, 110); file 2: aggregates only, mean 130 over 3.
   const char* one = R"({"context": {"platform": "p", "git_commit": "a"}, "benchmarks": [
@@ -153,7 +261,7 @@ TEST(RunFileTest, WarnsOncePerEntryNamingFileAndEntry) {
                        "w.json: entry 'train/vgg16/fp32/synthetic/batch:64/gpus:1': "
                        "has no images_per_second counter"));
   EXPECT_TRUE(Contains(warnings, "w.json: entry '#4': has no \"name\""));
-  EXPECT_TRUE(Contains(warnings, "w.json: no train cases"));
+  EXPECT_TRUE(Contains(warnings, "w.json: no train or infer cases"));
   EXPECT_EQ(warnings.size(), 4u);
   // The all-reduce case gave only a time: bandwidths follow nccl-tests' definitions.
   ASSERT_EQ(file->cases.size(), 1u);

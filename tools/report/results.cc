@@ -43,6 +43,11 @@ void AddSamples(const FileCase& c, const RunFile& file, Measurement& m) {
   if (!c.iterations.empty()) {
     for (const Counters& counters : c.iterations) {
       for (const auto& [name, value] : counters) AddValue(name, value, 1, std::nullopt, m);
+      auto iterations = counters.find(kIterationsCounter);
+      if (iterations == counters.end()) continue;
+      for (const auto& [name, value] : counters) {
+        if (IsRateCounter(name)) m.rates[name].Add(value, iterations->second);
+      }
     }
     m.samples += static_cast<int>(c.iterations.size());
   } else if (c.mean_repetitions > 0) {
@@ -80,12 +85,29 @@ std::optional<double> Measurement::Mean(absl::string_view counter) const {
   if (not_finite.count(key)) return std::nullopt;
   auto sum_it = sum.find(key);
   if (sum_it == sum.end()) return std::nullopt;
+  const int n = count.at(key);
+  if (auto pool = rates.find(key); pool != rates.end() && pool->second.samples() > 0) {
+    const int others = n - pool->second.samples();
+    if (others == 0) return pool->second.Rate();
+    // The others' mean: a mean aggregate's, or repetitions without their iterations.
+    std::optional<double> rate =
+        pool->second.RateWith(others, (sum_it->second - pool->second.sum_of_rates()) / others);
+    if (rate) return rate;
+  }
+  return sum_it->second / n;
+}
+
+std::optional<double> Measurement::SampleMean(absl::string_view counter) const {
+  const std::string key(counter);
+  if (not_finite.count(key)) return std::nullopt;
+  auto sum_it = sum.find(key);
+  if (sum_it == sum.end()) return std::nullopt;
   return sum_it->second / count.at(key);
 }
 
 std::optional<double> Measurement::Stddev(absl::string_view counter) const {
   const std::string key(counter);
-  std::optional<double> mean = Mean(counter);
+  std::optional<double> mean = SampleMean(counter);
   if (!mean || spread_unknown.count(key)) return std::nullopt;
   const int n = count.at(key);
   if (n < 2) return std::nullopt;
@@ -94,7 +116,7 @@ std::optional<double> Measurement::Stddev(absl::string_view counter) const {
 }
 
 std::optional<double> Measurement::Cv(absl::string_view counter) const {
-  std::optional<double> mean = Mean(counter), stddev = Stddev(counter);
+  std::optional<double> mean = SampleMean(counter), stddev = Stddev(counter);
   if (!mean || !stddev || *mean == 0) return std::nullopt;
   return *stddev / std::fabs(*mean);
 }

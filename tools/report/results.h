@@ -31,6 +31,9 @@ struct Measurement {
   std::map<std::string, int> not_finite;      // samples written as NaN or +-Infinity
   // The first non-finite value of each counter as written: NaN, Infinity, -Infinity.
   std::map<std::string, std::string> not_finite_text;
+  // Rates (IsRateCounter) of the repetitions that wrote their iterations:
+  // Mean's total work over total time (RatePool).
+  std::map<std::string, RatePool> rates;
   int samples = 0;                   // successful repetitions
   std::vector<std::string> errors;   // distinct failure messages, as written
   std::vector<std::string> commits;  // of the files that measured it
@@ -45,7 +48,15 @@ struct Measurement {
   // Failed with an out-of-memory error (the message starts with "OOM").
   bool oom() const;
   // Empty when the counter is absent or any sample of it was not finite.
+  // A rate (images/s, FLOP/s, bytes/s, algbw, busbw) over repetitions is
+  // total work over total time, not the mean of the repetitions' rates; a
+  // mean aggregate's repetitions (a file written with
+  // --benchmark_report_aggregates_only) count in that at their mean rate,
+  // each with the mean iterations of the others (alone, the mean is theirs).
   std::optional<double> Mean(absl::string_view counter) const;
+  // The plain mean of the samples (of rates too): what the spread is
+  // measured around.
+  std::optional<double> SampleMean(absl::string_view counter) const;
   // The sample standard deviation over the repetitions; empty with fewer
   // than two or when a file gave only a mean.
   std::optional<double> Stddev(absl::string_view counter) const;

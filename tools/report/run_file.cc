@@ -93,6 +93,10 @@ Counters ReadCounters(const Json& entry) {
   for (const char* name : kCounterNames) {
     if (std::optional<double> value = NumberField(entry, name)) counters[name] = *value;
   }
+  // The repetition's timed iterations: rates over repetitions are
+  // weighted by them (IsRateCounter).
+  if (std::optional<double> n = NumberField(entry, kIterationsCounter))
+    counters[kIterationsCounter] = *n;
   std::optional<double> time = NumberField(entry, "real_time");
   auto unit = entry.find("time_unit");
   if (time && unit != entry.end() && unit->is_string()) {
@@ -276,6 +280,7 @@ void ReadEntries(const Json& benchmarks, absl::string_view path, RunFile& file,
       continue;
     }
     Counters counters = ReadCounters(entry);
+    if (aggregate) counters.erase(kIterationsCounter);  // an aggregate's: the repetitions
     if (aggregate_name == "stddev") {
       c.stddev = counters;  // of the counters as written; a completed busbw has none
       continue;
@@ -350,15 +355,30 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view r
   ReadEntries(*benchmarks, path, file, warn, warnings);
   KeepUsableCases(file, warn);
 
-  size_t train = 0;
-  for (const FileCase& c : file.cases) train += c.name.Is(bench::Family::kTrain);
+  size_t steps = 0;  // train and infer cases: a run of either has its tables
+  bool aggregated_rates = false;
+  for (const FileCase& c : file.cases) {
+    steps += c.name.Is(bench::Family::kTrain) || c.name.Is(bench::Family::kInfer);
+    if (c.iterations.empty() && c.mean_repetitions > 1)
+      for (const auto& [name, value] : c.mean) aggregated_rates |= IsRateCounter(name);
+  }
   if (file.cases.empty()) {
     warnings->push_back(absl::StrCat(path, ": no cnnbench cases the report can use"));
-  } else if (train == 0) {
+  } else if (steps == 0) {
     warnings->push_back(absl::StrCat(path,
-                                     ": no train cases (only kernel, peak, collective or input "
-                                     "cases); no training tables from this file"));
+                                     ": no train or infer cases (only kernel, peak, collective or "
+                                     "input cases); no training or inference tables from this "
+                                     "file"));
   }
+  // A rate over repetitions is total work over total time; from the mean
+  // aggregate alone it can only be the mean of the repetitions' rates.
+  if (aggregated_rates)
+    warnings->push_back(absl::StrCat(
+        path,
+        ": only the repetitions' aggregates were written (--benchmark_report_aggregates_only): "
+        "its rates (images/s, FLOP/s, bytes/s, busbw) are Google Benchmark's mean of the "
+        "repetitions' rates, which one fast repetition pulls up, not total work over total time; "
+        "write the repetitions (the default) for that"));
   return file;
 }
 
@@ -376,15 +396,48 @@ absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::st
   return ParseRunFile(path, text.str(), warnings);
 }
 
+bool IsRateCounter(absl::string_view counter) {
+  static const std::set<std::string, std::less<>> kRates = {
+      "images_per_second", "flops", "bytes_per_second", "algbw", "busbw", "algbw_inplace",
+      "busbw_inplace"};
+  return kRates.count(counter) > 0;
+}
+
+bool RatePool::Add(double rate, double iterations) {
+  if (!std::isfinite(rate) || rate <= 0 || !std::isfinite(iterations) || iterations <= 0)
+    return false;
+  if (samples_ == 0) reference_ = rate;
+  iterations_ += iterations;
+  weighted_ += rate == reference_ ? iterations : iterations * (reference_ / rate);
+  sum_of_rates_ += rate;
+  ++samples_;
+  return true;
+}
+
+double RatePool::Rate() const { return samples_ == 0 ? 0 : reference_ * (iterations_ / weighted_); }
+
+std::optional<double> RatePool::RateWith(int others, double mean) const {
+  if (samples_ == 0 || !std::isfinite(mean) || mean <= 0) return std::nullopt;
+  if (others <= 0) return Rate();
+  const double each = iterations_ / samples_;
+  return reference_ *
+         ((iterations_ + others * each) / (weighted_ + others * each * (reference_ / mean)));
+}
+
 std::optional<double> CaseMean(const FileCase& c, const std::string& counter) {
   double sum = 0;
   int n = 0;
+  RatePool pool;
+  const bool rate = IsRateCounter(counter);
   for (const Counters& repetition : c.iterations) {
     auto it = repetition.find(counter);
     if (it == repetition.end()) continue;
     sum += it->second;
     ++n;
+    auto iterations = repetition.find(kIterationsCounter);
+    if (rate && iterations != repetition.end()) pool.Add(it->second, iterations->second);
   }
+  if (n > 0 && pool.samples() == n) return pool.Rate();
   if (n > 0) return sum / n;
   if (auto it = c.mean.find(counter); it != c.mean.end()) return it->second;
   return std::nullopt;

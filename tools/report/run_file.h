@@ -17,9 +17,12 @@ namespace cnnbench::report {
 
 // Counter values of one run: "images_per_second", "flops",
 // "bytes_per_second", "algbw", "busbw" as written (per second), and
-// "seconds" (real_time converted from its time_unit). A value Google
-// Benchmark wrote as NaN, Infinity or -Infinity is kept as that double.
+// "seconds" (real_time converted from its time_unit), and a repetition's
+// timed iterations (kIterationsCounter; not an aggregate's, which counts
+// the repetitions). A value Google Benchmark wrote as NaN, Infinity or
+// -Infinity is kept as that double.
 using Counters = std::map<std::string, double>;
+inline constexpr const char* kIterationsCounter = "iterations";
 
 // One case as one file reports it.
 struct FileCase {
@@ -61,12 +64,48 @@ absl::StatusOr<RunFile> ParseRunFile(absl::string_view path, absl::string_view t
 // Reads `path` and parses it.
 absl::StatusOr<RunFile> LoadRunFile(const std::string& path, std::vector<std::string>* warnings);
 
+// A counter that is a rate of work over the timed time (images/s, FLOP/s,
+// bytes/s, algbw, busbw, in place or not): over repetitions it is reduced
+// as total work over total time (each repetition's work per iteration is
+// the same, so that is the iteration-weighted harmonic mean of the
+// repetitions' rates), never as the mean of rates, which one fast
+// repetition pulls up.
+bool IsRateCounter(absl::string_view counter);
+
+// Repetitions of one rate reduced as total work over total time: the sum
+// of their iterations over the sum of each one's iterations / rate.
+class RatePool {
+ public:
+  // One repetition of `iterations` timed iterations at `rate`; false, and
+  // nothing added, unless both are finite and above 0.
+  bool Add(double rate, double iterations);
+  int samples() const { return samples_; }
+  double sum_of_rates() const { return sum_of_rates_; }
+  // Total work over total time (exactly the rate when all were the same).
+  double Rate() const;
+  // The same with `others` more repetitions at `mean` (a mean aggregate's
+  // repetitions, whose own iterations and rates are not written), each
+  // taken to have this pool's mean iterations; nullopt when the pool is
+  // empty or `mean` is not above 0.
+  std::optional<double> RateWith(int others, double mean) const;
+
+ private:
+  double reference_ = 0;   // the first rate: keeps equal rates exact
+  double iterations_ = 0;  // sum of iterations
+  double weighted_ = 0;    // sum of iterations * reference_ / rate
+  double sum_of_rates_ = 0;
+  int samples_ = 0;
+};
+
 // One case's `counter` reduced over its repetitions, the one order every
 // reader of results uses (the report's tables, the scaling model,
-// step_breakdown): the mean of the repetitions that have it when the file
-// has repetitions, else the mean aggregate's value; nullopt when neither
-// has it. (The report's tables weight the same two sources the same way,
-// keeping the sums of squares the spread needs: results.cc.)
+// step_breakdown): over the repetitions that have it when the file has
+// repetitions (a rate as total work over total time when every one of
+// them wrote its iterations: IsRateCounter, RatePool; else their mean),
+// else the mean aggregate's value (for a rate, Google Benchmark's mean of
+// the repetitions' rates: ParseRunFile warns of such files); nullopt when
+// neither has it. (The report's tables weight the same two sources the
+// same way, keeping the sums of squares the spread needs: results.cc.)
 std::optional<double> CaseMean(const FileCase& c, const std::string& counter);
 
 }  // namespace cnnbench::report
