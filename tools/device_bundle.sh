@@ -158,7 +158,7 @@ if ! "$BIN/tools/convergence" --backend=onednn --json="$OUT/convergence_cpu.json
 fi
 rm -f "$OUT/.convergence_cpu.log"
 
-cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/sanitize.sh tools/bundle/summarize.py \
+cp tools/bundle/run.sh tools/bundle/gpu_check.sh tools/bundle/sanitize.sh tools/bundle/script_args.sh tools/bundle/summarize.py \
   tools/bundle/bench_rows.py "$OUT/"
 cp tools/peers/torch_train_step.py "$OUT/peers/"
 chmod +x "$OUT/run.sh" "$OUT/gpu_check.sh" "$OUT/sanitize.sh"

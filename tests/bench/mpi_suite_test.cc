@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -105,18 +106,24 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   EXPECT_EQ(families, (std::set<std::string>{"train", "allreduce", "grads"}));
 }
 
-// SIGTERM to mpirun while the second of two cases runs (mpirun passes it on
-// to every rank and kills them a second later): the first case is in the
-// output, marked interrupted, and no temporary file is left. The second
-// case's span of 4 MiB calls would run for seconds: its ranks agree to stop
-// between calls.
-TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
-  SKIP_WITHOUT_MPIRUN(mpirun);
-  const std::string dir = TempPath("mpi_signal");
+// A two-case all-reduce sweep under mpirun (the second case's span of 4 MiB
+// calls would run for seconds), sent `signal` once case 2 has started: to
+// mpirun, or with `rank` >= 0 to that rank alone. Its results file, parsed
+// (discarded when absent or not JSON), and what is left in its folder.
+struct SignalledSweep {
+  cnnbench::testing::MpiJob job;
+  nlohmann::json run;
+  std::vector<std::string> files;
+};
+
+SignalledSweep RunSignalledSweep(const std::string& mpirun, const std::string& name, int signal,
+                                 int rank = -1) {
+  const std::string dir = TempPath(name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string json_path = dir + "/run.json";
-  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
+  SignalledSweep sweep;
+  sweep.job = cnnbench::testing::RunMpiJobSignalled(
       mpirun, 2,
       absl::StrCat(BenchBinary(),
                    " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
@@ -124,13 +131,25 @@ TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
                    "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
                    "--benchmark_out=",
                    json_path, " --benchmark_out_format=json"),
-      "[2/", SIGTERM);
-  EXPECT_NE(job.exit_code, 0) << job.output;
-  EXPECT_FALSE(absl::StrContains(job.output, "mpi_job: never saw")) << job.output;
+      "[2/", signal, /*timeout_seconds=*/90, rank);
   std::ifstream in(json_path);
-  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
-  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
+  sweep.run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    sweep.files.push_back(entry.path().filename().string());
+  return sweep;
+}
+
+// SIGTERM to mpirun while the second of two cases runs (mpirun passes it on
+// to every rank and kills them a second later): the first case is in the
+// output, marked interrupted, and no temporary file is left; the second
+// case's ranks agree to stop between calls.
+TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const SignalledSweep sweep = RunSignalledSweep(mpirun, "mpi_signal", SIGTERM);
+  const nlohmann::json& run = sweep.run;
+  EXPECT_NE(sweep.job.exit_code, 0) << sweep.job.output;
+  EXPECT_FALSE(absl::StrContains(sweep.job.output, "mpi_job: never saw")) << sweep.job.output;
+  ASSERT_FALSE(run.is_discarded()) << "no results file, or not JSON\n" << sweep.job.output;
   EXPECT_TRUE(run.at("context").contains("interrupted")) << run.at("context").dump();
   std::set<std::string> names;
   for (const auto& b : run.at("benchmarks")) {
@@ -140,8 +159,7 @@ TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
   ASSERT_EQ(names.size(), 1u) << run.dump(2);
   EXPECT_TRUE(absl::StartsWith(*names.begin(), "allreduce/mpi/fp32/sum/bytes:64/ranks:2"))
       << *names.begin();
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    EXPECT_EQ(entry.path().filename(), "run.json") << "left behind: " << entry.path();
+  EXPECT_EQ(sweep.files, std::vector<std::string>{"run.json"}) << "left behind";
 }
 
 // A signal to one rank other than 0 (a node's own kill, a batch system
@@ -150,59 +168,30 @@ TEST(MpiSuiteTest, ASignalToMpirunKeepsTheFinishedCases) {
 // run and where it arrived.
 TEST(MpiSuiteTest, ASignalToOneOtherRankStopsEveryRankAndIsWritten) {
   SKIP_WITHOUT_MPIRUN(mpirun);
-  const std::string dir = TempPath("mpi_rank_signal");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string json_path = dir + "/run.json";
-  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
-      mpirun, 2,
-      absl::StrCat(BenchBinary(),
-                   " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
-                   "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
-                   "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
-                   "--benchmark_out=",
-                   json_path, " --benchmark_out_format=json"),
-      "[2/", SIGINT, /*timeout_seconds=*/90, /*rank=*/1);
-  EXPECT_NE(job.exit_code, 0) << job.output;
-  EXPECT_FALSE(absl::StrContains(job.output, "mpi_job: never saw")) << job.output;
-  EXPECT_TRUE(absl::StrContains(job.output, "interrupted by SIGINT (to rank 1)")) << job.output;
-  std::ifstream in(json_path);
-  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
-  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
-  EXPECT_TRUE(absl::StartsWith(run.at("context").value("interrupted", ""),
+  const SignalledSweep sweep = RunSignalledSweep(mpirun, "mpi_rank_signal", SIGINT, /*rank=*/1);
+  EXPECT_NE(sweep.job.exit_code, 0) << sweep.job.output;
+  EXPECT_FALSE(absl::StrContains(sweep.job.output, "mpi_job: never saw")) << sweep.job.output;
+  EXPECT_TRUE(absl::StrContains(sweep.job.output, "interrupted by SIGINT (to rank 1)"))
+      << sweep.job.output;
+  ASSERT_FALSE(sweep.run.is_discarded()) << "no results file, or not JSON\n" << sweep.job.output;
+  EXPECT_TRUE(absl::StartsWith(sweep.run.at("context").value("interrupted", ""),
                                "SIGINT (to rank 1) after 2 of 2"))
-      << run.at("context").dump();
-  ASSERT_EQ(run.at("benchmarks").size(), 1u) << run.dump(2);
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    EXPECT_EQ(entry.path().filename(), "run.json") << "left behind: " << entry.path();
+      << sweep.run.at("context").dump();
+  EXPECT_EQ(sweep.run.at("benchmarks").size(), 1u) << sweep.run.dump(2);
+  EXPECT_EQ(sweep.files, std::vector<std::string>{"run.json"}) << "left behind";
 }
 
 // Rank 0 killed outright (a launcher's SIGKILL, the OOM killer) while the
 // second case runs: the first is in the file already, marked unfinished.
 TEST(MpiSuiteTest, AKillOfRankZeroLeavesTheFinishedCasesInTheFile) {
   SKIP_WITHOUT_MPIRUN(mpirun);
-  const std::string dir = TempPath("mpi_rank_kill");
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string json_path = dir + "/run.json";
-  const MpiJob job = cnnbench::testing::RunMpiJobSignalled(
-      mpirun, 2,
-      absl::StrCat(BenchBinary(),
-                   " --preset=tiny --families=allreduce --collective_dtypes=fp32 "
-                   "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
-                   "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
-                   "--benchmark_out=",
-                   json_path, " --benchmark_out_format=json"),
-      "[2/", SIGKILL, /*timeout_seconds=*/90, /*rank=*/0);
-  EXPECT_NE(job.exit_code, 0) << job.output;
-  std::ifstream in(json_path);
-  ASSERT_TRUE(in.good()) << "no results file\n" << job.output;
-  const nlohmann::json run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  ASSERT_FALSE(run.is_discarded()) << "not JSON\n" << job.output;
-  EXPECT_TRUE(absl::StartsWith(run.at("context").value("interrupted", ""), "not finished: 1 of 2"))
-      << run.at("context").dump();
-  ASSERT_EQ(run.at("benchmarks").size(), 1u) << run.dump(2);
+  const SignalledSweep sweep = RunSignalledSweep(mpirun, "mpi_rank_kill", SIGKILL, /*rank=*/0);
+  EXPECT_NE(sweep.job.exit_code, 0) << sweep.job.output;
+  ASSERT_FALSE(sweep.run.is_discarded()) << "no results file, or not JSON\n" << sweep.job.output;
+  EXPECT_TRUE(absl::StartsWith(sweep.run.at("context").value("interrupted", ""),
+                               "not finished: 1 of 2"))
+      << sweep.run.at("context").dump();
+  EXPECT_EQ(sweep.run.at("benchmarks").size(), 1u) << sweep.run.dump(2);
 }
 
 TEST(MpiSuiteTest, RanksWithDifferentFlagsFailThePreflightOnEveryRank) {

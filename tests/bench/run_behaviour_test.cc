@@ -569,6 +569,17 @@ TEST(RunBehaviourTest, TraceFileIsCheckedFirstAndOneTracedCaseWritesThePathItsel
 // replicas' file has a process row per replica, each with its layers on the
 // compute lane, its buckets on the communication lane and the batch's feed
 // on the upload lane; the single replica's has the feed too.
+// An image-folder data set whose one training and one validation image
+// are not JPEGs; its path ("" when it could not be made).
+std::string BrokenImageFolder(const std::string& name) {
+  const std::string data = TempPath(name);
+  const std::string make =
+      absl::StrCat("rm -rf ", data, " && mkdir -p ", data, "/train/n1 ", data, "/validation/n1",
+                   " && echo 'not a jpeg' > ", data, "/train/n1/a.JPEG && echo 'not a jpeg' > ",
+                   data, "/validation/n1/a.JPEG");
+  return std::system(make.c_str()) == 0 ? data : "";
+}
+
 // A case that fails (an error that is neither unsupported nor OOM: here its
 // data set holds only a broken image) still leaves the output file, and
 // the run exits with its own status so that callers tell it from a clean
@@ -576,13 +587,8 @@ TEST(RunBehaviourTest, TraceFileIsCheckedFirstAndOneTracedCaseWritesThePathItsel
 TEST(RunBehaviourTest, AFailedCaseWritesTheOutputAndExitsWithItsOwnStatus) {
   const std::string json_path = TempPath("failed_case.json");
   std::remove(json_path.c_str());
-  const std::string data = TempPath("broken_data");
-  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && mkdir -p ", data, "/train/n1 ", data,
-                                     "/validation/n1 && echo 'not a jpeg' > ", data,
-                                     "/train/n1/a.JPEG && echo 'not a jpeg' > ", data,
-                                     "/validation/n1/a.JPEG")
-                            .c_str()),
-            0);
+  const std::string data = BrokenImageFolder("broken_data");
+  ASSERT_FALSE(data.empty());
   std::string output;
   ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=input,gemm --data_dir=", data,
                                   " --benchmark_out=", json_path),
@@ -714,13 +720,8 @@ TEST(RunBehaviourTest, AnIsaCapIsRecordedAndFollowedByThePeakAndBf16) {
 TEST(RunBehaviourTest, AllBadDataEndsTheCaseInsteadOfSpinning) {
   const std::string json_path = TempPath("all_bad.json");
   std::remove(json_path.c_str());
-  const std::string data = TempPath("all_bad_data");
-  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && mkdir -p ", data, "/train/n1 ", data,
-                                     "/validation/n1 && echo 'not a jpeg' > ", data,
-                                     "/train/n1/a.JPEG && echo 'not a jpeg' > ", data,
-                                     "/validation/n1/a.JPEG")
-                            .c_str()),
-            0);
+  const std::string data = BrokenImageFolder("all_bad_data");
+  ASSERT_FALSE(data.empty());
   // Under `timeout`, so that a spin fails the test instead of hanging it.
   const std::string log = TempPath("all_bad.log");
   const int rc = std::system(absl::StrCat("timeout 120 ", BenchBinary(),

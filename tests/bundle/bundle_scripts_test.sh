@@ -32,7 +32,7 @@ python3 -m py_compile "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py"
 # A bundle with no programs and two CUDA libraries to find.
 B="$TMP/bundle"
 mkdir -p "$B/bin" "$B/lib" "$B/peers"
-cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/sanitize.sh" \
+cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/sanitize.sh" "$TOOLS/bundle/script_args.sh" \
   "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py" "$B/"
 cp "$TOOLS/peers/torch_train_step.py" "$B/peers/"
 chmod +x "$B"/*.sh

@@ -89,7 +89,7 @@ for i in $(seq 1 10); do
 done
 B="$TMP/b/bundle"
 for f in bin/bench_all bin/cuda_smoke bin/step_breakdown bin/convergence bin/cuda_overhead \
-         bin/gpu_train_test bin/cuda_ops_test run.sh gpu_check.sh summarize.py bench_rows.py sanitize.sh \
+         bin/gpu_train_test bin/cuda_ops_test run.sh gpu_check.sh summarize.py bench_rows.py sanitize.sh script_args.sh \
          peers/torch_train_step.py build_versions.txt cuda_libs.txt; do
   [ -e "$B/$f" ] || fail "the bundle lacks $f: $(cd "$B" && find . | sort | tr '\n' ' ')"
 done

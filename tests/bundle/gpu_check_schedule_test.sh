@@ -25,7 +25,7 @@ SCALE="${SCHEDULE_TEST_SCALE:-10}"
 # The bundle: the real scripts, stub programs, two CUDA libraries to find.
 B="$TMP/bundle"
 mkdir -p "$B/bin" "$B/lib" "$B/peers" "$TMP/cuda/lib64" "$TMP/fakebin"
-cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py" "$B/"
+cp "$TOOLS/bundle/run.sh" "$TOOLS/bundle/gpu_check.sh" "$TOOLS/bundle/script_args.sh" "$TOOLS/bundle/summarize.py" "$TOOLS/bundle/bench_rows.py" "$B/"
 chmod +x "$B"/*.sh
 printf 'libcudnn.so.9\nlibcublasLt.so.13\n' >"$B/cuda_libs.txt"
 printf 'libcudnn_ops.so.9\n' >"$B/cuda_libs_optional.txt"

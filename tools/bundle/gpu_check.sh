@@ -128,37 +128,10 @@ if [ "${1:-}" = "--schedule" ]; then
 fi
 
 USAGE="usage: gpu_check.sh RESULTS_DIR [STEP ...] | --schedule"
-case "${1:-}" in
-  -h|--help) echo "$USAGE"; exit 0 ;;
-  "") echo "gpu_check.sh: no RESULTS_DIR ($USAGE)" >&2; exit 2 ;;
-esac
-# Step names never start with "-": such an argument is an option this
-# script does not know, refused before anything runs or is written.
-for _arg in "$@"; do
-  case "$_arg" in -*) echo "gpu_check.sh: unknown option '$_arg' ($USAGE)" >&2; exit 2 ;; esac
-done
-
-# results_folder SCRIPT DIR: DIR made if need be and written to once (a
-# file made there and removed), its absolute path printed; else why not on
-# stderr and status 1. A folder that cannot be used must stop the script
-# before it runs, or every log would go to the folder it runs in, or to /.
-results_folder() {
-  local err probe
-  if [ -e "$2" ] && [ ! -d "$2" ]; then
-    echo "$1: the results folder $2 is a file, not a folder" >&2
-    return 1
-  fi
-  if ! err="$(mkdir -p -- "$2" 2>&1)"; then
-    echo "$1: cannot make the results folder $2: ${err#mkdir: }" >&2
-    return 1
-  fi
-  if ! probe="$(mktemp "$2/.results_folder.XXXXXX" 2>&1)"; then
-    echo "$1: cannot write in the results folder $2: ${probe#mktemp: }" >&2
-    return 1
-  fi
-  rm -f -- "$probe"
-  (cd -- "$2" 2>/dev/null && pwd) || { echo "$1: cannot enter the results folder $2" >&2; return 1; }
-}
+# The shared checks (script_args.sh, beside this script in the bundle).
+# shellcheck source=tools/bundle/script_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/script_args.sh"
+check_args gpu_check.sh "$USAGE" "$@"
 OUT="$(results_folder gpu_check.sh "$1")" || exit 2
 shift
 ONLY=("$@")

@@ -25,34 +25,10 @@
 set -u
 BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 USAGE="usage: sanitize.sh RESULTS_DIR [TEST ...]"
-case "${1:-}" in
-  -h|--help) echo "$USAGE"; exit 0 ;;
-  "") echo "sanitize.sh: no RESULTS_DIR ($USAGE)" >&2; exit 2 ;;
-esac
-for _arg in "$@"; do
-  case "$_arg" in -*) echo "sanitize.sh: unknown option '$_arg' ($USAGE)" >&2; exit 2 ;; esac
-done
-
-# results_folder SCRIPT DIR: as gpu_check.sh's (each script stands alone
-# in the bundle): DIR made and written to once, its absolute path printed;
-# else why not on stderr and status 1, before anything runs.
-results_folder() {
-  local err probe
-  if [ -e "$2" ] && [ ! -d "$2" ]; then
-    echo "$1: the results folder $2 is a file, not a folder" >&2
-    return 1
-  fi
-  if ! err="$(mkdir -p -- "$2" 2>&1)"; then
-    echo "$1: cannot make the results folder $2: ${err#mkdir: }" >&2
-    return 1
-  fi
-  if ! probe="$(mktemp "$2/.results_folder.XXXXXX" 2>&1)"; then
-    echo "$1: cannot write in the results folder $2: ${probe#mktemp: }" >&2
-    return 1
-  fi
-  rm -f -- "$probe"
-  (cd -- "$2" 2>/dev/null && pwd) || { echo "$1: cannot enter the results folder $2" >&2; return 1; }
-}
+# The shared checks (script_args.sh, beside this script in the bundle).
+# shellcheck source=tools/bundle/script_args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/script_args.sh"
+check_args sanitize.sh "$USAGE" "$@"
 OUT="$(results_folder sanitize.sh "$1")" || exit 2
 shift
 BUDGET="${CNNBENCH_SANITIZE_SECONDS:-240}"
