@@ -181,6 +181,24 @@ TEST(MpiSuiteTest, ASignalToOneOtherRankStopsEveryRankAndIsWritten) {
   EXPECT_EQ(sweep.files, std::vector<std::string>{"run.json"}) << "left behind";
 }
 
+// SIGTERM to mpirun's whole process group, as `timeout ... mpirun` and a
+// scheduler's time limit send it (mpirun then ends the ranks at once): the
+// finished case is in the file, whole, and the file says the run did not
+// end (the signal, or that it was cut short), with no temporary left.
+TEST(MpiSuiteTest, ASignalToMpirunsGroupKeepsTheFinishedCases) {
+  SKIP_WITHOUT_MPIRUN(mpirun);
+  const SignalledSweep sweep =
+      RunSignalledSweep(mpirun, "mpi_group_signal", SIGTERM, cnnbench::testing::kMpirunGroup);
+  EXPECT_NE(sweep.job.exit_code, 0) << sweep.job.output;
+  EXPECT_FALSE(absl::StrContains(sweep.job.output, "mpi_job: never saw")) << sweep.job.output;
+  ASSERT_FALSE(sweep.run.is_discarded()) << "no results file, or not JSON\n" << sweep.job.output;
+  EXPECT_TRUE(sweep.run.at("context").contains("interrupted")) << sweep.run.at("context").dump();
+  ASSERT_GE(sweep.run.at("benchmarks").size(), 1u) << sweep.run.dump(2);
+  for (const auto& b : sweep.run.at("benchmarks")) EXPECT_FALSE(b.value("error_occurred", false));
+  for (const std::string& file : sweep.files)
+    EXPECT_FALSE(absl::StrContains(file, ".cnnbench-")) << "left behind: " << file;
+}
+
 // Rank 0 killed outright (a launcher's SIGKILL, the OOM killer) while the
 // second case runs: the first is in the file already, marked unfinished.
 TEST(MpiSuiteTest, AKillOfRankZeroLeavesTheFinishedCasesInTheFile) {

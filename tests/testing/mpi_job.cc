@@ -81,6 +81,7 @@ MpiJob RunMpiJob(const std::string& mpirun, int ranks, const std::string& comman
 // The shell line that signals mpirun ($pid), or the one of its children
 // (OpenMPI starts a host's ranks as mpirun's children) that is `rank`.
 static std::string SignalLine(int signal, int rank) {
+  if (rank == kMpirunGroup) return absl::StrCat("kill -", signal, " -$pid;");
   if (rank < 0) return absl::StrCat("kill -", signal, " $pid;");
   return absl::StrCat("for c in $(pgrep -P $pid); do if tr '\\0' '\\n' < /proc/$c/environ | ",
                       "grep -qx OMPI_COMM_WORLD_RANK=", rank, "; then kill -", signal,
@@ -95,8 +96,10 @@ MpiJob RunMpiJobSignalled(const std::string& mpirun, int ranks,
   const int tenths = timeout_seconds * 10;
   // mpirun in the background (its pid is the one signalled), a watchdog
   // that kills it at the limit, and the signal once the log shows `wait_for`.
+  // For its group, mpirun leads a session of its own (setsid execs it:
+  // $pid is mpirun's and its group's).
   const std::string script = absl::StrCat(
-      MpirunLine(mpirun, dir), "-np ", ranks, " ", command_per_rank, " >", log, " 2>&1 & pid=$!; ",
+      rank == kMpirunGroup ? "setsid " : "", MpirunLine(mpirun, dir), "-np ", ranks, " ", command_per_rank, " >", log, " 2>&1 & pid=$!; ",
       "( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep ", timeout_seconds,
       " & s=$!; wait $s; kill -9 $pid 2>/dev/null ) >/dev/null 2>&1 & dog=$!; i=0; ",
       "while ! grep -q -F -e '", wait_for, "' ", log, "; do i=$((i+1)); ",

@@ -23,8 +23,12 @@ struct MpiJob {
 // they may be GoogleTest binaries themselves.
 MpiJob RunMpiJob(const std::string& mpirun, int ranks, const std::string& command_per_rank,
                  int timeout_seconds = 90);
+// `rank` for RunMpiJobSignalled: mpirun's process group (as GNU timeout and
+// a terminal's Ctrl-C signal it).
+inline constexpr int kMpirunGroup = -2;
 // The same job, sent `signal` (mpirun's pid, as `kill -SIGNAL` would; with
-// `rank` >= 0 that rank's process alone) once its output contains
+// `rank` >= 0 that rank's process alone; kMpirunGroup: its process group)
+// once its output contains
 // `wait_for` (or after `timeout_seconds` without it). `exit_code` is
 // mpirun's; `output` also says whether `wait_for` was seen.
 MpiJob RunMpiJobSignalled(const std::string& mpirun, int ranks,
