@@ -16,15 +16,12 @@
 #include "absl/strings/str_join.h"
 #include "bench/suite/suite.h"
 #include "gtest/gtest.h"
+#include "tests/testing/suite_paths.h"
 
 namespace cnnbench::bench {
 namespace {
 
-std::string BenchBinary() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench", "/bench/all");
-}
+using cnnbench::testing::BenchBinary;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -10,22 +10,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/testing/suite_paths.h"
 #include "tests/testing/mpi_job.h"
 
 namespace cnnbench::bench {
 namespace {
 
-std::string BenchBinary() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
-                      workspace != nullptr ? workspace : "cnnbench", "/bench/all");
-}
-
-std::string TempPath(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
-}
+using cnnbench::testing::BenchBinary;
+using cnnbench::testing::TempPath;
 
 size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;

@@ -21,21 +21,14 @@
 #include "bench/harness/harness.h"
 #include "bench/suite/names.h"
 #include "gtest/gtest.h"
+#include "tests/testing/suite_paths.h"
 #include "nlohmann/json.hpp"
 
 namespace cnnbench::bench {
 namespace {
 
-std::string BenchBinary() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench", "/bench/all");
-}
-
-std::string TempPath(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
-}
+using cnnbench::testing::BenchBinary;
+using cnnbench::testing::TempPath;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -647,8 +640,7 @@ TEST(RunBehaviourTest, ATraceThatCannotBeWrittenKeepsTheCasesFigures) {
 TEST(RunBehaviourTest, InferenceOnRealDataCountsTheRecordsItSkipped) {
   const std::string data = TempPath("infer_skip_data");
   const std::string json_path = TempPath("infer_skip.json");
-  const std::string make_dataset = absl::StrCat(
-      std::getenv("TEST_SRCDIR"), "/", std::getenv("TEST_WORKSPACE"), "/tools/make_dataset");
+  const std::string make_dataset = cnnbench::testing::RunfilePath("tools/make_dataset");
   ASSERT_EQ(std::system(absl::StrCat("rm -rf ", data, " && ", make_dataset, " --out=", data,
                                      " --images=8 --validation_images=6 --classes=2 "
                                      "--format=folder --min_side=40 --max_side=60 > /dev/null && "

@@ -21,6 +21,7 @@
 #include "bench/suite/suite.h"
 #include "tools/report/results.h"
 #include "gtest/gtest.h"
+#include "tests/testing/suite_paths.h"
 #include "models/summary.h"
 #include "models/zoo.h"
 #include "nlohmann/json.hpp"
@@ -28,16 +29,8 @@
 namespace cnnbench::bench {
 namespace {
 
-std::string BenchBinary() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "cnnbench", "/bench/all");
-}
-
-std::string TempPath(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(tmp ? tmp : "/tmp", "/", name);
-}
+using cnnbench::testing::BenchBinary;
+using cnnbench::testing::TempPath;
 
 int RunBench(const std::string& args, std::string* output, const std::string& env = "") {
   const std::string log = TempPath("bench.log");
