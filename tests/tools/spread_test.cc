@@ -139,6 +139,25 @@ TEST(SettingsTest, AnUnrecordedSettingMatchesAnyValue) {
             "'p (steps=100)' (a.json, b.json, e.json), 'p (steps=5)' (c.json)");
 }
 
+// A run under ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 machine is another
+// setting: its fp32 cells are never averaged with an uncapped run's.
+TEST(SettingsTest, AnIsaCappedRunIsReportedApart) {
+  std::vector<RunFile> files = {
+      FileWith("bf_def.json", {{"platform", "p"},
+                               {"onednn_cpu_isa", "avx512_core_bf16"},
+                               {"onednn_max_cpu_isa", "none"}}),
+      FileWith("bf_AVX2.json", {{"platform", "p"},
+                                {"onednn_cpu_isa", "avx2"},
+                                {"onednn_max_cpu_isa", "ONEDNN_MAX_CPU_ISA=AVX2"}}),
+  };
+  std::vector<std::string> warnings;
+  const std::vector<std::string> platforms = ReportedPlatforms(files, &warnings);
+  ASSERT_EQ(platforms.size(), 2u);
+  EXPECT_NE(platforms[0], platforms[1]) << "merged: " << platforms[0];
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("onednn_cpu_isa"), std::string::npos) << warnings[0];
+}
+
 TEST(SettingsTest, TheKeysThatCount) {
   const std::vector<std::string>& keys = SettingKeys();
   for (const char* key : {"preset", "steps", "warmup_steps", "image_size", "cpu_backend",

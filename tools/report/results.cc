@@ -181,7 +181,11 @@ const std::vector<std::string>& SettingKeys() {
       "nccl_algo", "nccl_proto", "distortions", "input_cores",
       // The machine and the libraries that compute the figure.
       "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
-      "nccl_version"};
+      "nccl_version",
+      // The instruction set oneDNN dispatches to and its cap: a run under
+      // ONEDNN_MAX_CPU_ISA=AVX2 is another setting, never merged with an
+      // uncapped one.
+      "onednn_cpu_isa", "onednn_max_cpu_isa"};
   return kKeys;
 }
 
