@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "tools/report/format_number.h"
@@ -19,6 +20,14 @@ namespace {
 using Key = std::tuple<std::string, std::string, std::string, int>;
 
 std::string DeviceName(int gpus) { return gpus == 0 ? "CPU" : "1 GPU"; }
+
+// The latency columns' counters, and what a footnote calls each column.
+constexpr std::pair<const char*, const char*> kLatencyColumns[] = {
+    {"latency_ms", "latency mean"},
+    {"latency_ms_p90", "p90 latency"},
+    {"latency_ms_p95", "p95 latency"},
+    {"latency_ms_p99", "p99 latency"},
+    {"latency_ms_max", "max latency"}};
 
 // A latency counter's cell in ms (3 significant figures), or "-".
 std::string LatencyCell(const Measurement& m, const std::string& counter, double max_cv,
@@ -36,11 +45,12 @@ namespace {
 std::vector<std::string> InferRow(const PlatformResults& p, const CaseName& c, bool real,
                                   double max_cv, Footnotes& notes) {
   const Measurement& m = p.infer.at(c);
+  // A footnote names the cell's row and column: "batch 2, p99 latency".
   const std::string where = absl::StrCat("batch ", c.batch);
-  std::vector<std::string> row = {absl::StrCat(c.batch), ThroughputCell(&m, notes, where, max_cv)};
-  for (const char* counter :
-       {"latency_ms", "latency_ms_p90", "latency_ms_p95", "latency_ms_p99", "latency_ms_max"})
-    row.push_back(LatencyCell(m, counter, max_cv, notes, where));
+  std::vector<std::string> row = {absl::StrCat(c.batch),
+                                  ThroughputCell(&m, notes, where + ", images/sec", max_cv)};
+  for (const auto& [counter, column] : kLatencyColumns)
+    row.push_back(LatencyCell(m, counter, max_cv, notes, absl::StrCat(where, ", ", column)));
   if (real)
     for (const char* counter : {"top1_accuracy", "top5_accuracy"}) {
       const std::optional<double> v = m.ok() ? m.Mean(counter) : std::nullopt;

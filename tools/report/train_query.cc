@@ -27,8 +27,9 @@ std::vector<std::string> TrainModels(const PlatformResults& p) {
 std::vector<std::string> MeasuredDataKinds(const PlatformResults& p) {
   std::vector<std::string> out;
   for (const char* data : kTrainDataKinds) {
-    for (const auto& [c, m] : p.train) {
-      if (c.data == data) {
+    for (const std::map<CaseName, Measurement>* cases : {&p.train, &p.infer}) {
+      if (std::any_of(cases->begin(), cases->end(),
+                      [data](const auto& entry) { return entry.first.data == data; })) {
         out.push_back(data);
         break;
       }

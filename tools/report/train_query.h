@@ -49,7 +49,8 @@ std::vector<std::string> TrainPrecisions(const PlatformResults& p);
 // Distinct models in column order (ModelBefore).
 std::vector<std::string> TrainModels(const PlatformResults& p);
 
-// Data kinds with any case, in table order.
+// Data kinds with any train or infer case, in table order (an
+// inference-only run has its data kind too).
 std::vector<std::string> MeasuredDataKinds(const PlatformResults& p);
 
 // The case's measurement, or null when it was not run.
