@@ -21,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/tools/report_testing.h"
 #include "tools/report/report.h"
+#include "tools/report/run_file.h"
 
 namespace cnnbench::report {
 namespace {
@@ -193,6 +194,94 @@ TEST(CollectiveSectionTest, BusbwIsReadAgainstTheRunsCopyRate) {
                            "in the same run.";
   }
   EXPECT_TRUE(found) << "no busbw-vs-copy note under the fp32 all-reduce table";
+}
+
+// An all-to-all beside an all-reduce, as the suite writes them: the
+// all-to-all has no in-place form, so its in-place figures are never read.
+Results AllToAllBesideAllReduce() {
+  const char* text = R"({"context": {"platform": "p"}, "benchmarks": [
+      {"name": "alltoall/local/fp32/none/bytes:1024/ranks:4", "iterations": 20,
+       "real_time": 1.024, "time_unit": "us", "algbw": 1.0e9, "busbw": 0.75e9,
+       "algbw_inplace": 5.0e9, "busbw_inplace": 3.75e9},
+      {"name": "allreduce/local/fp32/sum/bytes:1024/ranks:4", "iterations": 20,
+       "real_time": 1.024, "time_unit": "us", "algbw": 1.0e9, "busbw": 1.5e9,
+       "algbw_inplace": 1.0e9, "busbw_inplace": 1.5e9}]})";
+  std::vector<std::string> warnings;
+  absl::StatusOr<RunFile> file = ParseRunFile("a2a.json", text, &warnings);
+  EXPECT_TRUE(file.ok()) << file.status();
+  Results results;
+  if (file.ok()) AddRunFile(*file, results, &warnings);
+  return results;
+}
+
+// Issue 46 item 21: nccl-tests' alltoall_perf times an in-place all-to-all;
+// the suite has none, so its N/A columns say why in a '#' line scripts skip.
+TEST(NcclTestsLayoutTest, AllToAllSaysWhyItsInPlaceColumnsAreNotApplicable) {
+  const std::string out = RenderNcclTests(AllToAllBesideAllReduce());
+  const std::string why =
+      "# in place: not timed by cnnbench, whose all-to-all has no in-place form (nccl-tests' "
+      "alltoall_perf times one buffer as both send and receive buffer, and does not check that "
+      "result: its #wrong is N/A)\n";
+  const size_t a2a = out.find("# cnnbench alltoall on p");
+  const size_t allreduce = out.find("# cnnbench allreduce on p");
+  ASSERT_NE(a2a, std::string::npos) << out;
+  ASSERT_NE(allreduce, std::string::npos) << out;
+  const size_t note = out.find(why);
+  ASSERT_NE(note, std::string::npos) << out;
+  EXPECT_EQ(out.find(why, note + 1), std::string::npos) << out;  // once
+  // Under the all-to-all's table, before its footer; not under the all-reduce's.
+  EXPECT_GT(note, a2a) << out;
+  EXPECT_LT(note, out.find("# Collective test concluded: alltoall")) << out;
+  EXPECT_TRUE(note < allreduce || allreduce < a2a) << out;
+  for (absl::string_view line : absl::StrSplit(out, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    const std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    ASSERT_EQ(f.size(), 13u) << line;
+    if (f[3] == "none") {  // the all-to-all: in place N/A, never the stray counters
+      EXPECT_EQ(std::vector<std::string>(f.begin() + 9, f.end()),
+                (std::vector<std::string>{"N/A", "N/A", "N/A", "N/A"}))
+          << line;
+    } else {
+      EXPECT_NE(f[9], "N/A") << line;
+    }
+  }
+}
+
+// Issue 46 item 20: how algbw and busbw are defined is said once for the
+// section, not under every table; so is why all-to-all has no in-place columns.
+TEST(CollectiveSectionTest, TheColumnsAreExplainedOnceForTheSection) {
+  std::vector<std::string> warnings, errors;
+  const Results results = LoadResults({kData + "collectives.json"}, &warnings, &errors);
+  ASSERT_TRUE(errors.empty());
+  const std::optional<Section> section = CollectiveSection(results.platforms[0], 0.05);
+  ASSERT_TRUE(section.has_value());
+  ASSERT_GE(section->tables.size(), 2u);
+  int definitions = 0;
+  for (const Table& t : section->tables)
+    for (const std::string& note : t.notes) definitions += absl::StartsWith(note, "algbw = size");
+  EXPECT_EQ(definitions, 1);
+  EXPECT_TRUE(absl::StartsWith(section->tables.front().notes.back(), "algbw = size / time"))
+      << section->tables.front().notes.back();
+  // Each table still has its own summary line.
+  for (const Table& t : section->tables)
+    EXPECT_TRUE(absl::StartsWith(t.notes.front(), "Avg bus bandwidth") ||
+                absl::StartsWith(t.notes.front(), "[1]"))
+        << t.title;
+
+  const std::optional<Section> a2a =
+      CollectiveSection(AllToAllBesideAllReduce().platforms[0], 0.05);
+  ASSERT_TRUE(a2a.has_value());
+  ASSERT_EQ(a2a->tables.size(), 2u);
+  EXPECT_EQ(a2a->tables[0].notes.back(),
+            "In place ('-'): not timed by cnnbench, whose all-to-all has no in-place form "
+            "(nccl-tests' alltoall_perf times one buffer as both send and receive buffer, and "
+            "does not check that result: its #wrong is N/A).");
+  for (const Table& t : a2a->tables) {
+    if (t.title != "All-to-all, local, 4 ranks, fp32") continue;
+    ASSERT_EQ(t.rows.size(), 1u);
+    EXPECT_EQ(std::vector<std::string>(t.rows[0].begin() + 9, t.rows[0].end()),
+              (std::vector<std::string>{"-", "-", "-", "-"}));
+  }
 }
 
 TEST(NcclTestsLayoutTest, TheFormatIsNamedInTheUnknownFormatError) {

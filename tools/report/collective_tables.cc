@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include "absl/strings/numbers.h"
@@ -73,10 +74,25 @@ CollectiveRow RowOf(const CaseName& c, const Measurement& m, int context_root) {
   row.out_busbw = m.Mean("busbw");
   if (!row.out_algbw && row.out_us) row.out_algbw = bytes / (*row.out_us * 1e-6);
   if (!row.out_busbw && row.out_algbw) row.out_busbw = *row.out_algbw * factor;
+  if (known && !HasInPlace(collective)) return row;  // nothing in place to read
   row.in_algbw = m.Mean("algbw_inplace");
   row.in_busbw = m.Mean("busbw_inplace");
   if (row.in_algbw && *row.in_algbw > 0) row.in_us = bytes / *row.in_algbw * 1e6;
   return row;
+}
+
+// Why a collective's in-place columns are empty when it has no in-place
+// form (all-to-all), and what nccl-tests does there; "" when it has one.
+std::string NoInPlaceNote(const std::string& family) {
+  Collective collective;
+  if (!FindCollective(family, &collective) || HasInPlace(collective)) return "";
+  std::string note = absl::StrCat("not timed by cnnbench, whose ",
+                                  CollectiveTraitsOf(collective).display, " has no in-place form");
+  if (collective == Collective::kAllToAll)
+    absl::StrAppend(&note,
+                    " (nccl-tests' alltoall_perf times one buffer as both send and receive "
+                    "buffer, and does not check that result: its #wrong is N/A)");
+  return note;
 }
 
 std::string Gbps(const std::optional<double>& v) {
@@ -245,13 +261,21 @@ std::optional<Section> CollectiveSection(const PlatformResults& p, double max_cv
             100 * *largest->out_busbw / ref->bytes_per_second, ref->name,
             ref->bytes_per_second / 1e9));
     }
-    t.notes.push_back(
-        "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
-        "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather, reduce-scatter, all-to-all, "
-        "gather and scatter (n-1)/n, broadcast and reduce 1). Size: the buffer (all-gather "
-        "and gather: the gathered one; reduce-scatter and scatter: the scattered one; "
-        "all-to-all: a rank's send buffer).");
     section.tables.push_back(std::move(t));
+  }
+  // Once for the section, under its first table: what the columns mean.
+  std::vector<std::string>& notes = section.tables.front().notes;
+  notes.push_back(
+      "algbw = size / time; busbw = algbw x the collective's factor of nccl-tests' "
+      "doc/PERFORMANCE.md (all-reduce 2(n-1)/n, all-gather, reduce-scatter, all-to-all, "
+      "gather and scatter (n-1)/n, broadcast and reduce 1). Size: the buffer (all-gather "
+      "and gather: the gathered one; reduce-scatter and scatter: the scattered one; "
+      "all-to-all: a rank's send buffer). These hold for every table of this section.");
+  std::set<std::string> explained;
+  for (const CollectiveGroup& g : groups) {
+    const std::string note = NoInPlaceNote(g.family);
+    if (!note.empty() && explained.insert(note).second)
+      notes.push_back(absl::StrCat("In place ('-'): ", note, "."));
   }
   return section;
 }
@@ -364,6 +388,9 @@ std::string RenderNcclTests(const Results& results) {
           for (const auto& v : {r.out_busbw, r.in_busbw})
             if (v) busbw_sum += *v / 1e9, ++busbw_count;
         }
+      // Scripts skip '#' lines: the reason stays beside the N/A it explains.
+      if (const std::string note = NoInPlaceNote(first.family); !note.empty())
+        absl::StrAppend(&out, "# in place: ", note, "\n");
       absl::StrAppend(&out, absl::StrFormat("# %-20s : %d %s\n", "Out of bounds values", wrong,
                                             wrong == 0 ? "OK" : "FAILED"));
       absl::StrAppend(&out, absl::StrFormat("# %-20s : %g \n", "Avg bus bandwidth",

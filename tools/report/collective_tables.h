@@ -60,7 +60,8 @@ std::optional<Section> BandwidthSection(const PlatformResults& platform, double 
 
 // Section "Collectives" (empty tables: no section); under each table, its
 // largest size's busbw as a fraction of MemoryReference where the run
-// has one.
+// has one; under the first, once for the section, how algbw and busbw are
+// defined and why a collective without an in-place form has none.
 std::optional<Section> CollectiveSection(const PlatformResults& platform, double max_cv);
 // The spread of each table's out-of-place time.
 std::vector<Table> CollectiveSpreadTables(const PlatformResults& platform);
@@ -70,8 +71,10 @@ std::vector<Table> CollectiveSpreadTables(const PlatformResults& platform);
 // per platform, one table per collective, transport and rank count, its
 // rows by type (nccl-tests' -d all order), reduction and size, types and
 // reductions spelled as nccl-tests spells them (float, half, bfloat16, ...);
-// a case that did not run is a '#' line with its reason, and a failed
-// check adds its wrong elements to the footer's "Out of bounds values".
+// a case that did not run is a '#' line with its reason, a collective
+// without an in-place form (all-to-all) has a '#' line saying why its
+// in-place columns are N/A, and a failed check adds its wrong elements to
+// the footer's "Out of bounds values".
 std::string RenderNcclTests(const Results& results);
 // nccl-tests' spelling of a dtype: float, half, bfloat16, double, int32, int64.
 std::string NcclTestsTypeName(const std::string& dtype);
