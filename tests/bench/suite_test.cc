@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/suite/names.h"
 #include "bench/suite/suite.h"
+#include "tools/report/context_keys.h"
 #include "tools/report/results.h"
 #include "gtest/gtest.h"
 #include "tests/testing/suite_paths.h"
@@ -149,16 +150,16 @@ TEST(SuiteTest, TinyPresetRunsEndToEndAndItsJsonValidates) {
     EXPECT_TRUE(context.contains(key)) << "context lacks " << key;
   EXPECT_EQ(context.at("platform"), "test-box");
   EXPECT_EQ(context.at("preset"), "tiny");
-  // Every key the run writes is a setting that keeps runs apart in the
-  // report, or one that does not, never neither (tools/report/results.h).
+  // Every key the run writes is in exactly one class of
+  // tools/report/context_keys.h (machine identity, measurement setting,
+  // environment, or the run's own record), never none or two.
   for (const auto& [key, value] : context.items()) {
-    const auto& settings = report::SettingKeys();
-    const auto& others = report::NonSettingKeys();
-    const bool setting = std::find(settings.begin(), settings.end(), key) != settings.end();
-    const bool other = std::find(others.begin(), others.end(), key) != others.end();
-    EXPECT_TRUE(setting != other) << "context key '" << key << "' is "
-                                  << (setting ? "in both lists" : "in neither list")
-                                  << " of tools/report/results.h";
+    int classes = 0;
+    for (const auto* keys : {&report::MachineKeys(), &report::MeasurementSettingKeys(),
+                             &report::EnvironmentKeys(), &report::RunRecordKeys()})
+      classes += std::count(keys->begin(), keys->end(), key);
+    EXPECT_EQ(classes, 1) << "context key '" << key << "' is in " << classes
+                          << " classes of tools/report/context_keys.h";
   }
   // The oneDNN convolutions' algorithm, the flag's default.
   EXPECT_EQ(context.value("cpu_conv_algorithm", ""), "timed") << context.dump();

@@ -5,10 +5,12 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tools/report/context_keys.h"
 #include "tools/report/report.h"
 #include "tools/report/results.h"
 #include "tools/report/run_file.h"
@@ -156,6 +158,41 @@ TEST(SettingsTest, AnIsaCappedRunIsReportedApart) {
   EXPECT_NE(platforms[0], platforms[1]) << "merged: " << platforms[0];
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("onednn_cpu_isa"), std::string::npos) << warnings[0];
+}
+
+// One classification: no key is in two classes (tools/report/context_keys.h).
+TEST(SettingsTest, EveryClassifiedKeyIsInExactlyOneClass) {
+  std::map<std::string, int> seen;
+  for (const auto* keys : {&MachineKeys(), &MeasurementSettingKeys(), &EnvironmentKeys(),
+                           &RunRecordKeys()})
+    for (const std::string& key : *keys) ++seen[key];
+  for (const auto& [key, count] : seen) EXPECT_EQ(count, 1) << key;
+  EXPECT_EQ(ClassOfKey("driver_version"), KeyClass::kEnvironment);
+  EXPECT_EQ(ClassOfKey("gpu_model"), KeyClass::kMachine);
+  EXPECT_EQ(ClassOfKey("steps"), KeyClass::kSetting);
+  EXPECT_EQ(ClassOfKey("date"), KeyClass::kRunRecord);
+  EXPECT_EQ(ClassOfKey("no_such_key"), std::nullopt);
+}
+
+// The report merges only runs that agree on the machine, the settings and
+// the environment: a driver update or another memory size splits a
+// platform's runs; when they were made and on which host does not.
+TEST(SettingsTest, RunsApartByMachineOrEnvironmentTogetherByTheirRecord) {
+  std::vector<RunFile> files = {
+      FileWith("a.json", {{"platform", "p"}, {"driver_version", "580.1"}}),
+      FileWith("b.json", {{"platform", "p"}, {"driver_version", "590.2"}}),
+      FileWith("c.json", {{"platform", "q"}, {"memory_bytes", "1000"}}),
+      FileWith("d.json", {{"platform", "q"}, {"memory_bytes", "2000"}}),
+      FileWith("e.json", {{"platform", "r"}, {"date", "monday"}, {"host_name", "h1"}}),
+      FileWith("f.json", {{"platform", "r"}, {"date", "tuesday"}, {"host_name", "h2"}}),
+  };
+  std::vector<std::string> warnings;
+  const std::vector<std::string> platforms = ReportedPlatforms(files, &warnings);
+  ASSERT_EQ(platforms.size(), 6u);
+  EXPECT_NE(platforms[0], platforms[1]);
+  EXPECT_NE(platforms[2], platforms[3]);
+  EXPECT_EQ(platforms[4], "r");
+  EXPECT_EQ(platforms[5], "r");
 }
 
 TEST(SettingsTest, TheKeysThatCount) {

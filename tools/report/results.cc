@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tools/report/context_keys.h"
 #include "tools/report/messages.h"
 
 namespace cnnbench::report {
@@ -165,49 +166,18 @@ std::string FrameworkOf(const RunFile& file) {
 }
 
 const std::vector<std::string>& SettingKeys() {
-  static const std::vector<std::string> kKeys = {
-      // How the suite measured (bench/cli/main.cc), and what other harnesses record.
-      "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
-      "collective_root", "collective_graph", "infer_iterations", "infer_include_copy",
-      "fold_batch_norm", "conv_relu", "image_size", "cpu_backend", "cpu_conv_algorithm", "cuda_graph", "gpu_layout",
-      "cuda_batch_norm", "fuse_relu", "backend", "framework", "framework_settings",
-      "cnnbench_build", "build_mode", "build_config", "optimizer",
-      // Inference's warm-up, data parallelism's buckets and threads, the
-      // accuracy counters' work, NCCL's forced algorithm, the input's work.
-      "infer_warmup", "overlap", "bucket_bytes", "threads_per_replica", "train_accuracy",
-      // The CPUs the process could use: a rank bound to one core by mpirun,
-      // or a run under taskset, is on the host's platform but not its setting.
-      "cpu_cores",
-      "nccl_algo", "nccl_proto", "distortions", "input_cores",
-      // The machine and the libraries that compute the figure.
-      "cpu_model", "cpu_isa", "gpu_model", "onednn_version", "cudnn_version", "cublas_version",
-      "nccl_version",
-      // The instruction set oneDNN dispatches to and its cap: a run under
-      // ONEDNN_MAX_CPU_ISA=AVX2 is another setting, never merged with an
-      // uncapped one.
-      "onednn_cpu_isa", "onednn_max_cpu_isa"};
+  // The measurement settings first: a split's name says them first
+  // ("p (steps=100)"), then the machine's identity and its environment.
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> keys = MeasurementSettingKeys();
+    for (const auto* more : {&MachineKeys(), &EnvironmentKeys()})
+      keys.insert(keys.end(), more->begin(), more->end());
+    return keys;
+  }();
   return kKeys;
 }
 
-const std::vector<std::string>& NonSettingKeys() {
-  static const std::vector<std::string> kKeys = {
-      // When, where and how the run was made, which differ between runs of
-      // one setting.
-      "date", "host_name", "executable", "command_line", "git_commit", "platform", "data_dir",
-      "repetitions", "methodology", "interrupted", "load_avg", "load_average_start",
-      "load_average_end", "cpu_mhz_start", "cpu_mhz_end", "cpu_mhz_min", "cpu_mhz_max",
-      "mhz_per_cpu", "num_cpus", "caches", "cpu_scaling_enabled", "cpu_governor", "host_cpus",
-      "memory_bytes", "os", "library_build_type", "library_build_type_note",
-      "cnnbench_assertions", "json_schema_version", "power", "power_sample_ms", "drift_threshold",
-      "keep_step_times", "compile_deadline_s", "collective_timeout_s", "cuda_plan_cache",
-      "cuda_rtc_attempts", "cuda_rtc_process_builds", "ranks", "hosts", "mpi_version", "kernel",
-      // The GPUs: their model is a setting; the rest describes it or the driver.
-      "gpu_count", "gpu_names", "gpu_memory_bytes", "gpu_compute_capability",
-      "gpu_sm_clock_max_mhz", "gpu_memory_clock_max_mhz", "gpu_power_limit_w", "driver_version",
-      "cuda_runtime_version", "cuda_toolkit_version", "cuda_built_in", "instance_type",
-      "dataset"};
-  return kKeys;
-}
+const std::vector<std::string>& NonSettingKeys() { return RunRecordKeys(); }
 
 namespace {
 

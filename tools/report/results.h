@@ -105,12 +105,12 @@ struct Results {
 std::string FrameworkOf(const RunFile& file);
 
 // Context keys whose values change a figure: runs that differ in one are
-// never merged into one cell (docs/report.md lists them and says why).
+// never merged into one cell (docs/report.md lists them and says why). The
+// three classes of tools/report/context_keys.h together: the measurement
+// settings, the machine's identity and its environment.
 const std::vector<std::string>& SettingKeys();
-// Context keys that do not change a figure (when, where, how long, what
-// the machine was doing). Every key //bench:all writes is in exactly one
-// of the two lists: tests/bench/suite_test.cc holds it, so a new setting
-// cannot be forgotten.
+// The run's own record (when, where, how long, what the machine was doing):
+// context_keys.h's RunRecordKeys.
 const std::vector<std::string>& NonSettingKeys();
 
 // The platform a file belongs to: its context's "platform", else its host
