@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
   for (const std::string& r : out.regressions) {
     std::fprintf(stderr, "report: regression: %s\n", r.c_str());
   }
+  for (const std::string& r : out.within_noise)
+    std::fprintf(stderr, "report: below the threshold but within noise: %s\n", r.c_str());
 
   if (out.text.empty() && out.exit_code != cnnbench::report::kExitOk) return out.exit_code;
   const absl::Status written = output.empty() ? cnnbench::report::WriteStandardOutput(out.text)

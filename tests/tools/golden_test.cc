@@ -73,7 +73,8 @@ TEST(GoldenTest, CompareFlagsRegressionsAndFailsOnRequest) {
   ASSERT_EQ(out.regressions.size(), 3u);
   EXPECT_EQ(
       out.regressions[0],
-      "h200x2 train/resnet50/fp16/synthetic/batch:256/gpus:2: 6500 -> 5830 images/sec (0.90)");
+      "h200x2 train/resnet50/fp16/synthetic/batch:256/gpus:2: 6500 -> 5830 images/sec (0.90); "
+      "99% intervals apart");
   EXPECT_EQ(out.regressions[1],
             "h200x2 train/resnet50/fp16/real/batch:256/gpus:2: 5610 images/sec in base, failed "
             "or not run now");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "tools/report/format_number.h"
 #include "tools/report/records.h"
+#include "tools/report/significance.h"
 #include "tools/report/train_tables.h"
 
 namespace cnnbench::report {
@@ -57,6 +58,7 @@ std::string Regression::Describe() const {
   std::string text = absl::StrCat(platform, " ", key, ": ", ValueText(base), " -> ",
                                   ValueText(current), " ", unit);
   if (base && *base > 0) absl::StrAppend(&text, " (", FormatRatio(*current / *base), ")");
+  if (!test.empty()) absl::StrAppend(&text, "; ", test);
   return text;
 }
 
@@ -88,7 +90,7 @@ void NoBase(const PlatformResults& p, const Results& base, Comparison& out) {
 // the counts and warnings in `out`.
 Table RegressionTable(const PlatformResults& p, const PlatformResults& b,
                       const RecordMap& base_records, double threshold, Comparison& out) {
-  std::vector<Regression> found;
+  std::vector<Regression> found, noise;
   Results one;
   one.platforms.push_back(p);
   int common = 0;
@@ -98,17 +100,41 @@ Table RegressionTable(const PlatformResults& p, const PlatformResults& b,
     ++common;
     if (!it->second.value) continue;
     const double base_value = *it->second.value;
-    if (!r.value || (base_value > 0 && *r.value / base_value < 1 - threshold)) {
-      found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value});
+    if (!r.value) {
+      found.push_back(Regression{p.name, r.key, r.unit, base_value, r.value, ""});
+      continue;
+    }
+    if (!(base_value > 0 && *r.value / base_value < 1 - threshold)) continue;
+    const Verdict verdict = Distinguish(it->second.samples, r.samples);
+    Regression regression{p.name, r.key, r.unit, base_value, r.value, verdict.text};
+    if (verdict.test == Verdict::Test::kNone || verdict.distinguishable) {
+      found.push_back(std::move(regression));
+    } else {
+      noise.push_back(std::move(regression));
     }
   }
   Table summary;
-  summary.title = absl::StrCat("Regressions (ratio below ", FormatRatio(1 - threshold), ")");
-  summary.header = {"Case", "Unit", "Base", "This run", "Ratio"};
-  for (const Regression& r : found) {
-    summary.rows.push_back({r.key, r.unit, ValueText(r.base), ValueText(r.current),
-                            r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-"});
-  }
+  summary.title = absl::StrCat("Regressions (ratio below ", FormatRatio(1 - threshold),
+                               ", told from noise by the repetitions)");
+  summary.header = {"Case", "Unit", "Base", "This run", "Ratio", "Test"};
+  auto row = [](const Regression& r) {
+    return std::vector<std::string>{
+        r.key, r.unit, ValueText(r.base), ValueText(r.current),
+        r.current && *r.base > 0 ? FormatRatio(*r.current / *r.base) : "-",
+        r.test.empty() ? "-" : r.test};
+  };
+  for (const Regression& r : found) summary.rows.push_back(row(r));
+  for (const Regression& r : noise)
+    summary.notes.push_back(absl::StrCat("Below the threshold but within noise (not a "
+                                         "regression): ",
+                                         r.key, " ", FormatRatio(*r.current / *r.base), ", ",
+                                         r.test, "."));
+  summary.notes.push_back(absl::StrCat(
+      "Test: Mann-Whitney U, p < ", kMannWhitneyAlpha, ", where each side has at least ",
+      kMannWhitneyMinRepetitions,
+      " repetitions; else the means' 99% intervals must not overlap; with fewer than 2 "
+      "repetitions on a side the threshold alone decides (untested)."));
+  out.within_noise.insert(out.within_noise.end(), noise.begin(), noise.end());
   out.compared += common;
   if (common == 0) {
     out.warnings.push_back(absl::StrCat("platform '", p.name,
@@ -147,12 +173,23 @@ std::vector<Table> RatioTables(const PlatformResults& p, const PlatformResults& 
             return absl::StrCat("new", notes.Mark("no finite base result", where));
           }
           double ratio = *now_value / *base_value;
-          return absl::StrCat(FormatRatio(ratio), ratio < 1 - threshold ? "!" : "");
+          if (ratio >= 1 - threshold) return FormatRatio(ratio);
+          // Below the threshold: a regression where the repetitions tell
+          // it from noise (or cannot be tested), else within noise.
+          auto samples = [](const Measurement& m) {
+            auto it = m.values.find("images_per_second");
+            return it == m.values.end() ? std::vector<double>() : it->second;
+          };
+          const Verdict verdict = Distinguish(samples(base_it->second), samples(now));
+          const bool regression =
+              verdict.test == Verdict::Test::kNone || verdict.distinguishable;
+          return absl::StrCat(FormatRatio(ratio), regression ? "!" : "~");
         });
     t.notes.insert(t.notes.begin(),
                    absl::StrCat("Cells: images/sec of this run / base; ! marks a regression "
                                 "(below ",
-                                limit, ")."));
+                                limit, ", told from noise by the repetitions), ~ a ratio "
+                                "below it that the repetitions cannot tell from noise."));
     tables.push_back(std::move(t));
   }
   return tables;

@@ -19,6 +19,10 @@ struct Regression {
   std::string unit;
   std::optional<double> base;
   std::optional<double> current;  // empty: the case failed or did not run this time
+  // What told it from noise (significance.h): "Mann-Whitney p=0.0006", "99%
+  // intervals apart", or "untested: 1 repetition in base" (the threshold
+  // alone decided); "" for a case that failed or did not run.
+  std::string test;
 
   // "dgx1 train/resnet50/...: 1734 -> 1540 images/sec (0.89)".
   std::string Describe() const;
@@ -28,13 +32,19 @@ struct Comparison {
   // Per platform of `current`, in its order: the "Comparison with base" section.
   std::vector<Section> sections;
   std::vector<Regression> regressions;
+  // Below the threshold, but the repetitions cannot tell it from noise:
+  // reported, never a regression.
+  std::vector<Regression> within_noise;
   // Platforms without a base, with no case in common, or compared with a
   // base of another name or other settings.
   std::vector<std::string> warnings;
   int compared = 0;  // cases found on both sides
 };
 
-// A ratio below 1 - threshold is a regression. A platform is compared with
+// A ratio below 1 - threshold is a regression when the repetitions tell the
+// two apart (significance.h's test; with fewer than 2 repetitions on a side
+// the threshold alone decides, and the table says the cell was untested);
+// a case that failed or did not run this time is one too. A platform is compared with
 // the base platform reported under the same name, else one of the same
 // platform whose settings do not conflict, else, when both sides hold
 // exactly one platform, with that one.

@@ -20,6 +20,8 @@ void Finish(const Measurement& m, const char* counter, const char* spread_counte
             const char* value_field, std::optional<double> value, Record& r) {
   const std::string not_finite = m.ok() ? m.NotFiniteText(counter) : "";
   r.value = m.ok() && not_finite.empty() ? value : std::nullopt;
+  if (auto samples = m.values.find(counter); r.value && samples != m.values.end())
+    r.samples = samples->second;
   r.status = m.ok() ? (not_finite.empty() ? "ok" : "not_finite") : (m.oom() ? "oom" : "failed");
   std::string full_error;
   if (!not_finite.empty()) {

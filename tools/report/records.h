@@ -18,6 +18,10 @@ struct Record {
   std::string kind;  // the family: train, infer, conv, gemm, allreduce, grads, input, ...
   // The headline number, higher is better: images/sec, TFLOP/s, GB/s or busbw GB/s.
   std::optional<double> value;
+  // The repetitions' values of the counter `value` comes from, in that
+  // counter's own units (empty where the files wrote only aggregates): the
+  // samples --compare tests.
+  std::vector<double> samples;
   std::string unit;
   std::string status;  // ok, oom, failed
   std::string error;

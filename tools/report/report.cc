@@ -120,6 +120,7 @@ std::string CompareWithBase(const ReportOptions& options, const Results& results
     report.platforms[i].sections.push_back(std::move(comparison.sections[i]));
   }
   for (const Regression& r : comparison.regressions) out.regressions.push_back(r.Describe());
+  for (const Regression& r : comparison.within_noise) out.within_noise.push_back(r.Describe());
   for (std::string& w : comparison.warnings) out.warnings.push_back(std::move(w));
   if (comparison.compared > 0 || !out.errors.empty()) return "";
   std::string nothing_compared =

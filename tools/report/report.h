@@ -42,6 +42,9 @@ struct ReportOutput {
   std::vector<std::string> warnings;  // entries skipped, files without train cases, ...
   std::vector<std::string> errors;    // files that could not be used at all
   std::vector<std::string> regressions;
+  // Cells below the threshold that the repetitions cannot tell from noise
+  // (Comparison::within_noise): said, never a regression.
+  std::vector<std::string> within_noise;
   int exit_code = kExitOk;
 };
 

@@ -30,6 +30,7 @@ void AddValue(const std::string& name, double mean, int weight, std::optional<do
     m.not_finite_text.emplace(name, NonFiniteWord(mean));
     return;
   }
+  if (weight == 1) m.values[name].push_back(mean);
   const bool spread = weight == 1 || (stddev && std::isfinite(*stddev));
   const double sd = spread && weight > 1 ? *stddev : 0;
   m.sum[name] += mean * weight;

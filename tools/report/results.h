@@ -34,6 +34,9 @@ struct Measurement {
   // Rates (IsRateCounter) of the repetitions that wrote their iterations:
   // Mean's total work over total time (RatePool).
   std::map<std::string, RatePool> rates;
+  // Each counter's finite values, one per repetition the files wrote (a
+  // mean aggregate of several adds none): what --compare's test reads.
+  std::map<std::string, std::vector<double>> values;
   int samples = 0;                   // successful repetitions
   std::vector<std::string> errors;   // distinct failure messages, as written
   std::vector<std::string> commits;  // of the files that measured it
