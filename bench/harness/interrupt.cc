@@ -15,7 +15,8 @@
 namespace cnnbench::bench {
 namespace {
 
-constexpr int kSignals[kStopSignalCount] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+// The signals that ask a run to stop (docs/benchmarks.md lists them and why).
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 // The first signal and its sender (a process that called kill; 0 for the
 // terminal or the kernel), set once and as one word: a process-directed
@@ -93,8 +94,6 @@ void RecordSignal(int signal, siginfo_t* info, void*) {
 
 }  // namespace
 
-const int* StopSignals() { return kSignals; }
-
 void InstallInterruptHandlers() {
   struct sigaction action = {};
   action.sa_sigaction = RecordSignal;
@@ -117,7 +116,6 @@ std::string SignalName(int signal) {
     case SIGQUIT: return "SIGQUIT";
     case SIGUSR1: return "SIGUSR1";
     case SIGUSR2: return "SIGUSR2";
-    case SIGKILL: return "SIGKILL";
     default: return absl::StrCat("signal ", signal);
   }
 }

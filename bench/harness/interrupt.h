@@ -29,10 +29,6 @@
 
 namespace cnnbench::bench {
 
-// The signals InstallInterruptHandlers takes, in the order docs list them.
-inline constexpr int kStopSignalCount = 6;
-const int* StopSignals();  // kStopSignalCount of them
-
 void InstallInterruptHandlers();
 // The first stop signal this process received, 0 while none has arrived.
 int InterruptSignal();
