@@ -44,6 +44,7 @@
 #include "bench/harness/power_sampler.h"
 #include "bench/cli/preflight.h"
 #include "bench/output/result_output.h"
+#include "bench/output/run_store.h"
 #include "bench/output/run_summary.h"
 #include "bench/suite/suite.h"
 #include "bench/cli/flag_read.h"
@@ -424,6 +425,16 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
                 : "");
 }
 
+// Where the run was kept: on stdout after a console run's summary, else
+// (JSON or CSV on the console, a store that failed) on stderr.
+void PrintStoreReport(const StoreReport& stored, bool to_stdout) {
+  if (stored.lines.empty()) return;
+  std::fflush(stdout);
+  std::fprintf(stored.stored && to_stdout ? stdout : stderr, "%s%s",
+               stored.stored ? "" : "cnnbench: warning: ", stored.lines.c_str());
+  std::fflush(stored.stored && to_stdout ? stdout : stderr);
+}
+
 // Where the finished cases are, for the interrupt lines.
 std::string FinishedCasesAt(const ResultFile* out, const std::string& out_path) {
   return out != nullptr ? absl::StrCat("the cases finished before it are in ", out_path)
@@ -435,11 +446,22 @@ std::string FinishedCasesAt(const ResultFile* out, const std::string& out_path) 
 // kill), then, interrupted under MPI, rank 0 ends the job (every rank at
 // once: a rank the signal did not reach may wait in a collective that will
 // never complete); else MPI finalized. Returns the write's status.
-absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const std::string& out_path,
-                              std::unique_ptr<Communicator> world, bool rank0) {
+absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const OutputFlags& output,
+                              std::unique_ptr<Communicator> world, bool rank0,
+                              StoreReport* stored) {
+  const std::string& out_path = output.out_path;
   absl::Status written = absl::OkStatus();
-  if (out != nullptr && ran > 0) written = out->Commit();
+  if (out != nullptr && ran > 0) {
+    written = out->Commit();
+    // The run kept in the store (rank 0 alone has `out`), from the file
+    // just written, or from where a failed write saved it.
+    const std::string& json = written.ok() ? out_path : out->rescue_path();
+    if (!json.empty())
+      *stored = StoreRun(absl::GetFlag(FLAGS_store), json,
+                         output.default_out ? "json" : output.out_format);
+  }
   if (world != nullptr && StopSignal() != 0 && rank0) {
+    PrintStoreReport(*stored, /*to_stdout=*/false);
     std::fprintf(stderr, "cnnbench: interrupted by %s; %s\n", StopDescription().c_str(),
                  written.ok() ? FinishedCasesAt(out, out_path).c_str()
                               : std::string(written.message()).c_str());
@@ -508,6 +530,8 @@ int Main(int argc, char** argv) {
   absl::StatusOr<OutputFlags> output = ReadOutputFlags(argc, argv);
   if (!output.ok()) return Fail(kBadUsage, output.status());
   ParseFlags(argc, argv);
+  if (absl::Status store = CheckStoreSpec(absl::GetFlag(FLAGS_store)); !store.ok())
+    return Fail(kBadUsage, store);
 
   // Both outlive the run: the registered cases point into them.
   absl::StatusOr<SuiteOptions> options = SuiteOptionsFromFlags(*timing);
@@ -566,14 +590,19 @@ int Main(int argc, char** argv) {
                          : benchmark::RunSpecifiedBenchmarks(display.get());
   harness.Release();
   benchmark::Shutdown();
+  StoreReport stored;
   const absl::Status written =
-      WriteAndLeaveMpi(out.get(), ran, output->out_path, *std::move(world), rank0);
+      WriteAndLeaveMpi(out.get(), ran, *output, *std::move(world), rank0, &stored);
   // The filter was checked above; Google Benchmark disagreeing still must not pass.
   if (ran == 0) return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
-  if (!written.ok()) return Fail(kOutputFailed, written);
+  if (!written.ok()) {
+    PrintStoreReport(stored, /*to_stdout=*/false);
+    return Fail(kOutputFailed, written);
+  }
   // Not when the console is JSON or CSV for a program to read.
   if (output->default_out && out && output->display_format == "console")
     PrintSummary(output->out_path);
+  PrintStoreReport(stored, output->display_format == "console");
   return RunExitStatus(harness, out.get(), output->out_path, rank0);
 }
 

@@ -143,6 +143,9 @@ ABSL_FLAG(double, compile_deadline_s, cnnbench::bench::SuiteOptions().compile_de
           "seconds after the start past which building plans stops: each case still "
           "compiling then ends with 'deadline: ...' naming the layer and pass, and the results "
           "file is written (0: $CNNBENCH_COMPILE_DEADLINE_S, else none)");
+ABSL_FLAG(std::string, store, "results/cnnbench.db",
+          "where the run is kept when it ends (docs/history.md): a SQLite file, a shared "
+          "PostgreSQL store (postgresql://user@host/db), or none");
 ABSL_FLAG(bool, list, false, "print the cases that would run (after --benchmark_filter) and exit");
 ABSL_FLAG(bool, verbose, false,
           "print each skipped case's full reason on stderr, with the source locations it "

@@ -6,6 +6,8 @@
 #ifndef CNNBENCH_BENCH_SUITE_FLAGS_H_
 #define CNNBENCH_BENCH_SUITE_FLAGS_H_
 
+#include <string>
+
 #include "absl/flags/declare.h"
 #include "absl/status/statusor.h"
 #include "bench/harness/harness.h"
@@ -14,6 +16,7 @@
 // How Main runs (not options of the cases): read by Main itself.
 ABSL_DECLARE_FLAG(bool, list);
 ABSL_DECLARE_FLAG(bool, verbose);
+ABSL_DECLARE_FLAG(std::string, store);
 
 namespace cnnbench::bench {
 

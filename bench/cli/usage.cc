@@ -104,7 +104,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
         "collective_graph", "allreduce_bytes", "allreduce_ranks", "allreduce_warmup",
         "allreduce_iters"}},
       {"Memory bandwidth", {"bandwidth_bytes"}},
-      {"Output", {"platform", "list", "verbose"}},
+      {"Output", {"platform", "store", "list", "verbose"}},
   };
   return *groups;
 }
@@ -166,7 +166,8 @@ void PrintHelp(bool full) {
       "Benchmark cases.\n\n"
       "  %s\n\n"
       "Without --benchmark_out the JSON goes to results/<platform>-<time>.json and the run "
-      "ends on the report's headline tables. A flag is given once; a value is read as typed "
+      "ends on the report's headline tables. Every run is also kept in results/cnnbench.db "
+      "(--store) for //tools:history. A flag is given once; a value is read as typed "
       "(spaces around it are an error; whole numbers in decimal digits). A list flag takes "
       "comma-separated values; an empty or repeated item is an error. Exit status: 0 done, 1 "
       "the output could not be written (or an unknown flag), 2 a bad flag value or no case "

@@ -106,6 +106,21 @@ Counters ReadCounters(const Json& entry) {
   return counters;
 }
 
+// The entry's numbers that ReadCounters did not take.
+Counters OtherNumbers(const Json& entry, const Counters& read) {
+  Counters other;
+  for (auto it = entry.begin(); it != entry.end(); ++it) {
+    if (read.count(it.key()) || it.key() == "real_time") continue;
+    if (it->is_number() && !it->is_boolean()) {
+      other[it.key()] = it->get<double>();
+    } else if (std::optional<double> v = NumberField(entry, it.key().c_str());
+               v && it->is_string() && !std::isfinite(*v)) {
+      other[it.key()] = *v;  // a quoted NaN or Infinity
+    }
+  }
+  return other;
+}
+
 std::string StringField(const Json& entry, const char* key) {
   auto it = entry.find(key);
   return it != entry.end() && it->is_string() ? it->get<std::string>() : "";
@@ -265,7 +280,10 @@ void ReadEntries(const Json& benchmarks, absl::string_view path, RunFile& file,
     }
     auto [it, inserted] = index.emplace(parsed->ToString(), file.cases.size());
     if (inserted) {
-      file.cases.push_back(FileCase{*parsed, run_name, {}, {}, 0, {}, ""});
+      FileCase added;
+      added.name = *parsed;
+      added.entry = run_name;
+      file.cases.push_back(std::move(added));
       if (parsed->Is(bench::Family::kTrain) && !IsKnownModel(parsed->model)) {
         warnings->push_back(absl::StrCat(path, ": entry '", run_name, "': model '", parsed->model,
                                          "' is not in tf_cnn_benchmarks' zoo; shown as is"));
@@ -292,6 +310,7 @@ void ReadEntries(const Json& benchmarks, absl::string_view path, RunFile& file,
       c.mean_repetitions = reps != entry.end() && reps->is_number_integer() ? reps->get<int>() : 1;
     } else {
       c.iterations.push_back(counters);
+      c.other.push_back(OtherNumbers(entry, counters));
     }
   }
 }

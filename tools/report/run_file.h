@@ -29,6 +29,11 @@ struct FileCase {
   CaseName name;
   std::string entry;                 // the name as written, for messages
   std::vector<Counters> iterations;  // successful repetitions
+  // Per successful repetition (aligned with `iterations`), its other
+  // numbers as written: counters the tables do not read and Google
+  // Benchmark's own fields (cpu_time, repetition_index, ...). What the
+  // history keeps beside the counters, so that no counter is lost.
+  std::vector<Counters> other;
   Counters mean;                     // the "mean" aggregate, if written
   int mean_repetitions = 0;          // how many repetitions that mean covers
   Counters stddev;                   // the "stddev" aggregate, if written
