@@ -1,11 +1,20 @@
 // The PostgreSQL store (a team's machines sharing one history): libpq, each
 // `?` turned into $n, values sent as text, statements prepared once per
 // connection and cached by their SQL, and SQLSTATEs turned into absl codes.
+//
+// libpq is loaded at run time (dlopen), when a postgresql:// store is first
+// opened: binaries that store results neither link it nor need it (nor its
+// ~24 libraries: OpenSSL, Kerberos, LDAP...) unless PostgreSQL is used. The
+// header gives the types and constants only; every PQ* call goes through
+// LibPq's pointers.
+#include <dlfcn.h>
 #include <postgresql/libpq-fe.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <mutex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -22,9 +31,74 @@ constexpr char kConnectTimeoutSeconds[] = "10";
 // GENERATED ... AS IDENTITY (Db::IdColumn) is PostgreSQL 10's.
 constexpr int kOldestServer = 100000;
 
-using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
+// The libpq functions used here.
+// clang-format off
+#define CNNBENCH_LIBPQ_FUNCTIONS(X)                                                     \
+  X(PQclear) X(PQcmdStatus) X(PQconnectdbParams) X(PQconninfoFree)                      \
+  X(PQconninfoParse) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQexecPrepared)      \
+  X(PQfinish) X(PQfreemem) X(PQftype) X(PQgetisnull) X(PQgetlength) X(PQgetvalue)       \
+  X(PQnfields) X(PQntuples) X(PQparameterStatus) X(PQprepare) X(PQresultErrorField)     \
+  X(PQresultErrorMessage) X(PQresultStatus) X(PQserverVersion) X(PQsetNoticeProcessor)  \
+  X(PQstatus) X(PQtransactionStatus)
+// clang-format on
 
-Result Wrap(PGresult* result) { return Result(result, &PQclear); }
+// libpq's functions, looked up in the loaded library (decltype only names
+// their types: nothing here refers to libpq's symbols at link time).
+struct LibPq {
+#define CNNBENCH_LIBPQ_POINTER(name) decltype(&::name) name = nullptr;
+  CNNBENCH_LIBPQ_FUNCTIONS(CNNBENCH_LIBPQ_POINTER)
+#undef CNNBENCH_LIBPQ_POINTER
+};
+
+// The library's name: $CNNBENCH_LIBPQ when set (tests name a missing one),
+// else Debian's libpq5 (libpq.so.5 since PostgreSQL 8.2).
+std::string LibPqName() {
+  const char* name = std::getenv("CNNBENCH_LIBPQ");
+  return name != nullptr && *name != '\0' ? name : "libpq.so.5";
+}
+
+// libpq's functions from the library `name`, loaded once per name (and per
+// process; never unloaded), or dlerror()'s reason why not. Thread-safe.
+absl::StatusOr<const LibPq*> LoadLibPq(const std::string& name) {
+  struct Loaded {
+    std::unique_ptr<LibPq> pq;  // null when loading failed
+    std::string error;
+  };
+  static std::mutex* const mutex = new std::mutex;
+  static auto* const loaded = new std::map<std::string, Loaded>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto [it, added] = loaded->try_emplace(name);
+  Loaded& entry = it->second;
+  if (added) {
+    auto DlError = [] {
+      const char* error = dlerror();
+      return std::string(error != nullptr ? error : "unknown dlopen error");
+    };
+    dlerror();  // clear any earlier error
+    if (void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL); library == nullptr) {
+      entry.error = DlError();
+    } else {
+      auto pq = std::make_unique<LibPq>();
+      // A function's address is never null, so null means the symbol is missing.
+#define CNNBENCH_LIBPQ_LOOKUP(name)                                        \
+  if (entry.error.empty()) {                                               \
+    pq->name = reinterpret_cast<decltype(&::name)>(dlsym(library, #name)); \
+    if (pq->name == nullptr) entry.error = DlError();                      \
+  }
+      CNNBENCH_LIBPQ_FUNCTIONS(CNNBENCH_LIBPQ_LOOKUP)
+#undef CNNBENCH_LIBPQ_LOOKUP
+      if (entry.error.empty()) {
+        entry.pq = std::move(pq);
+      } else {
+        dlclose(library);
+      }
+    }
+  }
+  if (entry.pq == nullptr) return absl::FailedPreconditionError(entry.error);
+  return entry.pq.get();
+}
+
+using Result = std::unique_ptr<PGresult, void (*)(PGresult*)>;
 
 // libpq's messages end in a newline and continue on tab-indented lines.
 std::string OneLine(absl::string_view message) {
@@ -153,8 +227,9 @@ absl::StatusCode CodeOf(absl::string_view state) {
 
 class PostgresDb : public Db {
  public:
-  PostgresDb(PGconn* conn, std::string where) : conn_(conn), where_(std::move(where)) {}
-  ~PostgresDb() override { PQfinish(conn_); }
+  PostgresDb(const LibPq& pq, PGconn* conn, std::string where)
+      : pq_(pq), conn_(conn), where_(std::move(where)) {}
+  ~PostgresDb() override { pq_.PQfinish(conn_); }
 
   Dialect dialect() const override { return Dialect::kPostgres; }
   const std::string& where() const override { return where_; }
@@ -164,24 +239,24 @@ class PostgresDb : public Db {
   absl::Status ExecScript(absl::string_view sql) override;
 
   absl::Status Begin() override {
-    if (PQtransactionStatus(conn_) != PQTRANS_IDLE)
+    if (pq_.PQtransactionStatus(conn_) != PQTRANS_IDLE)
       return Error(absl::StatusCode::kFailedPrecondition, "BEGIN: a transaction is already open");
     return Command("BEGIN");
   }
   absl::Status Commit() override;
   absl::Status Rollback() override {
-    if (PQtransactionStatus(conn_) == PQTRANS_IDLE) return absl::OkStatus();  // nothing open
+    if (pq_.PQtransactionStatus(conn_) == PQTRANS_IDLE) return absl::OkStatus();  // nothing open
     return Command("ROLLBACK");
   }
 
   // Sets the session up: no notices on stderr, doubles printed exactly.
   absl::Status Configure() {
-    PQsetNoticeProcessor(
+    pq_.PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
-    if (PQserverVersion(conn_) < kOldestServer)
+    if (pq_.PQserverVersion(conn_) < kOldestServer)
       return Error(
           absl::StatusCode::kFailedPrecondition,
-          absl::StrCat("the server is PostgreSQL ", PQparameterStatus(conn_, "server_version"),
+          absl::StrCat("the server is PostgreSQL ", pq_.PQparameterStatus(conn_, "server_version"),
                        "; the store needs 10 or newer"));
     // 3 (the most): 17 significant digits before PostgreSQL 12, the
     // shortest exact text since; either reads back to the same double.
@@ -201,8 +276,8 @@ class PostgresDb : public Db {
   absl::Status ResultError(const PGresult* result, absl::string_view sql) const;
   // Runs a statement without parameters or results.
   absl::Status Command(const char* sql) {
-    Result result = Wrap(PQexec(conn_, sql));
-    if (PQresultStatus(result.get()) == PGRES_COMMAND_OK) return absl::OkStatus();
+    Result result = Wrap(pq_.PQexec(conn_, sql));
+    if (pq_.PQresultStatus(result.get()) == PGRES_COMMAND_OK) return absl::OkStatus();
     return ResultError(result.get(), sql);
   }
   absl::StatusOr<const Prepared*> Prepare(absl::string_view sql, const Statement& statement);
@@ -211,10 +286,13 @@ class PostgresDb : public Db {
   void ForgetPrepared() {
     if (statements_.empty()) return;
     statements_.clear();
-    Wrap(PQexec(conn_, "DEALLOCATE ALL"));  // names are never reused, so failing here is harmless
+    Wrap(pq_.PQexec(conn_,
+                    "DEALLOCATE ALL"));  // names are never reused, so failing here is harmless
   }
   absl::StatusOr<std::vector<Row>> Rows(Result result, absl::string_view sql) const;
+  Result Wrap(PGresult* result) const { return Result(result, pq_.PQclear); }
 
+  const LibPq& pq_;
   PGconn* conn_;
   std::string where_;
   std::map<std::string, Prepared, std::less<>> statements_;  // by the caller's SQL
@@ -222,17 +300,19 @@ class PostgresDb : public Db {
 };
 
 absl::Status PostgresDb::ResultError(const PGresult* result, absl::string_view sql) const {
-  if (PQstatus(conn_) == CONNECTION_BAD)
+  if (pq_.PQstatus(conn_) == CONNECTION_BAD)
     return Error(absl::StatusCode::kUnavailable, absl::StrCat("lost the connection to the server: ",
-                                                              OneLine(PQerrorMessage(conn_))));
-  const char* state = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+                                                              OneLine(pq_.PQerrorMessage(conn_))));
+  const char* state =
+      result != nullptr ? pq_.PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   const char* primary =
-      result != nullptr ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+      result != nullptr ? pq_.PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
   std::string message = primary != nullptr ? primary
-                        : result != nullptr && *PQresultErrorMessage(result) != '\0'
-                            ? OneLine(PQresultErrorMessage(result))
-                            : OneLine(PQerrorMessage(conn_));
-  if (const char* detail = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL) : nullptr)
+                        : result != nullptr && *pq_.PQresultErrorMessage(result) != '\0'
+                            ? OneLine(pq_.PQresultErrorMessage(result))
+                            : OneLine(pq_.PQerrorMessage(conn_));
+  if (const char* detail =
+          result ? pq_.PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL) : nullptr)
     absl::StrAppend(&message, " (", OneLine(detail), ")");
   if (state != nullptr) absl::StrAppend(&message, " [SQLSTATE ", state, "]");
   if (state != nullptr && absl::string_view(state) == "53100")
@@ -246,9 +326,9 @@ absl::Status PostgresDb::ResultError(const PGresult* result, absl::string_view s
 absl::StatusOr<const PostgresDb::Prepared*> PostgresDb::Prepare(absl::string_view sql,
                                                                 const Statement& statement) {
   Prepared prepared{absl::StrCat("cnnbench_", next_name_++), statement.placeholders};
-  Result result = Wrap(PQprepare(conn_, prepared.name.c_str(), statement.sql.c_str(),
-                                 statement.placeholders, nullptr));
-  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) return ResultError(result.get(), sql);
+  Result result = Wrap(pq_.PQprepare(conn_, prepared.name.c_str(), statement.sql.c_str(),
+                                     statement.placeholders, nullptr));
+  if (pq_.PQresultStatus(result.get()) != PGRES_COMMAND_OK) return ResultError(result.get(), sql);
   return &statements_.emplace(std::string(sql), std::move(prepared)).first->second;
 }
 
@@ -301,34 +381,34 @@ absl::StatusOr<std::vector<Row>> PostgresDb::Query(absl::string_view sql,
   }
   const int n = static_cast<int>(values.size());
   if (prepared != nullptr)
-    return Rows(
-        Wrap(PQexecPrepared(conn_, prepared->name.c_str(), n, values.data(), nullptr, nullptr, 0)),
-        sql);
+    return Rows(Wrap(pq_.PQexecPrepared(conn_, prepared->name.c_str(), n, values.data(), nullptr,
+                                        nullptr, 0)),
+                sql);
   absl::StatusOr<std::vector<Row>> rows =
-      Rows(Wrap(PQexecParams(conn_, unprepared->sql.c_str(), n, nullptr, values.data(), nullptr,
-                             nullptr, 0)),
+      Rows(Wrap(pq_.PQexecParams(conn_, unprepared->sql.c_str(), n, nullptr, values.data(), nullptr,
+                                 nullptr, 0)),
            sql);
   if (rows.ok()) ForgetPrepared();
   return rows;
 }
 
 absl::StatusOr<std::vector<Row>> PostgresDb::Rows(Result result, absl::string_view sql) const {
-  const ExecStatusType status = PQresultStatus(result.get());
+  const ExecStatusType status = pq_.PQresultStatus(result.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY) return std::vector<Row>();
   if (status != PGRES_TUPLES_OK) return ResultError(result.get(), sql);
-  const int rows = PQntuples(result.get());
-  const int columns = PQnfields(result.get());
+  const int rows = pq_.PQntuples(result.get());
+  const int columns = pq_.PQnfields(result.get());
   std::vector<Row> out(rows, Row(columns));
   for (int c = 0; c < columns; ++c) {
     // A boolean reads as SQLite's 1 or 0, not 't' or 'f' (IntAt reads it).
-    const bool boolean = PQftype(result.get(), c) == kBoolOid;
+    const bool boolean = pq_.PQftype(result.get(), c) == kBoolOid;
     for (int r = 0; r < rows; ++r) {
-      if (PQgetisnull(result.get(), r, c)) continue;
-      const char* value = PQgetvalue(result.get(), r, c);
+      if (pq_.PQgetisnull(result.get(), r, c)) continue;
+      const char* value = pq_.PQgetvalue(result.get(), r, c);
       if (boolean) {
         out[r][c] = *value == 't' ? "1" : "0";
       } else {
-        out[r][c] = std::string(value, PQgetlength(result.get(), r, c));
+        out[r][c] = std::string(value, pq_.PQgetlength(result.get(), r, c));
       }
     }
   }
@@ -337,8 +417,8 @@ absl::StatusOr<std::vector<Row>> PostgresDb::Rows(Result result, absl::string_vi
 
 absl::Status PostgresDb::ExecScript(absl::string_view sql) {
   const std::string text(sql);
-  Result result = Wrap(PQexec(conn_, text.c_str()));
-  const ExecStatusType status = PQresultStatus(result.get());
+  Result result = Wrap(pq_.PQexec(conn_, text.c_str()));
+  const ExecStatusType status = pq_.PQresultStatus(result.get());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY)
     return ResultError(result.get(), sql);
   ForgetPrepared();
@@ -346,7 +426,7 @@ absl::Status PostgresDb::ExecScript(absl::string_view sql) {
 }
 
 absl::Status PostgresDb::Commit() {
-  switch (PQtransactionStatus(conn_)) {
+  switch (pq_.PQtransactionStatus(conn_)) {
     case PQTRANS_IDLE:
       return Error(absl::StatusCode::kFailedPrecondition, "COMMIT: no transaction is open");
     case PQTRANS_INERROR:
@@ -357,9 +437,10 @@ absl::Status PostgresDb::Commit() {
     default:
       break;
   }
-  Result result = Wrap(PQexec(conn_, "COMMIT"));
-  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) return ResultError(result.get(), "COMMIT");
-  if (absl::string_view(PQcmdStatus(result.get())) == "ROLLBACK")
+  Result result = Wrap(pq_.PQexec(conn_, "COMMIT"));
+  if (pq_.PQresultStatus(result.get()) != PGRES_COMMAND_OK)
+    return ResultError(result.get(), "COMMIT");
+  if (absl::string_view(pq_.PQcmdStatus(result.get())) == "ROLLBACK")
     return Error(absl::StatusCode::kAborted, "COMMIT: the server rolled the transaction back");
   return absl::OkStatus();
 }
@@ -368,12 +449,19 @@ absl::Status PostgresDb::Commit() {
 
 absl::StatusOr<std::unique_ptr<Db>> OpenPostgres(const std::string& uri) {
   const std::string where = RedactedUri(uri);
+  absl::StatusOr<const LibPq*> loaded = LoadLibPq(LibPqName());
+  if (!loaded.ok())
+    return absl::FailedPreconditionError(
+        absl::StrCat("the PostgreSQL store (", where,
+                     ") needs libpq (Debian: apt install libpq5): ", loaded.status().message()));
+  const LibPq& pq = **loaded;
   char* parse_error = nullptr;
-  if (PQconninfoOption* options = PQconninfoParse(uri.c_str(), &parse_error); options != nullptr) {
-    PQconninfoFree(options);
+  if (PQconninfoOption* options = pq.PQconninfoParse(uri.c_str(), &parse_error);
+      options != nullptr) {
+    pq.PQconninfoFree(options);
   } else {
     const std::string why = parse_error != nullptr ? OneLine(parse_error) : "out of memory";
-    PQfreemem(parse_error);
+    pq.PQfreemem(parse_error);
     return absl::InvalidArgumentError(
         absl::StrCat("results store ", where, ": not a PostgreSQL URI: ", why));
   }
@@ -382,17 +470,17 @@ absl::StatusOr<std::unique_ptr<Db>> OpenPostgres(const std::string& uri) {
   const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", "client_encoding",
                         nullptr};
   const char* values[] = {kConnectTimeoutSeconds, "cnnbench", uri.c_str(), "UTF8", nullptr};
-  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  PGconn* conn = pq.PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr)
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot connect to the results store ", where, ": out of memory"));
-  if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string why = OneLine(PQerrorMessage(conn));
-    PQfinish(conn);
+  if (pq.PQstatus(conn) != CONNECTION_OK) {
+    const std::string why = OneLine(pq.PQerrorMessage(conn));
+    pq.PQfinish(conn);
     return absl::UnavailableError(
         absl::StrCat("cannot connect to the results store ", where, ": ", why));
   }
-  auto db = std::make_unique<PostgresDb>(conn, where);
+  auto db = std::make_unique<PostgresDb>(pq, conn, where);
   if (absl::Status configured = db->Configure(); !configured.ok()) return configured;
   return db;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -333,6 +334,36 @@ TEST(PostgresDbConnectTest, AMalformedUriIsInvalid) {  // sslmode misspelt
   EXPECT_TRUE(absl::IsInvalidArgument(db.status())) << db.status();
   EXPECT_TRUE(absl::StrContains(db.status().message(), "not a PostgreSQL URI")) << db.status();
   EXPECT_FALSE(absl::StrContains(db.status().message(), "pw")) << db.status();
+}
+
+// Without libpq (dlopen()ed only when a postgresql:// store is opened) the
+// store says what is missing and how to get it. CNNBENCH_LIBPQ names the
+// library; the loader caches per name, so the other tests still get libpq.
+TEST(PostgresDbConnectTest, AMissingLibpqGivesAClearMessage) {
+  const char* before = std::getenv("CNNBENCH_LIBPQ");
+  const std::string saved = before != nullptr ? before : "";
+  ASSERT_EQ(setenv("CNNBENCH_LIBPQ", "libpq_cnnbench_missing.so.5", 1), 0);
+  absl::StatusOr<std::unique_ptr<Db>> db = OpenPostgres("postgresql://me:s3cret@/store?port=5");
+  absl::StatusOr<std::unique_ptr<Db>> again = OpenPostgres("postgresql:///store");
+  if (before != nullptr) {
+    setenv("CNNBENCH_LIBPQ", saved.c_str(), 1);
+  } else {
+    unsetenv("CNNBENCH_LIBPQ");
+  }
+  ASSERT_FALSE(db.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(db.status())) << db.status();
+  EXPECT_TRUE(absl::StartsWith(db.status().message(),
+                               "the PostgreSQL store (postgresql://me:***@/store?port=5) needs "
+                               "libpq (Debian: apt install libpq5): "))
+      << db.status();
+  EXPECT_TRUE(absl::StrContains(db.status().message(), "libpq_cnnbench_missing.so.5"))
+      << db.status();  // dlerror()'s reason
+  EXPECT_FALSE(absl::StrContains(db.status().message(), "s3cret")) << db.status();
+  // The failure is remembered, and says the same the second time.
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+  EXPECT_TRUE(absl::StrContains(again.status().message(), "libpq_cnnbench_missing.so.5"))
+      << again.status();
 }
 
 // The helper itself: a server's start and stop leave no process and no
