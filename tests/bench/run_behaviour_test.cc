@@ -350,9 +350,16 @@ TEST(RunBehaviourTest, ADefaultRunEndsOnTheTableAndWritesUnderResults) {
   ASSERT_NE(results, std::string::npos) << output;
   const std::string path = output.substr(results + 10, output.find('\n', results + 1) - results - 10);
   EXPECT_TRUE(absl::EndsWith(path, ".json")) << path;
-  EXPECT_TRUE(absl::EndsWith(output, absl::StrCat("./bazelw run //tools:report -- ", path,
-                                                   " > report.md\n")))
+  EXPECT_NE(output.find(absl::StrCat("./bazelw run //tools:report -- ", path, " > report.md\n")),
+            std::string::npos)
       << output;
+  // Then where the run is kept: the default store beside the JSON.
+  EXPECT_TRUE(absl::EndsWith(
+      output, "stored as run 1 of this machine (test-box) in results/cnnbench.db; the machine's "
+              "first run: nothing to compare with yet\ndashboard: ./bazelw run //tools:history "
+              "-- dashboard\n"))
+      << output;
+  EXPECT_EQ(std::system(absl::StrCat("test -s ", dir, "/results/cnnbench.db").c_str()), 0);
   const nlohmann::json run = nlohmann::json::parse(ReadFile(path));
   EXPECT_EQ(run.at("context").at("platform"), "test-box");
   EXPECT_FALSE(CaseNames(run).empty());
@@ -363,6 +370,65 @@ TEST(RunBehaviourTest, ADefaultRunEndsOnTheTableAndWritesUnderResults) {
                             .c_str()),
             0);
   EXPECT_NE(std::system(absl::StrCat("test -e ", listed, "/results").c_str()), 0);
+}
+
+// Every run is kept in the store (--store), with or without --benchmark_out;
+// a store that cannot take it costs the run nothing but a warning.
+TEST(RunBehaviourTest, EveryRunIsKeptInTheStoreUnlessToldNot) {
+  const std::string dir = TempPath("store_run");
+  ASSERT_EQ(std::system(absl::StrCat("rm -rf ", dir, " && mkdir -p ", dir).c_str()), 0);
+  const std::string store = dir + "/kept.db";
+  std::string output;
+  for (int run = 1; run <= 2; ++run) {
+    ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --platform=store-box "
+                                    "--benchmark_out=", dir, "/run", run, ".json --store=", store),
+                       &output),
+              0)
+        << output;
+    EXPECT_NE(output.find(absl::StrCat("stored as run ", run, " of this machine (store-box) in ",
+                                       store)),
+              std::string::npos)
+        << output;
+    EXPECT_NE(output.find(absl::StrCat("dashboard: ./bazelw run //tools:history -- dashboard "
+                                       "--store=", store)),
+              std::string::npos)
+        << output;
+  }
+  EXPECT_NE(output.find("no change since the last run"), std::string::npos) << output;
+  // --store=none: no store.
+  const std::string none = dir + "/none";
+  ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", none).c_str()), 0);
+  ASSERT_EQ(std::system(absl::StrCat("cd ", none, " && ", BenchBinary(),
+                                     " --preset=tiny --families=gemm --store=none "
+                                     "--benchmark_out=run.json > out.txt 2>&1")
+                            .c_str()),
+            0);
+  EXPECT_EQ(ReadFile(none + "/out.txt").find("stored as"), std::string::npos);
+  EXPECT_NE(std::system(absl::StrCat("test -e ", none, "/results").c_str()), 0);
+  // A file that is not a store: the run's figures stand, a warning says how
+  // to import them later, and the file is left as it was.
+  const std::string notes = dir + "/notes.txt";
+  WriteFile(notes, "not a database\n");
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", dir,
+                                  "/run3.json --store=", notes),
+                     &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("cnnbench: warning: not stored: results store " + notes), std::string::npos)
+      << output;
+  EXPECT_NE(output.find(absl::StrCat("import it later: ./bazelw run //tools:history -- import ",
+                                     dir, "/run3.json --store=", notes)),
+            std::string::npos)
+      << output;
+  EXPECT_EQ(ReadFile(notes), "not a database\n");
+  EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir + "/run3.json")).contains("benchmarks"));
+  // An empty or folder value is refused before anything runs.
+  EXPECT_EQ(RunBench("--preset=tiny --families=gemm --store= --list", &output), 2) << output;
+  EXPECT_NE(output.find("--store=: empty"), std::string::npos) << output;
+  EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --store=", dir, "/ --list"),
+                     &output),
+            2)
+      << output;
 }
 
 TEST(RunBehaviourTest, NoCaseToRunLeavesTheOutputFileAloneAndFails) {

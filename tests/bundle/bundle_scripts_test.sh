@@ -78,8 +78,11 @@ touch "$SITE2/nvidia/cudnn/lib/libcudnn.so.9"
 cat >"$B/bin/bench_all" <<'FAKE'
 #!/usr/bin/env bash
 out=""
-for a in "$@"; do case "$a" in --benchmark_out=*) out="${a#*=}" ;; esac; done
+store=""
+for a in "$@"; do case "$a" in --benchmark_out=*) out="${a#*=}" ;; --store=*) store="${a#*=}" ;; esac; done
 [ -n "$out" ] || exit 0
+# The results folder is capped at 8 files: the bench must not make a store there.
+[ "$store" = none ] || { echo "fake bench: run without --store=none" >&2; exit 9; }
 cat >"$out" <<JSON
 {"context": {}, "benchmarks": [
  {"name": "train/resnet50_v1.5/bf16/synthetic/batch:256/gpus:1/iterations:20/repeats:1/manual_time",

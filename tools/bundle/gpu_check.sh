@@ -348,7 +348,8 @@ bench() {  # bench NAME ARGS...
   shift
   step bench "$name" "$OUT/bench.log" "$WORK/bench_$name.json" \
     env NCCL_DEBUG="${NCCL_DEBUG:-WARN}" "$BUNDLE/run.sh" bench_all \
-    --benchmark_out="$WORK/bench_$name.json" --benchmark_out_format=json --repetitions=1 "$@"
+    --benchmark_out="$WORK/bench_$name.json" --benchmark_out_format=json --repetitions=1 \
+    --store=none "$@"
 }
 train() {  # train NAME PRECISION [ARGS...]
   local name="$1" precision="$2"

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/pg_server.h"
+#include "tests/tools/history/run_json.h"
 #include "tests/testing/temp_files.h"
 #include "tools/history/schema.h"
 #include "tools/history/store.h"
@@ -34,74 +35,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr const char* kResnet = "train/resnet50/fp32/synthetic/batch:32/gpus:0";
-constexpr const char* kVgg = "train/vgg16/fp32/synthetic/batch:32/gpus:0";
-
-// One run as //bench:all writes it, reduced to what the store reads.
-struct RunSpec {
-  std::string date = "2026-12-01T10:00:00+00:00";
-  std::string commit = "1111111111111111111111111111111111111111";
-  std::string platform = "cpu-test";
-  std::string cpu_model = "AMD EPYC";
-  std::string onednn = "3.2.0";
-  std::string steps = "20";
-  std::string host = "vm";
-  std::string interrupted;
-  // case name -> the repetitions' images/s
-  std::vector<std::pair<std::string, std::vector<double>>> cases;
-  std::string failed_case;  // a case that failed with OOM
-};
-
-std::string RunJson(const RunSpec& r) {
-  Json context = {{"date", r.date},
-                  {"host_name", r.host},
-                  {"executable", "bazel-bin/bench/all"},
-                  {"command_line", "bazel-bin/bench/all --preset=cpu"},
-                  {"git_commit", r.commit},
-                  {"platform", r.platform},
-                  {"cpu_model", r.cpu_model},
-                  {"host_cpus", "2"},
-                  {"onednn_version", r.onednn},
-                  {"os", "Debian GNU/Linux 12 (bookworm)"},
-                  {"steps", r.steps},
-                  {"num_cpus", 2},
-                  {"library_build_type", "release"}};
-  if (!r.interrupted.empty()) context["interrupted"] = r.interrupted;
-  Json benchmarks = Json::array();
-  for (const auto& [name, values] : r.cases) {
-    for (size_t i = 0; i < values.size(); ++i) {
-      const std::string full = absl::StrCat(name, "/iterations:1/manual_time");
-      benchmarks.push_back({{"name", full},
-                            {"run_name", full},
-                            {"run_type", "iteration"},
-                            {"repetitions", values.size()},
-                            {"repetition_index", i},
-                            {"threads", 1},
-                            {"iterations", 20},
-                            {"real_time", 20 * 32 / values[i]},
-                            {"cpu_time", 1.5},
-                            {"time_unit", "s"},
-                            {"images_per_second", values[i]},
-                            {"step_ms", 1000 * 32 / values[i]},
-                            {"custom_counter_nobody_reads", 42.5}});
-    }
-  }
-  if (!r.failed_case.empty()) {
-    const std::string full = absl::StrCat(r.failed_case, "/iterations:1/manual_time");
-    benchmarks.push_back({{"name", full},
-                          {"run_name", full},
-                          {"run_type", "iteration"},
-                          {"repetitions", 1},
-                          {"repetition_index", 0},
-                          {"error_occurred", true},
-                          {"error_message", "OOM: 9 GiB asked, 8 GiB free"},
-                          {"iterations", 0},
-                          {"real_time", 0},
-                          {"cpu_time", 0},
-                          {"time_unit", "s"}});
-  }
-  return Json({{"context", context}, {"benchmarks", benchmarks}}).dump(2);
-}
+using test_runs::RunJson;
+using test_runs::RunSpec;
+using test_runs::kResnet;
+using test_runs::kVgg;
 
 report::RunFile Parse(const std::string& text, const std::string& path = "run.json") {
   std::vector<std::string> warnings;
