@@ -195,7 +195,8 @@ absl::StatusOr<OutputFlags> ReadOutputFlags(int argc, char** argv) {
 // and exit 1). Google Benchmark would write --benchmark_out itself,
 // unchecked, and truncate it before knowing whether anything runs:
 // ResultFile writes it instead, and the library's own file goes to /dev/null.
-void ParseFlags(int argc, char** argv) {
+// Then --store is checked.
+absl::Status ParseFlags(int argc, char** argv) {
   static std::string null_out = "--benchmark_out=/dev/null";
   std::vector<char*> args(argv, argv + argc);
   args.push_back(null_out.data());  // a default run writes under results/
@@ -206,6 +207,7 @@ void ParseFlags(int argc, char** argv) {
       absl::StrCat("cnnbench suite: ", UsageLine(), "; --help lists the flags"));
   RecordGivenFlags(argc, argv);
   absl::ParseCommandLine(args_count, args.data());
+  return CheckStoreSpec(absl::GetFlag(FLAGS_store));
 }
 
 // Under an MPI launcher this process is one rank (rank 0 alone prints and
@@ -425,16 +427,6 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
                 : "");
 }
 
-// Where the run was kept: on stdout after a console run's summary, else
-// (JSON or CSV on the console, a store that failed) on stderr.
-void PrintStoreReport(const StoreReport& stored, bool to_stdout) {
-  if (stored.lines.empty()) return;
-  std::fflush(stdout);
-  std::fprintf(stored.stored && to_stdout ? stdout : stderr, "%s%s",
-               stored.stored ? "" : "cnnbench: warning: ", stored.lines.c_str());
-  std::fflush(stored.stored && to_stdout ? stdout : stderr);
-}
-
 // Where the finished cases are, for the interrupt lines.
 std::string FinishedCasesAt(const ResultFile* out, const std::string& out_path) {
   return out != nullptr ? absl::StrCat("the cases finished before it are in ", out_path)
@@ -459,6 +451,7 @@ absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const OutputFlags& ou
     if (!json.empty())
       *stored = StoreRun(absl::GetFlag(FLAGS_store), json,
                          output.default_out ? "json" : output.out_format);
+    if (!written.ok()) PrintStoreReport(*stored, /*to_stdout=*/false);
   }
   if (world != nullptr && StopSignal() != 0 && rank0) {
     PrintStoreReport(*stored, /*to_stdout=*/false);
@@ -476,18 +469,12 @@ absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const OutputFlags& ou
   return written;
 }
 
-// A default run's last screen (an interrupted one's too: what finished): the
-// headline tables, the file and the command for the full report.
-void PrintSummary(const std::string& out_path) {
-  std::fflush(stdout);
-  absl::StatusOr<std::string> summary = EndOfRunSummary(out_path);
-  if (summary.ok()) {
-    std::printf("%s", summary->c_str());
-  } else {
-    std::printf("\nresults: %s (no tables: %s)\n", out_path.c_str(),
-                std::string(summary.status().message()).c_str());
-  }
-  std::fflush(stdout);
+// The run's last lines: a default run's summary (not when the console is
+// JSON or CSV for a program to read), then where the run was kept.
+void PrintEndScreen(const OutputFlags& output, bool wrote, const StoreReport& stored) {
+  if (output.default_out && wrote && output.display_format == "console")
+    PrintSummary(output.out_path);
+  PrintStoreReport(stored, output.display_format == "console");
 }
 
 // The exit status of a run that wrote its output: interrupted, a case
@@ -529,9 +516,7 @@ int Main(int argc, char** argv) {
   if (!timing.ok()) return Fail(kBadUsage, timing.status());
   absl::StatusOr<OutputFlags> output = ReadOutputFlags(argc, argv);
   if (!output.ok()) return Fail(kBadUsage, output.status());
-  ParseFlags(argc, argv);
-  if (absl::Status store = CheckStoreSpec(absl::GetFlag(FLAGS_store)); !store.ok())
-    return Fail(kBadUsage, store);
+  if (absl::Status flags = ParseFlags(argc, argv); !flags.ok()) return Fail(kBadUsage, flags);
 
   // Both outlive the run: the registered cases point into them.
   absl::StatusOr<SuiteOptions> options = SuiteOptionsFromFlags(*timing);
@@ -595,14 +580,8 @@ int Main(int argc, char** argv) {
       WriteAndLeaveMpi(out.get(), ran, *output, *std::move(world), rank0, &stored);
   // The filter was checked above; Google Benchmark disagreeing still must not pass.
   if (ran == 0) return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
-  if (!written.ok()) {
-    PrintStoreReport(stored, /*to_stdout=*/false);
-    return Fail(kOutputFailed, written);
-  }
-  // Not when the console is JSON or CSV for a program to read.
-  if (output->default_out && out && output->display_format == "console")
-    PrintSummary(output->out_path);
-  PrintStoreReport(stored, output->display_format == "console");
+  if (!written.ok()) return Fail(kOutputFailed, written);
+  PrintEndScreen(*output, out != nullptr, stored);
   return RunExitStatus(harness, out.get(), output->out_path, rank0);
 }
 

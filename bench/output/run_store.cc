@@ -107,4 +107,12 @@ StoreReport StoreRun(const std::string& spec, const std::string& json_path,
   return report;
 }
 
+void PrintStoreReport(const StoreReport& stored, bool to_stdout) {
+  if (stored.lines.empty()) return;
+  FILE* to = stored.stored && to_stdout ? stdout : stderr;
+  std::fflush(stdout);
+  std::fprintf(to, "%s%s", stored.stored ? "" : "cnnbench: warning: ", stored.lines.c_str());
+  std::fflush(to);
+}
+
 }  // namespace cnnbench::bench

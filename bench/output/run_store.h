@@ -30,6 +30,11 @@ absl::Status CheckStoreSpec(const std::string& spec);
 StoreReport StoreRun(const std::string& spec, const std::string& json_path,
                      const std::string& format);
 
+// Prints the report: on stdout when the run was stored and `to_stdout`
+// (after a console run's summary), else on stderr (a warning when it was
+// not stored).
+void PrintStoreReport(const StoreReport& stored, bool to_stdout);
+
 }  // namespace cnnbench::bench
 
 #endif  // CNNBENCH_BENCH_RUN_STORE_H_

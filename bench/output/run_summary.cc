@@ -1,5 +1,7 @@
 #include "bench/output/run_summary.h"
 
+#include <cstdio>
+
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,6 +94,18 @@ absl::StatusOr<std::string> EndOfRunSummary(const std::string& json_path) {
   if (headline.empty())
     headline = "(no training or inference case ran: the full report has the kernel tables)\n";
   return absl::StrCat("\n", headline, "\n", ClosingLines(json_path));
+}
+
+void PrintSummary(const std::string& json_path) {
+  std::fflush(stdout);
+  absl::StatusOr<std::string> summary = EndOfRunSummary(json_path);
+  if (summary.ok()) {
+    std::printf("%s", summary->c_str());
+  } else {
+    std::printf("\nresults: %s (no tables: %s)\n", json_path.c_str(),
+                std::string(summary.status().message()).c_str());
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace cnnbench::bench

@@ -41,6 +41,10 @@ std::string ClosingLines(const std::string& json_path);
 // file), then ClosingLines.
 absl::StatusOr<std::string> EndOfRunSummary(const std::string& json_path);
 
+// A default run's last screen (an interrupted one's too: what finished):
+// EndOfRunSummary on stdout, or the file and why there are no tables.
+void PrintSummary(const std::string& json_path);
+
 }  // namespace cnnbench::bench
 
 #endif  // CNNBENCH_BENCH_RUN_SUMMARY_H_

@@ -21,6 +21,7 @@
 #include "bench/suite/names.h"
 #include "nlohmann/json.hpp"
 #include "tools/history/schema.h"
+#include "tools/history/store_series.h"
 #include "tools/report/context_keys.h"
 #include "tools/report/results.h"
 
@@ -235,10 +236,12 @@ std::optional<int> CountCommits(const std::string& dir, const std::string& a,
 
 }  // namespace
 
+namespace internal {
 std::optional<int> CountCommitsInRepo(const std::string& dir, const std::string& a,
                                       const std::string& b) {
   return CountCommits(dir, a, b);
 }
+}  // namespace internal
 
 std::string ContentHash(absl::string_view bytes) {
   uint64_t h = 1469598103934665603ULL;
@@ -580,28 +583,6 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
     return s;
   }
   if (absl::Status s = number(); !s.ok()) return s;
-  return out;
-}
-
-absl::StatusOr<std::vector<RunListing>> Store::Runs(int64_t machine_id) {
-  absl::StatusOr<std::vector<Row>> rows = db_->Query(
-      "SELECT r.id, m.platform, r.date, r.git_commit, r.dirty, r.source, r.interrupted, r.cases "
-      "FROM runs r JOIN machines m ON m.id = r.machine_id WHERE (? = 0 OR r.machine_id = ?) "
-      "ORDER BY r.unix_time, r.id",
-      {Value::Int(machine_id), Value::Int(machine_id)});
-  if (!rows.ok()) return rows.status();
-  std::vector<RunListing> out;
-  for (const Row& r : *rows) {
-    RunListing l;
-    l.id = IntAt(r, 0);
-    l.platform = TextAt(r, 1);
-    l.date = TextAt(r, 2);
-    l.commit = TextAt(r, 3) + (IntAt(r, 4) ? "+dirty" : "");
-    l.source = TextAt(r, 5);
-    l.interrupted = TextAt(r, 6);
-    l.cases = static_cast<int>(IntAt(r, 7));
-    out.push_back(std::move(l));
-  }
   return out;
 }
 
