@@ -68,7 +68,16 @@ absl::StatusOr<DashboardData> Store::Dashboard(const DetectParams& params) {
             absl::StrCat(it.key(), "=", it->is_string() ? it->get<std::string>() : it->dump()));
     d.settings = absl::StrJoin(parts, ", ");
     const std::vector<SeriesPoint> sp = ToSeriesPoints(*points, notes);
-    const std::vector<Band> band = RollingBand(sp, s.higher, params);
+    absl::StatusOr<std::vector<StoredChange>> changes =
+        ChangesOf(s, *points, notes, params, causes);
+    if (!changes.ok()) return changes.status();
+    // The band drawn restarts at each change found, as at an annotation: a
+    // window reaching across a step would span both levels.
+    std::vector<SeriesPoint> banded = sp;
+    for (const StoredChange& c : *changes)
+      for (size_t i = 0; i < banded.size(); ++i)
+        if (banded[i].run_id == c.after_run) banded[i].restart = true;
+    const std::vector<Band> band = RollingBand(banded, s.higher, params);
     // The baseline: the median of the first runs (up to 10) since the last restart.
     size_t start = 0;
     for (size_t i = 0; i < sp.size(); ++i)
@@ -107,9 +116,6 @@ absl::StatusOr<DashboardData> Store::Dashboard(const DetectParams& params) {
                      : (p.status == "oom" ? "OOM" : absl::StrCat("error: ", p.message));
       d.points.push_back(std::move(dp));
     }
-    absl::StatusOr<std::vector<StoredChange>> changes =
-        ChangesOf(s, *points, notes, params, causes);
-    if (!changes.ok()) return changes.status();
     for (const StoredChange& c : *changes) {
       DashChange dc;
       dc.series_id = s.id;
