@@ -44,14 +44,18 @@ size_t Occurrences(const std::string& text, const std::string& what) {
 TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   SKIP_WITHOUT_MPIRUN(mpirun);
   const std::string json_path = TempPath("mpi_run.json");
+  const std::string store = TempPath("mpi_run.db");
   std::remove(json_path.c_str());
+  std::remove(store.c_str());
   const MpiJob job =
       RunMpiJob(mpirun, 2,
                 absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
                              "--collective_ranks=3 --benchmark_repetitions=1 --benchmark_out=",
-                             json_path,
-                             " --benchmark_out_format=json"));
+                             json_path, " --benchmark_out_format=json --store=", store));
   ASSERT_EQ(job.exit_code, 0) << job.output;
+  // Rank 0 alone keeps the run in the store.
+  EXPECT_EQ(Occurrences(job.output, "stored as run "), 1u) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "stored as run 1 of this machine")) << job.output;
   // One header and one progress line per case: rank 0's.
   EXPECT_EQ(Occurrences(job.output, "cnnbench (opt build)") +
                 Occurrences(job.output, "cnnbench (fastbuild build)") +
@@ -112,6 +116,7 @@ SignalledSweep RunSignalledSweep(const std::string& mpirun, const std::string& n
                                  int rank = -1) {
   const std::string dir = TempPath(name);
   std::filesystem::remove_all(dir);
+  std::filesystem::remove(dir + ".db");
   std::filesystem::create_directories(dir);
   const std::string json_path = dir + "/run.json";
   SignalledSweep sweep;
@@ -122,7 +127,7 @@ SignalledSweep RunSignalledSweep(const std::string& mpirun, const std::string& n
                    "--collective_ops=sum --collective_bytes=64,4M --collective_factor=65536 "
                    "--collective_iters=4000 --collective_warmup=1 --benchmark_repetitions=1 "
                    "--benchmark_out=",
-                   json_path, " --benchmark_out_format=json"),
+                   json_path, " --benchmark_out_format=json --store=", dir, ".db"),
       "[2/", signal, /*timeout_seconds=*/90, rank);
   std::ifstream in(json_path);
   sweep.run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -171,6 +176,10 @@ TEST(MpiSuiteTest, ASignalToOneOtherRankStopsEveryRankAndIsWritten) {
       << sweep.run.at("context").dump();
   EXPECT_EQ(sweep.run.at("benchmarks").size(), 1u) << sweep.run.dump(2);
   EXPECT_EQ(sweep.files, std::vector<std::string>{"run.json"}) << "left behind";
+  // Kept in the store before rank 0 ended the job, marked.
+  EXPECT_EQ(Occurrences(sweep.job.output, "stored as run 1 of this machine"), 1u)
+      << sweep.job.output;
+  EXPECT_TRUE(absl::StrContains(sweep.job.output, ", marked interrupted")) << sweep.job.output;
 }
 
 // SIGTERM to mpirun's whole process group, as `timeout ... mpirun` and a

@@ -84,12 +84,18 @@ constexpr char kSlowSweep[] =
 
 void ExpectInterruptedRunKeepsFinishedCases(const char* signal, int expected_status) {
   const std::string json_path = TempPath(absl::StrCat("interrupted_", signal, ".json"));
+  const std::string store = TempPath(absl::StrCat("interrupted_", signal, ".db"));
   std::remove(json_path.c_str());
+  std::remove(store.c_str());
   std::string output;
-  const int status =
-      RunAndInterrupt(absl::StrCat(kSlowSweep, " --benchmark_out=", json_path), signal, &output);
+  const int status = RunAndInterrupt(
+      absl::StrCat(kSlowSweep, " --benchmark_out=", json_path, " --store=", store), signal,
+      &output);
   EXPECT_EQ(status, expected_status) << output;
   EXPECT_TRUE(absl::StrContains(output, "interrupted")) << output;
+  // Kept in the store too, marked.
+  EXPECT_TRUE(absl::StrContains(output, absl::StrCat("in ", store, ", marked interrupted")))
+      << output;
   const std::string text = ReadFile(json_path);
   ASSERT_FALSE(text.empty()) << output;
   nlohmann::json run = nlohmann::json::parse(text);  // throws (fails) on a truncated file

@@ -77,6 +77,11 @@ struct ChangeQuery {
   // A git work tree to count the commits between two runs in ("": none,
   // the commits are named but not counted).
   std::string repo_dir;
+  // With run_id: also the series where that run lies outside its band
+  // (Departures), from the same reading of the history; with
+  // departures_only, nothing else is looked for or stored.
+  std::vector<StoredChange>* departures = nullptr;
+  bool departures_only = false;
 };
 
 struct PruneOutcome {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +24,48 @@ Json DiffJson(const std::vector<std::pair<std::string, std::string>>& diff) {
   return j;
 }
 
+// Run `run_id` of series `s` outside its rolling band by at least
+// min_step: what the run's end shows before a change is confirmed.
+absl::StatusOr<std::optional<StoredChange>> DepartureAt(const SeriesRow& s,
+                                                        const std::vector<PointRow>& points,
+                                                        const std::vector<AnnotationRow>& notes,
+                                                        int64_t run_id, const DetectParams& params,
+                                                        CauseFinder& causes) {
+  size_t at = points.size();
+  for (size_t i = 0; i < points.size(); ++i)
+    if (points[i].run_id == run_id) at = i;
+  if (at == 0 || at >= points.size()) return std::nullopt;
+  const std::vector<SeriesPoint> sp = ToSeriesPoints(points, notes);
+  const std::vector<Band> band = RollingBand(sp, s.higher, params);
+  if (at >= band.size() || !std::isfinite(band[at].center) || band[at].center <= 0)
+    return std::nullopt;
+  const double best = BestOf(sp[at], s.higher);
+  if (!std::isfinite(best)) return std::nullopt;
+  const double ratio = best / band[at].center;
+  if (best >= band[at].low && best <= band[at].high) return std::nullopt;
+  if (std::abs(ratio - 1) < params.min_step) return std::nullopt;
+  size_t before = at - 1;
+  while (before > 0 && points[before].status != "ok") --before;
+  StoredChange c;
+  c.series_id = s.id;
+  c.machine_id = s.machine_id;
+  c.platform = s.platform;
+  c.case_name = s.case_name;
+  c.counter = s.counter;
+  c.higher_is_better = s.higher;
+  c.before_run = points[before].run_id;
+  c.after_run = run_id;
+  c.before_date = points[before].date;
+  c.after_date = points[at].date;
+  c.before_commit = points[before].commit;
+  c.after_commit = points[at].commit;
+  c.ratio = c.low = c.high = ratio;
+  c.regression = s.higher ? ratio < 1 : ratio > 1;
+  c.method = "this run's best repetition outside its rolling band";
+  if (absl::Status e = causes.Explain(points[before], points[at], c); !e.ok()) return e;
+  return c;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& query) {
@@ -35,14 +78,31 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
   // At a run's end only its own changes are asked for: the window and a
   // margin before it are enough.
   const int last = query.run_id != 0 ? query.params.window + 20 : 0;
+  std::map<int64_t, std::vector<PointRow>> recent;
+  if (query.run_id != 0) {
+    absl::StatusOr<std::map<int64_t, std::vector<PointRow>>> got =
+        LoadRecentPoints(db, query.run_id, last);
+    if (!got.ok()) return got.status();
+    recent = *std::move(got);
+  }
   std::vector<StoredChange> found;
   std::map<int64_t, std::vector<StoredChange>> per_series;
   const int segment = std::max(1, query.params.min_segment);
   for (const SeriesRow& s : *series) {
-    absl::StatusOr<std::vector<PointRow>> points = LoadPoints(db, s.id, last);
+    absl::StatusOr<std::vector<PointRow>> points =
+        query.run_id != 0 ? absl::StatusOr<std::vector<PointRow>>(std::move(recent[s.id]))
+                          : LoadPoints(db, s.id, 0);
     if (!points.ok()) return points.status();
+    const std::vector<AnnotationRow> notes = AnnotationsOf(*annotations, s);
+    if (query.run_id != 0 && query.departures != nullptr) {
+      absl::StatusOr<std::optional<StoredChange>> off =
+          DepartureAt(s, *points, notes, query.run_id, query.params, causes);
+      if (!off.ok()) return off.status();
+      if (*off) query.departures->push_back(**off);
+    }
+    if (query.departures_only) continue;
     absl::StatusOr<std::vector<StoredChange>> changes =
-        ChangesOf(s, *points, AnnotationsOf(*annotations, s), query.params, causes);
+        ChangesOf(s, *points, notes, query.params, causes);
     if (!changes.ok()) return changes.status();
     if (query.run_id != 0) {
       // The ones this run confirms: their new level's first runs hold it,
@@ -66,8 +126,9 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
     }
     per_series[s.id] = *std::move(changes);
   }
+  if (per_series.empty()) return found;
   // Kept: a whole-history pass replaces each series' changes; a run's pass
-  // adds the ones it started.
+  // adds the ones it confirms.
   const std::string now = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
   absl::Status tx = db.Begin();
   if (!tx.ok()) return tx;
@@ -108,49 +169,15 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
 
 absl::StatusOr<std::vector<StoredChange>> Store::Departures(int64_t run_id,
                                                            const DetectParams& params) {
-  Db& db = *db_;
-  absl::StatusOr<std::vector<SeriesRow>> series = LoadSeries(db, 0, run_id);
-  if (!series.ok()) return series.status();
-  absl::StatusOr<std::vector<AnnotationRow>> annotations = LoadAnnotations(db);
-  if (!annotations.ok()) return annotations.status();
-  CauseFinder causes(db, ".");
+  ChangeQuery q;
+  q.run_id = run_id;
+  q.params = params;
+  q.repo_dir = ".";
+  q.departures_only = true;
   std::vector<StoredChange> out;
-  for (const SeriesRow& s : *series) {
-    absl::StatusOr<std::vector<PointRow>> points = LoadPoints(db, s.id, params.window + 20);
-    if (!points.ok()) return points.status();
-    size_t at = points->size();
-    for (size_t i = 0; i < points->size(); ++i)
-      if ((*points)[i].run_id == run_id) at = i;
-    if (at == 0 || at >= points->size()) continue;
-    const std::vector<SeriesPoint> sp = ToSeriesPoints(*points, AnnotationsOf(*annotations, s));
-    const std::vector<Band> band = RollingBand(sp, s.higher, params);
-    if (at >= band.size() || !std::isfinite(band[at].center) || band[at].center <= 0) continue;
-    const double best = BestOf(sp[at], s.higher);
-    if (!std::isfinite(best)) continue;
-    const double ratio = best / band[at].center;
-    if (best >= band[at].low && best <= band[at].high) continue;
-    if (std::abs(ratio - 1) < params.min_step) continue;
-    size_t before = at - 1;
-    while (before > 0 && (*points)[before].status != "ok") --before;
-    StoredChange c;
-    c.series_id = s.id;
-    c.machine_id = s.machine_id;
-    c.platform = s.platform;
-    c.case_name = s.case_name;
-    c.counter = s.counter;
-    c.higher_is_better = s.higher;
-    c.before_run = (*points)[before].run_id;
-    c.after_run = run_id;
-    c.before_date = (*points)[before].date;
-    c.after_date = (*points)[at].date;
-    c.before_commit = (*points)[before].commit;
-    c.after_commit = (*points)[at].commit;
-    c.ratio = c.low = c.high = ratio;
-    c.regression = s.higher ? ratio < 1 : ratio > 1;
-    c.method = "this run's best repetition outside its rolling band";
-    if (absl::Status e = causes.Explain((*points)[before], (*points)[at], c); !e.ok()) return e;
-    out.push_back(std::move(c));
-  }
+  q.departures = &out;
+  absl::StatusOr<std::vector<StoredChange>> none = FindChanges(q);
+  if (!none.ok()) return none.status();
   return out;
 }
 

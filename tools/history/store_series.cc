@@ -37,15 +37,14 @@ absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int 
   absl::StatusOr<std::vector<Row>> rows = db.Query(
       "SELECT r.run_id, u.unix_time, u.date, u.git_commit, u.dirty, r.status, r.message, r.value, "
       "r.best, r.min_value, r.max_value, r.repetitions, r.pruned FROM results r JOIN runs u ON "
-      "u.id = r.run_id WHERE r.series_id = ? ORDER BY u.unix_time, u.id",
-      {Value::Int(series_id)});
+      "u.id = r.run_id WHERE r.series_id = ? ORDER BY u.unix_time DESC, u.id DESC LIMIT ?",
+      {Value::Int(series_id), Value::Int(last > 0 ? last : std::numeric_limits<int64_t>::max())});
   if (!rows.ok()) return rows.status();
+  std::reverse(rows->begin(), rows->end());  // oldest first
   std::vector<PointRow> points;
-  const size_t skip = last > 0 && rows->size() > static_cast<size_t>(last)
-                          ? rows->size() - static_cast<size_t>(last)
-                          : 0;
+  const bool skip = last > 0;  // some runs may be left out
   std::map<int64_t, size_t> index;
-  for (size_t i = skip; i < rows->size(); ++i) {
+  for (size_t i = 0; i < rows->size(); ++i) {
     const Row& r = (*rows)[i];
     PointRow p;
     p.run_id = IntAt(r, 0);
@@ -65,10 +64,13 @@ absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int 
     points.push_back(std::move(p));
   }
   if (points.empty()) return points;
+  // Only the repetitions of the runs kept (the index is on series, run).
+  int64_t first_run = points.front().run_id;
+  for (const PointRow& p : points) first_run = std::min(first_run, p.run_id);
   absl::StatusOr<std::vector<Row>> reps = db.Query(
-      "SELECT run_id, value FROM repetitions WHERE series_id = ? AND kind = 'iteration' AND "
-      "value IS NOT NULL AND run_id >= ? ORDER BY run_id, repetition",
-      {Value::Int(series_id), Value::Int(0)});
+      "SELECT run_id, value FROM repetitions WHERE series_id = ? AND run_id >= ? AND kind = "
+      "'iteration' AND value IS NOT NULL ORDER BY run_id, repetition",
+      {Value::Int(series_id), Value::Int(skip ? first_run : 0)});
   if (!reps.ok()) return reps.status();
   for (const Row& r : *reps) {
     auto it = index.find(IntAt(r, 0));
@@ -82,6 +84,71 @@ absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int 
       p.values.push_back(p.best);
   }
   return points;
+}
+
+absl::StatusOr<std::map<int64_t, std::vector<PointRow>>> LoadRecentPoints(Db& db, int64_t run_id,
+                                                                          int runs) {
+  std::map<int64_t, std::vector<PointRow>> out;
+  absl::StatusOr<std::vector<Row>> run =
+      db.Query("SELECT machine_id, unix_time FROM runs WHERE id = ?", {Value::Int(run_id)});
+  if (!run.ok()) return run.status();
+  if (run->empty()) return out;
+  const int64_t machine = IntAt(run->front(), 0);
+  const int64_t until = IntAt(run->front(), 1);
+  absl::StatusOr<std::vector<Row>> oldest = db.Query(
+      "SELECT unix_time FROM runs WHERE machine_id = ? AND unix_time <= ? ORDER BY unix_time "
+      "DESC, id DESC LIMIT 1 OFFSET ?",
+      {Value::Int(machine), Value::Int(until), Value::Int(std::max(0, runs - 1))});
+  if (!oldest.ok()) return oldest.status();
+  const int64_t since = oldest->empty() ? std::numeric_limits<int64_t>::min() : IntAt(oldest->front(), 0);
+  const std::vector<Value> params = {Value::Int(machine), Value::Int(since), Value::Int(run_id)};
+  absl::StatusOr<std::vector<Row>> rows = db.Query(
+      "SELECT r.series_id, r.run_id, u.unix_time, u.date, u.git_commit, u.dirty, r.status, "
+      "r.message, r.value, r.best, r.min_value, r.max_value, r.repetitions, r.pruned FROM results "
+      "r JOIN runs u ON u.id = r.run_id WHERE u.machine_id = ? AND u.unix_time >= ? AND "
+      "r.series_id IN (SELECT series_id FROM results WHERE run_id = ?) ORDER BY r.series_id, "
+      "u.unix_time, u.id",
+      params);
+  if (!rows.ok()) return rows.status();
+  std::map<std::pair<int64_t, int64_t>, PointRow*> index;  // (series, run) -> point
+  for (const Row& r : *rows) {
+    PointRow p;
+    p.run_id = IntAt(r, 1);
+    p.unix_time = IntAt(r, 2);
+    p.date = TextAt(r, 3);
+    p.commit = TextAt(r, 4);
+    p.dirty = IntAt(r, 5) != 0;
+    p.status = TextAt(r, 6);
+    p.message = TextAt(r, 7);
+    p.value = RealAt(r, 8);
+    p.best = RealAt(r, 9);
+    p.min = RealAt(r, 10);
+    p.max = RealAt(r, 11);
+    p.repetitions = static_cast<int>(IntAt(r, 12));
+    p.pruned = IntAt(r, 13) != 0;
+    out[IntAt(r, 0)].push_back(std::move(p));
+  }
+  for (auto& [series, points] : out)
+    for (PointRow& p : points) index[{series, p.run_id}] = &p;
+  // Driven by the runs (the repetitions' key starts with the run): by the
+  // series, SQLite would read every repetition each series ever had.
+  absl::StatusOr<std::vector<Row>> reps = db.Query(
+      "SELECT p.series_id, p.run_id, p.value FROM repetitions p WHERE p.run_id IN (SELECT id "
+      "FROM runs WHERE machine_id = ? AND unix_time >= ?) AND p.series_id IN (SELECT series_id "
+      "FROM results WHERE run_id = ?) AND p.kind = 'iteration' AND p.value IS NOT NULL ORDER BY "
+      "p.run_id, p.repetition",
+      params);
+  if (!reps.ok()) return reps.status();
+  for (const Row& r : *reps) {
+    auto it = index.find({IntAt(r, 0), IntAt(r, 1)});
+    const double v = RealAt(r, 2);
+    if (it != index.end() && std::isfinite(v) && v > 0) it->second->values.push_back(v);
+  }
+  for (auto& [series, points] : out)
+    for (PointRow& p : points)
+      if (p.values.empty() && p.status == "ok" && std::isfinite(p.best) && p.best > 0)
+        p.values.push_back(p.best);
+  return out;
 }
 
 absl::StatusOr<std::vector<AnnotationRow>> LoadAnnotations(Db& db) {

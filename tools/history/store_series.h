@@ -47,6 +47,10 @@ struct AnnotationRow {
 
 absl::StatusOr<std::vector<SeriesRow>> LoadSeries(Db& db, int64_t machine_id, int64_t run_id);
 absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int last);
+// For the series run `run_id` measured: their runs among the machine's
+// last `runs` runs up to it, in two queries (a run's end).
+absl::StatusOr<std::map<int64_t, std::vector<PointRow>>> LoadRecentPoints(Db& db, int64_t run_id,
+                                                                          int runs);
 absl::StatusOr<std::vector<AnnotationRow>> LoadAnnotations(Db& db);
 std::vector<AnnotationRow> AnnotationsOf(const std::vector<AnnotationRow>& all,
                                          const SeriesRow& s);
