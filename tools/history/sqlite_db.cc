@@ -17,11 +17,13 @@ namespace {
 // How long a writer waits for another's transaction before giving up.
 constexpr int kBusyTimeoutMs = 60000;
 
+// `db`: the connection whose message says what failed; null: `doing`
+// already holds the database's message.
 absl::Status SqliteError(sqlite3* db, const std::string& where, int code,
                          absl::string_view doing) {
   const std::string message =
-      absl::StrCat("results store ", where, ": ", doing, ": ",
-                   db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code));
+      db != nullptr ? absl::StrCat("results store ", where, ": ", doing, ": ", sqlite3_errmsg(db))
+                    : absl::StrCat("results store ", where, ": ", doing);
   switch (code & 0xff) {
     case SQLITE_FULL:
       return absl::ResourceExhaustedError(absl::StrCat(message, " (the disk is full)"));
@@ -165,7 +167,9 @@ absl::StatusOr<std::unique_ptr<Db>> OpenSqlite(const std::string& path, bool cre
                     SQLITE_OPEN_NOMUTEX;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    absl::Status error = SqliteError(db, path, rc, "opening");
+    absl::Status error =
+        db != nullptr ? SqliteError(db, path, rc, "opening")
+                      : SqliteError(nullptr, path, rc, absl::StrCat("opening: ", sqlite3_errstr(rc)));
     sqlite3_close_v2(db);
     return error;
   }

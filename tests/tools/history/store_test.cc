@@ -537,6 +537,38 @@ TEST(SqliteStore, AFileThatIsNotADatabaseIsLeftAsItIs) {
   EXPECT_EQ(ReadAll(path), "these are my notes, not a database\n");
 }
 
+TEST(SqliteStore, ADamagedStoreIsAnErrorNamingItNotACrash) {
+  const std::string path = test_files::FreshTempDir("damaged") + "/damaged.db";
+  {
+    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open(path, true);
+    ASSERT_TRUE(s.ok());
+    RunSpec r;
+    for (int i = 0; i < 50; ++i)
+      r.cases.push_back(
+          {absl::StrCat("train/resnet50/fp32/synthetic/batch:", i + 1, "/gpus:0"), {1, 2, 3}});
+    const std::string text = RunJson(r);
+    ASSERT_TRUE((*s)->Import(Parse(text), text, "a").ok());
+    ASSERT_TRUE((*s)->db().ExecScript("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+  }
+  // Every page after the first two overwritten: the tables' pages are garbage.
+  std::string bytes = ReadAll(path);
+  ASSERT_GT(bytes.size(), 3 * 4096u);
+  for (size_t i = 2 * 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open(path, false);
+  absl::Status status = s.status();
+  if (s.ok()) {  // the schema's pages may have survived: the first read of a table fails
+    RunSpec r;
+    r.date = "2026-12-02T10:00:00+00:00";
+    r.cases = {{kResnet, {100}}};
+    const std::string text = RunJson(r);
+    status = (*s)->Import(Parse(text), text, "b").status();
+    if (status.ok()) status = (*s)->FindChanges({}).status();
+  }
+  ASSERT_FALSE(status.ok());
+  EXPECT_TRUE(absl::StrContains(status.message(), path)) << status;
+}
+
 TEST(SqliteStore, SomeoneElsesDatabaseIsLeftAsItIs) {
   const std::string path = test_files::FreshTempDir("theirs") + "/theirs.db";
   {
