@@ -19,17 +19,7 @@ out="${1:-$(mktemp -d /tmp/cnnbench_dashboard_html.XXXXXX)}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-browser() { command -v chromium || command -v chromium-browser || true; }
-if [[ -z "$(browser)" ]]; then
-  sudo=""
-  [[ "$(id -u)" != 0 ]] && sudo="sudo"
-  log "installing chromium with apt (once)"
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium \
-    || { $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
-           apt-get install -y -q --no-install-recommends chromium; } \
-    || { log "could not install chromium"; exit 1; }
-fi
-chromium="$(browser)"
+source tools/chromium.sh  # sets $chromium
 
 ./bazelw build //tests/tools/history:dashboard_fixture_site
 site="$out/site"

@@ -13,17 +13,7 @@ out="${1:-$(mktemp -d /tmp/cnnbench_report_html.XXXXXX)}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-browser() { command -v chromium || command -v chromium-browser || true; }
-if [[ -z "$(browser)" ]]; then
-  sudo=""
-  [[ "$(id -u)" != 0 ]] && sudo="sudo"
-  log "installing chromium with apt (once)"
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium \
-    || { $sudo apt-get update -q && $sudo env DEBIAN_FRONTEND=noninteractive \
-           apt-get install -y -q --no-install-recommends chromium; } \
-    || { log "could not install chromium"; exit 1; }
-fi
-chromium="$(browser)"
+source tools/chromium.sh  # sets $chromium
 
 # The page: two platforms plus the DGX-1 fixture and a comparison, so every
 # kind of table and chart appears.

@@ -31,6 +31,27 @@ absl::StatusOr<std::vector<SeriesRow>> LoadSeries(Db& db, int64_t machine_id, in
   return out;
 }
 
+// A run of a series from the columns run_id, unix_time, date, git_commit,
+// dirty, status, message, value, best, min_value, max_value, repetitions,
+// pruned, starting at `at`.
+PointRow PointFromRow(const Row& r, size_t at) {
+  PointRow p;
+  p.run_id = IntAt(r, at);
+  p.unix_time = IntAt(r, at + 1);
+  p.date = TextAt(r, at + 2);
+  p.commit = TextAt(r, at + 3);
+  p.dirty = IntAt(r, at + 4) != 0;
+  p.status = TextAt(r, at + 5);
+  p.message = TextAt(r, at + 6);
+  p.value = RealAt(r, at + 7);
+  p.best = RealAt(r, at + 8);
+  p.min = RealAt(r, at + 9);
+  p.max = RealAt(r, at + 10);
+  p.repetitions = static_cast<int>(IntAt(r, at + 11));
+  p.pruned = IntAt(r, at + 12) != 0;
+  return p;
+}
+
 // The series' runs in order (the last `last` of them when > 0), with the
 // repetitions' values of its counter where they are kept.
 absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int last) {
@@ -45,21 +66,7 @@ absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int 
   const bool skip = last > 0;  // some runs may be left out
   std::map<int64_t, size_t> index;
   for (size_t i = 0; i < rows->size(); ++i) {
-    const Row& r = (*rows)[i];
-    PointRow p;
-    p.run_id = IntAt(r, 0);
-    p.unix_time = IntAt(r, 1);
-    p.date = TextAt(r, 2);
-    p.commit = TextAt(r, 3);
-    p.dirty = IntAt(r, 4) != 0;
-    p.status = TextAt(r, 5);
-    p.message = TextAt(r, 6);
-    p.value = RealAt(r, 7);
-    p.best = RealAt(r, 8);
-    p.min = RealAt(r, 9);
-    p.max = RealAt(r, 10);
-    p.repetitions = static_cast<int>(IntAt(r, 11));
-    p.pruned = IntAt(r, 12) != 0;
+    PointRow p = PointFromRow((*rows)[i], 0);
     index[p.run_id] = points.size();
     points.push_back(std::move(p));
   }
@@ -111,23 +118,7 @@ absl::StatusOr<std::map<int64_t, std::vector<PointRow>>> LoadRecentPoints(Db& db
       params);
   if (!rows.ok()) return rows.status();
   std::map<std::pair<int64_t, int64_t>, PointRow*> index;  // (series, run) -> point
-  for (const Row& r : *rows) {
-    PointRow p;
-    p.run_id = IntAt(r, 1);
-    p.unix_time = IntAt(r, 2);
-    p.date = TextAt(r, 3);
-    p.commit = TextAt(r, 4);
-    p.dirty = IntAt(r, 5) != 0;
-    p.status = TextAt(r, 6);
-    p.message = TextAt(r, 7);
-    p.value = RealAt(r, 8);
-    p.best = RealAt(r, 9);
-    p.min = RealAt(r, 10);
-    p.max = RealAt(r, 11);
-    p.repetitions = static_cast<int>(IntAt(r, 12));
-    p.pruned = IntAt(r, 13) != 0;
-    out[IntAt(r, 0)].push_back(std::move(p));
-  }
+  for (const Row& r : *rows) out[IntAt(r, 0)].push_back(PointFromRow(r, 1));
   for (auto& [series, points] : out)
     for (PointRow& p : points) index[{series, p.run_id}] = &p;
   // Driven by the runs (the repetitions' key starts with the run): by the
@@ -205,6 +196,23 @@ std::vector<SeriesPoint> ToSeriesPoints(const std::vector<PointRow>& points,
 std::string ShortCommit(const std::string& commit) { return commit.substr(0, 7); }
 
 // Explains a change: the environment between its two runs, and the code.
+StoredChange ChangeBetween(const SeriesRow& s, const PointRow& before, const PointRow& after) {
+  StoredChange c;
+  c.series_id = s.id;
+  c.machine_id = s.machine_id;
+  c.platform = s.platform;
+  c.case_name = s.case_name;
+  c.counter = s.counter;
+  c.higher_is_better = s.higher;
+  c.before_run = before.run_id;
+  c.after_run = after.run_id;
+  c.before_date = before.date;
+  c.after_date = after.date;
+  c.before_commit = before.commit + (before.dirty ? "+dirty" : "");
+  c.after_commit = after.commit + (after.dirty ? "+dirty" : "");
+  return c;
+}
+
 std::optional<int> CauseFinder::CountCommitsBetween(const std::string& a, const std::string& b) {
   return CountCommitsInRepo(repo_dir_, a, b);
 }
@@ -223,19 +231,7 @@ absl::StatusOr<std::vector<StoredChange>> ChangesOf(const SeriesRow& s,
       continue;
     const PointRow& before = points[d.before];
     const PointRow& after = points[d.after];
-    StoredChange c;
-    c.series_id = s.id;
-    c.machine_id = s.machine_id;
-    c.platform = s.platform;
-    c.case_name = s.case_name;
-    c.counter = s.counter;
-    c.higher_is_better = s.higher;
-    c.before_run = before.run_id;
-    c.after_run = after.run_id;
-    c.before_date = before.date;
-    c.after_date = after.date;
-    c.before_commit = before.commit + (before.dirty ? "+dirty" : "");
-    c.after_commit = after.commit + (after.dirty ? "+dirty" : "");
+    StoredChange c = ChangeBetween(s, before, after);
     c.ratio = d.ratio;
     c.low = d.low;
     c.high = d.high;

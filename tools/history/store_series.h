@@ -46,6 +46,7 @@ struct AnnotationRow {
 };
 
 absl::StatusOr<std::vector<SeriesRow>> LoadSeries(Db& db, int64_t machine_id, int64_t run_id);
+PointRow PointFromRow(const Row& r, size_t at);
 absl::StatusOr<std::vector<PointRow>> LoadPoints(Db& db, int64_t series_id, int last);
 // For the series run `run_id` measured: their runs among the machine's
 // last `runs` runs up to it, in two queries (a run's end).
@@ -132,6 +133,9 @@ absl::StatusOr<std::vector<StoredChange>> ChangesOf(const SeriesRow& s,
                                                     const std::vector<AnnotationRow>& annotations,
                                                     const DetectParams& params,
                                                     CauseFinder& causes);
+
+// A change of `s` between two of its runs, its figures still to be filled.
+StoredChange ChangeBetween(const SeriesRow& s, const PointRow& before, const PointRow& after);
 
 // Commits from a to b in the work tree `dir` (store.cc), nullopt when git cannot say.
 std::optional<int> CountCommitsInRepo(const std::string& dir, const std::string& a,
