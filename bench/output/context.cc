@@ -2,7 +2,11 @@
 
 #include <glob.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <random>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -14,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "benchmark/benchmark.h"
+#include "core/redact.h"
 
 namespace cnnbench::bench {
 
@@ -87,6 +92,15 @@ bool NeedsQuotes(const std::string& arg) {
 
 }  // namespace
 
+std::string RunUuid() {
+  std::random_device device;
+  std::seed_seq seed{device(), device(), device(), device(),
+                     static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()),
+                     static_cast<unsigned>(::getpid())};
+  std::mt19937_64 bits(seed);
+  return absl::StrFormat("%016x%016x", bits(), bits());
+}
+
 PlatformInfo AddPlatformContext(const std::string& platform_override) {
   PlatformInfo info = CollectPlatformInfo();
   if (!platform_override.empty()) info.platform = platform_override;
@@ -96,6 +110,7 @@ PlatformInfo AddPlatformContext(const std::string& platform_override) {
 
 void AddRunContext(const std::string& command_line) {
   benchmark::AddCustomContext("command_line", command_line);
+  benchmark::AddCustomContext("run_uuid", RunUuid());
   benchmark::AddCustomContext("cnnbench_build", BuildCompilationMode());
 #ifdef NDEBUG
   benchmark::AddCustomContext("cnnbench_assertions", "off");
@@ -119,7 +134,8 @@ std::vector<std::pair<std::string, std::string>> EndOfRunContext() {
 std::string CommandLine(int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
+    // A store's password is not recorded (--store=postgresql://u:pw@...).
+    std::string arg = RedactedUri(argv[i]);
     if (NeedsQuotes(arg)) {
       std::string quoted = "'";
       for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);

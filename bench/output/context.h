@@ -20,16 +20,20 @@ extern const char kLibraryBuildTypeNote[];
 PlatformInfo AddPlatformContext(const std::string& platform_override);
 
 // What the run was started with and under: `command_line` (as typed, before
-// any flag is consumed), cnnbench_build (the suite's compilation mode),
+// any flag is consumed), run_uuid (RunUuid: what tells two runs of one
+// command in one second apart in the results store), cnnbench_build (the suite's compilation mode),
 // cnnbench_assertions, a note on Google Benchmark's library_build_type,
 // load_average_start, and the CPU frequency governor and clocks where
 // /sys/devices/system/cpu/cpu*/cpufreq/ is readable.
 void AddRunContext(const std::string& command_line);
 
+// 128 random bits as 32 hex digits, new for every run.
+std::string RunUuid();
+
 // The entries known when the run ends: load_average_end.
 std::vector<std::pair<std::string, std::string>> EndOfRunContext();
 
-// argv as one shell-quoted line.
+// argv as one shell-quoted line, a database URI's password as "***".
 std::string CommandLine(int argc, const char* const* argv);
 
 }  // namespace cnnbench::bench

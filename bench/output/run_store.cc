@@ -14,9 +14,14 @@ namespace {
 
 std::string Percent(double ratio) { return absl::StrFormat("%+.1f%%", (ratio - 1) * 100); }
 
+// " --store=SPEC" for a store other than the default, its password hidden.
+std::string StoreFlag(const std::string& spec) {
+  return spec == history::kDefaultStore ? "" : absl::StrCat(" --store=", history::RedactedUri(spec));
+}
+
 std::string ImportLater(const std::string& spec, const std::string& json_path) {
   return absl::StrCat("import it later: ./bazelw run //tools:history -- import ", json_path,
-                      spec == history::kDefaultStore ? "" : absl::StrCat(" --store=", spec));
+                      StoreFlag(spec));
 }
 
 }  // namespace
@@ -58,6 +63,11 @@ StoreReport StoreRun(const std::string& spec, const std::string& json_path,
     return report;
   }
   report.stored = true;
+  // What the store had to say of the file (the reader's skipped entries, a
+  // case written twice), before where it went.
+  for (const std::string& w : warnings) absl::StrAppend(&report.lines, "warning: store: ", w, "\n");
+  for (const std::string& w : got->warnings)
+    absl::StrAppend(&report.lines, "warning: store: ", w, "\n");
   std::string line =
       got->already_stored
           ? absl::StrCat("already stored as run ", got->run_id, " in ", where)
@@ -92,7 +102,7 @@ StoreReport StoreRun(const std::string& spec, const std::string& json_path,
         return absl::StrJoin(shown, "; ");
       };
       if (!changes->empty())
-        absl::StrAppend(&line, "; ", changes->size(), " change(s) confirmed by this run (",
+        absl::StrAppend(&line, "; ", changes->size(), " change(s) found with this run (",
                         list(*changes, true), ")");
       if (!departures->empty())
         absl::StrAppend(&line, "; ", departures->size(),
@@ -101,9 +111,8 @@ StoreReport StoreRun(const std::string& spec, const std::string& json_path,
                         " runs hold the new level)");
     }
   }
-  report.lines = absl::StrCat(
-      line, "\ndashboard: ./bazelw run //tools:history -- dashboard",
-      spec == history::kDefaultStore ? "" : absl::StrCat(" --store=", spec), "\n");
+  absl::StrAppend(&report.lines, line, "\ndashboard: ./bazelw run //tools:history -- dashboard",
+                  StoreFlag(spec), "\n");
   return report;
 }
 

@@ -428,6 +428,16 @@ TEST(RunBehaviourTest, EveryRunIsKeptInTheStoreUnlessToldNot) {
       << output;
   EXPECT_EQ(ReadFile(notes), "not a database\n");
   EXPECT_TRUE(nlohmann::json::parse(ReadFile(dir + "/run3.json")).contains("benchmarks"));
+  // A shared store that is down: a warning that never shows its password.
+  ASSERT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --benchmark_out=", dir,
+                                  "/run4.json --store='postgresql://bench:s3cret@/nodb?host=", dir,
+                                  "/no_server'"),
+                     &output),
+            0)
+      << output;
+  EXPECT_NE(output.find("cnnbench: warning: not stored: "), std::string::npos) << output;
+  EXPECT_NE(output.find("postgresql://bench:***@/nodb"), std::string::npos) << output;
+  EXPECT_EQ(output.find("s3cret"), std::string::npos) << output;
   // An empty or folder value is refused before anything runs.
   EXPECT_EQ(RunBench("--preset=tiny --families=gemm --store= --list", &output), 2) << output;
   EXPECT_NE(output.find("--store=: empty"), std::string::npos) << output;

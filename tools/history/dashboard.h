@@ -59,7 +59,8 @@ struct DashSeries {
   std::string unit;        // "images/s"
   bool higher_is_better = true;
   std::string settings;    // the measurement settings, "steps=20, batch=32, ..."
-  double baseline = 0;     // the reference level: the median of the first window
+  // The reference level: the median of the first 10 runs since the last annotation.
+  double baseline = 0;
   std::vector<DashPoint> points;  // run order
   std::vector<DashChange> changes;
   std::vector<DashAnnotation> annotations;

@@ -258,7 +258,8 @@ std::string SeriesFacts(const DashboardData& data, const DashSeries& s) {
       "\">", E(MachineName(data, s.machine_id)), "</a></dd>\n<dt>Figure</dt><dd>", E(s.counter),
       " (", E(s.unit), "), ", s.higher_is_better ? "higher" : "lower", " is better</dd>\n",
       "<dt>Settings</dt><dd>", E(s.settings), "</dd>\n<dt>Baseline</dt><dd>",
-      FormatValue(s.baseline), " (the median of the first window)</dd>\n<dt>Latest</dt><dd>",
+      FormatValue(s.baseline),
+      " (the median of the first 10 runs since the last annotation)</dd>\n<dt>Latest</dt><dd>",
       FormatValue(sum.latest), " (", FormatPercent(sum.change), " against the baseline) ",
       "<span class=\"badge ", StatusClass(sum.status), "\">", E(sum.status_text),
       "</span></dd>\n<dt>Runs</dt><dd>", s.points.size(), " (", failed, " failed)</dd>\n</dl>\n");

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/redact.h"
 
 namespace cnnbench::history {
 
@@ -89,10 +90,44 @@ class Db {
   }
 };
 
-// Opens (creating when `create`) the SQLite file at `path` in WAL mode with
-// foreign keys on and a busy timeout. A file that is not a SQLite database
+// A write transaction that is rolled back on every path that leaves it
+// unfinished (an error return, a failed commit).
+class Transaction {
+ public:
+  explicit Transaction(Db& db) : db_(db) {}
+  ~Transaction() { Rollback(); }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  absl::Status Begin() {
+    absl::Status s = db_.Begin();
+    open_ = s.ok();
+    return s;
+  }
+  absl::Status Commit() {
+    open_ = false;
+    absl::Status s = db_.Commit();
+    if (!s.ok()) db_.Rollback().IgnoreError();
+    return s;
+  }
+  void Rollback() {
+    if (open_) db_.Rollback().IgnoreError();
+    open_ = false;
+  }
+
+ private:
+  Db& db_;
+  bool open_ = false;
+};
+
+// Opens (creating when `create`) the SQLite file at `path` with foreign
+// keys on and a busy timeout (WAL: UseWal). A file that is not a SQLite database
 // is an error naming it, and the file is left untouched.
 absl::StatusOr<std::unique_ptr<Db>> OpenSqlite(const std::string& path, bool create);
+
+// Switches a SQLite store to WAL mode (readers never block the writer),
+// which the file keeps; call it once the file is known to be a store, so a
+// foreign file is left as it was. Nothing for PostgreSQL.
+absl::Status UseWal(Db& db);
 
 // Connects to PostgreSQL with a libpq URI ("postgresql://user@host:port/db"
 // or "postgresql:///db?host=/socket/dir").
@@ -102,8 +137,8 @@ absl::StatusOr<std::unique_ptr<Db>> OpenPostgres(const std::string& uri);
 bool IsPostgresUri(absl::string_view spec);
 absl::StatusOr<std::unique_ptr<Db>> OpenDb(const std::string& spec, bool create);
 
-// `uri` with any password replaced by "***", for messages.
-std::string RedactedUri(absl::string_view uri);
+// `uri` with any password replaced by "***", for messages (core/redact.h).
+using ::cnnbench::RedactedUri;
 
 // A column of `row` as a number (0 for NULL or text that is not one).
 int64_t IntAt(const Row& row, size_t column);

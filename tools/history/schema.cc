@@ -170,6 +170,14 @@ absl::Status EnsureSchema(Db& db) {
     // Made in one transaction: a store is whole or absent. Two processes
     // making it at once: the second finds the first's.
     if (absl::Status begun = db.Begin(); !begun.ok()) return begun;
+    // PostgreSQL's writers do not queue on BEGIN as SQLite's do: the first
+    // to take this lock makes the schema, the others then find it.
+    if (db.dialect() == Db::Dialect::kPostgres) {
+      if (absl::Status locked = db.Exec("SELECT pg_advisory_xact_lock(4707001)"); !locked.ok()) {
+        db.Rollback().IgnoreError();
+        return locked;
+      }
+    }
     absl::StatusOr<bool> raced = HasTable(db, "meta");
     if (raced.ok() && *raced) return db.Commit();
     absl::Status made = db.ExecScript(SchemaSql(db));

@@ -154,6 +154,13 @@ class SqliteDb : public Db {
 
 }  // namespace
 
+absl::Status UseWal(Db& db) {
+  if (db.dialect() != Db::Dialect::kSqlite) return absl::OkStatus();
+  absl::StatusOr<std::vector<Row>> mode = db.Query("PRAGMA journal_mode=WAL");
+  if (!mode.ok()) return mode.status();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Db>> OpenSqlite(const std::string& path, bool create) {
   struct stat st;
   const bool exists = ::stat(path.c_str(), &st) == 0;
@@ -179,12 +186,14 @@ absl::StatusOr<std::unique_ptr<Db>> OpenSqlite(const std::string& path, bool cre
   // A 64 MiB page cache: an import touches each series' place in the
   // by-series indexes, which the default 2 MiB cache keeps rereading.
   // Reading the schema first tells a foreign file (SQLITE_NOTADB) before
-  // anything would be written to it; WAL is then switched on.
+  // anything would be written to it. These settings are the connection's
+  // own; WAL, which the file keeps, is switched on by Store::Open once the
+  // file is known to be a store (UseWal).
   if (absl::Status read = store->ExecScript("SELECT count(*) FROM sqlite_master"); !read.ok())
     return read;
   if (absl::Status pragmas =
-          store->ExecScript("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; "
-                            "PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536");
+          store->ExecScript("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; "
+                            "PRAGMA cache_size=-65536");
       !pragmas.ok())
     return pragmas;
   return std::unique_ptr<Db>(std::move(store));

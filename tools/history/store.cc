@@ -163,9 +163,13 @@ CaseSummary Summarize(const report::FileCase& c, const std::string& counter, boo
       if (sd != c.stddev.end()) s.stddev = sd->second;
     }
   }
+  s.message = c.error;  // a repetition that failed beside ones that measured
   if (!std::isfinite(s.value)) {
-    s.status = absl::StartsWith(c.error, "OOM") ? "oom" : "error";
-    s.message = c.error.empty() ? absl::StrCat("no ", counter, " written") : c.error;
+    s.status = absl::StartsWith(c.error, "OOM")                 ? "oom"
+               : absl::StrContains(c.error, "unsupported: ")     ? "skipped"
+               : absl::StartsWith(c.error, "skipped with no message") ? "skipped"
+                                                                 : "error";
+    if (c.error.empty()) s.message = absl::StrCat("no ", counter, " written");
     s.repetitions = 0;
   }
   return s;
@@ -179,115 +183,7 @@ absl::StatusOr<int64_t> QueryId(Db& db, absl::string_view sql, const std::vector
   return IntAt(rows->front(), 0);
 }
 
-// Closes an open transaction on every path that leaves it unfinished.
-class Transaction {
- public:
-  explicit Transaction(Db& db) : db_(db) {}
-  ~Transaction() {
-    if (open_) db_.Rollback().IgnoreError();
-  }
-  absl::Status Begin() {
-    absl::Status s = db_.Begin();
-    open_ = s.ok();
-    return s;
-  }
-  absl::Status Commit() {
-    open_ = false;
-    absl::Status s = db_.Commit();
-    if (!s.ok()) db_.Rollback().IgnoreError();
-    return s;
-  }
-
- private:
-  Db& db_;
-  bool open_ = false;
-};
-
-bool IsHexCommit(const std::string& commit) {
-  if (commit.size() < 7 || commit.size() > 40) return false;
-  for (char ch : commit)
-    if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
-  return true;
-}
-
-// Commits from `a` to `b` in the work tree `dir` (git rev-list --count
-// a..b); nullopt when git cannot say (not a repository, unknown commits).
-std::optional<int> CountCommits(const std::string& dir, const std::string& a,
-                                const std::string& b) {
-  if (dir.empty() || !IsHexCommit(a) || !IsHexCommit(b)) return std::nullopt;
-  // Both commits are checked to be hex digits above: nothing else reaches the shell.
-  std::string quoted_dir;
-  for (char ch : dir) {
-    if (ch == '\'') quoted_dir += "'\\''";
-    else quoted_dir += ch;
-  }
-  const std::string command = absl::StrCat("git -C '", quoted_dir, "' rev-list --count ", a, "..",
-                                           b, " 2>/dev/null");
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return std::nullopt;
-  char buffer[64] = {0};
-  const bool read = std::fgets(buffer, sizeof(buffer), pipe) != nullptr;
-  const int status = ::pclose(pipe);
-  int n = 0;
-  if (!read || status != 0 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(buffer), &n))
-    return std::nullopt;
-  return n;
-}
-
 }  // namespace
-
-namespace internal {
-std::optional<int> CountCommitsInRepo(const std::string& dir, const std::string& a,
-                                      const std::string& b) {
-  return CountCommits(dir, a, b);
-}
-}  // namespace internal
-
-std::string ContentHash(absl::string_view bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char ch : bytes) {
-    h ^= ch;
-    h *= 1099511628211ULL;
-  }
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
-std::string EnvironmentKeyName(absl::string_view key) {
-  static const std::map<std::string, std::string, std::less<>> names = {
-      {"onednn_version", "oneDNN"},
-      {"cudnn_version", "cuDNN"},
-      {"cublas_version", "cuBLAS"},
-      {"nccl_version", "NCCL"},
-      {"driver_version", "driver"},
-      {"cuda_runtime_version", "CUDA runtime"},
-      {"cuda_toolkit_version", "CUDA toolkit"},
-      {"mpi_version", "MPI"},
-      {"library_build_type", "Google Benchmark build"},
-      {"os", "OS"},
-      {"kernel", "kernel"},
-      {"torch_version", "PyTorch"},
-      {"cpu_governor", "CPU governor"},
-      {"gpu_sm_clock_max_mhz", "GPU SM clock limit (MHz)"},
-      {"gpu_memory_clock_max_mhz", "GPU memory clock limit (MHz)"},
-      {"gpu_power_limit_w", "GPU power limit (W)"}};
-  auto it = names.find(key);
-  return it != names.end() ? it->second : std::string(key);
-}
-
-std::pair<std::string, bool> SplitCommit(absl::string_view commit) {
-  std::string c(commit);
-  bool dirty = false;
-  for (const char* suffix : {"-dirty", "+dirty"}) {
-    if (absl::EndsWith(c, suffix)) {
-      c.resize(c.size() - std::string(suffix).size());
-      dirty = true;
-    }
-  }
-  if (c == "unknown") c.clear();
-  return {c, dirty};
-}
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& spec, bool create) {
   if (spec.empty()) return absl::InvalidArgumentError("--store: empty (a path, postgresql://..., or none)");
@@ -310,6 +206,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(const std::string& spec, bool
   absl::StatusOr<std::unique_ptr<Db>> db = OpenDb(spec, create);
   if (!db.ok()) return db.status();
   if (absl::Status schema = EnsureSchema(**db); !schema.ok()) return schema;
+  if (absl::Status wal = UseWal(**db); !wal.ok()) return wal;
   return std::unique_ptr<Store>(new Store(*std::move(db)));
 }
 
@@ -336,18 +233,19 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
                                             const CancelCheck& cancelled) {
   Db& db = *db_;
   ImportOutcome out;
-  std::vector<std::string> warnings;
-  out.platform = report::PlatformOf(file, &warnings);
+  out.platform = report::PlatformOf(file, &out.warnings);
   const std::string date = file.Context("date");
   const std::string host = file.Context("host_name");
   const std::string command = file.Context("command_line");
   const auto [commit, dirty] = SplitCommit(file.Context("git_commit"));
   const std::string content_hash = ContentHash(content);
+  // The run's identity: what //bench:all writes for it (its run_uuid, and
+  // when, where, what and which code); a file without a date is its content.
   const std::string run_key =
-      date.empty() && command.empty()
-          ? absl::StrCat("content:", content_hash)
-          : ContentHash(absl::StrCat(date, "\n", host, "\n", command, "\n",
-                                     file.Context("git_commit")));
+      date.empty() ? absl::StrCat("content:", content_hash)
+                   : ContentHash(absl::StrCat(date, "\n", host, "\n", command, "\n",
+                                              file.Context("git_commit"), "\n",
+                                              file.Context("run_uuid")));
   const std::string interrupted = file.Context("interrupted");
   out.interrupted = !interrupted.empty();
 
@@ -359,14 +257,29 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
   const std::string settings_text = settings.dump();
   const std::string fingerprint = ContentHash(absl::StrCat(out.platform, "\n", identity_text));
   const std::string settings_hash = ContentHash(settings_text);
-  const int64_t unix_time = ParseDate(date).value_or(absl::ToUnixSeconds(absl::Now()));
+  std::optional<int64_t> parsed_time = ParseDate(date);
+  if (!parsed_time)
+    out.warnings.push_back(absl::StrCat(
+        source, ": ", date.empty() ? "no date" : absl::StrCat("date '", date, "' not understood"),
+        " in its context: placed in the history at the time of the import"));
+  const int64_t unix_time = parsed_time.value_or(absl::ToUnixSeconds(absl::Now()));
 
+  // A stored record of this run that this file completes: the same run
+  // stored while it was still going (a file imported mid-run, a checkpoint)
+  // and this one with more cases. Its id, replaced below.
+  int64_t superseded = 0;
   auto existing = [&]() -> absl::StatusOr<bool> {
     absl::StatusOr<std::vector<Row>> rows = db.Query(
-        "SELECT id, machine_id FROM runs WHERE run_key = ? OR content_hash = ?",
+        "SELECT id, machine_id, interrupted, cases FROM runs WHERE run_key = ? OR content_hash = ?",
         {Value::Text(run_key), Value::Text(content_hash)});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return false;
+    const bool partial = rows->front()[2].has_value();
+    if (partial && (interrupted.empty() ||
+                    static_cast<int64_t>(file.cases.size()) > IntAt(rows->front(), 3))) {
+      superseded = IntAt(rows->front(), 0);
+      return false;
+    }
     out.run_id = IntAt(rows->front(), 0);
     out.machine_id = IntAt(rows->front(), 1);
     out.already_stored = true;
@@ -429,6 +342,15 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
   if (!machine.ok()) return machine.status();
   out.machine_id = *machine;
 
+  if (superseded != 0) {
+    // Out of the new record's way until it is stored (both keys are unique).
+    if (absl::Status s = db.Exec(
+            "UPDATE runs SET run_key = run_key || ':superseded', content_hash = content_hash || "
+            "':superseded' WHERE id = ?",
+            {Value::Int(superseded)});
+        !s.ok())
+      return s;
+  }
   std::string build = file.Context("cnnbench_build");
   if (build.empty()) build = file.Context("build_config");
   absl::StatusOr<int64_t> run = QueryId(
@@ -443,8 +365,31 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
        build.empty() ? Value::Null() : Value::Text(build), Value::Text(report::FrameworkOf(file)),
        Value::Text(settings_hash), interrupted.empty() ? Value::Null() : Value::Text(interrupted),
        Value::Text(std::string(source)), Value::Int(static_cast<int64_t>(file.cases.size()))});
+  if (!run.ok() && absl::IsAlreadyExists(run.status())) {
+    // Another writer stored the same run since this one looked (PostgreSQL
+    // writers run side by side): it is stored.
+    tx.Rollback();
+    absl::StatusOr<bool> stored = existing();
+    if (stored.ok() && *stored && number().ok()) return out;
+  }
   if (!run.ok()) return run.status();
   out.run_id = *run;
+  if (superseded != 0) {
+    // The partial record gives way; its annotations follow the run.
+    for (const char* sql : {"UPDATE annotations SET run_id = ? WHERE run_id = ?",
+                            "DELETE FROM changes WHERE before_run_id = ? OR after_run_id = ?"}) {
+      const bool update = absl::StartsWith(sql, "UPDATE");
+      if (absl::Status s = db.Exec(sql, {Value::Int(update ? out.run_id : superseded),
+                                         Value::Int(superseded)});
+          !s.ok())
+        return s;
+    }
+    if (absl::Status s = db.Exec("DELETE FROM runs WHERE id = ?", {Value::Int(superseded)});
+        !s.ok())
+      return s;
+    out.warnings.push_back(absl::StrCat(source, ": completes run ", superseded,
+                                        " (stored before it had finished), which it replaces"));
+  }
 
   // The whole context, each key with its class.
   {
@@ -468,13 +413,14 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
     if (!rows.ok()) return rows.status();
     for (const Row& r : *rows) case_ids[TextAt(r, 1)] = IntAt(r, 0);
   }
-  std::map<std::pair<int64_t, std::string>, int64_t> series_ids;  // (case, counter) -> series
+  // case -> (series, its counter): a series keeps the counter it started with.
+  std::map<int64_t, std::pair<int64_t, std::string>> series_ids;
   {
     absl::StatusOr<std::vector<Row>> rows =
         db.Query("SELECT id, case_id, counter FROM series WHERE machine_id = ? AND settings_hash = ?",
                  {Value::Int(out.machine_id), Value::Text(settings_hash)});
     if (!rows.ok()) return rows.status();
-    for (const Row& r : *rows) series_ids[{IntAt(r, 1), TextAt(r, 2)}] = IntAt(r, 0);
+    for (const Row& r : *rows) series_ids[IntAt(r, 1)] = {IntAt(r, 0), TextAt(r, 2)};
   }
 
   std::vector<std::vector<Value>> results, repetitions;
@@ -516,9 +462,9 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
       if (!id.ok()) return id.status();
       cid = case_ids.emplace(name, *id).first;
     }
-    const std::string counter = SeriesCounter(c);
+    auto sid = series_ids.find(cid->second);
+    const std::string counter = sid != series_ids.end() ? sid->second.second : SeriesCounter(c);
     const bool higher = !IsTimeCounter(counter);
-    auto sid = series_ids.find({cid->second, counter});
     if (sid == series_ids.end()) {
       if (absl::Status s = db.Exec(
               "INSERT INTO series (machine_id, case_id, settings_hash, settings, counter, "
@@ -532,11 +478,16 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
           db, "SELECT id FROM series WHERE machine_id = ? AND case_id = ? AND settings_hash = ?",
           {Value::Int(out.machine_id), Value::Int(cid->second), Value::Text(settings_hash)});
       if (!id.ok()) return id.status();
-      sid = series_ids.emplace(std::make_pair(cid->second, counter), *id).first;
+      sid = series_ids.emplace(cid->second, std::make_pair(*id, counter)).first;
     }
-    if (!seen_series.insert(sid->second).second) continue;  // one name written twice
+    const int64_t series_id = sid->second.first;
+    if (!seen_series.insert(series_id).second) {
+      out.warnings.push_back(absl::StrCat(source, ": case ", name,
+                                          " written twice; its first entry is stored"));
+      continue;
+    }
     const CaseSummary s = Summarize(c, counter, higher);
-    results.push_back({Value::Int(out.run_id), Value::Int(sid->second), Value::Text(s.status),
+    results.push_back({Value::Int(out.run_id), Value::Int(series_id), Value::Text(s.status),
                        s.message.empty() ? Value::Null() : Value::Text(s.message),
                        Value::Int(s.repetitions), Value::Real(s.value), Value::Real(s.best),
                        Value::Real(s.min), Value::Real(s.max), Value::Real(s.stddev),
@@ -544,7 +495,7 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
     for (size_t i = 0; i < c.iterations.size(); ++i) {
       auto v = c.iterations[i].find(counter);
       repetitions.push_back(
-          {Value::Int(out.run_id), Value::Int(sid->second), Value::Text("iteration"),
+          {Value::Int(out.run_id), Value::Int(series_id), Value::Text("iteration"),
            Value::Int(static_cast<int64_t>(i)),
            v != c.iterations[i].end() ? Value::Real(v->second) : Value::Null(),
            Value::Text(CountersJson(c.iterations[i])),
@@ -556,7 +507,7 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
       if (counters->empty()) continue;
       auto v = counters->find(counter);
       repetitions.push_back(
-          {Value::Int(out.run_id), Value::Int(sid->second), Value::Text(kind), Value::Int(0),
+          {Value::Int(out.run_id), Value::Int(series_id), Value::Text(kind), Value::Int(0),
            v != counters->end() ? Value::Real(v->second) : Value::Null(),
            Value::Text(CountersJson(*counters)), Value::Text("{}")});
     }

@@ -44,6 +44,9 @@ struct ImportOutcome {
   int machine_runs = 0;  // the machine's runs in the store
   int cases = 0;         // cases stored
   bool interrupted = false;
+  // What the import had to say: the reader's skipped entries, a run without
+  // a date, a case written twice, a partial record replaced.
+  std::vector<std::string> warnings;
 };
 
 // A change found in one series, with what lay between its two runs.

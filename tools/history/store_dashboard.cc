@@ -1,6 +1,7 @@
 // The dashboard's data and the runs listing, read from the store.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -36,11 +37,16 @@ absl::StatusOr<DashboardData> Store::Dashboard(const DetectParams& params) {
     m.last_date = TextAt(r, 4);
     data.machines.push_back(std::move(m));
   }
+  std::stable_sort(data.machines.begin(), data.machines.end(),
+                   [](const DashMachine& a, const DashMachine& b) {
+                     return std::tie(a.platform, a.id) < std::tie(b.platform, b.id);
+                   });
   absl::StatusOr<std::vector<SeriesRow>> series = LoadSeries(db, 0, 0);
   if (!series.ok()) return series.status();
   absl::StatusOr<std::vector<AnnotationRow>> annotations = LoadAnnotations(db);
   if (!annotations.ok()) return annotations.status();
-  CauseFinder causes(db, "");
+  CauseFinder causes(db, ".");
+  int64_t change_number = 0;  // the site's changes numbered in order
   for (const SeriesRow& s : *series) {
     absl::StatusOr<std::vector<PointRow>> points = LoadPoints(db, s.id, 0);
     if (!points.ok()) return points.status();
@@ -118,6 +124,7 @@ absl::StatusOr<DashboardData> Store::Dashboard(const DetectParams& params) {
     }
     for (const StoredChange& c : *changes) {
       DashChange dc;
+      dc.id = ++change_number;
       dc.series_id = s.id;
       dc.before_run = c.before_run;
       dc.after_run = c.after_run;

@@ -75,7 +75,6 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
   }
   std::vector<StoredChange> found;
   std::map<int64_t, std::vector<StoredChange>> per_series;
-  const int segment = std::max(1, query.params.min_segment);
   for (const SeriesRow& s : *series) {
     absl::StatusOr<std::vector<PointRow>> points =
         query.run_id != 0 ? absl::StatusOr<std::vector<PointRow>>(std::move(recent[s.id]))
@@ -93,16 +92,11 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
         ChangesOf(s, *points, notes, query.params, causes);
     if (!changes.ok()) return changes.status();
     if (query.run_id != 0) {
-      // The ones this run confirms: their new level's first runs hold it,
-      // and they were not stored before.
-      std::map<int64_t, size_t> index;
-      for (size_t i = 0; i < points->size(); ++i) index[(*points)[i].run_id] = i;
-      const size_t at = index.count(query.run_id) ? index[query.run_id] : points->size();
+      // The ones found with this run: not stored before (a new level needs
+      // min_segment runs and the test's confidence, so a change is often
+      // found some runs after its first), each said once.
       std::vector<StoredChange> confirmed;
       for (StoredChange& c : *changes) {
-        const size_t first = index[c.after_run];
-        if (at >= points->size() || first > at || at - first >= static_cast<size_t>(segment))
-          continue;
         absl::StatusOr<std::vector<Row>> stored = db.Query(
             "SELECT count(*) FROM changes WHERE series_id = ? AND after_run_id = ?",
             {Value::Int(c.series_id), Value::Int(c.after_run)});
@@ -118,8 +112,8 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
   // Kept: a whole-history pass replaces each series' changes; a run's pass
   // adds the ones it confirms.
   const std::string now = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
-  absl::Status tx = db.Begin();
-  if (!tx.ok()) return tx;
+  Transaction tx(db);
+  if (absl::Status begun = tx.Begin(); !begun.ok()) return begun;
   absl::Status status = absl::OkStatus();
   for (auto& [series_id, changes] : per_series) {
     if (query.run_id == 0 && status.ok())
@@ -147,11 +141,8 @@ absl::StatusOr<std::vector<StoredChange>> Store::FindChanges(const ChangeQuery& 
       found.push_back(c);
     }
   }
-  if (!status.ok()) {
-    db.Rollback().IgnoreError();
-    return status;
-  }
-  if (absl::Status s = db.Commit(); !s.ok()) return s;
+  if (!status.ok()) return status;  // rolled back
+  if (absl::Status s = tx.Commit(); !s.ok()) return s;
   return found;
 }
 
@@ -191,6 +182,8 @@ absl::StatusOr<int64_t> Store::Annotate(int64_t run_id, std::optional<int64_t> s
       return absl::InvalidArgumentError(absl::StrCat("annotate: series ", *series_id,
                                                      " is not of run ", run_id, "'s machine"));
   }
+  Transaction tx(db);
+  if (absl::Status begun = tx.Begin(); !begun.ok()) return begun;
   absl::StatusOr<std::vector<Row>> id = db.Query(
       "INSERT INTO annotations (machine_id, series_id, run_id, created_at, note) VALUES (?, ?, ?, "
       "?, ?) RETURNING id",
@@ -206,6 +199,7 @@ absl::StatusOr<int64_t> Store::Annotate(int64_t run_id, std::optional<int64_t> s
            Value::Int(series_id.value_or(0))});
       !s.ok())
     return s;
+  if (absl::Status s = tx.Commit(); !s.ok()) return s;
   return id->empty() ? 0 : IntAt(id->front(), 0);
 }
 
@@ -213,40 +207,36 @@ absl::StatusOr<PruneOutcome> Store::Prune(int keep) {
   Db& db = *db_;
   if (keep < 1) return absl::InvalidArgumentError("prune: --keep must be 1 or more");
   PruneOutcome out;
-  absl::StatusOr<std::vector<Row>> old = db.Query(
-      "SELECT series_id, run_id FROM (SELECT r.series_id, r.run_id, r.pruned, ROW_NUMBER() OVER "
+  // Each series' results beyond its last `keep` runs not yet pruned, ranked
+  // by run time; the statements below work on the set at once.
+  const std::string old =
+      "SELECT run_id, series_id FROM (SELECT r.series_id, r.run_id, r.pruned, ROW_NUMBER() OVER "
       "(PARTITION BY r.series_id ORDER BY u.unix_time DESC, u.id DESC) AS n FROM results r JOIN "
-      "runs u ON u.id = r.run_id) ranked WHERE n > ? AND pruned = 0",
+      "runs u ON u.id = r.run_id) ranked WHERE n > ? AND pruned = 0";
+  Transaction tx(db);
+  if (absl::Status begun = tx.Begin(); !begun.ok()) return begun;
+  absl::StatusOr<std::vector<Row>> counts = db.Query(
+      absl::StrCat("SELECT count(*), count(DISTINCT series_id) FROM (", old, ") old"),
       {Value::Int(keep)});
-  if (!old.ok()) return old.status();
-  if (absl::Status s = db.Begin(); !s.ok()) return s;
-  std::set<int64_t> series;
-  absl::Status status = absl::OkStatus();
-  for (const Row& r : *old) {
-    const std::vector<Value> key = {Value::Int(IntAt(r, 1)), Value::Int(IntAt(r, 0))};
-    absl::StatusOr<std::vector<Row>> n =
-        db.Query("SELECT count(*) FROM repetitions WHERE run_id = ? AND series_id = ?", key);
-    if (!n.ok()) {
-      status = n.status();
-      break;
-    }
-    out.repetitions_removed += n->empty() ? 0 : IntAt(n->front(), 0);
-    status = db.Exec("DELETE FROM repetitions WHERE run_id = ? AND series_id = ?", key);
-    if (status.ok())
-      status = db.Exec("UPDATE results SET pruned = 1 WHERE run_id = ? AND series_id = ?", key);
-    if (!status.ok()) break;
-    ++out.results_pruned;
-    series.insert(IntAt(r, 0));
+  if (!counts.ok()) return counts.status();
+  out.results_pruned = counts->empty() ? 0 : IntAt(counts->front(), 0);
+  out.series = counts->empty() ? 0 : IntAt(counts->front(), 1);
+  if (out.results_pruned == 0) return out;
+  absl::StatusOr<std::vector<Row>> reps = db.Query(
+      absl::StrCat("SELECT count(*) FROM repetitions WHERE (run_id, series_id) IN (", old, ")"),
+      {Value::Int(keep)});
+  if (!reps.ok()) return reps.status();
+  out.repetitions_removed = reps->empty() ? 0 : IntAt(reps->front(), 0);
+  // The repetitions first, then the mark (the mark is what `old` reads).
+  for (const char* head : {"DELETE FROM repetitions", "UPDATE results SET pruned = 1"}) {
+    if (absl::Status s = db.Exec(
+            absl::StrCat(head, " WHERE (run_id, series_id) IN (", old, ")"), {Value::Int(keep)});
+        !s.ok())
+      return s;
   }
-  if (!status.ok()) {
-    db.Rollback().IgnoreError();
-    return status;
-  }
-  if (absl::Status s = db.Commit(); !s.ok()) return s;
-  out.series = static_cast<int64_t>(series.size());
+  if (absl::Status s = tx.Commit(); !s.ok()) return s;
   // SQLite gives the space back to the file system only when asked.
-  if (db.dialect() == Db::Dialect::kSqlite && out.results_pruned > 0)
-    db.ExecScript("VACUUM").IgnoreError();
+  if (db.dialect() == Db::Dialect::kSqlite) db.ExecScript("VACUUM").IgnoreError();
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace cnnbench::history::internal {
 
@@ -28,6 +29,12 @@ absl::StatusOr<std::vector<SeriesRow>> LoadSeries(Db& db, int64_t machine_id, in
     s.higher = IntAt(r, 9) != 0;
     out.push_back(std::move(s));
   }
+  // In byte order, the same on both databases (PostgreSQL's ORDER BY
+  // follows the server's locale).
+  std::stable_sort(out.begin(), out.end(), [](const SeriesRow& a, const SeriesRow& b) {
+    return std::tie(a.platform, a.machine_id, a.case_name, a.id) <
+           std::tie(b.platform, b.machine_id, b.case_name, b.id);
+  });
   return out;
 }
 

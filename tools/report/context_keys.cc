@@ -48,7 +48,8 @@ const std::vector<std::string>& EnvironmentKeys() {
 const std::vector<std::string>& RunRecordKeys() {
   static const std::vector<std::string> kKeys = {
       // When, where and how the run was made, and how far it got.
-      "date", "host_name", "executable", "command_line", "git_commit", "platform", "data_dir",
+      "date", "host_name", "executable", "command_line", "run_uuid", "git_commit", "platform",
+      "data_dir",
       "repetitions", "methodology", "interrupted", "dataset", "ranks",
       // What the machine was doing then (Google Benchmark's and the suite's
       // readings), which describe the run, not the machine.

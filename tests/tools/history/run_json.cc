@@ -49,7 +49,7 @@ std::string RunJson(const RunSpec& r) {
                           {"repetitions", 1},
                           {"repetition_index", 0},
                           {"error_occurred", true},
-                          {"error_message", "OOM: 9 GiB asked, 8 GiB free"},
+                          {"error_message", r.failed_message},
                           {"iterations", 0},
                           {"real_time", 0},
                           {"cpu_time", 0},

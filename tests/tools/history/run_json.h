@@ -24,7 +24,8 @@ struct RunSpec {
   std::string interrupted;
   // case name -> the repetitions' images/s
   std::vector<std::pair<std::string, std::vector<double>>> cases;
-  std::string failed_case;  // a case that failed with OOM
+  std::string failed_case;  // a case that failed, with this message:
+  std::string failed_message = "OOM: 9 GiB asked, 8 GiB free";
 };
 
 std::string RunJson(const RunSpec& r);

@@ -333,6 +333,71 @@ TEST_P(StoreTest, ARunsEndShowsItsDepartureThenTheChangeItConfirms) {
   EXPECT_TRUE(off->empty());
 }
 
+TEST_P(StoreTest, AChangeIsSaidWithTheFirstRunItIsFoundAtEvenLate) {
+  // The run's end was not asked at runs 21 and 22: the run at 25 says it.
+  std::vector<ImportOutcome> runs = History(26, 20, 0.10, true);
+  ChangeQuery q;
+  q.machine_id = runs.back().machine_id;
+  q.run_id = runs.back().run_id;
+  absl::StatusOr<std::vector<StoredChange>> changes = store_->FindChanges(q);
+  ASSERT_TRUE(changes.ok()) << changes.status();
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ(changes->front().after_run, runs[20].run_id);
+  changes = store_->FindChanges(q);
+  ASSERT_TRUE(changes.ok());
+  EXPECT_TRUE(changes->empty());  // said once
+}
+
+TEST_P(StoreTest, ACompleteFileReplacesThePartialRecordOfItsRun) {
+  RunSpec r;
+  r.date = Date(1, 10);
+  r.interrupted = "not finished: 1 of 2 case(s) had finished when this was written";
+  r.cases = {{kResnet, {100, 101}}};
+  const ImportOutcome partial = Import(r);
+  ASSERT_TRUE(store_->Annotate(partial.run_id, std::nullopt, "new BIOS").ok());
+  r.interrupted.clear();
+  r.cases = {{kResnet, {100, 101}}, {kVgg, {50, 51}}};
+  const ImportOutcome whole = Import(r);
+  EXPECT_FALSE(whole.already_stored);
+  EXPECT_NE(whole.run_id, partial.run_id);
+  ASSERT_FALSE(whole.warnings.empty());
+  EXPECT_TRUE(absl::StrContains(whole.warnings.back(), absl::StrCat("completes run ",
+                                                                    partial.run_id)))
+      << whole.warnings.back();
+  EXPECT_EQ(Count("SELECT count(*) FROM runs"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM results"), 2);
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM annotations WHERE run_id = ", whole.run_id)),
+            1);
+  // The partial file imported again afterwards is the same run, stored.
+  r.interrupted = "not finished: 1 of 2 case(s) had finished when this was written";
+  r.cases = {{kResnet, {100, 101}}};
+  const ImportOutcome again = Import(r);
+  EXPECT_TRUE(again.already_stored);
+  EXPECT_EQ(again.run_id, whole.run_id);
+}
+
+TEST_P(StoreTest, ASeriesKeepsItsCounterAndFailuresKeepTheirKind) {
+  RunSpec r;
+  r.date = Date(1, 10);
+  r.cases = {{kResnet, {100}}};
+  Import(r);
+  // Out of memory, then unsupported here: oom and skipped, with their messages.
+  r.date = Date(2, 10);
+  r.cases.clear();
+  r.failed_case = kResnet;
+  Import(r);
+  EXPECT_EQ(Count("SELECT count(*) FROM series"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM series WHERE counter = 'images_per_second'"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM results WHERE status = 'oom'"), 1);
+  r.date = Date(3, 10);
+  r.failed_message = "unsupported: bf16 needs avx512_bf16";
+  Import(r);
+  EXPECT_EQ(Count("SELECT count(*) FROM results WHERE status = 'skipped' AND message = "
+                  "'unsupported: bf16 needs avx512_bf16'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM series"), 1);
+}
+
 TEST_P(StoreTest, AnAnnotationExplainsTheChange) {
   const std::vector<ImportOutcome> runs = History(30, 20, 0.10, true);
   absl::StatusOr<int64_t> note = store_->Annotate(runs[20].run_id, std::nullopt, "oneDNN 3.3 update");
@@ -392,6 +457,7 @@ TEST_P(StoreTest, TheDashboardDataHasEveryRunAndTheChange) {
   EXPECT_NEAR(s.baseline, 100, 3);
   ASSERT_EQ(s.changes.size(), 1u);
   EXPECT_EQ(s.changes[0].after_run, s.points[15].run_id);
+  EXPECT_GT(s.changes[0].id, 0);
 }
 
 TEST_P(StoreTest, HostileStringsAreStoredAsText) {
@@ -463,6 +529,52 @@ TEST_P(StoreTest, TwoWritersAtOnceBothLand) {
   EXPECT_EQ(Count("SELECT count(*) FROM runs"), 20);
   EXPECT_EQ(Count("SELECT count(*) FROM series"), 2);
   EXPECT_EQ(Count("SELECT count(*) FROM cases"), 2);
+}
+
+TEST_P(StoreTest, TwoWritersOfOneRunOnANewStore) {
+  // A store nobody has made yet, two writers at once, the same run.
+  std::string spec;
+  if (GetParam() == Backend::kSqlite) {
+    spec = dir_ + "/fresh.db";
+  } else {
+    std::string why;
+    testing::PgServer* server = Server(&why);
+    absl::StatusOr<std::unique_ptr<Db>> admin = OpenPostgres(server->uri());
+    ASSERT_TRUE(admin.ok());
+    ASSERT_TRUE((*admin)->ExecScript("CREATE DATABASE fresh_race").ok());
+    spec = absl::StrReplaceAll(server->uri(), {{"/cnnbench_test?", "/fresh_race?"}});
+  }
+  RunSpec r;
+  r.cases = {{kResnet, {100, 101}}, {kVgg, {50}}};
+  const std::string text = RunJson(r);
+  std::atomic<int> failures{0}, stored{0};
+  auto writer = [&] {
+    absl::StatusOr<std::unique_ptr<Store>> s = Store::Open(spec, true);
+    if (!s.ok()) {
+      ADD_FAILURE() << s.status();
+      ++failures;
+      return;
+    }
+    std::vector<std::string> w;
+    absl::StatusOr<report::RunFile> f = report::ParseRunFile("x.json", text, &w);
+    absl::StatusOr<ImportOutcome> got = (*s)->Import(*f, text, "x.json");
+    if (!got.ok()) {
+      ADD_FAILURE() << got.status();
+      ++failures;
+    } else if (!got->already_stored) {
+      ++stored;
+    }
+  };
+  std::thread a(writer), b(writer);
+  a.join();
+  b.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(stored.load(), 1);
+  absl::StatusOr<std::unique_ptr<Store>> s = Store::Open(spec, false);
+  ASSERT_TRUE(s.ok());
+  absl::StatusOr<std::vector<Row>> runs = (*s)->db().Query("SELECT count(*) FROM runs");
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(IntAt(runs->front(), 0), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
@@ -586,6 +698,10 @@ TEST(SqliteStore, SomeoneElsesDatabaseIsLeftAsItIs) {
       (*db)->Query("SELECT count(*) FROM sqlite_master WHERE type = 'table'");
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(IntAt(rows->front(), 0), 1);
+  // Not switched to WAL either (the file keeps its journal mode).
+  rows = (*db)->Query("PRAGMA journal_mode");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(TextAt(rows->front(), 0), "delete");
 }
 
 TEST(SqliteStore, AFullDiskFailsTheImportWholeAndSaysSo) {
