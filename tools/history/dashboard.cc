@@ -43,6 +43,21 @@ absl::Status WriteText(const std::string& path, const std::string& text,
   return absl::OkStatus();
 }
 
+// The pages and data of series no longer in the store: only the files
+// this writer names (series/<digits>.html, .js), nothing else a user put
+// there.
+void RemoveStaleSeriesFiles(const std::string& series_dir, const std::set<int64_t>& ids) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(series_dir, error)) {
+    const std::string stem = entry.path().stem().string();
+    const std::string ext = entry.path().extension().string();
+    if ((ext != ".html" && ext != ".js") || stem.empty() ||
+        stem.find_first_not_of("0123456789") != std::string::npos || stem.size() > 18)
+      continue;
+    if (!ids.count(std::stoll(stem))) std::filesystem::remove(entry.path(), error);
+  }
+}
+
 }  // namespace
 
 std::string HtmlEscape(const std::string& text) {
@@ -82,6 +97,7 @@ absl::Status WriteDashboard(const DashboardData& data, const std::string& dir,
                        written);
     if (!status.ok()) return status;
   }
+  RemoveStaleSeriesFiles(series_dir, ids);
   return absl::OkStatus();
 }
 

@@ -250,6 +250,22 @@ TEST_F(DashboardTest, TheSameDataWritesTheSameFiles) {
   }
 }
 
+// A series gone from the store (pruned machine, a store of its own) leaves
+// no page behind; a user's own file in the folder is kept.
+TEST_F(DashboardTest, PagesOfSeriesNoLongerThereAreRemoved) {
+  const std::string dir = test_files::FreshTempDir("dashboard_stale");
+  ASSERT_TRUE(WriteDashboard(*data_, dir, nullptr).ok());
+  DashboardData fewer = *data_;
+  const int64_t gone = fewer.series.back().id;
+  fewer.series.pop_back();
+  { std::ofstream(dir + "/series/notes.txt") << "mine"; }
+  ASSERT_TRUE(WriteDashboard(fewer, dir, nullptr).ok());
+  EXPECT_FALSE(std::ifstream(absl::StrCat(dir, "/series/", gone, ".html")).good());
+  EXPECT_FALSE(std::ifstream(absl::StrCat(dir, "/series/", gone, ".js")).good());
+  EXPECT_TRUE(std::ifstream(absl::StrCat(dir, "/series/", fewer.series.front().id, ".html")).good());
+  EXPECT_EQ(ReadFile(dir + "/series/notes.txt"), "mine");
+}
+
 TEST(DashboardErrors, AFolderThatCannotBeMadeIsNamed) {
   const std::string dir = test_files::FreshTempDir("dashboard_unwritable");
   const std::string file = dir + "/a_file";

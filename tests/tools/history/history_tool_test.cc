@@ -101,6 +101,25 @@ TEST_F(HistoryToolTest, ImportsOnceAndNamesABadFile) {
   EXPECT_TRUE(absl::StrContains(out, "3 run(s) in " + store_)) << out;
 }
 
+// The peer runners' files (PyTorch, TensorFlow on the same machine) import
+// like ours, each a run of its own framework on the machine.
+TEST_F(HistoryToolTest, APeerRunnersFilesImportLikeOurs) {
+  const char* src = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  ASSERT_TRUE(src && ws);
+  const std::string data = absl::StrCat(src, "/", ws, "/tests/tools/testdata/");
+  std::string out;
+  ASSERT_EQ(Tool(absl::StrCat("import ", data, "peer_pytorch.json ", data, "peer_tensorflow.json"),
+                 &out),
+            0)
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "peer_pytorch.json: run 1, run 1 of 1 of cpu-epyc-2c"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "peer_tensorflow.json: run 2, run 2 of 2 of cpu-epyc-2c"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "2 imported, 0 already stored, 0 failed")) << out;
+}
+
 TEST_F(HistoryToolTest, ChangesNameTheirCauseAndAnAnnotationExplainsThem) {
   std::vector<std::string> files = History(24, 16);
   std::string out;
