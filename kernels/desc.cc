@@ -106,7 +106,7 @@ std::string ConvDesc::ToString() const {
   absl::StrAppend(&out, "_ic", c, "oc", k, "_", WindowToString(h, 'h'), "_",
                   WindowToString(w, 'w'));
   if (bias) absl::StrAppend(&out, "_bias");
-  if (relu) absl::StrAppend(&out, "_relu");
+  absl::StrAppend(&out, ActivationSuffix(activation));
   return out;
 }
 
@@ -125,13 +125,13 @@ absl::StatusOr<ConvDesc> ConvDesc::Parse(absl::string_view text) {
   ASSIGN_OR_RETURN_AS_IS(d.k, s.Int("oc"));
   RETURN_IF_ERROR_AS_IS(ParseWindows(s, d.h, d.w));
   d.bias = s.TryConsume("_bias");
-  d.relu = s.TryConsume("_relu");
+  d.activation = ParseActivationSuffix(s);
   return Finish(s, d);
 }
 
 bool ConvDesc::operator==(const ConvDesc& o) const {
   return n == o.n && c == o.c && k == o.k && groups == o.groups && h == o.h && w == o.w &&
-         bias == o.bias && relu == o.relu;
+         bias == o.bias && activation == o.activation;
 }
 
 // ---------------------------------------------------------------- pool
@@ -255,7 +255,7 @@ absl::Status BatchNormDesc::Validate() const {
 
 std::string BatchNormDesc::ToString() const {
   return absl::StrCat("bn:", DimsToString(dims), "_eps", FormatReal(epsilon), "mom",
-                      FormatReal(momentum), scale ? "" : "_noscale", relu ? "_relu" : "");
+                      FormatReal(momentum), scale ? "" : "_noscale", ActivationSuffix(activation));
 }
 
 absl::StatusOr<BatchNormDesc> BatchNormDesc::Parse(absl::string_view text) {
@@ -267,26 +267,38 @@ absl::StatusOr<BatchNormDesc> BatchNormDesc::Parse(absl::string_view text) {
   ASSIGN_OR_RETURN_AS_IS(d.epsilon, s.Real("eps"));
   ASSIGN_OR_RETURN_AS_IS(d.momentum, s.Real("mom"));
   d.scale = !s.TryConsume("_noscale");
-  d.relu = s.TryConsume("_relu");
+  d.activation = ParseActivationSuffix(s);
   return Finish(s, d);
 }
 
 bool BatchNormDesc::operator==(const BatchNormDesc& o) const {
   return dims == o.dims && epsilon == o.epsilon && momentum == o.momentum && scale == o.scale &&
-         relu == o.relu;
+         activation == o.activation;
 }
 
 // ---------------------------------------------------------------- relu
 
-absl::Status ReluDesc::Validate() const { return CheckDims(dims); }
+absl::Status ReluDesc::Validate() const {
+  if (kind == ActivationKind::kNone || kind == ActivationKind::kCount)
+    return absl::InvalidArgumentError("the activation op needs an activation kind");
+  return CheckDims(dims);
+}
 
-std::string ReluDesc::ToString() const { return absl::StrCat("relu:", DimsToString(dims)); }
+std::string ReluDesc::ToString() const {
+  return absl::StrCat("relu:", DimsToString(dims),
+                      kind == ActivationKind::kRelu ? "" : ActivationSuffix(kind));
+}
 
 absl::StatusOr<ReluDesc> ReluDesc::Parse(absl::string_view text) {
   Scanner s(text);
   ReluDesc d;
   RETURN_IF_ERROR_AS_IS(s.Expect("relu:"));
   RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  // ReLU's own suffix is not its canonical form (it prints none).
+  if (s.AtEnd()) return Finish(s, d);
+  d.kind = ParseActivationSuffix(s);
+  if (d.kind == ActivationKind::kNone || d.kind == ActivationKind::kRelu)
+    return s.Error("expected an activation other than ReLU ('_relu6') or the end");
   return Finish(s, d);
 }
 
@@ -405,7 +417,7 @@ bool ConcatDesc::operator==(const ConcatDesc& o) const {
 absl::Status AddDesc::Validate() const { return CheckDims(dims); }
 
 std::string AddDesc::ToString() const {
-  return absl::StrCat("add:", DimsToString(dims), relu ? "_relu" : "");
+  return absl::StrCat("add:", DimsToString(dims), ActivationSuffix(activation));
 }
 
 absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
@@ -413,7 +425,7 @@ absl::StatusOr<AddDesc> AddDesc::Parse(absl::string_view text) {
   AddDesc d;
   RETURN_IF_ERROR_AS_IS(s.Expect("add:"));
   RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
-  d.relu = s.TryConsume("_relu");
+  d.activation = ParseActivationSuffix(s);
   return Finish(s, d);
 }
 

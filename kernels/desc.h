@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/shape.h"
+#include "kernels/activation.h"
 
 namespace cnnbench {
 
@@ -47,18 +48,19 @@ struct ConvDesc {
   int64_t n = 1, c = 1, k = 1, groups = 1;
   WindowDim h, w;
   bool bias = false;
-  // A ReLU applied to the output as the convolution's epilogue (`_relu`,
-  // after `_bias`): y = max(conv(x) + b, 0). Plans fuse it (train/fusion.h).
-  // In training, both backward passes take dy masked by y > 0 (the CPU
-  // backends; the cuda backend runs it in forward-only kernels alone).
-  bool relu = false;
+  // An activation applied to the output as the convolution's epilogue
+  // (`_relu`, `_relu6`, after `_bias`): y = f(conv(x) + b). Plans fuse it
+  // (train/fusion.h). In training, both backward passes take dy masked by
+  // f'(y) (the CPU backends; the cuda backend runs it in forward-only
+  // kernels alone).
+  ActivationKind activation = ActivationKind::kNone;
 
   Dims4 input() const { return {n, c, h.in, w.in}; }
   Dims4 output() const { return {n, k, h.out, w.out}; }
   Shape weights_shape() const { return Shape{k, c / groups, h.kernel, w.kernel}; }  // (K,C/g,R,S)
   double ForwardFlops() const;                                                      // 2 * MACs
   absl::Status Validate() const;
-  std::string ToString() const;  // conv:mb..._ic..oc.._<h>_<w>[_bias][_relu]
+  std::string ToString() const;  // conv:mb..._ic..oc.._<h>_<w>[_bias][_relu|_relu6]
   static absl::StatusOr<ConvDesc> Parse(absl::string_view text);
   bool operator==(const ConvDesc& o) const;
 };
@@ -109,22 +111,27 @@ struct BatchNormDesc {
   double epsilon = 1e-3;
   double momentum = 0.997;
   bool scale = true;  // gamma present (tf_cnn_benchmarks' scale=True)
-  // A ReLU fused after the normalisation (`_relu`): y = max(bn(x), 0), and
-  // the backward passes see dy masked by y > 0. The executor fuses a batch
-  // norm whose only consumer is a ReLU when the backend runs the fused form.
-  bool relu = false;
+  // An activation fused after the normalisation (`_relu`, `_relu6`):
+  // y = f(bn(x)), and the backward passes see dy masked by f'(y). The
+  // executor fuses a batch norm whose only consumer is an activation when
+  // the backend runs the fused form.
+  ActivationKind activation = ActivationKind::kNone;
   absl::Status Validate() const;
-  std::string ToString() const;  // bn:mb32ic64ih56iw56_eps0.001mom0.997[_noscale][_relu]
+  std::string ToString() const;  // bn:mb32ic64ih56iw56_eps0.001mom0.997[_noscale][_relu|_relu6]
   static absl::StatusOr<BatchNormDesc> Parse(absl::string_view text);
   bool operator==(const BatchNormDesc& o) const;
 };
 
+// The standalone activation op (its kind and family keep ReLU's name):
+// y = f(x), dx = dy * f'(x). ReLU prints no suffix (relu:mb32ic64ih56iw56),
+// every other kind its own (relu:mb32ic64ih56iw56_relu6).
 struct ReluDesc {
   Dims4 dims;
+  ActivationKind kind = ActivationKind::kRelu;  // never kNone
   absl::Status Validate() const;
-  std::string ToString() const;  // relu:mb32ic64ih56iw56
+  std::string ToString() const;  // relu:mb32ic64ih56iw56[_relu6]
   static absl::StatusOr<ReluDesc> Parse(absl::string_view text);
-  bool operator==(const ReluDesc& o) const { return dims == o.dims; }
+  bool operator==(const ReluDesc& o) const { return dims == o.dims && kind == o.kind; }
 };
 
 // Across-channel LRN as TensorFlow defines it:
@@ -164,13 +171,13 @@ struct ConcatDesc {
 // Elementwise sum of two equal-shape tensors (residual connections).
 struct AddDesc {
   Dims4 dims;
-  // A ReLU fused after the sum (`_relu`): y = max(x0 + x1, 0); both inputs'
-  // gradients are dy masked by y > 0.
-  bool relu = false;
+  // An activation fused after the sum (`_relu`, `_relu6`): y = f(x0 + x1);
+  // both inputs' gradients are dy masked by f'(y).
+  ActivationKind activation = ActivationKind::kNone;
   absl::Status Validate() const;
-  std::string ToString() const;  // add:mb32ic256ih56iw56[_relu]
+  std::string ToString() const;  // add:mb32ic256ih56iw56[_relu|_relu6]
   static absl::StatusOr<AddDesc> Parse(absl::string_view text);
-  bool operator==(const AddDesc& o) const { return dims == o.dims && relu == o.relu; }
+  bool operator==(const AddDesc& o) const { return dims == o.dims && activation == o.activation; }
 };
 
 // Zero channels around the input's: y(N, before + C + after, H, W) holds
@@ -218,6 +225,9 @@ using OpDesc =
                  ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
+// The activation fused into the op (conv, bn, add); kNone for the others
+// and for the activation op itself.
+ActivationKind FusedActivation(const OpDesc& desc);
 // Whether the op has trainable parameters (conv, fc, batch norm).
 bool HasParameters(const OpDesc& desc);
 // Dispatches on the prefix before ':' ("conv", "pool", "fc", ...).

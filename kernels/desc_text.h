@@ -45,6 +45,11 @@ class Scanner {
     return absl::OkStatus();
   }
 
+  // Whether `literal` is next.
+  bool LookingAt(absl::string_view literal) const {
+    return text_.substr(pos_, literal.size()) == literal;
+  }
+
   // Consumes `literal` when it is next.
   bool TryConsume(absl::string_view literal) {
     if (text_.substr(pos_, literal.size()) != literal) return false;
@@ -108,8 +113,7 @@ class Scanner {
     double value = digits ? std::strtod(number.c_str(), &end) : 0.0;
     if (!digits || end != number.c_str() + number.size() || errno == ERANGE ||
         !std::isfinite(value))
-      return Error(absl::StrCat("field '", key, "' needs a real number at offset ", start,
-                                Rest()));
+      return Error(absl::StrCat("field '", key, "' needs a real number at offset ", start, Rest()));
     return value;
   }
 
@@ -166,6 +170,23 @@ absl::StatusOr<Desc> Finish(Scanner& s, Desc desc) {
   absl::Status status = desc.Validate();
   if (!status.ok()) return s.Error(status.message());
   return desc;
+}
+
+// An optional activation suffix (ActivationSuffix): the longest that is
+// next, kNone when none is.
+inline ActivationKind ParseActivationSuffix(Scanner& s) {
+  ActivationKind found = ActivationKind::kNone;
+  size_t longest = 0;
+  for (int k = 0; k < static_cast<int>(ActivationKind::kCount); ++k) {
+    const auto kind = static_cast<ActivationKind>(k);
+    const absl::string_view suffix = ActivationSuffix(kind);
+    if (suffix.size() > longest && s.LookingAt(suffix)) {
+      found = kind;
+      longest = suffix.size();
+    }
+  }
+  if (found != ActivationKind::kNone) s.TryConsume(ActivationSuffix(found));
+  return found;
 }
 
 }  // namespace cnnbench::desc_text

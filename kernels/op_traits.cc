@@ -52,15 +52,29 @@ BenchFact BenchFacts(const OpDesc& op) {
   return VisitOpTraits(op, [](const auto& d, auto traits) { return traits.Bench(d); });
 }
 
-std::optional<OpDesc> WithRelu(const OpDesc& op, PlanUse use) {
-  return VisitOpTraits(op, [use](const auto& d, auto traits) -> std::optional<OpDesc> {
-    auto fused = traits.WithRelu(d, use);
+std::optional<OpDesc> WithActivation(const OpDesc& op, ActivationKind kind, PlanUse use) {
+  return VisitOpTraits(op, [kind, use](const auto& d, auto traits) -> std::optional<OpDesc> {
+    auto fused = traits.WithActivation(d, kind, use);
     if (!fused) return std::nullopt;
     return OpDesc(*std::move(fused));
   });
 }
 
 // ---- desc.h's functions over any op.
+
+ActivationKind FusedActivation(const OpDesc& desc) {
+  return std::visit(
+      [](const auto& d) {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (std::is_same_v<T, ConvDesc> || std::is_same_v<T, BatchNormDesc> ||
+                      std::is_same_v<T, AddDesc>) {
+          return d.activation;
+        } else {
+          return ActivationKind::kNone;
+        }
+      },
+      desc);
+}
 
 std::string OpDescToString(const OpDesc& desc) {
   return std::visit([](const auto& d) { return d.ToString(); }, desc);
@@ -74,7 +88,11 @@ bool HasParameters(const OpDesc& desc) { return !ParameterShapes(desc).empty(); 
 
 std::vector<absl::string_view> OpKinds() { return OpKindsOf<OpDesc>(); }
 
-std::vector<absl::string_view> OpSamples() { return OpSamplesOf<OpDesc>(); }
+std::vector<absl::string_view> OpSamples() {
+  std::vector<absl::string_view> samples = OpSamplesOf<OpDesc>();
+  samples.insert(samples.end(), kActivationSamples.begin(), kActivationSamples.end());
+  return samples;
+}
 
 absl::StatusOr<OpDesc> ParseOpDesc(absl::string_view text) { return ParseOpOf<OpDesc>(text); }
 

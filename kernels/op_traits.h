@@ -27,11 +27,14 @@
 //   Bench(d)              its kernel-case family (a KernelCaseFamily, none
 //                         when it has no kernel cases) and the passes a
 //                         training step runs
-//   WithRelu(d, use)      the op with a following ReLU folded in, where it
-//                         takes one in a plan of that use (train/fusion.h)
+//   WithActivation(d, kind, use)
+//                         the op with a following activation of that kind
+//                         folded in, where it takes one in a plan of that
+//                         use (train/fusion.h)
 #ifndef CNNBENCH_KERNELS_OP_TRAITS_H_
 #define CNNBENCH_KERNELS_OP_TRAITS_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -110,7 +113,7 @@ inline BenchFact TrainingPasses(KernelCaseFamily family, bool weights) {
 
 // Facts many ops share, which a specialisation takes by inheriting them
 // (a choice it makes, not a default it gets): no parameters or state; no
-// kernel cases (so no bytes to count); no ReLU to fold in.
+// kernel cases (so no bytes to count); no activation to fold in.
 template <typename T>
 struct NoTrainedTensors {
   static std::vector<Shape> Parameters(const T&) { return {}; }
@@ -124,9 +127,22 @@ struct NoKernelCases {
   static BenchFact Bench(const T&) { return {}; }
 };
 template <typename T>
-struct NoFusedRelu {
-  static std::optional<T> WithRelu(const T&, PlanUse) { return std::nullopt; }
+struct NoFusedActivation {
+  static std::optional<T> WithActivation(const T&, ActivationKind, PlanUse) { return std::nullopt; }
 };
+
+namespace op_traits_internal {
+// The op with `kind` as its activation, when it has none yet: every op that
+// fuses one fuses every kind (the backends' fused arithmetic is
+// kernels/activation.h's; Backend::Supports refuses what one cannot run).
+template <typename T>
+std::optional<T> WithActivationField(const T& d, ActivationKind kind) {
+  if (d.activation != ActivationKind::kNone || kind == ActivationKind::kNone) return std::nullopt;
+  T fused = d;
+  fused.activation = kind;
+  return fused;
+}
+}  // namespace op_traits_internal
 
 template <>
 struct OpTraits<ConvDesc> {
@@ -158,16 +174,13 @@ struct OpTraits<ConvDesc> {
   // of the ReLU layer's backward, and the forward ReLU pass is gone. A
   // backend without that backward refuses it in training (Supports with
   // KernelOptions::forward_only false), and the ReLU stays a layer.
-  static std::optional<ConvDesc> WithRelu(const ConvDesc& d, PlanUse) {
-    if (d.relu) return std::nullopt;
-    ConvDesc fused = d;
-    fused.relu = true;
-    return fused;
+  static std::optional<ConvDesc> WithActivation(const ConvDesc& d, ActivationKind kind, PlanUse) {
+    return op_traits_internal::WithActivationField(d, kind);
   }
 };
 
 template <>
-struct OpTraits<PoolDesc> : NoTrainedTensors<PoolDesc>, NoFusedRelu<PoolDesc> {
+struct OpTraits<PoolDesc> : NoTrainedTensors<PoolDesc>, NoFusedActivation<PoolDesc> {
   static constexpr absl::string_view kKind = "pool";
   static constexpr absl::string_view kSample = "pool:max_mb2ic3_ih8oh4kh2sh2ph0_iw8ow4kw2sw2pw0";
   static double ForwardFlops(const PoolDesc&) { return 0; }
@@ -188,7 +201,7 @@ struct OpTraits<PoolDesc> : NoTrainedTensors<PoolDesc>, NoFusedRelu<PoolDesc> {
 };
 
 template <>
-struct OpTraits<FcDesc> : NoFusedRelu<FcDesc> {
+struct OpTraits<FcDesc> : NoFusedActivation<FcDesc> {
   // No state: its parameters are all it keeps.
   static std::vector<Shape> State(const FcDesc&) { return {}; }
   static float StateStart(const FcDesc&, int) { return 0; }
@@ -240,18 +253,17 @@ struct OpTraits<BatchNormDesc> {
   static std::optional<Shape> ReshapedInput(const BatchNormDesc& d) { return d.dims.shape(); }
   // "bwd" runs both backward passes (dx and the parameters' gradients).
   static BenchFact Bench(const BatchNormDesc&) {
-    return {KernelCaseFamily::kBatchNorm, {{"fwd", OpPass::kForward, false}, {"bwd", OpPass::kBackwardData, false}}};
+    return {KernelCaseFamily::kBatchNorm,
+            {{"fwd", OpPass::kForward, false}, {"bwd", OpPass::kBackwardData, false}}};
   }
-  static std::optional<BatchNormDesc> WithRelu(const BatchNormDesc& d, PlanUse) {
-    if (d.relu) return std::nullopt;
-    BatchNormDesc fused = d;
-    fused.relu = true;
-    return fused;
+  static std::optional<BatchNormDesc> WithActivation(const BatchNormDesc& d, ActivationKind kind,
+                                                     PlanUse) {
+    return op_traits_internal::WithActivationField(d, kind);
   }
 };
 
 template <>
-struct OpTraits<ReluDesc> : NoTrainedTensors<ReluDesc>, NoFusedRelu<ReluDesc> {
+struct OpTraits<ReluDesc> : NoTrainedTensors<ReluDesc>, NoFusedActivation<ReluDesc> {
   static constexpr absl::string_view kKind = "relu";
   static constexpr absl::string_view kSample = "relu:mb2ic3ih4iw4";
   static double ForwardFlops(const ReluDesc&) { return 0; }
@@ -268,7 +280,8 @@ struct OpTraits<ReluDesc> : NoTrainedTensors<ReluDesc>, NoFusedRelu<ReluDesc> {
 };
 
 template <>
-struct OpTraits<LrnDesc> : NoTrainedTensors<LrnDesc>, NoKernelCases<LrnDesc>, NoFusedRelu<LrnDesc> {
+struct OpTraits<LrnDesc>
+    : NoTrainedTensors<LrnDesc>, NoKernelCases<LrnDesc>, NoFusedActivation<LrnDesc> {
   static constexpr absl::string_view kKind = "lrn";
   static constexpr absl::string_view kSample = "lrn:mb2ic3ih4iw4_r5k1a0.0001b0.75";
   static double ForwardFlops(const LrnDesc&) { return 0; }
@@ -278,7 +291,7 @@ struct OpTraits<LrnDesc> : NoTrainedTensors<LrnDesc>, NoKernelCases<LrnDesc>, No
 
 template <>
 struct OpTraits<DropoutDesc>
-    : NoTrainedTensors<DropoutDesc>, NoKernelCases<DropoutDesc>, NoFusedRelu<DropoutDesc> {
+    : NoTrainedTensors<DropoutDesc>, NoKernelCases<DropoutDesc>, NoFusedActivation<DropoutDesc> {
   static constexpr absl::string_view kKind = "dropout";
   static constexpr absl::string_view kSample = "dropout:mb2ic3ih4iw4_p0.5";
   static double ForwardFlops(const DropoutDesc&) { return 0; }
@@ -288,7 +301,7 @@ struct OpTraits<DropoutDesc>
 
 template <>
 struct OpTraits<ConcatDesc>
-    : NoTrainedTensors<ConcatDesc>, NoKernelCases<ConcatDesc>, NoFusedRelu<ConcatDesc> {
+    : NoTrainedTensors<ConcatDesc>, NoKernelCases<ConcatDesc>, NoFusedActivation<ConcatDesc> {
   static constexpr absl::string_view kKind = "concat";
   static constexpr absl::string_view kSample = "concat:mb2ih4iw4_ic3:5";
   static double ForwardFlops(const ConcatDesc&) { return 0; }
@@ -297,8 +310,9 @@ struct OpTraits<ConcatDesc>
 };
 
 template <>
-struct OpTraits<ChannelPadDesc>
-    : NoTrainedTensors<ChannelPadDesc>, NoKernelCases<ChannelPadDesc>, NoFusedRelu<ChannelPadDesc> {
+struct OpTraits<ChannelPadDesc> : NoTrainedTensors<ChannelPadDesc>,
+                                  NoKernelCases<ChannelPadDesc>,
+                                  NoFusedActivation<ChannelPadDesc> {
   static constexpr absl::string_view kKind = "chpad";
   static constexpr absl::string_view kSample = "chpad:mb2ic3ih4iw4_b1a2";
   static double ForwardFlops(const ChannelPadDesc&) { return 0; }
@@ -313,18 +327,15 @@ struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static double ForwardFlops(const AddDesc&) { return 0; }
   static std::optional<Dims4> ActivationInput(const AddDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const AddDesc& d) { return d.dims.shape(); }
-  static std::optional<AddDesc> WithRelu(const AddDesc& d, PlanUse) {
-    if (d.relu) return std::nullopt;
-    AddDesc fused = d;
-    fused.relu = true;
-    return fused;
+  static std::optional<AddDesc> WithActivation(const AddDesc& d, ActivationKind kind, PlanUse) {
+    return op_traits_internal::WithActivationField(d, kind);
   }
 };
 
 template <>
 struct OpTraits<SoftmaxXentDesc> : NoTrainedTensors<SoftmaxXentDesc>,
                                    NoKernelCases<SoftmaxXentDesc>,
-                                   NoFusedRelu<SoftmaxXentDesc> {
+                                   NoFusedActivation<SoftmaxXentDesc> {
   static constexpr absl::string_view kKind = "softmax_xent";
   static constexpr absl::string_view kSample = "softmax_xent:mb2ic5";
   static double ForwardFlops(const SoftmaxXentDesc&) { return 0; }
@@ -335,7 +346,7 @@ struct OpTraits<SoftmaxXentDesc> : NoTrainedTensors<SoftmaxXentDesc>,
 // A GEMM as an op: its cases are the gemm family's own sweep
 // (bench/cases/kernel/gemm_cases.cc), not layer kernel cases.
 template <>
-struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedRelu<GemmDesc> {
+struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedActivation<GemmDesc> {
   static constexpr absl::string_view kKind = "gemm";
   static constexpr absl::string_view kSample = "gemm:m4n5k6";
   static double ForwardFlops(const GemmDesc& d) { return d.Flops(); }
@@ -343,6 +354,16 @@ struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedRelu<GemmDesc> {
   static BenchFact Bench(const GemmDesc&) { return {}; }  // the gemm family's own sweep
   static std::optional<Dims4> ActivationInput(const GemmDesc&) { return std::nullopt; }
   static std::optional<Shape> ReshapedInput(const GemmDesc&) { return std::nullopt; }
+};
+
+// Samples beyond each op's kSample, in OpSamples() after them: every
+// activation kind but ReLU as the activation op and fused where one fuses,
+// so the tests that iterate OpSamples() cover each kind's arithmetic.
+inline constexpr std::array<absl::string_view, 4> kActivationSamples = {
+    "relu:mb2ic3ih4iw4_relu6",
+    "bn:mb2ic3ih4iw4_eps0.001mom0.997_relu6",
+    "add:mb2ic3ih4iw4_relu6",
+    "conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_relu6",
 };
 
 // ---- The facts of any op, each one visit through its traits. A templated
@@ -414,7 +435,7 @@ double PassBytes(const OpDesc& op, OpPass pass, DType dtype);
 std::optional<Dims4> ActivationInput(const OpDesc& op);
 std::optional<Shape> ReshapedInput(const OpDesc& op);
 BenchFact BenchFacts(const OpDesc& op);
-std::optional<OpDesc> WithRelu(const OpDesc& op, PlanUse use);
+std::optional<OpDesc> WithActivation(const OpDesc& op, ActivationKind kind, PlanUse use);
 
 }  // namespace cnnbench
 

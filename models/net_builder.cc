@@ -125,7 +125,7 @@ int NetBuilder::Conv(int64_t filters, Window kernel, ConvOptions options) {
   if (absl::Status s = desc.Validate(); !s.ok()) return Fail("conv", s);
   AddOp("conv", desc, {top_}, desc.output().shape());
   if (bn) BatchNorm(conv_batch_norm_);
-  if (options.activation == Activation::kRelu) Relu();
+  if (options.activation != Activation::kNone) Activate(options.activation);
   return top_;
 }
 
@@ -175,7 +175,7 @@ int NetBuilder::Fc(int64_t units, FcOptions options) {
   desc.bias = options.bias;
   if (absl::Status s = desc.Validate(); !s.ok()) return Fail("fc", s);
   AddOp("fc", desc, {top_}, Shape{desc.n, desc.oc});
-  if (options.activation == Activation::kRelu) Relu();
+  if (options.activation != Activation::kNone) Activate(options.activation);
   return top_;
 }
 
@@ -198,11 +198,17 @@ static Dims4 AsDims4(const Shape& s) {
   return d;
 }
 
-int NetBuilder::Relu() {
+int NetBuilder::Relu() { return Activate(Activation::kRelu); }
+
+int NetBuilder::Activate(Activation kind) {
   if (!status_.ok()) return top_;
   ReluDesc desc;
   desc.dims = AsDims4(top_shape());
-  return AddOp("relu", desc, {top_}, top_shape());
+  desc.kind = kind;
+  if (absl::Status s = desc.Validate(); !s.ok()) return Fail("activation", s);
+  // The layer is named for its kind: "relu", "relu6".
+  return AddOp(std::string(absl::string_view(ActivationSuffix(kind)).substr(1)), desc, {top_},
+               top_shape());
 }
 
 int NetBuilder::Lrn(int64_t depth_radius, double bias, double alpha, double beta) {

@@ -18,7 +18,8 @@
 
 namespace cnnbench {
 
-enum class Activation { kNone, kRelu };
+// A layer's activation: kernels/activation.h's kinds (kNone: none).
+using Activation = ActivationKind;
 
 struct Window {
   int64_t h = 1, w = 1;
@@ -71,6 +72,8 @@ class NetBuilder {
   int Fc(int64_t units, FcOptions options = {});
   int BatchNorm(BatchNormOptions options = {});
   int Relu();
+  // The activation layer of `kind` (not kNone); Relu() is Activate(kRelu).
+  int Activate(Activation kind);
   // Average over the whole remaining height and width (tf_cnn_benchmarks'
   // spatial_mean): (N,C,H,W) -> (N,C,1,1), whatever the image size.
   int SpatialMean();

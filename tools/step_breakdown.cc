@@ -216,7 +216,7 @@ absl::Status CompareWithDirect(const Graph& graph, const std::vector<LayerTime>&
     // product (whose 2.6.3 backward data crashed on a 1-input layer).
     auto* conv = std::get_if<ConvDesc>(&desc);
     if (conv == nullptr) continue;
-    conv->relu = false;
+    conv->activation = ActivationKind::kNone;
     const std::string key = OpDescToString(desc);
     auto it = timed.find(key);
     if (it == timed.end()) {

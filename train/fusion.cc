@@ -76,7 +76,7 @@ FusedGraph FoldBatchNormForInference(const Graph& graph,
   for (int b = 0; b < num_nodes; ++b) {
     const Node& bn = graph.nodes[b];
     if (bn.kind != Node::Kind::kOp || !std::holds_alternative<BatchNormDesc>(bn.op) ||
-        bn.inputs.size() != 1 || std::get<BatchNormDesc>(bn.op).relu)
+        bn.inputs.size() != 1 || std::get<BatchNormDesc>(bn.op).activation != ActivationKind::kNone)
       continue;
     const int p = bn.inputs[0];
     const Node& conv = graph.nodes[p];
@@ -130,7 +130,7 @@ FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>
       continue;
     // Same elements in the same order: the ReLU reads the producer's output as it is.
     if (producer.output != relu.output) continue;
-    std::optional<OpDesc> op = WithRelu(producer.op, use);
+    std::optional<OpDesc> op = WithActivation(producer.op, std::get<ReluDesc>(relu.op).kind, use);
     if (!op || !runs(*op)) continue;
     absorbed[r] = true;
     fused_op[p] = std::move(op);

@@ -424,7 +424,8 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
   kernel_options.forward_only = options.forward_only;
   auto runs = [&](const OpDesc& op) {
     const auto* conv = std::get_if<ConvDesc>(&op);
-    if (conv != nullptr && conv->relu && !options.conv_relu) return false;
+    if (conv != nullptr && conv->activation != ActivationKind::kNone && !options.conv_relu)
+      return false;
     return backend->Supports(op, kernel_options).ok();
   };
   FusedGraph fused = Unfused(graph);
@@ -436,7 +437,8 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
     plan.fused_relus = relu.fused;
     for (const Node& node : relu.graph.nodes)
       if (const auto* conv = std::get_if<ConvDesc>(&node.op);
-          node.kind == Node::Kind::kOp && conv != nullptr && conv->relu)
+          node.kind == Node::Kind::kOp && conv != nullptr &&
+          conv->activation != ActivationKind::kNone)
         ++plan.conv_relu_epilogues;
     fused = Compose(fused, std::move(relu));
   }

@@ -63,9 +63,9 @@ absl::StatusOr<std::unique_ptr<DirectLayer>> DirectLayer::Create(const OpDesc& d
   auto layer = std::unique_ptr<DirectLayer>(new DirectLayer(dtype));
   try {
     if (const auto* conv = std::get_if<ConvDesc>(&desc)) {
-      if (conv->groups != 1 || conv->relu)
+      if (conv->groups != 1 || conv->activation != ActivationKind::kNone)
         return absl::InvalidArgumentError(absl::StrCat(
-            conv->ToString(), ": oneDNN direct: one group and no fused ReLU only"));
+            conv->ToString(), ": oneDNN direct: one group and no fused activation only"));
       layer->BuildConv(*conv);
     } else if (const auto* fc = std::get_if<FcDesc>(&desc)) {
       layer->BuildFc(*fc);

@@ -125,7 +125,7 @@ class BatchNormKernel : public CudaKernel {
     signature_.output = input;
     signature_.saved_bytes = 4 * vector_bytes_;
     activation_bytes_ = AlignUp(static_cast<size_t>(d.elements()) * SizeOf(options.dtype));
-    workspace_offset_ = (desc_.relu ? 2 : 1) * activation_bytes_;
+    workspace_offset_ = (fused_activation() ? 2 : 1) * activation_bytes_;
     RETURN_IF_ERROR(TryGraphs(options));
     if (graphs_ != nullptr && graphs_->relu_mask_bytes() > 0) {
       mask_offset_ = signature_.saved_bytes;  // the mask form's y > 0, forward to backward
@@ -137,7 +137,7 @@ class BatchNormKernel : public CudaKernel {
         workspace_offset_ +
         (graphs_ != nullptr ? AlignUp(static_cast<size_t>(graphs_->workspace_bytes())) : 0);
     signature_.backward_reads_inputs = true;
-    signature_.backward_reads_output = desc_.relu;
+    signature_.backward_reads_output = fused_activation();
     if (!desc_.scale) {  // cuDNN always scales: gamma = 1
       ASSIGN_OR_RETURN(ones_, Buffer::Allocate(context_->device, vector.bytes));
       const std::vector<float> ones(static_cast<size_t>(d.c), 1.0f);
@@ -148,7 +148,7 @@ class BatchNormKernel : public CudaKernel {
       implementation_ = graphs_->implementation();
     } else {
       implementation_ =
-          desc_.relu ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
+          fused_activation() ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
       if (!no_graph_.empty()) absl::StrAppend(&implementation_, " (no graph: ", no_graph_, ")");
       // Why the legacy calls, for the compile log.
       const std::string why = !geometry_.nhwc ? "NCHW activations (graphs run NHWC)"
@@ -304,7 +304,7 @@ class BatchNormKernel : public CudaKernel {
     problem.w = d.w;
     problem.nhwc = true;
     problem.io_type = options.dtype;
-    problem.relu = desc_.relu;
+    problem.relu = fused_activation();
     problem.epsilon = desc_.epsilon;
     problem.momentum = desc_.momentum;
     problem.deterministic = context_->options.deterministic;
@@ -341,7 +341,7 @@ class BatchNormKernel : public CudaKernel {
   absl::Status RunGraphBackward(const KernelArgs& args, const void* x, void* dx, void* dgamma,
                                 void* dbeta) {
     RETURN_IF_ERROR(RequireScratch(args));
-    if (desc_.relu) RETURN_IF_ERROR(Require(args.y, "y"));
+    if (fused_activation()) RETURN_IF_ERROR(Require(args.y, "y"));
     BnBackwardBuffers b;
     b.dy = args.dy;
     b.x = x;
@@ -376,21 +376,23 @@ class BatchNormKernel : public CudaKernel {
 
   // With _relu: y = max(y, 0) in place.
   absl::Status ReluInPlace(void* y) {
-    if (!desc_.relu) return absl::OkStatus();
-    return Launched(LaunchReluForward(y, y, elem_, desc_.dims.elements(), context_->raw_stream()),
+    if (!fused_activation()) return absl::OkStatus();
+    return Launched(LaunchActivationForward(ActivationKind::kRelu, y, y, elem_,
+                                            desc_.dims.elements(), context_->raw_stream()),
                     "batch norm relu");
   }
 
   // The gradient the normalisation sees: dy, or with _relu dy masked by
   // y > 0, written into the second scratch region.
   absl::StatusOr<const void*> MaskedDy(const KernelArgs& args) {
-    if (!desc_.relu) return args.dy;
+    if (!fused_activation()) return args.dy;
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(RequireScratch(args));
     void* masked = static_cast<char*>(args.scratch) + activation_bytes_;
-    RETURN_IF_ERROR(Launched(LaunchReluBackward(args.y, args.dy, masked, elem_,
-                                                desc_.dims.elements(), context_->raw_stream()),
-                             "batch norm relu backward"));
+    RETURN_IF_ERROR(
+        Launched(LaunchActivationBackward(ActivationKind::kRelu, args.y, args.dy, masked, elem_,
+                                          desc_.dims.elements(), context_->raw_stream()),
+                 "batch norm relu backward"));
     return static_cast<const void*>(masked);
   }
 
@@ -414,6 +416,8 @@ class BatchNormKernel : public CudaKernel {
     return static_cast<char*>(args.saved) + static_cast<size_t>(i) * vector_bytes_;
   }
 
+  // A fused ReLU (CheckSupported refuses every other kind here).
+  bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
   const BatchNormDesc desc_;
   ActivationGeometry geometry_;
   Elem elem_ = Elem::kF32;

@@ -107,14 +107,14 @@ class AddKernel : public CudaKernel {
     signature_.inputs = {a, b};
     signature_.output = a;
     signature_.backward_reads_inputs = false;
-    signature_.backward_reads_output = desc_.relu;  // the mask: y > 0
-    if (desc_.relu) {
+    signature_.backward_reads_output = fused_activation();  // the mask: y > 0
+    if (fused_activation()) {
       // One masked pass writes the gradient both inputs share, summing the
       // output's gradient parts on the way (docs/kernels.md).
       signature_.shared_input_gradient = true;
       signature_.sums_output_gradient = true;
     }
-    implementation_ = desc_.relu ? "cuda:add_relu" : "cuda:add";
+    implementation_ = fused_activation() ? "cuda:add_relu" : "cuda:add";
     return absl::OkStatus();
   }
 
@@ -127,13 +127,13 @@ class AddKernel : public CudaKernel {
     sources.ptr[1] = b;
     const int64_t n = desc_.dims.elements();
     cudaStream_t stream = context_->raw_stream();
-    return Launched(desc_.relu ? LaunchAddNRelu(sources, 2, args.y, elem_, n, stream)
-                               : LaunchAddN(sources, 2, args.y, elem_, n, stream),
+    return Launched(fused_activation() ? LaunchAddNRelu(sources, 2, args.y, elem_, n, stream)
+                                       : LaunchAddN(sources, 2, args.y, elem_, n, stream),
                     "add forward");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
-    if (desc_.relu) return MaskedBackward(args);
+    if (fused_activation()) return MaskedBackward(args);
     for (size_t i = 0; i < 2 && i < args.dx.size(); ++i) {
       if (args.dx[i] == nullptr || args.dx[i] == args.dy) continue;
       RETURN_IF_ERROR(Require(args.dy, "dy"));
@@ -196,6 +196,8 @@ class AddKernel : public CudaKernel {
     return absl::OkStatus();
   }
 
+  // A fused ReLU (CheckSupported refuses every other kind here).
+  bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
   const AddDesc desc_;
   Elem elem_ = Elem::kF32;
   size_t bytes_ = 0;

@@ -102,10 +102,10 @@ class ConvKernel : public CudaKernel {
     signature_.backward_reads_inputs = true;  // the weight gradient reads x
     signature_.backward_reads_output = false;
     implementation_ = graphs_->implementation();
-    if (desc_.bias || desc_.relu)
-      implementation_ =
-          absl::StrCat(implementation_, "+cuda:epilogue(", desc_.bias ? "bias" : "",
-                       desc_.bias && desc_.relu ? "," : "", desc_.relu ? "relu" : "", ")");
+    if (desc_.bias || fused_activation())
+      implementation_ = absl::StrCat(implementation_, "+cuda:epilogue(", desc_.bias ? "bias" : "",
+                                     desc_.bias && fused_activation() ? "," : "",
+                                     fused_activation() ? "relu" : "", ")");
     return absl::OkStatus();
   }
 
@@ -116,19 +116,19 @@ class ConvKernel : public CudaKernel {
     RETURN_IF_ERROR(RequireScratch(args));
     RETURN_IF_ERROR(graphs_->Run(ConvPass::kForward, context_->cudnn,
                                  {const_cast<void*>(x), w, args.y}, args.scratch));
-    if (!desc_.bias && !desc_.relu) return absl::OkStatus();
+    if (!desc_.bias && !fused_activation()) return absl::OkStatus();
     const float* b = nullptr;
     if (desc_.bias) {
       ASSIGN_OR_RETURN(void* bias, Param(args.params, 1, "bias"));
       b = static_cast<const float*>(bias);
     }
-    return Launched(LaunchConvEpilogue(args.y, elem_, nhwc_, b, desc_.relu, desc_.n, desc_.k,
-                                       desc_.h.out * desc_.w.out, context_->raw_stream()),
+    return Launched(LaunchConvEpilogue(args.y, elem_, nhwc_, b, fused_activation(), desc_.n,
+                                       desc_.k, desc_.h.out * desc_.w.out, context_->raw_stream()),
                     "epilogue (bias, relu)");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
-    if (desc_.relu || forward_only_) return ForwardOnlyError(what_);
+    if (fused_activation() || forward_only_) return ForwardOnlyError(what_);
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* w, Param(args.params, 0, "w"));
@@ -138,7 +138,7 @@ class ConvKernel : public CudaKernel {
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
-    if (desc_.relu || forward_only_) return ForwardOnlyError(what_);
+    if (fused_activation() || forward_only_) return ForwardOnlyError(what_);
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     ASSIGN_OR_RETURN(void* dw, Param(args.dparams, 0, "dw"));
@@ -161,6 +161,8 @@ class ConvKernel : public CudaKernel {
     return params[i];
   }
 
+  // A fused ReLU (CheckSupported refuses every other kind here).
+  bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
   const ConvDesc desc_;
   Elem elem_ = Elem::kF32;
   bool nhwc_ = false;

@@ -148,8 +148,15 @@ class CudaBackend final : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the cuda backend (", OpDescToString(desc),
                                                    ")"));
+    // Fused activations: ReLU alone here (bn, add, the conv epilogue); any
+    // other kind stays a layer of its own (the cuda activation op).
+    const ActivationKind fused = FusedActivation(desc);
+    if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: a fused activation other than ReLU on the cuda backend (",
+          OpDescToString(desc), ")"));
     if (const auto* conv = std::get_if<ConvDesc>(&desc);
-        conv != nullptr && conv->relu && !options.forward_only)
+        conv != nullptr && conv->activation != ActivationKind::kNone && !options.forward_only)
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: a convolution's ReLU epilogue in training on the cuda backend (its "
           "backward is not written; the plan keeps the ReLU as a layer) (",

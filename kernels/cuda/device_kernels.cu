@@ -43,16 +43,20 @@ __global__ void TransposeKernel(const void* src, Elem from, void* dst, Elem to, 
   }
 }
 
-// dst = sum of the sources; with `relu` max(sum, 0); with `mask` the sum
-// where mask > 0, else 0.
+// dst = f(sum of the sources) for the activation f (kNone: the sum); with
+// `mask` the sum where f'(mask) passes (kernels/activation.h), else 0.
+struct SumActivations {
+  ActivationKind mask = ActivationKind::kRelu;    // how `mask` gates the sum
+  ActivationKind output = ActivationKind::kNone;  // f applied to the sum
+};
 __global__ void AddNKernel(const __grid_constant__ AddNSources srcs, int count, const void* mask,
-                           bool relu, void* dst, Elem type, int64_t elements) {
+                           SumActivations act, void* dst, Elem type, int64_t elements) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum = 0.0f;
-    if (mask == nullptr || LoadAs(mask, type, i) > 0.0f)
+    if (mask == nullptr || ActivationPasses(act.mask, LoadAs(mask, type, i)))
       for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
-    if (relu && !(sum > 0.0f)) sum = 0.0f;
+    sum = ActivationForward(act.output, sum);
     StoreAs(dst, type, i, sum);
   }
 }
@@ -86,18 +90,17 @@ __device__ inline __nv_bfloat16 FromFloat(float v) {
 }
 
 template <typename T>
-__device__ inline float SumAt(const AddNSources& srcs, int count, const T* mask, bool relu,
+__device__ inline float SumAt(const AddNSources& srcs, int count, const T* mask, SumActivations act,
                               int64_t i) {
   float sum = 0.0f;
-  if (mask == nullptr || ToFloat(mask[i]) > 0.0f)
+  if (mask == nullptr || ActivationPasses(act.mask, ToFloat(mask[i])))
     for (int k = 0; k < count; ++k) sum += ToFloat(static_cast<const T*>(srcs.ptr[k])[i]);
-  if (relu && !(sum > 0.0f)) sum = 0.0f;
-  return sum;
+  return ActivationForward(act.output, sum);
 }
 
 template <typename T>
 __global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int count, const T* mask,
-                                 bool relu, T* dst, int64_t vectors, int64_t elements) {
+                                 SumActivations act, T* dst, int64_t vectors, int64_t elements) {
   constexpr int kN = 16 / sizeof(T);
   union Pack {
     uint4 raw;
@@ -112,7 +115,7 @@ __global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int c
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
       sum[j] = 0.0f;
-      keep[j] = mask == nullptr || ToFloat(m.v[j]) > 0.0f;
+      keep[j] = mask == nullptr || ActivationPasses(act.mask, ToFloat(m.v[j]));
     }
     for (int k = 0; k < count; ++k) {
       Pack p;
@@ -123,29 +126,27 @@ __global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int c
     Pack out;
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
-      float v = keep[j] ? sum[j] : 0.0f;
-      if (relu && !(v > 0.0f)) v = 0.0f;
-      out.v[j] = FromFloat<T>(v);
+      out.v[j] = FromFloat<T>(ActivationForward(act.output, keep[j] ? sum[j] : 0.0f));
     }
     reinterpret_cast<uint4*>(dst)[i] = out.raw;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0)
     for (int64_t e = vectors * kN; e < elements; ++e)
-      dst[e] = FromFloat<T>(SumAt(srcs, count, mask, relu, e));
+      dst[e] = FromFloat<T>(SumAt(srcs, count, mask, act, e));
 }
 
 bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 template <typename T>
-void LaunchVector(const AddNSources& srcs, int count, const void* mask, bool relu, void* dst,
-                  int64_t elements, cudaStream_t stream) {
+void LaunchVector(const AddNSources& srcs, int count, const void* mask, SumActivations act,
+                  void* dst, int64_t elements, cudaStream_t stream) {
   const int64_t vectors = elements / (16 / static_cast<int64_t>(sizeof(T)));
   AddNVectorKernel<T><<<BlocksFor(vectors > 0 ? vectors : 1), kThreads, 0, stream>>>(
-      srcs, count, static_cast<const T*>(mask), relu, static_cast<T*>(dst), vectors, elements);
+      srcs, count, static_cast<const T*>(mask), act, static_cast<T*>(dst), vectors, elements);
 }
 
-cudaError_t LaunchSum(const AddNSources& srcs, int count, const void* mask, bool relu, void* dst,
-                      Elem type, int64_t elements, cudaStream_t stream) {
+cudaError_t LaunchSum(const AddNSources& srcs, int count, const void* mask, SumActivations act,
+                      void* dst, Elem type, int64_t elements, cudaStream_t stream) {
   if (count < 1 || count > kMaxAddN) return cudaErrorInvalidValue;
   if (elements <= 0) return cudaSuccess;
   // 16-byte accesses when every pointer allows them (the executor's buffers
@@ -153,13 +154,13 @@ cudaError_t LaunchSum(const AddNSources& srcs, int count, const void* mask, bool
   bool aligned = Aligned16(dst) && (mask == nullptr || Aligned16(mask));
   for (int k = 0; k < count; ++k) aligned = aligned && Aligned16(srcs.ptr[k]);
   if (aligned && type == Elem::kF32) {
-    LaunchVector<float>(srcs, count, mask, relu, dst, elements, stream);
+    LaunchVector<float>(srcs, count, mask, act, dst, elements, stream);
   } else if (aligned && type == Elem::kF16) {
-    LaunchVector<__half>(srcs, count, mask, relu, dst, elements, stream);
+    LaunchVector<__half>(srcs, count, mask, act, dst, elements, stream);
   } else if (aligned && type == Elem::kBF16) {
-    LaunchVector<__nv_bfloat16>(srcs, count, mask, relu, dst, elements, stream);
+    LaunchVector<__nv_bfloat16>(srcs, count, mask, act, dst, elements, stream);
   } else {
-    AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, mask, relu, dst, type,
+    AddNKernel<<<BlocksFor(elements), kThreads, 0, stream>>>(srcs, count, mask, act, dst, type,
                                                              elements);
   }
   return cudaGetLastError();
@@ -222,32 +223,33 @@ cudaError_t LaunchNhwcToNchw(const void* src, Elem from, void* dst, Elem to, int
 
 cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type, int64_t elements,
                        cudaStream_t stream) {
-  return LaunchSum(srcs, count, nullptr, false, dst, type, elements, stream);
+  return LaunchSum(srcs, count, nullptr, {}, dst, type, elements, stream);
 }
 
 cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
                            int64_t elements, cudaStream_t stream) {
-  return LaunchSum(srcs, count, nullptr, true, dst, type, elements, stream);
+  return LaunchSum(srcs, count, nullptr, {ActivationKind::kRelu, ActivationKind::kRelu}, dst, type,
+                   elements, stream);
 }
 
 cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
                              Elem type, int64_t elements, cudaStream_t stream) {
   if (mask == nullptr || mask == dst) return cudaErrorInvalidValue;
-  return LaunchSum(srcs, count, mask, false, dst, type, elements, stream);
+  return LaunchSum(srcs, count, mask, {}, dst, type, elements, stream);
 }
 
-cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
-                              cudaStream_t stream) {
+cudaError_t LaunchActivationForward(ActivationKind kind, const void* x, void* y, Elem type,
+                                    int64_t count, cudaStream_t stream) {
   AddNSources one{};
   one.ptr[0] = x;
-  return LaunchSum(one, 1, nullptr, true, y, type, count, stream);
+  return LaunchSum(one, 1, nullptr, {kind, kind}, y, type, count, stream);
 }
 
-cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type, int64_t count,
-                               cudaStream_t stream) {
+cudaError_t LaunchActivationBackward(ActivationKind kind, const void* x, const void* dy, void* dx,
+                                     Elem type, int64_t count, cudaStream_t stream) {
   AddNSources one{};
   one.ptr[0] = dy;
-  return LaunchSum(one, 1, x, false, dx, type, count, stream);
+  return LaunchSum(one, 1, x, {kind, ActivationKind::kNone}, dx, type, count, stream);
 }
 
 cudaError_t LaunchSgdUpdate(float* w, const float* g, float* v, int64_t count, double learning_rate,

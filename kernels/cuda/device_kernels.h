@@ -2,13 +2,16 @@
 // call fits: casts, layout transposes, gradient sums, fills of typed values,
 // the fused SGD update. Host-callable; each enqueues on `stream` and returns
 // the launch's error (never synchronises). Included by .cu and .cc files, so
-// it uses only CUDA's and the standard library's headers.
+// it uses only CUDA's and the standard library's headers and
+// kernels/activation.h (host-and-device arithmetic).
 #ifndef CNNBENCH_KERNELS_CUDA_DEVICE_KERNELS_H_
 #define CNNBENCH_KERNELS_CUDA_DEVICE_KERNELS_H_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+
+#include "kernels/activation.h"
 
 namespace cnnbench::cuda {
 
@@ -45,11 +48,12 @@ cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem t
 cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
                              Elem type, int64_t elements, cudaStream_t stream);
 
-// ReLU forward y = max(x, 0) and backward dx = dy * (x > 0), in `type`.
-cudaError_t LaunchReluForward(const void* x, void* y, Elem type, int64_t count,
-                              cudaStream_t stream);
-cudaError_t LaunchReluBackward(const void* x, const void* dy, void* dx, Elem type, int64_t count,
-                               cudaStream_t stream);
+// The activation op's forward y = f(x) and backward dx = dy * f'(x), in
+// `type`, each element through kernels/activation.h's arithmetic in fp32.
+cudaError_t LaunchActivationForward(ActivationKind kind, const void* x, void* y, Elem type,
+                                    int64_t count, cudaStream_t stream);
+cudaError_t LaunchActivationBackward(ActivationKind kind, const void* x, const void* dy, void* dx,
+                                     Elem type, int64_t count, cudaStream_t stream);
 
 // The fused SGD-with-momentum update over `count` fp32 values, as the CPU
 // backends compute it (each element in double): g' = g/s + wd*w;

@@ -1,5 +1,6 @@
-// ReLU as a small CUDA kernel over the stored elements: layout-agnostic, so
-// the output keeps the input's spec (NCHW or NHWC).
+// The activation op (ReLU, ReLU6) as a small CUDA kernel over the stored
+// elements: layout-agnostic, so the output keeps the input's spec (NCHW or
+// NHWC).
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/cuda/op_spec.h"
@@ -25,24 +26,26 @@ class ReluKernel : public CudaKernel {
     signature_.output = input;
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
-    implementation_ = "cuda:relu";
+    implementation_ = desc_.kind == ActivationKind::kRelu
+                          ? "cuda:relu"
+                          : absl::StrCat("cuda:activation", ActivationSuffix(desc_.kind));
     return absl::OkStatus();
   }
 
   absl::Status Forward(const KernelArgs& args) override {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.y, "y"));
-    return Launched(
-        LaunchReluForward(x, args.y, elem_, desc_.dims.elements(), context_->raw_stream()),
-        "relu forward");
+    return Launched(LaunchActivationForward(desc_.kind, x, args.y, elem_, desc_.dims.elements(),
+                                            context_->raw_stream()),
+                    "relu forward");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.dy, "dy"));
-    return Launched(LaunchReluBackward(x, args.dy, args.dx[0], elem_, desc_.dims.elements(),
-                                       context_->raw_stream()),
+    return Launched(LaunchActivationBackward(desc_.kind, x, args.dy, args.dx[0], elem_,
+                                             desc_.dims.elements(), context_->raw_stream()),
                     "relu backward");
   }
 

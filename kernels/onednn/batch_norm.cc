@@ -40,7 +40,8 @@ class BatchNormKernel : public OneDnnKernel {
                 : normalization_flags::use_shift;
     // A fused ReLU: the training forward keeps its mask in a workspace
     // (saved), which the backward pass applies to dy.
-    if (d.relu) params = params | normalization_flags::fuse_norm_relu;
+    if (d.activation == ActivationKind::kRelu)
+      params = params | normalization_flags::fuse_norm_relu;
     const dnnl::primitive_attr attr = UserScratchpadAttr();
 
     dnnl::batch_normalization_forward::desc fwd_desc(dnnl::prop_kind::forward_training, data_md,

@@ -158,9 +158,25 @@ dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
-dnnl::primitive_attr UserScratchpadReluAttr() {
+EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst) {
+  switch (kind) {
+    case ActivationKind::kNone:
+    case ActivationKind::kCount:
+    case ActivationKind::kRelu:
+      break;
+    case ActivationKind::kRelu6:
+      return {use_dst ? dnnl::algorithm::eltwise_clip_v2_use_dst_for_bwd
+                      : dnnl::algorithm::eltwise_clip_v2,
+              0.0f, 6.0f};
+  }
+  return {use_dst ? dnnl::algorithm::eltwise_relu_use_dst_for_bwd : dnnl::algorithm::eltwise_relu,
+          0.0f, 0.0f};
+}
+
+dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind) {
+  const EltwiseActivation eltwise = OneDnnActivation(kind, /*use_dst=*/false);
   dnnl::post_ops ops;
-  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  ops.append_eltwise(1.0f, eltwise.algorithm, eltwise.alpha, eltwise.beta);
   dnnl::primitive_attr attr = UserScratchpadAttr();
   attr.set_post_ops(ops);
   return attr;

@@ -133,9 +133,18 @@ class BoundPrimitive {
 // The attribute every primitive here is created with: a user scratchpad, so
 // the kernel's `scratch` buffer holds it (no allocation inside a call).
 dnnl::primitive_attr UserScratchpadAttr();
-// The same, with a ReLU applied to the primitive's output as its post-op
-// (a fused residual add's, a convolution's epilogue).
-dnnl::primitive_attr UserScratchpadReluAttr();
+// oneDNN's eltwise algorithm of an activation (kernels/activation.h's
+// arithmetic): ReLU eltwise_relu (alpha 0), ReLU6 eltwise_clip_v2 (0, 6),
+// whose backward masks 0 < x < 6 as the reference does (eltwise_clip's
+// passes dy at x == 6). `use_dst`: the *_use_dst_for_bwd form.
+struct EltwiseActivation {
+  dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
+  float alpha = 0, beta = 0;
+};
+EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst);
+// The same, with an activation applied to the primitive's output as its
+// post-op (a fused residual add's, a convolution's epilogue).
+dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind);
 
 // Seconds of the fastest of `runs` executions of `primitive`, each waited
 // for, on buffers of its arguments' descriptors (`args`, FROM and TO for a

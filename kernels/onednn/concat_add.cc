@@ -201,7 +201,8 @@ class ConcatKernel : public OneDnnKernel {
 class AddKernel : public OneDnnKernel {
  public:
   AddKernel(std::shared_ptr<Context> context, const AddDesc& desc)
-      : OneDnnKernel(std::move(context), desc.ToString()), relu_(desc.relu) {}
+      : OneDnnKernel(std::move(context), desc.ToString()),
+        relu_(desc.activation == ActivationKind::kRelu) {}
 
   absl::Status Init(const AddDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
@@ -225,7 +226,7 @@ class AddKernel : public OneDnnKernel {
     size_t scratch = 0;
     if (relu_) {
       // One pass: binary add with the ReLU as a post-op.
-      const dnnl::primitive_attr attr = UserScratchpadReluAttr();
+      const dnnl::primitive_attr attr = UserScratchpadActivationAttr(ActivationKind::kRelu);
       dnnl::binary::desc desc(dnnl::algorithm::binary_add, srcs[0], srcs[1], srcs[0]);
       dnnl::binary::primitive_desc pd(desc, attr, engine);
       forward_ = BoundPrimitive(pd, dnnl::binary(pd),

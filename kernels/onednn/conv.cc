@@ -1,6 +1,6 @@
 // Convolution (stride, dilation, groups, asymmetric padding, bias) with
 // oneDNN's convolution primitives; layouts chosen by oneDNN. The ReLU
-// epilogue (ConvDesc::relu) is the forward primitive's eltwise post-op; in
+// epilogue (ConvDesc::activation) is the forward primitive's eltwise post-op; in
 // training, dy is masked by y > 0 once for both backward passes
 // (WeightedLayer::MaskOutputGradient). A kernel made forward only makes no
 // backward primitives (and times no backward candidates).
@@ -110,7 +110,8 @@ constexpr int kTimingRuns = 2;
 class ConvKernel : public WeightedLayer {
  public:
   ConvKernel(std::shared_ptr<Context> context, const ConvDesc& desc)
-      : WeightedLayer(std::move(context), desc.ToString(), desc.bias), relu_(desc.relu) {}
+      : WeightedLayer(std::move(context), desc.ToString(), desc.bias),
+        activation_(desc.activation) {}
 
   absl::Status Init(const ConvDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
@@ -140,7 +141,8 @@ class ConvKernel : public WeightedLayer {
       ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
-    const dnnl::primitive_attr forward_attr = relu_ ? UserScratchpadReluAttr() : attr;
+    const dnnl::primitive_attr forward_attr =
+        activation_ != ActivationKind::kNone ? UserScratchpadActivationAttr(activation_) : attr;
     const memory::desc any_weights = AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc(dst_dims, type);
     using ForwardPd = dnnl::convolution_forward::primitive_desc;
@@ -233,12 +235,13 @@ class ConvKernel : public WeightedLayer {
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
          dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,
          dnnl::convolution_backward_weights(bwd_weights.pd));
-    if (relu_) MaskOutputGradient();
+    // Training fuses ReLU alone here (Supports refuses the others).
+    if (activation_ == ActivationKind::kRelu) MaskOutputGradient();
     return absl::OkStatus();
   }
 
  private:
-  const bool relu_;
+  const ActivationKind activation_;
 };
 
 }  // namespace

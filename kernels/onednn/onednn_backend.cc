@@ -189,6 +189,14 @@ class OneDnnBackend : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the onednn backend (", OpDescToString(desc),
                                                    ")"));
+    // A fused activation other than ReLU: only the convolution's forward-only
+    // epilogue (an eltwise post-op); elsewhere it stays a layer of its own.
+    const ActivationKind fused = FusedActivation(desc);
+    if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu &&
+        !(std::holds_alternative<ConvDesc>(desc) && options.forward_only))
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: the onednn backend fuses ReLU alone in training (",
+                       OpDescToString(desc), ")"));
     if (options.precision == Precision::kTf32)
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: tf32 is a GPU math mode; the onednn backend runs fp32 or bf16 (",

@@ -1,4 +1,5 @@
-// ReLU with oneDNN's eltwise primitives, in the producer's layout.
+// The activation op with oneDNN's eltwise primitives (OneDnnActivation),
+// in the producer's layout.
 #include <algorithm>
 
 #include "core/status.h"
@@ -27,13 +28,15 @@ class ReluKernel : public OneDnnKernel {
       ASSIGN_OR_RETURN(data_md, DescFromSpec(*given, dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
-    dnnl::eltwise_forward::desc fwd_desc(dnnl::prop_kind::forward_training,
-                                         dnnl::algorithm::eltwise_relu, data_md, 0.0f);
+    const EltwiseActivation eltwise = OneDnnActivation(d.kind, /*use_dst=*/false);
+    dnnl::eltwise_forward::desc fwd_desc(dnnl::prop_kind::forward_training, eltwise.algorithm,
+                                         data_md, eltwise.alpha, eltwise.beta);
     dnnl::eltwise_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
     forward_ =
         BoundPrimitive(fwd_pd, dnnl::eltwise_forward(fwd_pd), {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
-    // dx = dy * (x > 0): oneDNN's relu backward with alpha 0 reads x.
-    dnnl::eltwise_backward::desc bwd_desc(dnnl::algorithm::eltwise_relu, data_md, data_md, 0.0f);
+    // dx = dy * f'(x): the backward of the same algorithm reads x.
+    dnnl::eltwise_backward::desc bwd_desc(eltwise.algorithm, data_md, data_md, eltwise.alpha,
+                                          eltwise.beta);
     dnnl::eltwise_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
     backward_ = BoundPrimitive(bwd_pd, dnnl::eltwise_backward(bwd_pd),
                                {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, engine);

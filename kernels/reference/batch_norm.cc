@@ -24,11 +24,13 @@ class BatchNormKernel final : public ReferenceKernel {
 
   // Element `i` of channel `c` over (N,H,W).
   int64_t At(int64_t c, int64_t i) const { return ((i / hw_) * d_.dims.c + c) * hw_ + i % hw_; }
-  // The gradient reaching the normalisation: dy, masked by y > 0 when a
-  // ReLU is fused after it.
+  // The gradient reaching the normalisation: dy, masked by f'(y) when an
+  // activation is fused after it.
   double Dy(const KernelArgs& a, int64_t at) const {
-    if (d_.relu && !(static_cast<const T*>(a.y)[at] > T(0))) return 0.0;
-    return static_cast<double>(static_cast<const T*>(a.dy)[at]);
+    const double dy = static_cast<double>(static_cast<const T*>(a.dy)[at]);
+    if (d_.activation == ActivationKind::kNone) return dy;
+    return ActivationBackwardOfOutput(d_.activation,
+                                      static_cast<double>(static_cast<const T*>(a.y)[at]), dy);
   }
   // gamma, or 1 with `_noscale`; params are {gamma, beta} or {beta}.
   double Gamma(const KernelArgs& a, int64_t c) const {
@@ -72,7 +74,7 @@ class BatchNormKernel final : public ReferenceKernel {
       for (int64_t i = 0; i < m_; ++i) {
         const int64_t at = At(c, i);
         const double out = gamma * (static_cast<double>(x[at]) - mean) * inv_std + shift;
-        y[at] = static_cast<T>(d_.relu && !(out > 0) ? 0.0 : out);
+        y[at] = static_cast<T>(ActivationForward(d_.activation, out));
       }
     }
     return absl::OkStatus();
@@ -149,8 +151,8 @@ KernelOr CreateOp(ContextPtr, const BatchNormDesc& desc, const KernelOptions& op
   sig.params.push_back(TensorSpec::Plain(dtype, channels));                  // beta
   sig.state = {TensorSpec::Plain(dtype, channels), TensorSpec::Plain(dtype, channels)};
   sig.saved_bytes = 2 * static_cast<size_t>(desc.dims.c) * sizeof(double);
-  sig.backward_reads_inputs = true;       // xhat is recomputed from x
-  sig.backward_reads_output = desc.relu;  // the fused ReLU's mask is y > 0
+  sig.backward_reads_inputs = true;  // xhat is recomputed from x
+  sig.backward_reads_output = desc.activation != ActivationKind::kNone;  // its mask is f'(y)
   return MakeTyped<BatchNormKernel>(dtype, desc, std::move(sig));
 }
 

@@ -57,7 +57,7 @@ class AddKernel final : public ReferenceKernel {
   AddKernel(const AddDesc& d, KernelSignature signature)
       : ReferenceKernel(d.ToString(), std::move(signature)),
         count_(d.dims.elements()),
-        relu_(d.relu) {}
+        activation_(d.activation) {}
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
@@ -66,7 +66,7 @@ class AddKernel final : public ReferenceKernel {
     T* y = static_cast<T*>(a.y);
     for (int64_t i = 0; i < count_; ++i) {
       const double sum = static_cast<double>(x0[i]) + static_cast<double>(x1[i]);
-      y[i] = static_cast<T>(relu_ && !(sum > 0) ? 0.0 : sum);
+      y[i] = static_cast<T>(ActivationForward(activation_, sum));
     }
     return absl::OkStatus();
   }
@@ -92,14 +92,17 @@ class AddKernel final : public ReferenceKernel {
           for (const void* part : a.dy_parts)
             g += static_cast<double>(static_cast<const T*>(part)[i]);
         }
-        out[i] = static_cast<T>(relu_ && !(y[i] > T(0)) ? 0.0 : g);
+        out[i] = static_cast<T>(
+            activation_ == ActivationKind::kNone
+                ? g
+                : ActivationBackwardOfOutput(activation_, static_cast<double>(y[i]), g));
       }
     }
     return absl::OkStatus();
   }
 
   const int64_t count_;
-  const bool relu_;
+  const ActivationKind activation_;
 };
 
 // Zeros, with x in channels [before, before + C).
@@ -178,7 +181,7 @@ KernelOr CreateOp(ContextPtr, const AddDesc& desc, const KernelOptions& options,
   sig.inputs = *std::move(resolved);
   sig.output = plain;
   sig.backward_reads_inputs = false;  // dx0 = dx1 = dy (masked by y > 0 with a ReLU)
-  sig.backward_reads_output = desc.relu;
+  sig.backward_reads_output = desc.activation != ActivationKind::kNone;
   sig.shared_input_gradient = true;
   sig.sums_output_gradient = true;
   return MakeTyped<AddKernel>(dtype, desc, std::move(sig));

@@ -50,7 +50,7 @@ class ConvKernel final : public ReferenceKernel {
                       static_cast<double>(w[Offset4(cg, kh, kw, k, c, r, s)]);
                 }
               }
-            if (d_.relu && !(acc > 0.0)) acc = 0.0;
+            acc = ActivationForward(d_.activation, acc);
             y[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)] = static_cast<T>(acc);
           }
       }
@@ -65,17 +65,18 @@ class ConvKernel final : public ReferenceKernel {
     return o < dim.out ? o : -1;
   }
 
-  // The output gradient at `i`: dy, or behind the ReLU epilogue dy where
-  // y > 0 and 0 elsewhere (`y` null without one).
-  static double GradAt(const T* dy, const T* y, int64_t i) {
-    if (y != nullptr && !(static_cast<double>(y[i]) > 0.0)) return 0.0;
-    return static_cast<double>(dy[i]);
+  // The output gradient at `i`: dy, or behind the activation epilogue dy
+  // masked by f'(y) (`y` null without one).
+  double GradAt(const T* dy, const T* y, int64_t i) const {
+    const double g = static_cast<double>(dy[i]);
+    if (y == nullptr) return g;
+    return ActivationBackwardOfOutput(d_.activation, static_cast<double>(y[i]), g);
   }
   absl::StatusOr<const T*> EpilogueOutput(const KernelArgs& a) const {
-    if (!d_.relu) return nullptr;
+    if (d_.activation == ActivationKind::kNone) return nullptr;
     if (a.y == nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat(desc(), ": the ReLU epilogue's backward reads y, which was not given"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          desc(), ": the activation epilogue's backward reads y, which was not given"));
     return static_cast<const T*>(a.y);
   }
 
@@ -170,8 +171,8 @@ KernelOr CreateOp(ContextPtr, const ConvDesc& desc, const KernelOptions& options
   weights.layout = Layout::kOIHW;
   sig.params.push_back(std::move(weights));
   if (desc.bias) sig.params.push_back(TensorSpec::Plain(dtype, Shape{desc.k}));
-  sig.backward_reads_inputs = true;       // dw needs x
-  sig.backward_reads_output = desc.relu;  // the epilogue's mask is y > 0
+  sig.backward_reads_inputs = true;                                      // dw needs x
+  sig.backward_reads_output = desc.activation != ActivationKind::kNone;  // mask f'(y)
   return MakeTyped<ConvKernel>(dtype, desc, std::move(sig));
 }
 

@@ -1,4 +1,4 @@
-// Reference ReLU: y = max(x, 0); dx = dy where x > 0.
+// The reference activation op: y = f(x); dx = dy * f'(x) (kernels/activation.h).
 #include "core/status.h"
 #include "kernels/reference/common.h"
 #include "kernels/reference/ops.h"
@@ -11,13 +11,15 @@ template <typename T>
 class ReluKernel final : public ReferenceKernel {
  public:
   ReluKernel(const ReluDesc& d, KernelSignature signature)
-      : ReferenceKernel(d.ToString(), std::move(signature)), count_(d.dims.elements()) {}
+      : ReferenceKernel(d.ToString(), std::move(signature)),
+        count_(d.dims.elements()),
+        kind_(d.kind) {}
 
  private:
   absl::Status RunForward(const KernelArgs& a) override {
     const T* x = static_cast<const T*>(a.x[0]);
     T* y = static_cast<T*>(a.y);
-    for (int64_t i = 0; i < count_; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+    for (int64_t i = 0; i < count_; ++i) y[i] = ActivationForward(kind_, x[i]);
     return absl::OkStatus();
   }
 
@@ -26,11 +28,12 @@ class ReluKernel final : public ReferenceKernel {
     const T* x = static_cast<const T*>(a.x[0]);
     const T* dy = static_cast<const T*>(a.dy);
     T* dx = static_cast<T*>(a.dx[0]);
-    for (int64_t i = 0; i < count_; ++i) dx[i] = x[i] > T(0) ? dy[i] : T(0);
+    for (int64_t i = 0; i < count_; ++i) dx[i] = ActivationBackward(kind_, x[i], dy[i]);
     return absl::OkStatus();
   }
 
   const int64_t count_;
+  const ActivationKind kind_;
 };
 
 }  // namespace
@@ -40,7 +43,7 @@ KernelOr CreateOp(ContextPtr, const ReluDesc& desc, const KernelOptions& options
   const DType dtype = options.dtype;
   ASSIGN_OR_RETURN_AS_IS(KernelSignature sig,
                          SameShapeSignature(desc.ToString(), dtype, desc.dims.shape(), inputs));
-  sig.backward_reads_inputs = true;  // dx = dy * (x > 0)
+  sig.backward_reads_inputs = true;  // dx = dy * f'(x)
   sig.backward_reads_output = false;
   return MakeTyped<ReluKernel>(dtype, desc, std::move(sig));
 }

@@ -3,6 +3,7 @@
 // inputs or with a null one, host data that is not plain, an update without
 // its buffers, and a bad op descriptor. Run on each backend this machine
 // has (cuda where a GPU is present).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "kernels/backends.h"
 #include "kernels/desc.h"
 #include "kernels/kernel.h"
+#include "kernels/op_traits.h"
 
 namespace cnnbench {
 namespace {
@@ -121,6 +123,10 @@ TEST_P(BackendContractTest, EveryOpIsCreatedThroughTheOneDispatch) {
     auto desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
     auto kernel = backend_->Create(*desc, DType::kF32, {});
+    // A fused activation a backend does not run stays a layer of its own.
+    const bool activation_sample = std::find(kActivationSamples.begin(), kActivationSamples.end(),
+                                             text) != kActivationSamples.end();
+    if (activation_sample && absl::IsUnimplemented(kernel.status())) continue;
     ASSERT_TRUE(kernel.ok()) << text << ": " << kernel.status();
     auto truth = reference->Create(*desc, DType::kF32, {});
     ASSERT_TRUE(truth.ok()) << text << ": " << truth.status();

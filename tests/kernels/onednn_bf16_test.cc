@@ -4,6 +4,7 @@
 // significant bits, hence rtol 1/128.
 #include <string>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "tests/kernels/onednn_test_util.h"
@@ -31,6 +32,10 @@ TEST_P(OneDnnBf16Test, MatchesReference) {
   o.high = 2;
   o.forward_rtol = o.backward_rtol = 1.0 / 128;
   o.forward_atol = o.backward_atol = 1e-2;
+  if (absl::StrContains(GetParam(), "_relu6")) {  // both clips (0 and 6) and past them
+    o.low = -3;
+    o.high = 9;
+  }
   absl::Status status = CompareWithReference(*desc, o);
   EXPECT_TRUE(status.ok()) << status;
 }
@@ -43,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "relu:mb2ic16ih5iw5", "bn:mb2ic16ih5iw5_eps0.001mom0.9",
                       "lrn:mb2ic16ih3iw3_r2k2a0.3b0.75", "dropout:mb2ic16ih3iw3_p0.5",
                       "concat:mb2ih3iw3_ic8:16", "add:mb2ic16ih4iw4", "softmax_xent:mb4ic10",
-                      "bn:mb2ic16ih5iw5_eps0.001mom0.9_relu", "add:mb2ic16ih4iw4_relu"),
+                      "bn:mb2ic16ih5iw5_eps0.001mom0.9_relu", "add:mb2ic16ih4iw4_relu",
+                      "relu:mb2ic16ih5iw5_relu6"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(0, info.param.find(':'));
       return name + "_" + std::to_string(info.index);

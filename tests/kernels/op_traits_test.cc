@@ -75,7 +75,9 @@ struct OpTraits<ToyScaleDesc> {
              {"bwd_data", OpPass::kBackwardData, true},
              {"bwd_filter", OpPass::kBackwardWeights, false}}};
   }
-  static std::optional<ToyScaleDesc> WithRelu(const ToyScaleDesc&, PlanUse) { return std::nullopt; }
+  static std::optional<ToyScaleDesc> WithActivation(const ToyScaleDesc&, ActivationKind, PlanUse) {
+    return std::nullopt;
+  }
 };
 
 namespace {
@@ -113,14 +115,21 @@ TEST(OpTraitsTest, AToyOpGetsEveryFactFromItsTraitsAlone) {
 }
 
 // Every alternative of OpDesc, through its traits' sample: the kinds are
-// distinct, and each sample parses to its own alternative and prints back.
+// distinct, and each sample parses to its own alternative and prints back;
+// the activation samples after them parse and print back too.
 TEST(OpTraitsTest, EveryKindParsesAndTheUnknownListsThem) {
   const std::vector<absl::string_view> kinds = OpKinds();
   const std::vector<absl::string_view> samples = OpSamples();
   ASSERT_EQ(kinds.size(), std::variant_size_v<OpDesc>);
-  ASSERT_EQ(samples.size(), kinds.size());
+  ASSERT_EQ(samples.size(), kinds.size() + kActivationSamples.size());
+  EXPECT_EQ(std::set<absl::string_view>(samples.begin(), samples.end()).size(), samples.size());
   EXPECT_EQ(std::set<absl::string_view>(kinds.begin(), kinds.end()).size(), kinds.size());
-  for (size_t i = 0; i < samples.size(); ++i) {
+  for (size_t i = kinds.size(); i < samples.size(); ++i) {
+    auto op = ParseOpDesc(samples[i]);
+    ASSERT_TRUE(op.ok()) << samples[i] << ": " << op.status();
+    EXPECT_EQ(OpDescToString(*op), samples[i]);
+  }
+  for (size_t i = 0; i < kinds.size(); ++i) {
     auto op = ParseOpDesc(samples[i]);
     ASSERT_TRUE(op.ok()) << samples[i] << ": " << op.status();
     EXPECT_EQ(op->index(), i) << samples[i] << " parses as another op";
@@ -130,9 +139,9 @@ TEST(OpTraitsTest, EveryKindParsesAndTheUnknownListsThem) {
   }
   auto bad = ParseOpDesc("gelu:mb1ic2ih3iw4");
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(absl::StrContains(bad.status().message(),
-                                absl::StrCat("unknown op 'gelu' (known: ", absl::StrJoin(kinds, ", "),
-                                             ")")))
+  EXPECT_TRUE(absl::StrContains(
+      bad.status().message(),
+      absl::StrCat("unknown op 'gelu' (known: ", absl::StrJoin(kinds, ", "), ")")))
       << bad.status();
 }
 

@@ -61,7 +61,7 @@ TEST_P(ElementwiseTest, Add) {
 
 TEST_P(ElementwiseTest, AddWithFusedRelu) {
   AddDesc desc{{2, 1, 1, 2}};
-  desc.relu = true;
+  desc.activation = ActivationKind::kRelu;
   KernelUnderTest k = Make(desc, GetParam());
   const KernelSignature& sig = k.kernel->signature();
   EXPECT_TRUE(sig.backward_reads_output);  // the mask is y > 0
@@ -285,7 +285,7 @@ TEST(ElementwiseGradientTest, AddAndConcat) {
 TEST(ElementwiseGradientTest, AddWithFusedRelu) {
   for (Dims4 dims : {Dims4{2, 3, 3, 5}, Dims4{1, 2, 1, 7}}) {
     AddDesc desc{dims};
-    desc.relu = true;
+    desc.activation = ActivationKind::kRelu;
     KernelUnderTest k = Make(desc, DType::kF64);
     FillDefaults(k.buffers, 29);
     // Keep |x0 + x1| well above the step: the ReLU has a kink at 0.

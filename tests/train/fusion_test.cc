@@ -25,15 +25,16 @@ using train_test::StepAndLoss;
 
 // conv/bn/relu, then two residual blocks (conv/bn/relu, conv/bn, add, relu):
 // the first block's output feeds the second block's conv and its add.
-Graph ResidualNet(int batch = 8, int channels = 8) {
+// `act`: the activation of every one of them (ReLU, ReLU6).
+Graph ResidualNet(int batch = 8, int channels = 8, Activation act = Activation::kRelu) {
   NetBuilder b(batch, 3, kSize, kSize, kClasses);
-  b.Conv(channels, {3, 3}, {.batch_norm = 1});
+  b.Conv(channels, {3, 3}, {.activation = act, .batch_norm = 1});
   for (int block = 0; block < 2; ++block) {
     const int shortcut = b.top();
-    b.Conv(channels, {3, 3}, {.batch_norm = 1});
+    b.Conv(channels, {3, 3}, {.activation = act, .batch_norm = 1});
     b.Conv(channels, {3, 3}, {.activation = Activation::kNone, .batch_norm = 1});
     b.Add(b.top(), shortcut);
-    b.Relu();
+    b.Activate(act);
   }
   b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
   b.Logits();
@@ -47,7 +48,7 @@ int Count(const Graph& g, bool relu) {
   int n = 0;
   for (const Node& node : g.nodes)
     if (const auto* d = std::get_if<Desc>(&node.op); d != nullptr && node.kind == Node::Kind::kOp)
-      n += d->relu == relu;
+      n += (d->activation != ActivationKind::kNone) == relu;
   return n;
 }
 
@@ -93,6 +94,25 @@ TEST(FuseReluTest, FusesBatchNormAndAddIntoTheirReluAndRemapsNodes) {
   EXPECT_EQ(fused.graph.loss, fused.node_of[graph.loss]);
   EXPECT_TRUE(std::holds_alternative<SoftmaxXentDesc>(fused.graph.nodes[fused.graph.loss].op));
   EXPECT_EQ(fused.graph.batch, graph.batch);
+}
+
+// ReLU6 fuses where ReLU fuses, as itself: every fused op carries ReLU6.
+TEST(FuseReluTest, FusesRelu6AsItFusesRelu) {
+  const Graph graph = ResidualNet(8, 8, Activation::kRelu6);
+  EXPECT_EQ(CountRelus(graph), 5);
+  const FusedGraph fused = FuseRelu(
+      graph, [](const OpDesc&) { return true; }, PlanUse::kTraining);
+  EXPECT_EQ(fused.fused, 5);
+  EXPECT_EQ(CountRelus(fused.graph), 0);
+  int relu6 = 0;
+  for (const Node& node : fused.graph.nodes)
+    relu6 += node.kind == Node::Kind::kOp && FusedActivation(node.op) == ActivationKind::kRelu6;
+  EXPECT_EQ(relu6, 5);
+  // A backend that runs no fused ReLU6 keeps every one a layer.
+  const FusedGraph kept = FuseRelu(
+      graph, [](const OpDesc& op) { return FusedActivation(op) != ActivationKind::kRelu6; },
+      PlanUse::kTraining);
+  EXPECT_EQ(kept.fused, 0);
 }
 
 // Inference: every conv -> batch norm folds into a conv with a bias; the
@@ -162,7 +182,7 @@ TEST(FoldBatchNormTest, FoldedConvsTakeTheirReluInForwardOnlyPlans) {
     EXPECT_NE(by.name.find("+relu"), std::string::npos) << by.name;
     // A conv epilogue's layer is the conv that also absorbed the batch norm.
     if (const auto* conv = std::get_if<ConvDesc>(&by.op)) {
-      EXPECT_TRUE(conv->relu && conv->bias) << by.name;
+      EXPECT_TRUE(conv->activation == ActivationKind::kRelu && conv->bias) << by.name;
       EXPECT_GE(both.folded_bn[both.node_of[i]], 0) << by.name;
     }
   }
@@ -171,14 +191,14 @@ TEST(FoldBatchNormTest, FoldedConvsTakeTheirReluInForwardOnlyPlans) {
   const FusedGraph training = FuseRelu(graph, all, PlanUse::kTraining);
   EXPECT_EQ(Count<ConvDesc>(training.graph, true), 0);
   // A backend that runs no conv epilogue leaves those ReLUs as layers.
-  const FusedGraph no_epilogue = Compose(folded, FuseRelu(
-                                                     folded.graph,
-                                                     [](const OpDesc& op) {
-                                                       const auto* conv =
-                                                           std::get_if<ConvDesc>(&op);
-                                                       return conv == nullptr || !conv->relu;
-                                                     },
-                                                     PlanUse::kForwardOnly));
+  const FusedGraph no_epilogue =
+      Compose(folded, FuseRelu(
+                          folded.graph,
+                          [](const OpDesc& op) {
+                            const auto* conv = std::get_if<ConvDesc>(&op);
+                            return conv == nullptr || conv->activation == ActivationKind::kNone;
+                          },
+                          PlanUse::kForwardOnly));
   EXPECT_EQ(CountRelus(no_epilogue.graph), 3);
 }
 
@@ -219,7 +239,7 @@ TEST(FuseReluTest, LeavesWhatItMustNotFuse) {
       *graph2,
       [](const OpDesc& op) {
         const auto* conv = std::get_if<ConvDesc>(&op);
-        return conv == nullptr || !conv->relu;
+        return conv == nullptr || conv->activation == ActivationKind::kNone;
       },
       PlanUse::kTraining);
   EXPECT_EQ(no_epilogue.fused, 0);
@@ -240,7 +260,8 @@ struct TrainedRun {
   std::vector<std::string> profile_names;
 };
 
-TrainedRun Train(const char* backend_name, bool fuse, bool poison, int steps = 4) {
+TrainedRun Train(const char* backend_name, bool fuse, bool poison, int steps = 4,
+                 Activation act = Activation::kRelu) {
   TrainedRun run;
   auto backend = CreateBackend(backend_name, Device::Cpu());
   EXPECT_TRUE(backend.ok()) << backend.status();
@@ -250,7 +271,7 @@ TrainedRun Train(const char* backend_name, bool fuse, bool poison, int steps = 4
   options.fuse_relu = fuse;
   options.poison_freed = poison;
   options.profile = true;
-  const Graph graph = ResidualNet();
+  const Graph graph = ResidualNet(8, 8, act);
   auto trainer = Trainer::Compile(graph, backend->get(), options);
   EXPECT_TRUE(trainer.ok()) << trainer.status();
   if (!trainer.ok()) return run;
@@ -311,6 +332,22 @@ TEST_P(FusedTrainingTest, TrainsLikeTheUnfusedGraph) {
   }
   EXPECT_EQ(joined, 5);
   EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 5);
+}
+
+// With ReLU6 the same: fused where the backend runs the fused form (the
+// reference: all 5; oneDNN keeps ReLU6 a layer in training), equal steps.
+TEST_P(FusedTrainingTest, Relu6TrainsLikeTheUnfusedGraph) {
+  const TrainedRun plain = Train(GetParam(), false, false, 4, Activation::kRelu6);
+  const TrainedRun fused = Train(GetParam(), true, false, 4, Activation::kRelu6);
+  EXPECT_EQ(fused.fused, std::string(GetParam()) == "reference" ? 5 : 0);
+  ASSERT_EQ(plain.losses.size(), fused.losses.size());
+  for (size_t s = 0; s < plain.losses.size(); ++s)
+    EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-5 * std::fabs(plain.losses[s]) + 1e-6)
+        << "step " << s;
+  EXPECT_NE(plain.losses.front(), plain.losses.back());
+  ASSERT_EQ(plain.weights.size(), fused.weights.size());
+  for (size_t i = 0; i < plain.weights.size(); ++i)
+    ASSERT_NEAR(fused.weights[i], plain.weights[i], 1e-5) << "weight " << i;
 }
 
 // Poisoning fills each buffer with NaN when its planned lifetime ends: the

@@ -190,7 +190,8 @@ int Epilogues(const Inferencer& inferencer) {
   int count = 0;
   for (const Node& node : inferencer.step_plan().graph.nodes)
     if (const auto* conv = std::get_if<ConvDesc>(&node.op);
-        node.kind == Node::Kind::kOp && conv != nullptr && conv->relu)
+        node.kind == Node::Kind::kOp && conv != nullptr &&
+        conv->activation != ActivationKind::kNone)
       ++count;
   EXPECT_EQ(count, inferencer.conv_relu_epilogues());
   return count;

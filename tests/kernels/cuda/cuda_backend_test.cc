@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
+#include "kernels/op_traits.h"
 #include "tests/kernels/cuda/cuda_test_util.h"
 
 namespace cnnbench {
@@ -221,6 +222,31 @@ TEST(CudaBackendTest, ReluMatchesTheReferenceInEveryPrecision) {
     options.precision = p;  // small integers: exact in every storage type
     absl::Status status = cuda_test::CompareWithReference(relu, options);
     EXPECT_TRUE(status.ok()) << PrecisionName(p) << ": " << status;
+  }
+}
+
+// Every activation sample of OpSamples(): the activation op in every
+// precision on integers across both clips (0 and 6; exact in each storage
+// type), and each fused form either matches the reference or is
+// "unsupported: ..." (the plan keeps the activation as a layer).
+TEST(CudaBackendTest, ActivationSamplesMatchTheReferenceInEveryPrecision) {
+  SKIP_WITHOUT_GPU();
+  for (absl::string_view text : kActivationSamples) {
+    const OpDesc desc = *ParseOpDesc(text);
+    for (Precision p : {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16}) {
+      auto probe = Cuda()->Create(desc, KernelOptions::ForPrecision(p), {});
+      if (!probe.ok() && absl::IsUnimplemented(probe.status())) {
+        EXPECT_FALSE(std::holds_alternative<ReluDesc>(desc)) << probe.status();
+        continue;
+      }
+      cuda_test::CompareOptions options;
+      options.precision = p;
+      options.low = -3;
+      options.high = 9;
+      if (!std::holds_alternative<ReluDesc>(desc) && p != Precision::kFp32) continue;
+      absl::Status status = cuda_test::CompareWithReference(desc, options);
+      EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p) << ": " << status;
+    }
   }
 }
 
