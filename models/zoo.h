@@ -34,7 +34,8 @@ struct ModelInfo {
   std::string display_name;  // as the published pages write it: "ResNet-50"
   // Its place in the report's tables (1 first): the published page's five
   // columns (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then the
-  // rest of the zoo by family.
+  // rest of the zoo by family. Distinct, not contiguous: each family keeps a
+  // range (mobile 18, 26-29; ResNets 8-14, 30-69; NASNet 70-79; CIFAR 21-25, 80-).
   int table_order = 0;
   bool published = false;  // a column of the published page (and the published preset)
   int64_t image_size = 224;
@@ -43,6 +44,11 @@ struct ModelInfo {
   bool batch_norm_switch = false;  // whether ModelOptions::batch_norm may change it
   std::string description;
   ModelFunction build = nullptr;
+  // Other names FindModel() accepts for it (tf_cnn_benchmarks' or a paper's).
+  std::vector<std::string> aliases = {};
+  // Raised whenever the network behind the name changes, so that results of
+  // the old and the new network are never merged nor compared.
+  int definition_version = 1;
 };
 
 // Every model, in the order tf_cnn_benchmarks lists them.
