@@ -32,13 +32,23 @@ const std::vector<ModelInfo>& ListModels() {
 }
 
 absl::StatusOr<ModelInfo> FindModel(absl::string_view name) {
-  std::vector<absl::string_view> names;
+  std::vector<std::string> names;
   for (const ModelInfo& info : ListModels()) {
     if (info.name == name) return info;
     names.push_back(info.name);
   }
-  return absl::NotFoundError(
-      absl::StrCat("unknown model '", name, "'; known models: ", absl::StrJoin(names, ", ")));
+  // Another name of a model: its entry, under its canonical name.
+  std::vector<std::string> aliases;
+  for (const ModelInfo& info : ListModels()) {
+    for (const std::string& alias : info.aliases) {
+      if (alias == name) return info;
+      aliases.push_back(absl::StrCat(alias, " (", info.name, ")"));
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("unknown model '", name,
+                                          "'; known models: ", absl::StrJoin(names, ", "),
+                                          aliases.empty() ? "" : "; other names: ",
+                                          absl::StrJoin(aliases, ", ")));
 }
 
 absl::StatusOr<Graph> BuildModel(absl::string_view name, const ModelOptions& options) {

@@ -53,7 +53,9 @@ struct ModelInfo {
 
 // Every model, in the order tf_cnn_benchmarks lists them.
 const std::vector<ModelInfo>& ListModels();
-// The model's entry, or NotFound listing the known names.
+// The model's entry, by its name or one of its aliases (the entry keeps its
+// canonical name, which case names, JSON and tables use), or NotFound
+// listing the known names and the aliases.
 absl::StatusOr<ModelInfo> FindModel(absl::string_view name);
 // The training graph of a model: images (N,3,S,S) -> ... -> logits -> loss.
 absl::StatusOr<Graph> BuildModel(absl::string_view name, const ModelOptions& options = {});

@@ -51,6 +51,8 @@ void ResNetCifar(NetBuilder& b, int blocks_per_stage);
 
 // mobilenet.cc
 void MobileNetV1(NetBuilder& b);
+// MobileNetV2 (Sandler et al. 2018), up to the dropout before the logits.
+void MobileNetV2(NetBuilder& b);
 
 }  // namespace cnnbench
 

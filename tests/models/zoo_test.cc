@@ -80,6 +80,7 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"resnet152", 224, 32},
       {"resnet152_v2", 224, 32},
       {"mobilenet", 224, 32},
+      {"mobilenet_v1", 224, 32},  // not tf_cnn_benchmarks': its mobilenet is v2
       // The CIFAR-10 models (ResnetCifar10Model: 32 px, batch 128).
       {"resnet20", 32, 128},
       {"resnet32", 32, 128},
@@ -146,7 +147,7 @@ TEST(ZooTest, ParameterCountsDerivedFromTheDefinitions) {
   //   + W*K; stem 9,408 + 128; final BN beta 2,048; logits 2,049,000.
   //   resnet50_v2 = 25,534,312; resnet101_v2 = 44,509,032; resnet152_v2 =
   //   60,137,320.
-  // mobilenet (v1 1.0/224; BN with gamma): conv(3->32) 864 + 64; per
+  // mobilenet_v1 (1.0/224; BN with gamma): conv(3->32) 864 + 64; per
   //   separable block (C -> F) 9C + 2C + C*F + 2F; 13 blocks 3,206,112 in
   //   all; logits fc(1024->1000) 1,025,000 = 4,231,976 (Keras' MobileNet
   //   trainable count).
@@ -154,7 +155,7 @@ TEST(ZooTest, ParameterCountsDerivedFromTheDefinitions) {
       {"trivial", 4'259'780},       {"lenet", 2'172'840},        {"alexnet", 61'838'248},
       {"overfeat", 145'920'872},    {"googlenet", 6'998'552},    {"inception3", 23'817'352},
       {"inception4", 42'648'232},   {"resnet50_v2", 25'534'312}, {"resnet101_v2", 44'509'032},
-      {"resnet152_v2", 60'137'320}, {"mobilenet", 4'231'976},
+      {"resnet152_v2", 60'137'320}, {"mobilenet_v1", 4'231'976},
   };
   for (const auto& [model, count] : by_hand) EXPECT_EQ(Parameters(model, 1000), count) << model;
 }
@@ -219,7 +220,7 @@ TEST(ZooTest, ForwardMultiplyAddsMatchPublishedFigures) {
   // 569 M (Howard et al. 2017).
   EXPECT_NEAR(GigaMacs("vgg16"), 15.5, 0.01 * 15.5);
   EXPECT_NEAR(GigaMacs("inception3"), 5.7, 0.01 * 5.7);
-  EXPECT_NEAR(GigaMacs("mobilenet"), 0.569, 0.01 * 0.569);
+  EXPECT_NEAR(GigaMacs("mobilenet_v1"), 0.569, 0.01 * 0.569);
 }
 
 TEST(ZooTest, InceptionV3StageShapes) {
@@ -300,14 +301,14 @@ TEST(ZooTest, OtherStageShapes) {
   EXPECT_EQ(OutputOf(vgg, "stage5/"), (Shape{512, 7, 7}));
   Graph lenet = Build("lenet");
   EXPECT_EQ(OutputOf(lenet, "maxpool1"), (Shape{64, 7, 7}));
-  Graph mobilenet = Build("mobilenet");
+  Graph mobilenet = Build("mobilenet_v1");
   EXPECT_EQ(OutputOf(mobilenet, "relu0"), (Shape{32, 112, 112}));
   EXPECT_EQ(OutputOf(mobilenet, "relu2"), (Shape{64, 112, 112}));
   EXPECT_EQ(OutputOf(mobilenet, "relu26"), (Shape{1024, 7, 7}));
 }
 
-TEST(ZooTest, MobileNetIsDepthwiseSeparable) {
-  Graph graph = Build("mobilenet");
+TEST(ZooTest, MobileNetV1IsDepthwiseSeparable) {
+  Graph graph = Build("mobilenet_v1");
   int depthwise = 0;
   for (const Node& node : graph.nodes)
     if (const auto* conv = std::get_if<ConvDesc>(&node.op))
