@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -47,12 +48,16 @@ absl::StatusOr<int64_t> ParseByteCount(absl::string_view text) {
   return *value * scale;
 }
 
-absl::Status CheckModelNames(absl::string_view flag, const std::vector<std::string>& models) {
-  for (const std::string& model : models) {
+absl::Status CanonicalizeModelNames(absl::string_view flag, std::vector<std::string>* models) {
+  std::vector<std::string> canonical;
+  for (const std::string& model : *models) {
     const absl::StatusOr<ModelInfo> found = FindModel(model);
     if (!found.ok())
       return absl::InvalidArgumentError(absl::StrCat(flag, ": ", found.status().message()));
+    if (std::find(canonical.begin(), canonical.end(), found->name) == canonical.end())
+      canonical.push_back(found->name);
   }
+  *models = std::move(canonical);
   return absl::OkStatus();
 }
 

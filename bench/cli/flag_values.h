@@ -18,9 +18,11 @@ namespace cnnbench::bench {
 // the count is "too large (at most N)" with N in the text's own unit.
 absl::StatusOr<int64_t> ParseByteCount(absl::string_view text);
 
-// Every name in `models` is a zoo model; else an error naming `flag`
-// ("--models"), the name and the known ones.
-absl::Status CheckModelNames(absl::string_view flag, const std::vector<std::string>& models);
+// Every name in `models` is a zoo model or another name of one
+// (mobilenet_v2), which becomes the model's own name (mobilenet: case names
+// use it), a model named twice kept once; else an error naming `flag`
+// ("--models"), the name, the known ones and the other names.
+absl::Status CanonicalizeModelNames(absl::string_view flag, std::vector<std::string>* models);
 
 }  // namespace cnnbench::bench
 

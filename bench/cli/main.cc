@@ -398,12 +398,14 @@ absl::Status OpenPowerSensors(const SuiteOptions& options, Harness& harness,
   return absl::OkStatus();
 }
 
-// The JSON context of the run (platform, methodology, command, ranks, what
-// NCCL was told), and rank 0's header line on stderr.
+// The JSON context of the run (platform, methodology, the definitions of
+// the selected cases' models, command, ranks, what NCCL was told), and rank
+// 0's header line on stderr.
 void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool under_mpi,
-                 const std::string& command_line, size_t cases) {
+                 const std::string& command_line, const std::vector<std::string>& cases) {
   PlatformInfo info = AddPlatformContext(options.platform);
   AddMethodologyContext(options);
+  AddModelDefinitionContext(cases);
   AddRunContext(command_line);
   benchmark::AddCustomContext("ranks", absl::StrCat(mpi_ranks.size));
   benchmark::AddCustomContext("hosts", absl::StrCat(mpi_ranks.hosts));
@@ -421,7 +423,7 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
       stderr, "cnnbench (%s build) on %s (%s, %s, %d GPU(s)): preset %s, %zu case(s)%s\n",
       BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
       CpuCountText(info).c_str(),
-      info.gpu_count, options.preset.c_str(), cases,
+      info.gpu_count, options.preset.c_str(), cases.size(),
       under_mpi ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
                       .c_str()
                 : "");
@@ -566,7 +568,7 @@ int Main(int argc, char** argv) {
   PowerSensors power_sensors;
   if (absl::Status power = OpenPowerSensors(*options, harness, power_sensors); !power.ok())
     return Fail(kBadUsage, power);
-  AddContexts(*options, mpi_ranks, under_mpi, command_line, selected->size());
+  AddContexts(*options, mpi_ranks, under_mpi, command_line, *selected);
 
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       rank0 ? MakeDisplayReporter([&harness] { return harness.stopped(); })

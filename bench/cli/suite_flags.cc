@@ -49,7 +49,9 @@ ABSL_FLAG(std::string, preset, "",
                        " (default: published with a GPU, quick without)"));
 ABSL_FLAG(std::string, families, "",
           absl::StrCat("case families: ", cnnbench::bench::RegisteredFamilyList()));
-ABSL_FLAG(std::string, models, "", "models for training cases, e.g. resnet50,vgg16");
+ABSL_FLAG(std::string, models, "",
+          "models for training cases, e.g. resnet50,vgg16,mobilenet (tf_cnn_benchmarks' names: "
+          "mobilenet is MobileNetV2, also mobilenet_v2; v1 is mobilenet_v1)");
 ABSL_FLAG(std::string, kernel_models, "", "models whose distinct layers become kernel cases");
 ABSL_FLAG(std::string, batch_sizes, "", "per-device batch sizes (default: each model's own)");
 ABSL_FLAG(std::string, precisions, "", "fp32,tf32,fp16,bf16");
@@ -172,9 +174,10 @@ absl::Status ApplyListFlags(SuiteOptions& o) {
   RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_gpus, &o.gpus, 0));
   RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_data, &o.train.data));
   RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_replicas, &o.train.replicas, 1));
-  if (FlagGiven(FLAGS_models)) RETURN_IF_ERROR_AS_IS(CheckModelNames("--models", o.train.models));
+  if (FlagGiven(FLAGS_models))
+    RETURN_IF_ERROR_AS_IS(CanonicalizeModelNames("--models", &o.train.models));
   if (FlagGiven(FLAGS_kernel_models))
-    RETURN_IF_ERROR_AS_IS(CheckModelNames("--kernel_models", o.kernel.models));
+    RETURN_IF_ERROR_AS_IS(CanonicalizeModelNames("--kernel_models", &o.kernel.models));
   // --collective_*, --bandwidth_*, --infer_*, --input_*: errors name the flag.
   RETURN_IF_ERROR_AS_IS(ApplyCollectiveFlags(o));
   RETURN_IF_ERROR_AS_IS(ApplyBandwidthFlags(o));

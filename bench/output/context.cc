@@ -17,8 +17,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "bench/suite/names.h"
 #include "benchmark/benchmark.h"
 #include "core/redact.h"
+#include "models/zoo.h"
+#include "tools/report/context_keys.h"
 
 namespace cnnbench::bench {
 
@@ -124,6 +127,18 @@ void AddRunContext(const std::string& command_line) {
   benchmark::AddCustomContext("cpu_mhz_start", MhzRange(folders, "scaling_cur_freq"));
   benchmark::AddCustomContext("cpu_mhz_min", MhzRange(folders, "scaling_min_freq"));
   benchmark::AddCustomContext("cpu_mhz_max", MhzRange(folders, "scaling_max_freq"));
+}
+
+void AddModelDefinitionContext(const std::vector<std::string>& case_names) {
+  std::map<std::string, int> versions;  // by model, in name order
+  for (const std::string& name : case_names) {
+    const absl::StatusOr<CaseName> parsed = ParseCaseName(name);
+    if (!parsed.ok() || parsed->model.empty()) continue;
+    const absl::StatusOr<ModelInfo> info = FindModel(parsed->model);
+    if (info.ok()) versions[info->name] = info->definition_version;
+  }
+  for (const auto& [model, version] : versions)
+    benchmark::AddCustomContext(report::ModelDefinitionKey(model), absl::StrCat(version));
 }
 
 std::vector<std::pair<std::string, std::string>> EndOfRunContext() {

@@ -27,6 +27,12 @@ PlatformInfo AddPlatformContext(const std::string& platform_override);
 // /sys/devices/system/cpu/cpu*/cpufreq/ is readable.
 void AddRunContext(const std::string& command_line);
 
+// One measurement setting per model that `case_names` run (train, infer,
+// grads): model_definition.<model> = the zoo's definition version of the
+// network behind the name (tools/report/context_keys.h), with which the
+// report and the history keep an older network's results apart.
+void AddModelDefinitionContext(const std::vector<std::string>& case_names);
+
 // 128 random bits as 32 hex digits, new for every run.
 std::string RunUuid();
 

@@ -23,6 +23,7 @@
 #include "tools/history/schema.h"
 #include "tools/history/store_series.h"
 #include "tools/report/context_keys.h"
+#include "tools/report/model_definition.h"
 #include "tools/report/results.h"
 
 namespace cnnbench::history {
@@ -413,14 +414,36 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
     if (!rows.ok()) return rows.status();
     for (const Row& r : *rows) case_ids[TextAt(r, 1)] = IntAt(r, 0);
   }
-  // case -> (series, its counter): a series keeps the counter it started with.
-  std::map<int64_t, std::pair<int64_t, std::string>> series_ids;
+  // A model's cases measured under another definition than 1 (context_keys.h,
+  // model_definition.<model>) are a series of their own: the run's settings
+  // plus that key. Definition 1, written or not, keeps the run's settings,
+  // and with them the series stored before the key existed.
+  std::map<std::string, std::pair<std::string, std::string>> model_settings;  // text, hash
+  auto settings_of = [&](const std::string& model) -> std::pair<std::string, std::string> {
+    if (model.empty()) return {settings_text, settings_hash};
+    const std::string definition = report::RecordedDefinition(file, model);
+    if (definition == "1") return {settings_text, settings_hash};
+    auto [it, added] = model_settings.emplace(model, std::pair<std::string, std::string>{});
+    if (added) {
+      Json own = settings;
+      own[report::ModelDefinitionKey(model)] = definition;
+      it->second = {own.dump(), ContentHash(own.dump())};
+    }
+    return it->second;
+  };
+  // (case, settings hash) -> (series, its counter): a series keeps the
+  // counter it started with.
+  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, std::string>> series_ids;
   {
-    absl::StatusOr<std::vector<Row>> rows =
-        db.Query("SELECT id, case_id, counter FROM series WHERE machine_id = ? AND settings_hash = ?",
-                 {Value::Int(out.machine_id), Value::Text(settings_hash)});
-    if (!rows.ok()) return rows.status();
-    for (const Row& r : *rows) series_ids[IntAt(r, 1)] = {IntAt(r, 0), TextAt(r, 2)};
+    std::set<std::string> hashes = {settings_hash};
+    for (const report::FileCase& c : file.cases) hashes.insert(settings_of(c.name.model).second);
+    for (const std::string& hash : hashes) {
+      absl::StatusOr<std::vector<Row>> rows = db.Query(
+          "SELECT id, case_id, counter FROM series WHERE machine_id = ? AND settings_hash = ?",
+          {Value::Int(out.machine_id), Value::Text(hash)});
+      if (!rows.ok()) return rows.status();
+      for (const Row& r : *rows) series_ids[{IntAt(r, 1), hash}] = {IntAt(r, 0), TextAt(r, 2)};
+    }
   }
 
   std::vector<std::vector<Value>> results, repetitions;
@@ -462,7 +485,8 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
       if (!id.ok()) return id.status();
       cid = case_ids.emplace(name, *id).first;
     }
-    auto sid = series_ids.find(cid->second);
+    const auto [case_settings, case_hash] = settings_of(c.name.model);
+    auto sid = series_ids.find({cid->second, case_hash});
     const std::string counter = sid != series_ids.end() ? sid->second.second : SeriesCounter(c);
     const bool higher = !IsTimeCounter(counter);
     if (sid == series_ids.end()) {
@@ -470,15 +494,16 @@ absl::StatusOr<ImportOutcome> Store::Import(const report::RunFile& file, absl::s
               "INSERT INTO series (machine_id, case_id, settings_hash, settings, counter, "
               "higher_is_better) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (machine_id, case_id, "
               "settings_hash) DO NOTHING",
-              {Value::Int(out.machine_id), Value::Int(cid->second), Value::Text(settings_hash),
-               Value::Text(settings_text), Value::Text(counter), Value::Int(higher ? 1 : 0)});
+              {Value::Int(out.machine_id), Value::Int(cid->second), Value::Text(case_hash),
+               Value::Text(case_settings), Value::Text(counter), Value::Int(higher ? 1 : 0)});
           !s.ok())
         return s;
       absl::StatusOr<int64_t> id = QueryId(
           db, "SELECT id FROM series WHERE machine_id = ? AND case_id = ? AND settings_hash = ?",
-          {Value::Int(out.machine_id), Value::Int(cid->second), Value::Text(settings_hash)});
+          {Value::Int(out.machine_id), Value::Int(cid->second), Value::Text(case_hash)});
       if (!id.ok()) return id.status();
-      sid = series_ids.emplace(cid->second, std::make_pair(*id, counter)).first;
+      sid = series_ids.emplace(std::make_pair(cid->second, case_hash), std::make_pair(*id, counter))
+                .first;
     }
     const int64_t series_id = sid->second.first;
     if (!seen_series.insert(series_id).second) {

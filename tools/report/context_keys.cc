@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
 namespace cnnbench::report {
 
 const std::vector<std::string>& MachineKeys() {
@@ -62,7 +65,16 @@ const std::vector<std::string>& RunRecordKeys() {
   return kKeys;
 }
 
+std::string ModelDefinitionKey(absl::string_view model) {
+  return absl::StrCat(kModelDefinitionPrefix, model);
+}
+
+bool IsModelDefinitionKey(absl::string_view key) {
+  return absl::StartsWith(key, kModelDefinitionPrefix) && key.size() > kModelDefinitionPrefix.size();
+}
+
 std::optional<KeyClass> ClassOfKey(absl::string_view key) {
+  if (IsModelDefinitionKey(key)) return KeyClass::kSetting;
   auto in = [key](const std::vector<std::string>& keys) {
     return std::find(keys.begin(), keys.end(), key) != keys.end();
   };

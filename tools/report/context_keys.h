@@ -17,6 +17,15 @@
 // record (when, where, the command, the commit, the load, how far it got),
 // which tells runs apart but is none of the three. Every key //bench:all
 // writes is in exactly one class: tests/bench/suite_test.cc holds it.
+//
+// One setting is per model, not per run: `model_definition.<model>`, the
+// zoo's definition version of the network behind the name (models/zoo.h
+// ModelInfo::definition_version), one key per model the run ran. It
+// concerns that model's cases only (train, infer, grads): the report names
+// the cases of another definition apart ("mobilenet (definition 1)") and
+// the history keeps them in a series of their own, while the run's other
+// cases merge and compare as before. A file without the key measured
+// definition 1 (files written before the key existed).
 #ifndef CNNBENCH_TOOLS_REPORT_CONTEXT_KEYS_H_
 #define CNNBENCH_TOOLS_REPORT_CONTEXT_KEYS_H_
 
@@ -34,6 +43,12 @@ const std::vector<std::string>& MachineKeys();
 const std::vector<std::string>& MeasurementSettingKeys();
 const std::vector<std::string>& EnvironmentKeys();
 const std::vector<std::string>& RunRecordKeys();
+
+// "model_definition.": the per-model setting's prefix, and its key for `model`.
+inline constexpr absl::string_view kModelDefinitionPrefix = "model_definition.";
+std::string ModelDefinitionKey(absl::string_view model);
+// Whether `key` is a model_definition.<model> key (a measurement setting).
+bool IsModelDefinitionKey(absl::string_view key);
 
 // The class of `key`; nullopt for a key in none (a new key not yet classified).
 std::optional<KeyClass> ClassOfKey(absl::string_view key);

@@ -17,6 +17,13 @@ size_t Rank(absl::string_view model) {
   return models.size();
 }
 
+// The place in tables: a model's cases of an older definition ("mobilenet
+// (definition 1)", model_definition.h) beside the model's own.
+size_t SortRank(absl::string_view model) {
+  const size_t definition = model.find(" (definition ");
+  return Rank(definition == absl::string_view::npos ? model : model.substr(0, definition));
+}
+
 }  // namespace
 
 std::string ModelDisplayName(absl::string_view model) {
@@ -30,7 +37,7 @@ bool IsKnownModel(absl::string_view model) {
 }
 
 bool ModelBefore(absl::string_view a, absl::string_view b) {
-  return std::make_tuple(Rank(a), a) < std::make_tuple(Rank(b), b);
+  return std::make_tuple(SortRank(a), a) < std::make_tuple(SortRank(b), b);
 }
 
 }  // namespace cnnbench::report

@@ -18,7 +18,8 @@ bool IsKnownModel(absl::string_view model);
 
 // True when `a` comes before `b` in tables: the published order first
 // (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then the rest of the
-// zoo by family, then unknown names alphabetically.
+// zoo by family (a model's cases of another definition, "mobilenet
+// (definition 1)", beside its own), then unknown names alphabetically.
 bool ModelBefore(absl::string_view a, absl::string_view b);
 
 }  // namespace cnnbench::report

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "tools/report/context_keys.h"
 #include "tools/report/messages.h"
+#include "tools/report/model_definition.h"
 
 namespace cnnbench::report {
 namespace {
@@ -278,6 +279,7 @@ std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
         "platform '", platform, "': runs differ in ", absl::StrJoin(differing, ", "),
         ", which change the figures; reported apart as ", absl::StrJoin(described, ", ")));
   }
+  for (std::string& w : DefinitionWarnings(files)) warnings->push_back(std::move(w));
   std::vector<std::string> out;
   for (size_t g : group_of) out.push_back(names[g]);
   return out;
@@ -371,8 +373,18 @@ void AddRunFile(const RunFile& file, const std::string& name, Results& results) 
   }
   // Every case here was parsed (ParseRunFile keeps no other), so its family
   // is in the table, and the table has every family.
-  for (const FileCase& c : file.cases)
-    kSinks[static_cast<size_t>(bench::FindCaseFamily(c.name.family)->id)].value(c, file, platform);
+  for (const FileCase& c : file.cases) {
+    const Sink sink = kSinks[static_cast<size_t>(bench::FindCaseFamily(c.name.family)->id)].value;
+    // A model's cases of another definition than the zoo's are another
+    // model's to the tables (model_definition.h).
+    if (!c.name.model.empty() && ReportedModel(file, c.name.model) != c.name.model) {
+      FileCase renamed = c;
+      renamed.name.model = ReportedModel(file, c.name.model);
+      sink(renamed, file, platform);
+    } else {
+      sink(c, file, platform);
+    }
+  }
 }
 
 }  // namespace cnnbench::report

@@ -127,10 +127,16 @@ std::string PlatformOf(const RunFile& file, std::vector<std::string>* warnings);
 // framework: a file without one is kDefaultFramework's, and files of two
 // frameworks never merge. A framework other than kDefaultFramework is part
 // of the name ("cpu-epyc-2c (framework=pytorch 2.15.0)"), without a warning.
+// A model's definition (context_keys.h) does not split a platform: its cases
+// of another definition than the zoo's are named apart (AddRunFile), with a
+// warning here per file and model.
 std::vector<std::string> ReportedPlatforms(const std::vector<RunFile>& files,
                                            std::vector<std::string>* warnings);
 
-// Merges one file into the platform reported as `name`.
+// Merges one file into the platform reported as `name`. A model's cases
+// whose recorded definition is not the zoo's current one go in under
+// ReportedModel's name ("mobilenet (definition 1)"), so they never merge
+// with the current network's.
 void AddRunFile(const RunFile& file, const std::string& name, Results& results);
 
 // Merges one file into its platform (PlatformOf).

@@ -264,7 +264,7 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
 absl::Status ApplyInferFlags(SuiteOptions& o) {
   RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_infer_models, &o.infer.models));
   if (FlagGiven(FLAGS_infer_models))
-    RETURN_IF_ERROR_AS_IS(CheckModelNames("--infer_models", o.infer.models));
+    RETURN_IF_ERROR_AS_IS(CanonicalizeModelNames("--infer_models", &o.infer.models));
   RETURN_IF_ERROR_AS_IS(ReadList(FLAGS_infer_batch_sizes, &o.infer.batch_sizes, int64_t{1}));
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_infer_warmup, 0, &o.infer.warmup));
   RETURN_IF_ERROR_AS_IS(ReadCount(FLAGS_infer_iterations, 1, &o.infer.iterations));
