@@ -41,7 +41,7 @@ TEST(InferTableTest, OneTablePerModelPrecisionDataAndDeviceWithRowsByBatch) {
   std::vector<std::string> titles;
   for (const Table& t : s->tables) titles.push_back(t.title);
   EXPECT_EQ(titles, (std::vector<std::string>{
-                        "Inference, MobileNet, fp32, real data, CPU",
+                        "Inference, MobileNetV2, fp32, real data, CPU",
                         "Inference, ResNet-50 v1.5, bf16, synthetic data, CPU",
                         "Inference, ResNet-50 v1.5, fp32, synthetic data, CPU",
                     }));
