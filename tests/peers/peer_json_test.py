@@ -75,6 +75,26 @@ class FlagsTest(unittest.TestCase):
         _, cases = parse("--models=vgg16", "--batch_sizes=2,4", "--benchmark_out=x.json")
         self.assertEqual(cases, [("vgg16", "fp32", 2), ("vgg16", "fp32", 4)])
 
+    def test_another_name_runs_the_model_under_its_own(self):
+        # mobilenet_v2 is the zoo's other name of mobilenet (MobileNetV2):
+        # the cases use the model's own name, a model named twice runs once.
+        args, cases = parse("--models=mobilenet_v2,mobilenet,mobilenet_v1", "--batch_sizes=1",
+                            "--benchmark_out=x.json")
+        self.assertEqual(cases, [("mobilenet", "fp32", 1), ("mobilenet_v1", "fp32", 1)])
+        with self.assertRaises(peer_json.UsageError) as e:
+            parse("--models=mobilenet_v3", "--benchmark_out=x.json")
+        self.assertIn("other names: mobilenet_v2 (mobilenet)", str(e.exception))
+
+    def test_the_context_records_each_models_definition(self):
+        # As //bench:all: model_definition.<model> per model of the run,
+        # mobilenet's 2 (MobileNetV2; 1 was MobileNet v1), the others' 1.
+        args, _ = parse("--models=mobilenet_v2,resnet50", "--benchmark_out=x.json")
+        c = peer_json.host_context("pytorch 2.15.0", "", args)
+        self.assertEqual(c["model_definition.mobilenet"], "2")
+        self.assertEqual(c["model_definition.resnet50"], "1")
+        self.assertEqual([k for k in c if k.startswith("model_definition.")],
+                         ["model_definition.mobilenet", "model_definition.resnet50"])
+
     def test_bad_values_name_the_flag(self):
         for argv, needle in [
             (["--models=resnet5"], "--models: unknown model 'resnet5'"),

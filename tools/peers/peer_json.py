@@ -24,9 +24,17 @@ SUITE_MODELS = {
     "resnet34": (224, 32), "resnet50": (224, 64), "resnet50_v1.5": (224, 64),
     "resnet50_v2": (224, 64), "resnet101": (224, 32), "resnet101_v2": (224, 32),
     "resnet152": (224, 32), "resnet152_v2": (224, 32), "mobilenet": (224, 32),
-    "resnet20": (32, 128), "resnet32": (32, 128), "resnet44": (32, 128), "resnet56": (32, 128),
+    "mobilenet_v1": (224, 32), "resnet20": (32, 128), "resnet32": (32, 128), "resnet44": (32, 128), "resnet56": (32, 128),
     "resnet110": (32, 128),
 }
+# The zoo's other names (ModelInfo::aliases): a run names its cases by the model's own.
+ALIASES = {"mobilenet_v2": "mobilenet"}
+# The zoo's definition versions other than 1 (ModelInfo::definition_version):
+# `mobilenet` was MobileNet v1 and is MobileNetV2 since definition 2. Written
+# to the context as model_definition.<model> for every model of the run, as
+# //bench:all does, so the report and the history keep an older network's
+# results apart (tools/report/context_keys.h).
+DEFINITIONS = {"mobilenet": 2}
 CLASSES = 1001  # ImageNet plus background, as the suite (models/zoo.h)
 MOMENTUM = 0.9
 PRECISIONS = ("fp32", "tf32", "fp16", "bf16")
@@ -213,11 +221,16 @@ def add_suite_flags(parser):
 def parse_suite_flags(args):
     """Checks the mirrored flags; returns the list of cases to run as
     (model, precision, batch) in the suite's order (model, precision, batch)."""
-    models = [m.strip() for m in args.models.split(",")]
-    for m in models:
-        if m not in SUITE_MODELS:
+    models = []
+    for m in (m.strip() for m in args.models.split(",")):
+        if m not in SUITE_MODELS and m not in ALIASES:
+            other = ", ".join(f"{a} ({n})" for a, n in ALIASES.items())
             raise UsageError(f"--models: unknown model '{m}' (the suite's: "
-                             f"{', '.join(SUITE_MODELS)})")
+                             f"{', '.join(SUITE_MODELS)}; other names: {other})")
+        m = ALIASES.get(m, m)
+        if m not in models:
+            models.append(m)
+    args.model_names = models
     precisions = [p.strip() for p in args.precisions.split(",")]
     for p in precisions:
         if p not in PRECISIONS:
@@ -289,7 +302,13 @@ def host_context(framework, framework_settings, args, argv=None):
                         f"{args.repetitions} repetition(s), mean reported"),
         "command_line": " ".join(argv),
         "load_average_start": load,
+        **definition_context(getattr(args, "model_names", [])),
     }
+
+
+def definition_context(models):
+    """model_definition.<model> for each model, as //bench:all writes it."""
+    return {f"model_definition.{m}": str(DEFINITIONS.get(m, 1)) for m in models}
 
 
 def _entry(name, repetitions, kind, iterations, real_ms, cpu_ms, images_per_second, label,

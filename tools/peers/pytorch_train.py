@@ -31,6 +31,7 @@ TORCHVISION = {
     "alexnet": ("alexnet", "alexnet is torchvision's (224 there) run at the suite's 227"),
     "googlenet": ("googlenet", "googlenet without auxiliary heads"),
     "inception3": ("inception_v3", "inception3 without the auxiliary head"),
+    "mobilenet": ("mobilenet_v2", ""),  # MobileNetV2, as the suite's (dropout 0.2 too)
 }
 
 
@@ -38,7 +39,8 @@ def build(model_name):
     import torchvision
 
     if model_name not in TORCHVISION:
-        hint = " (torchvision's resnet50 is the suite's resnet50_v1.5)" if model_name == "resnet50" else ""
+        hint = {"resnet50": " (torchvision's resnet50 is the suite's resnet50_v1.5)",
+                "mobilenet_v1": " (its mobilenet_v2 is the suite's mobilenet)"}.get(model_name, "")
         raise Unsupported(f"torchvision has no {model_name}{hint}")
     ctor = getattr(torchvision.models, TORCHVISION[model_name][0])
     kwargs = {"num_classes": peer_json.CLASSES, "weights": None}

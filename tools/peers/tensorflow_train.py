@@ -29,7 +29,9 @@ KERAS = {
     "vgg16": ("VGG16", ""),
     "vgg19": ("VGG19", ""),
     "inception3": ("InceptionV3", "inception3 without the auxiliary head"),
-    "mobilenet": ("MobileNet", ""),
+    # tf_cnn_benchmarks' mobilenet is MobileNetV2, as the suite's.
+    "mobilenet": ("MobileNetV2", "mobilenet is Keras' MobileNetV2 (no dropout before the logits)"),
+    "mobilenet_v1": ("MobileNet", "mobilenet_v1 is Keras' MobileNet (ReLU6 where the suite's has ReLU)"),
 }
 
 

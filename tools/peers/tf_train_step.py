@@ -23,7 +23,8 @@ def build(name, classes):
         "resnet50": tf.keras.applications.ResNet50,  # v1: stride in the first 1x1
         "vgg16": tf.keras.applications.VGG16,
         "inception3": tf.keras.applications.InceptionV3,
-        "mobilenet": tf.keras.applications.MobileNet,
+        "mobilenet": tf.keras.applications.MobileNetV2,  # the suite's and tf_cnn_benchmarks'
+        "mobilenet_v1": tf.keras.applications.MobileNet,
     }
     sizes = {"inception3": 299}
     if name not in apps:
