@@ -54,8 +54,13 @@ absl::Status CanonicalizeModelNames(absl::string_view flag, std::vector<std::str
     const absl::StatusOr<ModelInfo> found = FindModel(model);
     if (!found.ok())
       return absl::InvalidArgumentError(absl::StrCat(flag, ": ", found.status().message()));
-    if (std::find(canonical.begin(), canonical.end(), found->name) == canonical.end())
-      canonical.push_back(found->name);
+    // One model under two names is refused, as every list flag refuses a repeat.
+    const auto earlier = std::find(canonical.begin(), canonical.end(), found->name);
+    if (earlier != canonical.end())
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": '", (*models)[earlier - canonical.begin()], "' and '", model,
+          "' are the same model (", found->name, "): give it once"));
+    canonical.push_back(found->name);
   }
   *models = std::move(canonical);
   return absl::OkStatus();

@@ -20,8 +20,8 @@ absl::StatusOr<int64_t> ParseByteCount(absl::string_view text);
 
 // Every name in `models` is a zoo model or another name of one
 // (mobilenet_v2), which becomes the model's own name (mobilenet: case names
-// use it), a model named twice kept once; else an error naming `flag`
-// ("--models"), the name, the known ones and the other names.
+// use it); else an error naming `flag` ("--models"), the name, the known
+// ones and the other names. One model under two names is an error too.
 absl::Status CanonicalizeModelNames(absl::string_view flag, std::vector<std::string>* models);
 
 }  // namespace cnnbench::bench

@@ -77,13 +77,18 @@ class FlagsTest(unittest.TestCase):
 
     def test_another_name_runs_the_model_under_its_own(self):
         # mobilenet_v2 is the zoo's other name of mobilenet (MobileNetV2):
-        # the cases use the model's own name, a model named twice runs once.
-        args, cases = parse("--models=mobilenet_v2,mobilenet,mobilenet_v1", "--batch_sizes=1",
+        # the cases use the model's own name; one model under both names is
+        # refused, as //bench:all refuses it.
+        args, cases = parse("--models=mobilenet_v2,mobilenet_v1", "--batch_sizes=1",
                             "--benchmark_out=x.json")
         self.assertEqual(cases, [("mobilenet", "fp32", 1), ("mobilenet_v1", "fp32", 1)])
         with self.assertRaises(peer_json.UsageError) as e:
             parse("--models=mobilenet_v3", "--benchmark_out=x.json")
         self.assertIn("other names: mobilenet_v2 (mobilenet)", str(e.exception))
+        with self.assertRaises(peer_json.UsageError) as e:
+            parse("--models=mobilenet_v2,mobilenet", "--benchmark_out=x.json")
+        self.assertIn("'mobilenet_v2' and 'mobilenet' are the same model (mobilenet)",
+                      str(e.exception))
 
     def test_the_context_records_each_models_definition(self):
         # As //bench:all: model_definition.<model> per model of the run,

@@ -221,16 +221,19 @@ def add_suite_flags(parser):
 def parse_suite_flags(args):
     """Checks the mirrored flags; returns the list of cases to run as
     (model, precision, batch) in the suite's order (model, precision, batch)."""
-    models = []
+    models, spelled = [], []
     for m in (m.strip() for m in args.models.split(",")):
         if m not in SUITE_MODELS and m not in ALIASES:
             other = ", ".join(f"{a} ({n})" for a, n in ALIASES.items())
             raise UsageError(f"--models: unknown model '{m}' (the suite's: "
                              f"{', '.join(SUITE_MODELS)}; other names: {other})")
-        m = ALIASES.get(m, m)
-        if m not in models:
-            models.append(m)
-    args.model_names = models
+        own = ALIASES.get(m, m)
+        if own in models and spelled[models.index(own)] != m:
+            raise UsageError(f"--models: '{spelled[models.index(own)]}' and '{m}' are the same "
+                             f"model ({own}): give it once")
+        models.append(own)
+        spelled.append(m)
+    args.model_names = sorted(set(models), key=models.index)
     precisions = [p.strip() for p in args.precisions.split(",")]
     for p in precisions:
         if p not in PRECISIONS:
