@@ -17,7 +17,7 @@
 #include "models/summary.h"
 #include "models/zoo.h"
 
-ABSL_FLAG(std::string, model, "", "zoo model name (resnet50, inception3, ...)");
+ABSL_FLAG(std::string, model, "", "zoo model name or other name (resnet50, mobilenet_v2, ...)");
 ABSL_FLAG(int64_t, classes, 1001, "label classes (1001 as tf_cnn_benchmarks, or 1000)");
 ABSL_FLAG(std::string, format, "table",
           "table: per-layer table and totals; shapes: distinct kernel descriptors with counts");
@@ -105,7 +105,7 @@ int Run() {
     return 0;
   }
   const int64_t image_size = graph->nodes[graph->images].output[2];
-  PrintTable(model, *info, image_size, Summarize(*graph));
+  PrintTable(info->name, *info, image_size, Summarize(*graph));
   return 0;
 }
 

@@ -36,6 +36,15 @@ TEST(ModelSummaryToolTest, TableTotals) {
   EXPECT_NE(out.find("3.858 G multiply-adds"), std::string::npos) << out;
 }
 
+// A model's other name summarizes the model under its own name:
+// MobileNetV2 as torchvision counts it (3,504,872 at 1000 classes).
+TEST(ModelSummaryToolTest, AnotherNameIsTheModelUnderItsOwnName) {
+  std::string out;
+  ASSERT_EQ(RunTool("--model=mobilenet_v2 --classes=1000", &out), 0) << out;
+  EXPECT_EQ(out.rfind("mobilenet: MobileNetV2", 0), 0u) << out;
+  EXPECT_NE(out.find("3,504,872"), std::string::npos) << out;
+}
+
 TEST(ModelSummaryToolTest, ShapesAreCanonicalAndCountEveryLayer) {
   std::string out;
   ASSERT_EQ(RunTool("--model=googlenet --format=shapes", &out), 0) << out;
