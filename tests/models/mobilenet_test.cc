@@ -69,7 +69,7 @@ TEST(MobileNetTest, ParametersAreTorchvisionsMobileNetV2) {
 }
 
 TEST(MobileNetTest, ForwardMultiplyAddsAreThePapers) {
-  // Sandler et al. 2018, Table 3: 300 M multiply-adds at 224 px (0.60
+  // Sandler et al. 2018, Table 4: 300 M multiply-adds at 224 px (0.60
   // GFLOPs); within 1% (ours: convs and the logits, as the paper counts).
   absl::StatusOr<Graph> graph = BuildModel("mobilenet", {.batch = 2});
   ASSERT_TRUE(graph.ok()) << graph.status();
