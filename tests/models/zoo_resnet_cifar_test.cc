@@ -91,6 +91,9 @@ TEST(OfficialResNetTest, ParameterCountsMatchTorchvisionAndTheDefinition) {
   // torchvision keeps the identity.
   const int64_t stage1_projection = 64 * 64 + 2 * 64;
   EXPECT_EQ(Parameters("official_resnet18", 1000), 11'689'512 + stage1_projection);
+  EXPECT_EQ(stage1_projection, 4'224);
+  EXPECT_EQ(Parameters("official_resnet200", 1000), 64'673'832);  // docs/models.md
+  EXPECT_EQ(Parameters("official_resnet200_v2", 1000), 64'666'152);
   EXPECT_EQ(Parameters("official_resnet34", 1000), 21'797'672 + stage1_projection);
   EXPECT_EQ(Parameters("resnet18", 1000), 11'689'512);  // ours: torchvision's
   // official_resnet50 is resnet50_v1.5's network.
@@ -249,7 +252,12 @@ TEST(CifarModelsTest, ResNetV2ParameterCounts) {
     EXPECT_EQ(Count(Build(absl::StrCat("resnet", depth)), IsRelu), 6 * n) << model;
     EXPECT_EQ(ScopeOutput(graph, "stage3/"), (Shape{64, 8, 8})) << model;
   }
-  EXPECT_EQ(count(3), 269'402);  // resnet20_v2, as docs/models.md derives it
+  // As docs/models.md gives them.
+  EXPECT_EQ(count(3), 269'402);
+  EXPECT_EQ(count(5), 463'610);
+  EXPECT_EQ(count(7), 657'818);
+  EXPECT_EQ(count(9), 852'026);
+  EXPECT_EQ(count(18), 1'725'962);
 }
 
 // densenet_model.py: conv(3->16, 3x3) with bias; per dense layer on C
@@ -293,7 +301,10 @@ TEST(CifarModelsTest, DenseNetParameterCountsAndShapes) {
     EXPECT_EQ(ScopeOutput(graph, "block3/"), (Shape{b3, 8, 8}));
     EXPECT_EQ(std::get<FcDesc>(graph.nodes[graph.logits].op).ic, b3);
   }
-  EXPECT_EQ(DenseNetCount(12, 12, 10), 1'020'634);  // densenet40_k12, as docs/models.md
+  // As docs/models.md gives them.
+  EXPECT_EQ(DenseNetCount(12, 12, 10), 1'020'634);
+  EXPECT_EQ(DenseNetCount(32, 12, 10), 6'981'994);
+  EXPECT_EQ(DenseNetCount(32, 24, 10), 27'253'738);
 }
 
 TEST(CifarModelsTest, AlexNetAndTrivialParameterCounts) {
