@@ -30,8 +30,8 @@ namespace cnnbench {
 // batch-norm switch, as tf_cnn_benchmarks' do.
 void AlexNetCifar(NetBuilder& b) {
   constexpr double kAlpha = 0.001 / 9.0;
-  b.Conv(64, {5, 5});                                               // 32 x 32 x 64
-  b.MaxPool({3, 3}, {.stride = 2, .padding = Padding::kSame});      // 16 x 16 x 64
+  b.Conv(64, {5, 5});                                           // 32 x 32 x 64
+  b.MaxPool({3, 3}, {.stride = 2, .padding = Padding::kSame});  // 16 x 16 x 64
   b.Lrn(4, 1.0, kAlpha, 0.75);
   b.Conv(64, {5, 5});
   b.Lrn(4, 1.0, kAlpha, 0.75);

@@ -20,8 +20,8 @@ void DenseLayer(NetBuilder& b, int64_t growth_rate) {
   const int in = b.top();
   b.BatchNorm(kDenseNetBatchNorm);
   b.Relu();
-  const int grown = b.Conv(growth_rate, {3, 3},
-                           {.activation = Activation::kNone, .batch_norm = kNoBatchNorm});
+  const int grown =
+      b.Conv(growth_rate, {3, 3}, {.activation = Activation::kNone, .batch_norm = kNoBatchNorm});
   b.Concat({in, grown});
 }
 

@@ -16,8 +16,7 @@ namespace {
 constexpr BatchNormOptions kResNetBatchNorm = {.epsilon = 1e-5, .momentum = 0.9, .scale = true};
 // TensorFlow's official resnet_model: every batch norm (v2's
 // pre-activations too) has gamma and beta, decay 0.997, epsilon 1e-5.
-constexpr BatchNormOptions kOfficialBatchNorm = {
-    .epsilon = 1e-5, .momentum = 0.997, .scale = true};
+constexpr BatchNormOptions kOfficialBatchNorm = {.epsilon = 1e-5, .momentum = 0.997, .scale = true};
 
 // tf_cnn_benchmarks' SAME_RESNET: at stride 1 TensorFlow's SAME; at a larger
 // stride a fixed (k-1)/2 on each side, so the output does not depend on the
@@ -78,8 +77,9 @@ void MainPathHead(NetBuilder& b, const Block& k) {
 void BlockV1(NetBuilder& b, const Block& k) {
   const int in = b.top();
   const int shortcut =
-      k.project ? b.Conv(k.depth, {1, 1}, ResNetConv(1, k.stride, Activation::kNone, kWithBatchNorm))
-                : IdentityShortcut(b, in, k.stride);
+      k.project
+          ? b.Conv(k.depth, {1, 1}, ResNetConv(1, k.stride, Activation::kNone, kWithBatchNorm))
+          : IdentityShortcut(b, in, k.stride);
   b.set_top(in);
   MainPathHead(b, k);
   const int64_t last = k.bottleneck > 0 ? 1 : 3;
@@ -98,8 +98,8 @@ void BlockV2(NetBuilder& b, const Block& k, const BatchNormOptions& preact) {
   const int in = b.top();
   b.BatchNorm(preact);
   const int activated = b.Relu();
-  const int shortcut =
-      k.project ? b.Conv(k.depth, {1, 1}, BareConv(1, k.stride)) : IdentityShortcut(b, in, k.stride);
+  const int shortcut = k.project ? b.Conv(k.depth, {1, 1}, BareConv(1, k.stride))
+                                 : IdentityShortcut(b, in, k.stride);
   b.set_top(activated);
   MainPathHead(b, k);
   const int64_t last = k.bottleneck > 0 ? 1 : 3;

@@ -37,8 +37,7 @@ int64_t Bn(int64_t c) { return 2 * c; }
 // and ReLU in v1, bare in v2), then four stages of blocks whose first
 // always has a 1x1 projection (with BN in v1, bare in v2; convs have no
 // bias, every BN has gamma and beta); v2 ends in a BN; fc(F -> classes).
-int64_t OfficialCount(const std::array<int, 4>& blocks, bool bottleneck, bool v2,
-                      int64_t classes) {
+int64_t OfficialCount(const std::array<int, 4>& blocks, bool bottleneck, bool v2, int64_t classes) {
   int64_t count = Conv(3, 64, 7) + (v2 ? 0 : Bn(64));
   int64_t in = 64;
   for (int stage = 0; stage < 4; ++stage) {
@@ -47,7 +46,7 @@ int64_t OfficialCount(const std::array<int, 4>& blocks, bool bottleneck, bool v2
     for (int block = 0; block < blocks[stage]; ++block) {
       const int64_t c = block == 0 ? in : out;
       if (block == 0) count += Conv(c, out, 1) + (v2 ? 0 : Bn(out));  // projection
-      if (v2) count += Bn(c);                                          // pre-activation
+      if (v2) count += Bn(c);                                         // pre-activation
       if (bottleneck) {
         // 1x1 C->W, 3x3 W->W, 1x1 W->K; the last BN only in v1.
         count += Conv(c, width, 1) + Bn(width) + Conv(width, width, 3) + Bn(width) +
@@ -234,8 +233,8 @@ TEST(CifarModelsTest, ResNetV2ParameterCounts) {
     }
     return total + 64 + 64 * kCifarClasses + kCifarClasses;
   };
-  for (const auto& [depth, n] : std::vector<std::pair<int, int>>{
-           {20, 3}, {32, 5}, {44, 7}, {56, 9}, {110, 18}}) {
+  for (const auto& [depth, n] :
+       std::vector<std::pair<int, int>>{{20, 3}, {32, 5}, {44, 7}, {56, 9}, {110, 18}}) {
     const std::string model = absl::StrCat("resnet", depth, "_v2");
     EXPECT_EQ(Parameters(model, kCifarClasses), count(n)) << model;
     // v2 trades v1's second BN per block (2K) and the stem's missing ReLU
@@ -281,9 +280,9 @@ TEST(CifarModelsTest, DenseNetParameterCountsAndShapes) {
     int64_t growth;
     int64_t paper;  // Huang et al. 2017, Table 2, in 0.1 M (27.2 M for 27.25 M)
   };
-  for (const Case& c : {Case{"densenet40_k12", 12, 12, 1'000'000},
-                        Case{"densenet100_k12", 32, 12, 7'000'000},
-                        Case{"densenet100_k24", 32, 24, 27'200'000}}) {
+  for (const Case& c :
+       {Case{"densenet40_k12", 12, 12, 1'000'000}, Case{"densenet100_k12", 32, 12, 7'000'000},
+        Case{"densenet100_k24", 32, 24, 27'200'000}}) {
     SCOPED_TRACE(c.model);
     const int64_t params = Parameters(c.model, kCifarClasses);
     EXPECT_EQ(params, DenseNetCount(c.layers, c.growth, kCifarClasses));
