@@ -79,6 +79,19 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"resnet101_v2", 224, 32},
       {"resnet152", 224, 32},
       {"resnet152_v2", 224, 32},
+      // official_resnet_model.py: batch 128 for depth 50, else 32.
+      {"official_resnet18", 224, 32},
+      {"official_resnet34", 224, 32},
+      {"official_resnet50", 224, 128},
+      {"official_resnet101", 224, 32},
+      {"official_resnet152", 224, 32},
+      {"official_resnet200", 224, 32},
+      {"official_resnet18_v2", 224, 32},
+      {"official_resnet34_v2", 224, 32},
+      {"official_resnet50_v2", 224, 128},
+      {"official_resnet101_v2", 224, 32},
+      {"official_resnet152_v2", 224, 32},
+      {"official_resnet200_v2", 224, 32},
       {"mobilenet", 224, 32},
       {"mobilenet_v1", 224, 32},  // not tf_cnn_benchmarks': its mobilenet is v2
       // The CIFAR-10 models (ResnetCifar10Model: 32 px, batch 128).
@@ -87,6 +100,18 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"resnet44", 32, 128},
       {"resnet56", 32, 128},
       {"resnet110", 32, 128},
+      {"resnet20_v2", 32, 128},
+      {"resnet32_v2", 32, 128},
+      {"resnet44_v2", 32, 128},
+      {"resnet56_v2", 32, 128},
+      {"resnet110_v2", 32, 128},
+      // DensenetCifar10Model: batch 64; AlexnetCifar10Model: 128;
+      // TrivialCifar10Model: 32.
+      {"densenet40_k12", 32, 64},
+      {"densenet100_k12", 32, 64},
+      {"densenet100_k24", 32, 64},
+      {"alexnet_cifar", 32, 128},
+      {"trivial_cifar", 32, 32},
   };
   const std::vector<ModelInfo>& models = ListModels();
   ASSERT_EQ(models.size(), std::size(expected));

@@ -113,7 +113,15 @@ TEST_P(Bf16ZooTest, TwentyStepsStayNearFp32) {
 INSTANTIATE_TEST_SUITE_P(Models, Bf16ZooTest,
                          ::testing::Values(ZooCase{"resnet20", 8, 32, 10, 0.02},
                                            ZooCase{"resnet50_v1.5", 8, 64, 1001, 0.002},
-                                           ZooCase{"mobilenet", 8, 64, 1001, 0.002}),
+                                           ZooCase{"mobilenet", 8, 64, 1001, 0.002},
+                                           // The CIFAR-10 forms (DenseNet-100 is
+                                           // densenet40_k12's layers, more of them;
+                                           // trivial_cifar's one-unit ReLU dies, so
+                                           // its loss does not halve). DenseNet at
+                                           // 4 px: oneDNN's reference growth convs.
+                                           ZooCase{"resnet20_v2", 8, 32, 10, 0.02},
+                                           ZooCase{"densenet40_k12", 4, 4, 10, 0.02},
+                                           ZooCase{"alexnet_cifar", 8, 32, 10, 0.005}),
                          [](const ::testing::TestParamInfo<ZooCase>& info) {
                            std::string name = info.param.model;
                            for (char& ch : name)

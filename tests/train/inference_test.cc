@@ -383,8 +383,11 @@ class ZooInferenceTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
   auto info = FindModel(GetParam());
   ASSERT_TRUE(info.ok()) << info.status();
+  // The smallest size at least 32 the model admits, or from 8 for the 32 px
+  // CIFAR-10 models (oneDNN runs DenseNet's growth convolutions in its
+  // reference implementation: minutes at 32 px).
   int64_t size = info->image_size;
-  for (int64_t s = 32; s < info->image_size; ++s)
+  for (int64_t s = info->image_size == 32 ? 8 : 32; s < info->image_size; ++s)
     if (BuildModel(info->name, {.batch = 2, .image_size = s}).ok()) {
       size = s;
       break;
@@ -427,9 +430,20 @@ TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
   }
 }
 
+// Every model but those whose layers another one here already runs at the
+// same sizes, the costliest: official_resnet101/152/200 (v1 and v2) repeat
+// official_resnet50's blocks, DenseNet-100 densenet40_k12's layers.
+bool RepeatsAnotherModel(const std::string& name) {
+  for (const char* repeat : {"official_resnet101", "official_resnet152", "official_resnet200",
+                             "densenet100_k"})
+    if (name.rfind(repeat, 0) == 0) return true;
+  return false;
+}
+
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
-  for (const ModelInfo& info : ListModels()) names.push_back(info.name);
+  for (const ModelInfo& info : ListModels())
+    if (!RepeatsAnotherModel(info.name)) names.push_back(info.name);
   return names;
 }
 
