@@ -80,6 +80,10 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"resnet152", 224, 32},
       {"resnet152_v2", 224, 32},
       {"mobilenet", 224, 32},
+      // NasnetModel, NasnetLargeModel, NasnetCifarModel (tf_cnn's CIFAR `nasnet`).
+      {"nasnet", 224, 32},
+      {"nasnetlarge", 331, 16},
+      {"nasnet_cifar", 32, 32},
       // The CIFAR-10 models (ResnetCifar10Model: 32 px, batch 128).
       {"resnet20", 32, 128},
       {"resnet32", 32, 128},
