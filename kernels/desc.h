@@ -196,6 +196,44 @@ struct ChannelPadDesc {
   }
 };
 
+// Zero rows and columns around the input's spatial dims, or rows and
+// columns removed where an amount is negative (a crop), per side:
+// y(N, C, top + H + bottom, left + W + right), y(n, c, i, j) =
+// x(n, c, i - top, j - left) where that lies in x, else 0; the backward
+// hands x its window of dy. NASNet's factorized reduction shifts its
+// second path by one pixel as spad:..._t-1b1l-1r1 (tf.pad by one at the
+// bottom and right, then the first row and column dropped).
+struct SpatialPadDesc {
+  Dims4 dims;  // the input
+  int64_t top = 0, bottom = 0, left = 0, right = 0;
+  Dims4 output() const { return {dims.n, dims.c, top + dims.h + bottom, left + dims.w + right}; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // spad:mb32ic16ih83iw83_t-1b1l-1r1
+  static absl::StatusOr<SpatialPadDesc> Parse(absl::string_view text);
+  bool operator==(const SpatialPadDesc& o) const {
+    return dims == o.dims && top == o.top && bottom == o.bottom && left == o.left &&
+           right == o.right;
+  }
+};
+
+// Drop-path (NASNet's): in training each example is kept whole with
+// probability p and scaled by 1 / p, or zeroed, where
+// p = 1 - min(1, step / ramp_steps) * (1 - keep) ramps from 1 down to
+// `keep` over the first ramp_steps training steps (ramp_steps 0: p = keep
+// from the first step); the backward scales dy by the same mask. The
+// identity in inference. kernels/drop_path.h holds the arithmetic.
+struct DropPathDesc {
+  Dims4 dims;
+  double keep = 1.0;       // in (0, 1]
+  int64_t ramp_steps = 0;  // >= 0
+  absl::Status Validate() const;
+  std::string ToString() const;  // droppath:mb16ic168ih42iw42_k0.7r250000
+  static absl::StatusOr<DropPathDesc> Parse(absl::string_view text);
+  bool operator==(const DropPathDesc& o) const {
+    return dims == o.dims && keep == o.keep && ramp_steps == o.ramp_steps;
+  }
+};
+
 // Mean softmax cross-entropy of logits (N, classes) against int32 labels.
 struct SoftmaxXentDesc {
   int64_t n = 1, classes = 1;
@@ -222,7 +260,8 @@ struct SgdDesc {
 // _ta/_tb), output C = op(A) op(B) (m,n); backward gives dA and dB.
 using OpDesc =
     std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc, DropoutDesc,
-                 ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc>;
+                 ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc,
+                 SpatialPadDesc, DropPathDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
 // The activation fused into the op (conv, bn, add); kNone for the others

@@ -321,6 +321,30 @@ struct OpTraits<ChannelPadDesc> : NoTrainedTensors<ChannelPadDesc>,
 };
 
 template <>
+struct OpTraits<SpatialPadDesc> : NoTrainedTensors<SpatialPadDesc>,
+                                  NoKernelCases<SpatialPadDesc>,
+                                  NoFusedActivation<SpatialPadDesc> {
+  static constexpr absl::string_view kKind = "spad";
+  // Crops and pads on both axes, unequal sides.
+  static constexpr absl::string_view kSample = "spad:mb2ic3ih5iw4_t-1b2l1r-2";
+  static double ForwardFlops(const SpatialPadDesc&) { return 0; }
+  static std::optional<Dims4> ActivationInput(const SpatialPadDesc&) { return std::nullopt; }
+  static std::optional<Shape> ReshapedInput(const SpatialPadDesc&) { return std::nullopt; }
+};
+
+template <>
+struct OpTraits<DropPathDesc> : NoTrainedTensors<DropPathDesc>,
+                                NoKernelCases<DropPathDesc>,
+                                NoFusedActivation<DropPathDesc> {
+  static constexpr absl::string_view kKind = "droppath";
+  // A fixed rate (no ramp), so every forward of a fresh kernel drops alike.
+  static constexpr absl::string_view kSample = "droppath:mb6ic3ih2iw3_k0.5r0";
+  static double ForwardFlops(const DropPathDesc&) { return 0; }
+  static std::optional<Dims4> ActivationInput(const DropPathDesc&) { return std::nullopt; }
+  static std::optional<Shape> ReshapedInput(const DropPathDesc& d) { return d.dims.shape(); }
+};
+
+template <>
 struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static constexpr absl::string_view kKind = "add";
   static constexpr absl::string_view kSample = "add:mb2ic3ih4iw4";

@@ -246,6 +246,32 @@ int NetBuilder::PadChannels(int64_t before, int64_t after) {
   return AddOp("chpad", desc, {top_}, desc.output().shape());
 }
 
+int NetBuilder::SpatialPad(int64_t top, int64_t bottom, int64_t left, int64_t right) {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(top_, "spad");
+  if (!dims.ok()) return Fail("spad", dims.status());
+  SpatialPadDesc desc;
+  desc.dims = *dims;
+  desc.top = top;
+  desc.bottom = bottom;
+  desc.left = left;
+  desc.right = right;
+  if (absl::Status s = desc.Validate(); !s.ok()) return Fail("spad", s);
+  return AddOp("spad", desc, {top_}, desc.output().shape());
+}
+
+int NetBuilder::DropPath(double keep, int64_t ramp_steps) {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(top_, "droppath");
+  if (!dims.ok()) return Fail("droppath", dims.status());
+  DropPathDesc desc;
+  desc.dims = *dims;
+  desc.keep = keep;
+  desc.ramp_steps = ramp_steps;
+  if (absl::Status s = desc.Validate(); !s.ok()) return Fail("droppath", s);
+  return AddOp("droppath", desc, {top_}, top_shape());
+}
+
 int NetBuilder::Concat(const std::vector<int>& inputs) {
   if (!status_.ok()) return top_;
   if (inputs.empty()) return Fail("concat", absl::InvalidArgumentError("no inputs"));

@@ -81,6 +81,13 @@ class NetBuilder {
   int Dropout(double rate);
   // Zero channels before and after the top's (ChannelPadDesc).
   int PadChannels(int64_t before, int64_t after);
+  // Zero rows and columns per side of the top, a negative amount crops
+  // (SpatialPadDesc): NASNet's one-pixel shift is SpatialPad(-1, 1, -1, 1).
+  int SpatialPad(int64_t top, int64_t bottom, int64_t left, int64_t right);
+  // Drop-path on the top (DropPathDesc): in training each example is kept
+  // with a probability ramping from 1 down to `keep` over `ramp_steps`
+  // steps, or zeroed; the identity in inference.
+  int DropPath(double keep, int64_t ramp_steps);
   // Channel concat of the given outputs; becomes the top.
   int Concat(const std::vector<int>& inputs);
   // Elementwise a + b (residual); becomes the top.

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/net_builder.h"
 
@@ -70,6 +71,66 @@ void AlexNetCifar(NetBuilder& b);
 // compression), three dense blocks of `layers_per_block` layers, each adding
 // `growth_rate` channels.
 void DenseNetCifar(NetBuilder& b, int layers_per_block, int64_t growth_rate);
+
+// nasnet.cc: NASNet-A. A cell's operations, as nasnet_utils names them
+// (separable_kxk_2: two stacked separable convs; none: the identity).
+enum class NasNetOp {
+  kSeparable3x3,
+  kSeparable5x5,
+  kSeparable7x7,
+  kAvgPool3x3,
+  kMaxPool3x3,
+  kIdentity
+};
+// A cell as data: five combinations, each the sum of two (operation, hidden
+// state) pairs; hidden states are 0 (this cell's input after ReLU, 1x1 conv
+// and batch norm), 1 (the previous cell's output, matched in size), then
+// each combination's sum in order. The cell's output concatenates the
+// states no combination used.
+struct NasNetCell {
+  struct Input {
+    NasNetOp op;
+    int state;
+  };
+  std::array<std::array<Input, 2>, 5> ops;
+  std::array<bool, 7> used;
+};
+extern const NasNetCell kNasNetANormalCell;
+extern const NasNetCell kNasNetAReductionCell;
+// nasnet_model.py's configurations (mobile, large, CIFAR).
+struct NasNetConfig {
+  int num_cells = 12;  // normal cells (the reduction and stem cells come on top)
+  int64_t filters = 44;
+  double stem_multiplier = 1.0;
+  bool imagenet_stem = true;  // conv 3x3 stride 2 and two reduction cells; else CIFAR's conv
+  bool skip_reduction_layer_input = false;
+  double drop_path_keep = 1.0;  // 1: no drop-path
+  int64_t total_training_steps = 250000;
+  BatchNormOptions batch_norm = {.epsilon = 1e-3, .momentum = 0.9997, .scale = true};
+};
+inline constexpr NasNetConfig kNasNetMobile = {};
+inline constexpr NasNetConfig kNasNetLarge = {.num_cells = 18,
+                                              .filters = 168,
+                                              .stem_multiplier = 3.0,
+                                              .skip_reduction_layer_input = true,
+                                              .drop_path_keep = 0.7};
+inline constexpr NasNetConfig kNasNetCifar = {
+    .num_cells = 18,
+    .filters = 32,
+    .stem_multiplier = 3.0,
+    .imagenet_stem = false,
+    .drop_path_keep = 0.6,
+    .total_training_steps = 937500,
+    .batch_norm = {.epsilon = 1e-5, .momentum = 0.9, .scale = true}};
+void NasNet(NetBuilder& b, const NasNetConfig& config);
+// Drop-path's keep probability of a cell (nasnet_utils' layer scaling):
+// 1 - (cell_num + 1) / total_cells * (1 - keep); the kernel ramps it with
+// the step (kernels/drop_path.h).
+double NasNetCellKeep(double keep, int cell_num, int total_cells);
+// The normal cells a reduction cell precedes (calc_reduction_layers).
+std::vector<int> NasNetReductionIndices(int num_cells);
+// The kernel size of a separable or pooling op (1 for the identity).
+int64_t NasNetOpKernel(NasNetOp op);
 
 }  // namespace cnnbench
 

@@ -64,7 +64,8 @@ TEST_P(EveryOpTest, TheReferenceBackwardMatchesFiniteDifferences) {
     FillIntegers(k->buffers.signature.inputs[1], k->buffers.x[1].data(), 41, 0, d.classes - 1);
     options.unit_output_gradient = true;
   }
-  if (kind == "dropout")  // each forward draws the next mask: a fresh kernel per forward
+  // Each forward draws the next mask: a fresh kernel per forward.
+  if (kind == "dropout" || kind == "droppath")
     options.fresh_kernel = [&] { return reference->Create(desc, DType::kF64, {}); };
   if (ClipsAtSix(desc)) SpanTheClips(desc, k->buffers);
   const absl::Status status = CheckGradients(*k->kernel, k->buffers, options);

@@ -49,7 +49,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "lrn:mb2ic16ih3iw3_r2k2a0.3b0.75", "dropout:mb2ic16ih3iw3_p0.5",
                       "concat:mb2ih3iw3_ic8:16", "add:mb2ic16ih4iw4", "softmax_xent:mb4ic10",
                       "bn:mb2ic16ih5iw5_eps0.001mom0.9_relu", "add:mb2ic16ih4iw4_relu",
-                      "relu:mb2ic16ih5iw5_relu6"),
+                      "relu:mb2ic16ih5iw5_relu6", "spad:mb2ic16ih5iw4_t-1b2l1r-2",
+                      "droppath:mb8ic16ih3iw3_k0.5r0"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param.substr(0, info.param.find(':'));
       return name + "_" + std::to_string(info.index);

@@ -94,6 +94,10 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"official_resnet200_v2", 224, 32},
       {"mobilenet", 224, 32},
       {"mobilenet_v1", 224, 32},  // not tf_cnn_benchmarks': its mobilenet is v2
+      // NasnetModel, NasnetLargeModel, NasnetCifarModel (tf_cnn's CIFAR `nasnet`).
+      {"nasnet", 224, 32},
+      {"nasnetlarge", 331, 16},
+      {"nasnet_cifar", 32, 32},
       // The CIFAR-10 models (ResnetCifar10Model: 32 px, batch 128).
       {"resnet20", 32, 128},
       {"resnet32", 32, 128},

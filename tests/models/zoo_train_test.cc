@@ -49,6 +49,10 @@ std::vector<std::string> ModelNames() {
          !absl::StartsWith(info.name, "official_resnet18") &&
          !absl::StartsWith(info.name, "official_resnet50")))
       continue;
+    // Minutes per step at 224 and 331 px here: oneDNN 2.6 computes their 5x5
+    // and 7x7 depthwise weight gradients with its reference implementation.
+    // tests/models:nasnet_test trains them at 32 px.
+    if (info.name == "nasnet" || info.name == "nasnetlarge") continue;
 #endif
     names.push_back(info.name);
   }
