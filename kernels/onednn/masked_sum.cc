@@ -182,7 +182,8 @@ __attribute__((target("avx512f"))) void ClipBf16Avx512(uint16_t* y, int64_t begi
     out = _mm512_mask_mov_epi32(out, high, _mm512_set1_epi32(six));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(out));
   }
-  for (; i < end; ++i) y[i] = FloatToBf16(ActivationForward(ActivationKind::kRelu6, Bf16ToFloat(y[i])));
+  for (; i < end; ++i)
+    y[i] = FloatToBf16(ActivationForward(ActivationKind::kRelu6, Bf16ToFloat(y[i])));
 }
 
 const bool kHasAvx512 = __builtin_cpu_supports("avx512f");

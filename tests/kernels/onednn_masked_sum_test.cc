@@ -4,9 +4,9 @@
 // lengths that leave vector tails, 1 to 9 parts (more than one group of
 // four), plain and masked by ReLU (y > 0) and ReLU6 (0 < y < 6: 0 and 6
 // themselves masked), with NaN, infinities, signed zeros, subnormals,
-// rounding ties, 6 and its bf16 neighbours among the values. The bf16 rounding is stated here another
-// way (the two neighbours compared in double), so a wrong branch-free
-// rounding in the vectorised loops fails.
+// rounding ties, 6 and its bf16 neighbours among the values. The bf16
+// rounding is stated here another way (the two neighbours compared in
+// double), so a wrong branch-free rounding in the vectorised loops fails.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
