@@ -14,21 +14,24 @@
 // it runs the pass itself with dx going to scratch. Frozen-statistics
 // backward (training = false) is an affine map: dx = dy * gamma * inv_std.
 //
-// `_relu`: the ReLU runs in place on y right after cuDNN's normalisation
-// (one elementwise pass, no buffer of its own); backward first masks dy by
-// y > 0 into scratch and gives cuDNN that (dgamma and dbeta are then of the
-// masked gradient, as on every backend).
+// `_relu`, `_relu6`: the activation runs in place on y right after cuDNN's
+// normalisation (one elementwise pass, no buffer of its own); backward
+// first masks dy where it passes at y (ReLU: y > 0; ReLU6: 0 < y < 6) into
+// scratch and gives cuDNN that (dgamma and dbeta are then of the masked
+// gradient, as on every backend).
 //
 // Training on NHWC activations (the tensor-core precisions) runs instead as
-// two cuDNN graphs (bn_graph.h) with the ReLU inside them, where an engine
+// two cuDNN graphs (bn_graph.h) with a ReLU inside them, where an engine
 // builds for the shape and CudaBackendOptions::batch_norm_graphs allows:
 // forward writes y, the batch mean and inverse std in one graph, and a small
 // kernel updates the running statistics from them (unbiased variance);
-// backward's dReLU reads the forward's mask or y (bn_graph.h's two forms). Inference and
+// backward's dReLU reads the forward's mask or y (bn_graph.h's two forms).
+// The graphs know ReLU alone: with ReLU6 they normalise only, and the clip
+// and the mask are the elementwise passes above, around them. Inference and
 // frozen-statistics backward keep the legacy calls. implementation() says which ran (and why not a
 // graph).
 //
-// Scratch: [dx of a BackwardWeights alone][masked dy, with _relu][cuDNN's
+// Scratch: [dx of a BackwardWeights alone][masked dy, with an activation][cuDNN's
 // updated running statistics, when the forward graph takes them][the
 // graphs' workspace].
 #include <map>
@@ -144,11 +147,17 @@ class BatchNormKernel : public CudaKernel {
       RETURN_IF_ERROR(
           CopyBytes(ones_.data(), context_->device, ones.data(), Device::Cpu(), vector.bytes));
     }
+    // "+cuda:relu6": an activation run by the elementwise passes, named as
+    // its suffix without the "_".
+    absl::string_view activation = ActivationSuffix(desc_.activation);
+    if (!activation.empty()) activation.remove_prefix(1);
     if (graphs_ != nullptr) {
       implementation_ = graphs_->implementation();
+      if (!graph_relu() && fused_activation())
+        absl::StrAppend(&implementation_, "+cuda:", activation);
     } else {
-      implementation_ =
-          fused_activation() ? "cudnn:batchnorm_spatial+cuda:relu" : "cudnn:batchnorm_spatial";
+      implementation_ = absl::StrCat("cudnn:batchnorm_spatial", fused_activation() ? "+cuda:" : "",
+                                     activation);
       if (!no_graph_.empty()) absl::StrAppend(&implementation_, " (no graph: ", no_graph_, ")");
       // Why the legacy calls, for the compile log.
       const std::string why = !geometry_.nhwc ? "NCHW activations (graphs run NHWC)"
@@ -190,6 +199,7 @@ class BatchNormKernel : public CudaKernel {
       }
       b.relu_mask = ReluMask(args);
       RETURN_IF_ERROR(graphs_->Forward(context_->cudnn, b, Workspace(args)));
+      if (!graph_relu()) RETURN_IF_ERROR(ActivateInPlace(args.y));  // ReLU6: after the graph
       const Dims4& d = desc_.dims;
       return Launched(LaunchBatchNormRunningStats(
                           static_cast<const float*>(SavedAt(args, 0)),
@@ -204,12 +214,12 @@ class BatchNormKernel : public CudaKernel {
           context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_,
           Gamma(args), args.params.back(), 1.0 - desc_.momentum, args.state[0], args.state[1],
           desc_.epsilon, SavedAt(args, 0), SavedAt(args, 1)));
-      return ReluInPlace(args.y);
+      return ActivateInPlace(args.y);
     }
     BN_CUDNN(cudnnBatchNormalizationForwardInference(
         context_->cudnn, kMode, &one, &zero, x_desc_, x, x_desc_, args.y, param_desc_, Gamma(args),
         args.params.back(), args.state[0], args.state[1], desc_.epsilon));
-    RETURN_IF_ERROR(ReluInPlace(args.y));
+    RETURN_IF_ERROR(ActivateInPlace(args.y));
     if (args.saved == nullptr) return absl::OkStatus();  // inference only
     return Launched(LaunchBatchNormFrozenStats(static_cast<const float*>(args.state[0]),
                                                static_cast<const float*>(args.state[1]),
@@ -304,7 +314,7 @@ class BatchNormKernel : public CudaKernel {
     problem.w = d.w;
     problem.nhwc = true;
     problem.io_type = options.dtype;
-    problem.relu = fused_activation();
+    problem.relu = graph_relu();
     problem.epsilon = desc_.epsilon;
     problem.momentum = desc_.momentum;
     problem.deterministic = context_->options.deterministic;
@@ -344,6 +354,10 @@ class BatchNormKernel : public CudaKernel {
     if (fused_activation()) RETURN_IF_ERROR(Require(args.y, "y"));
     BnBackwardBuffers b;
     b.dy = args.dy;
+    // ReLU6 (the graphs know ReLU alone): dy masked before the graph.
+    if (!graph_relu()) {
+      ASSIGN_OR_RETURN(b.dy, MaskedDy(args));
+    }
     b.x = x;
     b.y = args.y;
     b.scale = Gamma(args);
@@ -374,25 +388,26 @@ class BatchNormKernel : public CudaKernel {
     return static_cast<char*>(args.scratch) + workspace_offset_;
   }
 
-  // With _relu: y = max(y, 0) in place.
-  absl::Status ReluInPlace(void* y) {
+  // With _relu or _relu6: y = f(y) in place (ActivationForward).
+  absl::Status ActivateInPlace(void* y) {
     if (!fused_activation()) return absl::OkStatus();
-    return Launched(LaunchActivationForward(ActivationKind::kRelu, y, y, elem_,
-                                            desc_.dims.elements(), context_->raw_stream()),
-                    "batch norm relu");
+    return Launched(LaunchActivationForward(desc_.activation, y, y, elem_, desc_.dims.elements(),
+                                            context_->raw_stream()),
+                    "batch norm activation");
   }
 
-  // The gradient the normalisation sees: dy, or with _relu dy masked by
-  // y > 0, written into the second scratch region.
+  // The gradient the normalisation sees: dy, or with an activation dy masked
+  // where it passes at y (ActivationPasses on the output: ReLU y > 0, ReLU6
+  // 0 < y < 6), written into the second scratch region.
   absl::StatusOr<const void*> MaskedDy(const KernelArgs& args) {
     if (!fused_activation()) return args.dy;
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(RequireScratch(args));
     void* masked = static_cast<char*>(args.scratch) + activation_bytes_;
     RETURN_IF_ERROR(
-        Launched(LaunchActivationBackward(ActivationKind::kRelu, args.y, args.dy, masked, elem_,
+        Launched(LaunchActivationBackward(desc_.activation, args.y, args.dy, masked, elem_,
                                           desc_.dims.elements(), context_->raw_stream()),
-                 "batch norm relu backward"));
+                 "batch norm activation backward"));
     return static_cast<const void*>(masked);
   }
 
@@ -416,8 +431,11 @@ class BatchNormKernel : public CudaKernel {
     return static_cast<char*>(args.saved) + static_cast<size_t>(i) * vector_bytes_;
   }
 
-  // A fused ReLU (CheckSupported refuses every other kind here).
+  // A fused ReLU or ReLU6 (CheckSupported refuses every other kind here).
   bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
+  // Whether the graphs run the activation themselves: ReLU alone (their
+  // pointwise ops); a ReLU6 is clipped and masked around them.
+  bool graph_relu() const { return desc_.activation == ActivationKind::kRelu; }
   const BatchNormDesc desc_;
   ActivationGeometry geometry_;
   Elem elem_ = Elem::kF32;

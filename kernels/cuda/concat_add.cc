@@ -107,14 +107,14 @@ class AddKernel : public CudaKernel {
     signature_.inputs = {a, b};
     signature_.output = a;
     signature_.backward_reads_inputs = false;
-    signature_.backward_reads_output = fused_activation();  // the mask: y > 0
+    signature_.backward_reads_output = fused_activation();  // the mask is read from y
     if (fused_activation()) {
       // One masked pass writes the gradient both inputs share, summing the
       // output's gradient parts on the way (docs/kernels.md).
       signature_.shared_input_gradient = true;
       signature_.sums_output_gradient = true;
     }
-    implementation_ = fused_activation() ? "cuda:add_relu" : "cuda:add";
+    implementation_ = absl::StrCat("cuda:add", ActivationSuffix(desc_.activation));
     return absl::OkStatus();
   }
 
@@ -127,7 +127,8 @@ class AddKernel : public CudaKernel {
     sources.ptr[1] = b;
     const int64_t n = desc_.dims.elements();
     cudaStream_t stream = context_->raw_stream();
-    return Launched(fused_activation() ? LaunchAddNRelu(sources, 2, args.y, elem_, n, stream)
+    return Launched(fused_activation() ? LaunchAddNActivation(desc_.activation, sources, 2, args.y,
+                                                              elem_, n, stream)
                                        : LaunchAddN(sources, 2, args.y, elem_, n, stream),
                     "add forward");
   }
@@ -188,7 +189,8 @@ class AddKernel : public CudaKernel {
         batch.ptr[count++] = parts[next++];
       }
       const bool last = next == parts.size();
-      RETURN_IF_ERROR(Launched(last ? LaunchMaskedAddN(batch, count, mask, dx, elem_, n, stream)
+      RETURN_IF_ERROR(Launched(last ? LaunchMaskedAddN(desc_.activation, batch, count, mask, dx,
+                                                       elem_, n, stream)
                                     : LaunchAddN(batch, count, dx, elem_, n, stream),
                                "add backward"));
       partial = true;
@@ -196,7 +198,7 @@ class AddKernel : public CudaKernel {
     return absl::OkStatus();
   }
 
-  // A fused ReLU (CheckSupported refuses every other kind here).
+  // A fused ReLU or ReLU6 (CheckSupported refuses every other kind here).
   bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
   const AddDesc desc_;
   Elem elem_ = Elem::kF32;

@@ -1,8 +1,8 @@
 // Convolution on cuDNN's graph API (cudnn-frontend): one graph per pass
 // (conv_fprop, conv_dgrad, conv_wgrad), plans chosen once per (descriptor,
 // precision, layout) and shared by the kernels of one backend; the bias and
-// the ReLU epilogue (ConvDesc::relu; forward-only kernels alone, see
-// CheckSupported) as one small CUDA kernel
+// the activation epilogue (ConvDesc::activation, ReLU or ReLU6; forward-only
+// kernels alone, see CheckSupported) as one small CUDA kernel
 // after the forward graph, the bias gradient as another (conv_bias.cu). x, y and w are in the
 // precision's activation layout: NCHW and (K,C/g,R,S) for fp32, NHWC and (K,R,S,C/g) for the
 // tensor-core precisions; the bias is fp32.
@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "core/status.h"
 #include "kernels/cuda/conv_bias.h"
 #include "kernels/cuda/conv_graph.h"
@@ -102,10 +103,12 @@ class ConvKernel : public CudaKernel {
     signature_.backward_reads_inputs = true;  // the weight gradient reads x
     signature_.backward_reads_output = false;
     implementation_ = graphs_->implementation();
+    // "+cuda:epilogue(bias,relu6)": the activation named as its suffix, "_" dropped.
+    absl::string_view activation = ActivationSuffix(desc_.activation);
+    if (!activation.empty()) activation.remove_prefix(1);
     if (desc_.bias || fused_activation())
       implementation_ = absl::StrCat(implementation_, "+cuda:epilogue(", desc_.bias ? "bias" : "",
-                                     desc_.bias && fused_activation() ? "," : "",
-                                     fused_activation() ? "relu" : "", ")");
+                                     desc_.bias && fused_activation() ? "," : "", activation, ")");
     return absl::OkStatus();
   }
 
@@ -122,9 +125,9 @@ class ConvKernel : public CudaKernel {
       ASSIGN_OR_RETURN(void* bias, Param(args.params, 1, "bias"));
       b = static_cast<const float*>(bias);
     }
-    return Launched(LaunchConvEpilogue(args.y, elem_, nhwc_, b, fused_activation(), desc_.n,
+    return Launched(LaunchConvEpilogue(args.y, elem_, nhwc_, b, desc_.activation, desc_.n,
                                        desc_.k, desc_.h.out * desc_.w.out, context_->raw_stream()),
-                    "epilogue (bias, relu)");
+                    "epilogue (bias, activation)");
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
@@ -161,7 +164,7 @@ class ConvKernel : public CudaKernel {
     return params[i];
   }
 
-  // A fused ReLU (CheckSupported refuses every other kind here).
+  // A fused ReLU or ReLU6, forward only (CheckSupported refuses the rest).
   bool fused_activation() const { return desc_.activation != ActivationKind::kNone; }
   const ConvDesc desc_;
   Elem elem_ = Elem::kF32;

@@ -51,14 +51,12 @@ __host__ __device__ inline int64_t IndexOf(int64_t m, int64_t c, bool nhwc, int6
 }
 
 template <typename T>
-__global__ void Epilogue(T* y, const float* bias, bool relu, bool nhwc, int64_t k, int64_t plane,
-                         int64_t count) {
+__global__ void Epilogue(T* y, const float* bias, ActivationKind activation, bool nhwc, int64_t k,
+                         int64_t plane, int64_t count) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    float v = Load(y, i);
-    if (bias != nullptr) v += bias[ChannelOf(i, nhwc, k, plane)];
-    if (relu && !(v > 0.0f)) v = 0.0f;
-    Store(y, i, v);
+    const float b = bias != nullptr ? bias[ChannelOf(i, nhwc, k, plane)] : 0.0f;
+    Store(y, i, ConvEpilogueValue(Load(y, i), b, activation));
   }
 }
 
@@ -86,22 +84,23 @@ int Blocks(int64_t count) {
 
 }  // namespace
 
-cudaError_t LaunchConvEpilogue(void* y, Elem type, bool nhwc, const float* bias, bool relu,
-                               int64_t n, int64_t k, int64_t plane, cudaStream_t stream) {
+cudaError_t LaunchConvEpilogue(void* y, Elem type, bool nhwc, const float* bias,
+                               ActivationKind activation, int64_t n, int64_t k, int64_t plane,
+                               cudaStream_t stream) {
   const int64_t count = n * k * plane;
-  if (count == 0 || (bias == nullptr && !relu)) return cudaSuccess;
+  if (count == 0 || (bias == nullptr && activation == ActivationKind::kNone)) return cudaSuccess;
   switch (type) {
     case Elem::kF32:
-      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<float*>(y), bias, relu, nhwc, k,
-                                                       plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<float*>(y), bias, activation,
+                                                       nhwc, k, plane, count);
       break;
     case Elem::kF16:
-      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__half*>(y), bias, relu, nhwc, k,
-                                                       plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__half*>(y), bias, activation,
+                                                       nhwc, k, plane, count);
       break;
     case Elem::kBF16:
-      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(y), bias, relu,
-                                                       nhwc, k, plane, count);
+      Epilogue<<<Blocks(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(y), bias,
+                                                       activation, nhwc, k, plane, count);
       break;
     default:
       return cudaErrorInvalidValue;

@@ -148,18 +148,20 @@ class CudaBackend final : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the cuda backend (", OpDescToString(desc),
                                                    ")"));
-    // Fused activations: ReLU alone here (bn, add, the conv epilogue); any
-    // other kind stays a layer of its own (the cuda activation op).
+    // Fused activations: ReLU and ReLU6 here (bn and add in training and
+    // inference, the conv epilogue forward only); any other kind stays a
+    // layer of its own (the cuda activation op).
     const ActivationKind fused = FusedActivation(desc);
-    if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu)
+    if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu &&
+        fused != ActivationKind::kRelu6)
       return absl::UnimplementedError(absl::StrCat(
-          "unsupported: a fused activation other than ReLU on the cuda backend (",
+          "unsupported: a fused activation other than ReLU and ReLU6 on the cuda backend (",
           OpDescToString(desc), ")"));
     if (const auto* conv = std::get_if<ConvDesc>(&desc);
         conv != nullptr && conv->activation != ActivationKind::kNone && !options.forward_only)
       return absl::UnimplementedError(absl::StrCat(
-          "unsupported: a convolution's ReLU epilogue in training on the cuda backend (its "
-          "backward is not written; the plan keeps the ReLU as a layer) (",
+          "unsupported: a convolution's activation epilogue in training on the cuda backend (its "
+          "backward is not written; the plan keeps the activation as a layer) (",
           OpDescToString(desc), ")"));
     return absl::OkStatus();
   }

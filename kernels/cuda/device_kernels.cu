@@ -226,16 +226,16 @@ cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type,
   return LaunchSum(srcs, count, nullptr, {}, dst, type, elements, stream);
 }
 
-cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
-                           int64_t elements, cudaStream_t stream) {
-  return LaunchSum(srcs, count, nullptr, {ActivationKind::kRelu, ActivationKind::kRelu}, dst, type,
-                   elements, stream);
+cudaError_t LaunchAddNActivation(ActivationKind kind, const AddNSources& srcs, int count,
+                                 void* dst, Elem type, int64_t elements, cudaStream_t stream) {
+  return LaunchSum(srcs, count, nullptr, {kind, kind}, dst, type, elements, stream);
 }
 
-cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
-                             Elem type, int64_t elements, cudaStream_t stream) {
+cudaError_t LaunchMaskedAddN(ActivationKind kind, const AddNSources& srcs, int count,
+                             const void* mask, void* dst, Elem type, int64_t elements,
+                             cudaStream_t stream) {
   if (mask == nullptr || mask == dst) return cudaErrorInvalidValue;
-  return LaunchSum(srcs, count, mask, {}, dst, type, elements, stream);
+  return LaunchSum(srcs, count, mask, {kind, ActivationKind::kNone}, dst, type, elements, stream);
 }
 
 cudaError_t LaunchActivationForward(ActivationKind kind, const void* x, void* y, Elem type,

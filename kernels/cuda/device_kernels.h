@@ -39,14 +39,16 @@ struct AddNSources {
 };
 cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type, int64_t elements,
                        cudaStream_t stream);
-// The same sum with a ReLU after it (the fused add's forward): dst =
-// max(sum, 0).
-cudaError_t LaunchAddNRelu(const AddNSources& srcs, int count, void* dst, Elem type,
-                           int64_t elements, cudaStream_t stream);
-// The sum masked by `mask` > 0 (the fused ReLU's backward: dst = sum where
-// the forward's output y was positive, else 0). dst may be srcs[0], not mask.
-cudaError_t LaunchMaskedAddN(const AddNSources& srcs, int count, const void* mask, void* dst,
-                             Elem type, int64_t elements, cudaStream_t stream);
+// The same sum with the activation `kind` after it (the fused add's
+// forward): dst = f(sum) (ReLU: max(sum, 0); ReLU6: clipped to [0, 6]).
+cudaError_t LaunchAddNActivation(ActivationKind kind, const AddNSources& srcs, int count,
+                                 void* dst, Elem type, int64_t elements, cudaStream_t stream);
+// The sum masked by the forward's output `mask` (the fused activation's
+// backward: dst = sum where dy passes at y — ReLU: y > 0; ReLU6: 0 < y < 6,
+// ActivationPasses — else 0). dst may be srcs[0], not mask.
+cudaError_t LaunchMaskedAddN(ActivationKind kind, const AddNSources& srcs, int count,
+                             const void* mask, void* dst, Elem type, int64_t elements,
+                             cudaStream_t stream);
 
 // The activation op's forward y = f(x) and backward dx = dy * f'(x), in
 // `type`, each element through kernels/activation.h's arithmetic in fp32.

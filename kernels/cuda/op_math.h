@@ -1,5 +1,6 @@
 // The per-element arithmetic of the cuda backend's own kernels (pooling,
-// LRN, dropout, softmax cross-entropy), as host-and-device inline functions:
+// LRN, dropout, softmax cross-entropy, the convolution's epilogue), as
+// host-and-device inline functions:
 // the .cu kernels only map threads onto elements, and host tests run this
 // very arithmetic against the reference backend without a GPU. Plain C++
 // for host compilers (CNNBENCH_HOST_DEVICE comes from core/random.h).
@@ -10,8 +11,17 @@
 #include <cstdint>
 
 #include "core/random.h"
+#include "kernels/activation.h"
 
 namespace cnnbench::cuda {
+
+// One element of the convolution's epilogue (conv_bias.cu), in fp32: the
+// fused activation of v + bias (ActivationForward; ReLU: max(., 0), ReLU6:
+// clipped to [0, 6]; kNone: the sum).
+CNNBENCH_HOST_DEVICE inline float ConvEpilogueValue(float v, float bias,
+                                                   ActivationKind activation) {
+  return ActivationForward(activation, v + bias);
+}
 
 // Offset of logical element (n, c, y, x) in a dense (N,C,H,W) tensor, or in
 // a dense (N,H,W,C) one when `nhwc`.

@@ -2,11 +2,16 @@
 // 2.6 offers), in the producer's layout. Training normalises with the batch
 // statistics (kept in `saved` for backward) and then updates the running
 // ones as TensorFlow does; inference normalises with the running ones.
+// A fused ReLU is oneDNN's fuse_norm_relu; a fused ReLU6 (which oneDNN's
+// batch norm does not fuse) clips y in place after the normalisation, and
+// its backward masks dy by 0 < y < 6 into scratch before oneDNN's backward
+// (masked_sum.h: ActivationForward and ActivationPasses exactly).
 #include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "kernels/onednn/masked_sum.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -19,7 +24,9 @@ using dnnl::normalization_flags;
 class BatchNormKernel : public OneDnnKernel {
  public:
   BatchNormKernel(std::shared_ptr<Context> context, const BatchNormDesc& desc)
-      : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
+      : OneDnnKernel(std::move(context), desc.ToString()),
+        desc_(desc),
+        relu6_(desc.activation == ActivationKind::kRelu6) {}
 
   absl::Status Init(const BatchNormDesc&, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
@@ -79,6 +86,8 @@ class BatchNormKernel : public OneDnnKernel {
     backward_ =
         BoundPrimitive(bwd_pd, dnnl::batch_normalization_backward(bwd_pd), bwd_args, engine);
 
+    dtype_ = dtype;
+    count_ = static_cast<int64_t>(data_md.get_size() / SizeOf(dtype));
     const Shape channels{d.dims.c};
     const TensorSpec input = given != nullptr ? *given : TensorSpec::Plain(dtype, d.dims.shape());
     signature_.inputs = {input};
@@ -92,14 +101,15 @@ class BatchNormKernel : public OneDnnKernel {
     // then the fused ReLU's workspace.
     stats_bytes_ = AlignUp(sizeof(float) * d.dims.c);
     signature_.saved_bytes = 4 * stats_bytes_ + workspace_bytes_;
-    // scratch: a dx nobody asked for (BackwardWeights on its own), then the
-    // primitives' scratchpad.
-    scratchpad_offset_ = AlignUp(data_md.get_size());
+    // scratch: with ReLU6, dy masked by 0 < y < 6; a dx nobody asked for
+    // (BackwardWeights on its own); then the primitives' scratchpad.
+    masked_bytes_ = relu6_ ? AlignUp(data_md.get_size()) : 0;
+    scratchpad_offset_ = masked_bytes_ + AlignUp(data_md.get_size());
     signature_.scratch_bytes =
         scratchpad_offset_ + std::max({forward_.scratchpad_bytes(), inference_.scratchpad_bytes(),
                                        backward_.scratchpad_bytes()});
     signature_.backward_reads_inputs = true;
-    signature_.backward_reads_output = false;
+    signature_.backward_reads_output = relu6_;  // ReLU6's mask is read from y
     implementation_ = forward_.implementation();
     backward_implementation_ = backward_.implementation();
     return absl::OkStatus();
@@ -126,6 +136,7 @@ class BatchNormKernel : public OneDnnKernel {
         inference_.Set(DNNL_ARG_VARIANCE, running_var);
         inference_.SetScratchpad(scratchpad);
         inference_.Execute(context_->stream);
+        if (relu6_) ClipRelu6InPlace(dtype_, args.y, count_);
         return absl::OkStatus();
       });
     }
@@ -141,6 +152,7 @@ class BatchNormKernel : public OneDnnKernel {
       if (workspace_bytes_ > 0) forward_.Set(DNNL_ARG_WORKSPACE, Workspace(args));
       forward_.SetScratchpad(scratchpad);
       forward_.Execute(context_->stream);
+      if (relu6_) ClipRelu6InPlace(dtype_, args.y, count_);
       return absl::OkStatus();
     }));
     // TensorFlow's update, with the unbiased variance (x m/(m-1)).
@@ -177,7 +189,7 @@ class BatchNormKernel : public OneDnnKernel {
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(RequireScratch(args));
-    return RunBackward(args, args.scratch, diff);
+    return RunBackward(args, static_cast<char*>(args.scratch) + masked_bytes_, diff);
   }
 
  private:
@@ -224,7 +236,8 @@ class BatchNormKernel : public OneDnnKernel {
     primitive.Set(DNNL_ARG_SHIFT, p.beta);
   }
 
-  // One backward pass writing dx and dgamma/dbeta (`diff`).
+  // One backward pass writing dx and dgamma/dbeta (`diff`); with ReLU6, on
+  // dy masked by 0 < y < 6 (the head of scratch).
   absl::Status RunBackward(const KernelArgs& args, void* dx, const Params& diff) {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, false));
@@ -232,11 +245,18 @@ class BatchNormKernel : public OneDnnKernel {
     RETURN_IF_ERROR(RequireSaved(args));
     RETURN_IF_ERROR(RequireScratch(args));
     char* scratch = static_cast<char*>(args.scratch);
+    const void* dy = args.dy;
+    if (relu6_) {
+      RETURN_IF_ERROR(Require(args.y, "y (the fused ReLU6's backward reads it)"));
+      const void* parts[1] = {args.dy};
+      MaskedSum(dtype_, ActivationKind::kRelu6, args.y, parts, 1, scratch, count_);
+      dy = scratch;
+    }
     return Guarded(what_, [&]() -> absl::Status {
       backward_.Set(DNNL_ARG_SRC, x);
       backward_.Set(DNNL_ARG_MEAN, Saved(args, 0));
       backward_.Set(DNNL_ARG_VARIANCE, Saved(args, 1));
-      backward_.Set(DNNL_ARG_DIFF_DST, args.dy);
+      backward_.Set(DNNL_ARG_DIFF_DST, dy);
       backward_.Set(DNNL_ARG_DIFF_SRC, dx);
       if (desc_.scale) {
         backward_.Set(DNNL_ARG_SCALE, p.gamma);
@@ -252,12 +272,16 @@ class BatchNormKernel : public OneDnnKernel {
   }
 
   const BatchNormDesc desc_;
+  const bool relu6_;  // a fused ReLU6 (a fused ReLU is fuse_norm_relu)
+  DType dtype_ = DType::kF32;
+  int64_t count_ = 0;  // elements of y's storage (padding included)
   BoundPrimitive forward_;
   BoundPrimitive inference_;
   BoundPrimitive backward_;
   size_t stats_bytes_ = 0;        // one (C) fp32 vector of saved, aligned
   size_t workspace_bytes_ = 0;    // the fused ReLU's mask (0 without one)
-  size_t scratchpad_offset_ = 0;  // scratch: a spare dx, then the primitives' scratchpad
+  size_t masked_bytes_ = 0;       // scratch: ReLU6's masked dy (0 without one)
+  size_t scratchpad_offset_ = 0;  // then a spare dx, then the primitives' scratchpad
   int64_t forward_count_ = 0;
   BackwardRecord done_;
 };

@@ -2,8 +2,8 @@
 // of dy, a sub-memory view, into dx_i's layout, or, where the concat's
 // output feeds several layers and each slice is one run per image in both
 // layouts, sums the layers' gradients slice by slice itself) and the
-// residual add (sum; binary add with a ReLU post-op when a ReLU is fused
-// after it).
+// residual add (sum; binary add with the activation as a post-op when a
+// ReLU or ReLU6 is fused after it).
 #include <omp.h>
 
 #include <algorithm>
@@ -202,7 +202,8 @@ class AddKernel : public OneDnnKernel {
  public:
   AddKernel(std::shared_ptr<Context> context, const AddDesc& desc)
       : OneDnnKernel(std::move(context), desc.ToString()),
-        relu_(desc.activation == ActivationKind::kRelu) {}
+        activation_(desc.activation),
+        fused_(desc.activation != ActivationKind::kNone) {}
 
   absl::Status Init(const AddDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
@@ -216,23 +217,24 @@ class AddKernel : public OneDnnKernel {
     for (size_t i = 0; i < 2; ++i) {
       ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, i, dtype, shape, what_));
       signature_.inputs.push_back(given != nullptr ? *given : TensorSpec::Plain(dtype, shape));
-      // With a ReLU, x1 is read in x0's layout (a reorder at the edge when
+      // With an activation, x1 is read in x0's layout (a reorder at the edge when
       // it comes otherwise), so every tensor of the backward loop has one layout.
-      if (relu_ && i == 1) signature_.inputs[1] = signature_.inputs[0];
+      if (fused_ && i == 1) signature_.inputs[1] = signature_.inputs[0];
       ASSIGN_OR_RETURN(memory::desc src, DescFromSpec(signature_.inputs.back(), ToDims(shape),
                                                       absl::StrCat("input ", i), what_));
       srcs.push_back(src);
     }
     size_t scratch = 0;
-    if (relu_) {
-      // One pass: binary add with the ReLU as a post-op.
-      const dnnl::primitive_attr attr = UserScratchpadActivationAttr(ActivationKind::kRelu);
+    if (fused_) {
+      // One pass: binary add with the activation as a post-op.
+      const dnnl::primitive_attr attr = UserScratchpadActivationAttr(activation_);
       dnnl::binary::desc desc(dnnl::algorithm::binary_add, srcs[0], srcs[1], srcs[0]);
       dnnl::binary::primitive_desc pd(desc, attr, engine);
       forward_ = BoundPrimitive(pd, dnnl::binary(pd),
                                 {DNNL_ARG_SRC_0, DNNL_ARG_SRC_1, DNNL_ARG_DST}, engine);
       scratch = forward_.scratchpad_bytes();
-      // dx = dy (or the sum of dy_parts) where y > 0: one buffer for both inputs.
+      // dx = dy (or the sum of dy_parts) where it passes at y (ReLU: y > 0;
+      // ReLU6: 0 < y < 6): one buffer for both inputs.
       count_ = static_cast<int64_t>(srcs[0].get_size() / SizeOf(dtype));
       signature_.shared_input_gradient = true;
       signature_.sums_output_gradient = true;
@@ -251,7 +253,7 @@ class AddKernel : public OneDnnKernel {
     signature_.output = signature_.inputs[0];
     signature_.scratch_bytes = scratch;
     signature_.backward_reads_inputs = false;
-    signature_.backward_reads_output = relu_;  // the mask is y > 0
+    signature_.backward_reads_output = fused_;  // the mask is read from y
     implementation_ = forward_.implementation();
     return absl::OkStatus();
   }
@@ -262,8 +264,8 @@ class AddKernel : public OneDnnKernel {
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
-      forward_.Set(relu_ ? DNNL_ARG_SRC_0 : DNNL_ARG_MULTIPLE_SRC, x0);
-      forward_.Set(relu_ ? DNNL_ARG_SRC_1 : DNNL_ARG_MULTIPLE_SRC + 1, x1);
+      forward_.Set(fused_ ? DNNL_ARG_SRC_0 : DNNL_ARG_MULTIPLE_SRC, x0);
+      forward_.Set(fused_ ? DNNL_ARG_SRC_1 : DNNL_ARG_MULTIPLE_SRC + 1, x1);
       forward_.Set(DNNL_ARG_DST, args.y);
       forward_.SetScratchpad(args.scratch);
       forward_.Execute(context_->stream);
@@ -272,7 +274,7 @@ class AddKernel : public OneDnnKernel {
   }
 
   absl::Status BackwardData(const KernelArgs& args) override {
-    if (relu_) return MaskedBackward(args);
+    if (fused_) return MaskedBackward(args);
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
@@ -289,7 +291,7 @@ class AddKernel : public OneDnnKernel {
   }
 
  private:
-  // dx = (dy, or the sum of dy_parts) where y > 0, written once into the
+  // dx = (dy, or the sum of dy_parts) where it passes at y, written once into the
   // first dx and copied to a second, distinct one (all share y's layout).
   absl::Status MaskedBackward(const KernelArgs& args) {
     RETURN_IF_ERROR(Require(args.y, "y"));
@@ -307,7 +309,7 @@ class AddKernel : public OneDnnKernel {
       if (dx == nullptr || dx == first) continue;
       if (first == nullptr) {
         first = dx;
-        MaskedSum(dtype_, args.y, parts, num_parts, dx, count_);
+        MaskedSum(dtype_, activation_, args.y, parts, num_parts, dx, count_);
       } else {
         std::memcpy(dx, first, static_cast<size_t>(count_) * SizeOf(dtype_));
       }
@@ -315,7 +317,8 @@ class AddKernel : public OneDnnKernel {
     return absl::OkStatus();
   }
 
-  const bool relu_;
+  const ActivationKind activation_;
+  const bool fused_;  // an activation is fused (ReLU or ReLU6)
   DType dtype_ = DType::kF32;
   int64_t count_ = 0;  // elements of y's storage (padding included)
   BoundPrimitive forward_;

@@ -1,7 +1,8 @@
 // Convolution (stride, dilation, groups, asymmetric padding, bias) with
-// oneDNN's convolution primitives; layouts chosen by oneDNN. The ReLU
-// epilogue (ConvDesc::activation) is the forward primitive's eltwise post-op; in
-// training, dy is masked by y > 0 once for both backward passes
+// oneDNN's convolution primitives; layouts chosen by oneDNN. The activation
+// epilogue (ConvDesc::activation: ReLU or ReLU6) is the forward primitive's
+// eltwise post-op; in training, dy is masked by y (ReLU: y > 0; ReLU6:
+// 0 < y < 6) once for both backward passes
 // (WeightedLayer::MaskOutputGradient). A kernel made forward only makes no
 // backward primitives (and times no backward candidates).
 //
@@ -235,8 +236,8 @@ class ConvKernel : public WeightedLayer {
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
          dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,
          dnnl::convolution_backward_weights(bwd_weights.pd));
-    // Training fuses ReLU alone here (Supports refuses the others).
-    if (activation_ == ActivationKind::kRelu) MaskOutputGradient();
+    // Training fuses ReLU and ReLU6 here (CheckSupported refuses the others).
+    if (activation_ != ActivationKind::kNone) MaskOutputGradient(activation_);
     return absl::OkStatus();
   }
 

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "kernels/activation.h"
 #include "kernels/onednn/loop_util.h"
 
 namespace cnnbench {
@@ -17,9 +18,18 @@ namespace {
 // in further passes through dx).
 constexpr int kMaxParts = 4;
 
-// dx[begin, end) = p0 + ... (up to kMaxParts parts), masked by y > 0 when
-// kMasked. Inlined into each ISA clone below, so it is compiled for each.
-template <bool kMasked>
+// Whether dy passes at the output y of the fused activation kMask (kNone:
+// unmasked): the reference's own ActivationPasses (ReLU: y > 0; ReLU6:
+// 0 < y < 6; NaN masked), the kind a constant, so the loops vectorise it.
+template <ActivationKind kMask>
+__attribute__((always_inline)) inline bool Passes(float y) {
+  return ActivationPasses(kMask, y);
+}
+
+// dx[begin, end) = p0 + ... (up to kMaxParts parts), masked by y where the
+// fused activation kMask is not kNone. Inlined into each ISA clone below,
+// so it is compiled for each.
+template <ActivationKind kMask>
 __attribute__((always_inline)) inline void SumGroupF32(const float* y, const float* const* parts,
                                                        int num_parts, float* dx, int64_t begin,
                                                        int64_t end) {
@@ -27,7 +37,8 @@ __attribute__((always_inline)) inline void SumGroupF32(const float* y, const flo
   const float* p1 = num_parts > 1 ? parts[1] : nullptr;
   const float* p2 = num_parts > 2 ? parts[2] : nullptr;
   const float* p3 = num_parts > 3 ? parts[3] : nullptr;
-  auto keep = [y](int64_t i, float sum) { return !kMasked || y[i] > 0.0f ? sum : 0.0f; };
+  constexpr bool kMasked = kMask != ActivationKind::kNone;
+  auto keep = [y](int64_t i, float sum) { return !kMasked || Passes<kMask>(y[i]) ? sum : 0.0f; };
   switch (num_parts) {
     case 1:
       if (!kMasked && dx == p0) break;
@@ -51,7 +62,7 @@ __attribute__((always_inline)) inline void SumGroupF32(const float* y, const flo
 
 // bf16: a group's sum in fp32 (added in part order, as the fp32 loops do),
 // then rounded once (a running sum re-enters as a bf16 part).
-template <bool kMasked>
+template <ActivationKind kMask>
 __attribute__((always_inline)) inline void SumGroupBf16(const uint16_t* y,
                                                         const uint16_t* const* parts, int num_parts,
                                                         uint16_t* dx, int64_t begin, int64_t end) {
@@ -59,8 +70,9 @@ __attribute__((always_inline)) inline void SumGroupBf16(const uint16_t* y,
   const uint16_t* p1 = num_parts > 1 ? parts[1] : nullptr;
   const uint16_t* p2 = num_parts > 2 ? parts[2] : nullptr;
   const uint16_t* p3 = num_parts > 3 ? parts[3] : nullptr;
+  constexpr bool kMasked = kMask != ActivationKind::kNone;
   auto store = [y, dx](int64_t i, float sum) {
-    dx[i] = !kMasked || Bf16ToFloat(y[i]) > 0.0f ? FloatToBf16(sum) : uint16_t{0};
+    dx[i] = !kMasked || Passes<kMask>(Bf16ToFloat(y[i])) ? FloatToBf16(sum) : uint16_t{0};
   };
   switch (num_parts) {
     case 1:
@@ -88,12 +100,19 @@ __attribute__((always_inline)) inline void SumGroupBf16(const uint16_t* y,
 
 // One thread's range. Compiled for AVX-512, AVX2 and the baseline; the
 // loader picks the CPU's best (the library itself is built for the baseline).
+// One function per fused kind (ReLU, ReLU6): target_clones takes no template.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32(const float* y,
                                                                          const float* const* parts,
                                                                          int num_parts, float* dx,
                                                                          int64_t begin,
                                                                          int64_t end) {
-  SumGroupF32<true>(y, parts, num_parts, dx, begin, end);
+  SumGroupF32<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void SumF32Relu6(
+    const float* y, const float* const* parts, int num_parts, float* dx, int64_t begin,
+    int64_t end) {
+  SumGroupF32<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
 }
 
 // bf16 with AVX-512F intrinsics (bf16 runs only where the CPU has
@@ -119,22 +138,52 @@ __attribute__((target("avx512f"))) inline __m512i RoundBf16x16(__m512 v) {
   return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), rounded, quiet);
 }
 
-template <bool kMasked>
+// The lanes of 16 fp32 values where dy passes under the fused activation
+// kMask (not kNone): Passes's comparisons, ordered (a NaN fails them).
+template <ActivationKind kMask>
+__attribute__((target("avx512f"))) inline __mmask16 PassesX16(__m512 y) {
+  const __mmask16 above = _mm512_cmp_ps_mask(y, _mm512_setzero_ps(), _CMP_GT_OQ);
+  if constexpr (kMask == ActivationKind::kRelu6)
+    return above & _mm512_cmp_ps_mask(y, _mm512_set1_ps(6.0f), _CMP_LT_OQ);
+  return above;
+}
+
+template <ActivationKind kMask>
 __attribute__((target("avx512f"))) void SumBf16Avx512(const uint16_t* y,
                                                      const uint16_t* const* parts, int num_parts,
                                                      uint16_t* dx, int64_t begin, int64_t end) {
+  static_assert(kMask == ActivationKind::kNone || kMask == ActivationKind::kRelu ||
+                kMask == ActivationKind::kRelu6);
+  constexpr bool kMasked = kMask != ActivationKind::kNone;
   if (!kMasked && num_parts == 1 && dx == parts[0]) return;
   int64_t i = begin;
   for (; i + 16 <= end; i += 16) {
     __m512 sum = WidenBf16x16(parts[0] + i);
     for (int p = 1; p < num_parts; ++p) sum = _mm512_add_ps(sum, WidenBf16x16(parts[p] + i));
     __m512i out = RoundBf16x16(sum);
-    if (kMasked)
-      out = _mm512_maskz_mov_epi32(
-          _mm512_cmp_ps_mask(WidenBf16x16(y + i), _mm512_setzero_ps(), _CMP_GT_OQ), out);
+    if constexpr (kMasked) out = _mm512_maskz_mov_epi32(PassesX16<kMask>(WidenBf16x16(y + i)), out);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dx + i), _mm512_cvtepi32_epi16(out));
   }
-  SumGroupBf16<kMasked>(y, parts, num_parts, dx, i, end);
+  SumGroupBf16<kMask>(y, parts, num_parts, dx, i, end);
+}
+
+// ReLU6's forward in place on bf16: a value in (0, 6) keeps its bits, one
+// at or above 6 (+inf included) becomes 6, the rest (NaN included) +0 —
+// ActivationForward's clip, exact (no rounding: 0 and 6 are bf16 values).
+__attribute__((target("avx512f"))) void ClipBf16Avx512(uint16_t* y, int64_t begin, int64_t end) {
+  const uint16_t six = FloatToBf16(6.0f);
+  int64_t i = begin;
+  for (; i + 16 <= end; i += 16) {
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + i));
+    const __m512 v = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+    const __mmask16 high = _mm512_cmp_ps_mask(v, _mm512_set1_ps(6.0f), _CMP_GE_OQ);
+    __m512i out = _mm512_maskz_mov_epi32(PassesX16<ActivationKind::kRelu6>(v),
+                                         _mm512_cvtepu16_epi32(bits));
+    out = _mm512_mask_mov_epi32(out, high, _mm512_set1_epi32(six));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(out));
+  }
+  for (; i < end; ++i)
+    y[i] = FloatToBf16(ActivationForward(ActivationKind::kRelu6, Bf16ToFloat(y[i])));
 }
 
 const bool kHasAvx512 = __builtin_cpu_supports("avx512f");
@@ -175,27 +224,65 @@ __attribute__((target_clones("avx2", "default"))) void Bf16ToF32Generic(const ui
 __attribute__((target_clones("avx2", "default"))) void SumBf16Generic(
     const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
     int64_t end) {
-  SumGroupBf16<true>(y, parts, num_parts, dx, begin, end);
+  SumGroupBf16<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
+}
+
+__attribute__((target_clones("avx2", "default"))) void SumBf16Relu6Generic(
+    const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
+    int64_t end) {
+  SumGroupBf16<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
+}
+
+// ReLU6's forward in place (ActivationForward), fp32 and bf16.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ClipF32(float* y, int64_t begin,
+                                                                          int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) y[i] = ActivationForward(ActivationKind::kRelu6, y[i]);
+}
+
+__attribute__((target_clones("avx2", "default"))) void ClipBf16Generic(uint16_t* y, int64_t begin,
+                                                                       int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i)
+    y[i] = FloatToBf16(ActivationForward(ActivationKind::kRelu6, Bf16ToFloat(y[i])));
 }
 
 __attribute__((target_clones("avx2", "default"))) void PlainSumBf16Generic(
     const uint16_t*, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
     int64_t end) {
-  SumGroupBf16<false>(nullptr, parts, num_parts, dx, begin, end);
+  SumGroupBf16<ActivationKind::kNone>(nullptr, parts, num_parts, dx, begin, end);
 }
 
 void SumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
              int64_t begin, int64_t end) {
 #if defined(__x86_64__)
-  if (kHasAvx512) return SumBf16Avx512<true>(y, parts, num_parts, dx, begin, end);
+  if (kHasAvx512)
+    return SumBf16Avx512<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
 #endif
   SumBf16Generic(y, parts, num_parts, dx, begin, end);
+}
+
+void SumBf16Relu6(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
+                  int64_t begin, int64_t end) {
+#if defined(__x86_64__)
+  if (kHasAvx512)
+    return SumBf16Avx512<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
+#endif
+  SumBf16Relu6Generic(y, parts, num_parts, dx, begin, end);
+}
+
+void ClipBf16(uint16_t* y, int64_t begin, int64_t end) {
+#if defined(__x86_64__)
+  if (kHasAvx512) return ClipBf16Avx512(y, begin, end);
+#endif
+  ClipBf16Generic(y, begin, end);
 }
 
 void PlainSumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
                   int64_t begin, int64_t end) {
 #if defined(__x86_64__)
-  if (kHasAvx512) return SumBf16Avx512<false>(y, parts, num_parts, dx, begin, end);
+  if (kHasAvx512)
+    return SumBf16Avx512<ActivationKind::kNone>(y, parts, num_parts, dx, begin, end);
 #endif
   PlainSumBf16Generic(y, parts, num_parts, dx, begin, end);
 }
@@ -203,7 +290,7 @@ void PlainSumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts
 // Unmasked (the first part may be dx itself).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void PlainSumF32(
     const float*, const float* const* parts, int num_parts, float* dx, int64_t begin, int64_t end) {
-  SumGroupF32<false>(nullptr, parts, num_parts, dx, begin, end);
+  SumGroupF32<ActivationKind::kNone>(nullptr, parts, num_parts, dx, begin, end);
 }
 
 // dx[begin, end) = the sum of the parts (each read from `offset` on), by
@@ -293,13 +380,24 @@ void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count) {
   });
 }
 
-void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
-               int64_t count) {
+void MaskedSum(DType dtype, ActivationKind kind, const void* y, const void* const* parts,
+               int num_parts, void* dx, int64_t count) {
   if (num_parts <= 0 || count <= 0) return;
+  const bool relu6 = kind == ActivationKind::kRelu6;
   if (dtype == DType::kBF16) {
-    Parallel<uint16_t>(y, parts, num_parts, dx, count, SumBf16);
+    Parallel<uint16_t>(y, parts, num_parts, dx, count, relu6 ? SumBf16Relu6 : SumBf16);
   } else {
-    Parallel<float>(y, parts, num_parts, dx, count, SumF32);
+    Parallel<float>(y, parts, num_parts, dx, count, relu6 ? SumF32Relu6 : SumF32);
+  }
+}
+
+void ClipRelu6InPlace(DType dtype, void* y, int64_t count) {
+  if (dtype == DType::kBF16) {
+    OnTeam(count, [y](int64_t begin, int64_t end) {
+      ClipBf16(static_cast<uint16_t*>(y), begin, end);
+    });
+  } else {
+    OnTeam(count, [y](int64_t begin, int64_t end) { ClipF32(static_cast<float*>(y), begin, end); });
   }
 }
 

@@ -1,8 +1,9 @@
 // The elementwise loops the oneDNN backend writes itself: gradient sums,
 // and the fp32 <-> bf16 casts of parameters. MaskedSum: the gradient
-// of a ReLU fused after a sum, taken as the sum of several gradients where
-// the output feeds several layers: dx = (dy_0 + ... + dy_k) where y > 0,
-// else 0. oneDNN's eltwise backward takes one dy, so summing first would
+// of a ReLU or ReLU6 fused after an op, taken as the sum of several
+// gradients where the output feeds several layers: dx = (dy_0 + ... + dy_k)
+// where dy passes at y (ReLU: y > 0; ReLU6: 0 < y < 6 — activation.h's
+// ActivationPasses), else 0. oneDNN's eltwise backward takes one dy, so summing first would
 // cost the executor a separate pass over every part. Layout-agnostic: every
 // tensor has y's storage (padding included).
 #ifndef CNNBENCH_KERNELS_ONEDNN_MASKED_SUM_H_
@@ -11,14 +12,21 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "kernels/activation.h"
 
 namespace cnnbench {
 namespace onednn {
 
 // `count` elements of `dtype` (kF32 or kBF16) in each of y, parts[0..num_parts)
-// and dx; dx may be one of the parts. Runs on the OpenMP team oneDNN uses.
-void MaskedSum(DType dtype, const void* y, const void* const* parts, int num_parts, void* dx,
-               int64_t count);
+// and dx; dx may be one of the parts; `kind` kRelu or kRelu6 (the mask).
+// Runs on the OpenMP team oneDNN uses.
+void MaskedSum(DType dtype, ActivationKind kind, const void* y, const void* const* parts,
+               int num_parts, void* dx, int64_t count);
+
+// y[0, count) = ReLU6(y) in place (ActivationForward: 0 below or at 0 and
+// for NaN, 6 at or above 6), fp32 or bf16 (exact: no rounding), on the
+// OpenMP team: a batch norm's fused ReLU6, after oneDNN's normalisation.
+void ClipRelu6InPlace(DType dtype, void* y, int64_t count);
 
 // dx[0, count) = parts[0] + ... + parts[num_parts - 1] (dx may be parts[0]),
 // on the OpenMP team: the backend's AddN (an output read by several layers)

@@ -189,13 +189,16 @@ class OneDnnBackend : public Backend {
       return absl::UnimplementedError(absl::StrCat("unsupported: ", DTypeName(options.dtype),
                                                    " on the onednn backend (", OpDescToString(desc),
                                                    ")"));
-    // A fused activation other than ReLU: only the convolution's forward-only
-    // epilogue (an eltwise post-op); elsewhere it stays a layer of its own.
+    // Fused ReLU and ReLU6 run in batch norm, add and the convolution's
+    // epilogue, in training and inference (masked_sum.h masks either's
+    // gradient). Another kind: only the convolution's forward-only epilogue
+    // (an eltwise post-op); elsewhere it stays a layer of its own.
     const ActivationKind fused = FusedActivation(desc);
     if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu &&
+        fused != ActivationKind::kRelu6 &&
         !(std::holds_alternative<ConvDesc>(desc) && options.forward_only))
       return absl::UnimplementedError(
-          absl::StrCat("unsupported: the onednn backend fuses ReLU alone in training (",
+          absl::StrCat("unsupported: the onednn backend fuses ReLU and ReLU6 alone in training (",
                        OpDescToString(desc), ")"));
     if (options.precision == Precision::kTf32)
       return absl::UnimplementedError(absl::StrCat(

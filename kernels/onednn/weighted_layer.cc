@@ -65,10 +65,11 @@ void WeightedLayer::BindForward(const dnnl::primitive_desc_base& forward_pd,
   implementation_ = forward_.implementation();
 }
 
-void WeightedLayer::MaskOutputGradient() {
+void WeightedLayer::MaskOutputGradient(ActivationKind kind) {
   const dnnl::engine& engine = context_->engine;
   const dnnl::memory::desc dst = forward_.desc(DNNL_ARG_DST);
   masked_ = true;
+  mask_kind_ = kind;
   masked_bytes_ = AlignUp(dst.get_size());
   signature_.backward_reads_output = true;
   if (dst.data_type() == dnnl::memory::data_type::f32 ||
@@ -80,12 +81,14 @@ void WeightedLayer::MaskOutputGradient() {
     return;
   }
   const dnnl::primitive_attr attr = UserScratchpadAttr();
-  const dnnl::algorithm relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
+  const EltwiseActivation eltwise = OneDnnActivation(kind, /*use_dst=*/true);
   dnnl::eltwise_forward::primitive_desc hint(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, dst, 0.0f), attr,
-      engine);
-  dnnl::eltwise_backward::primitive_desc pd(dnnl::eltwise_backward::desc(relu, dst, dst, 0.0f),
-                                            attr, engine, hint);
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, eltwise.algorithm, dst,
+                                  eltwise.alpha, eltwise.beta),
+      attr, engine);
+  dnnl::eltwise_backward::primitive_desc pd(
+      dnnl::eltwise_backward::desc(eltwise.algorithm, dst, dst, eltwise.alpha, eltwise.beta), attr,
+      engine, hint);
   mask_ = BoundPrimitive(pd, dnnl::eltwise_backward(pd),
                          {DNNL_ARG_DST, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, engine);
   signature_.scratch_bytes =
@@ -127,10 +130,10 @@ absl::Status WeightedLayer::Forward(const KernelArgs& args) {
 }
 
 absl::Status WeightedLayer::Mask(const KernelArgs& args, char* scratch) {
-  RETURN_IF_ERROR(Require(args.y, "y (the ReLU epilogue's backward reads it)"));
+  RETURN_IF_ERROR(Require(args.y, "y (the activation epilogue's backward reads it)"));
   if (mask_loop_) {
     const void* parts[1] = {args.dy};
-    MaskedSum(mask_dtype_, args.y, parts, 1, scratch, mask_count_);
+    MaskedSum(mask_dtype_, mask_kind_, args.y, parts, 1, scratch, mask_count_);
     return absl::OkStatus();
   }
   return Guarded(what_, [&]() -> absl::Status {

@@ -55,7 +55,7 @@ class WeightedLayer : public OneDnnKernel {
   absl::Status Forward(const KernelArgs& args) override;
   absl::Status BackwardData(const KernelArgs& args) override;
   absl::Status BackwardWeights(const KernelArgs& args) override;
-  // Both passes; behind a ReLU epilogue dy is masked once for the two.
+  // Both passes; behind an activation epilogue dy is masked once for the two.
   absl::Status Backward(const KernelArgs& args) override;
   // Each pass's primitive's implementation (a reorder around it not named).
   std::string pass_implementation(OpPass pass) const override;
@@ -74,19 +74,21 @@ class WeightedLayer : public OneDnnKernel {
   // The same for a kernel made forward only (KernelOptions::forward_only):
   // its backward passes refuse.
   void BindForward(const dnnl::primitive_desc_base& forward_pd, dnnl::primitive forward);
-  // After Bind: the forward ends in a ReLU (an eltwise post-op), so both
-  // backward passes take dy masked by y > 0, written into the head of
-  // scratch: fp32 and bf16 by the backend's own vectorised loop over the
-  // forward's destination storage (masked_sum.h; with oneDNN 2.6.3's ReLU
-  // backward, googlenet's bf16 conv+ReLU backward passes took 1.2-3.8x the
-  // convolution alone), other types by oneDNN's ReLU backward on y
-  // (relu_use_dst_for_bwd). The backward then reads y.
-  void MaskOutputGradient();
+  // After Bind: the forward ends in the activation `kind` (ReLU or ReLU6,
+  // an eltwise post-op), so both backward passes take dy masked where it
+  // passes at y (ReLU: y > 0; ReLU6: 0 < y < 6, activation.h's
+  // ActivationPasses), written into the head of scratch: fp32 and bf16 by
+  // the backend's own vectorised loop over the forward's destination
+  // storage (masked_sum.h; with oneDNN 2.6.3's ReLU backward, googlenet's
+  // bf16 conv+ReLU backward passes took 1.2-3.8x the convolution alone),
+  // other types by oneDNN's eltwise backward on y (the *_use_dst_for_bwd
+  // algorithms). The backward then reads y.
+  void MaskOutputGradient(ActivationKind kind);
 
   const bool bias_;
 
  private:
-  // dy masked by y > 0 into `scratch`, where the forward has a ReLU.
+  // dy masked by y into `scratch`, where the forward has an activation.
   absl::Status Mask(const KernelArgs& args, char* scratch);
   // The passes on the output gradient `dy`, with `scratch` as their scratch.
   absl::Status RunBackwardData(const KernelArgs& args, const void* dy, char* scratch);
@@ -101,11 +103,12 @@ class WeightedLayer : public OneDnnKernel {
   // gradient goes to the head of scratch, then this reorder puts it in place.
   BoundPrimitive dweights_reorder_;
   size_t dweights_bytes_ = 0;
-  // The ReLU epilogue's backward (MaskOutputGradient): y, dy -> masked dy,
-  // which takes the first masked_bytes_ of scratch.
-  // masked_: there is a ReLU epilogue; mask_loop_: it is masked by
+  // The activation epilogue's backward (MaskOutputGradient): y, dy ->
+  // masked dy, which takes the first masked_bytes_ of scratch.
+  // masked_: there is an epilogue (mask_kind_); mask_loop_: it is masked by
   // MaskedSum over mask_count_ elements of mask_dtype_, else by mask_.
   bool masked_ = false, mask_loop_ = false;
+  ActivationKind mask_kind_ = ActivationKind::kNone;
   DType mask_dtype_ = DType::kF32;
   int64_t mask_count_ = 0;
   BoundPrimitive mask_;

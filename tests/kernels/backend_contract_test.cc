@@ -123,10 +123,13 @@ TEST_P(BackendContractTest, EveryOpIsCreatedThroughTheOneDispatch) {
     auto desc = ParseOpDesc(text);
     ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
     auto kernel = backend_->Create(*desc, DType::kF32, {});
-    // A fused activation a backend does not run stays a layer of its own.
+    // A fused activation a backend does not run stays a layer of its own
+    // (the cuda backend's ReLU6); the reference and oneDNN run every one.
     const bool activation_sample = std::find(kActivationSamples.begin(), kActivationSamples.end(),
                                              text) != kActivationSamples.end();
-    if (activation_sample && absl::IsUnimplemented(kernel.status())) continue;
+    if (activation_sample && GetParam().backend == "cuda" &&
+        absl::IsUnimplemented(kernel.status()))
+      continue;
     ASSERT_TRUE(kernel.ok()) << text << ": " << kernel.status();
     auto truth = reference->Create(*desc, DType::kF32, {});
     ASSERT_TRUE(truth.ok()) << text << ": " << truth.status();

@@ -1,11 +1,12 @@
 // The oneDNN backend's own gradient sums (kernels/onednn/masked_sum.h:
-// MaskedSum, SumRun, and ParallelSum where it applies)
+// MaskedSum, SumRun, and ParallelSum where it applies) and ReLU6's clip
 // against a scalar statement of what they compute, in fp32 and bf16, over
 // lengths that leave vector tails, 1 to 9 parts (more than one group of
-// four), masked and not, with NaN, infinities, signed zeros, subnormals and
-// rounding ties among the values. The bf16 rounding is stated here another
-// way (the two neighbours compared in double), so a wrong branch-free
-// rounding in the vectorised loops fails.
+// four), plain and masked by ReLU (y > 0) and ReLU6 (0 < y < 6: 0 and 6
+// themselves masked), with NaN, infinities, signed zeros, subnormals,
+// rounding ties, 6 and its bf16 neighbours among the values. The bf16
+// rounding is stated here another way (the two neighbours compared in
+// double), so a wrong branch-free rounding in the vectorised loops fails.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "core/dtype.h"
 #include "gtest/gtest.h"
+#include "kernels/activation.h"
 #include "kernels/onednn/loop_util.h"
 #include "kernels/onednn/masked_sum.h"
 
@@ -68,26 +70,41 @@ float Value(int64_t i, int part) {
       FromBits(0x3f808000u),  // a tie between two bf16 (even below)
       FromBits(0x3f818000u),  // a tie (even above)
       FromBits(0x7f7f8000u),  // a tie at the top of the range
-      3.0e38f};
+      3.0e38f,
+      6.0f,
+      FromBits(0x40bf0000u),  // 5.96875: the bf16 below 6
+      FromBits(0x40c10000u),  // 6.03125: the bf16 above 6
+      FromBits(0x40bfffffu)};  // the fp32 below 6
   const int64_t k = (i * 7 + part * 3) % 40;
-  if (k < 12) return kSpecial[k];
+  if (k < 16) return kSpecial[k];
   return static_cast<float>((i * 13 + part * 29) % 97 - 48) * 0.37f;
 }
 
+// mask: kNone (a plain sum), kRelu or kRelu6.
 struct Case {
   int parts;
   int64_t count;
-  bool masked;
+  ActivationKind mask;
+  bool masked() const { return mask != ActivationKind::kNone; }
 };
+const char* MaskName(ActivationKind mask) {
+  return mask == ActivationKind::kNone ? "plain" : mask == ActivationKind::kRelu ? "relu" : "relu6";
+}
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.parts << " parts of " << c.count << (c.masked ? ", masked" : ", plain");
+  *os << c.parts << " parts of " << c.count << ", " << MaskName(c.mask);
+}
+
+// Whether dy passes at y: ReLU where y > 0, ReLU6 where 0 < y < 6 (NaN: no).
+bool Passes(ActivationKind mask, float y) {
+  if (mask == ActivationKind::kRelu6) return y > 0.0f && y < 6.0f;
+  return mask != ActivationKind::kRelu || y > 0.0f;
 }
 
 // Parts are summed in order in fp32, four at a time; after the first group
 // the running result (rounded to the element type) is a part again.
 template <typename T, typename Load, typename Store>
 std::vector<T> Expected(const std::vector<std::vector<T>>& parts, const std::vector<T>& y,
-                        bool masked, int64_t count, Load load, Store store) {
+                        ActivationKind mask, int64_t count, Load load, Store store) {
   std::vector<T> out(count);
   for (int64_t i = 0; i < count; ++i) {
     size_t next = 0;
@@ -98,7 +115,7 @@ std::vector<T> Expected(const std::vector<std::vector<T>>& parts, const std::vec
       for (int n = 1; n < 4 && next < parts.size(); ++n) sum = sum + load(parts[next++][i]);
       running = store(sum);
       first = false;
-      if (masked && !(load(y[i]) > 0.0f)) running = T{};
+      if (!Passes(mask, load(y[i]))) running = T{};
     }
     out[i] = running;
   }
@@ -117,19 +134,19 @@ TEST_P(MaskedSumTest, Fp32MatchesTheScalarStatement) {
   std::vector<const void*> pointers;
   for (auto& p : parts) pointers.push_back(p.data());
   std::vector<float> dx(c.count, 123.0f);
-  if (c.masked)
-    MaskedSum(DType::kF32, y.data(), pointers.data(), c.parts, dx.data(), c.count);
+  if (c.masked())
+    MaskedSum(DType::kF32, c.mask, y.data(), pointers.data(), c.parts, dx.data(), c.count);
   else
     SumRun(DType::kF32, pointers.data(), c.parts, 0, dx.data(), c.count);
   std::vector<float> parallel(c.count, 123.0f);
-  if (!c.masked && c.parts <= 4)  // the backend's AddN: one group on the team
+  if (!c.masked() && c.parts <= 4)  // the backend's AddN: one group on the team
     ParallelSum(DType::kF32, pointers.data(), c.parts, parallel.data(), c.count);
   const std::vector<float> want = Expected<float>(
-      parts, y, c.masked, c.count, [](float v) { return v; }, [](float v) { return v; });
+      parts, y, c.mask, c.count, [](float v) { return v; }, [](float v) { return v; });
   for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(Bits(dx[i]) == Bits(want[i]) || (std::isnan(dx[i]) && std::isnan(want[i])), true)
         << "element " << i << ": " << dx[i] << " want " << want[i];
-    if (!c.masked && c.parts <= 4)
+    if (!c.masked() && c.parts <= 4)
       ASSERT_EQ(Bits(parallel[i]) == Bits(want[i]) ||
                     (std::isnan(parallel[i]) && std::isnan(want[i])),
                 true)
@@ -148,19 +165,19 @@ TEST_P(MaskedSumTest, Bf16MatchesTheScalarStatement) {
   std::vector<const void*> pointers;
   for (auto& p : parts) pointers.push_back(p.data());
   std::vector<uint16_t> dx(c.count, 0x1234);
-  if (c.masked)
-    MaskedSum(DType::kBF16, y.data(), pointers.data(), c.parts, dx.data(), c.count);
+  if (c.masked())
+    MaskedSum(DType::kBF16, c.mask, y.data(), pointers.data(), c.parts, dx.data(), c.count);
   else
     SumRun(DType::kBF16, pointers.data(), c.parts, 0, dx.data(), c.count);
   std::vector<uint16_t> parallel(c.count, 0x1234);
-  if (!c.masked && c.parts <= 4)
+  if (!c.masked() && c.parts <= 4)
     ParallelSum(DType::kBF16, pointers.data(), c.parts, parallel.data(), c.count);
   const std::vector<uint16_t> want =
-      Expected<uint16_t>(parts, y, c.masked, c.count, Widen, Narrow);
+      Expected<uint16_t>(parts, y, c.mask, c.count, Widen, Narrow);
   for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(dx[i], want[i]) << "element " << i << ": " << Widen(dx[i]) << " want "
                               << Widen(want[i]);
-    if (!c.masked && c.parts <= 4)
+    if (!c.masked() && c.parts <= 4)
       ASSERT_EQ(parallel[i], want[i]) << "ParallelSum, element " << i;
   }
 }
@@ -202,17 +219,75 @@ TEST(Bf16Conversion, BothDirectionsMatchTheStatement) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sums, MaskedSumTest,
-                         ::testing::Values(Case{1, 1, true}, Case{1, 37, false}, Case{2, 16, true},
-                                           Case{2, 1000, false}, Case{3, 5000, false}, Case{3, 33, true},
-                                           Case{4, 4099, true}, Case{4, 63, false},
-                                           Case{5, 129, true}, Case{7, 250, false},
-                                           Case{9, 1027, true}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::to_string(info.param.parts) + "parts_" +
-                                  std::to_string(info.param.count) +
-                                  (info.param.masked ? "_masked" : "_plain");
-                         });
+// ReLU6's clip in place against its statement: 0 at or below 0 and for NaN,
+// 6 at or above 6, the value between; bf16 exactly (no rounding).
+TEST(ClipRelu6, Fp32AndBf16MatchTheStatement) {
+  auto clip = [](float v) { return v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f; };
+  int zeros = 0, sixes = 0, inside = 0;
+  for (int64_t count : {1, 15, 16, 33, 1000, 4099}) {
+    std::vector<float> f(count);
+    std::vector<uint16_t> h(count);
+    for (int64_t i = 0; i < count; ++i) {
+      f[i] = Value(i, 11);
+      h[i] = Narrow(f[i]);
+    }
+    const std::vector<float> f0 = f;
+    const std::vector<uint16_t> h0 = h;
+    ClipRelu6InPlace(DType::kF32, f.data(), count);
+    ClipRelu6InPlace(DType::kBF16, h.data(), count);
+    for (int64_t i = 0; i < count; ++i) {
+      ASSERT_EQ(Bits(f[i]), Bits(clip(f0[i]))) << "element " << i << ": " << f0[i];
+      ASSERT_EQ(h[i], Narrow(clip(Widen(h0[i])))) << "bf16 element " << i << ": " << Widen(h0[i]);
+      zeros += f0[i] == 0.0f;
+      sixes += f0[i] == 6.0f;
+      inside += f0[i] > 5.9f && f0[i] < 6.0f;
+    }
+  }
+  // The values cover the clips themselves and the inside next to 6.
+  EXPECT_GT(zeros, 0);
+  EXPECT_GT(sixes, 0);
+  EXPECT_GT(inside, 0);
+}
+
+// The masks at exactly 0, -0 and 6 and at 6's neighbours, one element
+// each: ReLU passes 6 and its neighbours and masks 0; ReLU6 passes only
+// the values strictly inside (0, 6).
+TEST(MaskedSumEdges, ReluAndRelu6AtTheClips) {
+  const float ys[] = {0.0f, -0.0f, 6.0f, 5.96875f, 6.03125f, 1e-40f, -1e-40f, 3.0f};
+  const bool relu[] = {false, false, true, true, true, true, false, true};
+  const bool relu6[] = {false, false, false, true, false, true, false, true};
+  for (int e = 0; e < 8; ++e) {
+    for (ActivationKind kind : {ActivationKind::kRelu, ActivationKind::kRelu6}) {
+      const bool want = (kind == ActivationKind::kRelu ? relu : relu6)[e];
+      std::vector<float> y(19, ys[e]), dy(19, 2.5f), dx(19, -1.0f);
+      const void* parts[1] = {dy.data()};
+      MaskedSum(DType::kF32, kind, y.data(), parts, 1, dx.data(), 19);
+      std::vector<uint16_t> hy(19, Narrow(ys[e])), hdy(19, Narrow(2.5f)), hdx(19, 0x1234);
+      const void* hparts[1] = {hdy.data()};
+      MaskedSum(DType::kBF16, kind, hy.data(), hparts, 1, hdx.data(), 19);
+      for (int i = 0; i < 19; ++i) {  // 16 in a vector, 3 in the tail
+        ASSERT_EQ(dx[i], want ? 2.5f : 0.0f) << MaskName(kind) << " at y " << ys[e];
+        ASSERT_EQ(Widen(hdx[i]), want ? 2.5f : 0.0f) << MaskName(kind) << " bf16 at " << ys[e];
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sums, MaskedSumTest,
+    ::testing::Values(Case{1, 1, ActivationKind::kRelu}, Case{1, 37, ActivationKind::kNone},
+                      Case{1, 37, ActivationKind::kRelu6}, Case{2, 16, ActivationKind::kRelu},
+                      Case{2, 1000, ActivationKind::kNone}, Case{2, 1000, ActivationKind::kRelu6},
+                      Case{3, 5000, ActivationKind::kNone}, Case{3, 33, ActivationKind::kRelu},
+                      Case{3, 33, ActivationKind::kRelu6}, Case{4, 4099, ActivationKind::kRelu},
+                      Case{4, 4099, ActivationKind::kRelu6}, Case{4, 63, ActivationKind::kNone},
+                      Case{5, 129, ActivationKind::kRelu}, Case{5, 129, ActivationKind::kRelu6},
+                      Case{7, 250, ActivationKind::kNone}, Case{9, 1027, ActivationKind::kRelu},
+                      Case{9, 1027, ActivationKind::kRelu6}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return std::to_string(info.param.parts) + "parts_" + std::to_string(info.param.count) +
+             "_" + MaskName(info.param.mask);
+    });
 
 }  // namespace
 }  // namespace onednn

@@ -6,7 +6,8 @@
 // 0.05), and both learning (the last loss well below the first). A bf16
 // kernel that rounds wrongly, a gradient sum that drops a part, or a master
 // weight that is not refreshed moves the curve outside the bound. mobilenet
-// (MobileNetV2) adds ReLU6 as a layer, depthwise convs and dropout.
+// (MobileNetV2) adds ReLU6 (fused into its batch norms), depthwise convs
+// and dropout.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -334,20 +334,34 @@ TEST_P(FusedTrainingTest, TrainsLikeTheUnfusedGraph) {
   EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 5);
 }
 
-// With ReLU6 the same: fused where the backend runs the fused form (the
-// reference: all 5; oneDNN keeps ReLU6 a layer in training), equal steps.
+// With ReLU6 the same on both CPU backends: every ReLU6 fused (3 batch
+// norms, 2 adds: the plan has no ReLU6 layer left) and equal steps.
 TEST_P(FusedTrainingTest, Relu6TrainsLikeTheUnfusedGraph) {
   const TrainedRun plain = Train(GetParam(), false, false, 4, Activation::kRelu6);
   const TrainedRun fused = Train(GetParam(), true, false, 4, Activation::kRelu6);
-  EXPECT_EQ(fused.fused, std::string(GetParam()) == "reference" ? 5 : 0);
+  EXPECT_EQ(plain.fused, 0);
+  EXPECT_EQ(fused.fused, 5);
+  int joined = 0;
+  for (const std::string& name : fused.profile_names) {
+    joined += name.find("+relu") != std::string::npos;
+    EXPECT_EQ(name.rfind("relu", 0), std::string::npos) << name;
+  }
+  EXPECT_EQ(joined, 5);
+  EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 5);
   ASSERT_EQ(plain.losses.size(), fused.losses.size());
-  for (size_t s = 0; s < plain.losses.size(); ++s)
+  for (size_t s = 0; s < plain.losses.size(); ++s) {
+    ASSERT_TRUE(std::isfinite(fused.losses[s]));
     EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-5 * std::fabs(plain.losses[s]) + 1e-6)
         << "step " << s;
+  }
   EXPECT_NE(plain.losses.front(), plain.losses.back());
-  ASSERT_EQ(plain.weights.size(), fused.weights.size());
-  for (size_t i = 0; i < plain.weights.size(); ++i)
-    ASSERT_NEAR(fused.weights[i], plain.weights[i], 1e-5) << "weight " << i;
+  for (const auto* pair : {&plain.weights, &plain.last_conv}) {
+    const std::vector<float>& a = *pair;
+    const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5) << "weight " << i;
+  }
 }
 
 // Poisoning fills each buffer with NaN when its planned lifetime ends: the
@@ -389,20 +403,20 @@ TEST_P(FusedTrainingTest, ReordersOnlyAtTheNetworksEdges) {
 // read by two pools (the concat's backward then sums their gradients slice
 // by slice on oneDNN), and a residual sum of two conv+ReLU outputs (one
 // gradient buffer shared by both producers, which the epilogue's mask must
-// not write).
-Graph PlainNet() {
+// not write). `act`: every conv's activation (ReLU, ReLU6).
+Graph PlainNet(Activation act = Activation::kRelu) {
   NetBuilder b(4, 3, kSize, kSize, kClasses);
-  const int stem = b.Conv(16, {3, 3}, {.batch_norm = 0});
-  const int left = b.Conv(16, {1, 1}, {.batch_norm = 0});
+  const int stem = b.Conv(16, {3, 3}, {.activation = act, .batch_norm = 0});
+  const int left = b.Conv(16, {1, 1}, {.activation = act, .batch_norm = 0});
   b.set_top(stem);
-  const int right = b.Conv(16, {3, 3}, {.batch_norm = 0});
+  const int right = b.Conv(16, {3, 3}, {.activation = act, .batch_norm = 0});
   const int cat = b.Concat({left, right});
   const int max = b.MaxPool({2, 2}, {.stride = 2});
   b.set_top(cat);
   const int avg = b.AvgPool({2, 2}, {.stride = 2});
   b.Concat({max, avg});
-  const int a = b.Conv(16, {3, 3}, {.batch_norm = 0});
-  const int c = b.Conv(16, {1, 1}, {.batch_norm = 0});
+  const int a = b.Conv(16, {3, 3}, {.activation = act, .batch_norm = 0});
+  const int c = b.Conv(16, {1, 1}, {.activation = act, .batch_norm = 0});
   b.Add(a, c);
   b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
   b.Logits();
@@ -418,7 +432,8 @@ struct ConvReluRun {
   int summing_concats = 0;  // concats handed their readers' gradients as parts
 };
 
-ConvReluRun TrainPlain(const char* backend_name, bool conv_relu, bool poison) {
+ConvReluRun TrainPlain(const char* backend_name, bool conv_relu, bool poison,
+                       Activation act = Activation::kRelu) {
   ConvReluRun run;
   auto backend = CreateBackend(backend_name, Device::Cpu());
   EXPECT_TRUE(backend.ok()) << backend.status();
@@ -427,7 +442,7 @@ ConvReluRun TrainPlain(const char* backend_name, bool conv_relu, bool poison) {
   options.learning_rate = 0.05;
   options.conv_relu = conv_relu;
   options.poison_freed = poison;
-  const Graph graph = PlainNet();
+  const Graph graph = PlainNet(act);
   auto trainer = Trainer::Compile(graph, backend->get(), options);
   EXPECT_TRUE(trainer.ok()) << trainer.status();
   if (!trainer.ok()) return run;
@@ -455,31 +470,35 @@ ConvReluRun TrainPlain(const char* backend_name, bool conv_relu, bool poison) {
   return run;
 }
 
-// A ReLU as its convolution's epilogue trains as the ReLU layer does: the
-// same forward values, dy masked by y > 0 where the layer masked it by
-// x > 0 (the same set), so the same steps; also with freed buffers
-// poisoned (the epilogue's backward reads y: it must live until then).
+// A ReLU (or ReLU6) as its convolution's epilogue trains as the layer
+// does: the same forward values, dy masked by y > 0 (0 < y < 6) where the
+// layer masked it by x > 0 (0 < x < 6; the same set), so the same steps;
+// also with freed buffers poisoned (the epilogue's backward reads y: it
+// must live until then).
 TEST_P(FusedTrainingTest, ConvEpilogueTrainsLikeTheReluLayer) {
-  const ConvReluRun apart = TrainPlain(GetParam(), /*conv_relu=*/false, /*poison=*/false);
-  const ConvReluRun fused = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/false);
-  const ConvReluRun poisoned = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/true);
-  EXPECT_EQ(apart.epilogues, 0);
-  EXPECT_EQ(fused.epilogues, 5);
-  ASSERT_EQ(fused.losses.size(), apart.losses.size());
-  for (size_t s = 0; s < apart.losses.size(); ++s) {
-    ASSERT_TRUE(std::isfinite(fused.losses[s]));
-    EXPECT_NEAR(fused.losses[s], apart.losses[s], 1e-5 * std::fabs(apart.losses[s]) + 1e-6)
-        << "step " << s;
+  for (Activation act : {Activation::kRelu, Activation::kRelu6}) {
+    SCOPED_TRACE(act == Activation::kRelu ? "relu" : "relu6");
+    const ConvReluRun apart = TrainPlain(GetParam(), /*conv_relu=*/false, /*poison=*/false, act);
+    const ConvReluRun fused = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/false, act);
+    const ConvReluRun poisoned = TrainPlain(GetParam(), /*conv_relu=*/true, /*poison=*/true, act);
+    EXPECT_EQ(apart.epilogues, 0);
+    EXPECT_EQ(fused.epilogues, 5);
+    ASSERT_EQ(fused.losses.size(), apart.losses.size());
+    for (size_t s = 0; s < apart.losses.size(); ++s) {
+      ASSERT_TRUE(std::isfinite(fused.losses[s]));
+      EXPECT_NEAR(fused.losses[s], apart.losses[s], 1e-5 * std::fabs(apart.losses[s]) + 1e-6)
+          << "step " << s;
+    }
+    EXPECT_NE(apart.losses.front(), apart.losses.back());
+    ASSERT_EQ(fused.weights.size(), apart.weights.size());
+    for (size_t l = 0; l < apart.weights.size(); ++l) {
+      ASSERT_EQ(fused.weights[l].size(), apart.weights[l].size());
+      for (size_t i = 0; i < apart.weights[l].size(); ++i)
+        ASSERT_NEAR(fused.weights[l][i], apart.weights[l][i], 1e-5) << "conv " << l << " " << i;
+    }
+    EXPECT_EQ(poisoned.losses, fused.losses);
+    EXPECT_EQ(poisoned.weights, fused.weights);
   }
-  EXPECT_NE(apart.losses.front(), apart.losses.back());
-  ASSERT_EQ(fused.weights.size(), apart.weights.size());
-  for (size_t l = 0; l < apart.weights.size(); ++l) {
-    ASSERT_EQ(fused.weights[l].size(), apart.weights[l].size());
-    for (size_t i = 0; i < apart.weights[l].size(); ++i)
-      ASSERT_NEAR(fused.weights[l][i], apart.weights[l][i], 1e-5) << "conv " << l << " " << i;
-  }
-  EXPECT_EQ(poisoned.losses, fused.losses);
-  EXPECT_EQ(poisoned.weights, fused.weights);
 }
 
 // The same network on oneDNN (conv epilogues, the concat summing its two

@@ -1,11 +1,13 @@
 // The cuda backend's convolution. Host-only (every build): the descriptor ->
 // cuDNN translation (dims, NCHW/NHWC strides, pre/post padding, strides,
 // dilation, groups), the scratch arithmetic, and the three cuDNN graphs
-// built and validated (where the build has cudnn-frontend). On a GPU: every
-// pass against the reference, over the shapes the models use.
+// built and validated (where the build has cudnn-frontend), and the
+// epilogue's arithmetic (bias, then ReLU or ReLU6) against the reference.
+// On a GPU: every pass against the reference, over the shapes the models use.
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,11 @@
 #include "kernels/cuda/conv_graph.h"
 #include "kernels/cuda/conv_problem.h"
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/op_math.h"
 #include "kernels/cuda/plan_choices.h"
 #include "kernels/desc.h"
 #include "tests/kernels/cuda/cuda_test_util.h"
+#include "tests/kernels/gradient_check.h"
 
 namespace cnnbench {
 namespace {
@@ -253,11 +257,12 @@ TEST(CudaConvTest, Bf16MatchesTheReference) {
 
 // The ReLU epilogue in forward-only kernels, with and without a bias, in
 // every precision; a training kernel with it is refused (its backward is not
-// written), so training plans keep the ReLU as a layer.
+// written), so training plans keep the ReLU as a layer. ReLU6 the same.
 TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
   SKIP_WITHOUT_GPU();
   for (const char* shape : {"conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_relu",
-                            "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1_relu"}) {
+                            "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1_relu",
+                            "conv:mb2_ic8oc16_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_relu6"}) {
     for (Precision precision :
          {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16}) {
       cuda_test::CompareOptions o;
@@ -280,6 +285,47 @@ TEST(CudaConvTest, ReluEpilogueMatchesTheReferenceForwardOnly) {
     options.forward_only = false;
     absl::Status training = cuda_test::Cuda()->Supports(Desc(shape), options);
     EXPECT_EQ(training.code(), absl::StatusCode::kUnimplemented) << training;
+  }
+}
+
+// The epilogue kernel's arithmetic (op_math.h's ConvEpilogueValue), run on
+// the host: applied to the reference's convolution without bias and
+// activation, it gives the reference's fused one (ReLU, ReLU6) exactly, on
+// integers whose outputs reach past both of ReLU6's clips.
+TEST(CudaConvHostTest, EpilogueArithmeticMatchesTheReference) {
+  const std::string plain = "conv:mb2_ic8oc16_ih6oh6kh3sh1ph1_iw6ow6kw3sw1pw1";
+  for (ActivationKind kind : {ActivationKind::kRelu, ActivationKind::kRelu6}) {
+    const std::string text = plain + "_bias" + ActivationSuffix(kind);
+    auto bare = kernel_test::CreateKernelUnderTest(*cuda_test::Reference(), Desc(plain),
+                                                   DType::kF64);
+    auto fused = kernel_test::CreateKernelUnderTest(*cuda_test::Reference(), Desc(text),
+                                                    DType::kF64);
+    ASSERT_TRUE(bare.ok()) << bare.status();
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    kernel_test::KernelBuffers& b = bare->buffers;
+    kernel_test::KernelBuffers& f = fused->buffers;
+    kernel_test::FillIntegers(b.signature.inputs[0], b.x[0].data(), 3, -3, 3);
+    kernel_test::FillIntegers(b.signature.params[0], b.params[0].data(), 4, -1, 1);
+    kernel_test::FillIntegers(f.signature.params[1], f.params[1].data(), 5, -2, 2);
+    std::memcpy(f.x[0].data(), b.x[0].data(), b.x[0].size());
+    std::memcpy(f.params[0].data(), b.params[0].data(), b.params[0].size());
+    ASSERT_TRUE(bare->kernel->Forward(b.Args(/*training=*/false)).ok());
+    ASSERT_TRUE(fused->kernel->Forward(f.Args(/*training=*/false)).ok());
+    const std::vector<double> out = kernel_test::ToDoubles(b.signature.output, b.y.data());
+    const std::vector<double> want = kernel_test::ToDoubles(f.signature.output, f.y.data());
+    const std::vector<double> bias =
+        kernel_test::ToDoubles(f.signature.params[1], f.params[1].data());
+    int zeros = 0, sixes = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int64_t k = static_cast<int64_t>(i / 36) % 16;  // NCHW, 6x6 planes
+      const float got = cuda::ConvEpilogueValue(static_cast<float>(out[i]),
+                                                static_cast<float>(bias[k]), kind);
+      ASSERT_EQ(got, static_cast<float>(want[i])) << text << ", element " << i;
+      zeros += out[i] + bias[k] <= 0;
+      sixes += out[i] + bias[k] >= 6;
+    }
+    EXPECT_GT(zeros, 0) << text;
+    EXPECT_GT(sixes, 0) << text;
   }
 }
 
