@@ -1,6 +1,6 @@
 // Every zoo model compiles and runs one training step on the CPU (oneDNN)
 // with a finite loss, batch 2. zoo_train_test runs each at a reduced image
-// size (the smallest the architecture admits, at least 32, or 8 for the
+// size (the smallest the architecture admits, at least 32, or 4 for the
 // 32 px CIFAR-10 models); the `large` target zoo_train_real_size_test,
 // built with CNNBENCH_ZOO_REAL_SIZE, runs them at their real sizes (but
 // the heaviest, listed in ModelNames()).
@@ -26,10 +26,10 @@ constexpr int64_t kBatch = 2;
 #ifndef CNNBENCH_ZOO_REAL_SIZE
 // Graphs are cheap to build, so the smallest admitted size is searched for
 // rather than written down per model. The CIFAR-10 models (32 px) start
-// from 8: DenseNet-100's step at 32 px is a minute on two cores (oneDNN
+// from 4: DenseNet-100's step at 32 px is a minute on two cores (oneDNN
 // runs its growth convolutions in its reference implementation).
 int64_t ReducedImageSize(const ModelInfo& info) {
-  for (int64_t size = info.image_size == 32 ? 8 : 32; size < info.image_size; ++size)
+  for (int64_t size = info.image_size == 32 ? 4 : 32; size < info.image_size; ++size)
     if (BuildModel(info.name, {.batch = kBatch, .image_size = size}).ok()) return size;
   return info.image_size;
 }
