@@ -90,14 +90,14 @@ void SetPublished(SuiteOptions& o, int gpu_count) {
 
 void SetFull(SuiteOptions& o, int gpu_count) {
   o.families = RegisteredFamilies();
-  o.train.models = {"alexnet",  "googlenet",     "inception3", "inception4", "vgg16",
-                    "resnet50", "resnet50_v1.5", "resnet101",  "resnet152",  "mobilenet"};
+  // Every model of the zoo, trained and served, in the tables' order.
+  for (const ModelDisplay& m : ModelDisplayNames()) o.train.models.push_back(m.model);
   o.kernel.models = {"alexnet", "googlenet", "inception3", "vgg16", "resnet50"};
   o.gpus = {0};
   for (int g = 1; g <= gpu_count; g *= 2) o.gpus.push_back(g);
   o.kernel.gemm_sizes = {512, 1024, 2048, 4096};
   if (gpu_count > 0) o.kernel.gemm_sizes.push_back(8192);  // fills a GPU's tensor cores
-  o.infer.models = {"resnet50_v1.5", "inception3", "vgg16", "googlenet", "mobilenet", "alexnet"};
+  o.infer.models = o.train.models;
   for (int64_t b = 1; b <= (gpu_count > 0 ? 256 : 64); b *= 2) o.infer.batch_sizes.push_back(b);
   if (gpu_count == 0) o.infer.iterations = 50;
 }

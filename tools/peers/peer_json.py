@@ -26,6 +26,12 @@ SUITE_MODELS = {
     "resnet152": (224, 32), "resnet152_v2": (224, 32), "mobilenet": (224, 32),
     "mobilenet_v1": (224, 32), "resnet20": (32, 128), "resnet32": (32, 128), "resnet44": (32, 128), "resnet56": (32, 128),
     "resnet110": (32, 128),
+    **{f"official_resnet{d}{v}": (224, 128 if d == 50 else 32)
+       for d in (18, 34, 50, 101, 152, 200) for v in ("", "_v2")},
+    "nasnet": (224, 32), "nasnetlarge": (331, 16), "nasnet_cifar": (32, 32),
+    **{f"resnet{d}_v2": (32, 128) for d in (20, 32, 44, 56, 110)},
+    "densenet40_k12": (32, 64), "densenet100_k12": (32, 64), "densenet100_k24": (32, 64),
+    "alexnet_cifar": (32, 128), "trivial_cifar": (32, 32),
 }
 # The zoo's other names (ModelInfo::aliases): a run names its cases by the model's own.
 ALIASES = {"mobilenet_v2": "mobilenet"}

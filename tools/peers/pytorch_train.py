@@ -32,6 +32,12 @@ TORCHVISION = {
     "googlenet": ("googlenet", "googlenet without auxiliary heads"),
     "inception3": ("inception_v3", "inception3 without the auxiliary head"),
     "mobilenet": ("mobilenet_v2", ""),  # MobileNetV2, as the suite's (dropout 0.2 too)
+    # TensorFlow's official ResNet v1 puts the stride in the 3x3, as torchvision.
+    "official_resnet50": ("resnet50", ""),
+    "official_resnet101": ("resnet101", ""),
+    "official_resnet152": ("resnet152", ""),
+    "official_resnet18": ("resnet18", "official_resnet18 projects stage 1's first shortcut; torchvision's does not"),
+    "official_resnet34": ("resnet34", "official_resnet34 projects stage 1's first shortcut; torchvision's does not"),
 }
 
 

@@ -32,6 +32,8 @@ KERAS = {
     # tf_cnn_benchmarks' mobilenet is MobileNetV2, as the suite's.
     "mobilenet": ("MobileNetV2", "mobilenet is Keras' MobileNetV2 (no dropout before the logits)"),
     "mobilenet_v1": ("MobileNet", "mobilenet_v1 is Keras' MobileNet (ReLU6 where the suite's has ReLU)"),
+    "nasnet": ("NASNetMobile", "nasnet is Keras' NASNetMobile (no drop-path, Keras' own cell wiring)"),
+    "nasnetlarge": ("NASNetLarge", "nasnetlarge is Keras' NASNetLarge (no drop-path, Keras' own cell wiring)"),
 }
 
 
