@@ -335,10 +335,15 @@ TEST_P(FusedTrainingTest, TrainsLikeTheUnfusedGraph) {
 }
 
 // With ReLU6 the same on both CPU backends: every ReLU6 fused (3 batch
-// norms, 2 adds: the plan has no ReLU6 layer left) and equal steps.
+// norms, 2 adds: the plan has no ReLU6 layer left) and equal steps, also
+// with freed buffers poisoned (the fused backward reads y).
 TEST_P(FusedTrainingTest, Relu6TrainsLikeTheUnfusedGraph) {
   const TrainedRun plain = Train(GetParam(), false, false, 4, Activation::kRelu6);
   const TrainedRun fused = Train(GetParam(), true, false, 4, Activation::kRelu6);
+  const TrainedRun poisoned = Train(GetParam(), true, true, 4, Activation::kRelu6);
+  EXPECT_EQ(poisoned.losses, fused.losses);
+  EXPECT_EQ(poisoned.weights, fused.weights);
+  EXPECT_EQ(poisoned.last_conv, fused.last_conv);
   EXPECT_EQ(plain.fused, 0);
   EXPECT_EQ(fused.fused, 5);
   int joined = 0;
