@@ -1,6 +1,7 @@
-// The model zoo: tf_cnn_benchmarks' ImageNet models (plus MobileNet v1) by
-// name, each with the image size and default per-device batch size that
-// suite gives it.
+// The model zoo: every model tf_cnn_benchmarks names for ImageNet and
+// CIFAR-10 (its CIFAR forms of ImageNet names with `_cifar`), plus MobileNet
+// v1, each with the image size and default per-device batch size that suite
+// gives it.
 //   absl::StatusOr<Graph> g = BuildModel("resnet50", {.batch = 32});
 #ifndef CNNBENCH_MODELS_ZOO_H_
 #define CNNBENCH_MODELS_ZOO_H_
