@@ -2,12 +2,14 @@
 platform name rule, flag checks, Google Benchmark entries and aggregates, the
 JSON writer; then files it writes for two peers, beside a suite run of the
 same platform, go through //tools:report, which must set them side by side.
-Run by peer_json_test.sh (REPORT = the report binary, TOOLS = tools/)."""
+Run by peer_json_test.sh (REPORT = the report binary, TOOLS = tools/,
+MODEL_SUMMARY = the model_summary binary)."""
 import argparse
 import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -318,6 +320,32 @@ class ReportTest(unittest.TestCase):
         self.assertIn("torchvision has no resnet50", report)
         self.assertIn("pytorch 2.15.0 settings: channels_last, fixture", report)
         self.assertIn("cpu-epyc-2c (framework=tensorflow 2.21.0)", report)
+
+
+class SuiteModelsTest(unittest.TestCase):
+    """peer_json's model table is the zoo's: the same names, and each
+    model's image size and default batch as //tools:model_summary prints them."""
+
+    def summary(self, model):
+        run = subprocess.run([os.environ["MODEL_SUMMARY"], f"--model={model}"],
+                             capture_output=True, text=True)
+        return run.returncode, run.stdout + run.stderr
+
+    def test_the_table_names_every_zoo_model_and_no_other(self):
+        code, out = self.summary("no_such_model")
+        self.assertNotEqual(code, 0, out)
+        known = re.search(r"known models: ([^;\n]+)", out)
+        self.assertIsNotNone(known, out)
+        zoo = {name.strip() for name in known.group(1).split(",")}
+        self.assertIn("nasnetlarge", zoo)
+        self.assertEqual(set(peer_json.SUITE_MODELS), zoo)
+
+    def test_each_models_image_size_and_batch_are_the_zoos(self):
+        for model, (size, batch) in peer_json.SUITE_MODELS.items():
+            code, out = self.summary(model)
+            self.assertEqual(code, 0, out)
+            first = out.splitlines()[0]
+            self.assertIn(f"; {size}x{size} images, batch {batch}, ", first, model)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ SRC="$RUN"
 [ -f "$SRC/tools/peers/peer_json.py" ] || { echo "peer_json_test: tools/peers not found from $0" >&2; exit 1; }
 export TOOLS="$SRC/tools"
 export REPORT="$RUN/tools/report"
+export MODEL_SUMMARY="$RUN/tools/model_summary"
 # The report's own suite fixture (tests/tools/testdata is not exported either).
 export SUITE_JSON="$RUN/tests/tools/testdata/cpu_box.json"
 [ -f "$SUITE_JSON" ] || SUITE_JSON="$SRC/tests/tools/testdata/cpu_box.json"
