@@ -33,26 +33,25 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "bench/harness/case_filter.h"
 #include "bench/cases/collective/collective_cases.h"
-#include "bench/output/context.h"
-#include "bench/cli/flag_values.h"
-#include "bench/harness/harness.h"
 #include "bench/cases/infer/infer_cases.h"
-#include "bench/harness/interrupt.h"
-#include "bench/suite/names.h"
-#include "bench/harness/power_sampler.h"
+#include "bench/cli/flag_read.h"
+#include "bench/cli/flag_values.h"
 #include "bench/cli/preflight.h"
+#include "bench/cli/suite_flags.h"
+#include "bench/cli/usage.h"
+#include "bench/harness/case_filter.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/interrupt.h"
+#include "bench/harness/power_sampler.h"
+#include "bench/output/context.h"
 #include "bench/output/result_output.h"
 #include "bench/output/run_store.h"
 #include "bench/output/run_summary.h"
+#include "bench/suite/names.h"
 #include "bench/suite/suite.h"
-#include "bench/cli/flag_read.h"
-#include "bench/cli/suite_flags.h"
-#include "bench/cli/usage.h"
 #include "benchmark/benchmark.h"
 #include "core/compile_log.h"
-#include "train/trace.h"
 #include "core/crash_handler.h"
 #include "core/device.h"
 #include "core/dtype.h"
@@ -65,6 +64,7 @@
 #include "kernels/collectives/nccl.h"
 #include "kernels/cuda/engine_pick.h"
 #include "kernels/cuda/plan_choices.h"
+#include "train/trace.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -89,18 +89,16 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("cuda_plan_cache", cuda::PlanChoices::Process().enabled()
                                                      ? cuda::PlanChoices::Process().path()
                                                      : std::string("none"));
-  benchmark::AddCustomContext("compile_deadline_s",
-                              CompileDeadlineSeconds() > 0
-                                  ? absl::StrCat(CompileDeadlineSeconds())
-                                  : std::string("none"));
+  benchmark::AddCustomContext("compile_deadline_s", CompileDeadlineSeconds() > 0
+                                                        ? absl::StrCat(CompileDeadlineSeconds())
+                                                        : std::string("none"));
   benchmark::AddCustomContext("image_size",
                               o.image_size > 0 ? absl::StrCat(o.image_size) : "model default");
   benchmark::AddCustomContext("optimizer", "sgd momentum 0.9");
   benchmark::AddCustomContext("bucket_bytes", absl::StrCat(o.train.bucket_bytes));
-  benchmark::AddCustomContext("threads_per_replica",
-                              o.train.threads_per_replica > 0
-                                  ? absl::StrCat(o.train.threads_per_replica)
-                                  : std::string("cores / replicas"));
+  benchmark::AddCustomContext("threads_per_replica", o.train.threads_per_replica > 0
+                                                         ? absl::StrCat(o.train.threads_per_replica)
+                                                         : std::string("cores / replicas"));
   benchmark::AddCustomContext("overlap", o.train.overlap ? "true" : "false");
   benchmark::AddCustomContext("fuse_relu", o.train.fuse_relu ? "true" : "false");
   benchmark::AddCustomContext("train_accuracy", o.train.accuracy ? "true" : "false");
@@ -140,8 +138,8 @@ void AddMethodologyContext(const SuiteOptions& o) {
   method.push_back(absl::StrCat(o.repetitions, " repetition(s), mean reported"));
   if (has({Family::kConv, Family::kFc, Family::kPool, Family::kBatchNorm, Family::kRelu,
            Family::kGemm, Family::kPeak, Family::kBandwidth}))
-    method.push_back(absl::StrCat("kernel and GEMM cases: at least ", o.kernel.min_time,
-                                  " s per repetition"));
+    method.push_back(
+        absl::StrCat("kernel and GEMM cases: at least ", o.kernel.min_time, " s per repetition"));
   benchmark::AddCustomContext("methodology", absl::StrJoin(method, "; "));
 }
 
@@ -340,10 +338,9 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
       const int started = harness.progress().started();
       const int selected = harness.progress().selected();
       entries.push_back(
-          {"interrupted",
-           absl::StrCat(StopDescription(), " after ", started, " of ", selected,
-                        " cases had started (the one running then is left out); ",
-                        selected - started, " not run")});
+          {"interrupted", absl::StrCat(StopDescription(), " after ", started, " of ", selected,
+                                       " cases had started (the one running then is left out); ",
+                                       selected - started, " not run")});
     }
     return entries;
   });
@@ -422,8 +419,7 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
   std::fprintf(
       stderr, "cnnbench (%s build) on %s (%s, %s, %d GPU(s)): preset %s, %zu case(s)%s\n",
       BuildCompilationMode(), info.platform.c_str(), info.cpu_model.c_str(),
-      CpuCountText(info).c_str(),
-      info.gpu_count, options.preset.c_str(), cases.size(),
+      CpuCountText(info).c_str(), info.gpu_count, options.preset.c_str(), cases.size(),
       under_mpi ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
                       .c_str()
                 : "");
@@ -435,14 +431,13 @@ std::string FinishedCasesAt(const ResultFile* out, const std::string& out_path) 
                         : "the cases finished before it are above";
 }
 
-// After the cases: the results written first (finalizing MPI waits for
-// every rank, and one still in a collective would hold them until mpirun's
-// kill), then, interrupted under MPI, rank 0 ends the job (every rank at
-// once: a rank the signal did not reach may wait in a collective that will
-// never complete); else MPI finalized. Returns the write's status.
-absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const OutputFlags& output,
-                              std::unique_ptr<Communicator> world, bool rank0,
-                              StoreReport* stored) {
+// After the cases: the results written (before MPI is finalized: that
+// waits for every rank, and one still in a collective would hold them until
+// mpirun's kill), then, interrupted under MPI, rank 0 ends the job (every
+// rank at once: a rank the signal did not reach may wait in a collective
+// that will never complete). Returns the write's status.
+absl::Status WriteResults(ResultFile* out, size_t ran, const OutputFlags& output,
+                          const Communicator* world, bool rank0, StoreReport* stored) {
   const std::string& out_path = output.out_path;
   absl::Status written = absl::OkStatus();
   if (out != nullptr && ran > 0) {
@@ -463,12 +458,22 @@ absl::Status WriteAndLeaveMpi(ResultFile* out, size_t ran, const OutputFlags& ou
     std::fflush(stderr);
     AbortMpiJob(InterruptExitCode(StopSignal()), "interrupted: ending every rank");
   }
+  return written;
+}
+
+// Leaves the MPI job, if any, and returns `status`. Rank 0 has said all it
+// says by then: a rank that finalizes and exits non-zero has mpirun kill the
+// job's others, and rank 0's last lines (a failed case, the summary) would
+// be lost if it were still writing them.
+int LeaveMpi(std::unique_ptr<Communicator> world, int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
   world.reset();
   if (MpiEnvironment::Launched()) {
     if (absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get(); env.ok())
       (*env)->Finalize().IgnoreError();
   }
-  return written;
+  return status;
 }
 
 // The run's last lines: a default run's summary (not when the console is
@@ -578,13 +583,14 @@ int Main(int argc, char** argv) {
   harness.Release();
   benchmark::Shutdown();
   StoreReport stored;
-  const absl::Status written =
-      WriteAndLeaveMpi(out.get(), ran, *output, *std::move(world), rank0, &stored);
+  const absl::Status written = WriteResults(out.get(), ran, *output, world->get(), rank0, &stored);
   // The filter was checked above; Google Benchmark disagreeing still must not pass.
-  if (ran == 0) return Fail(kBadUsage, absl::InternalError("no case ran; no output was written"));
-  if (!written.ok()) return Fail(kOutputFailed, written);
+  if (ran == 0)
+    return LeaveMpi(*std::move(world),
+                    Fail(kBadUsage, absl::InternalError("no case ran; no output was written")));
+  if (!written.ok()) return LeaveMpi(*std::move(world), Fail(kOutputFailed, written));
   PrintEndScreen(*output, out != nullptr, stored);
-  return RunExitStatus(harness, out.get(), output->out_path, rank0);
+  return LeaveMpi(*std::move(world), RunExitStatus(harness, out.get(), output->out_path, rank0));
 }
 
 }  // namespace

@@ -139,6 +139,10 @@ memory::dims ToDims(const Shape& shape) {
   return memory::dims(shape.dims().begin(), shape.dims().end());
 }
 
+bool IsReferenceKernel(const dnnl::primitive_desc_base& pd) {
+  return absl::string_view(pd.impl_info_str()).substr(0, 4) == "ref:";
+}
+
 TensorSpec SpecFromDesc(const memory::desc& desc, DType dtype, Shape shape) {
   if (desc == PlainDesc(desc.dims(), desc.data_type())) {
     return TensorSpec::Plain(dtype, std::move(shape));

@@ -92,6 +92,11 @@ dnnl::memory::dims ToDims(const Shape& shape);
 // shared dnnl::memory::desc and bytes = desc.get_size().
 TensorSpec SpecFromDesc(const dnnl::memory::desc& desc, DType dtype, Shape shape);
 
+// Whether oneDNN made `pd` with its reference (scalar C++) implementation,
+// "ref:any" and the like: correct everywhere, and far slower than its jit
+// kernels.
+bool IsReferenceKernel(const dnnl::primitive_desc_base& pd);
+
 // The descriptor of a blocked spec made by SpecFromDesc (nullptr if none).
 const dnnl::memory::desc* NativeDesc(const TensorSpec& spec);
 

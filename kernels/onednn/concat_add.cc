@@ -41,12 +41,25 @@ class ConcatKernel : public OneDnnKernel {
     }
     const memory::dims dst_dims = ToDims(d.output().shape());
     // oneDNN's choice of output layout, unless a channel slice of it cannot
-    // be addressed (a blocked layout with slices not on block boundaries):
-    // then the plain one.
+    // be addressed (a blocked layout with slices not on block boundaries, as
+    // DenseNet's and NASNet's channel counts give): oneDNN then gives plain
+    // NCHW (or fails), and the layers after it run oneDNN's slow ncsp batch
+    // norm. Channels-last instead, where every channel slice is a strided
+    // view and batch norm has a vectorized kernel, when the inputs are not
+    // all plain themselves; plain if even that fails.
+    const memory::desc nhwc(dst_dims, type, memory::format_tag::nhwc);
+    const bool inputs_plain = std::all_of(signature_.inputs.begin(), signature_.inputs.end(),
+                                          [](const TensorSpec& s) { return s.is_plain(); });
     try {
       Build(d, srcs, AnyDesc(dst_dims, type));
+      if (!inputs_plain && forward_.desc(DNNL_ARG_DST) == PlainDesc(dst_dims, type))
+        Build(d, srcs, nhwc);
     } catch (const dnnl::error&) {
-      Build(d, srcs, PlainDesc(dst_dims, type));
+      try {
+        Build(d, srcs, nhwc);
+      } catch (const dnnl::error&) {
+        Build(d, srcs, PlainDesc(dst_dims, type));
+      }
     }
     signature_.output = SpecFromDesc(forward_.desc(DNNL_ARG_DST), dtype, d.output().shape());
     dtype_ = dtype;

@@ -157,8 +157,20 @@ class ConvKernel : public WeightedLayer {
                                                           dilation, pad_l, pad_r);
       return ForwardPd(desc, forward_attr, engine);
     };
-    // The layouts: direct convolution's.
-    const ForwardPd direct_pd = make_forward(direct, src_md, any_dst);
+    // The layouts: direct convolution's. A blocked producer whose layout
+    // only oneDNN's reference kernel reads (channels that do not fill the
+    // last block, as DenseNet's concatenations give) is reordered at the
+    // graph edge into the layout oneDNN picks instead, when a faster kernel
+    // then runs.
+    ForwardPd direct_pd = make_forward(direct, src_md, any_dst);
+    bool read_as_given = given != nullptr && !given->is_plain();
+    if (read_as_given && IsReferenceKernel(direct_pd)) {
+      ForwardPd picked = make_forward(direct, AnyDesc(src_dims, type), any_dst);
+      if (!IsReferenceKernel(picked)) {
+        direct_pd = picked;
+        read_as_given = false;
+      }
+    }
     const memory::desc src = direct_pd.src_desc();
     const memory::desc dst = direct_pd.dst_desc();
     Context& context = *context_;
@@ -173,9 +185,7 @@ class ConvKernel : public WeightedLayer {
         });
     const ForwardPd& fwd_pd = forward.pd;
     const memory::desc weights = fwd_pd.weights_desc();
-    signature_.inputs = {given != nullptr && !given->is_plain()
-                             ? *given
-                             : SpecFromDesc(src, dtype, d.input().shape())};
+    signature_.inputs = {read_as_given ? *given : SpecFromDesc(src, dtype, d.input().shape())};
     signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
     signature_.params = {SpecFromDesc(weights, dtype, d.weights_shape())};
     if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.k}));
@@ -218,20 +228,42 @@ class ConvKernel : public WeightedLayer {
     const Made<BackwardWeightsPd> bwd_weights = ChoosePass<BackwardWeightsPd>(
         context, what_, dtype, "bwd_weights",
         [&](dnnl::algorithm a) {
-          return ChooseBackwardWeights<BackwardWeightsPd>(
-              [&](const memory::desc& w) {
-                auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
-                                        a, src, w, bias_md, dst, strides, dilation, pad_l, pad_r)
-                                  : dnnl::convolution_backward_weights::desc(
-                                        a, src, w, dst, strides, dilation, pad_l, pad_r);
-                return BackwardWeightsPd(desc, attr, engine, fwd_pd);
-              },
-              weights, any_weights);
+          auto make = [&](const memory::desc& x, const memory::desc& dy) {
+            return ChooseBackwardWeights<BackwardWeightsPd>(
+                [&](const memory::desc& w) {
+                  auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
+                                          a, x, w, bias_md, dy, strides, dilation, pad_l, pad_r)
+                                    : dnnl::convolution_backward_weights::desc(
+                                          a, x, w, dy, strides, dilation, pad_l, pad_r);
+                  return BackwardWeightsPd(desc, attr, engine, fwd_pd);
+                },
+                weights, any_weights);
+          };
+          BackwardWeightsPd pd = make(src, dst);
+          // oneDNN 2.6 has some weight gradients only as its reference
+          // kernel on the forward's blocked layout (depthwise 5x5 and 7x7,
+          // NASNet's: 100-1000x slower than its channels-last jit kernel):
+          // then x and dy are copied channels-last (WeightedLayer) and that
+          // kernel runs, its copies timed with it.
+          if (IsReferenceKernel(pd)) {
+            const memory::desc x_nhwc(src_dims, type, memory::format_tag::nhwc);
+            const memory::desc dy_nhwc(dst_dims, type, memory::format_tag::nhwc);
+            if (src != x_nhwc || dst != dy_nhwc) {
+              try {
+                BackwardWeightsPd channels_last = make(x_nhwc, dy_nhwc);
+                if (!IsReferenceKernel(channels_last)) return channels_last;
+              } catch (const dnnl::error&) {
+                // None: the reference kernel on the forward's layout.
+              }
+            }
+          }
+          return pd;
         },
         [&](const BackwardWeightsPd& pd) {
           BoundPrimitive p(pd, dnnl::convolution_backward_weights(pd), weights_args, engine);
           return TimeExecution(context, p, weights_args, kTimingRuns) +
-                 reorder_seconds(pd.diff_weights_desc(), weights);
+                 reorder_seconds(pd.diff_weights_desc(), weights) +
+                 reorder_seconds(src, pd.src_desc()) + reorder_seconds(dst, pd.diff_dst_desc());
         });
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
          dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,

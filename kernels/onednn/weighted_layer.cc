@@ -44,11 +44,28 @@ void WeightedLayer::Bind(const dnnl::primitive_desc_base& forward_pd, dnnl::prim
     dweights_bytes_ = AlignUp(diff_weights.get_size());
     dweights_reorder_scratchpad = dweights_reorder_.scratchpad_bytes();
   }
+  // And may read x and dy in other layouts than the forward's.
+  size_t copies_scratchpad = 0;
+  const dnnl::memory::desc& x = forward_.desc(DNNL_ARG_SRC);
+  const dnnl::memory::desc& weights_x = backward_weights_.desc(DNNL_ARG_SRC);
+  if (weights_x != x) {
+    x_reorder_ = MakeReorder(*context_, x, weights_x);
+    x_copy_bytes_ = AlignUp(weights_x.get_size());
+    copies_scratchpad = x_reorder_.scratchpad_bytes();
+  }
+  const dnnl::memory::desc& y = forward_.desc(DNNL_ARG_DST);
+  const dnnl::memory::desc& weights_dy = backward_weights_.desc(DNNL_ARG_DIFF_DST);
+  if (weights_dy != y) {
+    dy_reorder_ = MakeReorder(*context_, y, weights_dy);
+    dy_copy_bytes_ = AlignUp(weights_dy.get_size());
+    copies_scratchpad = std::max(copies_scratchpad, dy_reorder_.scratchpad_bytes());
+  }
   signature_.scratch_bytes = std::max(
       {forward_.scratchpad_bytes(),
        reordered_weights_bytes_ + std::max(reorder_scratchpad, backward_data_.scratchpad_bytes()),
-       dweights_bytes_ +
-           std::max(backward_weights_.scratchpad_bytes(), dweights_reorder_scratchpad)});
+       dweights_bytes_ + x_copy_bytes_ + dy_copy_bytes_ +
+           std::max({backward_weights_.scratchpad_bytes(), dweights_reorder_scratchpad,
+                     copies_scratchpad})});
   signature_.backward_reads_inputs = true;  // backward weights reads x
   signature_.backward_reads_output = false;
   implementation_ = forward_.implementation();
@@ -212,17 +229,35 @@ absl::Status WeightedLayer::RunBackwardWeights(const KernelArgs& args, const voi
     ASSIGN_OR_RETURN(dbias, Param(args.dparams, 1, "dbias"));
   }
   return Guarded(what_, [&]() -> absl::Status {
+    // Scratch: [diff weights][x's copy][dy's copy][the primitives' scratchpad].
+    char* x_copy = scratch + dweights_bytes_;
+    char* dy_copy = x_copy + x_copy_bytes_;
+    char* scratchpad = dy_copy + dy_copy_bytes_;
+    if (x_reorder_.valid()) {
+      x_reorder_.Set(DNNL_ARG_FROM, x);
+      x_reorder_.Set(DNNL_ARG_TO, x_copy);
+      x_reorder_.SetScratchpad(scratchpad);
+      x_reorder_.Execute(context_->stream);
+      x = x_copy;
+    }
+    if (dy_reorder_.valid()) {
+      dy_reorder_.Set(DNNL_ARG_FROM, dy);
+      dy_reorder_.Set(DNNL_ARG_TO, dy_copy);
+      dy_reorder_.SetScratchpad(scratchpad);
+      dy_reorder_.Execute(context_->stream);
+      dy = dy_copy;
+    }
     backward_weights_.Set(DNNL_ARG_SRC, x);
     backward_weights_.Set(DNNL_ARG_DIFF_DST, dy);
     backward_weights_.Set(DNNL_ARG_DIFF_WEIGHTS,
                           dweights_reorder_.valid() ? static_cast<void*>(scratch) : dweights);
     if (bias_) backward_weights_.Set(DNNL_ARG_DIFF_BIAS, dbias);
-    backward_weights_.SetScratchpad(scratch + dweights_bytes_);
+    backward_weights_.SetScratchpad(scratchpad);
     backward_weights_.Execute(context_->stream);
     if (dweights_reorder_.valid()) {
       dweights_reorder_.Set(DNNL_ARG_FROM, scratch);
       dweights_reorder_.Set(DNNL_ARG_TO, dweights);
-      dweights_reorder_.SetScratchpad(scratch + dweights_bytes_);
+      dweights_reorder_.SetScratchpad(scratchpad);
       dweights_reorder_.Execute(context_->stream);
     }
     return absl::OkStatus();

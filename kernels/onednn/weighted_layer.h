@@ -103,6 +103,12 @@ class WeightedLayer : public OneDnnKernel {
   // gradient goes to the head of scratch, then this reorder puts it in place.
   BoundPrimitive dweights_reorder_;
   size_t dweights_bytes_ = 0;
+  // Backward weights reading x and dy in other layouts than the forward's
+  // (a convolution whose weight gradient oneDNN has only as its reference
+  // kernel for the forward's layout: see conv.cc): these reorders copy them
+  // into scratch after the diff weights, x's copy first.
+  BoundPrimitive x_reorder_, dy_reorder_;
+  size_t x_copy_bytes_ = 0, dy_copy_bytes_ = 0;
   // The activation epilogue's backward (MaskOutputGradient): y, dy ->
   // masked dy, which takes the first masked_bytes_ of scratch.
   // masked_: there is an epilogue (mask_kind_); mask_loop_: it is masked by

@@ -1,10 +1,11 @@
 // oneDNN channel concatenation against the reference: plain inputs, blocked
 // inputs on block boundaries, and blocked inputs whose slices are not (the
-// output then falls back to plain); and the backward that sums several
+// output then goes channels-last); and the backward that sums several
 // output gradients slice by slice; integer data, exact.
 #include <string>
 #include <vector>
 
+#include "dnnl.hpp"
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "tests/kernels/gradient_check.h"
@@ -60,6 +61,25 @@ TEST(OneDnnConcatTest, BlockedOffBlockBoundaries) {
   CompareOptions o;
   o.onednn_inputs = {ConvOutput(2, 3, 4), ConvOutput(2, 13, 4)};
   ExpectMatch("concat:mb2ih4iw4_ic3:13", o);
+  // DenseNet's shape: a 28-channel blocked tensor (its last block part
+  // padding) and 12 more channels. oneDNN would give plain NCHW, which
+  // sends the batch norm after it to its slow ncsp kernel: the output is
+  // channels-last instead, and still exact.
+  o.onednn_inputs = {ConvOutput(2, 28, 4), ConvOutput(2, 12, 4)};
+  if (o.onednn_inputs[0].is_plain()) GTEST_SKIP() << "no blocked layout on this CPU";
+  ExpectMatch("concat:mb2ih4iw4_ic28:12", o);
+  absl::StatusOr<OpDesc> desc = ParseOpDesc("concat:mb2ih4iw4_ic28:12");
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  auto kernel = OneDnn()->Create(*desc, DType::kF32, o.onednn_inputs);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const TensorSpec& out = (*kernel)->signature().output;
+  ASSERT_EQ(out.layout, Layout::kBlocked) << out.DebugString();
+  // The oneDNN backend's private layout is its memory descriptor.
+  const auto* native = static_cast<const dnnl::memory::desc*>(out.native.get());
+  ASSERT_NE(native, nullptr);
+  EXPECT_TRUE(*native == dnnl::memory::desc({2, 40, 4, 4}, dnnl::memory::data_type::f32,
+                                            dnnl::memory::format_tag::nhwc))
+      << out.DebugString();
 }
 
 TEST(OneDnnConcatTest, MixedLayouts) {

@@ -54,6 +54,11 @@ std::vector<std::string> Cases() {
       ConvString({2, 8, 6, 6, 6, 3, 3, 1, 1, Padding::kSame, 2}),
       // Depthwise, stride 2.
       ConvString({2, 16, 16, 9, 9, 3, 3, 2, 2, Padding::kSame, 16, 1, true}),
+      // Depthwise 5x5 and 7x7 (NASNet's separable convolutions): oneDNN 2.6
+      // has their weight gradient only as its reference kernel on the
+      // blocked layout, so the backend copies x and dy channels-last.
+      ConvString({2, 16, 16, 9, 9, 5, 5, 1, 1, Padding::kSame, 16}),
+      ConvString({2, 32, 32, 11, 11, 7, 7, 2, 2, Padding::kSame, 32}),
       // 5x5 VALID stride 3 on 11x13.
       ConvString({3, 4, 4, 11, 13, 5, 5, 3, 3, Padding::kValid}),
       // Blocked-friendly channels (jit, nChw8c on AVX2).
@@ -138,6 +143,63 @@ TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndBackward) {
       EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
     }
   }
+}
+
+// No pass of a depthwise 5x5 or 7x7 convolution runs oneDNN's reference
+// kernel where its jit kernels exist (AVX-512): the weight gradient reads
+// channels-last copies of x and dy; bf16 too where the CPU has it.
+TEST(OneDnnConvLayoutTest, DepthwiseWeightGradientsRunAJitKernel) {
+  ASSERT_NE(OneDnn(), nullptr);
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512 here";
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    for (const ConvCase& c : {ConvCase{2, 32, 32, 16, 16, 5, 5, 1, 1, Padding::kSame, 32},
+                              ConvCase{2, 32, 32, 16, 16, 7, 7, 2, 2, Padding::kSame, 32}}) {
+      absl::StatusOr<ConvDesc> desc = ConvDesc::Parse(ConvString(c));
+      ASSERT_TRUE(desc.ok()) << desc.status();
+      if (!OneDnn()->Supports(*desc, KernelOptions::ForDType(dtype)).ok()) continue;
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, dtype, {});
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      for (OpPass pass : {OpPass::kForward, OpPass::kBackwardData, OpPass::kBackwardWeights}) {
+        const std::string impl = (*kernel)->pass_implementation(pass);
+        EXPECT_EQ(impl.rfind("ref:", 0), std::string::npos)
+            << ConvString(c) << " " << DTypeName(dtype) << " pass " << static_cast<int>(pass)
+            << ": " << impl;
+      }
+    }
+  }
+}
+
+// A producer's layout that only oneDNN's reference convolution reads
+// (channels-last into 12 output channels, DenseNet's growth layers after a
+// channels-last concatenation) is reordered at the edge instead.
+TEST(OneDnnConvLayoutTest, ReordersAProducerOnlyTheReferenceKernelReads) {
+  ASSERT_NE(OneDnn(), nullptr);
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512 here";
+  absl::StatusOr<ConvDesc> a =
+      ConvDesc::Parse(ConvString({2, 8, 28, 6, 6, 1, 1, 1, 1, Padding::kValid}));
+  absl::StatusOr<ConvDesc> b =
+      ConvDesc::Parse(ConvString({2, 8, 12, 6, 6, 1, 1, 1, 1, Padding::kValid}));
+  absl::StatusOr<OpDesc> concat = ParseOpDesc("concat:mb2ih6iw6_ic28:12");
+  ASSERT_TRUE(a.ok() && b.ok() && concat.ok());
+  auto ka = OneDnn()->Create(*a, DType::kF32, {});
+  auto kb = OneDnn()->Create(*b, DType::kF32, {});
+  ASSERT_TRUE(ka.ok() && kb.ok());
+  auto kc = OneDnn()->Create(*concat, DType::kF32,
+                             {(*ka)->signature().output, (*kb)->signature().output});
+  ASSERT_TRUE(kc.ok()) << kc.status();
+  const TensorSpec produced = (*kc)->signature().output;
+  ASSERT_FALSE(produced.is_plain()) << produced.DebugString();
+  const std::string growth = ConvString({2, 40, 12, 6, 6, 3, 3, 1, 1, Padding::kSame});
+  absl::StatusOr<ConvDesc> desc = ConvDesc::Parse(growth);
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, DType::kF32, {produced});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_EQ((*kernel)->implementation().rfind("ref:", 0), std::string::npos)
+      << (*kernel)->implementation();
+  onednn_test::CompareOptions options;
+  options.onednn_inputs = {produced};
+  absl::Status status = CompareWithReference(*desc, options);
+  EXPECT_TRUE(status.ok()) << status;
 }
 
 TEST(OneDnnConvLayoutTest, ReadsABlockedProducerAsItIs) {

@@ -76,9 +76,8 @@ TEST_P(CifarLearningTest, LossFallsOnOneBatch) {
 }
 
 // The DenseNets learn at 4 px (blocks at 4, 2 and 1 px): the same layers
-// and gradients on a 64th of the pixels, since oneDNN runs their growth
-// convolutions (12 or 24 outputs, reading a concat's layout) in its
-// reference implementation: seconds a step at 32 px.
+// and gradients on a 64th of the pixels, keeping the test command's time
+// (DenseNet-100 is seconds a step at 32 px on two cores).
 INSTANTIATE_TEST_SUITE_P(Models, CifarLearningTest,
                          testing::Values(LearnCase{"resnet20_v2", 8, 32, 0.05, 10},
                                          LearnCase{"resnet110_v2", 4, 16, 0.02, 10},

@@ -26,8 +26,8 @@ constexpr int64_t kBatch = 2;
 #ifndef CNNBENCH_ZOO_REAL_SIZE
 // Graphs are cheap to build, so the smallest admitted size is searched for
 // rather than written down per model. The CIFAR-10 models (32 px) start
-// from 4: DenseNet-100's step at 32 px is a minute on two cores (oneDNN
-// runs its growth convolutions in its reference implementation).
+// from 4: DenseNet-100 at 32 px has 1,552-2,320 channels in its last
+// blocks, seconds a step on two cores.
 int64_t ReducedImageSize(const ModelInfo& info) {
   for (int64_t size = info.image_size == 32 ? 4 : 32; size < info.image_size; ++size)
     if (BuildModel(info.name, {.batch = kBatch, .image_size = size}).ok()) return size;
@@ -41,17 +41,16 @@ std::vector<std::string> ModelNames() {
 #ifdef CNNBENCH_ZOO_REAL_SIZE
     // Left out at the real size, where their steps cost the most: the
     // official ResNets but 18 and 50 (v1, v2), whose blocks the others
-    // repeat, and the DenseNets, whose growth convolutions oneDNN runs in its
-    // reference implementation (seconds a step at 32 px); all of them run at
-    // the reduced size in zoo_train_test.
+    // repeat, and the DenseNets, seconds a step at 32 px; all of them run at
+    // the reduced size in zoo_train_test. The test command's time is the
+    // reason, not a kernel: see docs/models.md.
     if (absl::StartsWith(info.name, "densenet") ||
         (absl::StartsWith(info.name, "official_resnet") &&
          !absl::StartsWith(info.name, "official_resnet18") &&
          !absl::StartsWith(info.name, "official_resnet50")))
       continue;
-    // Minutes per step at 224 and 331 px here: oneDNN 2.6 computes their 5x5
-    // and 7x7 depthwise weight gradients with its reference implementation.
-    // tests/models:nasnet_test trains them at 32 px.
+    // Seconds per step at 224 and 331 px here, where the whole test has a
+    // few minutes; tests/models:nasnet_test trains them at 32 px.
     if (info.name == "nasnet" || info.name == "nasnetlarge") continue;
 #endif
     names.push_back(info.name);
