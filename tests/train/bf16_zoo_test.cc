@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(Models, Bf16ZooTest,
                                            // densenet40_k12's layers, more of them;
                                            // trivial_cifar's one-unit ReLU dies, so
                                            // its loss does not halve). DenseNet at
-                                           // 4 px: oneDNN's reference growth convs.
+                                           // 4 px, for the test command's time.
                                            ZooCase{"resnet20_v2", 8, 32, 10, 0.02},
                                            ZooCase{"densenet40_k12", 4, 4, 10, 0.02},
                                            ZooCase{"alexnet_cifar", 8, 32, 10, 0.005}),
