@@ -1,4 +1,5 @@
-// tf_cnn_benchmarks' CIFAR-10 models learn on the oneDNN backend in fp32:
+// tf_cnn_benchmarks' CIFAR-10 models (and the official ResNets' two block
+// forms, at 32 px) learn on the oneDNN backend in fp32:
 // SGD steps on one fixed batch of 10 classes from the model's initial
 // weights must bring the loss well below where it started. A backward pass
 // that drops a path (a dense block's concat, a pre-activation's shortcut)
@@ -85,6 +86,11 @@ INSTANTIATE_TEST_SUITE_P(Models, CifarLearningTest,
                                          LearnCase{"densenet100_k12", 2, 4, 0.05, 8},
                                          LearnCase{"densenet100_k24", 2, 4, 0.05, 8},
                                          LearnCase{"alexnet_cifar", 8, 32, 0.01, 10},
+                                         // The official ResNets' two block forms
+                                         // (v1 basic blocks striding in the 3x3,
+                                         // v2 pre-activation bottlenecks) at 32 px.
+                                         LearnCase{"official_resnet18", 4, 32, 0.02, 10},
+                                         LearnCase{"official_resnet50_v2", 4, 32, 0.02, 10},
                                          // Its one-unit ReLU layer (fc 3072 -> 1)
                                          // dies within a few steps; the layers
                                          // after it still learn the batch's
