@@ -16,6 +16,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ["TOOLS"], "peers"))
+import engine_common  # noqa: E402
 import peer_json  # noqa: E402
 
 
@@ -346,6 +347,131 @@ class SuiteModelsTest(unittest.TestCase):
             self.assertEqual(code, 0, out)
             first = out.splitlines()[0]
             self.assertIn(f"; {size}x{size} images, batch {batch}, ", first, model)
+
+
+class EngineCommonTest(unittest.TestCase):
+    """engine_common.py, what the ONNX Runtime and OpenVINO runners share,
+    without either engine (or PyTorch) installed."""
+
+    def test_the_suites_protocol_on_a_callable(self):
+        args, _ = parse("--mode=infer", "--infer_warmup=3", "--infer_iterations=5",
+                        "--repetitions=2", "--benchmark_out=x.json")
+        calls = []
+        seconds, cpu = engine_common.time_batches(lambda: calls.append(1), args)
+        self.assertEqual(len(calls), 3 + 2 * 5)  # warm-up, then each repetition's batches
+        self.assertEqual([len(s) for s in seconds], [5, 5])
+        self.assertEqual(len(cpu), 2)
+        self.assertTrue(all(t >= 0 for s in seconds for t in s))
+
+    def test_a_precision_the_engine_lacks_is_unsupported_with_its_reason(self):
+        supported = {"fp32": (), "bf16": ("avx512_bf16", "amx_bf16")}
+        engine_common.check_precision("fp32", "engine", supported)
+        with self.assertRaisesRegex(peer_json.Unsupported, r"^fp16 on the CPU \(engine runs "
+                                    r"fp32, bf16 here\)$"):
+            engine_common.check_precision("fp16", "engine", supported)
+        saved = peer_json.cpu_flags
+        try:
+            peer_json.cpu_flags = lambda cpuinfo=None: {"avx2", "avx512f"}
+            with self.assertRaisesRegex(peer_json.Unsupported,
+                                        "bf16 needs avx512_bf16 or amx_bf16, which this CPU lacks"):
+                engine_common.check_precision("bf16", "engine", supported)
+            peer_json.cpu_flags = lambda cpuinfo=None: {"avx512f", "amx_bf16"}
+            engine_common.check_precision("bf16", "engine", supported)
+        finally:
+            peer_json.cpu_flags = saved
+
+    def test_an_inference_run_records_its_protocol(self):
+        args, _ = parse("--mode=infer", "--infer_warmup=4", "--infer_iterations=50",
+                        "--repetitions=3", "--benchmark_out=x.json")
+        c = peer_json.host_context("openvino 2026.4.1", "latency hint", args)
+        self.assertEqual((c["infer_iterations"], c["infer_warmup"], c["infer_include_copy"]),
+                         ("50", "4", "false"))
+        self.assertEqual(c["methodology"], "4 warm-up batches, 50 timed batches each timed on "
+                                           "its own, 3 repetition(s), mean reported")
+        args, _ = parse("--benchmark_out=x.json")
+        self.assertNotIn("infer_iterations", peer_json.host_context("pytorch 2.15.0", "", args))
+
+    def test_an_engines_allocation_failure_is_oom(self):
+        args, cases = parse("--mode=infer", "--models=resnet18", "--batch_sizes=1",
+                            "--repetitions=1", "--benchmark_out=x.json")
+
+        def fails(model, precision, batch):
+            raise RuntimeError("[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : bad allocation")
+
+        entries = peer_json.run_cases(cases, args, fails, log=io.StringIO(), infer=True)
+        self.assertEqual(len(entries), 1)
+        self.assertTrue(entries[0]["error_message"].startswith("OOM: [ONNXRuntimeError]"),
+                        entries[0])
+        self.assertTrue(entries[0]["name"].startswith("infer/resnet18/fp32/synthetic/batch:1/"))
+
+
+def engine_file(folder, framework, settings, cases, iterations=30, repetitions=3):
+    """An inference run as an engine runner writes it: `cases` maps (model,
+    precision, batch) to a repetition's per-batch seconds, or to an error."""
+    args, _ = parse("--mode=infer", f"--infer_iterations={iterations}", "--platform=infer-box",
+                    f"--repetitions={repetitions}", "--benchmark_out=x.json")
+    benchmarks = []
+    for (model, precision, batch), value in cases.items():
+        name = peer_json.infer_case_name(model, precision, batch, iterations, repetitions)
+        if isinstance(value, str):
+            benchmarks.append(peer_json.error_entry(name, repetitions, value))
+        else:
+            benchmarks += peer_json.infer_entries(name, batch, [value] * repetitions,
+                                                  [sum(value)] * repetitions, framework)
+    path = os.path.join(folder, framework.split()[0] + ".json")
+    peer_json.write_json(path, peer_json.host_context(framework, settings, args), benchmarks)
+    return path
+
+
+class InferReportTest(unittest.TestCase):
+    """Engine runs beside the suite's inference fixture of platform infer-box
+    (tests/tools/testdata/inference.json: ResNet-50 v1.5 fp32 at batch 1, 50
+    images/s, p50 19 ms, p99 25 ms; bf16 at batch 16, 160 images/s)."""
+
+    def test_the_report_sets_the_engines_beside_the_suite(self):
+        # 30 batches: 29 at 20 ms and one at 40 ms (p50 20, p99 40, 48.4 images/s).
+        ort_batches = [0.020] * 29 + [0.040]
+        with tempfile.TemporaryDirectory() as d:
+            ort = engine_file(d, "onnxruntime 1.32.0", "CPUExecutionProvider, fixture", {
+                ("resnet50_v1.5", "fp32", 1): ort_batches,
+                ("resnet50_v1.5", "bf16", 16): "unsupported: bf16 on the CPU (fixture)",
+            })
+            ov = engine_file(d, "openvino 2026.4.1", "latency hint, fixture", {
+                ("resnet50_v1.5", "fp32", 1): [0.010] * 30,
+                ("resnet50_v1.5", "bf16", 16): [0.080] * 30,
+            })
+            out = os.path.join(d, "report.md")
+            run = subprocess.run([os.environ["REPORT"], os.environ["INFER_JSON"], ort, ov,
+                                  f"--output={out}"], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            with open(out) as f:
+                report = f.read()
+        tables = {}
+        for block in report.split("\n#### ")[1:]:
+            title, _, rest = block.partition("\n")
+            tables[title.strip()] = [[c.strip() for c in line.strip("|").split("|")]
+                                     for line in rest.splitlines() if line.startswith("|")]
+        rate = tables.get("Frameworks side by side: inference synthetic data, fp32, batch size 1")
+        self.assertIsNotNone(rate, list(tables))
+        self.assertEqual(rate[0], ["Model", "Device", "cnnbench", "onnxruntime 1.32.0",
+                                   "openvino 2026.4.1", "onnxruntime 1.32.0 / cnnbench",
+                                   "openvino 2026.4.1 / cnnbench"])
+        # 30 batches in 0.62 s: 48.4 images/s, 0.97 of 50; 100 images/s, 2.00 of 50.
+        self.assertEqual(rate[2], ["ResNet-50 v1.5", "CPU", "50.0", "48.4", "100", "0.97", "2.00"])
+        latency = tables["Frameworks side by side: inference synthetic data, fp32, batch size 1, "
+                         "latency (ms)"]
+        self.assertEqual(latency[0][2:8], ["cnnbench p50", "cnnbench p99", "onnxruntime 1.32.0 p50",
+                                           "onnxruntime 1.32.0 p99", "openvino 2026.4.1 p50",
+                                           "openvino 2026.4.1 p99"])
+        # p50 20 / 19 = 1.05; 10 / 19 = 0.53.
+        self.assertEqual(latency[2], ["ResNet-50 v1.5", "CPU", "19.0", "25.0", "20.0", "40.0",
+                                      "10.0", "10.0", "1.05", "0.53"])
+        bf16 = tables["Frameworks side by side: inference synthetic data, bf16, batch size 16"]
+        self.assertEqual(bf16[2][2], "160")
+        self.assertTrue(bf16[2][3].startswith("N/A"), bf16[2])  # unsupported, with a footnote
+        self.assertEqual((bf16[2][4], bf16[2][6]), ("200", "1.25"))
+        self.assertIn("bf16 on the CPU (fixture)", report)
+        self.assertIn("onnxruntime 1.32.0 settings: CPUExecutionProvider, fixture", report)
 
 
 if __name__ == "__main__":

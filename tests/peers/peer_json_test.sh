@@ -15,5 +15,7 @@ export MODEL_SUMMARY="$RUN/tools/model_summary"
 # The report's own suite fixture (tests/tools/testdata is not exported either).
 export SUITE_JSON="$RUN/tests/tools/testdata/cpu_box.json"
 [ -f "$SUITE_JSON" ] || SUITE_JSON="$SRC/tests/tools/testdata/cpu_box.json"
+export INFER_JSON="$RUN/tests/tools/testdata/inference.json"
+[ -f "$INFER_JSON" ] || INFER_JSON="$SRC/tests/tools/testdata/inference.json"
 export PYTHONDONTWRITEBYTECODE=1
 exec python3 "$RUN/tests/peers/peer_json_test.py"

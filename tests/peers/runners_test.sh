@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The peer runners and scripts: syntax; flag errors name the flag and exit 2
-# before any framework is imported; with PyTorch / TensorFlow importable by
+# before any framework is imported (an inference engine asked to train too);
+# with PyTorch / TensorFlow / ONNX Runtime / OpenVINO importable by
 # $CNNBENCH_PEERS_PYTHON (default python3), a tiny functional run (1 warm-up,
-# 1 step, batch 1) writes the suite's case names, the framework and an
-# unsupported case; without the framework that part prints "skipped".
+# 1 step or 2 batches, batch 1) writes the suite's case names, the framework
+# and an unsupported case; without the framework that part prints "skipped".
 set -u
 # tools/peers' files are not Bazel targets of //tools (its BUILD exports only
 # torch_train_step.py): read them from the runfiles where they are there, else
@@ -18,7 +19,8 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 for s in setup.sh compare.sh; do bash -n "$PEERS/$s" || fail "bash -n $s"; done
-for p in peer_json.py pytorch_train.py tensorflow_train.py; do
+for p in peer_json.py pytorch_train.py tensorflow_train.py engine_common.py onnxruntime_infer.py \
+         openvino_infer.py; do
   python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$PEERS/$p" \
     || fail "python syntax of $p"
 done
@@ -27,10 +29,15 @@ out="$("$PEERS/compare.sh" --steps=0 2>&1)"; rc=$?
   || fail "compare.sh --steps=0: rc $rc, output: $out"
 out="$("$PEERS/compare.sh" --frameworks=caffe 2>&1)"; rc=$?
 [ "$rc" = 2 ] && grep -q "unknown framework 'caffe'" <<<"$out" || fail "compare.sh --frameworks=caffe: $out"
+out="$("$PEERS/compare.sh" --frameworks=cnnbench,openvino 2>&1)"; rc=$?
+[ "$rc" = 2 ] && grep -q "openvino is an inference engine: give --mode=infer" <<<"$out" \
+  || fail "compare.sh --frameworks=cnnbench,openvino (train): rc $rc, output: $out"
+out="$("$PEERS/setup.sh" --only=torch,onnx 2>&1)"; rc=$?
+[ "$rc" = 2 ] && grep -q "unknown 'onnx'" <<<"$out" || fail "setup.sh --only=torch,onnx: $out"
 out="$("$PEERS/setup.sh" --bogus 2>&1)"; rc=$?
 [ "$rc" = 2 ] && grep -q "unknown argument '--bogus'" <<<"$out" || fail "setup.sh --bogus: $out"
 
-for runner in pytorch_train.py tensorflow_train.py; do
+for runner in pytorch_train.py tensorflow_train.py onnxruntime_infer.py openvino_infer.py; do
   out="$(python3 "$PEERS/$runner" --models=resnet5 --benchmark_out="$TMP/x.json" 2>&1)"; rc=$?
   [ "$rc" = 2 ] && grep -q "$runner: --models: unknown model 'resnet5'" <<<"$out" \
     || fail "$runner --models=resnet5: rc $rc, output: $out"
@@ -38,12 +45,19 @@ for runner in pytorch_train.py tensorflow_train.py; do
   [ "$rc" = 2 ] && grep -q -- "--batch_sizes: '0'" <<<"$out" || fail "$runner --batch_sizes=0: $out"
   [ -e "$TMP/x.json" ] && fail "$runner wrote a file after a flag error"
 done
+for runner in onnxruntime_infer.py openvino_infer.py; do
+  out="$(python3 "$PEERS/$runner" --mode=train --benchmark_out="$TMP/x.json" 2>&1)"; rc=$?
+  [ "$rc" = 2 ] && grep -q "is an inference engine: --mode=infer (the default), not --mode=train" \
+    <<<"$out" || fail "$runner --mode=train: rc $rc, output: $out"
+  [ -e "$TMP/x.json" ] && fail "$runner wrote a file after --mode=train"
+done
 
 # check_run FILE FRAMEWORK_WORD OK_MODEL UNSUPPORTED_MODEL
 check_run() {
   python3 - "$@" <<'PY' || fail "$1: $(cat "$1" 2>/dev/null | head -c 2000)"
 import json, sys
-path, word, ok_model, bad_model = sys.argv[1:]
+path, word, ok_model, bad_model = sys.argv[1:5]
+infer = sys.argv[5:] == ["infer"]
 run = json.load(open(path))
 c = run["context"]
 assert c["framework"].startswith(word + " "), c["framework"]
@@ -51,9 +65,13 @@ assert c["framework_settings"], "no framework_settings"
 assert c["platform"] == "peer-test", c["platform"]
 by_model = {b["name"].split("/")[1]: b for b in run["benchmarks"]}
 ok = by_model[ok_model]
-assert ok["name"] == f"train/{ok_model}/fp32/synthetic/batch:1/gpus:0/iterations:1/repeats:1/manual_time", ok["name"]
+kind, n = ("infer", 2) if infer else ("train", 1)
+assert ok["name"] == f"{kind}/{ok_model}/fp32/synthetic/batch:1/gpus:0/iterations:{n}/repeats:1/manual_time", ok["name"]
 assert not ok.get("error_occurred"), ok.get("error_message")
 assert ok["real_time"] > 0 and ok["images_per_second"] > 0 and ok["time_unit"] == "ms"
+if infer:
+    assert ok["latency_ms_p50"] > 0 and ok["timed_iterations"] == 2, ok
+    assert c["infer_iterations"] == "2", c
 bad = by_model[bad_model]
 assert bad["error_occurred"] and bad["error_message"].startswith("unsupported: "), bad
 print(f"{path}: {c['framework']}: {ok_model} ran, {bad_model} unsupported")
@@ -76,6 +94,18 @@ if "$PY" -c "import tensorflow" 2>/dev/null; then
 else
   echo "skipped: TensorFlow not installed (for $PY; tools/peers/setup.sh, then --test_env=CNNBENCH_PEERS_PYTHON=<venv>/bin/python)"
 fi
+for engine in onnxruntime openvino; do
+  imports="torch, torchvision, $engine"
+  [ "$engine" = onnxruntime ] && imports="$imports, onnx, onnxscript"
+  if "$PY" -c "import $imports" 2>/dev/null; then
+    "$PY" "$PEERS/${engine}_infer.py" --models=resnet18,resnet50 --batch_sizes=1 --infer_warmup=1 \
+      --infer_iterations=2 --repetitions=1 --platform=peer-test \
+      --benchmark_out="$TMP/$engine.json" || fail "${engine}_infer.py exited $?"
+    check_run "$TMP/$engine.json" "$engine" resnet18 resnet50 infer
+  else
+    echo "skipped: $engine not installed (for $PY; tools/peers/setup.sh, then --test_env=CNNBENCH_PEERS_PYTHON=<venv>/bin/python)"
+  fi
+done
 
 if [ "$failures" -gt 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "PASS"

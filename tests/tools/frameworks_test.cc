@@ -199,6 +199,64 @@ TEST(FrameworksTest, SideBySideWithRatiosToCnnbench) {
   EXPECT_FALSE(chart.values[2][1].has_value());
 }
 
+// The engines' inference beside the suite's (inference.json, platform
+// infer-box): an images/s table per precision and batch with ratios, and a
+// latency table after each with the p50 and p99 per framework and the
+// ratios of the p50s. Figures from the fixtures' specs.
+TEST(FrameworksTest, InferenceSideBySideWithLatencies) {
+  Report report = BuildReport(
+      Load({"inference.json", "peer_onnxruntime.json", "peer_openvino.json"}), "t", 0.05);
+  const Section* s = FindSection(report, "infer-box", "Frameworks side by side");
+  ASSERT_NE(s, nullptr);
+  // fp32 at batch 1 and 16, bf16 at 16; fp32 at 64 and the real-data case
+  // only the suite ran; no training case is shared.
+  ASSERT_EQ(s->tables.size(), 6u);
+  EXPECT_EQ(s->charts.size(), 3u);
+  const std::string ort = "onnxruntime 1.32.0", ov = "openvino 2026.4.1";
+  const Table* rate =
+      FindTable(*s, "Frameworks side by side: inference synthetic data, fp32, batch size 1");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_EQ(rate->header, (std::vector<std::string>{"Model", "Device", "cnnbench", ort, ov,
+                                                    ort + " / cnnbench", ov + " / cnnbench"}));
+  // 40 / 50, 62.5 / 50.
+  EXPECT_EQ(rate->rows, (Rows{{"ResNet-50 v1.5", "CPU", "50.0", "40.0", "62.5", "0.80", "1.25"}}));
+  const Table* latency = FindTable(
+      *s, "Frameworks side by side: inference synthetic data, fp32, batch size 1, latency (ms)");
+  ASSERT_NE(latency, nullptr);
+  EXPECT_EQ(latency->header,
+            (std::vector<std::string>{"Model", "Device", "cnnbench p50", "cnnbench p99", ort + " p50",
+                                      ort + " p99", ov + " p50", ov + " p99",
+                                      ort + " p50 / cnnbench p50", ov + " p50 / cnnbench p50"}));
+  // p50 24 / 19, 15.5 / 19.
+  EXPECT_EQ(latency->rows, (Rows{{"ResNet-50 v1.5", "CPU", "19.0", "25.0", "24.0", "30.0", "15.5",
+                                  "18.0", "1.26", "0.82"}}));
+  const Table* b16 =
+      FindTable(*s, "Frameworks side by side: inference synthetic data, fp32, batch size 16");
+  ASSERT_NE(b16, nullptr);
+  EXPECT_EQ(b16->rows, (Rows{{"ResNet-50 v1.5", "CPU", "80.0", "100", "N/A[1]", "1.25", "-"}}));
+  const Table* bf16 =
+      FindTable(*s, "Frameworks side by side: inference synthetic data, bf16, batch size 16");
+  ASSERT_NE(bf16, nullptr);
+  ASSERT_EQ(bf16->rows.size(), 1u);
+  EXPECT_EQ(bf16->rows[0][2], "160");
+  EXPECT_EQ(bf16->rows[0][3].substr(0, 4), "N/A[");  // unsupported, with its footnote
+  EXPECT_EQ(bf16->rows[0][4], "200");
+  EXPECT_EQ(bf16->rows[0][5], "-");
+  EXPECT_EQ(bf16->rows[0][6], "1.25");
+  std::string notes;
+  for (const std::string& n : bf16->notes) notes += n + "\n";
+  EXPECT_NE(notes.find("no bf16 kernel"), std::string::npos) << notes;
+  const Table* bf16_latency = FindTable(
+      *s, "Frameworks side by side: inference synthetic data, bf16, batch size 16, latency (ms)");
+  ASSERT_NE(bf16_latency, nullptr);
+  EXPECT_EQ(bf16_latency->rows, (Rows{{"ResNet-50 v1.5", "CPU", "99.0", "105", "-", "-", "79.0",
+                                       "85.0", "-", "0.80"}}));
+  // The chart of the first table: a bar per framework.
+  EXPECT_EQ(s->charts[0].series, (std::vector<std::string>{"cnnbench", ort, ov}));
+  EXPECT_EQ(s->charts[0].x, (std::vector<std::string>{"ResNet-50 v1.5, CPU"}));
+  EXPECT_EQ(s->charts[0].values[2][0], 62.5);
+}
+
 TEST(FrameworksTest, BaselineFrameworkByNameOrFullName) {
   for (const char* name : {"pytorch", "pytorch 2.15.0"}) {
     ReportOutput out = RunPeers(kPeers, name);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs this suite, PyTorch and TensorFlow on the same train (or infer) cases on this
-# machine and writes one report with "Frameworks side by side"
+# machine, and with --mode=infer the inference engines ONNX Runtime and
+# OpenVINO too, and writes one report with "Frameworks side by side"
 # (docs/peers.md). Needs the peers' virtual environment (tools/peers/setup.sh).
 #
 #   tools/peers/compare.sh --models=resnet50,resnet50_v1.5 --batch_sizes=32 \
@@ -14,7 +15,9 @@
 # again, in a rotated order, so a noisy stretch of the machine does not fall
 # on one framework; every round's files go to the report] --out [peers-run]
 # --venv [$CNNBENCH_PEERS_VENV or ~/.cache/cnnbench/peers-venv]
-# --frameworks [cnnbench,pytorch,tensorflow] --platform [the suite's]
+# --frameworks [cnnbench,pytorch,tensorflow; with --mode=infer
+# cnnbench,pytorch,onnxruntime,openvino; onnxruntime and openvino run
+# inference only] --platform [the suite's]
 # --suite_json [none: a suite run made before, put in the report instead of
 # running the suite; its platform names the peers' runs]
 # --mode [train; infer: the infer cases and the peers' inference, with
@@ -43,7 +46,7 @@ REPETITIONS=5
 ROUNDS=1
 OUT=peers-run
 VENV="${CNNBENCH_PEERS_VENV:-}"
-FRAMEWORKS=cnnbench,pytorch,tensorflow
+FRAMEWORKS=""
 PLATFORM=""
 SUITE_JSON=""
 MODE=train
@@ -68,12 +71,13 @@ for arg in "$@"; do
     --infer_warmup=*) INFER_WARMUP="${arg#*=}" ;;
     --infer_iterations=*) INFER_ITERATIONS="${arg#*=}" ;;
     --cpu_conv_algorithms=*) CONV_ALGORITHMS="${arg#*=}" ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$MODE" in
-  train|infer) ;;
+  train) FRAMEWORKS="${FRAMEWORKS:-cnnbench,pytorch,tensorflow}" ;;
+  infer) FRAMEWORKS="${FRAMEWORKS:-cnnbench,pytorch,onnxruntime,openvino}" ;;
   *) echo "compare.sh: --mode='$MODE' is neither train nor infer" >&2; exit 2 ;;
 esac
 for pair in "warmup_steps:$WARMUP:0" "steps:$STEPS:1" "repetitions:$REPETITIONS:1" "rounds:$ROUNDS:1" \
@@ -105,7 +109,13 @@ done
 for f in "${ORDER[@]}"; do
   case "$f" in
     cnnbench:*|pytorch|tensorflow) ;;
-    *) echo "compare.sh: --frameworks: unknown framework '$f' (cnnbench, pytorch, tensorflow)" >&2
+    onnxruntime|openvino)
+      [ "$MODE" = infer ] || {
+        echo "compare.sh: --frameworks: $f is an inference engine: give --mode=infer" >&2
+        exit 2
+      } ;;
+    *) echo "compare.sh: --frameworks: unknown framework '$f' (cnnbench, pytorch, tensorflow," \
+            "onnxruntime, openvino)" >&2
        exit 2 ;;
   esac
 done
@@ -114,7 +124,7 @@ if [ -z "$VENV" ]; then
   VENV="$HOME/.cache/cnnbench/peers-venv"
 fi
 needs_venv=0
-[[ ",$FRAMEWORKS," == *,pytorch,* || ",$FRAMEWORKS," == *,tensorflow,* ]] && needs_venv=1
+[[ ",$FRAMEWORKS," =~ ,(pytorch|tensorflow|onnxruntime|openvino), ]] && needs_venv=1
 if [ "$needs_venv" = 1 ] && [ ! -x "$VENV/bin/python" ]; then
   echo "compare.sh: no peers environment at $VENV; run tools/peers/setup.sh first" >&2
   exit 1
@@ -155,7 +165,7 @@ platform_of() {
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["context"].get("platform",""))' "$1"
 }
 
-run_one() {  # run_one FRAMEWORK ROUND (FRAMEWORK: cnnbench:ALGORITHM, pytorch, tensorflow)
+run_one() {  # run_one FRAMEWORK ROUND (FRAMEWORK: cnnbench:ALGORITHM, pytorch, tensorflow, ...)
   local f="${1%%:*}" algorithm="${1#*:}" r="$2" file="$OUT/${1/:/-}-$2.json"
   echo "compare.sh: round $r: $1 -> $file" >&2
   case "$f" in
@@ -177,6 +187,9 @@ run_one() {  # run_one FRAMEWORK ROUND (FRAMEWORK: cnnbench:ALGORITHM, pytorch, 
         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
     tensorflow)
       "$VENV/bin/python" "$PEERS/tensorflow_train.py" "${COMMON[@]}" "${PEER_MODE[@]}" \
+        ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
+    onnxruntime|openvino)
+      "$VENV/bin/python" "$PEERS/${f}_infer.py" "${COMMON[@]}" "${PEER_MODE[@]}" \
         ${PLATFORM:+--platform="$PLATFORM"} --benchmark_out="$file" ;;
   esac
   FILES+=("$file")

@@ -312,6 +312,23 @@ def host_context(framework, framework_settings, args, argv=None):
         "command_line": " ".join(argv),
         "load_average_start": load,
         **definition_context(getattr(args, "model_names", [])),
+        **infer_context(args),
+    }
+
+
+def infer_context(args):
+    """An inference run's protocol, under the keys //bench:all writes: the
+    timed batches (a setting: runs of other counts are not merged), the
+    warm-up, and the batch resident rather than copied in each time."""
+    if getattr(args, "mode", "train") != "infer":
+        return {}
+    return {
+        "infer_iterations": str(args.infer_iterations),
+        "infer_warmup": str(args.infer_warmup),
+        "infer_include_copy": "false",
+        "methodology": (f"{args.infer_warmup} warm-up batches, {args.infer_iterations} timed "
+                        f"batches each timed on its own, {args.repetitions} repetition(s), "
+                        "mean reported"),
     }
 
 
@@ -433,7 +450,9 @@ def run_cases(cases, args, run_case, log=sys.stderr, infer=False):
             first = str(e).splitlines()[0] if str(e) else ""
             message = f"{type(e).__name__}: {first}"
             low = first.lower()
-            if "out of memory" in low or "not enough memory" in low or "OOM" in type(e).__name__:
+            if (any(w in low for w in ("out of memory", "not enough memory", "bad_alloc",
+                                       "bad allocation", "failed to allocate"))
+                    or "OOM" in type(e).__name__):
                 message = f"OOM: {first}"
             print(f"  failed: {message}", file=log, flush=True)
             benchmarks.append(error_entry(name, args.repetitions, message))

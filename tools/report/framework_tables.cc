@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "tools/report/format_number.h"
 #include "tools/report/model_names.h"
+#include "tools/report/spread.h"
 #include "tools/report/train_query.h"
 #include "tools/report/train_tables.h"
 
@@ -65,14 +66,39 @@ std::vector<std::string> SettingDifferences(const std::vector<Column>& columns) 
   return out;
 }
 
+// The train or the infer cases of a platform run.
+using CaseMap = std::map<CaseName, Measurement> PlatformResults::*;
+
+const Measurement* FindCase(const PlatformResults& p, CaseMap cases, const CaseName& c) {
+  const auto it = (p.*cases).find(c);
+  return it == (p.*cases).end() ? nullptr : &it->second;
+}
+
+// A counter's value (a rate: total work over total time) of a case that ran;
+// empty when it failed, was not run or lacks the counter.
+std::optional<double> CaseValue(const PlatformResults& p, CaseMap cases, const CaseName& c,
+                                const char* counter) {
+  const Measurement* m = FindCase(p, cases, c);
+  if (m == nullptr || !m->ok()) return std::nullopt;
+  return m->Mean(counter);
+}
+
+// The case of a row: a training step at its placement, or one batch's
+// inference on its device.
+CaseName RowCase(CaseMap cases, const std::string& model, const std::string& precision,
+                 const std::string& data, int64_t batch, const Placement& at) {
+  return cases == &PlatformResults::infer ? CaseName::Infer(model, precision, data, batch, at.gpus)
+                                          : TrainCase(model, precision, data, batch, at);
+}
+
 // The rows of one side-by-side table: the cases at least two columns
 // measured (succeeded or failed) at this precision, data kind and batch.
-std::vector<RowKey> RowsMeasuredTwice(const std::vector<Column>& columns,
+std::vector<RowKey> RowsMeasuredTwice(const std::vector<Column>& columns, CaseMap cases,
                                       const std::string& precision, const std::string& data,
                                       int64_t batch) {
   std::map<RowKey, int> measured;
   for (const Column& c : columns) {
-    for (const auto& [name, m] : c.run->train) {
+    for (const auto& [name, m] : c.run->*cases) {
       if (name.precision == precision && name.data == data && name.batch == batch)
         ++measured[RowKey{name.model, Placement::Of(name)}];
     }
@@ -110,63 +136,152 @@ std::vector<std::string> SideBySideNotes(const std::vector<Column>& columns,
   return notes;
 }
 
+// One side-by-side table's place: the cases of one kind at a precision,
+// data kind and batch, and the rows at least two columns measured.
+struct TableScope {
+  CaseMap cases;
+  std::string precision, data;
+  int64_t batch;
+  std::vector<RowKey> rows;
+
+  bool infer() const { return cases == &PlatformResults::infer; }
+  CaseName Case(const RowKey& row) const {
+    return RowCase(cases, row.model, precision, data, batch, row.at);
+  }
+  std::string What() const {
+    return infer() ? absl::StrCat("inference ", data, " data, ", precision, ", batch size ", batch)
+                   : absl::StrCat("training ", data, " data, ", precision, ", batch size ", batch,
+                                  " per GPU");
+  }
+  // The row's second cell: GPUs (and CPU replicas) of a step; an
+  // inference's device.
+  std::string Where(const RowKey& row) const {
+    if (!infer()) return GpuLabel(row.at);
+    return row.at.gpus == 0 ? "CPU" : absl::StrCat(row.at.gpus, " GPU");
+  }
+  // Where a cell is, for footnotes and the chart: "ResNet-50, 8 GPUs".
+  std::string Place(const RowKey& row) const {
+    return infer() ? absl::StrCat(ModelDisplayName(row.model), ", ", Where(row))
+                   : CellPlace(row.model, row.at);
+  }
+};
+
+// The header's ratio columns: each framework / the baseline, with `suffix`.
+void AddRatioHeaders(const std::vector<Column>& columns, const Column* baseline,
+                     const std::string& suffix, std::vector<std::string>& header) {
+  if (baseline == nullptr) return;
+  for (const Column& c : columns) {
+    if (&c != baseline) header.push_back(absl::StrCat(c.header, suffix, " / ", baseline->header, suffix));
+  }
+}
+
+// images/sec per framework with their ratios to the baseline, and its bar chart.
+void AddThroughputTable(const std::vector<Column>& columns, const Column* baseline,
+                        const std::string& baseline_name, const TableScope& scope, double max_cv,
+                        Section& section) {
+  Table t;
+  t.title = absl::StrCat("Frameworks side by side: ", scope.What());
+  t.header = {"Model", scope.infer() ? "Device" : "GPUs"};
+  for (const Column& c : columns) t.header.push_back(c.header);
+  AddRatioHeaders(columns, baseline, "", t.header);
+  Chart chart;
+  chart.kind = Chart::Kind::kBars;
+  chart.title = t.title;
+  chart.x_label = scope.infer() ? "model, device" : "model, GPUs";
+  chart.y_label = "images/sec";
+  for (const Column& c : columns) chart.series.push_back(c.header);
+  chart.values.resize(columns.size());
+
+  Footnotes notes;
+  for (const RowKey& row : scope.rows) {
+    const CaseName name = scope.Case(row);
+    const std::string where = scope.Place(row);
+    std::vector<std::string> cells = {ModelDisplayName(row.model), scope.Where(row)};
+    chart.x.push_back(where);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const PlatformResults& run = *columns[i].run;
+      cells.push_back(ThroughputCell(FindCase(run, scope.cases, name), notes,
+                                     absl::StrCat(where, ", ", columns[i].header), max_cv));
+      chart.values[i].push_back(CaseValue(run, scope.cases, name, "images_per_second"));
+    }
+    if (baseline != nullptr) {
+      const std::optional<double> base =
+          CaseValue(*baseline->run, scope.cases, name, "images_per_second");
+      for (const Column& c : columns) {
+        if (&c == baseline) continue;
+        const std::optional<double> value = CaseValue(*c.run, scope.cases, name, "images_per_second");
+        cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
+      }
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  t.notes = SideBySideNotes(columns, baseline, baseline_name, notes);
+  section.tables.push_back(std::move(t));
+  section.charts.push_back(std::move(chart));
+}
+
+// Inference latency per framework: the median and p99 batch (ms), and each
+// framework's median over the baseline's.
+void AddLatencyTable(const std::vector<Column>& columns, const Column* baseline,
+                     const TableScope& scope, double max_cv, Section& section) {
+  constexpr const char* kP50 = "latency_ms_p50";
+  Table t;
+  t.title = absl::StrCat("Frameworks side by side: ", scope.What(), ", latency (ms)");
+  t.header = {"Model", "Device"};
+  for (const Column& c : columns) {
+    t.header.push_back(absl::StrCat(c.header, " p50"));
+    t.header.push_back(absl::StrCat(c.header, " p99"));
+  }
+  AddRatioHeaders(columns, baseline, " p50", t.header);
+  Footnotes notes;
+  for (const RowKey& row : scope.rows) {
+    const CaseName name = scope.Case(row);
+    const std::string where = scope.Place(row);
+    std::vector<std::string> cells = {ModelDisplayName(row.model), scope.Where(row)};
+    for (const Column& c : columns) {
+      const Measurement* m = FindCase(*c.run, scope.cases, name);
+      for (const char* counter : {kP50, "latency_ms_p99"}) {
+        const bool has = m != nullptr && m->ok() && m->Mean(counter);
+        cells.push_back(has ? ValueCell(*m, counter, 1, max_cv, notes,
+                                        absl::StrCat(where, ", ", c.header, " ", counter + 11))
+                            : "-");
+      }
+    }
+    if (baseline != nullptr) {
+      const std::optional<double> base = CaseValue(*baseline->run, scope.cases, name, kP50);
+      for (const Column& c : columns) {
+        if (&c == baseline) continue;
+        const std::optional<double> value = CaseValue(*c.run, scope.cases, name, kP50);
+        cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
+      }
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  t.notes = notes.Notes();
+  t.notes.push_back(
+      "p50, p99: nearest-rank percentiles of the per-batch times of a repetition, averaged over "
+      "the repetitions; a ratio below 1 is a lower latency than the baseline's; -: failed, not "
+      "run or not recorded (the throughput table above says why).");
+  section.tables.push_back(std::move(t));
+}
+
 Section PlatformSection(const std::vector<Column>& columns, const Column* baseline,
                         const std::string& baseline_name, double max_cv) {
   Section section{"Frameworks side by side", {}, {}};
-  std::set<TableKey> keys;
-  for (const Column& c : columns) {
-    for (const auto& [name, m] : c.run->train)
-      keys.insert({PrecisionRank(name.precision), name.precision, DataRank(name.data), name.data,
-                   name.batch});
-  }
-  for (const auto& [precision_rank, precision, data_rank, data, batch] : keys) {
-    const std::vector<RowKey> rows = RowsMeasuredTwice(columns, precision, data, batch);
-    if (rows.empty()) continue;
-
-    const std::string what =
-        absl::StrCat("training ", data, " data, ", precision, ", batch size ", batch, " per GPU");
-    Table t;
-    t.title = absl::StrCat("Frameworks side by side: ", what);
-    t.header = {"Model", "GPUs"};
-    for (const Column& c : columns) t.header.push_back(c.header);
-    if (baseline != nullptr) {
-      for (const Column& c : columns) {
-        if (&c != baseline) t.header.push_back(absl::StrCat(c.header, " / ", baseline->header));
-      }
+  for (CaseMap cases : {&PlatformResults::train, &PlatformResults::infer}) {
+    std::set<TableKey> keys;
+    for (const Column& c : columns) {
+      for (const auto& [name, m] : c.run->*cases)
+        keys.insert({PrecisionRank(name.precision), name.precision, DataRank(name.data),
+                     name.data, name.batch});
     }
-    Chart chart;
-    chart.kind = Chart::Kind::kBars;
-    chart.title = t.title;
-    chart.x_label = "model, GPUs";
-    chart.y_label = "images/sec";
-    for (const Column& c : columns) chart.series.push_back(c.header);
-    chart.values.resize(columns.size());
-
-    Footnotes notes;
-    for (const RowKey& row : rows) {
-      const CaseName name = TrainCase(row.model, precision, data, batch, row.at);
-      const std::string where = CellPlace(row.model, row.at);
-      std::vector<std::string> cells = {ModelDisplayName(row.model), GpuLabel(row.at)};
-      chart.x.push_back(where);
-      for (size_t i = 0; i < columns.size(); ++i) {
-        const Column& c = columns[i];
-        cells.push_back(ThroughputCell(FindTrain(*c.run, name), notes,
-                                       absl::StrCat(where, ", ", c.header), max_cv));
-        chart.values[i].push_back(TrainThroughput(*c.run, name));
-      }
-      if (baseline != nullptr) {
-        const std::optional<double> base = TrainThroughput(*baseline->run, name);
-        for (const Column& c : columns) {
-          if (&c == baseline) continue;
-          const std::optional<double> value = TrainThroughput(*c.run, name);
-          cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
-        }
-      }
-      t.rows.push_back(std::move(cells));
+    for (const auto& [precision_rank, precision, data_rank, data, batch] : keys) {
+      TableScope scope{cases, precision, data, batch,
+                       RowsMeasuredTwice(columns, cases, precision, data, batch)};
+      if (scope.rows.empty()) continue;
+      AddThroughputTable(columns, baseline, baseline_name, scope, max_cv, section);
+      if (scope.infer()) AddLatencyTable(columns, baseline, scope, max_cv, section);
     }
-    t.notes = SideBySideNotes(columns, baseline, baseline_name, notes);
-    section.tables.push_back(std::move(t));
-    section.charts.push_back(std::move(chart));
   }
   return section;
 }
@@ -215,7 +330,7 @@ std::map<size_t, Section> FrameworkSections(const Results& results, const std::s
     std::set<std::string> frameworks;
     for (size_t i = 0; i < results.platforms.size(); ++i) {
       const PlatformResults& p = results.platforms[i];
-      if (p.platform != platform || p.train.empty()) continue;
+      if (p.platform != platform || (p.train.empty() && p.infer.empty())) continue;
       runs.push_back(i);
       frameworks.insert(p.framework);
     }

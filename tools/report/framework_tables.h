@@ -1,8 +1,10 @@
 // Peers side by side: runs of one platform by several frameworks (this
-// suite, PyTorch, TensorFlow, each file's `framework` context key) are
-// reported apart, and compared here in one table per precision, data kind
-// and batch size: rows = model and placement, a column per framework, and
-// each framework's ratio to a baseline framework.
+// suite, PyTorch, TensorFlow, ONNX Runtime, OpenVINO: each file's
+// `framework` context key) are reported apart, and compared here in one
+// table per kind (training, inference), precision, data kind and batch
+// size: rows = model and placement, a column per framework, and each
+// framework's ratio to a baseline framework; inference adds a table of the
+// p50 and p99 batch latencies.
 #ifndef CNNBENCH_TOOLS_REPORT_FRAMEWORK_TABLES_H_
 #define CNNBENCH_TOOLS_REPORT_FRAMEWORK_TABLES_H_
 

@@ -66,6 +66,8 @@ if [[ "${1:-}" == --fixtures ]]; then
   fixture "$d/cpu_replicas.spec" "$d/cpu_replicas.json" --benchmark_repetitions=3
   fixture "$d/peer_pytorch.spec" "$d/peer_pytorch.json" --benchmark_repetitions=3
   fixture "$d/peer_tensorflow.spec" "$d/peer_tensorflow.json" --benchmark_repetitions=3
+  fixture "$d/peer_onnxruntime.spec" "$d/peer_onnxruntime.json" --benchmark_repetitions=3
+  fixture "$d/peer_openvino.spec" "$d/peer_openvino.json" --benchmark_repetitions=3
   fixture "$d/cpu_peak.spec" "$d/cpu_peak.json" --benchmark_repetitions=3
   fixture "$d/cpu_peak_no_bf16.spec" "$d/cpu_peak_no_bf16.json" --benchmark_repetitions=3
   # collectives_nccl_tests.txt, its expected nccl-tests layout, is written
