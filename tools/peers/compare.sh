@@ -152,9 +152,11 @@ COMMON=(--models="$MODELS" --precisions="$PRECISIONS" --warmup_steps="$WARMUP"
 SUITE_CASES=(--families=train,peak "${COMMON[@]}")
 PEER_MODE=()
 if [ "$MODE" = infer ]; then
+  # --warmup_steps and --steps time no infer case; given to all, they are
+  # not a setting the runs differ in.
   SUITE_CASES=(--families=infer --infer_models="$MODELS" --precisions="$PRECISIONS"
                --repetitions="$REPETITIONS" --infer_warmup="$INFER_WARMUP"
-               --infer_iterations="$INFER_ITERATIONS")
+               --infer_iterations="$INFER_ITERATIONS" --warmup_steps="$WARMUP" --steps="$STEPS")
   [ -n "$BATCH_SIZES" ] && SUITE_CASES+=(--infer_batch_sizes="$BATCH_SIZES")
   PEER_MODE=(--mode=infer --infer_warmup="$INFER_WARMUP" --infer_iterations="$INFER_ITERATIONS")
 fi
