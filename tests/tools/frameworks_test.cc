@@ -224,8 +224,8 @@ TEST(FrameworksTest, InferenceSideBySideWithLatencies) {
       *s, "Frameworks side by side: inference synthetic data, fp32, batch size 1, latency (ms)");
   ASSERT_NE(latency, nullptr);
   EXPECT_EQ(latency->header,
-            (std::vector<std::string>{"Model", "Device", "cnnbench p50", "cnnbench p99", ort + " p50",
-                                      ort + " p99", ov + " p50", ov + " p99",
+            (std::vector<std::string>{"Model", "Device", "cnnbench p50", "cnnbench p99",
+                                      ort + " p50", ort + " p99", ov + " p50", ov + " p99",
                                       ort + " p50 / cnnbench p50", ov + " p50 / cnnbench p50"}));
   // p50 24 / 19, 15.5 / 19.
   EXPECT_EQ(latency->rows, (Rows{{"ResNet-50 v1.5", "CPU", "19.0", "25.0", "24.0", "30.0", "15.5",
@@ -249,8 +249,9 @@ TEST(FrameworksTest, InferenceSideBySideWithLatencies) {
   const Table* bf16_latency = FindTable(
       *s, "Frameworks side by side: inference synthetic data, bf16, batch size 16, latency (ms)");
   ASSERT_NE(bf16_latency, nullptr);
-  EXPECT_EQ(bf16_latency->rows, (Rows{{"ResNet-50 v1.5", "CPU", "99.0", "105", "-", "-", "79.0",
-                                       "85.0", "-", "0.80"}}));
+  EXPECT_EQ(
+      bf16_latency->rows,
+      (Rows{{"ResNet-50 v1.5", "CPU", "99.0", "105", "-", "-", "79.0", "85.0", "-", "0.80"}}));
   // The chart of the first table: a bar per framework.
   EXPECT_EQ(s->charts[0].series, (std::vector<std::string>{"cnnbench", ort, ov}));
   EXPECT_EQ(s->charts[0].x, (std::vector<std::string>{"ResNet-50 v1.5, CPU"}));

@@ -76,8 +76,9 @@ def main(prog, doc, engine):
     -> its version (ImportError when not installed), `add_flags(parser)`,
     `settings(args, models)` -> framework_settings, `run_case(model,
     precision, batch, args)` -> (per-repetition batch seconds, CPU seconds,
-    label), and `close()` (what it leaves behind, run at the end). Exit 2 on a bad flag (nothing written), 3 when the engine is not
-    installed, 1 when the file cannot be written."""
+    label), and `close()` (what it leaves behind, run at the end). Exit 2
+    on a bad flag (nothing written), 3 when the engine is not installed, 1
+    when the file cannot be written."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     peer_json.add_suite_flags(parser)
     parser.set_defaults(mode="infer")

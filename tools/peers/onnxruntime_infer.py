@@ -81,7 +81,8 @@ class OnnxRuntime:
         session = ort.InferenceSession(self.export(model_name, batch, args), options,
                                        providers=["CPUExecutionProvider"])
         if session.get_providers()[0] != "CPUExecutionProvider":
-            raise RuntimeError(f"the session runs on {session.get_providers()}, not the CPU provider")
+            raise RuntimeError(f"the session runs on {session.get_providers()}, "
+                               "not the CPU provider")
         feed = {"images": engine_common.example_batch(model_name, batch)}
         seconds, cpu = engine_common.time_batches(lambda: session.run(None, feed), args)
         return seconds, cpu, f"onnxruntime CPU provider, {self.exporter}, batch {batch}"

@@ -52,7 +52,8 @@ class OpenVino:
             "CPU plugin",
             f"PERFORMANCE_HINT {args.hint.upper()}",
             f"INFERENCE_NUM_THREADS {args.threads}",
-            "INFERENCE_PRECISION_HINT f32 for fp32, bf16 for bf16 (each case's label: as read back)",
+            "INFERENCE_PRECISION_HINT f32 for fp32, bf16 for bf16 "
+            "(each case's label: as read back)",
             "the torchvision network converted with openvino.convert_model at the case's batch "
             "(static shapes, eval mode)",
             "each batch: a synchronous InferRequest.infer on one float32 NCHW batch made once, "

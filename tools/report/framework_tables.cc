@@ -112,8 +112,8 @@ std::vector<RowKey> RowsMeasuredTwice(const std::vector<Column>& columns, CaseMa
 
 // A side-by-side table's notes: what the cells and ratios are, each
 // framework's settings and the settings the columns differ in.
-std::vector<std::string> SideBySideNotes(const std::vector<Column>& columns,
-                                         const Column* baseline, const std::string& baseline_name,
+std::vector<std::string> SideBySideNotes(const std::vector<Column>& columns, const Column* baseline,
+                                         const std::string& baseline_name,
                                          const Footnotes& footnotes) {
   std::vector<std::string> notes = {
       "Cells: images/sec of each framework's own runs on this platform (never merged with "
@@ -171,7 +171,22 @@ void AddRatioHeaders(const std::vector<Column>& columns, const Column* baseline,
                      const std::string& suffix, std::vector<std::string>& header) {
   if (baseline == nullptr) return;
   for (const Column& c : columns) {
-    if (&c != baseline) header.push_back(absl::StrCat(c.header, suffix, " / ", baseline->header, suffix));
+    if (&c != baseline)
+      header.push_back(absl::StrCat(c.header, suffix, " / ", baseline->header, suffix));
+  }
+}
+
+// A row's ratio cells: each framework's `counter` / the baseline's ("-"
+// where either side has none).
+void AddRatioCells(const std::vector<Column>& columns, const Column* baseline,
+                   const TableScope& scope, const CaseName& name, const char* counter,
+                   std::vector<std::string>& cells) {
+  if (baseline == nullptr) return;
+  const std::optional<double> base = CaseValue(*baseline->run, scope.cases, name, counter);
+  for (const Column& c : columns) {
+    if (&c == baseline) continue;
+    const std::optional<double> value = CaseValue(*c.run, scope.cases, name, counter);
+    cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
   }
 }
 
@@ -204,15 +219,7 @@ void AddThroughputTable(const std::vector<Column>& columns, const Column* baseli
                                      absl::StrCat(where, ", ", columns[i].header), max_cv));
       chart.values[i].push_back(CaseValue(run, scope.cases, name, "images_per_second"));
     }
-    if (baseline != nullptr) {
-      const std::optional<double> base =
-          CaseValue(*baseline->run, scope.cases, name, "images_per_second");
-      for (const Column& c : columns) {
-        if (&c == baseline) continue;
-        const std::optional<double> value = CaseValue(*c.run, scope.cases, name, "images_per_second");
-        cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
-      }
-    }
+    AddRatioCells(columns, baseline, scope, name, "images_per_second", cells);
     t.rows.push_back(std::move(cells));
   }
   t.notes = SideBySideNotes(columns, baseline, baseline_name, notes);
@@ -247,14 +254,7 @@ void AddLatencyTable(const std::vector<Column>& columns, const Column* baseline,
                             : "-");
       }
     }
-    if (baseline != nullptr) {
-      const std::optional<double> base = CaseValue(*baseline->run, scope.cases, name, kP50);
-      for (const Column& c : columns) {
-        if (&c == baseline) continue;
-        const std::optional<double> value = CaseValue(*c.run, scope.cases, name, kP50);
-        cells.push_back(value && base && *base > 0 ? FormatRatio(*value / *base) : "-");
-      }
-    }
+    AddRatioCells(columns, baseline, scope, name, kP50, cells);
     t.rows.push_back(std::move(cells));
   }
   t.notes = notes.Notes();
@@ -272,8 +272,8 @@ Section PlatformSection(const std::vector<Column>& columns, const Column* baseli
     std::set<TableKey> keys;
     for (const Column& c : columns) {
       for (const auto& [name, m] : c.run->*cases)
-        keys.insert({PrecisionRank(name.precision), name.precision, DataRank(name.data),
-                     name.data, name.batch});
+        keys.insert({PrecisionRank(name.precision), name.precision, DataRank(name.data), name.data,
+                     name.batch});
     }
     for (const auto& [precision_rank, precision, data_rank, data, batch] : keys) {
       TableScope scope{cases, precision, data, batch,
