@@ -380,6 +380,13 @@ class EngineCommonTest(unittest.TestCase):
         finally:
             peer_json.cpu_flags = saved
 
+    def test_a_model_torchvision_lacks_is_unsupported_before_anything_is_built(self):
+        # No PyTorch here: a model torchvision has passes without importing it.
+        engine_common.check_model("resnet18")
+        with self.assertRaisesRegex(peer_json.Unsupported, "torchvision has no resnet50 "
+                                    r"\(torchvision's resnet50 is the suite's resnet50_v1.5\)"):
+            engine_common.check_model("resnet50")
+
     def test_an_inference_run_records_its_protocol(self):
         args, _ = parse("--mode=infer", "--infer_warmup=4", "--infer_iterations=50",
                         "--repetitions=3", "--benchmark_out=x.json")

@@ -24,6 +24,15 @@ def torch_model(model_name):
     return pytorch_train.build(model_name).eval()
 
 
+def check_model(model_name):
+    """Unsupported (with the reason) where torchvision has no network for
+    `model_name`; builds nothing otherwise."""
+    import pytorch_train
+
+    if model_name not in pytorch_train.TORCHVISION:
+        pytorch_train.build(model_name)  # raises Unsupported with the hint
+
+
 def model_differences(models):
     """How the torchvision networks of `models` differ from the suite's
     (pytorch_train.py's table), for framework_settings."""

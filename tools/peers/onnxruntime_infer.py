@@ -71,7 +71,7 @@ class OnnxRuntime:
 
     def run_case(self, model_name, precision, batch, args):
         engine_common.check_precision(precision, "ONNX Runtime's CPU provider", {"fp32": ()})
-        engine_common.torch_model(model_name)  # Unsupported before any export
+        engine_common.check_model(model_name)  # Unsupported before any export
         ort = self.ort
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -81,7 +81,7 @@ class OpenVino:
     def run_case(self, model_name, precision, batch, args):
         engine_common.check_precision(precision, "OpenVINO's CPU plugin",
                                       {p: needs for p, (_, needs) in PRECISIONS.items()})
-        engine_common.torch_model(model_name)  # Unsupported before any conversion
+        engine_common.check_model(model_name)  # Unsupported before any conversion
         compiled, example = self.compile(model_name, precision, batch, args)
         hint = compiled.get_property("INFERENCE_PRECISION_HINT")  # an openvino.Type
         got = hint.get_type_name() if hasattr(hint, "get_type_name") else str(hint)

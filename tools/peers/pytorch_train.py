@@ -42,12 +42,12 @@ TORCHVISION = {
 
 
 def build(model_name):
-    import torchvision
-
-    if model_name not in TORCHVISION:
+    if model_name not in TORCHVISION:  # said before torchvision is imported
         hint = {"resnet50": " (torchvision's resnet50 is the suite's resnet50_v1.5)",
                 "mobilenet_v1": " (its mobilenet_v2 is the suite's mobilenet)"}.get(model_name, "")
         raise Unsupported(f"torchvision has no {model_name}{hint}")
+    import torchvision
+
     ctor = getattr(torchvision.models, TORCHVISION[model_name][0])
     kwargs = {"num_classes": peer_json.CLASSES, "weights": None}
     if model_name in ("googlenet", "inception3"):

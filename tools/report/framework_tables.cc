@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tools/report/format_number.h"
+#include "tools/report/infer_tables.h"
 #include "tools/report/model_names.h"
 #include "tools/report/spread.h"
 #include "tools/report/train_query.h"
@@ -156,8 +157,7 @@ struct TableScope {
   // The row's second cell: GPUs (and CPU replicas) of a step; an
   // inference's device.
   std::string Where(const RowKey& row) const {
-    if (!infer()) return GpuLabel(row.at);
-    return row.at.gpus == 0 ? "CPU" : absl::StrCat(row.at.gpus, " GPU");
+    return infer() ? InferDeviceName(row.at.gpus) : GpuLabel(row.at);
   }
   // Where a cell is, for footnotes and the chart: "ResNet-50, 8 GPUs".
   std::string Place(const RowKey& row) const {
@@ -232,6 +232,9 @@ void AddThroughputTable(const std::vector<Column>& columns, const Column* baseli
 void AddLatencyTable(const std::vector<Column>& columns, const Column* baseline,
                      const TableScope& scope, double max_cv, Section& section) {
   constexpr const char* kP50 = "latency_ms_p50";
+  // Each framework's two columns: the counter and how a footnote names it.
+  constexpr std::pair<const char*, const char*> kLatencies[] = {{kP50, "p50"},
+                                                                {"latency_ms_p99", "p99"}};
   Table t;
   t.title = absl::StrCat("Frameworks side by side: ", scope.What(), ", latency (ms)");
   t.header = {"Model", "Device"};
@@ -247,10 +250,10 @@ void AddLatencyTable(const std::vector<Column>& columns, const Column* baseline,
     std::vector<std::string> cells = {ModelDisplayName(row.model), scope.Where(row)};
     for (const Column& c : columns) {
       const Measurement* m = FindCase(*c.run, scope.cases, name);
-      for (const char* counter : {kP50, "latency_ms_p99"}) {
+      for (const auto& [counter, column] : kLatencies) {
         const bool has = m != nullptr && m->ok() && m->Mean(counter);
         cells.push_back(has ? ValueCell(*m, counter, 1, max_cv, notes,
-                                        absl::StrCat(where, ", ", c.header, " ", counter + 11))
+                                        absl::StrCat(where, ", ", c.header, " ", column))
                             : "-");
       }
     }

@@ -19,8 +19,6 @@ namespace {
 // One table's cases: a model, precision, data kind and device.
 using Key = std::tuple<std::string, std::string, std::string, int>;
 
-std::string DeviceName(int gpus) { return gpus == 0 ? "CPU" : "1 GPU"; }
-
 // The latency columns' counters, and what a footnote calls each column.
 constexpr std::pair<const char*, const char*> kLatencyColumns[] = {
     {"latency_ms", "latency mean"},
@@ -37,6 +35,8 @@ std::string LatencyCell(const Measurement& m, const std::string& counter, double
 }
 
 }  // namespace
+
+std::string InferDeviceName(int gpus) { return gpus == 0 ? "CPU" : "1 GPU"; }
 
 namespace {
 
@@ -72,7 +72,7 @@ Table InferTable(const PlatformResults& p, const Key& key, const std::set<int64_
   const auto& [model, precision, data, gpus] = key;
   Table t;
   t.title = absl::StrCat("Inference, ", ModelDisplayName(model), ", ", precision, ", ", data,
-                         " data, ", DeviceName(gpus));
+                         " data, ", InferDeviceName(gpus));
   t.header = {"batch", "images/sec", "latency mean (ms)", "p90", "p95", "p99", "max"};
   const bool real = data == "real";
   if (real) {
@@ -115,8 +115,9 @@ std::vector<Chart> InferCharts(const PlatformResults& p,
       Chart chart;
       chart.kind = Chart::Kind::kLines;
       const bool rate = std::string(counter) == "images_per_second";
-      chart.title = absl::StrCat("Inference ", rate ? "throughput" : "p99 latency", ", ",
-                                 ModelDisplayName(model), ", ", data, " data, ", DeviceName(gpus));
+      chart.title =
+          absl::StrCat("Inference ", rate ? "throughput" : "p99 latency", ", ",
+                       ModelDisplayName(model), ", ", data, " data, ", InferDeviceName(gpus));
       chart.x_label = "batch";
       chart.y_label = rate ? "images/sec" : "p99 latency (ms)";
       for (int64_t b : all) chart.x.push_back(absl::StrCat(b));

@@ -8,12 +8,16 @@
 #define CNNBENCH_TOOLS_REPORT_INFER_TABLES_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "tools/report/results.h"
 #include "tools/report/table.h"
 
 namespace cnnbench::report {
+
+// Where an infer case ran: "CPU" (gpus 0) or "1 GPU".
+std::string InferDeviceName(int gpus);
 
 // The "Inference" section; none when the platform has no infer cases.
 std::optional<Section> InferSection(const PlatformResults& platform, double max_cv);
