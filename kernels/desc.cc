@@ -106,6 +106,7 @@ std::string ConvDesc::ToString() const {
   absl::StrAppend(&out, "_ic", c, "oc", k, "_", WindowToString(h, 'h'), "_",
                   WindowToString(w, 'w'));
   if (bias) absl::StrAppend(&out, "_bias");
+  if (residual) absl::StrAppend(&out, "_add");
   absl::StrAppend(&out, ActivationSuffix(activation));
   return out;
 }
@@ -125,13 +126,14 @@ absl::StatusOr<ConvDesc> ConvDesc::Parse(absl::string_view text) {
   ASSIGN_OR_RETURN_AS_IS(d.k, s.Int("oc"));
   RETURN_IF_ERROR_AS_IS(ParseWindows(s, d.h, d.w));
   d.bias = s.TryConsume("_bias");
+  d.residual = s.TryConsume("_add");
   d.activation = ParseActivationSuffix(s);
   return Finish(s, d);
 }
 
 bool ConvDesc::operator==(const ConvDesc& o) const {
   return n == o.n && c == o.c && k == o.k && groups == o.groups && h == o.h && w == o.w &&
-         bias == o.bias && activation == o.activation;
+         bias == o.bias && residual == o.residual && activation == o.activation;
 }
 
 // ---------------------------------------------------------------- pool

@@ -54,13 +54,19 @@ struct ConvDesc {
   // f'(y) (the CPU backends; the cuda backend runs it in forward-only
   // kernels alone).
   ActivationKind activation = ActivationKind::kNone;
+  // A second input, the output's shape, added before the activation
+  // (`_add`): y = f(conv(x0) + b + x1), the residual add of a ResNet block
+  // in one pass. Forward only (inference plans fuse it: train/fusion.h
+  // FuseResidualAdd); a kernel may write y over x1 (KernelSignature::
+  // output_over_input).
+  bool residual = false;
 
   Dims4 input() const { return {n, c, h.in, w.in}; }
   Dims4 output() const { return {n, k, h.out, w.out}; }
   Shape weights_shape() const { return Shape{k, c / groups, h.kernel, w.kernel}; }  // (K,C/g,R,S)
   double ForwardFlops() const;                                                      // 2 * MACs
   absl::Status Validate() const;
-  std::string ToString() const;  // conv:mb..._ic..oc.._<h>_<w>[_bias][_relu|_relu6]
+  std::string ToString() const;  // conv:mb..._ic..oc.._<h>_<w>[_bias][_add][_relu|_relu6]
   static absl::StatusOr<ConvDesc> Parse(absl::string_view text);
   bool operator==(const ConvDesc& o) const;
 };

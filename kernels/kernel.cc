@@ -76,6 +76,12 @@ absl::Status Backend::Supports(const OpDesc& desc, const KernelOptions& options)
   if (options.batch_offset < 0)
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": negative batch offset ", options.batch_offset));
+  if (const auto* conv = std::get_if<ConvDesc>(&desc);
+      conv != nullptr && conv->residual && !options.forward_only)
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported: a convolution's residual input (_add) runs forward only, in "
+                     "inference plans; no backend has its backward (",
+                     what, ")"));
   return CheckSupported(desc, options);
 }
 
@@ -199,8 +205,7 @@ absl::Status Kernel::Backward(const KernelArgs& args) {
   return absl::OkStatus();
 }
 
-absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args,
-                             bool writes_bf16_copies) {
+absl::Status CheckUpdateArgs(const SgdDesc& desc, const UpdateArgs& args, bool writes_bf16_copies) {
   if (args.params == nullptr || args.grads == nullptr)
     return absl::InvalidArgumentError(absl::StrCat(desc.ToString(), ": null params or grads"));
   if (desc.momentum != 0.0 && args.momentum == nullptr)

@@ -67,6 +67,12 @@ struct KernelSignature {
   // with dy null): where the output feeds several layers, the executor
   // passes their gradients instead of summing them first.
   bool sums_output_gradient = false;
+  // Forward may write y over x[output_over_input] (>= 0; the input has y's
+  // spec): it reads each element of that input before it writes the same
+  // element of y, or needs y to hold that input when it starts (oneDNN's
+  // sum post-op) and copies it there when y is another buffer. A plan gives
+  // y that input's buffer where no later layer reads it (train/step_plan.h).
+  int output_over_input = -1;
 };
 
 struct KernelArgs {

@@ -15,19 +15,22 @@ std::string LastPart(const std::string& name) {
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
-// `graph` without the absorbed nodes (each computed by the node its first
-// input is computed by, placed before it) and with the replaced ops and
-// names; `folded_bn`: per node of `graph`, the batch norm folded into it.
-FusedGraph Rebuild(const Graph& graph, const std::vector<bool>& absorbed,
+// `graph` without the absorbed nodes (each computed by the node it is
+// absorbed into, one of its inputs, placed before it) and with the replaced
+// ops and names; `added_input`: per node, an input it gains (or -1), which
+// comes before it; `folded_bn`: per node of `graph`, the batch norm folded
+// into it.
+FusedGraph Rebuild(const Graph& graph, const std::vector<int>& absorbed_into,
                    const std::vector<std::optional<OpDesc>>& op,
-                   const std::vector<std::string>& name, const std::vector<int>& folded_bn) {
+                   const std::vector<std::string>& name, const std::vector<int>& folded_bn,
+                   const std::vector<int>& added_input = {}) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   FusedGraph out;
   out.node_of.assign(num_nodes, -1);
   for (int i = 0; i < num_nodes; ++i) {
     const Node& node = graph.nodes[i];
-    if (absorbed[i]) {
-      out.node_of[i] = out.node_of[node.inputs[0]];
+    if (absorbed_into[i] >= 0) {
+      out.node_of[i] = out.node_of[absorbed_into[i]];
       ++out.fused;
       continue;
     }
@@ -36,6 +39,7 @@ FusedGraph Rebuild(const Graph& graph, const std::vector<bool>& absorbed,
       copy.op = *op[i];
       copy.name = name[i];
     }
+    if (!added_input.empty() && added_input[i] >= 0) copy.inputs.push_back(added_input[i]);
     for (int& in : copy.inputs) in = out.node_of[in];
     out.node_of[i] = static_cast<int>(out.graph.nodes.size());
     out.origin.push_back(i);
@@ -69,7 +73,7 @@ FusedGraph FoldBatchNormForInference(const Graph& graph,
                                      const std::function<bool(const OpDesc&)>& runs) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const auto consumers = graph.Consumers();
-  std::vector<bool> absorbed(num_nodes, false);
+  std::vector<int> absorbed(num_nodes, -1);
   std::vector<int> bn_of(num_nodes, -1);  // conv -> the batch norm folded into it
   std::vector<std::optional<OpDesc>> folded_op(num_nodes);
   std::vector<std::string> folded_name(num_nodes);
@@ -86,7 +90,7 @@ FusedGraph FoldBatchNormForInference(const Graph& graph,
     ConvDesc with_bias = std::get<ConvDesc>(conv.op);
     with_bias.bias = true;
     if (!runs(with_bias)) continue;
-    absorbed[b] = true;
+    absorbed[b] = p;
     bn_of[p] = b;
     folded_op[p] = with_bias;
     folded_name[p] = absl::StrCat(conv.name, "+", LastPart(bn.name));
@@ -115,7 +119,7 @@ FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>
   const auto consumers = graph.Consumers();
   // absorbed[r]: ReLU node r is fused into its producer; fused_op[p]: the
   // producer's new op.
-  std::vector<bool> absorbed(num_nodes, false);
+  std::vector<int> absorbed(num_nodes, -1);
   std::vector<std::optional<OpDesc>> fused_op(num_nodes);
   std::vector<std::string> fused_name(num_nodes);
   for (int r = 0; r < num_nodes; ++r) {
@@ -132,12 +136,52 @@ FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>
     if (producer.output != relu.output) continue;
     std::optional<OpDesc> op = WithActivation(producer.op, std::get<ReluDesc>(relu.op).kind, use);
     if (!op || !runs(*op)) continue;
-    absorbed[r] = true;
+    absorbed[r] = p;
     fused_op[p] = std::move(op);
     fused_name[p] = absl::StrCat(producer.name, "+", LastPart(relu.name));
   }
 
   return Rebuild(graph, absorbed, fused_op, fused_name, std::vector<int>(num_nodes, -1));
+}
+
+FusedGraph FuseResidualAdd(const Graph& graph, const std::function<bool(const OpDesc&)>& runs) {
+  const int num_nodes = static_cast<int>(graph.nodes.size());
+  const auto consumers = graph.Consumers();
+  std::vector<int> absorbed(num_nodes, -1), added_input(num_nodes, -1);
+  std::vector<std::optional<OpDesc>> fused_op(num_nodes);
+  std::vector<std::string> fused_name(num_nodes);
+  auto fusable_conv = [&](int p, const Node& add) -> const ConvDesc* {
+    const Node& conv = graph.nodes[p];
+    const auto* d = std::get_if<ConvDesc>(&conv.op);
+    if (conv.kind != Node::Kind::kOp || d == nullptr || d->residual ||
+        d->activation != ActivationKind::kNone || consumers[p].size() != 1 || fused_op[p] ||
+        conv.output != add.output || p == graph.logits || p == graph.loss)
+      return nullptr;
+    return d;
+  };
+  for (int a = 0; a < num_nodes; ++a) {
+    const Node& add = graph.nodes[a];
+    const auto* sum = std::get_if<AddDesc>(&add.op);
+    if (add.kind != Node::Kind::kOp || sum == nullptr || add.inputs.size() != 2 ||
+        a == graph.logits || a == graph.loss)
+      continue;
+    // The later input, so the other (the shortcut) is there when it runs.
+    int p = std::max(add.inputs[0], add.inputs[1]);
+    const int s = std::min(add.inputs[0], add.inputs[1]);
+    if (p == s) continue;  // x + x: no shortcut of its own
+    const ConvDesc* conv = fusable_conv(p, add);
+    if (conv == nullptr) continue;
+    ConvDesc fused = *conv;
+    fused.residual = true;
+    fused.activation = sum->activation;
+    if (!runs(fused)) continue;
+    absorbed[a] = p;
+    added_input[p] = s;
+    fused_op[p] = fused;
+    fused_name[p] = absl::StrCat(graph.nodes[p].name, "+", LastPart(add.name));
+  }
+  return Rebuild(graph, absorbed, fused_op, fused_name, std::vector<int>(num_nodes, -1),
+                 added_input);
 }
 
 }  // namespace cnnbench

@@ -54,6 +54,15 @@ FusedGraph Unfused(const Graph& graph);
 FusedGraph FoldBatchNormForInference(const Graph& graph,
                                      const std::function<bool(const OpDesc&)>& runs);
 
+// Inference: an add whose later input is a convolution read by nothing else
+// (no activation of its own, the add's shape) is absorbed into it, a
+// convolution with a residual input (ConvDesc::residual: y = f(conv(x) + b
+// + shortcut), f the add's fused activation), where the backend runs it
+// (`runs`); the shortcut, the add's other input, comes before the
+// convolution in the graph. Named "<conv>+<add's last name part>" (after
+// FuseRelu: "stage1/block0/conv3+add+relu"); `fused` counts the adds.
+FusedGraph FuseResidualAdd(const Graph& graph, const std::function<bool(const OpDesc&)>& runs);
+
 // `second` applied to `first.graph`, as one fusion of `first`'s original
 // graph (origin, node_of and folded_bn composed; the counts added).
 FusedGraph Compose(const FusedGraph& first, FusedGraph second);

@@ -48,6 +48,11 @@ struct InferOptions {
   // (ConvDesc::relu: oneDNN's post-op, the cuda backend's epilogue kernel),
   // with fuse_relu; after a fold this is the folded conv -> ReLU pair.
   bool conv_relu = true;
+  // Each residual add whose later input is a convolution read by nothing
+  // else runs in that convolution (ConvDesc::residual, train/fusion.h
+  // FuseResidualAdd: oneDNN's sum post-op, y written over the shortcut's
+  // buffer where nothing later reads it), where the backend runs it.
+  bool conv_add = true;
   // On a GPU backend, Run() captures the forward pass once per input slot
   // as a CUDA graph and replays it (a slot's first run is eager, its second
   // captured); a capture that fails leaves every later run eager and
@@ -111,6 +116,8 @@ class Inferencer {
   // and of those, the convolutions' epilogues (InferOptions::conv_relu).
   int fused_relus() const { return step_.fused_relus; }
   int conv_relu_epilogues() const { return step_.conv_relu_epilogues; }
+  // Residual adds run in the convolution before them (InferOptions::conv_add).
+  int conv_residual_adds() const { return step_.conv_residual_adds; }
   bool cuda_graph_active() const;
   const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 

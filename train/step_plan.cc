@@ -163,6 +163,18 @@ absl::Status RequestBuffers(StepPlan& plan) {
     StepPlan::Layer& layer = *layer_ptr;
     const int i = layer.node;
     const KernelSignature& sig = layer.kernel->signature();
+    for (size_t k = 0; k < layer.inputs.size(); ++k) {
+      auto& input = layer.inputs[k];
+      input.source = output_buffer[input.producer];
+      if (input.reorder) {
+        const int last =
+            sig.backward_reads_inputs && layer.needs_grad ? backward_step(i) : forward_step(i);
+        input.buffer = request(absl::StrCat(layer.name, "/x", k, "_reordered"), input.to.bytes,
+                               forward_step(i), last);
+      } else {
+        input.buffer = input.source;
+      }
+    }
     if (i == graph.loss) {
       layer.y = kLossBuffer;
     } else {
@@ -178,25 +190,32 @@ absl::Status RequestBuffers(StepPlan& plan) {
       if (sig.backward_reads_output && layer.needs_grad) last = std::max(last, backward_step(i));
       if (training && plan.options.keep_logits && i == graph.nodes[graph.loss].inputs[0])
         last = std::max(last, backward_step(0));  // the step's end
-      layer.y = request(layer.name + "/y", sig.output.bytes, forward_step(i), last);
+      // Forward only: y over the input the kernel may write it over, when
+      // that input's buffer is in the arena, no later layer reads it and
+      // the kernel reads it through no other input (a convolution whose
+      // input is also its shortcut).
+      const int over = sig.output_over_input;
+      if (!training && over >= 0 && over < static_cast<int>(layer.inputs.size())) {
+        const int b = layer.inputs[over].buffer;
+        bool alone = true;
+        for (size_t k = 0; k < layer.inputs.size(); ++k)
+          alone = alone && (static_cast<int>(k) == over || layer.inputs[k].buffer != b);
+        if (b >= 0 && alone && plan.requests[b].last <= forward_step(i) &&
+            plan.requests[b].bytes == sig.output.bytes) {
+          plan.requests[b].last = std::max(plan.requests[b].last, last);
+          layer.y = b;
+          layer.y_over_input = over;
+          ++plan.outputs_in_place;
+        }
+      }
+      if (layer.y == kNoBuffer)
+        layer.y = request(layer.name + "/y", sig.output.bytes, forward_step(i), last);
     }
     output_buffer[i] = layer.y;
     // Only a training forward writes what its backward passes read.
     if (sig.saved_bytes > 0 && training)
       layer.saved = request(layer.name + "/saved", sig.saved_bytes, forward_step(i),
                             layer.needs_grad ? backward_step(i) : forward_step(i));
-    for (size_t k = 0; k < layer.inputs.size(); ++k) {
-      auto& input = layer.inputs[k];
-      input.source = output_buffer[input.producer];
-      if (input.reorder) {
-        const int last =
-            sig.backward_reads_inputs && layer.needs_grad ? backward_step(i) : forward_step(i);
-        input.buffer = request(absl::StrCat(layer.name, "/x", k, "_reordered"), input.to.bytes,
-                               forward_step(i), last);
-      } else {
-        input.buffer = input.source;
-      }
-    }
   }
   // Gradients, walking backward: each consuming edge gets its own buffer in
   // the producer's layout; several edges are summed before the producer's
@@ -435,13 +454,19 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
     FusedGraph relu = FuseRelu(fused.graph, runs,
                                options.forward_only ? PlanUse::kForwardOnly : PlanUse::kTraining);
     plan.fused_relus = relu.fused;
-    for (const Node& node : relu.graph.nodes)
-      if (const auto* conv = std::get_if<ConvDesc>(&node.op);
-          node.kind == Node::Kind::kOp && conv != nullptr &&
-          conv->activation != ActivationKind::kNone)
-        ++plan.conv_relu_epilogues;
     fused = Compose(fused, std::move(relu));
   }
+  if (options.forward_only && options.conv_add) {
+    FusedGraph add = FuseResidualAdd(fused.graph, runs);
+    plan.conv_residual_adds = add.fused;
+    fused = Compose(fused, std::move(add));
+  }
+  // The ReLUs in convolutions: their own, and those of the adds they absorbed.
+  for (const Node& node : fused.graph.nodes)
+    if (const auto* conv = std::get_if<ConvDesc>(&node.op);
+        node.kind == Node::Kind::kOp && conv != nullptr &&
+        conv->activation != ActivationKind::kNone)
+      ++plan.conv_relu_epilogues;
   plan.original_graph = graph;
   plan.graph = std::move(fused.graph);
   plan.origin = std::move(fused.origin);

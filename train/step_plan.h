@@ -79,6 +79,11 @@ struct StepPlanOptions {
   // (KernelOptions::forward_only); false keeps those ReLUs as layers (the
   // baseline the epilogue is measured against).
   bool conv_relu = true;
+  // Inference only (with forward_only): a residual add absorbed by the
+  // convolution that computes one of its inputs (train/fusion.h
+  // FuseResidualAdd), where the backend runs it; false keeps the adds as
+  // layers (the baseline it is measured against).
+  bool conv_add = true;
   // Training: the logits (the loss layer's input) stay until the step ends,
   // so the batch's accuracy can be read after it (Trainer::LastLogits).
   bool keep_logits = true;
@@ -101,6 +106,9 @@ struct StepPlan {
     std::unique_ptr<Kernel> kernel;
     std::vector<Input> inputs;
     int y = kNoBuffer;
+    // y is input k's buffer, written over it (KernelSignature::
+    // output_over_input; forward only), or -1.
+    int y_over_input = -1;
     int saved = kNoBuffer;
     std::vector<int> params;            // indices into StepPlan::params
     std::vector<size_t> state_offsets;  // bytes into the state block
@@ -138,8 +146,14 @@ struct StepPlan {
   std::vector<int> origin;   // node of graph -> node of the given graph
   std::vector<int> node_of;  // node of the given graph -> node of graph computing it
   int fused_relus = 0;
-  // Of those, the ReLUs run as a convolution's epilogue (forward-only plans).
+  // Of those, the ReLUs run as a convolution's epilogue (forward-only plans;
+  // an add's ReLU too, where the convolution absorbed the add).
   int conv_relu_epilogues = 0;
+  // Residual adds run in the convolution before them (forward-only plans),
+  // and the outputs written over an input's buffer (those convolutions'
+  // where nothing later reads the shortcut).
+  int conv_residual_adds = 0;
+  int outputs_in_place = 0;
   // Per node of `graph`: the given graph's batch norm folded into it, or -1.
   std::vector<int> folded_bn;
   int folded_batch_norms = 0;

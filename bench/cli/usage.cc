@@ -94,7 +94,7 @@ const std::vector<FlagGroup>& SuiteFlagGroups() {
        {"replicas", "bucket_mb", "overlap", "threads_per_replica", "collective_timeout"}},
       {"Inference (the infer cases)",
        {"infer_models", "infer_batch_sizes", "infer_warmup", "infer_iterations",
-        "infer_include_copy", "fold_batch_norm", "conv_relu"}},
+        "infer_include_copy", "fold_batch_norm", "conv_relu", "conv_add"}},
       {"How long each case runs", {"steps", "warmup_steps", "repetitions", "compile_deadline_s"}},
       {"Inside a run (train and infer cases)",
        {"keep_step_times", "display_every", "drift_threshold", "power_sample_ms", "trace_file"}},

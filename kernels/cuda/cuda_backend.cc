@@ -157,6 +157,11 @@ class CudaBackend final : public Backend {
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: a fused activation other than ReLU and ReLU6 on the cuda backend (",
           OpDescToString(desc), ")"));
+    if (const auto* conv = std::get_if<ConvDesc>(&desc); conv != nullptr && conv->residual)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: a convolution's residual input on the cuda backend (its epilogue is not "
+          "written; the plan keeps the add as a layer) (",
+          OpDescToString(desc), ")"));
     if (const auto* conv = std::get_if<ConvDesc>(&desc);
         conv != nullptr && conv->activation != ActivationKind::kNone && !options.forward_only)
       return absl::UnimplementedError(absl::StrCat(

@@ -178,9 +178,16 @@ EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst) {
 }
 
 dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind) {
-  const EltwiseActivation eltwise = OneDnnActivation(kind, /*use_dst=*/false);
+  return UserScratchpadEpilogueAttr(/*sum=*/false, kind);
+}
+
+dnnl::primitive_attr UserScratchpadEpilogueAttr(bool sum, ActivationKind kind) {
   dnnl::post_ops ops;
-  ops.append_eltwise(1.0f, eltwise.algorithm, eltwise.alpha, eltwise.beta);
+  if (sum) ops.append_sum(1.0f);
+  if (kind != ActivationKind::kNone) {
+    const EltwiseActivation eltwise = OneDnnActivation(kind, /*use_dst=*/false);
+    ops.append_eltwise(1.0f, eltwise.algorithm, eltwise.alpha, eltwise.beta);
+  }
   dnnl::primitive_attr attr = UserScratchpadAttr();
   attr.set_post_ops(ops);
   return attr;

@@ -150,6 +150,11 @@ EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst);
 // The same, with an activation applied to the primitive's output as its
 // post-op (a fused residual add's, a convolution's epilogue).
 dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind);
+// A convolution's epilogue as post-ops: with `sum`, the destination's old
+// contents added (a residual input written there first: oneDNN 2.6 runs a
+// full-tensor binary add post-op only as its reference kernel, the sum in
+// its jit and brgemm ones), then the activation (none: no eltwise).
+dnnl::primitive_attr UserScratchpadEpilogueAttr(bool sum, ActivationKind kind);
 
 // Seconds of the fastest of `runs` executions of `primitive`, each waited
 // for, on buffers of its arguments' descriptors (`args`, FROM and TO for a

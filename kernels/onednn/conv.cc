@@ -4,7 +4,11 @@
 // eltwise post-op; in training, dy is masked by y (ReLU: y > 0; ReLU6:
 // 0 < y < 6) once for both backward passes
 // (WeightedLayer::MaskOutputGradient). A kernel made forward only makes no
-// backward primitives (and times no backward candidates).
+// backward primitives (and times no backward candidates). A residual input
+// (ConvDesc::residual, forward only) is the sum post-op before the
+// activation: y must hold x1 when the primitive starts, so x1 is read in
+// y's layout and copied into y unless the plan gave y x1's buffer
+// (KernelSignature::output_over_input).
 //
 // Each pass runs the algorithm the context's CpuConvAlgorithm says
 // (conv_choices.h). The layouts are direct convolution's in every mode: the
@@ -14,6 +18,7 @@
 // layout has its reorder timed with it.
 #include <omp.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,11 +117,27 @@ class ConvKernel : public WeightedLayer {
  public:
   ConvKernel(std::shared_ptr<Context> context, const ConvDesc& desc)
       : WeightedLayer(std::move(context), desc.ToString(), desc.bias),
-        activation_(desc.activation) {}
+        activation_(desc.activation),
+        residual_(desc.residual) {}
+
+  absl::Status Forward(const KernelArgs& args) override {
+    if (residual_) {
+      ASSIGN_OR_RETURN(const void* x1, Input(args, 1));
+      RETURN_IF_ERROR(Require(args.y, "y"));
+      if (x1 != args.y) std::memcpy(args.y, x1, signature_.output.bytes);
+    }
+    return WeightedLayer::Forward(args);
+  }
 
   absl::Status Init(const ConvDesc& d, const KernelOptions& options, const Inputs& inputs) {
     const DType dtype = options.dtype;
-    RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
+    if (residual_ && !options.forward_only)
+      return absl::UnimplementedError(
+          absl::StrCat("unsupported: ", what_, ": a residual input runs forward only"));
+    RETURN_IF_ERROR(CheckInputCount(inputs, residual_ ? 2 : 1, what_));
+    if (residual_) {  // read in the destination's layout, reordered at the graph edge if need be
+      RETURN_IF_ERROR(GivenInput(inputs, 1, dtype, d.output().shape(), what_).status());
+    }
     ASSIGN_OR_RETURN(const TensorSpec* given,
                      GivenInput(inputs, 0, dtype, d.input().shape(), what_));
     ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
@@ -142,8 +163,7 @@ class ConvKernel : public WeightedLayer {
       ASSIGN_OR_RETURN(src_md, DescFromSpec(*given, src_dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
-    const dnnl::primitive_attr forward_attr =
-        activation_ != ActivationKind::kNone ? UserScratchpadActivationAttr(activation_) : attr;
+    const dnnl::primitive_attr forward_attr = UserScratchpadEpilogueAttr(residual_, activation_);
     const memory::desc any_weights = AnyDesc(weights_dims, type);
     const memory::desc any_dst = AnyDesc(dst_dims, type);
     using ForwardPd = dnnl::convolution_forward::primitive_desc;
@@ -187,6 +207,10 @@ class ConvKernel : public WeightedLayer {
     const memory::desc weights = fwd_pd.weights_desc();
     signature_.inputs = {read_as_given ? *given : SpecFromDesc(src, dtype, d.input().shape())};
     signature_.output = SpecFromDesc(dst, dtype, d.output().shape());
+    if (residual_) {
+      signature_.inputs.push_back(signature_.output);
+      signature_.output_over_input = 1;
+    }
     signature_.params = {SpecFromDesc(weights, dtype, d.weights_shape())};
     if (bias_) signature_.params.push_back(TensorSpec::Plain(DType::kF32, Shape{d.k}));
     if (options.forward_only) {
@@ -275,6 +299,7 @@ class ConvKernel : public WeightedLayer {
 
  private:
   const ActivationKind activation_;
+  const bool residual_;
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Reference convolution: direct loops over (N,K,P,Q) x (C/g,R,S) with
 // stride, dilation, groups (depthwise included), asymmetric padding, bias
-// and the ReLU epilogue (applied to the double sum, rounded once; in the
-// backward passes dy is read masked by y > 0).
+// the residual input (x1, added to the double sum before the activation;
+// each element of x1 read before the same element of y is written, so y may
+// be x1's buffer) and the activation epilogue (applied to the double sum,
+// rounded once; in the backward passes dy is read masked by f'(y)).
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
 #include "kernels/reference/common.h"
@@ -26,10 +28,11 @@ class ConvKernel final : public ReferenceKernel {
   }
 
   absl::Status RunForward(const KernelArgs& a) override {
-    const T* x = static_cast<const T*>(a.x[0]);                           // (N,C,H,W)
-    const T* w = static_cast<const T*>(a.params[0]);                      // (K,C/g,R,S)
-    const T* b = d_.bias ? static_cast<const T*>(a.params[1]) : nullptr;  // (K)
-    T* y = static_cast<T*>(a.y);                                          // (N,K,P,Q)
+    const T* x = static_cast<const T*>(a.x[0]);                            // (N,C,H,W)
+    const T* w = static_cast<const T*>(a.params[0]);                       // (K,C/g,R,S)
+    const T* b = d_.bias ? static_cast<const T*>(a.params[1]) : nullptr;   // (K)
+    const T* res = d_.residual ? static_cast<const T*>(a.x[1]) : nullptr;  // (N,K,P,Q)
+    T* y = static_cast<T*>(a.y);                                           // (N,K,P,Q)
     const int64_t cg = d_.c / d_.groups, kg = d_.k / d_.groups;
     const int64_t kh = d_.h.kernel, kw = d_.w.kernel;
     for (int64_t n = 0; n < d_.n; ++n)
@@ -50,8 +53,9 @@ class ConvKernel final : public ReferenceKernel {
                       static_cast<double>(w[Offset4(cg, kh, kw, k, c, r, s)]);
                 }
               }
-            acc = ActivationForward(d_.activation, acc);
-            y[Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q)] = static_cast<T>(acc);
+            const int64_t out = Offset4(d_.k, d_.h.out, d_.w.out, n, k, p, q);
+            if (res != nullptr) acc += static_cast<double>(res[out]);
+            y[out] = static_cast<T>(ActivationForward(d_.activation, acc));
           }
       }
     return absl::OkStatus();
@@ -163,10 +167,13 @@ KernelOr CreateOp(ContextPtr, const ConvDesc& desc, const KernelOptions& options
   const DType dtype = options.dtype;
   const std::string name = desc.ToString();
   KernelSignature sig;
-  auto resolved = ResolveInputs(name, inputs, {TensorSpec::Plain(dtype, desc.input().shape())});
+  std::vector<TensorSpec> expected = {TensorSpec::Plain(dtype, desc.input().shape())};
+  if (desc.residual) expected.push_back(TensorSpec::Plain(dtype, desc.output().shape()));
+  auto resolved = ResolveInputs(name, inputs, expected);
   if (!resolved.ok()) return resolved.status();
   sig.inputs = *std::move(resolved);
   sig.output = TensorSpec::Plain(dtype, desc.output().shape());
+  if (desc.residual) sig.output_over_input = 1;  // x1 read element by element before y's
   TensorSpec weights = TensorSpec::Plain(dtype, desc.weights_shape());
   weights.layout = Layout::kOIHW;
   sig.params.push_back(std::move(weights));

@@ -106,6 +106,8 @@ TEST(ConvDescTest, CanonicalStrings) {
   // The fused ReLU epilogue, with and without a bias.
   ExpectCanonical<ConvDesc>("conv:mb1_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1_bias_relu");
   ExpectCanonical<ConvDesc>("conv:mb1_ic64oc64_ih56oh56kh3sh1ph1_iw56ow56kw3sw1pw1_relu");
+  ExpectCanonical<ConvDesc>("conv:mb1_ic64oc256_ih56oh56kh1sh1ph0_iw56ow56kw1sw1pw0_bias_add_relu");
+  ExpectCanonical<ConvDesc>("conv:mb1_ic64oc256_ih56oh56kh1sh1ph0_iw56ow56kw1sw1pw0_add");
 }
 
 TEST(ConvDescTest, RoundTripsManyShapes) {
@@ -159,6 +161,8 @@ TEST(ConvDescTest, Errors) {
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_bias_x", "offset");
   // The epilogue comes after the bias, never before.
   ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_relu_bias", "offset");
+  ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_add_bias", "offset");
+  ExpectError<ConvDesc>("conv:mb1_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0_relu_add", "offset");
   ExpectError<ConvDesc>("conv:mb1_ic4ocX_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "oc");
   ExpectError<ConvDesc>("conv:mb99999999999999999999_ic4oc6_ih5oh5kh1sh1ph0_iw5ow5kw1sw1pw0", "mb");
   ExpectError<ConvDesc>("pool:mb1", "conv:");

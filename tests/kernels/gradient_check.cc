@@ -89,8 +89,14 @@ absl::StatusOr<KernelBuffers> AllocateBuffers(const KernelSignature& signature) 
 absl::StatusOr<KernelUnderTest> CreateKernelUnderTest(Backend& backend, const OpDesc& desc,
                                                       DType dtype,
                                                       const std::vector<TensorSpec>& inputs) {
+  return CreateKernelUnderTest(backend, desc, KernelOptions::ForDType(dtype), inputs);
+}
+
+absl::StatusOr<KernelUnderTest> CreateKernelUnderTest(Backend& backend, const OpDesc& desc,
+                                                      const KernelOptions& options,
+                                                      const std::vector<TensorSpec>& inputs) {
   KernelUnderTest out;
-  ASSIGN_OR_RETURN(out.kernel, backend.Create(desc, dtype, inputs));
+  ASSIGN_OR_RETURN(out.kernel, backend.Create(desc, options, inputs));
   ASSIGN_OR_RETURN(out.buffers, AllocateBuffers(out.kernel->signature()));
   return out;
 }

@@ -44,6 +44,9 @@ struct KernelUnderTest {
 absl::StatusOr<KernelUnderTest> CreateKernelUnderTest(Backend& backend, const OpDesc& desc,
                                                       DType dtype,
                                                       const std::vector<TensorSpec>& inputs = {});
+absl::StatusOr<KernelUnderTest> CreateKernelUnderTest(Backend& backend, const OpDesc& desc,
+                                                      const KernelOptions& options,
+                                                      const std::vector<TensorSpec>& inputs = {});
 
 // Element `i` (row-major) of a plain fp32, fp64 or int32 tensor.
 double GetElement(const TensorSpec& spec, const void* data, int64_t i);

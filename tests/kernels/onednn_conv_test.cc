@@ -145,6 +145,57 @@ TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndBackward) {
   }
 }
 
+// A residual input (`_add`: y = f(conv(x0) + b + x1), forward only, the sum
+// post-op) against the reference: y a buffer of its own (x1 copied in) and
+// y over x1 (the plan's binding), with and without bias and ReLU, plain and
+// blocked-friendly channels, fp32 on integers and bf16 where the CPU has
+// it. x1 is read in y's layout; training refuses the op.
+TEST(OneDnnConvResidualTest, MatchesReferenceApartAndOverTheShortcut) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (ConvCase c : {ConvCase{2, 8, 16, 7, 7, 3, 3, 1, 1, Padding::kSame, 1, 1, true},
+                     ConvCase{2, 5, 7, 8, 8, 3, 3, 2, 2, Padding::kSame},
+                     ConvCase{1, 32, 64, 6, 6, 1, 1, 1, 1, Padding::kValid, 1, 1, true},
+                     ConvCase{2, 16, 16, 9, 9, 3, 3, 2, 2, Padding::kSame, 16, 1, true}}) {
+    for (const char* suffix : {"_add", "_add_relu"}) {
+      const std::string text = ConvString(c) + suffix;
+      absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
+      ASSERT_TRUE(desc.ok()) << desc.status();
+      absl::Status training = OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kF32));
+      EXPECT_EQ(training.code(), absl::StatusCode::kUnimplemented) << text << ": " << training;
+      EXPECT_NE(training.message().find("forward only"), absl::string_view::npos) << training;
+      KernelOptions forward_only = KernelOptions::ForDType(DType::kF32);
+      forward_only.forward_only = true;
+      absl::StatusOr<std::unique_ptr<Kernel>> kernel = OneDnn()->Create(*desc, forward_only, {});
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      const KernelSignature& sig = (*kernel)->signature();
+      ASSERT_EQ(sig.inputs.size(), 2u) << text;
+      EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[1], sig.output)) << text;
+      EXPECT_EQ(sig.output_over_input, 1) << text;
+      EXPECT_EQ((*kernel)->implementation().rfind("ref:", 0), std::string::npos)
+          << text << ": " << (*kernel)->implementation();
+      onednn_test::CompareOptions options;
+      options.forward_only = true;
+      for (int over : {-1, 1}) {
+        options.y_over_input = over;
+        absl::Status status = CompareWithReference(*desc, options);
+        EXPECT_TRUE(status.ok()) << text << " y over x" << over << ": " << status;
+      }
+      KernelOptions bf16_forward = KernelOptions::ForDType(DType::kBF16);
+      bf16_forward.forward_only = true;
+      if (OneDnn()->Supports(*desc, bf16_forward).ok()) {
+        onednn_test::CompareOptions bf16 = options;
+        bf16.dtype = DType::kBF16;
+        bf16.low = -2;
+        bf16.high = 2;
+        bf16.forward_rtol = 1.0 / 128;
+        bf16.forward_atol = 1e-2;
+        absl::Status status = CompareWithReference(*desc, bf16);
+        EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
+      }
+    }
+  }
+}
+
 // No pass of a depthwise 5x5 or 7x7 convolution runs oneDNN's reference
 // kernel where its jit kernels exist (AVX-512): the weight gradient reads
 // channels-last copies of x and dy; bf16 too where the CPU has it.

@@ -108,10 +108,13 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   std::vector<TensorSpec> ref_inputs;
   for (const TensorSpec& spec : o.onednn_inputs)
     ref_inputs.push_back(spec.dtype == DType::kI32 ? spec : PlainF32(spec));
+  KernelOptions ref_options = KernelOptions::ForDType(DType::kF32);
+  KernelOptions dnn_options = KernelOptions::ForDType(o.dtype);
+  ref_options.forward_only = dnn_options.forward_only = o.forward_only;
   ASSIGN_OR_RETURN(KernelUnderTest ref,
-                   kernel_test::CreateKernelUnderTest(*Reference(), desc, DType::kF32, ref_inputs));
+                   kernel_test::CreateKernelUnderTest(*Reference(), desc, ref_options, ref_inputs));
   ASSIGN_OR_RETURN(KernelUnderTest dnn,
-                   kernel_test::CreateKernelUnderTest(*onednn, desc, o.dtype, o.onednn_inputs));
+                   kernel_test::CreateKernelUnderTest(*onednn, desc, dnn_options, o.onednn_inputs));
   const KernelSignature& rs = ref.kernel->signature();
   const KernelSignature& ds = dnn.kernel->signature();
   if (rs.inputs.size() != ds.inputs.size() || rs.params.size() != ds.params.size() ||
@@ -145,9 +148,19 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
   Poison(dnn.buffers.y);
   Poison(dnn.buffers.saved);
   Poison(dnn.buffers.scratch);
+  KernelArgs ref_args = ref.buffers.Args(o.training), dnn_args = dnn.buffers.Args(o.training);
+  if (const int k = o.y_over_input; k >= 0) {
+    if (k >= static_cast<int>(rs.inputs.size()) || ds.inputs[k].bytes != ds.output.bytes ||
+        rs.inputs[k].bytes != rs.output.bytes || o.forward_calls != 1)
+      return absl::InvalidArgumentError(absl::StrCat(name, ": y cannot be input ", k, "'s buffer"));
+    std::memcpy(ref.buffers.y.data(), ref.buffers.x[k].data(), rs.output.bytes);
+    std::memcpy(dnn.buffers.y.data(), dnn.buffers.x[k].data(), ds.output.bytes);
+    ref_args.x[k] = ref_args.y;
+    dnn_args.x[k] = dnn_args.y;
+  }
   for (int call = 0; call < o.forward_calls; ++call) {
-    RETURN_IF_ERROR(ref.kernel->Forward(ref.buffers.Args(o.training)));
-    RETURN_IF_ERROR(dnn.kernel->Forward(dnn.buffers.Args(o.training)));
+    RETURN_IF_ERROR(ref.kernel->Forward(ref_args));
+    RETURN_IF_ERROR(dnn.kernel->Forward(dnn_args));
   }
   RETURN_IF_ERROR(Compare(absl::StrCat(name, " forward y"), ds.output, dnn.buffers.y, rs.output,
                           ref.buffers.y, o.forward_rtol, o.forward_atol));
@@ -155,7 +168,7 @@ absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {
     RETURN_IF_ERROR(Compare(absl::StrCat(name, " forward state ", i), ds.state[i],
                             dnn.buffers.state[i], rs.state[i], ref.buffers.state[i], o.forward_rtol,
                             o.forward_atol));
-  if (!o.backward) return absl::OkStatus();
+  if (!o.backward || o.forward_only) return absl::OkStatus();
 
   RETURN_IF_ERROR(SetBoth(rs.output, ref.buffers.dy, ds.output, dnn.buffers.dy,
                           Fill(rs.output.shape, ++seed, o)));

@@ -36,6 +36,11 @@ struct CompareOptions {
   bool training = true;
   int forward_calls = 1;  // forwards before backward (dropout's call count)
   bool backward = true;   // also compare BackwardData and BackwardWeights
+  // Both kernels made forward only (KernelOptions::forward_only; no backward).
+  bool forward_only = false;
+  // >= 0: both forwards write y over x[y_over_input] (its values put in y,
+  // and x[i] bound to y: KernelSignature::output_over_input).
+  int y_over_input = -1;
   uint64_t seed = 1;
   Backend* onednn = nullptr;  // the oneDNN backend under test; nullptr: OneDnn()
 };

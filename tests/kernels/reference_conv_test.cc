@@ -113,6 +113,38 @@ TEST_P(ConvForwardTest, ReluEpilogueZeroesWhatIsNotPositive) {
             (std::vector<double>{0, 0, 5}));
 }
 
+// The residual input (`_add`) is added to the sum before the activation,
+// and the same y comes out when y is x1's buffer (written over it).
+TEST_P(ConvForwardTest, ResidualIsAddedBeforeTheActivationAndMayBeWrittenOver) {
+  std::unique_ptr<Backend> backend = CreateReferenceBackend();
+  absl::StatusOr<ConvDesc> desc =
+      ConvDesc::Parse("conv:mb2_ic2oc3_ih1oh1kh1sh1ph0_iw1ow1kw1sw1pw0_bias_add_relu");
+  ASSERT_TRUE(desc.ok()) << desc.status();
+  KernelOptions options = KernelOptions::ForDType(GetParam());
+  EXPECT_EQ(backend->Create(*desc, options, {}).status().code(), absl::StatusCode::kUnimplemented);
+  options.forward_only = true;
+  absl::StatusOr<KernelUnderTest> k = CreateKernelUnderTest(*backend, *desc, options);
+  ASSERT_TRUE(k.ok()) << k.status();
+  const KernelSignature& sig = k->kernel->signature();
+  ASSERT_EQ(sig.inputs.size(), 2u);
+  EXPECT_EQ(sig.inputs[1].shape, sig.output.shape);
+  EXPECT_EQ(sig.output_over_input, 1);
+  // BatchAndChannels' sums (3, -1, 102, 7, -1, 106) plus x1, then the ReLU.
+  const std::vector<double> x1 = {-4, 2, -200, 1, 0.5, 0};
+  const std::vector<double> want = {0, 1, 0, 8, 0, 106};
+  ASSERT_TRUE(FromDoubles(sig.inputs[0], k->buffers.x[0].data(), {1, 2, 3, 4}).ok());
+  ASSERT_TRUE(FromDoubles(sig.inputs[1], k->buffers.x[1].data(), x1).ok());
+  ASSERT_TRUE(FromDoubles(sig.params[0], k->buffers.params[0].data(), {1, 1, 1, -1, 2, 0}).ok());
+  ASSERT_TRUE(FromDoubles(sig.params[1], k->buffers.params[1].data(), {0, 0, 100}).ok());
+  KernelArgs args = k->buffers.Args(/*training=*/false);
+  ASSERT_TRUE(k->kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k->buffers.y.data()), want);
+  ASSERT_TRUE(FromDoubles(sig.output, k->buffers.y.data(), x1).ok());
+  args.x[1] = args.y;
+  ASSERT_TRUE(k->kernel->Forward(args).ok());
+  EXPECT_EQ(ToDoubles(sig.output, k->buffers.y.data()), want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, ConvForwardTest, ::testing::Values(DType::kF32, DType::kF64));
 
 // Behind the ReLU epilogue both backward passes read dy masked by y > 0:

@@ -222,17 +222,22 @@ TEST_P(InferenceTest, FoldedBatchNormsGiveTheUnfoldedLogits) {
   EXPECT_EQ((*unfolded)->folded_batch_norms(), 0);
   // The residual branch's batch norm goes; the stem's batch norm + ReLU
   // becomes the ReLU alone, which the folded convolution takes as its
-  // epilogue, as the branch's two convolutions take theirs in both plans
-  // (InferOptions::conv_relu: three ReLU layers more when off).
-  EXPECT_EQ((*folded)->step_plan().layers.size() + 2, (*unfolded)->step_plan().layers.size());
-  EXPECT_EQ(Epilogues(**folded), 3);
+  // epilogue, as the branch's two convolutions take theirs in both plans;
+  // the folded branch's last convolution then absorbs the add and its ReLU
+  // (InferOptions::conv_add). With conv_relu off: three ReLU layers more,
+  // and the add (its convolution would take its ReLU).
+  EXPECT_EQ((*folded)->step_plan().layers.size() + 3, (*unfolded)->step_plan().layers.size());
+  EXPECT_EQ((*folded)->conv_residual_adds(), 1);
+  EXPECT_EQ((*unfolded)->conv_residual_adds(), 0);
+  EXPECT_EQ(Epilogues(**folded), 4);
   EXPECT_EQ(Epilogues(**unfolded), 2);
   InferOptions apart = options;
   apart.conv_relu = false;
   auto relu_apart = Inferencer::Compile(graph, backend.get(), apart);
   ASSERT_TRUE(relu_apart.ok()) << relu_apart.status();
   EXPECT_EQ(Epilogues(**relu_apart), 0);
-  EXPECT_EQ((*relu_apart)->step_plan().layers.size(), (*folded)->step_plan().layers.size() + 3);
+  EXPECT_EQ((*relu_apart)->conv_residual_adds(), 0);
+  EXPECT_EQ((*relu_apart)->step_plan().layers.size(), (*folded)->step_plan().layers.size() + 4);
   MakeBatch(60, &images, &labels);
   // The initial weights, then the trained ones.
   ExpectClose(RunLogits(**folded, images), RunLogits(**unfolded, images), 1e-4, "initial");
@@ -434,8 +439,8 @@ TEST_P(ZooInferenceTest, MatchesTheGraphEvaluatedNodeByNode) {
 // same sizes, the costliest: official_resnet101/152/200 (v1 and v2) repeat
 // official_resnet50's blocks, DenseNet-100 densenet40_k12's layers.
 bool RepeatsAnotherModel(const std::string& name) {
-  for (const char* repeat : {"official_resnet101", "official_resnet152", "official_resnet200",
-                             "densenet100_k"})
+  for (const char* repeat :
+       {"official_resnet101", "official_resnet152", "official_resnet200", "densenet100_k"})
     if (name.rfind(repeat, 0) == 0) return true;
   return false;
 }

@@ -13,9 +13,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "bench/cases/input/input_cases.h"
 #include "bench/cli/flag_read.h"
 #include "bench/cli/flag_values.h"
-#include "bench/cases/input/input_cases.h"
 #include "bench/harness/harness.h"
 #include "bench/harness/iteration_stats.h"
 #include "bench/suite/names.h"
@@ -54,6 +54,11 @@ ABSL_FLAG(bool, conv_relu, cnnbench::bench::InferCaseOptions().conv_relu,
           "convolution's epilogue (oneDNN post-op, its backward masking dy once for both passes; "
           "the cuda backend's epilogue kernel, in inference only); false: a layer of its own, the "
           "baseline the fusion is measured against");
+ABSL_FLAG(bool, conv_add, cnnbench::bench::InferCaseOptions().conv_add,
+          "inference cases run a residual add whose later input is a convolution read by nothing "
+          "else inside that convolution (oneDNN's sum post-op, before its ReLU; the output written "
+          "over the shortcut's buffer); false: the add a layer of its own, the baseline the "
+          "fusion is measured against");
 
 namespace cnnbench::bench {
 namespace {
@@ -154,6 +159,7 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
   io.cuda_graph = options.cuda.graph;
   io.fold_batch_norm = options.infer.fold_batch_norm;
   io.conv_relu = options.infer.conv_relu;
+  io.conv_add = options.infer.conv_add;
   ASSIGN_OR_RETURN(w->inferencer_, Inferencer::Compile(graph, w->backend_.get(), io));
   const size_t image_bytes = graph.nodes[graph.images].output.num_elements() * sizeof(float);
   if (device.is_cpu()) {
@@ -245,6 +251,9 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
                     ? absl::StrCat(" (", inferencer_->conv_relu_epilogues(), " as conv epilogues)")
                     : "")
           : "",
+      inferencer_->conv_residual_adds() > 0
+          ? absl::StrCat(", ", inferencer_->conv_residual_adds(), " adds in the conv before them")
+          : "",
       ConvAlgorithmNote(options_, *backend_, inferencer_->step_plan()),
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
@@ -272,6 +281,7 @@ absl::Status ApplyInferFlags(SuiteOptions& o) {
   RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_fold_batch_norm, &o.infer.fold_batch_norm));
   RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_conv_relu, &o.infer.conv_relu));
   if (FlagGiven(FLAGS_conv_relu)) o.train.conv_relu = o.infer.conv_relu;  // one flag, both uses
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_conv_add, &o.infer.conv_add));
   return absl::OkStatus();
 }
 
@@ -281,6 +291,7 @@ void AddInferContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("infer_include_copy", o.infer.include_copy ? "true" : "false");
   benchmark::AddCustomContext("fold_batch_norm", o.infer.fold_batch_norm ? "true" : "false");
   benchmark::AddCustomContext("conv_relu", o.infer.conv_relu ? "true" : "false");
+  benchmark::AddCustomContext("conv_add", o.infer.conv_add ? "true" : "false");
 }
 
 std::vector<int64_t> InferBatchSizes(const SuiteOptions& options, const std::string& model) {

@@ -24,6 +24,8 @@ struct InferCaseOptions {
   // ReLUs run as their convolution's epilogue (InferOptions::conv_relu;
   // the same flag sets TrainCaseOptions::conv_relu).
   bool conv_relu = true;
+  // Residual adds run in the convolution before them (InferOptions::conv_add).
+  bool conv_add = true;
 };
 
 }  // namespace cnnbench::bench
