@@ -13,7 +13,13 @@
 //     in the same precision, measured after the step (bench/cases/peak);
 //   --profile --direct (onednn): beside it, each convolution's passes
 //     as oneDNN runs them called directly on the same shape and precision
-//     (bench/overhead/onednn_direct.h), and the step's layers against them.
+//     (bench/overhead/onednn_direct.h), and the step's layers against them;
+//   --profile --infer --batch=1: the inference plan the suite's infer case
+//     runs (folded batch norms, conv epilogues, adds in convs: the suite's
+//     defaults), --steps batches unprofiled, then each layer timed batch by
+//     batch, the profile's sum against the unprofiled batch, layers summed
+//     by kind (tools/infer_profile.h); --per_batch_file=PATH writes every
+//     profiled batch's layer times.
 // Every conv/fc/pool/batchnorm/relu layer has kernel cases (bench/cases/kernel/layer_cases.h:
 // the passes the step runs); other nodes (add, concat, dropout, loss) and the
 // update have none and are listed as uncovered.
@@ -46,6 +52,7 @@
 #include "kernels/kernel.h"
 #include "models/summary.h"
 #include "models/zoo.h"
+#include "tools/infer_profile.h"
 #include "tools/report/run_file.h"
 #include "train/fusion.h"
 #include "train/trace.h"
@@ -82,6 +89,18 @@ ABSL_FLAG(bool, fuse_relu, true,
 ABSL_FLAG(bool, conv_relu, true,
           "--profile, with --fuse_relu: the convolutions take their ReLU too (false: those ReLUs "
           "stay layers)");
+ABSL_FLAG(bool, infer, false,
+          "--profile: the inference plan's forward pass (as the suite's infer cases), not the "
+          "training step");
+ABSL_FLAG(bool, fold_batch_norm, true,
+          "--profile --infer: fold each batch norm into the convolution before it (as "
+          "//bench:all's flag)");
+ABSL_FLAG(bool, conv_add, true,
+          "--profile --infer: run each residual add in the convolution before it (as "
+          "//bench:all's flag)");
+ABSL_FLAG(std::string, per_batch_file, "",
+          "--profile --infer: write each profiled batch's layer times here (tab-separated, one "
+          "column per batch)");
 
 namespace cnnbench {
 namespace {
@@ -279,19 +298,38 @@ void PrintAgainstPeak(const Graph& graph, const std::string& precision, double s
 // Runs the step here with per-layer profiling and reports how much of it
 // the profile covers and each layer's time (against its kernel cases when
 // `means` has them).
-absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
-                         const std::map<std::string, double>* means) {
-  ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+// The backend --backend and --cpu_conv_algorithm name.
+absl::StatusOr<std::unique_ptr<Backend>> ProfileBackend() {
   const std::string backend_name = absl::GetFlag(FLAGS_backend);
   ASSIGN_OR_RETURN(const CpuConvAlgorithm conv_algorithm,
                    ParseCpuConvAlgorithm(absl::GetFlag(FLAGS_cpu_conv_algorithm)));
   OneDnnOptions onednn;
   onednn.conv_algorithm = conv_algorithm;
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<Backend> backend,
-      backend_name == "onednn"
-          ? CreateOneDnnBackend(onednn)
-          : CreateBackend(backend_name, backend_name == "cuda" ? Device::Cuda(0) : Device::Cpu()));
+  return backend_name == "onednn"
+             ? CreateOneDnnBackend(onednn)
+             : CreateBackend(backend_name,
+                             backend_name == "cuda" ? Device::Cuda(0) : Device::Cpu());
+}
+
+// --profile --infer: the inference plan, profiled (tools/infer_profile.h).
+absl::Status ProfileInferencePlan(const Graph& graph, const std::string& precision_name) {
+  InferProfileOptions options;
+  ASSIGN_OR_RETURN(options.infer.precision, ParsePrecision(precision_name));
+  options.infer.fuse_relu = absl::GetFlag(FLAGS_fuse_relu);
+  options.infer.conv_relu = absl::GetFlag(FLAGS_conv_relu);
+  options.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
+  options.infer.conv_add = absl::GetFlag(FLAGS_conv_add);
+  options.batches = absl::GetFlag(FLAGS_steps);
+  options.warmup = absl::GetFlag(FLAGS_warmup_steps);
+  options.per_batch_file = absl::GetFlag(FLAGS_per_batch_file);
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, ProfileBackend());
+  return ProfileInference(graph, backend.get(), options);
+}
+
+absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
+                         const std::map<std::string, double>* means) {
+  ASSIGN_OR_RETURN(Precision precision, ParsePrecision(precision_name));
+  ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, ProfileBackend());
   TrainOptions options;
   options.precision = precision;
   options.profile = true;
@@ -397,6 +435,19 @@ int Main(int argc, char** argv) {
                  "(with --backend=onednn)\n");
     return 2;
   }
+  if (absl::GetFlag(FLAGS_infer) &&
+      (!profile || absl::GetFlag(FLAGS_direct) || !absl::GetFlag(FLAGS_trace_file).empty() ||
+       !path.empty())) {
+    std::fprintf(stderr,
+                 "step_breakdown: --infer profiles the inference plan: add --profile (without "
+                 "--direct, --trace_file or --json; the suite's --trace_file traces an infer "
+                 "case)\n");
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_per_batch_file).empty() && !absl::GetFlag(FLAGS_infer)) {
+    std::fprintf(stderr, "step_breakdown: --per_batch_file is for --profile --infer\n");
+    return 2;
+  }
   if (!absl::GetFlag(FLAGS_trace_file).empty() && !profile) {
     std::fprintf(stderr, "step_breakdown: --trace_file traces a profiled step: add --profile\n");
     return 2;
@@ -437,7 +488,9 @@ int Main(int argc, char** argv) {
     if (status == 2) return status;
   }
   if (profile) {
-    absl::Status s = ProfileStep(*graph, precision, path.empty() ? nullptr : &means);
+    absl::Status s = absl::GetFlag(FLAGS_infer)
+                         ? ProfileInferencePlan(*graph, precision)
+                         : ProfileStep(*graph, precision, path.empty() ? nullptr : &means);
     if (!s.ok()) {
       std::fprintf(stderr, "step_breakdown: %s\n", std::string(s.message()).c_str());
       return 2;

@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<Inferencer>> Inferencer::Compile(const Graph& gra
   plan.forward_only = true;
   ASSIGN_OR_RETURN_AS_IS(inferencer->step_, PlanStep(graph, backend, plan));
   RETURN_IF_ERROR(inferencer->AllocateAndBind());
+  RETURN_IF_ERROR(inferencer->timer_.SetProfiling(options.profile, backend->stream()));
   return inferencer;
 }
 
@@ -99,8 +100,12 @@ absl::Status Inferencer::SetBatch(const float* images) {
   return inputs_->Set(images, no_labels_.data());
 }
 
+void Inferencer::ResetProfile() {
+  for (auto& t : step_.profile) t.forward_seconds = t.backward_seconds = 0;
+}
+
 bool Inferencer::cuda_graph_active() const {
-  return options_.cuda_graph && cuda_graph_failure_.empty() &&
+  return options_.cuda_graph && !options_.profile && cuda_graph_failure_.empty() &&
          (!backend_->device().is_cpu() || options_.capture_on_cpu_for_testing);
 }
 

@@ -60,6 +60,10 @@ struct InferOptions {
   bool cuda_graph = true;
   // Tests only: try the capture on the CPU too, where it always fails.
   bool capture_on_cpu_for_testing = false;
+  // Every layer of every Run() timed on the stream (its time summed into
+  // profile(); the input reorders as "edges"), run eagerly (no CUDA graph):
+  // //tools:step_breakdown --profile --infer.
+  bool profile = false;
   // Compile refuses (OOM) a plan above this many bytes; 0: what the device
   // can give now.
   size_t memory_limit_bytes = 0;
@@ -118,6 +122,11 @@ class Inferencer {
   int conv_relu_epilogues() const { return step_.conv_relu_epilogues; }
   // Residual adds run in the convolution before them (InferOptions::conv_add).
   int conv_residual_adds() const { return step_.conv_residual_adds; }
+  // With InferOptions::profile: each layer's forward seconds summed over the
+  // Run() calls since Compile or ResetProfile (and TraceRun's), one entry
+  // per layer, then "edges" (the input reorders) and "update" (unused).
+  const std::vector<LayerTime>& profile() const { return step_.profile; }
+  void ResetProfile();
   bool cuda_graph_active() const;
   const std::string& cuda_graph_failure() const { return cuda_graph_failure_; }
 
@@ -152,7 +161,7 @@ class Inferencer {
   bool eager_done_[2] = {false, false};
   std::string cuda_graph_failure_;
   int64_t runs_ = 0;
-  StepTimer timer_;  // TraceRun's
+  StepTimer timer_;  // TraceRun's, and every Run()'s with InferOptions::profile
 };
 
 // Of `logits` (batch rows of `classes`), how many rows have their label

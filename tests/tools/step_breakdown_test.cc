@@ -71,6 +71,38 @@ TEST(StepBreakdownTest, DirectListsEveryConvolutionAndThePeakLine) {
   }
 }
 
+// --infer: the inference plan's layers (resnet20's block convolutions with
+// their adds, summed by kind), the profile against the unprofiled batch,
+// and each profiled batch's layer times in --per_batch_file; --infer
+// without --profile, or with --json, is refused.
+TEST(StepBreakdownTest, InferProfilesTheInferencePlanBatchByBatch) {
+  const std::string per_batch = TempPath("per_batch.tsv");
+  std::string output;
+  ASSERT_EQ(RunCommand(absl::StrCat(g_step_breakdown,
+                                    " --profile --infer --model=resnet20 --batch=1 --steps=3 "
+                                    "--warmup_steps=1 --per_batch_file=",
+                                    per_batch),
+                       &output),
+            0)
+      << output;
+  for (const char* line : {"\nconv0+", "\nby kind", "\n  conv 3x3+add ", "\n  pool avg",
+                           "\nunprofiled batch (before)", "\nsum of the profile",
+                           "\nprofile / unprofiled batch: ", ", adds in a conv "})
+    EXPECT_NE(output.find(line), std::string::npos) << line << " missing:\n" << output;
+  std::ifstream in(per_batch);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "layer\tkind\tbatch0_ms\tbatch1_ms\tbatch2_ms");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first.rfind("conv0", 0), 0u) << first;
+  for (const char* refused : {" --infer --model=trivial", " --profile --infer --json=x.json",
+                              " --profile --per_batch_file=x.tsv --model=trivial"}) {
+    const int rc = RunCommand(absl::StrCat(g_step_breakdown, refused), &output);
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 2) << refused << ": " << output;
+  }
+}
+
 // A trace path that cannot be written is refused before anything is
 // measured (exit 2, naming the flag and why), not after the profile.
 TEST(StepBreakdownTest, ATraceFileThatCannotBeWrittenIsRefusedFirst) {
