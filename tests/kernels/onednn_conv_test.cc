@@ -100,6 +100,17 @@ TEST(OneDnnConvLayoutTest, ChoosesABlockedLayoutAndAJitKernel) {
       << (*kernel)->implementation();
 }
 
+// `options` in bf16: integers in [-2, 2], compared to 1/128 relative and
+// 1e-2 absolute (bf16's 8-bit mantissa).
+onednn_test::CompareOptions InBf16(onednn_test::CompareOptions options) {
+  options.dtype = DType::kBF16;
+  options.low = -2;
+  options.high = 2;
+  options.forward_rtol = options.backward_rtol = 1.0 / 128;
+  options.forward_atol = options.backward_atol = 1e-2;
+  return options;
+}
+
 // The ReLU epilogue (the forward primitive's eltwise post-op) against the
 // reference, forward and backward (dy masked by y > 0 once for both passes
 // in Backward, in each pass called alone), with and without a bias, plain
@@ -133,13 +144,7 @@ TEST(OneDnnConvReluEpilogueTest, MatchesReferenceForwardAndBackward) {
       EXPECT_NE(s.message().find("forward only"), absl::string_view::npos) << s;
     }
     if (OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kBF16)).ok()) {
-      onednn_test::CompareOptions bf16 = options;
-      bf16.dtype = DType::kBF16;
-      bf16.low = -2;
-      bf16.high = 2;
-      bf16.forward_rtol = bf16.backward_rtol = 1.0 / 128;
-      bf16.forward_atol = bf16.backward_atol = 1e-2;
-      status = CompareWithReference(*desc, bf16);
+      status = CompareWithReference(*desc, InBf16(options));
       EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
     }
   }
@@ -183,13 +188,7 @@ TEST(OneDnnConvResidualTest, MatchesReferenceApartAndOverTheShortcut) {
       KernelOptions bf16_forward = KernelOptions::ForDType(DType::kBF16);
       bf16_forward.forward_only = true;
       if (OneDnn()->Supports(*desc, bf16_forward).ok()) {
-        onednn_test::CompareOptions bf16 = options;
-        bf16.dtype = DType::kBF16;
-        bf16.low = -2;
-        bf16.high = 2;
-        bf16.forward_rtol = 1.0 / 128;
-        bf16.forward_atol = 1e-2;
-        absl::Status status = CompareWithReference(*desc, bf16);
+        absl::Status status = CompareWithReference(*desc, InBf16(options));
         EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
       }
     }

@@ -26,7 +26,9 @@
 namespace cnnbench {
 namespace {
 
+using train_test::ExpectClose;
 using train_test::MakeBatch;
+using train_test::RunLogits;
 using train_test::SmallCnn;
 
 std::unique_ptr<Backend> MakeBackend(const std::string& name) {
@@ -126,24 +128,6 @@ std::vector<float> InterpretLogits(const Graph& graph, Backend* backend, const I
                              TensorSpec::Plain(DType::kF32, logits.spec.shape), out.data())
                   .ok());
   return out;
-}
-
-void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  double scale = 1;
-  for (float v : want) scale = std::max(scale, std::abs(static_cast<double>(v)));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tolerance * scale) << what << ", logit " << i;
-}
-
-std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& images) {
-  EXPECT_TRUE(inferencer.SetBatch(images.data()).ok());
-  absl::Status run = inferencer.Run();
-  EXPECT_TRUE(run.ok()) << run;
-  auto logits = inferencer.Logits();
-  EXPECT_TRUE(logits.ok()) << logits.status();
-  return logits.ok() ? *logits : std::vector<float>();
 }
 
 class InferenceTest : public ::testing::TestWithParam<const char*> {};

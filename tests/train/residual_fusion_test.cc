@@ -24,8 +24,10 @@
 namespace cnnbench {
 namespace {
 
+using train_test::ExpectClose;
 using train_test::kClasses;
 using train_test::kSize;
+using train_test::RunLogits;
 
 // How the identity block's shortcut is read: by the block's first conv and
 // its add (kDead once the add has run); also by a second add after the
@@ -159,25 +161,6 @@ std::vector<float> Images(const Graph& graph, uint64_t seed) {
   std::vector<float> images(graph.nodes[graph.images].output.num_elements());
   for (float& v : images) v = pixel(rng);
   return images;
-}
-
-std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& images) {
-  EXPECT_TRUE(inferencer.SetBatch(images.data()).ok());
-  absl::Status run = inferencer.Run();
-  EXPECT_TRUE(run.ok()) << run;
-  auto logits = inferencer.Logits();
-  EXPECT_TRUE(logits.ok()) << logits.status();
-  return logits.ok() ? *logits : std::vector<float>();
-}
-
-void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  ASSERT_FALSE(want.empty()) << what;
-  double scale = 1;
-  for (float v : want) scale = std::max(scale, std::abs(static_cast<double>(v)));
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tolerance * scale) << what << ", logit " << i;
 }
 
 struct PlanCase {

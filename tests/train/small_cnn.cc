@@ -1,5 +1,8 @@
 #include "tests/train/small_cnn.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "gtest/gtest.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "models/net_builder.h"
@@ -74,6 +77,25 @@ absl::StatusOr<std::vector<float>> StepLosses(Trainer& trainer, int steps) {
     losses.push_back(*loss);
   }
   return losses;
+}
+
+std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& images) {
+  EXPECT_TRUE(inferencer.SetBatch(images.data()).ok());
+  absl::Status run = inferencer.Run();
+  EXPECT_TRUE(run.ok()) << run;
+  auto logits = inferencer.Logits();
+  EXPECT_TRUE(logits.ok()) << logits.status();
+  return logits.ok() ? *logits : std::vector<float>();
+}
+
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  ASSERT_FALSE(want.empty()) << what;
+  double scale = 1;
+  for (float v : want) scale = std::max(scale, std::abs(static_cast<double>(v)));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tolerance * scale) << what << ", logit " << i;
 }
 
 }  // namespace cnnbench::train_test

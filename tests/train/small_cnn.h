@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "kernels/kernel.h"
 #include "models/graph.h"
+#include "train/inference.h"
 #include "train/trainer.h"
 
 namespace cnnbench::train_test {
@@ -37,6 +39,14 @@ absl::StatusOr<float> StepAndLoss(Trainer& trainer);
 
 // `steps` steps on MakeBatch(0), MakeBatch(1), ...: their losses.
 absl::StatusOr<std::vector<float>> StepLosses(Trainer& trainer, int steps);
+
+// One forward pass of `images` (a batch, plain fp32): its logits (empty,
+// with a test failure, when a call fails).
+std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& images);
+
+// Each logit within `tolerance` times the largest |want| (at least 1).
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
+                 const std::string& what);
 
 }  // namespace cnnbench::train_test
 
