@@ -244,6 +244,18 @@ class WriterTest(unittest.TestCase):
             with self.assertRaises(OSError):
                 peer_json.write_json(os.path.join(d, "no", "such", "run.json"), {}, [])
 
+    def test_a_runners_exit_status_names_the_file_it_could_not_write(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(peer_json.write_run("x.py", os.path.join(d, "run.json"), {}, []), 0)
+            bad = os.path.join(d, "no", "such", "run.json")
+            err = io.StringIO()
+            stderr, sys.stderr = sys.stderr, err
+            try:
+                self.assertEqual(peer_json.write_run("x.py", bad, {}, []), 1)
+            finally:
+                sys.stderr = stderr
+            self.assertIn(f"x.py: cannot write --benchmark_out={bad}: ", err.getvalue())
+
     def test_context_names_the_framework_and_the_platform(self):
         args, _ = parse("--benchmark_out=x.json", "--platform=box", "--steps=7")
         c = peer_json.host_context("tensorflow 2.21.0", "XLA off", args, argv=["t.py", "--a"])

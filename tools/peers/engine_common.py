@@ -112,12 +112,6 @@ def main(prog, doc, engine):
                 cases, args, lambda m, p, b: engine.run_case(m, p, b, args), infer=True)
         finally:
             engine.close()
-        try:
-            peer_json.write_json(args.benchmark_out, context, benchmarks)
-        except OSError as e:
-            print(f"{prog}: cannot write --benchmark_out={args.benchmark_out}: {e}",
-                  file=sys.stderr)
-            return 1
-        return 0
+        return peer_json.write_run(prog, args.benchmark_out, context, benchmarks)
 
     return peer_json.main_wrapper(parser, run)

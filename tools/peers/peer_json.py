@@ -393,6 +393,17 @@ def error_entry(name, repetitions, message):
             "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "ms"}
 
 
+def write_run(prog, path, context, benchmarks):
+    """write_json, as a runner's exit status: 0, or 1 after saying on stderr
+    which --benchmark_out could not be written and why."""
+    try:
+        write_json(path, context, benchmarks)
+    except OSError as e:
+        print(f"{prog}: cannot write --benchmark_out={path}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def write_json(path, context, benchmarks):
     """Writes the run through a temporary file renamed into place (a failed
     run leaves an older file whole). Errors raise OSError naming the path."""

@@ -175,13 +175,7 @@ def main():
                                          args)
         benchmarks = peer_json.run_cases(cases, args, make_runner(tf, args),
                                          infer=args.mode == "infer")
-        try:
-            peer_json.write_json(args.benchmark_out, context, benchmarks)
-        except OSError as e:
-            print(f"tensorflow_train.py: cannot write --benchmark_out={args.benchmark_out}: {e}",
-                  file=sys.stderr)
-            return 1
-        return 0
+        return peer_json.write_run("tensorflow_train.py", args.benchmark_out, context, benchmarks)
 
     return peer_json.main_wrapper(parser, run)
 
