@@ -73,6 +73,13 @@ struct KernelSignature {
   // sum post-op) and copies it there when y is another buffer. A plan gives
   // y that input's buffer where no later layer reads it (train/step_plan.h).
   int output_over_input = -1;
+  // Forward may find x[i] already in place inside y, at input_views[i]
+  // bytes (a channel concatenation at batch 1 whose inputs' layouts are
+  // each a contiguous run of y's): it then copies nothing for that input.
+  // A plan may make the producer's output that view of y (train/step_plan.h);
+  // an input given elsewhere is copied in. Empty: no input can be a view;
+  // else one offset per input, each range x[i]'s bytes long, disjoint.
+  std::vector<size_t> input_views;
 };
 
 struct KernelArgs {

@@ -127,9 +127,11 @@ absl::Status ProfileInference(const Graph& graph, Backend* backend,
   std::printf("\nby kind (ms per batch, layers):\n");
   for (const auto& [kind, sum] : by_kind)
     std::printf("  %-28s %10.3f  %3d\n", kind.c_str(), sum.first, sum.second);
-  std::printf("\nfolded batch norms %d, fused ReLUs %d (%d conv epilogues), adds in a conv %d\n",
-              profiled->folded_batch_norms(), profiled->fused_relus(),
-              profiled->conv_relu_epilogues(), profiled->conv_residual_adds());
+  std::printf(
+      "\nfolded batch norms %d, fused ReLUs %d (%d conv epilogues), adds in a conv %d, concats in "
+      "place %d\n",
+      profiled->folded_batch_norms(), profiled->fused_relus(), profiled->conv_relu_epilogues(),
+      profiled->conv_residual_adds(), profiled->concats_in_place());
   PrintSpread("unprofiled batch (before)", unprofiled);
   PrintSpread("profiled batch", profiled_seconds);
   PrintSpread("sum of the profile", profile_sums);

@@ -98,6 +98,9 @@ ABSL_FLAG(bool, fold_batch_norm, true,
 ABSL_FLAG(bool, conv_add, true,
           "--profile --infer: run each residual add in the convolution before it (as "
           "//bench:all's flag)");
+ABSL_FLAG(bool, concat_in_place, true,
+          "--profile --infer: write a concatenation's inputs in place where the backend allows "
+          "it (as //bench:all's flag)");
 ABSL_FLAG(std::string, per_batch_file, "",
           "--profile --infer: write each profiled batch's layer times here (tab-separated, one "
           "column per batch)");
@@ -319,6 +322,7 @@ absl::Status ProfileInferencePlan(const Graph& graph, const std::string& precisi
   options.infer.conv_relu = absl::GetFlag(FLAGS_conv_relu);
   options.infer.fold_batch_norm = absl::GetFlag(FLAGS_fold_batch_norm);
   options.infer.conv_add = absl::GetFlag(FLAGS_conv_add);
+  options.infer.concat_in_place = absl::GetFlag(FLAGS_concat_in_place);
   options.batches = absl::GetFlag(FLAGS_steps);
   options.warmup = absl::GetFlag(FLAGS_warmup_steps);
   options.per_batch_file = absl::GetFlag(FLAGS_per_batch_file);

@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<Inferencer>> Inferencer::Compile(const Graph& gra
   plan.fold_batch_norm = options.fold_batch_norm;
   plan.conv_relu = options.conv_relu;
   plan.conv_add = options.conv_add;
+  plan.concat_in_place = options.concat_in_place;
   plan.memory_limit_bytes = options.memory_limit_bytes;
   plan.forward_only = true;
   ASSIGN_OR_RETURN_AS_IS(inferencer->step_, PlanStep(graph, backend, plan));

@@ -53,6 +53,11 @@ struct InferOptions {
   // FuseResidualAdd: oneDNN's sum post-op, y written over the shortcut's
   // buffer where nothing later reads it), where the backend runs it.
   bool conv_add = true;
+  // A concatenation's inputs written in place: each producer read only by
+  // the concat writes a view of its output at its channel offset
+  // (StepPlanOptions::concat_in_place; KernelSignature::input_views, which
+  // oneDNN and the reference give at batch 1), so the concat copies nothing.
+  bool concat_in_place = true;
   // On a GPU backend, Run() captures the forward pass once per input slot
   // as a CUDA graph and replays it (a slot's first run is eager, its second
   // captured); a capture that fails leaves every later run eager and
@@ -122,6 +127,9 @@ class Inferencer {
   int conv_relu_epilogues() const { return step_.conv_relu_epilogues; }
   // Residual adds run in the convolution before them (InferOptions::conv_add).
   int conv_residual_adds() const { return step_.conv_residual_adds; }
+  // Concatenations whose inputs are all written in place, so they copy
+  // nothing (InferOptions::concat_in_place).
+  int concats_in_place() const { return step_.concats_in_place; }
   // With InferOptions::profile: each layer's forward seconds summed over the
   // Run() calls since Compile or ResetProfile (and TraceRun's), one entry
   // per layer, then "edges" (the input reorders) and "update" (unused).

@@ -4,6 +4,7 @@
 #include "train/step_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -159,6 +160,51 @@ absl::Status RequestBuffers(StepPlan& plan) {
   std::vector<int> output_buffer(num_nodes, kNoBuffer);
   output_buffer[graph.images] = kImagesBuffer;
   output_buffer[graph.labels] = kLabelsBuffer;
+  // Forward only: which layers' outputs are views of a concatenation's
+  // output (the concat's node and the view's byte offset).
+  std::vector<int> view_parent(num_nodes, -1);
+  std::vector<size_t> view_offset(num_nodes, 0);
+  if (!training && plan.options.concat_in_place) {
+    for (auto& layer_ptr : plan.layers) {
+      const StepPlan::Layer& concat = *layer_ptr;
+      const std::vector<size_t>& views = concat.kernel->signature().input_views;
+      if (views.size() != concat.inputs.size()) continue;
+      for (size_t k = 0; k < views.size(); ++k) {
+        const StepPlan::Input& in = concat.inputs[k];
+        const int p = in.producer;
+        if (in.reorder || plan.layer_of[p] < 0 || consumers[p].size() != 1 ||
+            plan.layers[plan.layer_of[p]]->kernel->signature().output.bytes != in.to.bytes)
+          continue;
+        view_parent[p] = concat.node;
+        view_offset[p] = views[k];
+      }
+    }
+  }
+  // Widens the lifetime of `buffer`'s root to hold `step`.
+  auto extend = [&plan](int buffer, int step) {
+    BufferRequest& root = plan.requests[RootOf(plan.requests, buffer)];
+    root.first = std::min(root.first, step);
+    root.last = std::max(root.last, step);
+  };
+  // A layer's output buffer, requested on first use: a concatenation's
+  // output as its first view's producer runs, a view inside it (and a view
+  // of a view, where a concat's output is itself an outer concat's input).
+  std::function<int(int)> output_of = [&](int node) -> int {
+    StepPlan::Layer& layer = *plan.layers[plan.layer_of[node]];
+    if (layer.y != kNoBuffer) return layer.y;
+    const size_t bytes = layer.kernel->signature().output.bytes;
+    const int step = forward_step(node);
+    if (view_parent[node] < 0) {
+      layer.y = request(layer.name + "/y", bytes, step, step);
+      return layer.y;
+    }
+    const int parent = output_of(view_parent[node]);
+    layer.y = request(layer.name + "/y", bytes, step, step);
+    plan.requests[layer.y].view_of = parent;
+    plan.requests[layer.y].view_offset = view_offset[node];
+    ++plan.concat_inputs_in_place;
+    return layer.y;
+  };
   for (auto& layer_ptr : plan.layers) {
     StepPlan::Layer& layer = *layer_ptr;
     const int i = layer.node;
@@ -195,12 +241,20 @@ absl::Status RequestBuffers(StepPlan& plan) {
       // the kernel reads it through no other input (a convolution whose
       // input is also its shortcut).
       const int over = sig.output_over_input;
-      if (!training && over >= 0 && over < static_cast<int>(layer.inputs.size())) {
+      if (layer.y != kNoBuffer || view_parent[i] >= 0) {
+        // A concatenation's output (requested by its first input's
+        // producer), or a view inside one.
+        output_of(i);
+        extend(layer.y, forward_step(i));
+        extend(layer.y, last);
+      } else if (!training && over >= 0 && over < static_cast<int>(layer.inputs.size())) {
         const int b = layer.inputs[over].buffer;
         bool alone = true;
         for (size_t k = 0; k < layer.inputs.size(); ++k)
           alone = alone && (static_cast<int>(k) == over || layer.inputs[k].buffer != b);
-        if (b >= 0 && alone && plan.requests[b].last <= forward_step(i) &&
+        // Never over a view: the bytes are a concatenation's.
+        if (b >= 0 && alone && plan.requests[b].view_of < 0 &&
+            plan.requests[b].last <= forward_step(i) &&
             plan.requests[b].bytes == sig.output.bytes) {
           plan.requests[b].last = std::max(plan.requests[b].last, last);
           layer.y = b;
@@ -216,6 +270,22 @@ absl::Status RequestBuffers(StepPlan& plan) {
     if (sig.saved_bytes > 0 && training)
       layer.saved = request(layer.name + "/saved", sig.saved_bytes, forward_step(i),
                             layer.needs_grad ? backward_step(i) : forward_step(i));
+  }
+  // Views live as long as their roots; a concat all of whose inputs are
+  // views of its output copies nothing.
+  for (BufferRequest& r : plan.requests) {
+    if (r.view_of < 0) continue;
+    const BufferRequest& root = plan.requests[RootOf(plan.requests, r.view_of)];
+    r.first = root.first;
+    r.last = root.last;
+  }
+  for (const auto& layer_ptr : plan.layers) {
+    const StepPlan::Layer& layer = *layer_ptr;
+    if (layer.kernel->signature().input_views.empty() || layer.inputs.empty()) continue;
+    bool all = true;
+    for (const StepPlan::Input& in : layer.inputs)
+      all = all && in.buffer >= 0 && plan.requests[in.buffer].view_of == layer.y;
+    plan.concats_in_place += all ? 1 : 0;
   }
   // Gradients, walking backward: each consuming edge gets its own buffer in
   // the producer's layout; several edges are summed before the producer's

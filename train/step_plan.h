@@ -84,6 +84,12 @@ struct StepPlanOptions {
   // FuseResidualAdd), where the backend runs it; false keeps the adds as
   // layers (the baseline it is measured against).
   bool conv_add = true;
+  // Inference only (with forward_only): a concatenation's inputs written in
+  // place, each producer's output a view of the concat's output at its
+  // channel offset (KernelSignature::input_views), where the producer's
+  // only reader is the concat and no reorder lies between them; false
+  // copies every input in (the baseline it is measured against).
+  bool concat_in_place = true;
   // Training: the logits (the loss layer's input) stay until the step ends,
   // so the batch's accuracy can be read after it (Trainer::LastLogits).
   bool keep_logits = true;
@@ -154,6 +160,11 @@ struct StepPlan {
   // where nothing later reads the shortcut).
   int conv_residual_adds = 0;
   int outputs_in_place = 0;
+  // Layer outputs that are views of a concatenation's output (forward-only
+  // plans, StepPlanOptions::concat_in_place), and the concatenations all
+  // of whose inputs are, which then copy nothing.
+  int concat_inputs_in_place = 0;
+  int concats_in_place = 0;
   // Per node of `graph`: the given graph's batch norm folded into it, or -1.
   std::vector<int> folded_bn;
   int folded_batch_norms = 0;

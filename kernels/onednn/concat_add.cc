@@ -65,6 +65,7 @@ class ConcatKernel : public OneDnnKernel {
     dtype_ = dtype;
     PlanRuns(d, srcs, forward_.desc(DNNL_ARG_DST));
     signature_.sums_output_gradient = !runs_.empty();
+    PlanViews(d);
     size_t scratch = forward_.scratchpad_bytes();
     for (const BoundPrimitive& slice : slices_)
       scratch = std::max(scratch, slice.scratchpad_bytes());
@@ -78,6 +79,18 @@ class ConcatKernel : public OneDnnKernel {
   absl::Status Forward(const KernelArgs& args) override {
     RETURN_IF_ERROR(Require(args.y, "y"));
     for (size_t i = 0; i < slices_.size(); ++i) RETURN_IF_ERROR(Input(args, i).status());
+    // Inputs the plan made views of y are in place already; the others,
+    // when any is, are one run each, copied in.
+    const std::vector<size_t>& views = signature_.input_views;
+    char* y = static_cast<char*>(args.y);
+    size_t in_place = 0;
+    for (size_t i = 0; i < views.size(); ++i) in_place += args.x[i] == y + views[i] ? 1 : 0;
+    if (in_place > 0) {
+      for (size_t i = 0; i < views.size(); ++i)
+        if (args.x[i] != y + views[i])
+          std::memcpy(y + views[i], args.x[i], signature_.inputs[i].bytes);
+      return absl::OkStatus();
+    }
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
       for (size_t i = 0; i < slices_.size(); ++i)
@@ -181,6 +194,24 @@ class ConcatKernel : public OneDnnKernel {
       offset += d.channels[i];
     }
     runs_ = std::move(runs);
+  }
+
+  // input_views: at batch 1, where every input's slice is one run of y
+  // that is the whole of the input's storage (PlanRuns), its byte offset.
+  void PlanViews(const ConcatDesc& d) {
+    if (d.n != 1 || runs_.size() != d.channels.size()) return;
+    const size_t element = SizeOf(dtype_);
+    std::vector<size_t> views;
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      const Run& run = runs_[i];
+      const size_t offset = static_cast<size_t>(run.dy_offset) * element;
+      if (run.input != static_cast<int>(i) || run.dx_offset != 0 ||
+          static_cast<size_t>(run.count) * element != signature_.inputs[i].bytes ||
+          offset + signature_.inputs[i].bytes > signature_.output.bytes)
+        return;
+      views.push_back(offset);
+    }
+    signature_.input_views = std::move(views);
   }
 
   // dx_i = slice i of (dy_parts[0] + ... ), run by run, the runs spread

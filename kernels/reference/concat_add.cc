@@ -24,7 +24,9 @@ class ConcatKernel final : public ReferenceKernel {
     for (size_t i = 0; i < d_.channels.size(); ++i) {
       const T* x = static_cast<const T*>(a.x[i]);
       const int64_t ci = d_.channels[i];
-      for (int64_t n = 0; n < d_.n; ++n)
+      // Already in place: the plan made x a view of y (input_views).
+      const bool in_place = x == y + offset * hw && d_.n == 1;
+      for (int64_t n = 0; n < d_.n && !in_place; ++n)
         for (int64_t j = 0; j < ci * hw; ++j)
           y[(n * total_ + offset) * hw + j] = x[n * ci * hw + j];
       offset += ci;
@@ -168,6 +170,14 @@ KernelOr CreateOp(ContextPtr, const ConcatDesc& desc, const KernelOptions& optio
   sig.output = TensorSpec::Plain(dtype, desc.output().shape());
   sig.backward_reads_inputs = false;
   sig.backward_reads_output = false;
+  // At batch 1 each input is one run of y (plain NCHW): it may be a view.
+  if (desc.n == 1) {
+    size_t offset = 0;
+    for (const TensorSpec& in : sig.inputs) {
+      sig.input_views.push_back(offset);
+      offset += in.bytes;
+    }
+  }
   return MakeTyped<ConcatKernel>(dtype, desc, std::move(sig));
 }
 

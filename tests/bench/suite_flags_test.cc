@@ -87,6 +87,7 @@ SuiteOptions UnusualPreset() {
   o.infer.fold_batch_norm = false;                        // the inference part
   o.infer.conv_relu = false;
   o.infer.conv_add = false;
+  o.infer.concat_in_place = false;
   o.infer.include_copy = true;
   o.input.threads = {3};                                  // the input part
   o.input.on_bad_record = input::BadRecordPolicy::kSkip;
@@ -125,6 +126,7 @@ TEST(SuiteFlagsTest, WithoutFlagsEveryOptionIsThePresets) {
   EXPECT_FALSE(o->infer.fold_batch_norm);
   EXPECT_FALSE(o->infer.conv_relu);
   EXPECT_FALSE(o->infer.conv_add);
+  EXPECT_FALSE(o->infer.concat_in_place);
   EXPECT_TRUE(o->infer.include_copy);
   EXPECT_EQ(o->input.threads, std::vector<int>{3});
   EXPECT_EQ(o->input.on_bad_record, input::BadRecordPolicy::kSkip);
@@ -143,7 +145,8 @@ TEST(SuiteFlagsTest, AGivenFlagOverridesThePresetInEveryKind) {
        "--platform=given", "--power_sample_ms=0", "--keep_step_times", "--distortions=none",
        "--collective_factor=4", "--nocollective_graph", "--collective_root=0",
        "--collective_dtypes=fp32,int64", "--collective_ops=all", "--collective_ranks=1,2",
-       "--fold_batch_norm", "--conv_relu", "--conv_add", "--infer_include_copy=false",
+       "--fold_batch_norm", "--conv_relu", "--conv_add", "--concat_in_place",
+       "--infer_include_copy=false",
        "--input_threads=1,2", "--on_bad_record=fail", "--input_batch=4", "--bandwidth_bytes=8,16",
        "--gpu_layout=nhwc", "--cuda_batch_norm=graph", "--cuda_graph", "--cuda_rtc_attempts=0"},
       UnusualPreset());
@@ -170,6 +173,7 @@ TEST(SuiteFlagsTest, AGivenFlagOverridesThePresetInEveryKind) {
   EXPECT_TRUE(o->infer.conv_relu);
   EXPECT_TRUE(o->train.conv_relu);  // one flag for both uses
   EXPECT_TRUE(o->infer.conv_add);
+  EXPECT_TRUE(o->infer.concat_in_place);
   EXPECT_FALSE(o->infer.include_copy);
   EXPECT_EQ(o->input.threads, (std::vector<int>{1, 2}));
   EXPECT_EQ(o->input.on_bad_record, input::BadRecordPolicy::kFail);

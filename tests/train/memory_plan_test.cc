@@ -84,6 +84,66 @@ TEST(MemoryPlanTest, VerifyNamesAMisalignedBuffer) {
   EXPECT_NE(s.message().find("buffer off_by_eight at 8"), absl::string_view::npos) << s;
 }
 
+// A concatenation's output with its inputs as views (and a view of a view):
+// only the root is packed; each view lands at its parent's offset plus its
+// own, so a producer writing its view writes the root's bytes.
+TEST(MemoryPlanTest, ViewsLieInsideTheirRoot) {
+  std::vector<BufferRequest> requests = {{"before", 4096, 0, 1}, {"concat/y", 1000, 1, 6}};
+  BufferRequest a{"branch0/y", 400, 1, 6};
+  a.view_of = 1;
+  a.view_offset = 0;
+  BufferRequest b{"branch1/y", 600, 1, 6};
+  b.view_of = 1;
+  b.view_offset = 400;
+  BufferRequest c{"branch1_inner/y", 100, 1, 6};  // a view of a view, not aligned
+  c.view_of = 3;
+  c.view_offset = 500;
+  requests.insert(requests.end(), {a, b, c});
+  requests.push_back({"after", 2048, 7, 8});
+  const MemoryPlan plan = PlanMemory(requests);
+  absl::Status s = VerifyPlan(requests, plan);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(plan.offsets[2], plan.offsets[1]);
+  EXPECT_EQ(plan.offsets[3], plan.offsets[1] + 400);
+  EXPECT_EQ(plan.offsets[4], plan.offsets[1] + 900);
+  EXPECT_EQ(plan.sum_bytes, 4096u + 1024 + 2048) << "views take no bytes of their own";
+  EXPECT_EQ(RootOf(requests, 4), 1);
+  EXPECT_EQ(RootOf(requests, 0), 0);
+}
+
+TEST(MemoryPlanTest, VerifyNamesABadView) {
+  auto make = [] {
+    std::vector<BufferRequest> requests = {{"concat/y", 1024, 0, 4}};
+    BufferRequest a{"a/y", 512, 0, 4}, b{"b/y", 512, 0, 4};
+    a.view_of = b.view_of = 0;
+    b.view_offset = 512;
+    requests.insert(requests.end(), {a, b});
+    return requests;
+  };
+  auto error = [](const std::vector<BufferRequest>& requests) {
+    return std::string(VerifyPlan(requests, PlanMemory(requests)).message());
+  };
+  EXPECT_EQ(error(make()), "");
+  std::vector<BufferRequest> overlapping = make();
+  overlapping[2].view_offset = 256;
+  EXPECT_NE(error(overlapping).find("live buffers overlap: a/y [0,512)"), std::string::npos)
+      << error(overlapping);
+  std::vector<BufferRequest> outside = make();
+  outside[2].view_offset = 768;
+  EXPECT_NE(error(outside).find("view b/y [768,1280) is not inside concat/y"), std::string::npos)
+      << error(outside);
+  std::vector<BufferRequest> shorter = make();
+  shorter[1].last = 2;
+  EXPECT_NE(error(shorter).find("view a/y lives steps 0-2, its root concat/y steps 0-4"),
+            std::string::npos)
+      << error(shorter);
+  std::vector<BufferRequest> forward = make();
+  forward[1].view_of = 2;
+  EXPECT_NE(error(forward).find("view a/y is of request 2, which does not come before it"),
+            std::string::npos)
+      << error(forward);
+}
+
 TEST(RngTest, DeterministicAndRoughlyUniform) {
   Rng a(42), b(42);
   double sum = 0;

@@ -19,7 +19,8 @@ const std::vector<std::string>& MeasurementSettingKeys() {
       // How the suite measured (bench/cli/main.cc), and what other harnesses record.
       "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup",
       "collective_iters", "collective_root", "collective_graph", "infer_iterations",
-      "infer_include_copy", "fold_batch_norm", "conv_relu", "conv_add", "image_size", "cpu_backend",
+      "infer_include_copy", "fold_batch_norm", "conv_relu", "conv_add", "concat_in_place",
+      "image_size", "cpu_backend",
       "cpu_conv_algorithm", "cuda_graph", "gpu_layout", "cuda_batch_norm", "fuse_relu", "backend",
       "framework", "framework_settings", "cnnbench_build", "build_mode", "build_config",
       "cuda_built_in", "optimizer",

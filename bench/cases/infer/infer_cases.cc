@@ -59,6 +59,11 @@ ABSL_FLAG(bool, conv_add, cnnbench::bench::InferCaseOptions().conv_add,
           "else inside that convolution (oneDNN's sum post-op, before its ReLU; the output written "
           "over the shortcut's buffer); false: the add a layer of its own, the baseline the "
           "fusion is measured against");
+ABSL_FLAG(bool, concat_in_place, cnnbench::bench::InferCaseOptions().concat_in_place,
+          "inference cases have each layer read only by a channel concatenation write its output "
+          "in place, at its channel offset in the concatenation's output, where the backend "
+          "allows it (batch 1 on the CPU), so the concatenation copies nothing; false: every "
+          "input copied in, the baseline this is measured against");
 
 namespace cnnbench::bench {
 namespace {
@@ -160,6 +165,7 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
   io.fold_batch_norm = options.infer.fold_batch_norm;
   io.conv_relu = options.infer.conv_relu;
   io.conv_add = options.infer.conv_add;
+  io.concat_in_place = options.infer.concat_in_place;
   ASSIGN_OR_RETURN(w->inferencer_, Inferencer::Compile(graph, w->backend_.get(), io));
   const size_t image_bytes = graph.nodes[graph.images].output.num_elements() * sizeof(float);
   if (device.is_cpu()) {
@@ -254,6 +260,9 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
       inferencer_->conv_residual_adds() > 0
           ? absl::StrCat(", ", inferencer_->conv_residual_adds(), " adds in the conv before them")
           : "",
+      inferencer_->concats_in_place() > 0
+          ? absl::StrCat(", ", inferencer_->concats_in_place(), " concats in place")
+          : "",
       ConvAlgorithmNote(options_, *backend_, inferencer_->step_plan()),
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
@@ -282,6 +291,7 @@ absl::Status ApplyInferFlags(SuiteOptions& o) {
   RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_conv_relu, &o.infer.conv_relu));
   if (FlagGiven(FLAGS_conv_relu)) o.train.conv_relu = o.infer.conv_relu;  // one flag, both uses
   RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_conv_add, &o.infer.conv_add));
+  RETURN_IF_ERROR_AS_IS(ReadValue(FLAGS_concat_in_place, &o.infer.concat_in_place));
   return absl::OkStatus();
 }
 
@@ -292,6 +302,7 @@ void AddInferContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("fold_batch_norm", o.infer.fold_batch_norm ? "true" : "false");
   benchmark::AddCustomContext("conv_relu", o.infer.conv_relu ? "true" : "false");
   benchmark::AddCustomContext("conv_add", o.infer.conv_add ? "true" : "false");
+  benchmark::AddCustomContext("concat_in_place", o.infer.concat_in_place ? "true" : "false");
 }
 
 std::vector<int64_t> InferBatchSizes(const SuiteOptions& options, const std::string& model) {

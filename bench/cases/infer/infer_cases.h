@@ -25,7 +25,7 @@ namespace cnnbench::bench {
 inline constexpr int kMeaningfulIterations = 100;
 
 // --infer_models, --infer_batch_sizes, --infer_warmup, --infer_iterations,
-// --infer_include_copy, --fold_batch_norm, --conv_relu and --conv_add into
+// --infer_include_copy, --fold_batch_norm, --conv_relu, --conv_add and --concat_in_place into
 // options.infer (--conv_relu also into options.train), each when given
 // (bench/cli/flag_read.h). Errors name the flag.
 absl::Status ApplyInferFlags(SuiteOptions& options);

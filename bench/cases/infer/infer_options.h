@@ -26,6 +26,8 @@ struct InferCaseOptions {
   bool conv_relu = true;
   // Residual adds run in the convolution before them (InferOptions::conv_add).
   bool conv_add = true;
+  // Concatenations' inputs written in place (InferOptions::concat_in_place).
+  bool concat_in_place = true;
 };
 
 }  // namespace cnnbench::bench
