@@ -6,7 +6,6 @@
 // the plan gives the copying plan's logits on both CPU backends (bf16 too
 // where the CPU has it), in the suite's Inception models too.
 #include <memory>
-#include <random>
 #include <string>
 #include <utility>
 #include <variant>
@@ -23,10 +22,16 @@
 namespace cnnbench {
 namespace {
 
+using train_test::CpuBackend;
+using train_test::CpuPlanCase;
+using train_test::CpuPlanCaseName;
+using train_test::CpuPlanCases;
 using train_test::ExpectClose;
 using train_test::kClasses;
 using train_test::kSize;
+using train_test::RandomImages;
 using train_test::RunLogits;
+using train_test::RunsBf16;
 
 // Channel counts are multiples of 16, so each branch's slice starts on a
 // channel block of oneDNN's blocked layouts (8 or 16 channels).
@@ -63,27 +68,6 @@ Graph InceptionBlocks(int batch) {
   return std::move(b).Build().value();
 }
 
-std::unique_ptr<Backend> MakeBackend(const std::string& name) {
-  auto backend = CreateBackend(name, Device::Cpu());
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return *std::move(backend);
-}
-
-std::vector<float> Images(const Graph& graph, uint64_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> pixel(0.0f, 1.0f);
-  std::vector<float> images(graph.nodes[graph.images].output.num_elements());
-  for (float& v : images) v = pixel(rng);
-  return images;
-}
-
-bool NoBf16(Backend& backend) {
-  return !backend
-              .Supports(ParseOpDesc("relu:mb1ic1ih1iw1").value(),
-                        KernelOptions::ForPrecision(Precision::kBf16))
-              .ok();
-}
-
 const StepPlan::Layer& Named(const StepPlan& plan, const std::string& name) {
   for (const auto& layer : plan.layers)
     if (layer->name == name) return *layer;
@@ -111,21 +95,17 @@ void ExpectViewsWhereTheConcatsSay(const StepPlan& plan) {
   }
 }
 
-struct PlanCase {
-  const char* backend;
-  Precision precision;
-};
-
-class ConcatInPlaceTest : public ::testing::TestWithParam<PlanCase> {};
+class ConcatInPlaceTest : public ::testing::TestWithParam<CpuPlanCase> {};
 
 // At batch 1: the five convs and the max pool read only by a concat write
 // its output in place (the inner concat's two convs in the inner one, which
 // is itself a view of the outer), the conv an add reads too does not; the
 // logits are the copying plan's, twice. At batch 2 no input is a view.
 TEST_P(ConcatInPlaceTest, WritesInPlaceWhatOnlyTheConcatReadsWithTheSameLogits) {
-  auto backend = MakeBackend(GetParam().backend);
-  const bool bf16 = GetParam().precision == Precision::kBf16;
-  if (bf16 && NoBf16(*backend)) GTEST_SKIP() << "no bf16 on this CPU";
+  auto backend = CpuBackend(GetParam().backend);
+  ASSERT_NE(backend, nullptr);
+  if (GetParam().precision == Precision::kBf16 && !RunsBf16(*backend))
+    GTEST_SKIP() << "no bf16 on this CPU";
   InferOptions in_place;
   in_place.precision = GetParam().precision;
   InferOptions copied = in_place;
@@ -156,21 +136,15 @@ TEST_P(ConcatInPlaceTest, WritesInPlaceWhatOnlyTheConcatReadsWithTheSameLogits) 
       EXPECT_EQ(plan.concat_inputs_in_place, 0) << what;
     }
     ExpectViewsWhereTheConcatsSay(plan);
-    const std::vector<float> images = Images(graph, 3);
+    const std::vector<float> images = RandomImages(graph, 3);
     const std::vector<float> want = RunLogits(**without, images);
     ExpectClose(RunLogits(**with, images), want, 1e-6, what);
     ExpectClose(RunLogits(**with, images), want, 1e-6, what + ", run twice");
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, ConcatInPlaceTest,
-                         ::testing::Values(PlanCase{"reference", Precision::kFp32},
-                                           PlanCase{"onednn", Precision::kFp32},
-                                           PlanCase{"onednn", Precision::kBf16}),
-                         [](const ::testing::TestParamInfo<PlanCase>& info) {
-                           return absl::StrCat(info.param.backend, "_",
-                                               PrecisionName(info.param.precision));
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, ConcatInPlaceTest, ::testing::ValuesIn(CpuPlanCases()),
+                         CpuPlanCaseName);
 
 // The kernel copies in an input given apart from its view (the images, or
 // a producer another layer reads): the reference at batch 1 with the
@@ -183,7 +157,8 @@ TEST(ConcatInPlaceTest, CopiesInAnInputThatIsNotAView) {
   b.AvgPool({3, 3}, {.stride = 2, .padding = Padding::kSame});
   b.Logits();
   const Graph graph = std::move(b).Build().value();
-  auto backend = MakeBackend("reference");
+  auto backend = CpuBackend("reference");
+  ASSERT_NE(backend, nullptr);
   InferOptions in_place;
   InferOptions copied = in_place;
   copied.concat_in_place = false;
@@ -193,7 +168,7 @@ TEST(ConcatInPlaceTest, CopiesInAnInputThatIsNotAView) {
   ASSERT_TRUE(without.ok()) << without.status();
   EXPECT_EQ((*with)->step_plan().concat_inputs_in_place, 1);
   EXPECT_EQ((*with)->concats_in_place(), 0);
-  const std::vector<float> images_in = Images(graph, 4);
+  const std::vector<float> images_in = RandomImages(graph, 4);
   ExpectClose(RunLogits(**with, images_in), RunLogits(**without, images_in), 1e-6, "mixed");
 }
 
@@ -206,7 +181,8 @@ TEST(ConcatInPlaceZooTest, InceptionBlocksCopyNothing) {
     int64_t image_size;
     int concats;
   };
-  auto backend = MakeBackend("onednn");
+  auto backend = CpuBackend("onednn");
+  ASSERT_NE(backend, nullptr);
   for (const Model& m : {Model{"googlenet", 64, 9}, Model{"inception3", 96, 11}}) {
     auto graph = BuildModel(m.name, {.batch = 1, .image_size = m.image_size});
     ASSERT_TRUE(graph.ok()) << m.name << ": " << graph.status();
@@ -220,11 +196,12 @@ TEST(ConcatInPlaceZooTest, InceptionBlocksCopyNothing) {
     ASSERT_TRUE(without.ok()) << m.name << ": " << without.status();
     int concats = 0;
     for (const auto& layer : (*with)->step_plan().layers)
-      concats += std::holds_alternative<ConcatDesc>((*with)->step_plan().graph.nodes[layer->node].op);
+      concats +=
+          std::holds_alternative<ConcatDesc>((*with)->step_plan().graph.nodes[layer->node].op);
     EXPECT_GE(concats, m.concats) << m.name;
     EXPECT_EQ((*with)->concats_in_place(), concats) << m.name;
     ExpectViewsWhereTheConcatsSay((*with)->step_plan());
-    const std::vector<float> images = Images(*graph, 8);
+    const std::vector<float> images = RandomImages(*graph, 8);
     ExpectClose(RunLogits(**with, images), RunLogits(**without, images), 1e-6, m.name);
   }
 }

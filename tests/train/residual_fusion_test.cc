@@ -7,7 +7,6 @@
 // included.
 #include <cmath>
 #include <memory>
-#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,10 +23,16 @@
 namespace cnnbench {
 namespace {
 
+using train_test::CpuBackend;
+using train_test::CpuPlanCase;
+using train_test::CpuPlanCaseName;
+using train_test::CpuPlanCases;
 using train_test::ExpectClose;
 using train_test::kClasses;
 using train_test::kSize;
+using train_test::RandomImages;
 using train_test::RunLogits;
+using train_test::RunsBf16;
 
 // How the identity block's shortcut is read: by the block's first conv and
 // its add (kDead once the add has run); also by a second add after the
@@ -149,42 +154,20 @@ TEST(FuseResidualAddTest, LeavesWhatItMustNotFuse) {
   EXPECT_EQ(FuseResidualAdd(relu.graph, kAll).fused, 0);
 }
 
-std::unique_ptr<Backend> MakeBackend(const std::string& name) {
-  auto backend = CreateBackend(name, Device::Cpu());
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  return *std::move(backend);
-}
-
-std::vector<float> Images(const Graph& graph, uint64_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> pixel(0.0f, 1.0f);
-  std::vector<float> images(graph.nodes[graph.images].output.num_elements());
-  for (float& v : images) v = pixel(rng);
-  return images;
-}
-
-struct PlanCase {
-  const char* backend;
-  Precision precision;
-};
-
-class ResidualPlanTest : public ::testing::TestWithParam<PlanCase> {};
+class ResidualPlanTest : public ::testing::TestWithParam<CpuPlanCase> {};
 
 // Fused (the default) against conv_add = false, the plan before it, on the
 // same initial weights: the same logits; with the shortcut read later, or
 // read by the convolution itself, the add still absorbed but y not written
 // over the shortcut there.
 TEST_P(ResidualPlanTest, GivesTheUnfusedLogitsAndWritesOverOnlyWhatIsDead) {
-  auto backend = MakeBackend(GetParam().backend);
+  auto backend = CpuBackend(GetParam().backend);
+  ASSERT_NE(backend, nullptr);
   const bool bf16 = GetParam().precision == Precision::kBf16;
   InferOptions fused;
   fused.precision = GetParam().precision;
   fused.fold_batch_norm = true;
-  if (bf16 && !backend
-                   ->Supports(ParseOpDesc("relu:mb1ic1ih1iw1").value(),
-                              KernelOptions::ForPrecision(Precision::kBf16))
-                   .ok())
-    GTEST_SKIP() << "no bf16 on this CPU";
+  if (bf16 && !RunsBf16(*backend)) GTEST_SKIP() << "no bf16 on this CPU";
   InferOptions apart = fused;
   apart.conv_add = false;
   for (Shortcut use : {Shortcut::kDead, Shortcut::kReadLater, Shortcut::kConvInput}) {
@@ -215,7 +198,7 @@ TEST_P(ResidualPlanTest, GivesTheUnfusedLogitsAndWritesOverOnlyWhatIsDead) {
       EXPECT_EQ(layer->y, layer->inputs[layer->y_over_input].buffer) << layer->name;
       EXPECT_NE(layer->y, layer->inputs[0].buffer) << layer->name;  // not over what it reads
     }
-    const std::vector<float> images = Images(graph, 5);
+    const std::vector<float> images = RandomImages(graph, 5);
     const std::vector<float> want = RunLogits(**without, images);
     ExpectClose(RunLogits(**with, images), want, bf16 ? 3e-2 : 1e-5, what);
     // Run again: the shortcut written over is computed afresh each run.
@@ -223,14 +206,8 @@ TEST_P(ResidualPlanTest, GivesTheUnfusedLogitsAndWritesOverOnlyWhatIsDead) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, ResidualPlanTest,
-                         ::testing::Values(PlanCase{"reference", Precision::kFp32},
-                                           PlanCase{"onednn", Precision::kFp32},
-                                           PlanCase{"onednn", Precision::kBf16}),
-                         [](const ::testing::TestParamInfo<PlanCase>& info) {
-                           return absl::StrCat(info.param.backend, "_",
-                                               PrecisionName(info.param.precision));
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, ResidualPlanTest, ::testing::ValuesIn(CpuPlanCases()),
+                         CpuPlanCaseName);
 
 // resnet50_v1.5 at 32 px on oneDNN: each of its 16 blocks' adds runs in the
 // block's last convolution, over the shortcut's buffer, and the logits are
@@ -238,7 +215,8 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ResidualPlanTest,
 TEST(ResidualPlanZooTest, Resnet50RunsEveryAddInItsLastConv) {
   auto graph = BuildModel("resnet50_v1.5", {.batch = 1, .image_size = 32});
   ASSERT_TRUE(graph.ok()) << graph.status();
-  auto backend = MakeBackend("onednn");
+  auto backend = CpuBackend("onednn");
+  ASSERT_NE(backend, nullptr);
   InferOptions fused;
   fused.fold_batch_norm = true;
   InferOptions apart = fused;
@@ -250,7 +228,7 @@ TEST(ResidualPlanZooTest, Resnet50RunsEveryAddInItsLastConv) {
   EXPECT_EQ((*with)->conv_residual_adds(), 16);
   EXPECT_EQ((*with)->step_plan().outputs_in_place, 16);
   EXPECT_EQ(CountAdds((*with)->step_plan().graph), 0);
-  const std::vector<float> images = Images(*graph, 9);
+  const std::vector<float> images = RandomImages(*graph, 9);
   ExpectClose(RunLogits(**with, images), RunLogits(**without, images), 1e-4, "resnet50_v1.5");
 }
 

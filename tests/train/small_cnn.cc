@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "kernels/backends.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "models/net_builder.h"
 #include "train/init.h"
@@ -96,6 +100,37 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
   for (float v : want) scale = std::max(scale, std::abs(static_cast<double>(v)));
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], want[i], tolerance * scale) << what << ", logit " << i;
+}
+
+std::vector<CpuPlanCase> CpuPlanCases() {
+  return {{"reference", Precision::kFp32},
+          {"onednn", Precision::kFp32},
+          {"onednn", Precision::kBf16}};
+}
+
+std::string CpuPlanCaseName(const ::testing::TestParamInfo<CpuPlanCase>& info) {
+  return absl::StrCat(info.param.backend, "_", PrecisionName(info.param.precision));
+}
+
+std::unique_ptr<Backend> CpuBackend(const std::string& name) {
+  auto backend = CreateBackend(name, Device::Cpu());
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  return backend.ok() ? *std::move(backend) : nullptr;
+}
+
+bool RunsBf16(Backend& backend) {
+  return backend
+      .Supports(ParseOpDesc("relu:mb1ic1ih1iw1").value(),
+                KernelOptions::ForPrecision(Precision::kBf16))
+      .ok();
+}
+
+std::vector<float> RandomImages(const Graph& graph, uint64_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> pixel(0.0f, 1.0f);
+  std::vector<float> images(graph.nodes[graph.images].output.num_elements());
+  for (float& v : images) v = pixel(rng);
+  return images;
 }
 
 }  // namespace cnnbench::train_test

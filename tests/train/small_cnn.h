@@ -48,6 +48,22 @@ std::vector<float> RunLogits(Inferencer& inferencer, const std::vector<float>& i
 void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, double tolerance,
                  const std::string& what);
 
+// The inference plan tests' cases: a CPU backend by name ("reference",
+// "onednn") and a precision; the three every such test runs (reference
+// fp32, oneDNN fp32 and bf16), and their test names ("onednn_bf16").
+struct CpuPlanCase {
+  const char* backend;
+  Precision precision;
+};
+std::vector<CpuPlanCase> CpuPlanCases();
+std::string CpuPlanCaseName(const ::testing::TestParamInfo<CpuPlanCase>& info);
+// The backend (a test failure and null when it cannot be made), and whether
+// it runs bf16 on this CPU.
+std::unique_ptr<Backend> CpuBackend(const std::string& name);
+bool RunsBf16(Backend& backend);
+// A batch of the graph's images, normal(0, 1) from `seed`.
+std::vector<float> RandomImages(const Graph& graph, uint64_t seed);
+
 }  // namespace cnnbench::train_test
 
 #endif  // CNNBENCH_TESTS_TRAIN_SMALL_CNN_H_
