@@ -300,7 +300,9 @@ absl::StatusOr<ReluDesc> ReluDesc::Parse(absl::string_view text) {
   if (s.AtEnd()) return Finish(s, d);
   d.kind = ParseActivationSuffix(s);
   if (d.kind == ActivationKind::kNone || d.kind == ActivationKind::kRelu)
-    return s.Error("expected an activation other than ReLU ('_relu6') or the end");
+    return s.Error(
+        "expected an activation other than ReLU ('_relu6', '_sigmoid', '_silu', '_hardsigmoid', "
+        "'_hardswish', '_gelu', '_gelu_tanh') or the end");
   return Finish(s, d);
 }
 

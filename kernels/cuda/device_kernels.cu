@@ -44,7 +44,8 @@ __global__ void TransposeKernel(const void* src, Elem from, void* dst, Elem to, 
 }
 
 // dst = f(sum of the sources) for the activation f (kNone: the sum); with
-// `mask` the sum where f'(mask) passes (kernels/activation.h), else 0.
+// `mask` the sum times f'(mask) first (kernels/activation.h
+// ActivationBackward: for ReLU and ReLU6 the sum where f' passes, else 0).
 struct SumActivations {
   ActivationKind mask = ActivationKind::kRelu;    // how `mask` gates the sum
   ActivationKind output = ActivationKind::kNone;  // f applied to the sum
@@ -54,8 +55,8 @@ __global__ void AddNKernel(const __grid_constant__ AddNSources srcs, int count, 
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < elements;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum = 0.0f;
-    if (mask == nullptr || ActivationPasses(act.mask, LoadAs(mask, type, i)))
-      for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
+    for (int k = 0; k < count; ++k) sum += LoadAs(srcs.ptr[k], type, i);
+    if (mask != nullptr) sum = ActivationBackward(act.mask, LoadAs(mask, type, i), sum);
     sum = ActivationForward(act.output, sum);
     StoreAs(dst, type, i, sum);
   }
@@ -93,8 +94,8 @@ template <typename T>
 __device__ inline float SumAt(const AddNSources& srcs, int count, const T* mask, SumActivations act,
                               int64_t i) {
   float sum = 0.0f;
-  if (mask == nullptr || ActivationPasses(act.mask, ToFloat(mask[i])))
-    for (int k = 0; k < count; ++k) sum += ToFloat(static_cast<const T*>(srcs.ptr[k])[i]);
+  for (int k = 0; k < count; ++k) sum += ToFloat(static_cast<const T*>(srcs.ptr[k])[i]);
+  if (mask != nullptr) sum = ActivationBackward(act.mask, ToFloat(mask[i]), sum);
   return ActivationForward(act.output, sum);
 }
 
@@ -109,14 +110,10 @@ __global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int c
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < vectors;
        i += int64_t{gridDim.x} * blockDim.x) {
     float sum[kN];
-    bool keep[kN];
     Pack m;
     if (mask != nullptr) m.raw = reinterpret_cast<const uint4*>(mask)[i];
 #pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      sum[j] = 0.0f;
-      keep[j] = mask == nullptr || ActivationPasses(act.mask, ToFloat(m.v[j]));
-    }
+    for (int j = 0; j < kN; ++j) sum[j] = 0.0f;
     for (int k = 0; k < count; ++k) {
       Pack p;
       p.raw = reinterpret_cast<const uint4*>(srcs.ptr[k])[i];
@@ -126,7 +123,9 @@ __global__ void AddNVectorKernel(const __grid_constant__ AddNSources srcs, int c
     Pack out;
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
-      out.v[j] = FromFloat<T>(ActivationForward(act.output, keep[j] ? sum[j] : 0.0f));
+      const float gated =
+          mask != nullptr ? ActivationBackward(act.mask, ToFloat(m.v[j]), sum[j]) : sum[j];
+      out.v[j] = FromFloat<T>(ActivationForward(act.output, gated));
     }
     reinterpret_cast<uint4*>(dst)[i] = out.raw;
   }
@@ -226,8 +225,8 @@ cudaError_t LaunchAddN(const AddNSources& srcs, int count, void* dst, Elem type,
   return LaunchSum(srcs, count, nullptr, {}, dst, type, elements, stream);
 }
 
-cudaError_t LaunchAddNActivation(ActivationKind kind, const AddNSources& srcs, int count,
-                                 void* dst, Elem type, int64_t elements, cudaStream_t stream) {
+cudaError_t LaunchAddNActivation(ActivationKind kind, const AddNSources& srcs, int count, void* dst,
+                                 Elem type, int64_t elements, cudaStream_t stream) {
   return LaunchSum(srcs, count, nullptr, {kind, kind}, dst, type, elements, stream);
 }
 

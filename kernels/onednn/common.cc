@@ -162,19 +162,37 @@ dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
-EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst) {
+std::vector<EltwiseActivation> OneDnnActivationSteps(ActivationKind kind, bool use_dst) {
+  using dnnl::algorithm;
   switch (kind) {
     case ActivationKind::kNone:
     case ActivationKind::kCount:
     case ActivationKind::kRelu:
       break;
     case ActivationKind::kRelu6:
-      return {use_dst ? dnnl::algorithm::eltwise_clip_v2_use_dst_for_bwd
-                      : dnnl::algorithm::eltwise_clip_v2,
-              0.0f, 6.0f};
+      return {{use_dst ? algorithm::eltwise_clip_v2_use_dst_for_bwd : algorithm::eltwise_clip_v2,
+               0.0f, 6.0f}};
+    case ActivationKind::kSigmoid:
+      return {{use_dst ? algorithm::eltwise_logistic_use_dst_for_bwd : algorithm::eltwise_logistic,
+               0.0f, 0.0f}};
+    case ActivationKind::kSilu:
+      return {{algorithm::eltwise_swish, 1.0f, 0.0f}};
+    case ActivationKind::kHardSigmoid:
+      return {{algorithm::eltwise_clip_v2, -3.0f, 3.0f},
+              {algorithm::eltwise_linear, 1.0f / 6.0f, 0.5f}};
+    case ActivationKind::kHardSwish:
+      return {{algorithm::eltwise_hardswish, 0.0f, 0.0f}};
+    case ActivationKind::kGelu:
+      return {{algorithm::eltwise_gelu_erf, 0.0f, 0.0f}};
+    case ActivationKind::kGeluTanh:
+      return {{algorithm::eltwise_gelu_tanh, 0.0f, 0.0f}};
   }
-  return {use_dst ? dnnl::algorithm::eltwise_relu_use_dst_for_bwd : dnnl::algorithm::eltwise_relu,
-          0.0f, 0.0f};
+  return {
+      {use_dst ? algorithm::eltwise_relu_use_dst_for_bwd : algorithm::eltwise_relu, 0.0f, 0.0f}};
+}
+
+EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst) {
+  return OneDnnActivationSteps(kind, use_dst).front();
 }
 
 dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind) {
@@ -184,10 +202,9 @@ dnnl::primitive_attr UserScratchpadActivationAttr(ActivationKind kind) {
 dnnl::primitive_attr UserScratchpadEpilogueAttr(bool sum, ActivationKind kind) {
   dnnl::post_ops ops;
   if (sum) ops.append_sum(1.0f);
-  if (kind != ActivationKind::kNone) {
-    const EltwiseActivation eltwise = OneDnnActivation(kind, /*use_dst=*/false);
-    ops.append_eltwise(1.0f, eltwise.algorithm, eltwise.alpha, eltwise.beta);
-  }
+  if (kind != ActivationKind::kNone)
+    for (const EltwiseActivation& step : OneDnnActivationSteps(kind, /*use_dst=*/false))
+      ops.append_eltwise(1.0f, step.algorithm, step.alpha, step.beta);
   dnnl::primitive_attr attr = UserScratchpadAttr();
   attr.set_post_ops(ops);
   return attr;

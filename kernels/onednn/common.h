@@ -138,14 +138,21 @@ class BoundPrimitive {
 // The attribute every primitive here is created with: a user scratchpad, so
 // the kernel's `scratch` buffer holds it (no allocation inside a call).
 dnnl::primitive_attr UserScratchpadAttr();
-// oneDNN's eltwise algorithm of an activation (kernels/activation.h's
-// arithmetic): ReLU eltwise_relu (alpha 0), ReLU6 eltwise_clip_v2 (0, 6),
-// whose backward masks 0 < x < 6 as the reference does (eltwise_clip's
-// passes dy at x == 6). `use_dst`: the *_use_dst_for_bwd form.
+// oneDNN's eltwise algorithms of an activation (kernels/activation.h's
+// arithmetic), applied in order: ReLU eltwise_relu (alpha 0), ReLU6
+// eltwise_clip_v2 (0, 6), whose backward masks 0 < x < 6 as the reference
+// does (eltwise_clip's passes dy at x == 6); sigmoid eltwise_logistic, SiLU
+// eltwise_swish (alpha 1), hard-swish eltwise_hardswish, GELU
+// eltwise_gelu_erf and eltwise_gelu_tanh; hard-sigmoid, which oneDNN 2.6.3
+// lacks, clip_v2 (-3, 3) then linear (1/6, 0.5), whose backward passes both
+// read x (linear's derivative is constant). `use_dst`: the
+// *_use_dst_for_bwd forms (the masking kinds only: ActivationMasks).
 struct EltwiseActivation {
   dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
   float alpha = 0, beta = 0;
 };
+std::vector<EltwiseActivation> OneDnnActivationSteps(ActivationKind kind, bool use_dst);
+// The one step of a masking kind (ReLU, ReLU6).
 EltwiseActivation OneDnnActivation(ActivationKind kind, bool use_dst);
 // The same, with an activation applied to the primitive's output as its
 // post-op (a fused residual add's, a convolution's epilogue).

@@ -191,8 +191,9 @@ class OneDnnBackend : public Backend {
                                                    ")"));
     // Fused ReLU and ReLU6 run in batch norm, add and the convolution's
     // epilogue, in training and inference (masked_sum.h masks either's
-    // gradient). Another kind: only the convolution's forward-only epilogue
-    // (an eltwise post-op); elsewhere it stays a layer of its own.
+    // gradient). Another kind (ActivationMasks is false: its gradient needs
+    // x): only the convolution's forward-only epilogue (eltwise post-ops);
+    // elsewhere it stays a layer of its own.
     const ActivationKind fused = FusedActivation(desc);
     if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu &&
         fused != ActivationKind::kRelu6 &&

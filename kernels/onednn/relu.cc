@@ -1,6 +1,8 @@
-// The activation op with oneDNN's eltwise primitives (OneDnnActivation),
-// in the producer's layout.
+// The activation op with oneDNN's eltwise primitives (OneDnnActivationSteps:
+// one per kind, two for hard-sigmoid, the second in place on y), in the
+// producer's layout.
 #include <algorithm>
+#include <vector>
 
 #include "core/status.h"
 #include "kernels/onednn/ops.h"
@@ -28,27 +30,33 @@ class ReluKernel : public OneDnnKernel {
       ASSIGN_OR_RETURN(data_md, DescFromSpec(*given, dims, "input 0", what_));
     }
     const dnnl::primitive_attr attr = UserScratchpadAttr();
-    const EltwiseActivation eltwise = OneDnnActivation(d.kind, /*use_dst=*/false);
-    dnnl::eltwise_forward::desc fwd_desc(dnnl::prop_kind::forward_training, eltwise.algorithm,
-                                         data_md, eltwise.alpha, eltwise.beta);
-    dnnl::eltwise_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
-    forward_ =
-        BoundPrimitive(fwd_pd, dnnl::eltwise_forward(fwd_pd), {DNNL_ARG_SRC, DNNL_ARG_DST}, engine);
-    // dx = dy * f'(x): the backward of the same algorithm reads x.
-    dnnl::eltwise_backward::desc bwd_desc(eltwise.algorithm, data_md, data_md, eltwise.alpha,
-                                          eltwise.beta);
-    dnnl::eltwise_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
-    backward_ = BoundPrimitive(bwd_pd, dnnl::eltwise_backward(bwd_pd),
-                               {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC}, engine);
+    size_t scratch = 0;
+    for (const EltwiseActivation& step : OneDnnActivationSteps(d.kind, /*use_dst=*/false)) {
+      dnnl::eltwise_forward::desc fwd_desc(dnnl::prop_kind::forward_training, step.algorithm,
+                                           data_md, step.alpha, step.beta);
+      dnnl::eltwise_forward::primitive_desc fwd_pd(fwd_desc, attr, engine);
+      forward_.push_back(BoundPrimitive(fwd_pd, dnnl::eltwise_forward(fwd_pd),
+                                        {DNNL_ARG_SRC, DNNL_ARG_DST}, engine));
+      // dx = dy * f'(x): the backward of the same algorithm reads x (every
+      // step's derivative is a function of x: OneDnnActivationSteps).
+      dnnl::eltwise_backward::desc bwd_desc(step.algorithm, data_md, data_md, step.alpha,
+                                            step.beta);
+      dnnl::eltwise_backward::primitive_desc bwd_pd(bwd_desc, attr, engine, fwd_pd);
+      backward_.push_back(BoundPrimitive(bwd_pd, dnnl::eltwise_backward(bwd_pd),
+                                         {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_SRC},
+                                         engine));
+      scratch = std::max(
+          {scratch, forward_.back().scratchpad_bytes(), backward_.back().scratchpad_bytes()});
+    }
 
     const TensorSpec input = given != nullptr ? *given : TensorSpec::Plain(dtype, d.dims.shape());
     signature_.inputs = {input};
     signature_.output = input;
-    signature_.scratch_bytes = std::max(forward_.scratchpad_bytes(), backward_.scratchpad_bytes());
+    signature_.scratch_bytes = scratch;
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
-    implementation_ = forward_.implementation();
-    backward_implementation_ = backward_.implementation();
+    implementation_ = forward_.front().implementation();
+    backward_implementation_ = backward_.front().implementation();
     return absl::OkStatus();
   }
 
@@ -57,10 +65,14 @@ class ReluKernel : public OneDnnKernel {
     RETURN_IF_ERROR(Require(args.y, "y"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
-      forward_.Set(DNNL_ARG_SRC, x);
-      forward_.Set(DNNL_ARG_DST, args.y);
-      forward_.SetScratchpad(args.scratch);
-      forward_.Execute(context_->stream);
+      const void* from = x;
+      for (BoundPrimitive& step : forward_) {  // the later steps in place on y
+        step.Set(DNNL_ARG_SRC, from);
+        step.Set(DNNL_ARG_DST, args.y);
+        step.SetScratchpad(args.scratch);
+        step.Execute(context_->stream);
+        from = args.y;
+      }
       return absl::OkStatus();
     });
   }
@@ -71,18 +83,24 @@ class ReluKernel : public OneDnnKernel {
     RETURN_IF_ERROR(Require(args.dy, "dy"));
     RETURN_IF_ERROR(RequireScratch(args));
     return Guarded(what_, [&]() -> absl::Status {
-      backward_.Set(DNNL_ARG_SRC, x);
-      backward_.Set(DNNL_ARG_DIFF_DST, args.dy);
-      backward_.Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
-      backward_.SetScratchpad(args.scratch);
-      backward_.Execute(context_->stream);
+      // Last step first: each multiplies by its own f'(x), the earlier ones
+      // in place on dx.
+      const void* from = args.dy;
+      for (auto step = backward_.rbegin(); step != backward_.rend(); ++step) {
+        step->Set(DNNL_ARG_SRC, x);
+        step->Set(DNNL_ARG_DIFF_DST, from);
+        step->Set(DNNL_ARG_DIFF_SRC, args.dx[0]);
+        step->SetScratchpad(args.scratch);
+        step->Execute(context_->stream);
+        from = args.dx[0];
+      }
       return absl::OkStatus();
     });
   }
 
  private:
-  BoundPrimitive forward_;
-  BoundPrimitive backward_;
+  std::vector<BoundPrimitive> forward_;
+  std::vector<BoundPrimitive> backward_;
 };
 
 }  // namespace

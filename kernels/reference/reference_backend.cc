@@ -68,6 +68,14 @@ class ReferenceBackend final : public Backend {
       return absl::UnimplementedError(
           absl::StrCat("unsupported: tf32 on the reference backend, which computes in double (",
                        OpDescToString(desc), ")"));
+    // A fused activation's backward masks dy by y: the masking kinds only
+    // (ActivationMasks); the others fuse in forward-only kernels.
+    if (!ActivationMasks(FusedActivation(desc)) && !options.forward_only)
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: a fused ", ActivationSuffix(FusedActivation(desc)) + 1,
+          " in training (its gradient needs x, which a fused op does not keep; the plan keeps "
+          "the activation as a layer) (",
+          OpDescToString(desc), ")"));
     return absl::OkStatus();
   }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "kernels/op_traits.h"
@@ -72,9 +73,93 @@ TEST(ActivationTest, TextFormsKeepReluAndNameRelu6) {
   EXPECT_EQ(std::get<AddDesc>(*ParseOpDesc("add:mb1ic2ih3iw4_relu")).activation,
             ActivationKind::kRelu);
   // ReLU's own suffix is not canonical on the activation op; others fail.
-  for (const char* bad : {"relu:mb1ic2ih3iw4_relu", "relu:mb1ic2ih3iw4_relu7",
-                          "add:mb1ic2ih3iw4_relu6_relu", "relu:mb1ic2ih3iw4_gelu"})
+  for (const char* bad :
+       {"relu:mb1ic2ih3iw4_relu", "relu:mb1ic2ih3iw4_relu7", "add:mb1ic2ih3iw4_relu6_relu",
+        "relu:mb1ic2ih3iw4_swish", "relu:mb1ic2ih3iw4_gelu_erf", "relu:mb1ic2ih3iw4_silu_relu"})
     EXPECT_FALSE(ParseOpDesc(bad).ok()) << bad;
+}
+
+// The kinds with curves, at points whose values are known in closed form
+// (torch.nn's functions give the same to the printed digits).
+TEST(ActivationTest, CurvedKindsAtKnownPoints) {
+  using K = ActivationKind;
+  struct Point {
+    K kind;
+    double x, y;
+  };
+  for (const Point& p :
+       {Point{K::kSigmoid, 0, 0.5}, Point{K::kSigmoid, 2, 0.8807970779778823},
+        Point{K::kSilu, 1, 0.7310585786300049}, Point{K::kSilu, -2, -0.2384058440442351},
+        Point{K::kHardSigmoid, 1, 4.0 / 6}, Point{K::kHardSigmoid, -3.5, 0},
+        Point{K::kHardSigmoid, 3.5, 1}, Point{K::kHardSwish, 1, 4.0 / 6},
+        Point{K::kHardSwish, -4, 0}, Point{K::kHardSwish, 4, 4},
+        Point{K::kGelu, 1, 0.8413447460685429}, Point{K::kGelu, -1, -0.15865525393145707},
+        Point{K::kGeluTanh, 1, 0.8411919906082768}, Point{K::kGeluTanh, 0, 0}}) {
+    EXPECT_NEAR(ActivationForward(p.kind, p.x), p.y, 1e-12)
+        << ActivationSuffix(p.kind) << " " << p.x;
+    EXPECT_NEAR(ActivationForward(p.kind, static_cast<float>(p.x)), p.y, 1e-6)
+        << ActivationSuffix(p.kind) << " " << p.x << " (float)";
+  }
+  // Far tails: no overflow to NaN.
+  EXPECT_EQ(ActivationForward(K::kSigmoid, -1000.0), 0.0);
+  EXPECT_EQ(ActivationForward(K::kSilu, -1000.0f), -0.0f);
+  EXPECT_EQ(ActivationForward(K::kGelu, 1000.0), 1000.0);
+  EXPECT_EQ(ActivationForward(K::kGeluTanh, -1000.0f), -0.0f);
+}
+
+// f'(x) against a central difference of f, off the kinks, and dx = dy f'(x).
+TEST(ActivationTest, DerivativesMatchCentralDifferences) {
+  for (int k = static_cast<int>(ActivationKind::kSigmoid);
+       k < static_cast<int>(ActivationKind::kCount); ++k) {
+    const auto kind = static_cast<ActivationKind>(k);
+    EXPECT_FALSE(ActivationMasks(kind)) << ActivationSuffix(kind);
+    for (double x = -6.05; x < 6; x += 0.1) {
+      const double h = 1e-6;
+      const double numeric =
+          (ActivationForward(kind, x + h) - ActivationForward(kind, x - h)) / (2 * h);
+      EXPECT_NEAR(ActivationDerivative(kind, x), numeric, 1e-7)
+          << ActivationSuffix(kind) << " " << x;
+      EXPECT_NEAR(ActivationBackward(kind, x, 3.0), 3.0 * numeric, 3e-7) << ActivationSuffix(kind);
+    }
+  }
+  // At the kinks, torch's choice: hard-swish (2x + 3) / 6 on [-3, 3].
+  EXPECT_EQ(ActivationDerivative(ActivationKind::kHardSwish, 3.0), 1.5);
+  EXPECT_EQ(ActivationDerivative(ActivationKind::kHardSwish, -3.0), -0.5);
+  EXPECT_EQ(ActivationDerivative(ActivationKind::kHardSigmoid, 3.0), 0.0);
+  EXPECT_TRUE(ActivationMasks(ActivationKind::kRelu) && ActivationMasks(ActivationKind::kRelu6));
+}
+
+TEST(ActivationTest, CurvedKindsRoundTripAsTheOpAndAsAConvEpilogue) {
+  for (int k = static_cast<int>(ActivationKind::kSigmoid);
+       k < static_cast<int>(ActivationKind::kCount); ++k) {
+    const auto kind = static_cast<ActivationKind>(k);
+    const std::string op = absl::StrCat("relu:mb1ic2ih3iw4", ActivationSuffix(kind));
+    const std::string conv = absl::StrCat("conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias",
+                                          ActivationSuffix(kind));
+    for (const std::string& text : {op, conv}) {
+      absl::StatusOr<OpDesc> parsed = ParseOpDesc(text);
+      ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status();
+      EXPECT_EQ(OpDescToString(*parsed), text);
+    }
+    EXPECT_EQ(std::get<ReluDesc>(*ParseOpDesc(op)).kind, kind);
+  }
+}
+
+// The reference runs a curved kind fused only forward (inference): in
+// training its fused forms are "unsupported" (the plan keeps the layer).
+TEST(ActivationTest, TheReferenceFusesCurvedKindsForwardOnly) {
+  std::unique_ptr<Backend> backend = CreateReferenceBackend();
+  KernelOptions training = KernelOptions::ForDType(DType::kF32);
+  KernelOptions inference = training;
+  inference.forward_only = true;
+  for (const char* text : {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_silu",
+                           "bn:mb2ic3ih4iw4_eps0.001mom0.997_hardswish", "add:mb2ic3ih4iw4_gelu"}) {
+    const OpDesc desc = *ParseOpDesc(text);
+    const absl::Status refused = backend->Supports(desc, training);
+    EXPECT_TRUE(absl::IsUnimplemented(refused)) << text << ": " << refused;
+    EXPECT_TRUE(backend->Supports(desc, inference).ok()) << text;
+  }
+  EXPECT_TRUE(backend->Supports(*ParseOpDesc("relu:mb2ic3ih4iw4_silu"), training).ok());
 }
 
 TEST(ActivationTest, ReferenceRelu6OpOnExactValues) {

@@ -24,12 +24,19 @@ using kernel_test::FillIntegers;
 using kernel_test::GradientCheckOptions;
 using kernel_test::KernelUnderTest;
 
-// ReLU6, as the op or fused: its inputs must reach past 6 to test the clip.
-bool ClipsAtSix(const OpDesc& desc) {
+// The activation of an activation sample: the op's kind, or the fused one.
+ActivationKind ActivationOf(const OpDesc& desc) {
   const auto* op = std::get_if<ReluDesc>(&desc);
-  return FusedActivation(desc) == ActivationKind::kRelu6 ||
-         (op != nullptr && op->kind == ActivationKind::kRelu6);
+  return op != nullptr ? op->kind : FusedActivation(desc);
 }
+
+// ReLU6, as the op or fused: its inputs must reach past 6 to test the clip.
+bool ClipsAtSix(const OpDesc& desc) { return ActivationOf(desc) == ActivationKind::kRelu6; }
+
+// The kinds whose gradient is not a mask (sigmoid, SiLU, hard-sigmoid,
+// hard-swish, GELU): reals over [-5, 5), past hard-sigmoid's and
+// hard-swish's kinks at -3 and 3 and into the tails, never on a kink.
+bool Curved(const OpDesc& desc) { return !ActivationMasks(ActivationOf(desc)); }
 
 // Reals whose output crosses 0 and 6 (a finite-difference step never
 // straddles a clip at these seeds): inputs in [-4, 10); a batch norm's beta 5.
@@ -68,6 +75,8 @@ TEST_P(EveryOpTest, TheReferenceBackwardMatchesFiniteDifferences) {
   if (kind == "dropout" || kind == "droppath")
     options.fresh_kernel = [&] { return reference->Create(desc, DType::kF64, {}); };
   if (ClipsAtSix(desc)) SpanTheClips(desc, k->buffers);
+  if (Curved(desc))
+    kernel_test::FillUniform(k->buffers.signature.inputs[0], k->buffers.x[0].data(), 43, -5, 5);
   const absl::Status status = CheckGradients(*k->kernel, k->buffers, options);
   EXPECT_TRUE(status.ok()) << GetParam() << ": " << status;
 }
@@ -84,6 +93,11 @@ TEST_P(EveryOpTest, TheOneDnnKernelMatchesTheReference) {
   if (ClipsAtSix(desc)) {  // integers on both clips (0 and 6) and past them
     options.low = -3;
     options.high = 9;
+  }
+  if (Curved(desc)) {  // exp, erf and tanh: reals, to fp32's rounding
+    options.integers = false;
+    options.low = -5;
+    options.high = 5;
   }
   if (OpKind(desc) == "softmax_xent") {  // exp and log: reals, to fp32's rounding
     options.integers = false;
@@ -108,9 +122,11 @@ INSTANTIATE_TEST_SUITE_P(Ops, EveryOpTest, ::testing::ValuesIn([] {
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            // The kind, then the activation of an activation sample.
                            const std::string& s = info.param;
-                           const size_t suffix = s.rfind("_relu6");
+                           const absl::StatusOr<OpDesc> desc = ParseOpDesc(s);
+                           const ActivationKind kind =
+                               desc.ok() ? ActivationOf(*desc) : ActivationKind::kNone;
                            return s.substr(0, s.find(':')) +
-                                  (suffix == std::string::npos ? "" : "_relu6");
+                                  (kind == ActivationKind::kRelu ? "" : ActivationSuffix(kind));
                          });
 
 }  // namespace

@@ -195,6 +195,49 @@ TEST(OneDnnConvResidualTest, MatchesReferenceApartAndOverTheShortcut) {
   }
 }
 
+// The curved kinds (sigmoid, SiLU, hard-sigmoid, hard-swish, GELU) as a
+// convolution's forward-only epilogue (eltwise post-ops; hard-sigmoid two)
+// against the reference, with a residual input too, fp32 and bf16 where the
+// CPU has it; training refuses them (their gradient needs x).
+TEST(OneDnnConvEpilogueTest, CurvedKindsRunForwardOnly) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (int k = static_cast<int>(ActivationKind::kSigmoid);
+       k < static_cast<int>(ActivationKind::kCount); ++k) {
+    const std::string kind = ActivationSuffix(static_cast<ActivationKind>(k));
+    for (ConvCase c : {ConvCase{2, 8, 16, 7, 7, 3, 3, 1, 1, Padding::kSame, 1, 1, true},
+                       ConvCase{1, 32, 32, 6, 6, 1, 1, 1, 1, Padding::kValid, 1, 1, true}}) {
+      for (const std::string& text : {ConvString(c) + kind, ConvString(c) + "_add" + kind}) {
+        absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
+        ASSERT_TRUE(desc.ok()) << text << ": " << desc.status();
+        EXPECT_EQ(OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kF32)).code(),
+                  absl::StatusCode::kUnimplemented)
+            << text;
+        // Integers in [-1, 1]: the convolution's sums are exact (in bf16
+        // too) and spread over about [-8, 8], across the kinks at -3 and 3
+        // and into the tails; the activation is then to fp32's (bf16's)
+        // rounding.
+        onednn_test::CompareOptions options;
+        options.forward_only = true;
+        options.low = -1;
+        options.high = 1;
+        options.forward_rtol = 1e-5;
+        options.forward_atol = 1e-6;
+        absl::Status status = CompareWithReference(*desc, options);
+        EXPECT_TRUE(status.ok()) << text << ": " << status;
+        KernelOptions bf16_forward = KernelOptions::ForDType(DType::kBF16);
+        bf16_forward.forward_only = true;
+        if (OneDnn()->Supports(*desc, bf16_forward).ok()) {
+          onednn_test::CompareOptions bf16 = InBf16(options);
+          bf16.low = -1;
+          bf16.high = 1;
+          status = CompareWithReference(*desc, bf16);
+          EXPECT_TRUE(status.ok()) << text << " bf16: " << status;
+        }
+      }
+    }
+  }
+}
+
 // No pass of a depthwise 5x5 or 7x7 convolution runs oneDNN's reference
 // kernel where its jit kernels exist (AVX-512): the weight gradient reads
 // channels-last copies of x and dy; bf16 too where the CPU has it.

@@ -227,7 +227,8 @@ TEST(CudaBackendTest, ReluMatchesTheReferenceInEveryPrecision) {
 
 // Every activation sample of OpSamples(): the activation op in every
 // precision on integers across both clips (0 and 6; exact in each storage
-// type), and each fused form matches the reference (bn and add with ReLU6
+// type; the kinds with exp, erf or tanh on reals, to each type's rounding),
+// and each fused form matches the reference (bn and add with ReLU6
 // run fused), except the convolution's training epilogue, which is
 // "unsupported: ..." (the plan keeps the activation as a layer).
 TEST(CudaBackendTest, ActivationSamplesMatchTheReferenceInEveryPrecision) {
@@ -244,6 +245,18 @@ TEST(CudaBackendTest, ActivationSamplesMatchTheReferenceInEveryPrecision) {
       options.precision = p;
       options.low = -3;
       options.high = 9;
+      if (!ActivationMasks(std::get_if<ReluDesc>(&desc) != nullptr ? std::get<ReluDesc>(desc).kind
+                                                                   : FusedActivation(desc))) {
+        // exp, erf and tanh: reals past the kinks (-3, 3), to the storage
+        // type's rounding (fp32 math, so tf32 is fp32 here).
+        options.integers = false;
+        options.low = -5;
+        options.high = 5;
+        const bool half = p == Precision::kFp16 || p == Precision::kBf16;
+        const double tol = p == Precision::kBf16 ? 2e-2 : half ? 2e-3 : 1e-5;
+        options.forward_rtol = options.backward_rtol = tol;
+        options.forward_atol = options.backward_atol = tol;
+      }
       if (!std::holds_alternative<ReluDesc>(desc) && p != Precision::kFp32) continue;
       absl::Status status = cuda_test::CompareWithReference(desc, options);
       EXPECT_TRUE(status.ok()) << text << " " << PrecisionName(p) << ": " << status;
