@@ -240,6 +240,20 @@ struct DropPathDesc {
   }
 };
 
+// Channel multiply (squeeze-and-excitation's scale): y = x0 * x1 with x1
+// one value per example and channel, (N,C,1,1) (or the (N,C) of an fc),
+// broadcast over (H,W). Backward: dx0 = dy * x1, dx1 = the sum over (H,W)
+// of dy * x0. kernels/channel_mul.h holds the index arithmetic.
+struct ChannelMulDesc {
+  Dims4 dims;  // x0's and y's
+  // Whether a producer's shape holds x1: (N,C,1,1), or (N,C) from an fc.
+  bool IsScaleShape(const Shape& shape) const;
+  absl::Status Validate() const;
+  std::string ToString() const;  // chmul:mb32ic96ih56iw56
+  static absl::StatusOr<ChannelMulDesc> Parse(absl::string_view text);
+  bool operator==(const ChannelMulDesc& o) const { return dims == o.dims; }
+};
+
 // Mean softmax cross-entropy of logits (N, classes) against int32 labels.
 struct SoftmaxXentDesc {
   int64_t n = 1, classes = 1;
@@ -267,7 +281,7 @@ struct SgdDesc {
 using OpDesc =
     std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc, DropoutDesc,
                  ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc,
-                 SpatialPadDesc, DropPathDesc>;
+                 SpatialPadDesc, DropPathDesc, ChannelMulDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
 // The activation fused into the op (conv, bn, add); kNone for the others

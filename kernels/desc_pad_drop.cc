@@ -34,9 +34,9 @@ absl::Status SpatialPadDesc::Validate() const {
   RETURN_IF_ERROR_AS_IS(CheckDims(dims));
   const Dims4 out = output();
   if (out.h < 1 || out.w < 1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the crop leaves no output: ", dims.h, "x", dims.w, " padded by t", top, "b", bottom,
-        "l", left, "r", right, " is ", out.h, "x", out.w));
+    return absl::InvalidArgumentError(absl::StrCat("the crop leaves no output: ", dims.h, "x",
+                                                   dims.w, " padded by t", top, "b", bottom, "l",
+                                                   left, "r", right, " is ", out.h, "x", out.w));
   return absl::OkStatus();
 }
 
@@ -80,6 +80,26 @@ absl::StatusOr<DropPathDesc> DropPathDesc::Parse(absl::string_view text) {
   RETURN_IF_ERROR_AS_IS(s.Expect("_"));
   ASSIGN_OR_RETURN_AS_IS(d.keep, s.Real("k"));
   ASSIGN_OR_RETURN_AS_IS(d.ramp_steps, s.Int("r"));
+  return Finish(s, d);
+}
+
+// ---------------------------------------------------------------- chmul
+
+absl::Status ChannelMulDesc::Validate() const { return CheckDims(dims); }
+
+bool ChannelMulDesc::IsScaleShape(const Shape& shape) const {
+  if (shape.rank() == 2) return shape[0] == dims.n && shape[1] == dims.c;
+  return shape.rank() == 4 && shape[0] == dims.n && shape[1] == dims.c && shape[2] == 1 &&
+         shape[3] == 1;
+}
+
+std::string ChannelMulDesc::ToString() const { return absl::StrCat("chmul:", DimsToString(dims)); }
+
+absl::StatusOr<ChannelMulDesc> ChannelMulDesc::Parse(absl::string_view text) {
+  Scanner s(text);
+  ChannelMulDesc d;
+  RETURN_IF_ERROR_AS_IS(s.Expect("chmul:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
   return Finish(s, d);
 }
 

@@ -344,6 +344,20 @@ struct OpTraits<DropPathDesc>
 };
 
 template <>
+struct OpTraits<ChannelMulDesc> : NoTrainedTensors<ChannelMulDesc>,
+                                  NoKernelCases<ChannelMulDesc>,
+                                  NoFusedActivation<ChannelMulDesc> {
+  static constexpr absl::string_view kKind = "chmul";
+  static constexpr absl::string_view kSample = "chmul:mb2ic3ih4iw5";
+  static double ForwardFlops(const ChannelMulDesc& d) {
+    return static_cast<double>(d.dims.elements());
+  }
+  static std::optional<Dims4> ActivationInput(const ChannelMulDesc&) { return std::nullopt; }
+  // The inputs differ in shape: the kernels take x1 as (N,C,1,1) or (N,C).
+  static std::optional<Shape> ReshapedInput(const ChannelMulDesc&) { return std::nullopt; }
+};
+
+template <>
 struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static constexpr absl::string_view kKind = "add";
   static constexpr absl::string_view kSample = "add:mb2ic3ih4iw4";

@@ -307,6 +307,20 @@ int NetBuilder::Add(int a, int b) {
   return AddOp("add", desc, {a, b}, shape(a));
 }
 
+int NetBuilder::ChannelMul(int x, int scale) {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(x, "chmul");
+  if (!dims.ok()) return Fail("chmul", dims.status());
+  ChannelMulDesc desc;
+  desc.dims = *dims;
+  if (!desc.IsScaleShape(shape(scale)))
+    return Fail("chmul", absl::InvalidArgumentError(absl::StrCat(
+                             graph_.nodes[scale].name, " is ", shape(scale).ToString(), " but ",
+                             graph_.nodes[x].name, " (", shape(x).ToString(), ") needs (", dims->n,
+                             ",", dims->c, ",1,1) or (", dims->n, ",", dims->c, ")")));
+  return AddOp("chmul", desc, {x, scale}, shape(x));
+}
+
 int NetBuilder::Logits() {
   if (!status_.ok()) return top_;
   const std::string saved_scope = scope_;

@@ -90,6 +90,10 @@ class NetBuilder {
   int DropPath(double keep, int64_t ramp_steps);
   // Channel concat of the given outputs; becomes the top.
   int Concat(const std::vector<int>& inputs);
+  // Channel multiply x * scale (ChannelMulDesc: squeeze-and-excitation's
+  // scale): `scale` holds one value per example and channel of `x`,
+  // (N,C,1,1) or an fc's (N,C); becomes the top.
+  int ChannelMul(int x, int scale);
   // Elementwise a + b (residual); becomes the top.
   int Add(int a, int b);
   // Fc to the class count with no activation, then the softmax cross-entropy loss.

@@ -48,7 +48,46 @@ __global__ void DropPathApplyKernel(ActivationGeometry g, const void* in, const 
   }
 }
 
+__global__ void ChannelMulKernel(ActivationGeometry g, const void* in, const void* scale,
+                                 void* out, Elem type) {
+  GRID_STRIDE(at, g.elements()) {
+    const float s = LoadAs(scale, type, ChannelMulScaleIndex(at, g.c, g.h * g.w, g.nhwc));
+    StoreAs(out, type, at, LoadAs(in, type, at) * s);
+  }
+}
+
+__global__ void ChannelMulScaleGradientKernel(ActivationGeometry g, const void* dy, const void* x,
+                                              void* ds, Elem type) {
+  GRID_STRIDE(nc, g.n * g.c) {
+    const int64_t n = nc / g.c, c = nc % g.c;
+    float sum = 0.0f;
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix) {
+        const int64_t at = g.Offset(n, c, iy, ix);
+        sum += LoadAs(dy, type, at) * LoadAs(x, type, at);
+      }
+    StoreAs(ds, type, nc, sum);
+  }
+}
+
 }  // namespace
+
+cudaError_t LaunchChannelMul(const ActivationGeometry& g, const void* in, const void* scale,
+                             void* out, Elem type, cudaStream_t stream) {
+  const int64_t count = g.elements();
+  if (count <= 0) return cudaSuccess;
+  ChannelMulKernel<<<BlocksFor(count), kThreads, 0, stream>>>(g, in, scale, out, type);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchChannelMulScaleGradient(const ActivationGeometry& g, const void* dy,
+                                          const void* x, void* ds, Elem type,
+                                          cudaStream_t stream) {
+  const int64_t count = g.n * g.c;
+  if (count <= 0) return cudaSuccess;
+  ChannelMulScaleGradientKernel<<<BlocksFor(count), kThreads, 0, stream>>>(g, dy, x, ds, type);
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchShiftedCopy(const ShiftGeometry& g, const void* from, void* to, Elem type,
                               cudaStream_t stream) {

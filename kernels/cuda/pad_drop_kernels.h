@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/device_kernels.h"
+#include "kernels/channel_mul.h"
 #include "kernels/cuda/pad_drop_math.h"
 
 namespace cnnbench::cuda {
@@ -27,6 +28,16 @@ cudaError_t LaunchDropPathScales(int64_t examples, uint64_t first_example, doubl
 // out = in * scale[example] over every stored element of `g`.
 cudaError_t LaunchDropPathApply(const ActivationGeometry& g, const void* in, const double* scale,
                                 void* out, Elem type, cudaStream_t stream);
+
+// The channel multiply: out = in * scale[ChannelMulScaleIndex] over every
+// element of `g` (scale: N*C values of `type`).
+cudaError_t LaunchChannelMul(const ActivationGeometry& g, const void* in, const void* scale,
+                             void* out, Elem type, cudaStream_t stream);
+// ds[n * C + c] = the sum over (h, w) of dy * x (fp32 accumulation), one
+// thread per (n, c).
+cudaError_t LaunchChannelMulScaleGradient(const ActivationGeometry& g, const void* dy,
+                                          const void* x, void* ds, Elem type,
+                                          cudaStream_t stream);
 
 }  // namespace cnnbench::cuda
 

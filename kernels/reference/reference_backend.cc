@@ -72,7 +72,8 @@ class ReferenceBackend final : public Backend {
     // (ActivationMasks); the others fuse in forward-only kernels.
     if (!ActivationMasks(FusedActivation(desc)) && !options.forward_only)
       return absl::UnimplementedError(absl::StrCat(
-          "unsupported: a fused ", ActivationSuffix(FusedActivation(desc)) + 1,
+          "unsupported: a fused ",
+          absl::string_view(ActivationSuffix(FusedActivation(desc))).substr(1),
           " in training (its gradient needs x, which a fused op does not keep; the plan keeps "
           "the activation as a layer) (",
           OpDescToString(desc), ")"));

@@ -83,6 +83,34 @@ TEST(NetBuilderTest, ConcatMismatchNamesBothInputs) {
   EXPECT_NE(msg.find("[1,4,8,8]"), std::string::npos) << msg;
 }
 
+// The channel multiply takes (N,C,1,1) or an fc's (N,C) scales; another
+// shape is an error naming both layers and the shapes it takes.
+TEST(NetBuilderTest, ChannelMulTakesPerChannelScalesOnly) {
+  NetBuilder b(2, 3, 8, 8, 10);
+  const int x = b.Conv(16, {3, 3});
+  b.SpatialMean();
+  b.Conv(16, {1, 1}, {.activation = Activation::kSigmoid});
+  b.ChannelMul(x, b.top());
+  EXPECT_EQ(b.top_shape(), (Shape{2, 16, 8, 8}));
+  b.Fc(16, {.activation = Activation::kHardSigmoid});
+  b.ChannelMul(x, b.top());
+  EXPECT_EQ(b.top_shape(), (Shape{2, 16, 8, 8}));
+  b.Logits();
+  EXPECT_TRUE(std::move(b).Build().ok());
+
+  NetBuilder bad(2, 3, 8, 8, 10);
+  const int y = bad.Conv(16, {3, 3});
+  bad.Fc(8);
+  bad.ChannelMul(y, bad.top());
+  bad.Logits();
+  auto graph = std::move(bad).Build();
+  ASSERT_FALSE(graph.ok());
+  const std::string msg(graph.status().message());
+  EXPECT_NE(msg.find("chmul"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[2,8]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs (2,16,1,1) or (2,16)"), std::string::npos) << msg;
+}
+
 TEST(NetBuilderTest, MissingLogitsAndBadInput) {
   NetBuilder b(1, 3, 8, 8, 10);
   b.Conv(4, {3, 3});

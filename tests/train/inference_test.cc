@@ -168,6 +168,33 @@ TEST_P(InferenceTest, MatchesTheGraphEvaluatedNodeByNodeAfterTraining) {
   EXPECT_EQ(RunLogits(**inferencer, images), got);
 }
 
+// The squeeze-and-excitation network after a few training steps: its
+// inference plan (the curved activations as convolution epilogues on
+// oneDNN, forward only) gives the node-by-node logits on the reference.
+TEST_P(InferenceTest, SqueezeExcitationNetMatchesTheGraphEvaluatedNodeByNode) {
+  auto backend = MakeBackend(GetParam());
+  const Graph graph = train_test::SqueezeExcitationNet();
+  auto trainer = Trainer::Compile(graph, backend.get(), TrainOptions());
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 3; ++step) {
+    MakeBatch(step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    ASSERT_TRUE((*trainer)->Step().ok());
+  }
+  ASSERT_TRUE((*trainer)->Synchronize().ok());
+  auto inferencer = Inferencer::Compile(graph, backend.get(), InferOptions());
+  ASSERT_TRUE(inferencer.ok()) << inferencer.status();
+  ASSERT_TRUE((*inferencer)->CopyWeightsFrom(**trainer).ok());
+  // Every conv's activation runs as its epilogue (none was fused in training).
+  EXPECT_EQ((*inferencer)->conv_relu_epilogues(), 7);
+  MakeBatch(60, &images, &labels);
+  const std::vector<float> got = RunLogits(**inferencer, images);
+  auto reference = MakeBackend("reference");
+  ExpectClose(got, InterpretLogits(graph, reference.get(), **inferencer, images), 1e-4, GetParam());
+}
+
 // The plan's convolutions with a ReLU epilogue, counted from its layers
 // (and checked against what the plan says it fused).
 int Epilogues(const Inferencer& inferencer) {

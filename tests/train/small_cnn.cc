@@ -36,6 +36,28 @@ Graph SmallCnn(int batch, bool batch_norm) {
   return *graph;
 }
 
+Graph SqueezeExcitationNet(int batch) {
+  NetBuilder b(batch, 3, kSize, kSize, kClasses);
+  b.Conv(16, {3, 3}, {.activation = Activation::kSilu});
+  for (Activation gate : {Activation::kSigmoid, Activation::kHardSigmoid}) {
+    const int x = b.top();
+    b.SpatialMean();
+    b.Conv(4, {1, 1}, {.activation = Activation::kGelu});
+    b.Conv(16, {1, 1}, {.activation = gate});
+    b.ChannelMul(x, b.top());
+    b.Conv(16, {3, 3}, {.activation = Activation::kHardSwish});
+  }
+  const int pooled = b.MaxPool({2, 2}, {.stride = 2});
+  b.SpatialMean();
+  b.Fc(8, {.activation = Activation::kGeluTanh});
+  b.Fc(16, {.activation = Activation::kSigmoid});
+  b.ChannelMul(pooled, b.top());  // an fc's (N,C) as the scales
+  b.Logits();
+  auto graph = std::move(b).Build();
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return *graph;
+}
+
 void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels, int batch) {
   Rng rng(seed);
   images->assign(batch * 3 * kSize * kSize, 0.0f);
@@ -103,9 +125,8 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
 }
 
 std::vector<CpuPlanCase> CpuPlanCases() {
-  return {{"reference", Precision::kFp32},
-          {"onednn", Precision::kFp32},
-          {"onednn", Precision::kBf16}};
+  return {
+      {"reference", Precision::kFp32}, {"onednn", Precision::kFp32}, {"onednn", Precision::kBf16}};
 }
 
 std::string CpuPlanCaseName(const ::testing::TestParamInfo<CpuPlanCase>& info) {

@@ -24,6 +24,13 @@ constexpr int kBatch = 16, kClasses = 4, kSize = 12;
 // batch is split, for data-parallel tests).
 Graph SmallCnn(int batch = kBatch, bool batch_norm = true);
 
+// A squeeze-and-excitation network (MobileNetV3's and EfficientNet's
+// block: global average, 1x1 convs, a gate, the channel multiply) with
+// every curved activation (SiLU, GELU, hard-swish, GELU tanh; the gates
+// sigmoid and hard-sigmoid), an fc's (N,C) as the last block's scales, at
+// batch `batch`: three channel multiplies.
+Graph SqueezeExcitationNet(int batch = kBatch);
+
 // Label = the quadrant holding a bright 4x4 patch; the rest is noise.
 void MakeBatch(uint64_t seed, std::vector<float>* images, std::vector<int32_t>* labels,
                int batch = kBatch);

@@ -53,6 +53,35 @@ TEST_P(TrainerTest, LossFallsWellBelowChance) {
   EXPECT_LT(last, 0.25 * chance) << "first loss " << first;
 }
 
+TEST_P(TrainerTest, SqueezeExcitationNetLearns) {
+  auto backend = MakeBackend();
+  TrainOptions options;
+  options.learning_rate = 0.05;
+  options.momentum = 0.9;
+  const Graph graph = train_test::SqueezeExcitationNet();
+  int multiplies = 0;
+  for (const Node& node : graph.nodes)
+    multiplies += std::holds_alternative<ChannelMulDesc>(node.op);
+  EXPECT_EQ(multiplies, 3);
+  auto trainer = Trainer::Compile(graph, backend.get(), options);
+  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  const double chance = std::log(static_cast<double>(kClasses));
+  double first = 0, last = 0;
+  for (int step = 0; step < 80; ++step) {
+    MakeBatch(300 + step, &images, &labels);
+    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    auto loss = StepAndLoss(**trainer);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    ASSERT_TRUE(std::isfinite(*loss)) << "step " << step;
+    if (step == 0) first = *loss;
+    if (step >= 75) last += *loss / 5;
+  }
+  EXPECT_NEAR(first, chance, 0.5);
+  EXPECT_LT(last, 0.5 * chance) << "first loss " << first;
+}
+
 TEST_P(TrainerTest, SameSeedSameLossToTheBit) {
   std::vector<float> losses[2];
   for (int run = 0; run < 2; ++run) {

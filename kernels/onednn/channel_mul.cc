@@ -1,0 +1,193 @@
+// Channel multiply (oneDNN's binary_mul broadcasts an (N,C,1,1) x1 over a
+// channel-blocked x0 only with its reference kernel, ref:any): the
+// backend's own loops over x0's stored layout as given (plain NCHW, NHWC,
+// or channels blocked by 8 or 16), y in the same layout, x1 plain (N,C,1,1)
+// or (N,C). Parallel over (example, channel block); fp32 arithmetic on fp32
+// and bf16. Backward: dx0 = dy * x1 in x0's layout; dx1 = the sum over
+// (H,W) of dy * x0, plain.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "kernels/onednn/loop_util.h"
+#include "kernels/onednn/ops.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+using dnnl::memory;
+
+float Load(const float* p) { return *p; }
+float Load(const uint16_t* p) { return Bf16ToFloat(*p); }
+void Store(float* p, float v) { *p = v; }
+void Store(uint16_t* p, float v) { *p = FloatToBf16(v); }
+
+// Where element (n, c, h, w) of x0 is stored: n * s[0] + (c / block) * s[1]
+// + h * s[2] + w * s[3] + c % block, for layouts blocked at most on
+// channels.
+struct Walk {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  int64_t block = 1;
+  int64_t stride[4] = {0, 0, 0, 0};
+  int64_t blocks() const { return (c + block - 1) / block; }
+};
+
+// The walk of `md` over (n, c, h, w), or false for a layout it cannot walk.
+bool MakeWalk(const memory::desc& md, const Dims4& d, Walk* walk) {
+  const dnnl_memory_desc_t& m = md.data;
+  if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.offset0 != 0) return false;
+  const dnnl_blocking_desc_t& b = m.format_desc.blocking;
+  walk->block = 1;
+  for (int i = 0; i < b.inner_nblks; ++i) {
+    if (b.inner_idxs[i] != 1) return false;  // channel blocks only
+    walk->block *= b.inner_blks[i];
+  }
+  if (walk->block > 1 && b.inner_nblks != 1) return false;
+  *walk = {d.n, d.c,         d.h,
+           d.w, walk->block, {b.strides[0], b.strides[1], b.strides[2], b.strides[3]}};
+  return true;
+}
+
+// out = in * scale[n * C + c] over every stored element of x0's layout
+// (padding channels: 0).
+template <typename T>
+void Multiply(const Walk& k, const void* in, const void* scales, void* out) {
+  const T* x = static_cast<const T*>(in);
+  const T* s = static_cast<const T*>(scales);
+  T* y = static_cast<T*>(out);
+  const int64_t tasks = k.n * k.blocks();
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t n = t / k.blocks(), cb = t % k.blocks();
+    float scale[64];
+    for (int64_t j = 0; j < k.block; ++j) {
+      const int64_t c = cb * k.block + j;
+      scale[j] = c < k.c ? Load(s + n * k.c + c) : 0.0f;
+    }
+    const int64_t base = n * k.stride[0] + cb * k.stride[1];
+    for (int64_t h = 0; h < k.h; ++h)
+      for (int64_t w = 0; w < k.w; ++w) {
+        const int64_t at = base + h * k.stride[2] + w * k.stride[3];
+#pragma omp simd
+        for (int64_t j = 0; j < k.block; ++j) Store(y + at + j, Load(x + at + j) * scale[j]);
+      }
+  }
+}
+
+// ds[n * C + c] = the sum over (h, w) of dy * x0 (fp32 accumulation).
+template <typename T>
+void ScaleGradient(const Walk& k, const void* dy_in, const void* x_in, void* ds_out) {
+  const T* dy = static_cast<const T*>(dy_in);
+  const T* x = static_cast<const T*>(x_in);
+  T* ds = static_cast<T*>(ds_out);
+  const int64_t tasks = k.n * k.blocks();
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t n = t / k.blocks(), cb = t % k.blocks();
+    float sum[64] = {};
+    const int64_t base = n * k.stride[0] + cb * k.stride[1];
+    for (int64_t h = 0; h < k.h; ++h)
+      for (int64_t w = 0; w < k.w; ++w) {
+        const int64_t at = base + h * k.stride[2] + w * k.stride[3];
+#pragma omp simd
+        for (int64_t j = 0; j < k.block; ++j) sum[j] += Load(dy + at + j) * Load(x + at + j);
+      }
+    for (int64_t j = 0; j < k.block; ++j) {
+      const int64_t c = cb * k.block + j;
+      if (c < k.c) Store(ds + n * k.c + c, sum[j]);
+    }
+  }
+}
+
+class ChannelMulKernel : public OneDnnKernel {
+ public:
+  ChannelMulKernel(std::shared_ptr<Context> context, const ChannelMulDesc& desc)
+      : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const ChannelMulDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
+    const DType dtype = options.dtype;
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    (void)type;
+    const Shape shape = d.dims.shape();
+    const memory::dims dims = ToDims(shape);
+    TensorSpec input = TensorSpec::Plain(dtype, shape);
+    if (!inputs.empty()) {
+      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, shape, what_));
+      if (given != nullptr) {
+        ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(*given, dims, "input 0", what_));
+        Walk probe;
+        if (MakeWalk(md, d.dims, &probe) && probe.block <= 64) input = *given;
+      }
+    }
+    ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(input, dims, "input 0", what_));
+    if (!MakeWalk(md, d.dims, &walk_))
+      return absl::InternalError(absl::StrCat(what_, ": cannot walk ", input.DebugString()));
+    // x1 plain: (N,C) from an fc as given, else (N,C,1,1) (a blocked one is
+    // reordered at the edge).
+    TensorSpec scales = TensorSpec::Plain(dtype, Shape{d.dims.n, d.dims.c, 1, 1});
+    if (inputs.size() == 2 && inputs[1].is_plain() && inputs[1].dtype == dtype &&
+        d.IsScaleShape(inputs[1].shape))
+      scales = inputs[1];
+    signature_.inputs = {input, scales};
+    signature_.output = input;
+    signature_.backward_reads_inputs = true;
+    signature_.backward_reads_output = false;
+    dtype_ = dtype;
+    implementation_ = "cnnbench:chmul";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    ASSIGN_OR_RETURN(const void* s, Input(args, 1));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    if (dtype_ == DType::kBF16) {
+      Multiply<uint16_t>(walk_, x, s, args.y);
+    } else {
+      Multiply<float>(walk_, x, s, args.y);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    ASSIGN_OR_RETURN(const void* s, Input(args, 1));
+    const bool bf16 = dtype_ == DType::kBF16;
+    if (!args.dx.empty() && args.dx[0] != nullptr) {
+      if (bf16) {
+        Multiply<uint16_t>(walk_, args.dy, s, args.dx[0]);
+      } else {
+        Multiply<float>(walk_, args.dy, s, args.dx[0]);
+      }
+    }
+    if (args.dx.size() > 1 && args.dx[1] != nullptr) {
+      if (bf16) {
+        ScaleGradient<uint16_t>(walk_, args.dy, x, args.dx[1]);
+      } else {
+        ScaleGradient<float>(walk_, args.dy, x, args.dx[1]);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const ChannelMulDesc desc_;
+  Walk walk_;
+  DType dtype_ = DType::kF32;
+};
+
+}  // namespace
+
+KernelOr CreateOp(ContextPtr context, const ChannelMulDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<ChannelMulKernel>(std::move(context), desc, options, inputs);
+}
+
+}  // namespace onednn
+}  // namespace cnnbench
