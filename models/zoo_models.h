@@ -18,6 +18,15 @@ namespace cnnbench {
 inline constexpr BatchNormOptions kTfCnnBatchNorm = {
     .epsilon = 1e-3, .momentum = 0.999, .scale = false};
 
+// efficientnet.cc: one definition scaled by width and depth (torchvision's
+// width_mult and depth_mult), with its dropout before the logits and the
+// stochastic depth rate its last block reaches.
+struct EfficientNetConfig {
+  double width = 1.0, depth = 1.0;
+  double dropout = 0.2;
+  double stochastic_depth = 0.2;
+};
+void EfficientNet(NetBuilder& b, const EfficientNetConfig& config);
 // simple.cc
 void Trivial(NetBuilder& b);
 void LeNet(NetBuilder& b);

@@ -94,6 +94,16 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"official_resnet200_v2", 224, 32},
       {"mobilenet", 224, 32},
       {"mobilenet_v1", 224, 32},  // not tf_cnn_benchmarks': its mobilenet is v2
+      // Not tf_cnn_benchmarks': torchvision's efficientnet_b0..b7 at its
+      // weights' crop sizes; the batches are the suite's own.
+      {"efficientnet_b0", 224, 32},
+      {"efficientnet_b1", 240, 32},
+      {"efficientnet_b2", 288, 32},
+      {"efficientnet_b3", 300, 32},
+      {"efficientnet_b4", 380, 16},
+      {"efficientnet_b5", 456, 16},
+      {"efficientnet_b6", 528, 8},
+      {"efficientnet_b7", 600, 8},
       // NasnetModel, NasnetLargeModel, NasnetCifarModel (tf_cnn's CIFAR `nasnet`).
       {"nasnet", 224, 32},
       {"nasnetlarge", 331, 16},

@@ -32,6 +32,9 @@ SUITE_MODELS = {
     **{f"resnet{d}_v2": (32, 128) for d in (20, 32, 44, 56, 110)},
     "densenet40_k12": (32, 64), "densenet100_k12": (32, 64), "densenet100_k24": (32, 64),
     "alexnet_cifar": (32, 128), "trivial_cifar": (32, 32),
+    # torchvision's efficientnet_b0..b7 at its weights' crop sizes.
+    **{f"efficientnet_b{i}": (size, batch) for i, (size, batch) in enumerate(
+        [(224, 32), (240, 32), (288, 32), (300, 32), (380, 16), (456, 16), (528, 8), (600, 8)])},
 }
 # The zoo's other names (ModelInfo::aliases): a run names its cases by the model's own.
 ALIASES = {"mobilenet_v2": "mobilenet"}

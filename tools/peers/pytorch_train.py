@@ -38,6 +38,8 @@ TORCHVISION = {
     "official_resnet152": ("resnet152", ""),
     "official_resnet18": ("resnet18", "official_resnet18 projects stage 1's first shortcut; torchvision's does not"),
     "official_resnet34": ("resnet34", "official_resnet34 projects stage 1's first shortcut; torchvision's does not"),
+    # The suite's efficientnet_b* are torchvision's (models/efficientnet.cc).
+    **{f"efficientnet_b{i}": (f"efficientnet_b{i}", "") for i in range(8)},
 }
 
 
