@@ -20,18 +20,6 @@ using onednn_test::CompareOptions;
 using onednn_test::CompareWithReference;
 using onednn_test::OneDnn;
 
-TensorSpec ConvOutput(int64_t n, int64_t k, int64_t hw, DType dtype) {
-  ConvDesc conv;
-  conv.n = n;
-  conv.c = 8;
-  conv.k = k;
-  conv.h = MakeWindowDim(hw, 1, 1, Padding::kValid).value();
-  conv.w = conv.h;
-  auto kernel = OneDnn()->Create(conv, dtype, {});
-  EXPECT_TRUE(kernel.ok()) << kernel.status();
-  return kernel.ok() ? (*kernel)->signature().output : TensorSpec();
-}
-
 TEST(ChannelMulTest, ScaleIndexInBothLayouts) {
   const int64_t n = 2, c = 3, h = 2, w = 5, plane = h * w;
   for (int64_t in = 0; in < n; ++in)
@@ -53,7 +41,7 @@ TEST(OneDnnChannelMulTest, MatchesTheReferenceInEveryLayout) {
     if (!OneDnn()->Supports(probe, options).ok()) continue;  // no bf16 on this CPU
     for (int64_t channels : {16, 20, 3}) {
       const ChannelMulDesc desc{{2, channels, 4, 4}};
-      const TensorSpec blocked = ConvOutput(2, channels, 4, dtype);
+      const TensorSpec blocked = onednn_test::ConvOutputSpec(2, channels, 4, dtype);
       const TensorSpec fc_scales = TensorSpec::Plain(dtype, Shape{2, channels});
       const TensorSpec conv_scales = TensorSpec::Plain(dtype, Shape{2, channels, 1, 1});
       for (const std::vector<TensorSpec>& given :

@@ -18,18 +18,6 @@ using onednn_test::CompareOptions;
 using onednn_test::CompareWithReference;
 using onednn_test::OneDnn;
 
-TensorSpec ConvOutput(int64_t n, int64_t k, int64_t hw) {
-  ConvDesc conv;
-  conv.n = n;
-  conv.c = 8;
-  conv.k = k;
-  conv.h = MakeWindowDim(hw, 1, 1, Padding::kValid).value();
-  conv.w = conv.h;
-  auto kernel = OneDnn()->Create(conv, DType::kF32, {});
-  EXPECT_TRUE(kernel.ok()) << kernel.status();
-  return kernel.ok() ? (*kernel)->signature().output : TensorSpec();
-}
-
 void ExpectMatch(const std::string& text, const CompareOptions& options = {}) {
   ASSERT_NE(OneDnn(), nullptr);
   absl::StatusOr<OpDesc> desc = ParseOpDesc(text);
@@ -45,27 +33,28 @@ TEST(OneDnnChannelPadTest, MatchesTheReference) {
   ExpectMatch("chpad:mb2ic3ih4iw5_b2a1");
   ExpectMatch("chpad:mb3ic16ih8iw8_b8a8");
   CompareOptions o;
-  o.onednn_inputs = {ConvOutput(2, 16, 4)};
+  o.onednn_inputs = {onednn_test::ConvOutputSpec(2, 16, 4)};
   ExpectMatch("chpad:mb2ic16ih4iw4_b8a8", o);
 }
 
 TEST(OneDnnConcatTest, BlockedOnBlockBoundaries) {
   ASSERT_NE(OneDnn(), nullptr);
   CompareOptions o;
-  o.onednn_inputs = {ConvOutput(2, 16, 4), ConvOutput(2, 8, 4), ConvOutput(2, 24, 4)};
+  o.onednn_inputs = {onednn_test::ConvOutputSpec(2, 16, 4), onednn_test::ConvOutputSpec(2, 8, 4),
+                     onednn_test::ConvOutputSpec(2, 24, 4)};
   ExpectMatch("concat:mb2ih4iw4_ic16:8:24", o);
 }
 
 TEST(OneDnnConcatTest, BlockedOffBlockBoundaries) {
   ASSERT_NE(OneDnn(), nullptr);
   CompareOptions o;
-  o.onednn_inputs = {ConvOutput(2, 3, 4), ConvOutput(2, 13, 4)};
+  o.onednn_inputs = {onednn_test::ConvOutputSpec(2, 3, 4), onednn_test::ConvOutputSpec(2, 13, 4)};
   ExpectMatch("concat:mb2ih4iw4_ic3:13", o);
   // DenseNet's shape: a 28-channel blocked tensor (its last block part
   // padding) and 12 more channels. oneDNN would give plain NCHW, which
   // sends the batch norm after it to its slow ncsp kernel: the output is
   // channels-last instead, and still exact.
-  o.onednn_inputs = {ConvOutput(2, 28, 4), ConvOutput(2, 12, 4)};
+  o.onednn_inputs = {onednn_test::ConvOutputSpec(2, 28, 4), onednn_test::ConvOutputSpec(2, 12, 4)};
   if (o.onednn_inputs[0].is_plain()) GTEST_SKIP() << "no blocked layout on this CPU";
   ExpectMatch("concat:mb2ih4iw4_ic28:12", o);
   absl::StatusOr<OpDesc> desc = ParseOpDesc("concat:mb2ih4iw4_ic28:12");
@@ -85,7 +74,8 @@ TEST(OneDnnConcatTest, BlockedOffBlockBoundaries) {
 TEST(OneDnnConcatTest, MixedLayouts) {
   ASSERT_NE(OneDnn(), nullptr);
   CompareOptions o;
-  o.onednn_inputs = {ConvOutput(2, 8, 3), TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})};
+  o.onednn_inputs = {onednn_test::ConvOutputSpec(2, 8, 3),
+                     TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})};
   ExpectMatch("concat:mb2ih3iw3_ic8:5", o);
 }
 
@@ -134,10 +124,12 @@ TEST(OneDnnConcatTest, SumsSeveralOutputGradientsSliceBySlice) {
   ASSERT_NE(OneDnn(), nullptr);
   ExpectPartsSummed("concat:mb2ih3iw5_ic3:1:4", {}, true);  // plain
   ExpectPartsSummed("concat:mb2ih4iw4_ic16:16:32",
-                    {ConvOutput(2, 16, 4), ConvOutput(2, 16, 4), ConvOutput(2, 32, 4)}, true);
+                    {onednn_test::ConvOutputSpec(2, 16, 4), onednn_test::ConvOutputSpec(2, 16, 4),
+                     onednn_test::ConvOutputSpec(2, 32, 4)},
+                    true);
   // A blocked input beside a plain one: the slices are no single runs in
   // both layouts, so the executor sums first (and the slices are reordered).
-  const TensorSpec blocked = ConvOutput(2, 16, 3);
+  const TensorSpec blocked = onednn_test::ConvOutputSpec(2, 16, 3);
   if (!blocked.is_plain())
     ExpectPartsSummed("concat:mb2ih3iw3_ic16:5",
                       {blocked, TensorSpec::Plain(DType::kF32, Shape{2, 5, 3, 3})}, false);

@@ -9,10 +9,10 @@
 
 #include "core/random.h"
 #include "gtest/gtest.h"
-#include "kernels/reference/reference_backend.h"
 #include "kernels/desc.h"
 #include "kernels/drop_path.h"
 #include "kernels/op_traits.h"
+#include "kernels/reference/reference_backend.h"
 #include "tests/kernels/gradient_check.h"
 #include "tests/kernels/onednn_test_util.h"
 
@@ -52,8 +52,7 @@ TEST(SpatialPadDescTest, RoundTripsWithSignedSides) {
   EXPECT_EQ(shift.top, -1);
   EXPECT_EQ(shift.right, 1);
   EXPECT_EQ(shift.output(), (Dims4{32, 44, 111, 111}));
-  EXPECT_EQ(ParseAs<SpatialPadDesc>("spad:mb2ic3ih5iw4_t-1b2l1r-2").output(),
-            (Dims4{2, 3, 6, 3}));
+  EXPECT_EQ(ParseAs<SpatialPadDesc>("spad:mb2ic3ih5iw4_t-1b2l1r-2").output(), (Dims4{2, 3, 6, 3}));
   ExpectError("spad:mb1ic1ih2iw2_t-1b-1l0r0", "no output");
   ExpectError("spad:mb1ic1ih2iw2_t0b0l0", "'r'");
   ExpectError("spad:mb1ic1ih2iw2_t-b0l0r0", "'t'");
@@ -101,7 +100,7 @@ KernelRun Create(Backend& backend, const OpDesc& desc, const KernelOptions& opti
 TEST(SpatialPadReferenceTest, ShiftsByOnePixelAndBack) {
   std::unique_ptr<Backend> reference = CreateReferenceBackend();
   KernelRun r = Create(*reference, ParseAs<SpatialPadDesc>("spad:mb1ic1ih3iw3_t-1b1l-1r1"),
-                 KernelOptions::ForDType(DType::kF64));
+                       KernelOptions::ForDType(DType::kF64));
   const KernelSignature& sig = r.kernel->signature();
   ASSERT_TRUE(FromDoubles(sig.inputs[0], r.buffers.x[0].data(), Iota(9)).ok());
   ASSERT_TRUE(r.kernel->Forward(r.buffers.Args()).ok());
@@ -117,7 +116,7 @@ TEST(SpatialPadReferenceTest, ShiftsByOnePixelAndBack) {
 TEST(SpatialPadReferenceTest, PadsAndCropsPerSide) {
   std::unique_ptr<Backend> reference = CreateReferenceBackend();
   KernelRun r = Create(*reference, ParseAs<SpatialPadDesc>("spad:mb1ic1ih2iw3_t1b-1l2r-2"),
-                 KernelOptions::ForDType(DType::kF64));
+                       KernelOptions::ForDType(DType::kF64));
   const KernelSignature& sig = r.kernel->signature();
   ASSERT_TRUE(FromDoubles(sig.inputs[0], r.buffers.x[0].data(), Iota(6)).ok());
   ASSERT_TRUE(r.kernel->Forward(r.buffers.Args()).ok());
@@ -200,7 +199,7 @@ TEST(DropPathScheduleTest, RampsFromOneToKeep) {
 TEST(DropPathReferenceTest, ReadsTheStepForTheRamp) {
   std::unique_ptr<Backend> reference = CreateReferenceBackend();
   KernelRun r = Create(*reference, ParseAs<DropPathDesc>("droppath:mb32ic1ih1iw3_k0.5r100"),
-                 KernelOptions::ForDType(DType::kF64));
+                       KernelOptions::ForDType(DType::kF64));
   const KernelSignature& sig = r.kernel->signature();
   ASSERT_TRUE(FromDoubles(sig.inputs[0], r.buffers.x[0].data(), Iota(96)).ok());
   KernelArgs args = r.buffers.Args();
@@ -212,20 +211,7 @@ TEST(DropPathReferenceTest, ReadsTheStepForTheRamp) {
   ASSERT_TRUE(r.kernel->Forward(args).ok());
   const std::vector<double> y = ToDoubles(sig.output, r.buffers.y.data());
   const std::vector<bool> kept = ExpectedKept(0, 0, 50, 0, 32, 0.75);
-  for (int64_t i = 0; i < 96; ++i)
-    EXPECT_DOUBLE_EQ(y[i], kept[i / 3] ? (i + 1) / 0.75 : 0.0) << i;
-}
-
-TensorSpec ConvOutput(int64_t n, int64_t k, int64_t hw) {
-  ConvDesc conv;
-  conv.n = n;
-  conv.c = 8;
-  conv.k = k;
-  conv.h = MakeWindowDim(hw, 1, 1, Padding::kValid).value();
-  conv.w = conv.h;
-  auto kernel = OneDnn()->Create(conv, DType::kF32, {});
-  EXPECT_TRUE(kernel.ok()) << kernel.status();
-  return kernel.ok() ? (*kernel)->signature().output : TensorSpec();
+  for (int64_t i = 0; i < 96; ++i) EXPECT_DOUBLE_EQ(y[i], kept[i / 3] ? (i + 1) / 0.75 : 0.0) << i;
 }
 
 // Plain, from a channel-blocked producer (taken as it is) and one whose
@@ -236,10 +222,10 @@ TEST(OneDnnDropPathTest, MatchesTheReference) {
     CompareOptions o;
     o.training = training;
     EXPECT_TRUE(CompareWithReference(*ParseOpDesc("droppath:mb16ic3ih2iw3_k0.5r0"), o).ok());
-    o.onednn_inputs = {ConvOutput(8, 16, 3)};
+    o.onednn_inputs = {onednn_test::ConvOutputSpec(8, 16, 3)};
     absl::Status status = CompareWithReference(*ParseOpDesc("droppath:mb8ic16ih3iw3_k0.6r0"), o);
     EXPECT_TRUE(status.ok()) << status;
-    o.onednn_inputs = {ConvOutput(8, 5, 3)};
+    o.onednn_inputs = {onednn_test::ConvOutputSpec(8, 5, 3)};
     status = CompareWithReference(*ParseOpDesc("droppath:mb8ic5ih3iw3_k0.6r0"), o);
     EXPECT_TRUE(status.ok()) << status;
   }
@@ -247,9 +233,9 @@ TEST(OneDnnDropPathTest, MatchesTheReference) {
 
 TEST(OneDnnDropPathTest, KeepsABlockedLayoutAsGiven) {
   ASSERT_NE(OneDnn(), nullptr);
-  const TensorSpec blocked = ConvOutput(8, 16, 3);
-  auto kernel = OneDnn()->Create(*ParseOpDesc("droppath:mb8ic16ih3iw3_k0.6r0"), DType::kF32,
-                                 {blocked});
+  const TensorSpec blocked = onednn_test::ConvOutputSpec(8, 16, 3);
+  auto kernel =
+      OneDnn()->Create(*ParseOpDesc("droppath:mb8ic16ih3iw3_k0.6r0"), DType::kF32, {blocked});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   EXPECT_EQ((*kernel)->signature().inputs[0].layout, blocked.layout);
 }

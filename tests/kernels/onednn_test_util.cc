@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status.h"
+#include "gtest/gtest.h"
 #include "kernels/onednn/onednn_backend.h"
 #include "kernels/reference/reference_backend.h"
 
@@ -99,6 +100,18 @@ absl::Status WritePlain(const TensorSpec& spec, void* data, const std::vector<do
     return absl::InvalidArgumentError("WritePlain: wrong number of values");
   std::vector<float> floats(values.begin(), values.end());
   return OneDnn()->Reorder(plain, floats.data(), spec, data);
+}
+
+TensorSpec ConvOutputSpec(int64_t n, int64_t k, int64_t hw, DType dtype) {
+  ConvDesc conv;
+  conv.n = n;
+  conv.c = 8;
+  conv.k = k;
+  conv.h = MakeWindowDim(hw, 1, 1, Padding::kValid).value();
+  conv.w = conv.h;
+  auto kernel = OneDnn()->Create(conv, dtype, {});
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  return kernel.ok() ? (*kernel)->signature().output : TensorSpec();
 }
 
 absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& o) {

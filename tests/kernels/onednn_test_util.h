@@ -47,6 +47,11 @@ struct CompareOptions {
 
 absl::Status CompareWithReference(const OpDesc& desc, const CompareOptions& options = {});
 
+// The output spec of a oneDNN 1x1 convolution from 8 to `k` channels at
+// (n, hw, hw): the layout oneDNN gives a producer there (channels blocked
+// where the CPU's kernels block them), for a consumer's `onednn_inputs`.
+TensorSpec ConvOutputSpec(int64_t n, int64_t k, int64_t hw, DType dtype = DType::kF32);
+
 // The values of a tensor stored as `spec` (any layout or type of the oneDNN
 // backend), reordered to plain fp32.
 absl::StatusOr<std::vector<double>> ReadPlain(const TensorSpec& spec, const void* data);

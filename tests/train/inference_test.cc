@@ -130,6 +130,28 @@ std::vector<float> InterpretLogits(const Graph& graph, Backend* backend, const I
   return out;
 }
 
+// An inference plan of `graph` holding the weights and running statistics
+// of a trainer after three steps (far from their start), or null with a
+// test failure.
+std::unique_ptr<Inferencer> TrainedInferencer(const Graph& graph, Backend* backend) {
+  auto trainer = Trainer::Compile(graph, backend, TrainOptions());
+  EXPECT_TRUE(trainer.ok()) << trainer.status();
+  if (!trainer.ok()) return nullptr;
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  for (int step = 0; step < 3; ++step) {
+    MakeBatch(step, &images, &labels);
+    EXPECT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
+    EXPECT_TRUE((*trainer)->Step().ok());
+  }
+  EXPECT_TRUE((*trainer)->Synchronize().ok());
+  auto inferencer = Inferencer::Compile(graph, backend, InferOptions());
+  EXPECT_TRUE(inferencer.ok()) << inferencer.status();
+  if (!inferencer.ok()) return nullptr;
+  EXPECT_TRUE((*inferencer)->CopyWeightsFrom(**trainer).ok());
+  return *std::move(inferencer);
+}
+
 class InferenceTest : public ::testing::TestWithParam<const char*> {};
 
 // Trained for a few steps first, so the running statistics are far from
@@ -137,35 +159,26 @@ class InferenceTest : public ::testing::TestWithParam<const char*> {};
 TEST_P(InferenceTest, MatchesTheGraphEvaluatedNodeByNodeAfterTraining) {
   auto backend = MakeBackend(GetParam());
   const Graph graph = SmallCnn();
-  auto trainer = Trainer::Compile(graph, backend.get(), TrainOptions());
-  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::unique_ptr<Inferencer> inferencer = TrainedInferencer(graph, backend.get());
+  ASSERT_NE(inferencer, nullptr);
   std::vector<float> images;
   std::vector<int32_t> labels;
-  for (int step = 0; step < 3; ++step) {
-    MakeBatch(step, &images, &labels);
-    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
-    ASSERT_TRUE((*trainer)->Step().ok());
-  }
-  ASSERT_TRUE((*trainer)->Synchronize().ok());
-  auto inferencer = Inferencer::Compile(graph, backend.get(), InferOptions());
-  ASSERT_TRUE(inferencer.ok()) << inferencer.status();
-  ASSERT_TRUE((*inferencer)->CopyWeightsFrom(**trainer).ok());
   // The running statistics moved in training and were copied.
   int bn_node = -1;
   for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i)
     if (std::holds_alternative<BatchNormDesc>(graph.nodes[i].op)) bn_node = i;
   ASSERT_GE(bn_node, 0);
-  auto mean = (*inferencer)->ReadState(bn_node, 0);
+  auto mean = inferencer->ReadState(bn_node, 0);
   ASSERT_TRUE(mean.ok()) << mean.status();
   EXPECT_NE((*mean)[0], 0.0f);
   MakeBatch(50, &images, &labels);
-  const std::vector<float> got = RunLogits(**inferencer, images);
+  const std::vector<float> got = RunLogits(*inferencer, images);
   // Against the node-by-node evaluation on the reference backend.
   auto reference = MakeBackend("reference");
-  const std::vector<float> want = InterpretLogits(graph, reference.get(), **inferencer, images);
+  const std::vector<float> want = InterpretLogits(graph, reference.get(), *inferencer, images);
   ExpectClose(got, want, 1e-3, GetParam());
   // No dropout: the same batch gives the same logits again.
-  EXPECT_EQ(RunLogits(**inferencer, images), got);
+  EXPECT_EQ(RunLogits(*inferencer, images), got);
 }
 
 // The squeeze-and-excitation network after a few training steps: its
@@ -174,25 +187,16 @@ TEST_P(InferenceTest, MatchesTheGraphEvaluatedNodeByNodeAfterTraining) {
 TEST_P(InferenceTest, SqueezeExcitationNetMatchesTheGraphEvaluatedNodeByNode) {
   auto backend = MakeBackend(GetParam());
   const Graph graph = train_test::SqueezeExcitationNet();
-  auto trainer = Trainer::Compile(graph, backend.get(), TrainOptions());
-  ASSERT_TRUE(trainer.ok()) << trainer.status();
+  std::unique_ptr<Inferencer> inferencer = TrainedInferencer(graph, backend.get());
+  ASSERT_NE(inferencer, nullptr);
   std::vector<float> images;
   std::vector<int32_t> labels;
-  for (int step = 0; step < 3; ++step) {
-    MakeBatch(step, &images, &labels);
-    ASSERT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
-    ASSERT_TRUE((*trainer)->Step().ok());
-  }
-  ASSERT_TRUE((*trainer)->Synchronize().ok());
-  auto inferencer = Inferencer::Compile(graph, backend.get(), InferOptions());
-  ASSERT_TRUE(inferencer.ok()) << inferencer.status();
-  ASSERT_TRUE((*inferencer)->CopyWeightsFrom(**trainer).ok());
   // Every conv's activation runs as its epilogue (none was fused in training).
-  EXPECT_EQ((*inferencer)->conv_relu_epilogues(), 7);
+  EXPECT_EQ(inferencer->conv_relu_epilogues(), 7);
   MakeBatch(60, &images, &labels);
-  const std::vector<float> got = RunLogits(**inferencer, images);
+  const std::vector<float> got = RunLogits(*inferencer, images);
   auto reference = MakeBackend("reference");
-  ExpectClose(got, InterpretLogits(graph, reference.get(), **inferencer, images), 1e-4, GetParam());
+  ExpectClose(got, InterpretLogits(graph, reference.get(), *inferencer, images), 1e-4, GetParam());
 }
 
 // The plan's convolutions with a ReLU epilogue, counted from its layers
