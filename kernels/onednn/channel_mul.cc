@@ -3,7 +3,9 @@
 // backend's own loops over x0's stored layout as given (plain NCHW, NHWC,
 // or channels blocked by 8 or 16), y in the same layout, x1 plain (N,C,1,1)
 // or (N,C). Parallel over (example, channel block); fp32 arithmetic on fp32
-// and bf16. Backward: dx0 = dy * x1 in x0's layout; dx1 = the sum over
+// and bf16. A channels-last x0 walks each channel at a stride of C (one
+// task per channel): correct, not cache-friendly; the zoo's producers (the
+// depthwise convolutions) give channel-blocked layouts here. Backward: dx0 = dy * x1 in x0's layout; dx1 = the sum over
 // (H,W) of dy * x0, plain.
 #include <omp.h>
 

@@ -3,6 +3,7 @@
 // (its weights' `_ops`, at each one's crop size), and B0's blocks: 16
 // inverted residuals, each with a squeeze-and-excitation multiply, 9
 // residual adds each after a drop-path whose rate rises to 0.2.
+#include <algorithm>
 #include <string>
 #include <variant>
 
@@ -10,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "models/summary.h"
 #include "models/zoo.h"
+#include "tests/models/learn_batch.h"
 
 namespace cnnbench {
 namespace {
@@ -68,6 +70,22 @@ TEST(EfficientNetTest, B0HasSixteenBlocksWithSqueezeExcitationAndNineResiduals) 
   // stem + (15 expansions + 16 depthwise + 16 squeezes) + head.
   EXPECT_EQ(silus, 1 + 15 + 16 + 16 + 1);
   EXPECT_EQ(graph->nodes[graph->images].output, (Shape{2, 3, 224, 224}));
+}
+
+// B0 memorising one batch of 4 at 32 px on oneDNN, dropout and drop-path
+// drawing as in training: a loss after the first well below it, in fp32
+// and in bf16 where the CPU has it.
+TEST(EfficientNetTest, B0LearnsABatch) {
+  std::vector<Precision> precisions = {Precision::kFp32};
+  if (models_test::CpuRunsBf16()) precisions.push_back(Precision::kBf16);
+  for (Precision p : precisions) {
+    const std::vector<float> losses = models_test::Losses("efficientnet_b0", 4, 32, p, 12, 0.01);
+    ASSERT_EQ(losses.size(), 12u) << PrecisionName(p);
+    std::string curve;
+    for (float l : losses) absl::StrAppend(&curve, " ", l);
+    EXPECT_LT(*std::min_element(losses.begin() + 1, losses.end()), 0.5 * losses.front())
+        << PrecisionName(p) << ":" << curve;
+  }
 }
 
 }  // namespace

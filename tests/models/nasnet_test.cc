@@ -21,10 +21,14 @@
 #include "models/summary.h"
 #include "models/zoo.h"
 #include "models/zoo_models.h"
+#include "tests/models/learn_batch.h"
 #include "train/trainer.h"
 
 namespace cnnbench {
 namespace {
+
+using models_test::CpuRunsBf16;
+using models_test::Losses;
 
 // ---- Parameters derived from the cell tables, independently of the builder.
 
@@ -155,8 +159,8 @@ TEST(NasNetTest, ParameterCountsAreTheCellTablesAndTfSlims) {
     EXPECT_LT(all / 1e6, published + 0.05) << model << ": " << all;
   }
   // The paper's CIFAR NASNet-A (6 @ 768): 3.3 M at 10 classes.
-  EXPECT_NEAR(Summarize(Build("nasnet_cifar", {.batch = 1, .classes = 10})).parameters / 1e6,
-              3.3, 0.05);
+  EXPECT_NEAR(Summarize(Build("nasnet_cifar", {.batch = 1, .classes = 10})).parameters / 1e6, 3.3,
+              0.05);
 }
 
 // TF-slim's table: 564 M multiply-adds (mobile), 23.8 G (large), per image.
@@ -255,43 +259,6 @@ TEST(NasNetTest, TheShiftIsThePadAndCropByOne) {
   EXPECT_EQ(shifts, 4);
 }
 
-// Loss over `steps` SGD steps on one fixed batch.
-std::vector<float> Losses(const std::string& model, int64_t batch, int64_t image,
-                          Precision precision, int steps, double learning_rate) {
-  absl::StatusOr<Graph> graph =
-      BuildModel(model, {.batch = batch, .classes = 10, .image_size = image});
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  auto backend = CreateBackend("onednn", Device::Cpu());
-  EXPECT_TRUE(backend.ok()) << backend.status();
-  if (!graph.ok() || !backend.ok()) return {};
-  TrainOptions options;
-  options.precision = precision;
-  options.learning_rate = learning_rate;
-  auto trainer = Trainer::Compile(*graph, backend->get(), options);
-  EXPECT_TRUE(trainer.ok()) << trainer.status();
-  if (!trainer.ok()) return {};
-  std::vector<float> images(graph->nodes[graph->images].output.num_elements());
-  std::vector<int32_t> labels(batch);
-  Rng rng(7);
-  for (float& x : images) x = static_cast<float>(rng.Normal());
-  for (int32_t& y : labels) y = static_cast<int32_t>(rng.Next() % 10);
-  EXPECT_TRUE((*trainer)->SetBatch(images.data(), labels.data()).ok());
-  std::vector<float> losses;
-  for (int step = 0; step < steps; ++step) {
-    const absl::Status s = (*trainer)->Step();
-    absl::StatusOr<float> loss = (*trainer)->LastLoss();
-    EXPECT_TRUE(s.ok() && loss.ok()) << s << " " << loss.status();
-    if (!s.ok() || !loss.ok()) return {};
-    losses.push_back(*loss);
-  }
-  return losses;
-}
-
-bool CpuRunsBf16() {
-  auto backend = CreateBackend("onednn", Device::Cpu());
-  return backend.ok() && (*backend)->Create(ReluDesc{{1, 1, 1, 16}}, DType::kBF16, {}).ok();
-}
-
 struct LearnCase {
   const char* model;
   int64_t batch, image;
@@ -312,8 +279,7 @@ TEST_P(NasNetLearnTest, LossFalls) {
   std::vector<Precision> precisions = {Precision::kFp32};
   if (c.bf16 && CpuRunsBf16()) precisions.push_back(Precision::kBf16);
   for (Precision p : precisions) {
-    const std::vector<float> losses =
-        Losses(c.model, c.batch, c.image, p, kSteps, c.learning_rate);
+    const std::vector<float> losses = Losses(c.model, c.batch, c.image, p, kSteps, c.learning_rate);
     ASSERT_EQ(losses.size(), static_cast<size_t>(kSteps)) << PrecisionName(p);
     std::string curve;
     for (float l : losses) absl::StrAppend(&curve, " ", l);
