@@ -68,7 +68,7 @@ constexpr const char* ActivationSuffix(ActivationKind kind) {
 // ActivationBackwardOfOutput). The other kinds' gradient needs x; their
 // fused forms run forward only (a backend's Supports refuses them in
 // training, so plans keep them as layers there).
-constexpr bool ActivationMasks(ActivationKind kind) {
+CNNBENCH_HOST_DEVICE constexpr bool ActivationMasks(ActivationKind kind) {
   return kind == ActivationKind::kNone || kind == ActivationKind::kRelu ||
          kind == ActivationKind::kRelu6;
 }

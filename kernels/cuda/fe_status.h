@@ -156,6 +156,10 @@ class FeEngineListing : public EngineListing {
   bool has_relaxed() const override { return has_relaxed_; }
 
   absl::StatusOr<int64_t> ListRecorded(const RecordedEngine& engine) override {
+    if (absl::Status replayable = engine.CheckReplayable(); !replayable.ok())
+      return absl::FailedPreconditionError(
+          absl::StrCat(what_, ": the recorded engine ", engine.ToText(), ": ",
+                       replayable.message()));
     std::unordered_map<cudnn_frontend::KnobType_t, int64_t> knobs;
     for (const auto& [type, value] : engine.knobs)
       knobs[static_cast<cudnn_frontend::KnobType_t>(type)] = value;
@@ -191,6 +195,9 @@ inline absl::StatusOr<RecordedEngine> DescribePlan(const cudnn_frontend::graph::
   FE_RETURN_IF_ERROR(graph.get_engine_and_knobs_at_index(index, engine.engine_id, knobs), what);
   for (const auto& [type, value] : knobs) engine.knobs.emplace_back(static_cast<int>(type), value);
   std::sort(engine.knobs.begin(), engine.knobs.end());
+  // Two knobs cudnn-frontend cannot name share type 0 in its map: one is lost.
+  if (absl::Status replayable = engine.CheckReplayable(); !replayable.ok())
+    return absl::FailedPreconditionError(absl::StrCat(what, ": ", replayable.message()));
   engine.runtime_compiled = RuntimeCompiledPlan(graph, index);
   engine.relaxed = relaxed;
   return engine;

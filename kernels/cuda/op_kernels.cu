@@ -195,7 +195,6 @@ cudaError_t LaunchPoolForward(const PoolGeometry& g, const void* x, void* y, int
                               Elem type, cudaStream_t stream) {
   const int64_t count = g.output.elements();
   if (count <= 0) return cudaSuccess;
-  if (g.kind == PoolKind::kMax && argmax == nullptr) return cudaErrorInvalidValue;
   PoolForwardKernel<<<BlocksFor(count), kThreads, 0, stream>>>(g, x, y, argmax, type);
   return cudaGetLastError();
 }

@@ -16,7 +16,7 @@
 namespace cnnbench::cuda {
 
 // y from x; for max pooling `argmax` (one int32 per output, in y's order)
-// receives each window's winner (may be null for average pooling).
+// receives each window's winner (null: not kept, as in inference).
 cudaError_t LaunchPoolForward(const PoolGeometry& g, const void* x, void* y, int32_t* argmax,
                               Elem type, cudaStream_t stream);
 // dx (every element written) from dy and, for max pooling, the argmax.

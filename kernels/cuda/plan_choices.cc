@@ -42,6 +42,22 @@ std::string RecordedEngine::ToText() const {
                       ";rtc=", runtime_compiled ? 1 : 0, ";relaxed=", relaxed ? 1 : 0);
 }
 
+absl::Status RecordedEngine::CheckReplayable() const {
+  constexpr int kNotSet = 0, kFrontendOnly = 1000;  // cudnn-frontend's KnobType_t
+  for (const auto& [type, value] : knobs) {
+    if (type == kNotSet)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "engine ", engine_id, ": a knob (value ", value,
+          ") has a type cudnn-frontend does not name, so the engine cannot be built again "
+          "from its id and knobs"));
+    if (type >= kFrontendOnly)
+      return absl::FailedPreconditionError(
+          absl::StrCat("engine ", engine_id, ": knob type ", type,
+                       " is cudnn-frontend's own, which cuDNN's engines do not take"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<RecordedEngine> RecordedEngine::Parse(absl::string_view text) {
   RecordedEngine engine;
   bool seen_engine = false, seen_knobs = false, seen_rtc = false, seen_relaxed = false;

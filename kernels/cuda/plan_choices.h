@@ -44,6 +44,13 @@ struct RecordedEngine {
 
   // "engine=12;knobs=2:1,3:0;rtc=0;relaxed=0"
   std::string ToText() const;
+  // Whether create_execution_plan can build this engine again: every knob
+  // has a type cudnn-frontend maps to one of cuDNN's. A knob of type 0
+  // (NOT_SET) is one cuDNN reported but this cudnn-frontend has no name
+  // for (seen on an H100 with cuDNN 9.19: an engine's k14); replayed
+  // without it, the engine is another configuration or none. Types from
+  // 1000 are cudnn-frontend's own, which cuDNN's engines never take.
+  absl::Status CheckReplayable() const;
   static absl::StatusOr<RecordedEngine> Parse(absl::string_view text);
   bool operator==(const RecordedEngine& other) const {
     return engine_id == other.engine_id && knobs == other.knobs &&

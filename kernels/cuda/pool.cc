@@ -73,8 +73,10 @@ class PoolKernel : public CudaKernel {
   absl::Status Forward(const KernelArgs& args) override {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     RETURN_IF_ERROR(Require(args.y, "y"));
+    // Only a training forward keeps the argmax for the backward pass; an
+    // inference plan gives no saved memory.
     int32_t* argmax = nullptr;
-    if (geometry_.kind == PoolKind::kMax) {
+    if (geometry_.kind == PoolKind::kMax && args.training) {
       RETURN_IF_ERROR(Require(args.saved, "saved (argmax)"));
       argmax = static_cast<int32_t*>(args.saved);
     }

@@ -28,7 +28,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
             name = obj.replace(".o", "_nvcc"),
             srcs = [src] + hdrs + ["@local_cuda//:nvcc_files"],
             outs = [obj],
-            cmd = ("%{nvcc} -c -O2 -std=c++17 -Xcompiler -fPIC -I. -I$(GENDIR) " +
+            cmd = ("%{nvcc} -c -O2 -std=c++17 -Werror all-warnings -Xcompiler -fPIC -I. -I$(GENDIR) " +
                    "-gencode arch=compute_80,code=sm_80 " +
                    "-gencode arch=compute_90,code=sm_90 " +
                    "-gencode arch=compute_90,code=compute_90 " +

@@ -38,6 +38,7 @@ const char* const kShapes[] = {
     "conv:mb2_ic8oc16_ih15oh8kh3sh2ph1_iw15ow8kw3sw2pw1",          // 3x3 stride 2
     "conv:mb2_ic32oc16_ih8oh4kh1sh2ph0_iw8ow4kw1sw2pw0",           // 1x1 stride 2
     "conv:mb2_ic3oc16_ih32oh16kh7sh2pt2pb3_iw32ow16kw7sw2pl2pr3",  // 7x7 stem, SAME
+    "conv:mb2_ic3oc16_ih32oh16kh7sh2ph3_iw32ow16kw7sw2pw3",        // 7x7 stem, resnet's pads
     "conv:mb2_g4_ic16oc32_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",    // groups
     "conv:mb2_g16_ic16oc16_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1",   // depthwise
     "conv:mb2_ic8oc8_ih9oh9kh4sh1pt1pb2_iw9ow9kw4sw1pl2pr1",       // asymmetric padding
@@ -228,7 +229,13 @@ void Compare(Precision precision, double rtol, double atol) {
     o.forward_rtol = o.backward_rtol = rtol;
     o.forward_atol = o.backward_atol = atol;
     absl::Status status = cuda_test::CompareWithReference(Desc(shape), o);
-    EXPECT_TRUE(status.ok()) << PrecisionName(precision) << " " << shape << ": " << status;
+    if (status.ok()) continue;
+    // The engines that ran (the kernel comes from the backend's cache).
+    auto kernel =
+        cuda_test::Cuda()->Create(Desc(shape), KernelOptions::ForPrecision(precision), {});
+    ADD_FAILURE() << PrecisionName(precision) << " " << shape << ": " << status << " ["
+                  << (kernel.ok() ? (*kernel)->implementation() : kernel.status().ToString())
+                  << "]";
   }
 }
 
@@ -354,9 +361,11 @@ TEST(CudaConvTest, AForwardOnlyKernelBuildsNoBackwardPlan) {
 }
 
 // The plan-choice file on the GPU (kernels/cuda/plan_choices.h): a backend
-// records each pass's chosen engine; the file read again (as a later
-// process reads it) and a fresh backend (its own in-process cache) builds
-// those engines alone, with the same implementation and right results.
+// records each pass's chosen engine, unless cuDNN reports a knob of it
+// that cudnn-frontend cannot name (RecordedEngine::CheckReplayable; seen on
+// an H100 with cuDNN 9.19); the file read again (as a later process reads
+// it) and a fresh backend (its own in-process cache) builds the recorded
+// engines alone, with the same engine names and right results.
 TEST(CudaConvTest, APlanChoiceFileIsWrittenAndReplayedByAnotherBackend) {
   SKIP_WITHOUT_GPU();
   if (!cuda::ConvGraphsAvailable()) GTEST_SKIP() << cuda::ConvGraphsUnavailableReason();
@@ -369,7 +378,17 @@ TEST(CudaConvTest, APlanChoiceFileIsWrittenAndReplayedByAnotherBackend) {
   // A shape no other test of this file uses.
   const ConvDesc d = Desc("conv:mb3_ic24oc40_ih10oh10kh3sh1ph1_iw10ow10kw3sw1pw1");
   const KernelOptions options = KernelOptions::ForPrecision(Precision::kBf16);
+  auto problem = MakeConvProblem(d, Precision::kBf16, Layout::kNHWC);
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  // Each pass's engine name in an implementation ("cudnn:fprop=...,dgrad=...").
+  auto engine_of = [](const std::string& implementation, const std::string& pass) {
+    const size_t at = implementation.find(pass + "=");
+    if (at == std::string::npos) return std::string();
+    const size_t end = implementation.find(',', at);
+    return implementation.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  };
   std::string first_implementation;
+  std::vector<std::string> recorded_passes;
   {
     auto backend = CreateCudaBackend(Device::Cuda(0));
     ASSERT_TRUE(backend.ok()) << backend.status();
@@ -377,16 +396,30 @@ TEST(CudaConvTest, APlanChoiceFileIsWrittenAndReplayedByAnotherBackend) {
     auto kernel = (*backend)->Create(d, options, {});
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     first_implementation = (*kernel)->implementation();
-    EXPECT_EQ(choices.recorded() - recorded, 3) << "fprop, dgrad and wgrad recorded";
+    for (const char* pass : {"fprop", "dgrad", "wgrad"}) {
+      auto choice = choices.Find(cuda::ConvChoiceKey(problem->key, pass, false));
+      if (!choice.has_value()) continue;
+      ASSERT_EQ(choice->engines.size(), 1u) << pass;
+      EXPECT_TRUE(choice->engines[0].CheckReplayable().ok()) << pass;
+      recorded_passes.push_back(pass);
+    }
+    EXPECT_EQ(choices.recorded() - recorded, static_cast<int>(recorded_passes.size()));
   }
-  EXPECT_TRUE(absl::StrContains(choices.Open(path), "3 choices read")) << choices.Open(path);
+  if (recorded_passes.empty())
+    GTEST_SKIP() << "no pass's engine can be replayed here: " << first_implementation;
+  EXPECT_TRUE(absl::StrContains(choices.Open(path),
+                                absl::StrCat(recorded_passes.size(), " choices read")))
+      << choices.Open(path);
   auto backend = CreateCudaBackend(Device::Cuda(0));
   ASSERT_TRUE(backend.ok()) << backend.status();
   const int hits = choices.hits();
   auto kernel = (*backend)->Create(d, options, {});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
-  EXPECT_EQ(choices.hits() - hits, 3) << "every pass from the file";
-  EXPECT_EQ((*kernel)->implementation(), first_implementation);
+  EXPECT_EQ(choices.hits() - hits, static_cast<int>(recorded_passes.size()))
+      << "every recorded pass from the file";
+  for (const std::string& pass : recorded_passes)
+    EXPECT_EQ(engine_of((*kernel)->implementation(), pass), engine_of(first_implementation, pass))
+        << pass << " in " << (*kernel)->implementation();
   cuda_test::CompareOptions o;
   o.precision = Precision::kBf16;
   o.forward_rtol = o.backward_rtol = 1e-2;

@@ -79,6 +79,24 @@ TEST_F(PlanChoicesTest, AnEngineRoundTripsAsText) {
     EXPECT_FALSE(RecordedEngine::Parse(bad).ok()) << bad;
 }
 
+// A knob cudnn-frontend cannot name comes back as type 0 (NOT_SET); an
+// engine with one cannot be built again from its id and knobs, so it is
+// neither recorded nor replayed (seen on an H100: the replay built another
+// configuration or failed as stale).
+TEST_F(PlanChoicesTest, AnEngineWithAKnobTheFrontendCannotNameIsNotReplayable) {
+  RecordedEngine e;
+  e.engine_id = 57;
+  e.knobs = {{3, 7}, {6, 3}};
+  EXPECT_TRUE(e.CheckReplayable().ok());
+  e.knobs = {{0, 5}, {3, 7}, {6, 3}};
+  const absl::Status unnamed = e.CheckReplayable();
+  EXPECT_EQ(unnamed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(unnamed.message(), "engine 57")) << unnamed;
+  EXPECT_TRUE(absl::StrContains(unnamed.message(), "does not name")) << unnamed;
+  e.knobs = {{3, 7}, {1002, 2}};
+  EXPECT_EQ(e.CheckReplayable().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(PlanChoicesTest, RecordedChoicesAreReadByTheNextProcess) {
   {
     PlanChoices first;
