@@ -26,8 +26,9 @@
 #      cuBLASLt called directly, the 8192^3 GEMM case, resnet50's first 3x3
 #      convolution, fp32, tf32, bf16 on real data.
 #
-# The schedule below gives each step its limit and its estimate (seconds,
-# on an H200; estimates until a GPU confirms them). `gpu_check.sh
+# The schedule below gives each step its limit and its estimate (seconds;
+# cautious: on an H100 each step took less, the whole check 330 s, see
+# docs/results/2026-12-05-first-gpu-run-h100.md). `gpu_check.sh
 # --schedule` prints it with the running sum of the estimates, which the
 # README's table repeats. A step runs under min(its limit, the time left);
 # one whose estimate no longer fits in the time left is not started ("out
