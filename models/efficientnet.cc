@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "models/torchvision_layers.h"
 #include "models/zoo_models.h"
 
 namespace cnnbench {
@@ -23,30 +24,12 @@ constexpr Stage kB0Stages[] = {{1, 3, 1, 32, 16, 1},  {6, 3, 2, 16, 24, 2},  {6,
                                {6, 3, 2, 40, 80, 3},  {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
                                {6, 3, 1, 192, 320, 1}};
 
-// torchvision's _make_divisible(v, 8): the nearest multiple of 8, at least
-// 8, and not below 90% of v.
-int64_t MakeDivisible(double v) {
-  int64_t rounded = std::max<int64_t>(8, static_cast<int64_t>(v + 4) / 8 * 8);
-  if (static_cast<double>(rounded) < 0.9 * v) rounded += 8;
-  return rounded;
-}
-
-// torchvision's Conv2dNormActivation: padding (k-1)/2 on each side, no bias
-// under batch norm.
-ConvOptions Conv(int64_t kernel, int64_t stride, int64_t groups, Activation activation) {
-  return {.stride = stride,
-          .padding = Padding::kExplicit,
-          .pad_h = (kernel - 1) / 2,
-          .pad_w = (kernel - 1) / 2,
-          .groups = groups,
-          .activation = activation,
-          .batch_norm = 1};
-}
-
 }  // namespace
 
 void EfficientNet(NetBuilder& b, const EfficientNetConfig& config) {
+  using torchvision::MakeDivisible;
   constexpr Activation kSilu = Activation::kSilu;
+  auto Conv = torchvision::ConvNormActivation;
   b.set_conv_batch_norm(kEfficientNetBatchNorm);
   auto width = [&](int64_t channels) { return MakeDivisible(channels * config.width); };
   auto depth = [&](int64_t blocks) {
@@ -68,10 +51,8 @@ void EfficientNet(NetBuilder& b, const EfficientNetConfig& config) {
       const int features = b.Conv(expanded, {stage.kernel, stage.kernel},
                                   Conv(stage.kernel, stride, expanded, kSilu));
       // Squeeze-and-excitation on a quarter of the block's input channels.
-      b.SpatialMean();
-      b.Conv(std::max<int64_t>(1, in / 4), {1, 1}, {.activation = kSilu, .batch_norm = 0});
-      b.Conv(expanded, {1, 1}, {.activation = Activation::kSigmoid, .batch_norm = 0});
-      b.ChannelMul(features, b.top());
+      torchvision::SqueezeExcitation(b, features, std::max<int64_t>(1, in / 4), kSilu,
+                                     Activation::kSigmoid);
       b.Conv(out, {1, 1}, Conv(1, 1, 1, Activation::kNone));
       if (stride == 1 && in == out) {
         // Stochastic depth, rising linearly with the block's index.

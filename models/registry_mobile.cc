@@ -50,6 +50,20 @@ std::vector<ModelInfo> EfficientNets(std::integer_sequence<int, kSizes...>) {
   return models;
 }
 
+ModelInfo MobileNetV3Info(const char* name, const char* display_name, int table_order,
+                          ModelFunction build) {
+  return {.name = name,
+          .display_name = display_name,
+          .table_order = table_order,
+          .image_size = 224,
+          .default_batch = 32,
+          .batch_norm = true,
+          .description = absl::StrCat(display_name,
+                                      " (inverted residuals, hard-swish, squeeze-and-excitation "
+                                      "gated by hard-sigmoid)"),
+          .build = build};
+}
+
 }  // namespace
 
 std::vector<ModelInfo> MobileModels() {
@@ -78,6 +92,13 @@ std::vector<ModelInfo> MobileModels() {
   for (ModelInfo& info :
        EfficientNets(std::make_integer_sequence<int, std::size(kEfficientNets)>()))
     models.push_back(std::move(info));
+  // torchvision's mobilenet_v3_large and mobilenet_v3_small.
+  models.push_back(MobileNetV3Info("mobilenet_v3_large", "MobileNetV3-Large", 100, [](NetBuilder& b) {
+    MobileNetV3(b, MobileNetV3Size::kLarge);
+  }));
+  models.push_back(MobileNetV3Info("mobilenet_v3_small", "MobileNetV3-Small", 101, [](NetBuilder& b) {
+    MobileNetV3(b, MobileNetV3Size::kSmall);
+  }));
   return models;
 }
 

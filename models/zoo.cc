@@ -18,7 +18,7 @@ namespace {
 std::vector<ModelInfo> MakeRegistry() {
   std::vector<ModelInfo> all;
   for (std::vector<ModelInfo> (*family)() :
-       {ClassicModels, ResNetModels, MobileModels, NasNetModels, CifarModels}) {
+       {ClassicModels, ResNetModels, MobileModels, NasNetModels, CifarModels, RegNetModels}) {
     for (ModelInfo& info : family()) all.push_back(std::move(info));
   }
   return all;

@@ -27,6 +27,23 @@ struct EfficientNetConfig {
   double stochastic_depth = 0.2;
 };
 void EfficientNet(NetBuilder& b, const EfficientNetConfig& config);
+// mobilenet_v3.cc: torchvision's mobilenet_v3_large and mobilenet_v3_small,
+// up to the dropout before the logits (the classifier's hidden layer
+// included).
+enum class MobileNetV3Size { kLarge, kSmall };
+void MobileNetV3(NetBuilder& b, MobileNetV3Size size);
+// regnet.cc: torchvision's RegNets (Radosavovic et al. 2020), from the
+// design space's parameters: `depth` blocks whose widths follow
+// w_0 + w_a * i quantised to powers of w_m (multiples of 8), grouped
+// convolutions of `group_width` channels per group, squeeze-and-excitation
+// at `se_ratio` of each block's input (0: none, RegNetX).
+struct RegNetConfig {
+  int64_t depth = 16;
+  double w_0 = 48, w_a = 27.89, w_m = 2.09;
+  int64_t group_width = 8;
+  double se_ratio = 0.25;
+};
+void RegNet(NetBuilder& b, const RegNetConfig& config);
 // simple.cc
 void Trivial(NetBuilder& b);
 void LeNet(NetBuilder& b);

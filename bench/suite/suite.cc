@@ -111,12 +111,12 @@ void SetInference(SuiteOptions& o, int gpu_count) {
   const int64_t largest = gpu_count > 0 ? 256 : 64;
   for (int64_t b = 1; b <= largest; b *= 2) o.infer.batch_sizes.push_back(b);
   if (gpu_count > 0) {
-    o.infer.models = {"resnet50_v1.5", "inception3", "vgg16",
-                      "googlenet",     "mobilenet",  "alexnet"};
+    o.infer.models = {"resnet50_v1.5", "inception3", "vgg16",          "googlenet",
+                      "mobilenet",     "alexnet",    "efficientnet_b0"};
     o.gpus = {1};
     o.precisions = {"fp32", "tf32", "fp16", "bf16"};
   } else {
-    o.infer.models = {"resnet50_v1.5", "googlenet", "mobilenet", "alexnet"};
+    o.infer.models = {"resnet50_v1.5", "googlenet", "mobilenet", "alexnet", "efficientnet_b0"};
     o.gpus = {0};
     if (FindPeakPath("bf16").ok()) o.precisions.push_back("bf16");
     o.infer.warmup = 3;

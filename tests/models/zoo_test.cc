@@ -104,6 +104,12 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"efficientnet_b5", 456, 16},
       {"efficientnet_b6", 528, 8},
       {"efficientnet_b7", 600, 8},
+      // torchvision's mobilenet_v3_* and regnet_*, at their weights' crop size.
+      {"mobilenet_v3_large", 224, 32},
+      {"mobilenet_v3_small", 224, 32},
+      {"regnet_x_3_2gf", 224, 32},
+      {"regnet_y_3_2gf", 224, 32},
+      {"regnet_y_400mf", 224, 32},
       // NasnetModel, NasnetLargeModel, NasnetCifarModel (tf_cnn's CIFAR `nasnet`).
       {"nasnet", 224, 32},
       {"nasnetlarge", 331, 16},

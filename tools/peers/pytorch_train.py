@@ -40,6 +40,9 @@ TORCHVISION = {
     "official_resnet34": ("resnet34", "official_resnet34 projects stage 1's first shortcut; torchvision's does not"),
     # The suite's efficientnet_b* are torchvision's (models/efficientnet.cc).
     **{f"efficientnet_b{i}": (f"efficientnet_b{i}", "") for i in range(8)},
+    # And its mobilenet_v3_* and regnet_* (models/mobilenet_v3.cc, regnet.cc).
+    **{name: (name, "") for name in ("mobilenet_v3_large", "mobilenet_v3_small", "regnet_x_3_2gf",
+                                     "regnet_y_3_2gf", "regnet_y_400mf")},
 }
 
 
