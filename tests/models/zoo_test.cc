@@ -104,12 +104,9 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"efficientnet_b5", 456, 16},
       {"efficientnet_b6", 528, 8},
       {"efficientnet_b7", 600, 8},
-      // torchvision's mobilenet_v3_* and regnet_*, at their weights' crop size.
+      // torchvision's mobilenet_v3_*, at its weights' crop size.
       {"mobilenet_v3_large", 224, 32},
       {"mobilenet_v3_small", 224, 32},
-      {"regnet_x_3_2gf", 224, 32},
-      {"regnet_y_3_2gf", 224, 32},
-      {"regnet_y_400mf", 224, 32},
       // NasnetModel, NasnetLargeModel, NasnetCifarModel (tf_cnn's CIFAR `nasnet`).
       {"nasnet", 224, 32},
       {"nasnetlarge", 331, 16},
@@ -132,6 +129,10 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"densenet100_k24", 32, 64},
       {"alexnet_cifar", 32, 128},
       {"trivial_cifar", 32, 32},
+      // torchvision's regnet_*, at its weights' crop size.
+      {"regnet_x_3_2gf", 224, 32},
+      {"regnet_y_3_2gf", 224, 32},
+      {"regnet_y_400mf", 224, 32},
   };
   const std::vector<ModelInfo>& models = ListModels();
   ASSERT_EQ(models.size(), std::size(expected));
