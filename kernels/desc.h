@@ -254,6 +254,23 @@ struct ChannelMulDesc {
   bool operator==(const ChannelMulDesc& o) const { return dims == o.dims; }
 };
 
+// Layer normalisation over the channels of each example's every position
+// (ConvNeXt's LayerNorm2d: PyTorch's layer_norm over C of a channels-last
+// tensor): y = (x - mean) / sqrt(var + epsilon) * gamma[c] + beta[c], mean
+// and (biased) variance over C at each (n, h, w). Parameters gamma and beta
+// (C). kernels/layer_norm.h holds the arithmetic.
+struct LayerNormDesc {
+  Dims4 dims;
+  double epsilon = 1e-6;  // > 0
+  int64_t positions() const { return dims.n * dims.h * dims.w; }
+  absl::Status Validate() const;
+  std::string ToString() const;  // lnorm:mb32ic96ih56iw56_eps1e-06
+  static absl::StatusOr<LayerNormDesc> Parse(absl::string_view text);
+  bool operator==(const LayerNormDesc& o) const {
+    return dims == o.dims && epsilon == o.epsilon;
+  }
+};
+
 // Mean softmax cross-entropy of logits (N, classes) against int32 labels.
 struct SoftmaxXentDesc {
   int64_t n = 1, classes = 1;
@@ -281,7 +298,7 @@ struct SgdDesc {
 using OpDesc =
     std::variant<ConvDesc, PoolDesc, FcDesc, BatchNormDesc, ReluDesc, LrnDesc, DropoutDesc,
                  ConcatDesc, AddDesc, SoftmaxXentDesc, GemmDesc, ChannelPadDesc,
-                 SpatialPadDesc, DropPathDesc, ChannelMulDesc>;
+                 SpatialPadDesc, DropPathDesc, ChannelMulDesc, LayerNormDesc>;
 
 std::string OpDescToString(const OpDesc& desc);
 // The activation fused into the op (conv, bn, add); kNone for the others

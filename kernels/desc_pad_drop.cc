@@ -1,5 +1,5 @@
-// The spatial pad (spad:) and drop-path (droppath:) descriptors: validation
-// and their canonical strings (kept beside desc.cc so neither file grows
+// The spatial pad (spad:), drop-path (droppath:), channel multiply (chmul:)
+// and layer norm (lnorm:) descriptors: validation and their canonical strings (kept beside desc.cc so neither file grows
 // past the size limit).
 #include "absl/strings/str_cat.h"
 #include "kernels/desc.h"
@@ -100,6 +100,27 @@ absl::StatusOr<ChannelMulDesc> ChannelMulDesc::Parse(absl::string_view text) {
   ChannelMulDesc d;
   RETURN_IF_ERROR_AS_IS(s.Expect("chmul:"));
   RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  return Finish(s, d);
+}
+
+// ---------------------------------------------------------------- lnorm
+
+absl::Status LayerNormDesc::Validate() const {
+  RETURN_IF_ERROR_AS_IS(CheckDims(dims));
+  return CheckReal("eps", epsilon, 0, desc_text::kInf, /*low_open=*/true, /*high_open=*/true);
+}
+
+std::string LayerNormDesc::ToString() const {
+  return absl::StrCat("lnorm:", DimsToString(dims), "_eps", FormatReal(epsilon));
+}
+
+absl::StatusOr<LayerNormDesc> LayerNormDesc::Parse(absl::string_view text) {
+  Scanner s(text);
+  LayerNormDesc d;
+  RETURN_IF_ERROR_AS_IS(s.Expect("lnorm:"));
+  RETURN_IF_ERROR_AS_IS(ParseDims(s, d.dims));
+  RETURN_IF_ERROR_AS_IS(s.Expect("_"));
+  ASSIGN_OR_RETURN_AS_IS(d.epsilon, s.Real("eps"));
   return Finish(s, d);
 }
 

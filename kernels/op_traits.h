@@ -358,6 +358,26 @@ struct OpTraits<ChannelMulDesc> : NoTrainedTensors<ChannelMulDesc>,
 };
 
 template <>
+struct OpTraits<LayerNormDesc> : NoKernelCases<LayerNormDesc>, NoFusedActivation<LayerNormDesc> {
+  static constexpr absl::string_view kKind = "lnorm";
+  static constexpr absl::string_view kSample = "lnorm:mb2ic5ih3iw4_eps1e-05";
+  // {gamma, beta}, as PyTorch's LayerNorm starts them.
+  static std::vector<Shape> Parameters(const LayerNormDesc& d) {
+    return {Shape{d.dims.c}, Shape{d.dims.c}};
+  }
+  static ParamFact Init(const LayerNormDesc&, int index) {
+    return {index == 0 ? ParamInit::kOne : ParamInit::kZero};
+  }
+  static std::vector<Shape> State(const LayerNormDesc&) { return {}; }
+  static float StateStart(const LayerNormDesc&, int) { return 0; }
+  // Not counted, as batch norm is not (the published figures count conv
+  // and fc multiply-adds only).
+  static double ForwardFlops(const LayerNormDesc&) { return 0; }
+  static std::optional<Dims4> ActivationInput(const LayerNormDesc& d) { return d.dims; }
+  static std::optional<Shape> ReshapedInput(const LayerNormDesc& d) { return d.dims.shape(); }
+};
+
+template <>
 struct OpTraits<AddDesc> : NoTrainedTensors<AddDesc>, NoKernelCases<AddDesc> {
   static constexpr absl::string_view kKind = "add";
   static constexpr absl::string_view kSample = "add:mb2ic3ih4iw4";

@@ -192,6 +192,17 @@ int NetBuilder::BatchNorm(BatchNormOptions options) {
   return AddOp("batchnorm", desc, {top_}, top_shape());
 }
 
+int NetBuilder::LayerNorm(double epsilon) {
+  if (!status_.ok()) return top_;
+  auto dims = Dims(top_, "lnorm");
+  if (!dims.ok()) return Fail("lnorm", dims.status());
+  LayerNormDesc desc;
+  desc.dims = *dims;
+  desc.epsilon = epsilon;
+  if (absl::Status s = desc.Validate(); !s.ok()) return Fail("lnorm", s);
+  return AddOp("lnorm", desc, {top_}, top_shape());
+}
+
 // Elementwise ops on a 2-D (N,C) input use H = W = 1.
 static Dims4 AsDims4(const Shape& s) {
   Dims4 d{s[0], s.rank() > 1 ? s[1] : 1, s.rank() > 2 ? s[2] : 1, s.rank() > 3 ? s[3] : 1};

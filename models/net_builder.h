@@ -71,6 +71,9 @@ class NetBuilder {
   int AvgPool(Window window, PoolOptions options = {});
   int Fc(int64_t units, FcOptions options = {});
   int BatchNorm(BatchNormOptions options = {});
+  // Layer norm over the channels at each position (LayerNormDesc:
+  // ConvNeXt's LayerNorm2d), with gamma and beta.
+  int LayerNorm(double epsilon = 1e-6);
   int Relu();
   // The activation layer of `kind` (not kNone); Relu() is Activate(kRelu).
   int Activate(Activation kind);

@@ -1,5 +1,6 @@
 // The zoo's entries: torchvision's RegNets, each a row of the design
-// space's parameters (torchvision's regnet_* constructors).
+// space's parameters (torchvision's regnet_* constructors), and its
+// ConvNeXts, each a row of widths, depths and stochastic depth.
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
@@ -26,9 +27,25 @@ void RegNetOfRow(NetBuilder& b) {
   RegNet(b, kRegNets[kRow].config);
 }
 
+struct ConvNeXtRow {
+  const char* name;
+  const char* display_name;
+  ConvNeXtConfig config;
+};
+constexpr ConvNeXtRow kConvNeXts[] = {
+    {"convnext_tiny", "ConvNeXt-T", {{96, 192, 384, 768}, {3, 3, 9, 3}, 0.1}},
+    {"convnext_small", "ConvNeXt-S", {{96, 192, 384, 768}, {3, 3, 27, 3}, 0.4}},
+    {"convnext_base", "ConvNeXt-B", {{128, 256, 512, 1024}, {3, 3, 27, 3}, 0.5}},
+};
+
+template <int kRow>
+void ConvNeXtOfRow(NetBuilder& b) {
+  ConvNeXt(b, kConvNeXts[kRow].config);
+}
+
 }  // namespace
 
-std::vector<ModelInfo> RegNetModels() {
+std::vector<ModelInfo> RegNetModels() {  // and the ConvNeXts
   const ModelFunction builds[] = {&RegNetOfRow<0>, &RegNetOfRow<1>, &RegNetOfRow<2>};
   static_assert(std::size(builds) == std::size(kRegNets));
   std::vector<ModelInfo> models;
@@ -45,6 +62,22 @@ std::vector<ModelInfo> RegNetModels() {
                                      row.config.group_width,
                                      row.config.se_ratio > 0 ? ", squeeze-and-excitation)" : ")"),
          .build = builds[i]});
+  }
+  const ModelFunction convnexts[] = {&ConvNeXtOfRow<0>, &ConvNeXtOfRow<1>, &ConvNeXtOfRow<2>};
+  static_assert(std::size(convnexts) == std::size(kConvNeXts));
+  for (int i = 0; i < static_cast<int>(std::size(kConvNeXts)); ++i) {
+    const ConvNeXtRow& row = kConvNeXts[i];
+    models.push_back(
+        {.name = row.name,
+         .display_name = row.display_name,
+         .table_order = 120 + i,
+         .image_size = 224,
+         .default_batch = 32,
+         .description = absl::StrCat(row.display_name,
+                                     " (7x7 depthwise, layer norm, GELU, layer scale, stochastic "
+                                     "depth ",
+                                     row.config.stochastic_depth, ")"),
+         .build = convnexts[i]});
   }
   return models;
 }

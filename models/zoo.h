@@ -37,7 +37,7 @@ struct ModelInfo {
   // columns (InceptionV3, ResNet-50, ResNet-152, AlexNet, VGG16), then the
   // rest of the zoo by family. Distinct, not contiguous: each family keeps a
   // range (mobile 18, 26-29; ResNets 8-14, 30-69; NASNet 70-79; CIFAR 21-25, 80-89;
-  // EfficientNet 90-97; MobileNetV3 100-101; RegNet 110-112).
+  // EfficientNet 90-97; MobileNetV3 100-101; RegNet 110-112; ConvNeXt 120-122).
   int table_order = 0;
   bool published = false;  // a column of the published page (and the published preset)
   int64_t image_size = 224;

@@ -44,6 +44,15 @@ struct RegNetConfig {
   double se_ratio = 0.25;
 };
 void RegNet(NetBuilder& b, const RegNetConfig& config);
+// convnext.cc: torchvision's ConvNeXts (Liu et al. 2022): four stages of
+// `widths` channels and `depths` blocks, stochastic depth rising to
+// `stochastic_depth` at the last block.
+struct ConvNeXtConfig {
+  std::array<int64_t, 4> widths = {96, 192, 384, 768};
+  std::array<int64_t, 4> depths = {3, 3, 9, 3};
+  double stochastic_depth = 0.1;
+};
+void ConvNeXt(NetBuilder& b, const ConvNeXtConfig& config);
 // simple.cc
 void Trivial(NetBuilder& b);
 void LeNet(NetBuilder& b);

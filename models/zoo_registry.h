@@ -12,7 +12,7 @@ namespace cnnbench {
 std::vector<ModelInfo> ClassicModels();  // trivial ... inception4
 std::vector<ModelInfo> ResNetModels();   // the ImageNet ResNets
 std::vector<ModelInfo> MobileModels();   // MobileNetV2, v1, EfficientNet, MobileNetV3
-std::vector<ModelInfo> RegNetModels();   // torchvision's RegNets
+std::vector<ModelInfo> RegNetModels();   // torchvision's RegNets and ConvNeXts
 std::vector<ModelInfo> NasNetModels();   // NASNet-A
 std::vector<ModelInfo> CifarModels();    // tf_cnn_benchmarks' CIFAR-10 models
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "kernels/onednn/loop_util.h"
+#include "kernels/onednn/layout_walk.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -23,36 +23,7 @@ namespace {
 
 using dnnl::memory;
 
-float Load(const float* p) { return *p; }
-float Load(const uint16_t* p) { return Bf16ToFloat(*p); }
-void Store(float* p, float v) { *p = v; }
-void Store(uint16_t* p, float v) { *p = FloatToBf16(v); }
-
-// Where element (n, c, h, w) of x0 is stored: n * s[0] + (c / block) * s[1]
-// + h * s[2] + w * s[3] + c % block, for layouts blocked at most on
-// channels.
-struct Walk {
-  int64_t n = 0, c = 0, h = 0, w = 0;
-  int64_t block = 1;
-  int64_t stride[4] = {0, 0, 0, 0};
-  int64_t blocks() const { return (c + block - 1) / block; }
-};
-
-// The walk of `md` over (n, c, h, w), or false for a layout it cannot walk.
-bool MakeWalk(const memory::desc& md, const Dims4& d, Walk* walk) {
-  const dnnl_memory_desc_t& m = md.data;
-  if (m.ndims != 4 || m.format_kind != dnnl_blocked || m.offset0 != 0) return false;
-  const dnnl_blocking_desc_t& b = m.format_desc.blocking;
-  walk->block = 1;
-  for (int i = 0; i < b.inner_nblks; ++i) {
-    if (b.inner_idxs[i] != 1) return false;  // channel blocks only
-    walk->block *= b.inner_blks[i];
-  }
-  if (walk->block > 1 && b.inner_nblks != 1) return false;
-  *walk = {d.n, d.c,         d.h,
-           d.w, walk->block, {b.strides[0], b.strides[1], b.strides[2], b.strides[3]}};
-  return true;
-}
+using Walk = LayoutWalk;
 
 // out = in * scale[n * C + c] over every stored element of x0's layout
 // (padding channels: 0).
@@ -68,14 +39,14 @@ void Multiply(const Walk& k, const void* in, const void* scales, void* out) {
     float scale[64];
     for (int64_t j = 0; j < k.block; ++j) {
       const int64_t c = cb * k.block + j;
-      scale[j] = c < k.c ? Load(s + n * k.c + c) : 0.0f;
+      scale[j] = c < k.c ? LoadValue(s + n * k.c + c) : 0.0f;
     }
     const int64_t base = n * k.stride[0] + cb * k.stride[1];
     for (int64_t h = 0; h < k.h; ++h)
       for (int64_t w = 0; w < k.w; ++w) {
         const int64_t at = base + h * k.stride[2] + w * k.stride[3];
 #pragma omp simd
-        for (int64_t j = 0; j < k.block; ++j) Store(y + at + j, Load(x + at + j) * scale[j]);
+        for (int64_t j = 0; j < k.block; ++j) StoreValue(y + at + j, LoadValue(x + at + j) * scale[j]);
       }
   }
 }
@@ -96,11 +67,11 @@ void ScaleGradient(const Walk& k, const void* dy_in, const void* x_in, void* ds_
       for (int64_t w = 0; w < k.w; ++w) {
         const int64_t at = base + h * k.stride[2] + w * k.stride[3];
 #pragma omp simd
-        for (int64_t j = 0; j < k.block; ++j) sum[j] += Load(dy + at + j) * Load(x + at + j);
+        for (int64_t j = 0; j < k.block; ++j) sum[j] += LoadValue(dy + at + j) * LoadValue(x + at + j);
       }
     for (int64_t j = 0; j < k.block; ++j) {
       const int64_t c = cb * k.block + j;
-      if (c < k.c) Store(ds + n * k.c + c, sum[j]);
+      if (c < k.c) StoreValue(ds + n * k.c + c, sum[j]);
     }
   }
 }
@@ -123,11 +94,11 @@ class ChannelMulKernel : public OneDnnKernel {
       if (given != nullptr) {
         ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(*given, dims, "input 0", what_));
         Walk probe;
-        if (MakeWalk(md, d.dims, &probe) && probe.block <= 64) input = *given;
+        if (MakeLayoutWalk(md, d.dims, &probe) && probe.block <= 64) input = *given;
       }
     }
     ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(input, dims, "input 0", what_));
-    if (!MakeWalk(md, d.dims, &walk_))
+    if (!MakeLayoutWalk(md, d.dims, &walk_))
       return absl::InternalError(absl::StrCat(what_, ": cannot walk ", input.DebugString()));
     // x1 plain: (N,C) from an fc as given, else (N,C,1,1) (a blocked one is
     // reordered at the edge).

@@ -1,5 +1,5 @@
-// MobileNetV3 and the RegNets against torchvision's mobilenet_v3_* and
-// regnet_*: parameters at 1000 classes exactly, forward multiply-adds
+// MobileNetV3, the RegNets and the ConvNeXts against torchvision's
+// mobilenet_v3_*, regnet_* and convnext_*: parameters at 1000 classes exactly, forward multiply-adds
 // within 2% of torchvision's (its weights' `_ops`), each network's blocks
 // (squeeze-and-excitation multiplies, residual adds, gates), and each
 // family memorising a batch on oneDNN (fp32; bf16 where the CPU has it).
@@ -28,7 +28,8 @@ struct Published {
 constexpr Published kTorchvision[] = {
     {"mobilenet_v3_large", 5'483'032, 0.217}, {"mobilenet_v3_small", 2'542'856, 0.057},
     {"regnet_x_3_2gf", 15'296'552, 3.177},    {"regnet_y_3_2gf", 19'436'338, 3.176},
-    {"regnet_y_400mf", 4'344'144, 0.402},
+    {"regnet_y_400mf", 4'344'144, 0.402},     {"convnext_tiny", 28'589'128, 4.456},
+    {"convnext_small", 50'223'688, 8.684},    {"convnext_base", 88'591'464, 15.355},
 };
 
 TEST(TorchvisionZooTest, ParametersAndMultiplyAddsAreTorchvisions) {
@@ -100,6 +101,35 @@ TEST(TorchvisionZooTest, RegNetBlocksAreTorchvisions) {
   }
 }
 
+// ConvNeXt: layer norm after the stem, in every block, before each
+// downsampling and before the logits; GELU once a block; drop-path on
+// every block but the first, its rate rising to the row's at the last.
+TEST(TorchvisionZooTest, ConvNeXtBlocksAreTorchvisions) {
+  for (const auto& [name, blocks, last_rate] :
+       {std::tuple{"convnext_tiny", 18, 0.1}, std::tuple{"convnext_small", 36, 0.4},
+        std::tuple{"convnext_base", 36, 0.5}}) {
+    absl::StatusOr<Graph> graph = BuildModel(name, {.batch = 2});
+    ASSERT_TRUE(graph.ok()) << name << ": " << graph.status();
+    int norms = 0, drops = 0, adds = 0;
+    double last_keep = 1.0;
+    for (const Node& node : graph->nodes) {
+      if (node.kind != Node::Kind::kOp) continue;
+      norms += std::holds_alternative<LayerNormDesc>(node.op);
+      adds += std::holds_alternative<AddDesc>(node.op);
+      if (const auto* drop = std::get_if<DropPathDesc>(&node.op)) {
+        ++drops;
+        EXPECT_LT(drop->keep, last_keep) << node.name;
+        last_keep = drop->keep;
+      }
+    }
+    EXPECT_EQ(norms, 1 + blocks + 3 + 1) << name;
+    EXPECT_EQ(adds, blocks) << name;
+    EXPECT_EQ(drops, blocks - 1) << name;
+    EXPECT_NEAR(last_keep, 1.0 - last_rate, 1e-12) << name;
+    EXPECT_EQ(PartsOf(name).activations.at(ActivationKind::kGelu), blocks) << name;
+  }
+}
+
 // Each network memorising one batch of 4 at 32 px on oneDNN (dropout
 // drawing as in training): a loss after the first well below it.
 class TorchvisionZooLearnTest : public ::testing::TestWithParam<const char*> {};
@@ -119,7 +149,7 @@ TEST_P(TorchvisionZooLearnTest, LearnsABatch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TorchvisionZooLearnTest,
                          ::testing::Values("mobilenet_v3_large", "mobilenet_v3_small",
-                                           "regnet_x_3_2gf", "regnet_y_400mf"));
+                                           "regnet_x_3_2gf", "regnet_y_400mf", "convnext_tiny"));
 
 }  // namespace
 }  // namespace cnnbench

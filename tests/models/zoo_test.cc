@@ -133,6 +133,10 @@ TEST(ZooTest, NamesImageSizesAndBatchesAreTfCnnBenchmarks) {
       {"regnet_x_3_2gf", 224, 32},
       {"regnet_y_3_2gf", 224, 32},
       {"regnet_y_400mf", 224, 32},
+      // torchvision's convnext_*, at its weights' crop size.
+      {"convnext_tiny", 224, 32},
+      {"convnext_small", 224, 32},
+      {"convnext_base", 224, 32},
   };
   const std::vector<ModelInfo>& models = ListModels();
   ASSERT_EQ(models.size(), std::size(expected));

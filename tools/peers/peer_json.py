@@ -35,9 +35,10 @@ SUITE_MODELS = {
     # torchvision's efficientnet_b0..b7 at its weights' crop sizes.
     **{f"efficientnet_b{i}": (size, batch) for i, (size, batch) in enumerate(
         [(224, 32), (240, 32), (288, 32), (300, 32), (380, 16), (456, 16), (528, 8), (600, 8)])},
-    # torchvision's mobilenet_v3_* and regnet_*.
+    # torchvision's mobilenet_v3_*, regnet_* and convnext_*.
     **{name: (224, 32) for name in ("mobilenet_v3_large", "mobilenet_v3_small", "regnet_x_3_2gf",
-                                    "regnet_y_3_2gf", "regnet_y_400mf")},
+                                    "regnet_y_3_2gf", "regnet_y_400mf", "convnext_tiny",
+                                    "convnext_small", "convnext_base")},
 }
 # The zoo's other names (ModelInfo::aliases): a run names its cases by the model's own.
 ALIASES = {"mobilenet_v2": "mobilenet"}

@@ -40,9 +40,13 @@ TORCHVISION = {
     "official_resnet34": ("resnet34", "official_resnet34 projects stage 1's first shortcut; torchvision's does not"),
     # The suite's efficientnet_b* are torchvision's (models/efficientnet.cc).
     **{f"efficientnet_b{i}": (f"efficientnet_b{i}", "") for i in range(8)},
-    # And its mobilenet_v3_* and regnet_* (models/mobilenet_v3.cc, regnet.cc).
+    # And its mobilenet_v3_*, regnet_* and convnext_* (models/mobilenet_v3.cc,
+    # regnet.cc, convnext.cc). The suite's ConvNeXt layer scale starts as a
+    # convolution's weights, torch's at 1e-6: the same work, other values.
     **{name: (name, "") for name in ("mobilenet_v3_large", "mobilenet_v3_small", "regnet_x_3_2gf",
                                      "regnet_y_3_2gf", "regnet_y_400mf")},
+    **{name: (name, "the layer scale starts from random weights, not torch's 1e-6")
+       for name in ("convnext_tiny", "convnext_small", "convnext_base")},
 }
 
 

@@ -1,0 +1,262 @@
+// Layer normalisation over the channels of each (n, h, w) (oneDNN 2.6's
+// layer_normalization normalises the innermost dimension of a plain
+// tensor, so a channel-blocked producer would need a reorder on both
+// sides): the backend's own loops over the input's layout as given (plain
+// NCHW, NHWC, or channels blocked by 8 or 16), y in the same layout, gamma
+// and beta fp32. Parallel over the rows (n, h); each row keeps its W
+// positions' sums, so a blocked layout is read block by block in stride.
+// fp32 arithmetic on fp32 and bf16, two passes for the statistics; the
+// mean and 1/sqrt(var + eps) of every position are saved (fp32). Backward:
+// dx from the two sums over the channels (kernels/layer_norm.h), dgamma and
+// dbeta from per-thread sums over the positions, added in double.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "kernels/layer_norm.h"
+#include "kernels/onednn/layout_walk.h"
+#include "kernels/onednn/ops.h"
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+using dnnl::memory;
+
+// Calls f(at, c, w) for every stored element of row (n, h) with a real
+// channel (padding channels of a blocked layout are skipped), block by
+// block.
+template <typename F>
+inline void ForRow(const LayoutWalk& k, int64_t n, int64_t h, const F& f) {
+  for (int64_t cb = 0; cb < k.blocks(); ++cb) {
+    const int64_t lanes = std::min(k.block, k.c - cb * k.block);
+    for (int64_t w = 0; w < k.w; ++w) {
+      const int64_t at = k.at(n, cb, h, w);
+      for (int64_t j = 0; j < lanes; ++j) f(at + j, cb * k.block + j, w);
+    }
+  }
+}
+
+template <typename T>
+void NormForward(const LayoutWalk& k, float epsilon, const void* in, const float* gamma,
+             const float* beta, void* out, float* mean_out, float* rstd_out) {
+  const T* x = static_cast<const T*>(in);
+  T* y = static_cast<T*>(out);
+  const int64_t rows = k.n * k.h;
+#pragma omp parallel
+  {
+    std::vector<float> mean(static_cast<size_t>(k.w)), rstd(static_cast<size_t>(k.w));
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t n = r / k.h, h = r % k.h;
+      std::fill(mean.begin(), mean.end(), 0.0f);
+      std::fill(rstd.begin(), rstd.end(), 0.0f);
+      ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) { mean[w] += LoadValue(x + at); });
+      for (float& m : mean) m /= static_cast<float>(k.c);
+      ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) {
+        const float d = LoadValue(x + at) - mean[w];
+        rstd[w] += d * d;
+      });
+      for (float& s : rstd) s = 1.0f / std::sqrt(s / static_cast<float>(k.c) + epsilon);
+      ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
+        StoreValue(y + at, LayerNormOutput(LoadValue(x + at), mean[w], rstd[w], gamma[c], beta[c]));
+      });
+      // A blocked layout's padding channels stay 0, as oneDNN's do.
+      if (k.c % k.block != 0) {
+        const int64_t cb = k.blocks() - 1;
+        for (int64_t w = 0; w < k.w; ++w)
+          for (int64_t j = k.c - cb * k.block; j < k.block; ++j)
+            StoreValue(y + k.at(n, cb, h, w) + j, 0.0f);
+      }
+      std::copy(mean.begin(), mean.end(), mean_out + r * k.w);
+      std::copy(rstd.begin(), rstd.end(), rstd_out + r * k.w);
+    }
+  }
+}
+
+template <typename T>
+void InputGradient(const LayoutWalk& k, const void* x_in, const void* dy_in, const float* gamma,
+                   const float* mean, const float* rstd, void* dx_out) {
+  const T* x = static_cast<const T*>(x_in);
+  const T* dy = static_cast<const T*>(dy_in);
+  T* dx = static_cast<T*>(dx_out);
+  const int64_t rows = k.n * k.h;
+#pragma omp parallel
+  {
+    std::vector<float> sum_g(static_cast<size_t>(k.w)), sum_g_xhat(static_cast<size_t>(k.w));
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t n = r / k.h, h = r % k.h;
+      const float* m = mean + r * k.w;
+      const float* s = rstd + r * k.w;
+      std::fill(sum_g.begin(), sum_g.end(), 0.0f);
+      std::fill(sum_g_xhat.begin(), sum_g_xhat.end(), 0.0f);
+      ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
+        const float g = LoadValue(dy + at) * gamma[c];
+        sum_g[w] += g;
+        sum_g_xhat[w] += g * (LoadValue(x + at) - m[w]) * s[w];
+      });
+      ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
+        StoreValue(dx + at, LayerNormInputGradient(k.c, LoadValue(x + at), LoadValue(dy + at),
+                                                   gamma[c], m[w], s[w], sum_g[w],
+                                                   sum_g_xhat[w]));
+      });
+      if (k.c % k.block != 0) {
+        const int64_t cb = k.blocks() - 1;
+        for (int64_t w = 0; w < k.w; ++w)
+          for (int64_t j = k.c - cb * k.block; j < k.block; ++j)
+            StoreValue(dx + k.at(n, cb, h, w) + j, 0.0f);
+      }
+    }
+  }
+}
+
+template <typename T>
+void ParamGradients(const LayoutWalk& k, const void* x_in, const void* dy_in, const float* mean,
+                    const float* rstd, float* dgamma, float* dbeta) {
+  const T* x = static_cast<const T*>(x_in);
+  const T* dy = static_cast<const T*>(dy_in);
+  const int64_t rows = k.n * k.h;
+  const int threads = omp_get_max_threads();
+  std::vector<double> sums(static_cast<size_t>(threads) * 2 * k.c, 0.0);
+#pragma omp parallel num_threads(threads)
+  {
+    double* mine = sums.data() + static_cast<size_t>(omp_get_thread_num()) * 2 * k.c;
+    std::vector<float> row(static_cast<size_t>(2 * k.c));
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t n = r / k.h, h = r % k.h;
+      std::fill(row.begin(), row.end(), 0.0f);
+      ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
+        const float g = LoadValue(dy + at);
+        row[c] += g * (LoadValue(x + at) - mean[r * k.w + w]) * rstd[r * k.w + w];
+        row[k.c + c] += g;
+      });
+      for (int64_t i = 0; i < 2 * k.c; ++i) mine[i] += row[i];
+    }
+  }
+  for (int64_t c = 0; c < k.c; ++c) {
+    double g = 0, b = 0;
+    for (int t = 0; t < threads; ++t) {
+      g += sums[static_cast<size_t>(t) * 2 * k.c + c];
+      b += sums[static_cast<size_t>(t) * 2 * k.c + k.c + c];
+    }
+    dgamma[c] = static_cast<float>(g);
+    dbeta[c] = static_cast<float>(b);
+  }
+}
+
+class LayerNormKernel : public OneDnnKernel {
+ public:
+  LayerNormKernel(std::shared_ptr<Context> context, const LayerNormDesc& desc)
+      : OneDnnKernel(std::move(context), desc.ToString()), desc_(desc) {}
+
+  absl::Status Init(const LayerNormDesc& d, const KernelOptions& options, const Inputs& inputs) {
+    RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
+    const DType dtype = options.dtype;
+    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
+    (void)type;
+    const Shape shape = d.dims.shape();
+    const memory::dims dims = ToDims(shape);
+    TensorSpec input = TensorSpec::Plain(dtype, shape);
+    if (!inputs.empty()) {
+      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, shape, what_));
+      if (given != nullptr) {
+        ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(*given, dims, "input 0", what_));
+        LayoutWalk probe;
+        if (MakeLayoutWalk(md, d.dims, &probe)) input = *given;
+      }
+    }
+    ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(input, dims, "input 0", what_));
+    if (!MakeLayoutWalk(md, d.dims, &walk_))
+      return absl::InternalError(absl::StrCat(what_, ": cannot walk ", input.DebugString()));
+    const Shape channels{d.dims.c};
+    signature_.inputs = {input};
+    signature_.output = input;
+    signature_.params = {TensorSpec::Plain(DType::kF32, channels),
+                         TensorSpec::Plain(DType::kF32, channels)};
+    signature_.saved_bytes = 2 * static_cast<size_t>(d.positions()) * sizeof(float);
+    signature_.scratch_bytes = signature_.saved_bytes;  // inference's statistics
+    signature_.backward_reads_inputs = true;
+    signature_.backward_reads_output = false;
+    dtype_ = dtype;
+    implementation_ = "cnnbench:lnorm";
+    return absl::OkStatus();
+  }
+
+  absl::Status Forward(const KernelArgs& args) override {
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    RETURN_IF_ERROR(Require(args.y, "y"));
+    ASSIGN_OR_RETURN(const float* gamma, ParamAt(args.params, 0, "params[0] (gamma)"));
+    ASSIGN_OR_RETURN(const float* beta, ParamAt(args.params, 1, "params[1] (beta)"));
+    // Inference gives no saved memory: the statistics go to the scratch.
+    float* mean = static_cast<float*>(args.saved != nullptr ? args.saved : args.scratch);
+    RETURN_IF_ERROR(Require(mean, "saved or scratch"));
+    float* rstd = mean + desc_.positions();
+    const float epsilon = static_cast<float>(desc_.epsilon);
+    if (dtype_ == DType::kBF16) {
+      NormForward<uint16_t>(walk_, epsilon, x, gamma, beta, args.y, mean, rstd);
+    } else {
+      NormForward<float>(walk_, epsilon, x, gamma, beta, args.y, mean, rstd);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardData(const KernelArgs& args) override {
+    if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(Require(args.saved, "saved"));
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    ASSIGN_OR_RETURN(const float* gamma, ParamAt(args.params, 0, "params[0] (gamma)"));
+    const float* mean = static_cast<const float*>(args.saved);
+    const float* rstd = mean + desc_.positions();
+    if (dtype_ == DType::kBF16) {
+      InputGradient<uint16_t>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0]);
+    } else {
+      InputGradient<float>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0]);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BackwardWeights(const KernelArgs& args) override {
+    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    RETURN_IF_ERROR(Require(args.saved, "saved"));
+    ASSIGN_OR_RETURN(const void* x, Input(args, 0));
+    ASSIGN_OR_RETURN(float* dgamma, ParamAt(args.dparams, 0, "dparams[0] (dgamma)"));
+    ASSIGN_OR_RETURN(float* dbeta, ParamAt(args.dparams, 1, "dparams[1] (dbeta)"));
+    const float* mean = static_cast<const float*>(args.saved);
+    const float* rstd = mean + desc_.positions();
+    if (dtype_ == DType::kBF16) {
+      ParamGradients<uint16_t>(walk_, x, args.dy, mean, rstd, dgamma, dbeta);
+    } else {
+      ParamGradients<float>(walk_, x, args.dy, mean, rstd, dgamma, dbeta);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::StatusOr<float*> ParamAt(const std::vector<void*>& list, size_t i,
+                                        const char* name) {
+    if (i >= list.size() || list[i] == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(name, " is missing"));
+    return static_cast<float*>(list[i]);
+  }
+
+  const LayerNormDesc desc_;
+  LayoutWalk walk_;
+  DType dtype_ = DType::kF32;
+};
+
+}  // namespace
+
+KernelOr CreateOp(ContextPtr context, const LayerNormDesc& desc, const KernelOptions& options,
+                  const Inputs& inputs) {
+  return MakeKernel<LayerNormKernel>(std::move(context), desc, options, inputs);
+}
+
+}  // namespace onednn
+}  // namespace cnnbench

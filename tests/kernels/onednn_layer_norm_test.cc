@@ -1,0 +1,106 @@
+// Layer norm over channels on oneDNN against the reference: the input plain
+// and channel-blocked as a convolution gives it (padded channels too),
+// fp32 and bf16 where the CPU has it, forward and both backward passes; y
+// keeps the input's layout (no reorder on either side); an inference
+// forward (no saved memory) uses the scratch. And kernels/layer_norm.h's
+// arithmetic on the host (the cuda kernels run it): a normalised position
+// has mean 0 and variance 1, and dx's sums are the finite differences'.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "kernels/desc.h"
+#include "kernels/layer_norm.h"
+#include "tests/kernels/onednn_test_util.h"
+
+namespace cnnbench {
+namespace {
+
+using onednn_test::CompareOptions;
+using onednn_test::CompareWithReference;
+using onednn_test::OneDnn;
+
+TEST(LayerNormMathTest, NormalisesAndDifferentiates) {
+  const std::vector<double> x = {0.5, -1.25, 3.0, 2.0, -0.75};
+  const std::vector<double> gamma = {1.5, -0.5, 2.0, 1.0, 0.25};
+  const std::vector<double> dy = {0.3, -0.7, 1.1, 0.2, -0.4};
+  const int64_t c = static_cast<int64_t>(x.size());
+  double mean, rstd;
+  LayerNormStatistics<double>(c, 1e-5, [&](int64_t i) { return x[i]; }, &mean, &rstd);
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < c; ++i) m += (x[i] - mean) * rstd / c;
+  for (int64_t i = 0; i < c; ++i) v += std::pow((x[i] - mean) * rstd, 2) / c;
+  EXPECT_NEAR(m, 0.0, 1e-12);
+  EXPECT_NEAR(v, 1.0, 1e-4);  // epsilon's share
+  // The loss sum(dy * y): its gradient by central differences.
+  auto loss = [&](const std::vector<double>& in) {
+    double mu, r;
+    LayerNormStatistics<double>(c, 1e-5, [&](int64_t i) { return in[i]; }, &mu, &r);
+    double l = 0;
+    for (int64_t i = 0; i < c; ++i) l += dy[i] * LayerNormOutput(in[i], mu, r, gamma[i], 0.0);
+    return l;
+  };
+  double sum_g, sum_g_xhat;
+  LayerNormGradientSums<double>(
+      c, mean, rstd, [&](int64_t i) { return x[i]; }, [&](int64_t i) { return dy[i]; },
+      [&](int64_t i) { return gamma[i]; }, &sum_g, &sum_g_xhat);
+  for (int64_t i = 0; i < c; ++i) {
+    std::vector<double> up = x, down = x;
+    up[i] += 1e-6;
+    down[i] -= 1e-6;
+    const double numeric = (loss(up) - loss(down)) / 2e-6;
+    EXPECT_NEAR(LayerNormInputGradient(c, x[i], dy[i], gamma[i], mean, rstd, sum_g, sum_g_xhat),
+                numeric, 1e-6)
+        << i;
+  }
+}
+
+TEST(OneDnnLayerNormTest, MatchesTheReferenceInEveryLayout) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    KernelOptions options = KernelOptions::ForDType(dtype);
+    const LayerNormDesc probe{{2, 16, 4, 4}, 1e-6};
+    if (!OneDnn()->Supports(probe, options).ok()) continue;  // no bf16 on this CPU
+    for (int64_t channels : {16, 20, 3}) {
+      const LayerNormDesc desc{{2, channels, 4, 4}, 1e-6};
+      const TensorSpec blocked = onednn_test::ConvOutputSpec(2, channels, 4, dtype);
+      for (const std::vector<TensorSpec>& given :
+           {std::vector<TensorSpec>{}, std::vector<TensorSpec>{blocked}}) {
+        const std::string what = absl::StrCat(desc.ToString(), " ", DTypeName(dtype),
+                                              given.empty() ? " plain" : given[0].DebugString());
+        auto kernel = OneDnn()->Create(desc, options, given);
+        ASSERT_TRUE(kernel.ok()) << what << ": " << kernel.status();
+        const KernelSignature& sig = (*kernel)->signature();
+        EXPECT_EQ((*kernel)->implementation(), "cnnbench:lnorm");
+        if (!given.empty()) EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[0], given[0])) << what;
+        EXPECT_TRUE(OneDnn()->SameLayout(sig.output, sig.inputs[0])) << what;
+        EXPECT_GE(sig.scratch_bytes, sig.saved_bytes) << what;
+        CompareOptions o;
+        o.dtype = dtype;
+        o.onednn_inputs = given;
+        o.low = -3;
+        o.high = 3;
+        if (dtype == DType::kBF16) {  // y and dx rounded to bf16 once
+          o.forward_rtol = o.backward_rtol = 1.0 / 64;
+          o.forward_atol = o.backward_atol = 2e-2;
+        } else {
+          o.forward_rtol = o.backward_rtol = 1e-5;
+          o.forward_atol = o.backward_atol = 1e-5;
+        }
+        const absl::Status status = CompareWithReference(desc, o);
+        EXPECT_TRUE(status.ok()) << what << ": " << status;
+        // Inference: no saved memory, the statistics in the scratch.
+        o.training = false;
+        o.backward = false;
+        o.forward_only = true;
+        const absl::Status inference = CompareWithReference(desc, o);
+        EXPECT_TRUE(inference.ok()) << what << " forward only: " << inference;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cnnbench
