@@ -69,6 +69,22 @@ FusedGraph Unfused(const Graph& graph) {
   return out;
 }
 
+FusedGraph SkipIdentitiesForInference(const Graph& graph) {
+  const int num_nodes = static_cast<int>(graph.nodes.size());
+  std::vector<int> absorbed(num_nodes, -1);
+  for (int i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.kind != Node::Kind::kOp || node.inputs.size() != 1 || i == graph.logits ||
+        i == graph.loss || node.output != graph.nodes[node.inputs[0]].output)
+      continue;
+    if (std::holds_alternative<DropoutDesc>(node.op) ||
+        std::holds_alternative<DropPathDesc>(node.op))
+      absorbed[i] = node.inputs[0];
+  }
+  return Rebuild(graph, absorbed, std::vector<std::optional<OpDesc>>(num_nodes),
+                 std::vector<std::string>(num_nodes), std::vector<int>(num_nodes, -1));
+}
+
 FusedGraph FoldBatchNormForInference(const Graph& graph,
                                      const std::function<bool(const OpDesc&)>& runs) {
   const int num_nodes = static_cast<int>(graph.nodes.size());

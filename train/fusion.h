@@ -44,6 +44,13 @@ FusedGraph FuseRelu(const Graph& graph, const std::function<bool(const OpDesc&)>
 // The graph as it is: origin and node_of are the identity.
 FusedGraph Unfused(const Graph& graph);
 
+// Inference: dropout and drop-path, the identity outside training, leave
+// the graph; each one's readers read its input (node_of maps it to the
+// node computing that input), so nothing is copied and the layers around
+// it can fuse (a residual add after a drop-path into the convolution
+// before it). `fused` counts them.
+FusedGraph SkipIdentitiesForInference(const Graph& graph);
+
 // Inference: each batch norm whose input is a convolution read by nothing
 // else is folded into it, a convolution with a bias whose weights and bias
 // absorb the normalisation with the running statistics (per output channel

@@ -130,6 +130,7 @@ class Inferencer {
   // Concatenations whose inputs are all written in place, so they copy
   // nothing (InferOptions::concat_in_place).
   int concats_in_place() const { return step_.concats_in_place; }
+  int identities_skipped() const { return step_.identities_skipped; }
   // With InferOptions::profile: each layer's forward seconds summed over the
   // Run() calls since Compile or ResetProfile (and TraceRun's), one entry
   // per layer, then "edges" (the input reorders) and "update" (unused).

@@ -518,8 +518,15 @@ absl::StatusOr<StepPlan> PlanStep(const Graph& graph, Backend* backend,
     return backend->Supports(op, kernel_options).ok();
   };
   FusedGraph fused = Unfused(graph);
-  if (options.fold_batch_norm) fused = FoldBatchNormForInference(graph, runs);
-  plan.folded_batch_norms = fused.fused;
+  if (options.forward_only) {
+    fused = SkipIdentitiesForInference(graph);
+    plan.identities_skipped = fused.fused;
+  }
+  if (options.fold_batch_norm) {
+    FusedGraph folded = FoldBatchNormForInference(fused.graph, runs);
+    plan.folded_batch_norms = folded.fused;
+    fused = Compose(fused, std::move(folded));
+  }
   if (options.fuse_relu) {
     FusedGraph relu = FuseRelu(fused.graph, runs,
                                options.forward_only ? PlanUse::kForwardOnly : PlanUse::kTraining);

@@ -165,6 +165,9 @@ struct StepPlan {
   // of whose inputs are, which then copy nothing.
   int concat_inputs_in_place = 0;
   int concats_in_place = 0;
+  // Dropout and drop-path layers left out of a forward-only plan (the
+  // identity there; train/fusion.h SkipIdentitiesForInference).
+  int identities_skipped = 0;
   // Per node of `graph`: the given graph's batch norm folded into it, or -1.
   std::vector<int> folded_bn;
   int folded_batch_norms = 0;

@@ -528,3 +528,45 @@ INSTANTIATE_TEST_SUITE_P(CpuBackends, FusedTrainingTest, ::testing::Values("refe
 
 }  // namespace
 }  // namespace cnnbench
+
+namespace cnnbench {
+namespace {
+
+// Inference leaves out dropout and drop-path (the identity there): their
+// readers read their inputs, and an add after a drop-path then has the
+// conv before it as its input, which FuseResidualAdd absorbs it into.
+TEST(SkipIdentitiesTest, DropoutAndDropPathLeaveAndTheirReadersReadTheirInputs) {
+  NetBuilder b(4, 3, kSize, kSize, kClasses);
+  b.Conv(8, {3, 3}, {.activation = Activation::kRelu});
+  const int shortcut = b.top();
+  const int conv = b.Conv(8, {3, 3}, {.activation = Activation::kNone});
+  const int drop_path = b.DropPath(0.8, 0);
+  const int add = b.Add(shortcut, b.top());
+  b.SpatialMean();
+  const int dropout = b.Dropout(0.2);
+  b.Logits();
+  auto graph = std::move(b).Build();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto all = [](const OpDesc&) { return true; };
+  EXPECT_EQ(FuseResidualAdd(*graph, all).fused, 0) << "the add reads the drop-path, no conv";
+  const FusedGraph skipped = SkipIdentitiesForInference(*graph);
+  EXPECT_EQ(skipped.fused, 2);
+  ASSERT_EQ(skipped.graph.nodes.size(), graph->nodes.size() - 2);
+  for (const Node& node : skipped.graph.nodes) {
+    EXPECT_FALSE(std::holds_alternative<DropoutDesc>(node.op)) << node.name;
+    EXPECT_FALSE(std::holds_alternative<DropPathDesc>(node.op)) << node.name;
+  }
+  // Each skipped node is computed by its input's node.
+  EXPECT_EQ(skipped.node_of[drop_path], skipped.node_of[conv]);
+  EXPECT_EQ(skipped.node_of[dropout], skipped.node_of[graph->nodes[dropout].inputs[0]]);
+  const Node& sum = skipped.graph.nodes[skipped.node_of[add]];
+  EXPECT_EQ(sum.inputs[1], skipped.node_of[conv]);
+  EXPECT_EQ(skipped.graph.logits, skipped.node_of[graph->logits]);
+  const FusedGraph both = Compose(skipped, FuseResidualAdd(skipped.graph, all));
+  EXPECT_EQ(both.fused, 3);
+  EXPECT_TRUE(std::get<ConvDesc>(both.graph.nodes[both.node_of[conv]].op).residual);
+  EXPECT_EQ(both.node_of[add], both.node_of[conv]);
+}
+
+}  // namespace
+}  // namespace cnnbench

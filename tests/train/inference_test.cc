@@ -193,6 +193,9 @@ TEST_P(InferenceTest, SqueezeExcitationNetMatchesTheGraphEvaluatedNodeByNode) {
   std::vector<int32_t> labels;
   // Every conv's activation runs as its epilogue (none was fused in training).
   EXPECT_EQ(inferencer->conv_relu_epilogues(), 7);
+  // The drop-path is left out, so the residual add joins the conv before it.
+  EXPECT_EQ(inferencer->identities_skipped(), 1);
+  EXPECT_EQ(inferencer->conv_residual_adds(), 1);
   MakeBatch(60, &images, &labels);
   const std::vector<float> got = RunLogits(*inferencer, images);
   auto reference = MakeBackend("reference");

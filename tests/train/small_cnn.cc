@@ -47,6 +47,15 @@ Graph SqueezeExcitationNet(int batch) {
     b.ChannelMul(x, b.top());
     b.Conv(16, {3, 3}, {.activation = Activation::kHardSwish});
   }
+  // ConvNeXt's residual: a depthwise conv, layer norm, a pointwise conv,
+  // drop-path, the add (in inference the drop-path leaves and the add joins
+  // the conv).
+  const int residual = b.top();
+  b.Conv(16, {3, 3}, {.groups = 16, .activation = Activation::kNone});
+  b.LayerNorm(1e-6);
+  b.Conv(16, {1, 1}, {.activation = Activation::kNone});
+  b.DropPath(0.8, 0);
+  b.Add(residual, b.top());
   const int pooled = b.MaxPool({2, 2}, {.stride = 2});
   b.SpatialMean();
   b.Fc(8, {.activation = Activation::kGeluTanh});

@@ -28,7 +28,8 @@ Graph SmallCnn(int batch = kBatch, bool batch_norm = true);
 // block: global average, 1x1 convs, a gate, the channel multiply) with
 // every curved activation (SiLU, GELU, hard-swish, GELU tanh; the gates
 // sigmoid and hard-sigmoid), an fc's (N,C) as the last block's scales, at
-// batch `batch`: three channel multiplies.
+// batch `batch`: three channel multiplies; and ConvNeXt's residual (a
+// depthwise conv, layer norm, a 1x1 conv, drop-path, the add).
 Graph SqueezeExcitationNet(int batch = kBatch);
 
 // Label = the quadrant holding a bright 4x4 patch; the rest is noise.

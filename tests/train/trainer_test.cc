@@ -56,7 +56,7 @@ TEST_P(TrainerTest, LossFallsWellBelowChance) {
 TEST_P(TrainerTest, SqueezeExcitationNetLearns) {
   auto backend = MakeBackend();
   TrainOptions options;
-  options.learning_rate = 0.05;
+  options.learning_rate = 0.02;
   options.momentum = 0.9;
   const Graph graph = train_test::SqueezeExcitationNet();
   int multiplies = 0;

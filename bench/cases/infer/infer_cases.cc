@@ -263,6 +263,9 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
       inferencer_->concats_in_place() > 0
           ? absl::StrCat(", ", inferencer_->concats_in_place(), " concats in place")
           : "",
+      inferencer_->identities_skipped() > 0
+          ? absl::StrCat(", ", inferencer_->identities_skipped(), " dropouts skipped")
+          : "",
       ConvAlgorithmNote(options_, *backend_, inferencer_->step_plan()),
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
