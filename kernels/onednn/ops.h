@@ -39,6 +39,12 @@ KernelOr MakeKernel(ContextPtr context, const Desc& desc, const KernelOptions& o
 
 absl::StatusOr<std::unique_ptr<Optimizer>> CreateSgd(const SgdDesc& desc);
 
+// Average pooling over the whole plane with no padding (global_pool.cc):
+// the backend's own loops over the input's layout as given.
+bool IsGlobalAveragePool(const PoolDesc& desc);
+KernelOr CreateGlobalAveragePool(ContextPtr context, const PoolDesc& desc,
+                                 const KernelOptions& options, const Inputs& inputs);
+
 }  // namespace onednn
 }  // namespace cnnbench
 

@@ -159,6 +159,8 @@ class PoolKernel : public WindowKernel {
 
 KernelOr CreateOp(ContextPtr context, const PoolDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
+  if (IsGlobalAveragePool(desc))
+    return CreateGlobalAveragePool(std::move(context), desc, options, inputs);
   return MakeKernel<PoolKernel>(std::move(context), desc, options, inputs);
 }
 

@@ -173,11 +173,13 @@ TEST(StepPlanTest, AForwardOnlyPlanKeepsNothingForABackwardPass) {
   // primitives, no backward candidates timed).
   EXPECT_EQ(backend.forward_only_kernels(), backend.kernels_created() - created);
   EXPECT_GT(backend.forward_only_kernels(), 0);
-  ASSERT_EQ(forward.layers.size(), training.layers.size());
+  // The dropout, the identity in inference, is left out.
+  EXPECT_EQ(forward.identities_skipped, 1);
+  ASSERT_EQ(forward.layers.size() + 1, training.layers.size());
   options.conv_relu = true;
   const StepPlan fused = Plan(&backend, options);
   EXPECT_GT(fused.conv_relu_epilogues, 0);
-  EXPECT_EQ(fused.layers.size() + fused.conv_relu_epilogues, training.layers.size());
+  EXPECT_EQ(fused.layers.size() + fused.conv_relu_epilogues + 1, training.layers.size());
   // A training plan fuses the same ReLUs where the backend has the
   // epilogue's backward (the reference does).
   const StepPlan fused_training = Plan(&backend);

@@ -198,6 +198,27 @@ absl::StatusOr<std::unique_ptr<Workload>> InferWorkload::Prepare(const InferCase
   return std::unique_ptr<Workload>(std::move(w));
 }
 
+// What the inference plan changed from the graph, for the label: folded
+// batch norms, fused activations, adds in convolutions, concatenations in
+// place, dropouts left out.
+std::string PlanNote(const Inferencer& inferencer) {
+  std::string note;
+  if (inferencer.folded_batch_norms() > 0)
+    absl::StrAppend(&note, ", ", inferencer.folded_batch_norms(), " batch norms folded");
+  if (inferencer.fused_relus() > 0) {
+    absl::StrAppend(&note, ", ", inferencer.fused_relus(), " ReLUs fused");
+    if (inferencer.conv_relu_epilogues() > 0)
+      absl::StrAppend(&note, " (", inferencer.conv_relu_epilogues(), " as conv epilogues)");
+  }
+  if (inferencer.conv_residual_adds() > 0)
+    absl::StrAppend(&note, ", ", inferencer.conv_residual_adds(), " adds in the conv before them");
+  if (inferencer.concats_in_place() > 0)
+    absl::StrAppend(&note, ", ", inferencer.concats_in_place(), " concats in place");
+  if (inferencer.identities_skipped() > 0)
+    absl::StrAppend(&note, ", ", inferencer.identities_skipped(), " dropouts skipped");
+  return note;
+}
+
 absl::Status InferWorkload::Report(benchmark::State& state) {
   RETURN_IF_ERROR(inferencer_->Synchronize());
   // One more forward pass, traced (after the timed ones: never in the figures).
@@ -247,25 +268,7 @@ absl::Status InferWorkload::Report(benchmark::State& state) {
   state.SetLabel(absl::StrCat(
       backend_->name(), " batch ", case_.batch, graph,
       options_.infer.include_copy ? ", each batch copied in (timed)" : ", resident batch",
-      inferencer_->folded_batch_norms() > 0
-          ? absl::StrCat(", ", inferencer_->folded_batch_norms(), " batch norms folded")
-          : "",
-      inferencer_->fused_relus() > 0
-          ? absl::StrCat(
-                ", ", inferencer_->fused_relus(), " ReLUs fused",
-                inferencer_->conv_relu_epilogues() > 0
-                    ? absl::StrCat(" (", inferencer_->conv_relu_epilogues(), " as conv epilogues)")
-                    : "")
-          : "",
-      inferencer_->conv_residual_adds() > 0
-          ? absl::StrCat(", ", inferencer_->conv_residual_adds(), " adds in the conv before them")
-          : "",
-      inferencer_->concats_in_place() > 0
-          ? absl::StrCat(", ", inferencer_->concats_in_place(), " concats in place")
-          : "",
-      inferencer_->identities_skipped() > 0
-          ? absl::StrCat(", ", inferencer_->identities_skipped(), " dropouts skipped")
-          : "",
+      PlanNote(*inferencer_),
       ConvAlgorithmNote(options_, *backend_, inferencer_->step_plan()),
       pipeline_ != nullptr
           ? absl::StrCat(", ", input::DataFormatName(pipeline_->options().format),
