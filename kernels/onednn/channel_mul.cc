@@ -84,22 +84,7 @@ class ChannelMulKernel : public OneDnnKernel {
   absl::Status Init(const ChannelMulDesc& d, const KernelOptions& options, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 2, what_));
     const DType dtype = options.dtype;
-    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
-    (void)type;
-    const Shape shape = d.dims.shape();
-    const memory::dims dims = ToDims(shape);
-    TensorSpec input = TensorSpec::Plain(dtype, shape);
-    if (!inputs.empty()) {
-      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, shape, what_));
-      if (given != nullptr) {
-        ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(*given, dims, "input 0", what_));
-        Walk probe;
-        if (MakeLayoutWalk(md, d.dims, &probe) && probe.block <= 64) input = *given;
-      }
-    }
-    ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(input, dims, "input 0", what_));
-    if (!MakeLayoutWalk(md, d.dims, &walk_))
-      return absl::InternalError(absl::StrCat(what_, ": cannot walk ", input.DebugString()));
+    ASSIGN_OR_RETURN(const TensorSpec input, WalkedInput(inputs, dtype, d.dims, what_, &walk_));
     // x1 plain: (N,C) from an fc as given, else (N,C,1,1) (a blocked one is
     // reordered at the edge).
     TensorSpec scales = TensorSpec::Plain(dtype, Shape{d.dims.n, d.dims.c, 1, 1});

@@ -77,22 +77,7 @@ class GlobalAvgPoolKernel : public OneDnnKernel {
   absl::Status Init(const PoolDesc& d, const KernelOptions& options, const Inputs& inputs) {
     RETURN_IF_ERROR(CheckInputCount(inputs, 1, what_));
     const DType dtype = options.dtype;
-    ASSIGN_OR_RETURN(memory::data_type type, ToDnnlType(dtype));
-    (void)type;
-    const Shape shape = d.input().shape();
-    const memory::dims dims = ToDims(shape);
-    TensorSpec input = TensorSpec::Plain(dtype, shape);
-    if (!inputs.empty()) {
-      ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, shape, what_));
-      if (given != nullptr) {
-        ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(*given, dims, "input 0", what_));
-        LayoutWalk probe;
-        if (MakeLayoutWalk(md, d.input(), &probe) && probe.block <= 64) input = *given;
-      }
-    }
-    ASSIGN_OR_RETURN(memory::desc md, DescFromSpec(input, dims, "input 0", what_));
-    if (!MakeLayoutWalk(md, d.input(), &walk_))
-      return absl::InternalError(absl::StrCat(what_, ": cannot walk ", input.DebugString()));
+    ASSIGN_OR_RETURN(const TensorSpec input, WalkedInput(inputs, dtype, d.input(), what_, &walk_));
     signature_.inputs = {input};
     signature_.output = TensorSpec::Plain(dtype, d.output().shape());
     signature_.backward_reads_inputs = false;  // dx is dy spread

@@ -6,6 +6,12 @@
 #define CNNBENCH_KERNELS_ONEDNN_LAYOUT_WALK_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/status.h"
 
 #include "kernels/onednn/common.h"
 #include "kernels/onednn/loop_util.h"
@@ -39,6 +45,32 @@ inline bool MakeLayoutWalk(const dnnl::memory::desc& md, const Dims4& d, LayoutW
   if (block > 1 && b.inner_nblks != 1) return false;
   *walk = {d.n, d.c, d.h, d.w, block, {b.strides[0], b.strides[1], b.strides[2], b.strides[3]}};
   return true;
+}
+
+// Input 0 of a kernel that walks it (`d` its logical dims): the producer's
+// spec in `inputs` where the walk can take it (channels blocked by at most
+// 64), else plain, with that walk in *walk. An input of another type or
+// shape is an error naming `what`.
+inline absl::StatusOr<TensorSpec> WalkedInput(const std::vector<TensorSpec>& inputs, DType dtype,
+                                              const Dims4& d, const std::string& what,
+                                              LayoutWalk* walk) {
+  ASSIGN_OR_RETURN(dnnl::memory::data_type type, ToDnnlType(dtype));
+  (void)type;
+  const Shape shape = d.shape();
+  const dnnl::memory::dims dims = ToDims(shape);
+  TensorSpec input = TensorSpec::Plain(dtype, shape);
+  if (!inputs.empty()) {
+    ASSIGN_OR_RETURN(const TensorSpec* given, GivenInput(inputs, 0, dtype, shape, what));
+    if (given != nullptr) {
+      ASSIGN_OR_RETURN(dnnl::memory::desc md, DescFromSpec(*given, dims, "input 0", what));
+      LayoutWalk probe;
+      if (MakeLayoutWalk(md, d, &probe) && probe.block <= 64) input = *given;
+    }
+  }
+  ASSIGN_OR_RETURN(dnnl::memory::desc md, DescFromSpec(input, dims, "input 0", what));
+  if (!MakeLayoutWalk(md, d, walk))
+    return absl::InternalError(absl::StrCat(what, ": cannot walk ", input.DebugString()));
+  return input;
 }
 
 // Loads and stores of the element types the loops run on, through fp32.

@@ -76,16 +76,7 @@ TEST(EfficientNetTest, B0HasSixteenBlocksWithSqueezeExcitationAndNineResiduals) 
 // drawing as in training: a loss after the first well below it, in fp32
 // and in bf16 where the CPU has it.
 TEST(EfficientNetTest, B0LearnsABatch) {
-  std::vector<Precision> precisions = {Precision::kFp32};
-  if (models_test::CpuRunsBf16()) precisions.push_back(Precision::kBf16);
-  for (Precision p : precisions) {
-    const std::vector<float> losses = models_test::Losses("efficientnet_b0", 4, 32, p, 12, 0.01);
-    ASSERT_EQ(losses.size(), 12u) << PrecisionName(p);
-    std::string curve;
-    for (float l : losses) absl::StrAppend(&curve, " ", l);
-    EXPECT_LT(*std::min_element(losses.begin() + 1, losses.end()), 0.5 * losses.front())
-        << PrecisionName(p) << ":" << curve;
-  }
+  models_test::ExpectLearnsABatch("efficientnet_b0");
 }
 
 }  // namespace

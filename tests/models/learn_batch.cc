@@ -1,6 +1,9 @@
 // A zoo model memorising one small batch on oneDNN (learn_batch.h).
 #include "tests/models/learn_batch.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
 #include "core/random.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
@@ -44,6 +47,19 @@ std::vector<float> Losses(const std::string& model, int64_t batch, int64_t image
 bool CpuRunsBf16() {
   auto backend = CreateBackend("onednn", Device::Cpu());
   return backend.ok() && (*backend)->Create(ReluDesc{{1, 1, 1, 16}}, DType::kBF16, {}).ok();
+}
+
+void ExpectLearnsABatch(const std::string& model) {
+  std::vector<Precision> precisions = {Precision::kFp32};
+  if (CpuRunsBf16()) precisions.push_back(Precision::kBf16);
+  for (Precision p : precisions) {
+    const std::vector<float> losses = Losses(model, 4, 32, p, 12, 0.01);
+    ASSERT_EQ(losses.size(), 12u) << model << " " << PrecisionName(p);
+    std::string curve;
+    for (float l : losses) absl::StrAppend(&curve, " ", l);
+    EXPECT_LT(*std::min_element(losses.begin() + 1, losses.end()), 0.5 * losses.front())
+        << model << " " << PrecisionName(p) << ":" << curve;
+  }
 }
 
 }  // namespace cnnbench::models_test

@@ -135,16 +135,7 @@ TEST(TorchvisionZooTest, ConvNeXtBlocksAreTorchvisions) {
 class TorchvisionZooLearnTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(TorchvisionZooLearnTest, LearnsABatch) {
-  std::vector<Precision> precisions = {Precision::kFp32};
-  if (models_test::CpuRunsBf16()) precisions.push_back(Precision::kBf16);
-  for (Precision p : precisions) {
-    const std::vector<float> losses = models_test::Losses(GetParam(), 4, 32, p, 12, 0.01);
-    ASSERT_EQ(losses.size(), 12u) << PrecisionName(p);
-    std::string curve;
-    for (float l : losses) absl::StrAppend(&curve, " ", l);
-    EXPECT_LT(*std::min_element(losses.begin() + 1, losses.end()), 0.5 * losses.front())
-        << PrecisionName(p) << ":" << curve;
-  }
+  models_test::ExpectLearnsABatch(GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TorchvisionZooLearnTest,
