@@ -8,7 +8,9 @@
 // fp32 arithmetic on fp32 and bf16, two passes for the statistics; the
 // mean and 1/sqrt(var + eps) of every position are saved (fp32). Backward:
 // dx from the two sums over the channels (kernels/layer_norm.h), dgamma and
-// dbeta from per-thread sums over the positions, added in double.
+// dbeta from per-thread sums over the positions, added in double. No call
+// allocates: the forward sums into the kept statistics, and the backward's
+// per-thread sums are made with the kernel.
 #include <omp.h>
 
 #include <algorithm>
@@ -43,58 +45,58 @@ inline void ForRow(const LayoutWalk& k, int64_t n, int64_t h, const F& f) {
 
 template <typename T>
 void NormForward(const LayoutWalk& k, float epsilon, const void* in, const float* gamma,
-             const float* beta, void* out, float* mean_out, float* rstd_out) {
+                 const float* beta, void* out, float* mean_out, float* rstd_out) {
   const T* x = static_cast<const T*>(in);
   T* y = static_cast<T*>(out);
   const int64_t rows = k.n * k.h;
-#pragma omp parallel
-  {
-    std::vector<float> mean(static_cast<size_t>(k.w)), rstd(static_cast<size_t>(k.w));
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t n = r / k.h, h = r % k.h;
-      std::fill(mean.begin(), mean.end(), 0.0f);
-      std::fill(rstd.begin(), rstd.end(), 0.0f);
-      ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) { mean[w] += LoadValue(x + at); });
-      for (float& m : mean) m /= static_cast<float>(k.c);
-      ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) {
-        const float d = LoadValue(x + at) - mean[w];
-        rstd[w] += d * d;
-      });
-      for (float& s : rstd) s = 1.0f / std::sqrt(s / static_cast<float>(k.c) + epsilon);
-      ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
-        StoreValue(y + at, LayerNormOutput(LoadValue(x + at), mean[w], rstd[w], gamma[c], beta[c]));
-      });
-      // A blocked layout's padding channels stay 0, as oneDNN's do.
-      if (k.c % k.block != 0) {
-        const int64_t cb = k.blocks() - 1;
-        for (int64_t w = 0; w < k.w; ++w)
-          for (int64_t j = k.c - cb * k.block; j < k.block; ++j)
-            StoreValue(y + k.at(n, cb, h, w) + j, 0.0f);
-      }
-      std::copy(mean.begin(), mean.end(), mean_out + r * k.w);
-      std::copy(rstd.begin(), rstd.end(), rstd_out + r * k.w);
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t n = r / k.h, h = r % k.h;
+    // The row's statistics are summed where they are kept.
+    float* mean = mean_out + r * k.w;
+    float* rstd = rstd_out + r * k.w;
+    std::fill(mean, mean + k.w, 0.0f);
+    std::fill(rstd, rstd + k.w, 0.0f);
+    ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) { mean[w] += LoadValue(x + at); });
+    for (int64_t w = 0; w < k.w; ++w) mean[w] /= static_cast<float>(k.c);
+    ForRow(k, n, h, [&](int64_t at, int64_t, int64_t w) {
+      const float d = LoadValue(x + at) - mean[w];
+      rstd[w] += d * d;
+    });
+    for (int64_t w = 0; w < k.w; ++w)
+      rstd[w] = 1.0f / std::sqrt(rstd[w] / static_cast<float>(k.c) + epsilon);
+    ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
+      StoreValue(y + at, LayerNormOutput(LoadValue(x + at), mean[w], rstd[w], gamma[c], beta[c]));
+    });
+    // A blocked layout's padding channels stay 0, as oneDNN's do.
+    if (k.c % k.block != 0) {
+      const int64_t cb = k.blocks() - 1;
+      for (int64_t w = 0; w < k.w; ++w)
+        for (int64_t j = k.c - cb * k.block; j < k.block; ++j)
+          StoreValue(y + k.at(n, cb, h, w) + j, 0.0f);
     }
   }
 }
 
 template <typename T>
 void InputGradient(const LayoutWalk& k, const void* x_in, const void* dy_in, const float* gamma,
-                   const float* mean, const float* rstd, void* dx_out) {
+                   const float* mean, const float* rstd, void* dx_out, int threads,
+                   float* work) {
   const T* x = static_cast<const T*>(x_in);
   const T* dy = static_cast<const T*>(dy_in);
   T* dx = static_cast<T*>(dx_out);
   const int64_t rows = k.n * k.h;
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    std::vector<float> sum_g(static_cast<size_t>(k.w)), sum_g_xhat(static_cast<size_t>(k.w));
+    float* sum_g = work + static_cast<size_t>(omp_get_thread_num()) * 2 * k.w;
+    float* sum_g_xhat = sum_g + k.w;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t n = r / k.h, h = r % k.h;
       const float* m = mean + r * k.w;
       const float* s = rstd + r * k.w;
-      std::fill(sum_g.begin(), sum_g.end(), 0.0f);
-      std::fill(sum_g_xhat.begin(), sum_g_xhat.end(), 0.0f);
+      std::fill(sum_g, sum_g + k.w, 0.0f);
+      std::fill(sum_g_xhat, sum_g_xhat + k.w, 0.0f);
       ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
         const float g = LoadValue(dy + at) * gamma[c];
         sum_g[w] += g;
@@ -117,20 +119,20 @@ void InputGradient(const LayoutWalk& k, const void* x_in, const void* dy_in, con
 
 template <typename T>
 void ParamGradients(const LayoutWalk& k, const void* x_in, const void* dy_in, const float* mean,
-                    const float* rstd, float* dgamma, float* dbeta) {
+                    const float* rstd, float* dgamma, float* dbeta, int threads, float* work,
+                    double* sums) {
   const T* x = static_cast<const T*>(x_in);
   const T* dy = static_cast<const T*>(dy_in);
   const int64_t rows = k.n * k.h;
-  const int threads = omp_get_max_threads();
-  std::vector<double> sums(static_cast<size_t>(threads) * 2 * k.c, 0.0);
+  std::fill(sums, sums + static_cast<size_t>(threads) * 2 * k.c, 0.0);
 #pragma omp parallel num_threads(threads)
   {
-    double* mine = sums.data() + static_cast<size_t>(omp_get_thread_num()) * 2 * k.c;
-    std::vector<float> row(static_cast<size_t>(2 * k.c));
+    double* mine = sums + static_cast<size_t>(omp_get_thread_num()) * 2 * k.c;
+    float* row = work + static_cast<size_t>(omp_get_thread_num()) * 2 * k.c;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t n = r / k.h, h = r % k.h;
-      std::fill(row.begin(), row.end(), 0.0f);
+      std::fill(row, row + 2 * k.c, 0.0f);
       ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
         const float g = LoadValue(dy + at);
         row[c] += g * (LoadValue(x + at) - mean[r * k.w + w]) * rstd[r * k.w + w];
@@ -169,6 +171,12 @@ class LayerNormKernel : public OneDnnKernel {
     signature_.backward_reads_inputs = true;
     signature_.backward_reads_output = false;
     dtype_ = dtype;
+    // Each thread's sums in the backward passes, made here so that no call
+    // allocates (a row's W positions, or the C channels' two sums).
+    threads_ = std::max(1, omp_get_max_threads());
+    const size_t per_thread = static_cast<size_t>(2 * std::max(d.dims.w, d.dims.c));
+    work_.assign(static_cast<size_t>(threads_) * per_thread, 0.0f);
+    sums_.assign(static_cast<size_t>(threads_) * 2 * d.dims.c, 0.0);
     implementation_ = "cnnbench:lnorm";
     return absl::OkStatus();
   }
@@ -200,9 +208,11 @@ class LayerNormKernel : public OneDnnKernel {
     const float* mean = static_cast<const float*>(args.saved);
     const float* rstd = mean + desc_.positions();
     if (dtype_ == DType::kBF16) {
-      InputGradient<uint16_t>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0]);
+      InputGradient<uint16_t>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0], threads_,
+                              work_.data());
     } else {
-      InputGradient<float>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0]);
+      InputGradient<float>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0], threads_,
+                              work_.data());
     }
     return absl::OkStatus();
   }
@@ -216,9 +226,11 @@ class LayerNormKernel : public OneDnnKernel {
     const float* mean = static_cast<const float*>(args.saved);
     const float* rstd = mean + desc_.positions();
     if (dtype_ == DType::kBF16) {
-      ParamGradients<uint16_t>(walk_, x, args.dy, mean, rstd, dgamma, dbeta);
+      ParamGradients<uint16_t>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_,
+                               work_.data(), sums_.data());
     } else {
-      ParamGradients<float>(walk_, x, args.dy, mean, rstd, dgamma, dbeta);
+      ParamGradients<float>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_,
+                               work_.data(), sums_.data());
     }
     return absl::OkStatus();
   }
@@ -234,6 +246,9 @@ class LayerNormKernel : public OneDnnKernel {
   const LayerNormDesc desc_;
   LayoutWalk walk_;
   DType dtype_ = DType::kF32;
+  int threads_ = 1;          // the team the backward loops run on
+  std::vector<float> work_;  // per thread: 2 * max(W, C) floats
+  std::vector<double> sums_;  // per thread: 2 * C (dgamma, dbeta)
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 // forward (no saved memory) uses the scratch. And kernels/layer_norm.h's
 // arithmetic on the host (the cuda kernels run it): a normalised position
 // has mean 0 and variance 1, and dx's sums are the finite differences'.
+// No call of the kernel allocates (a training step allocates nothing).
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,9 @@
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "kernels/layer_norm.h"
+#include "core/device.h"
 #include "tests/kernels/onednn_test_util.h"
+#include "tests/testing/alloc_counter.h"
 
 namespace cnnbench {
 namespace {
@@ -99,6 +103,51 @@ TEST(OneDnnLayerNormTest, MatchesTheReferenceInEveryLayout) {
         EXPECT_TRUE(inference.ok()) << what << " forward only: " << inference;
       }
     }
+  }
+}
+
+// After a first round, forward and both backward passes allocate nothing
+// (the per-thread sums are made with the kernel), blocked input and bf16
+// where the CPU has it included.
+TEST(OneDnnLayerNormTest, CallsAllocateNothing) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    const LayerNormDesc desc{{2, 20, 4, 4}, 1e-6};
+    const KernelOptions options = KernelOptions::ForDType(dtype);
+    if (!OneDnn()->Supports(desc, options).ok()) continue;
+    auto kernel =
+        OneDnn()->Create(desc, options, {onednn_test::ConvOutputSpec(2, 20, 4, dtype)});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    const KernelSignature& sig = (*kernel)->signature();
+    auto cpu = [](size_t bytes) { return *Buffer::Allocate(Device::Cpu(), bytes); };
+    Buffer x = cpu(sig.inputs[0].bytes), y = cpu(sig.output.bytes), dy = cpu(sig.output.bytes);
+    Buffer dx = cpu(sig.inputs[0].bytes), saved = cpu(sig.saved_bytes);
+    Buffer scratch = cpu(sig.scratch_bytes);
+    std::vector<Buffer> params, dparams;
+    for (const TensorSpec& p : sig.params) {
+      params.push_back(cpu(p.bytes));
+      dparams.push_back(cpu(p.bytes));
+    }
+    for (Buffer* b : {&x, &dy}) std::memset(b->data(), 0x3c, b->size());  // finite in both types
+    for (Buffer& b : params) std::memset(b.data(), 0x3c, b.size());
+    KernelArgs args;
+    args.x = {x.data()};
+    args.y = y.data();
+    args.dy = dy.data();
+    args.dx = {dx.data()};
+    args.saved = saved.data();
+    args.scratch = scratch.data();
+    for (size_t i = 0; i < params.size(); ++i) {
+      args.params.push_back(params[i].data());
+      args.dparams.push_back(dparams[i].data());
+    }
+    for (int round = 0; round < 2; ++round) {
+      if (round == 1) testing::AllocationCounter::Start();
+      ASSERT_TRUE((*kernel)->Forward(args).ok());
+      ASSERT_TRUE((*kernel)->BackwardData(args).ok());
+      ASSERT_TRUE((*kernel)->BackwardWeights(args).ok());
+    }
+    EXPECT_EQ(testing::AllocationCounter::Stop(), 0) << DTypeName(dtype);
   }
 }
 
