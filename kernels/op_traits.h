@@ -415,15 +415,25 @@ struct OpTraits<GemmDesc> : NoTrainedTensors<GemmDesc>, NoFusedActivation<GemmDe
 
 // Samples beyond each op's kSample, in OpSamples() after them: every
 // activation kind but ReLU as the activation op, and fused where one fuses
-// in training (ReLU6; the kinds whose gradient needs x fuse in forward-only
-// kernels alone, tested apart), so the tests that iterate OpSamples() cover
-// each kind's arithmetic.
-inline constexpr std::array<absl::string_view, 10> kActivationSamples = {
-    "relu:mb2ic3ih4iw4_relu6",       "bn:mb2ic3ih4iw4_eps0.001mom0.997_relu6",
-    "add:mb2ic3ih4iw4_relu6",        "conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_relu6",
-    "relu:mb2ic3ih4iw4_sigmoid",     "relu:mb2ic3ih4iw4_silu",
-    "relu:mb2ic3ih4iw4_hardsigmoid", "relu:mb2ic3ih4iw4_hardswish",
-    "relu:mb2ic3ih4iw4_gelu",        "relu:mb2ic3ih4iw4_gelu_tanh",
+// in training (ReLU6 in bn, add and the conv epilogue; SiLU, hard-swish and
+// sigmoid in batch norm, whose backward recomputes the pre-activation from
+// x; the other ops fuse those kinds in forward-only kernels alone, tested
+// apart), so the tests that iterate OpSamples() cover each kind's
+// arithmetic.
+inline constexpr std::array<absl::string_view, 13> kActivationSamples = {
+    "relu:mb2ic3ih4iw4_relu6",
+    "bn:mb2ic3ih4iw4_eps0.001mom0.997_relu6",
+    "add:mb2ic3ih4iw4_relu6",
+    "conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_relu6",
+    "relu:mb2ic3ih4iw4_sigmoid",
+    "relu:mb2ic3ih4iw4_silu",
+    "relu:mb2ic3ih4iw4_hardsigmoid",
+    "relu:mb2ic3ih4iw4_hardswish",
+    "relu:mb2ic3ih4iw4_gelu",
+    "relu:mb2ic3ih4iw4_gelu_tanh",
+    "bn:mb2ic3ih4iw4_eps0.001mom0.997_silu",
+    "bn:mb2ic3ih4iw4_eps0.001mom0.997_hardswish",
+    "bn:mb2ic3ih4iw4_eps0.001mom0.997_sigmoid",
 };
 
 // ---- The facts of any op, each one visit through its traits. A templated

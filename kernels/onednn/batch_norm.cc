@@ -5,7 +5,8 @@
 // A fused ReLU is oneDNN's fuse_norm_relu; a fused ReLU6 (which oneDNN's
 // batch norm does not fuse) clips y in place after the normalisation, and
 // its backward masks dy by 0 < y < 6 into scratch before oneDNN's backward
-// (masked_sum.h: ActivationForward and ActivationPasses exactly).
+// (masked_sum.h: ActivationForward and ActivationPasses exactly). Any other
+// kind is bn_activation.cc's kernel.
 #include <algorithm>
 #include <cstring>
 
@@ -290,6 +291,8 @@ class BatchNormKernel : public OneDnnKernel {
 
 KernelOr CreateOp(ContextPtr context, const BatchNormDesc& desc, const KernelOptions& options,
                   const Inputs& inputs) {
+  if (!ActivationMasks(desc.activation))
+    return CreateBatchNormActivation(std::move(context), desc, options, inputs);
   return MakeKernel<BatchNormKernel>(std::move(context), desc, options, inputs);
 }
 

@@ -192,15 +192,17 @@ class OneDnnBackend : public Backend {
     // Fused ReLU and ReLU6 run in batch norm, add and the convolution's
     // epilogue, in training and inference (masked_sum.h masks either's
     // gradient). Another kind (ActivationMasks is false: its gradient needs
-    // x): only the convolution's forward-only epilogue (eltwise post-ops);
-    // elsewhere it stays a layer of its own.
+    // x): in batch norm everywhere (bn_activation.cc recomputes x from the
+    // norm's input) and the convolution's forward-only epilogue (eltwise
+    // post-ops); elsewhere it stays a layer of its own.
     const ActivationKind fused = FusedActivation(desc);
     if (fused != ActivationKind::kNone && fused != ActivationKind::kRelu &&
-        fused != ActivationKind::kRelu6 &&
+        fused != ActivationKind::kRelu6 && !std::holds_alternative<BatchNormDesc>(desc) &&
         !(std::holds_alternative<ConvDesc>(desc) && options.forward_only))
-      return absl::UnimplementedError(
-          absl::StrCat("unsupported: the onednn backend fuses ReLU and ReLU6 alone in training (",
-                       OpDescToString(desc), ")"));
+      return absl::UnimplementedError(absl::StrCat(
+          "unsupported: the onednn backend fuses ReLU and ReLU6 alone in training outside batch "
+          "norm (",
+          OpDescToString(desc), ")"));
     if (options.precision == Precision::kTf32)
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: tf32 is a GPU math mode; the onednn backend runs fp32 or bf16 (",

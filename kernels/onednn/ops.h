@@ -45,6 +45,11 @@ bool IsGlobalAveragePool(const PoolDesc& desc);
 KernelOr CreateGlobalAveragePool(ContextPtr context, const PoolDesc& desc,
                                  const KernelOptions& options, const Inputs& inputs);
 
+// Batch norm with a fused activation whose gradient needs its input
+// (ActivationMasks is false; bn_activation.cc): the backend's own loops.
+KernelOr CreateBatchNormActivation(ContextPtr context, const BatchNormDesc& desc,
+                                   const KernelOptions& options, const Inputs& inputs);
+
 }  // namespace onednn
 }  // namespace cnnbench
 

@@ -24,11 +24,20 @@ class BatchNormKernel final : public ReferenceKernel {
 
   // Element `i` of channel `c` over (N,H,W).
   int64_t At(int64_t c, int64_t i) const { return ((i / hw_) * d_.dims.c + c) * hw_ + i % hw_; }
-  // The gradient reaching the normalisation: dy, masked by f'(y) when an
-  // activation is fused after it.
-  double Dy(const KernelArgs& a, int64_t at) const {
+  // The gradient reaching the normalisation of channel c: dy, masked by
+  // f'(y) when a masking activation (ReLU, ReLU6) is fused after it; times
+  // f'(u) for another kind, u the normalised x recomputed from the saved
+  // statistics (y is not kept).
+  double Dy(const KernelArgs& a, int64_t c, int64_t at) const {
     const double dy = static_cast<double>(static_cast<const T*>(a.dy)[at]);
     if (d_.activation == ActivationKind::kNone) return dy;
+    if (!ActivationMasks(d_.activation)) {
+      const double* saved = static_cast<const double*>(a.saved);
+      const double x = static_cast<double>(static_cast<const T*>(a.x[0])[at]);
+      const double beta = static_cast<double>(static_cast<const T*>(a.params.back())[c]);
+      const double u = Gamma(a, c) * (x - saved[c]) * saved[d_.dims.c + c] + beta;
+      return ActivationBackward(d_.activation, u, dy);
+    }
     return ActivationBackwardOfOutput(d_.activation,
                                       static_cast<double>(static_cast<const T*>(a.y)[at]), dy);
   }
@@ -89,7 +98,7 @@ class BatchNormKernel final : public ReferenceKernel {
     *sum_dy = *sum_dy_xhat = 0.0;
     for (int64_t i = 0; i < m_; ++i) {
       const int64_t at = At(c, i);
-      const double g = Dy(a, at);
+      const double g = Dy(a, c, at);
       *sum_dy += g;
       *sum_dy_xhat += g * (static_cast<double>(x[at]) - mean) * inv_std;
     }
@@ -106,7 +115,7 @@ class BatchNormKernel final : public ReferenceKernel {
       if (!a.training) {  // frozen statistics: an affine map
         for (int64_t i = 0; i < m_; ++i) {
           const int64_t at = At(c, i);
-          dx[at] = static_cast<T>(scale * Dy(a, at));
+          dx[at] = static_cast<T>(scale * Dy(a, c, at));
         }
         continue;
       }
@@ -116,7 +125,7 @@ class BatchNormKernel final : public ReferenceKernel {
       for (int64_t i = 0; i < m_; ++i) {
         const int64_t at = At(c, i);
         const double xhat = (static_cast<double>(x[at]) - mean) * inv_std;
-        dx[at] = static_cast<T>(scale * (Dy(a, at) - mean_dy - xhat * mean_dy_xhat));
+        dx[at] = static_cast<T>(scale * (Dy(a, c, at) - mean_dy - xhat * mean_dy_xhat));
       }
     }
     return absl::OkStatus();
@@ -152,7 +161,10 @@ KernelOr CreateOp(ContextPtr, const BatchNormDesc& desc, const KernelOptions& op
   sig.state = {TensorSpec::Plain(dtype, channels), TensorSpec::Plain(dtype, channels)};
   sig.saved_bytes = 2 * static_cast<size_t>(desc.dims.c) * sizeof(double);
   sig.backward_reads_inputs = true;  // xhat is recomputed from x
-  sig.backward_reads_output = desc.activation != ActivationKind::kNone;  // its mask is f'(y)
+  // A masking activation's mask is read from y; another kind's f'(u) is
+  // recomputed from x.
+  sig.backward_reads_output =
+      desc.activation != ActivationKind::kNone && ActivationMasks(desc.activation);
   return MakeTyped<BatchNormKernel>(dtype, desc, std::move(sig));
 }
 

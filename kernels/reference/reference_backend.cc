@@ -69,8 +69,10 @@ class ReferenceBackend final : public Backend {
           absl::StrCat("unsupported: tf32 on the reference backend, which computes in double (",
                        OpDescToString(desc), ")"));
     // A fused activation's backward masks dy by y: the masking kinds only
-    // (ActivationMasks); the others fuse in forward-only kernels.
-    if (!ActivationMasks(FusedActivation(desc)) && !options.forward_only)
+    // (ActivationMasks); the others fuse in forward-only kernels, and in
+    // batch norm, whose backward recomputes the pre-activation from x.
+    if (!ActivationMasks(FusedActivation(desc)) && !options.forward_only &&
+        !std::holds_alternative<BatchNormDesc>(desc))
       return absl::UnimplementedError(absl::StrCat(
           "unsupported: a fused ",
           absl::string_view(ActivationSuffix(FusedActivation(desc))).substr(1),

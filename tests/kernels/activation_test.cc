@@ -145,20 +145,25 @@ TEST(ActivationTest, CurvedKindsRoundTripAsTheOpAndAsAConvEpilogue) {
   }
 }
 
-// The reference runs a curved kind fused only forward (inference): in
-// training its fused forms are "unsupported" (the plan keeps the layer).
-TEST(ActivationTest, TheReferenceFusesCurvedKindsForwardOnly) {
+// The reference runs a curved kind fused in a conv or add only forward
+// (inference): in training those fused forms are "unsupported" (the plan
+// keeps the layer). Its batch norm fuses one in training too (its backward
+// recomputes the pre-activation from x).
+TEST(ActivationTest, TheReferenceFusesCurvedKindsForwardOnlyButInBatchNorm) {
   std::unique_ptr<Backend> backend = CreateReferenceBackend();
   KernelOptions training = KernelOptions::ForDType(DType::kF32);
   KernelOptions inference = training;
   inference.forward_only = true;
-  for (const char* text : {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_silu",
-                           "bn:mb2ic3ih4iw4_eps0.001mom0.997_hardswish", "add:mb2ic3ih4iw4_gelu"}) {
+  for (const char* text :
+       {"conv:mb2_ic3oc4_ih8oh8kh3sh1ph1_iw8ow8kw3sw1pw1_bias_silu", "add:mb2ic3ih4iw4_gelu"}) {
     const OpDesc desc = *ParseOpDesc(text);
     const absl::Status refused = backend->Supports(desc, training);
     EXPECT_TRUE(absl::IsUnimplemented(refused)) << text << ": " << refused;
     EXPECT_TRUE(backend->Supports(desc, inference).ok()) << text;
   }
+  const OpDesc bn = *ParseOpDesc("bn:mb2ic3ih4iw4_eps0.001mom0.997_hardswish");
+  EXPECT_TRUE(backend->Supports(bn, training).ok());
+  EXPECT_TRUE(backend->Supports(bn, inference).ok());
   EXPECT_TRUE(backend->Supports(*ParseOpDesc("relu:mb2ic3ih4iw4_silu"), training).ok());
 }
 
@@ -248,6 +253,17 @@ void ExpectFusedEqualsUnfused(const OpDesc& plain, ActivationKind kind) {
     const auto a = ToDoubles(sig.params[i], fused->buffers.dparams[i].data());
     const auto b = ToDoubles(sig.params[i], op->buffers.dparams[i].data());
     for (size_t e = 0; e < a.size(); ++e) EXPECT_NEAR(a[e], b[e], 1e-9) << "dp" << i << "[" << e;
+  }
+}
+
+// A batch norm with a curved kind fused, in training: the same z, dx,
+// dgamma and dbeta as the batch norm then the activation op.
+TEST(ActivationTest, FusedCurvedBatchNormEqualsUnfusedInTheReference) {
+  for (ActivationKind kind :
+       {ActivationKind::kSigmoid, ActivationKind::kSilu, ActivationKind::kHardSigmoid,
+        ActivationKind::kHardSwish, ActivationKind::kGelu, ActivationKind::kGeluTanh}) {
+    SCOPED_TRACE(ActivationSuffix(kind));
+    ExpectFusedEqualsUnfused(*ParseOpDesc("bn:mb2ic3ih4iw4_eps0.001mom0.997"), kind);
   }
 }
 

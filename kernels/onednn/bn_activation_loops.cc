@@ -1,0 +1,462 @@
+// The loops of kernels/onednn/bn_activation_loops.h. Each pass splits the
+// runs into items of at most kItemElements elements (a run's positions in
+// spans), the items over the OpenMP team; each thread's items run in a
+// function compiled for AVX-512, AVX2 and the baseline (target_clones; the
+// parallel regions stay outside them, as GCC outlines a region before it
+// clones). The per-element arithmetic is templated on the kind and inlined
+// into each clone; the exponential is a polynomial GCC vectorises (std::exp
+// is a call it does not).
+#include "kernels/onednn/bn_activation_loops.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <utility>
+
+namespace cnnbench {
+namespace onednn {
+namespace {
+
+#define CNNBENCH_LOOP_INLINE __attribute__((always_inline)) inline
+
+// Elements per item: a reduction's float partial sums stay short (each lane
+// sums at most this many values before they are added in double).
+constexpr int64_t kItemElements = 16384;
+
+CNNBENCH_LOOP_INLINE float Load(const float* p) { return *p; }
+CNNBENCH_LOOP_INLINE float Load(const uint16_t* p) {
+  return __builtin_bit_cast(float, static_cast<uint32_t>(*p) << 16);
+}
+CNNBENCH_LOOP_INLINE void Store(float* p, float v) { *p = v; }
+CNNBENCH_LOOP_INLINE void Store(uint16_t* p, float v) {
+  const uint32_t bits = __builtin_bit_cast(uint32_t, v);
+  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  const uint32_t quiet = (bits >> 16) | 0x40u;
+  *p = static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
+}
+
+// exp(x): x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so r is
+// exact to fp32), e^r by a degree-7 polynomial (Cephes' expf
+// coefficients), times 2^n built in the exponent bits. Clamped to
+// [-87, 88], where 2^n stays a normal number.
+CNNBENCH_LOOP_INLINE float Exp(float x) {
+  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round
+  float r = x - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e = p * r * r + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  return e * __builtin_bit_cast(float, bits);
+}
+
+CNNBENCH_LOOP_INLINE float Sigmoid(float u) { return 1.0f / (1.0f + Exp(-u)); }
+CNNBENCH_LOOP_INLINE float Relu6(float v) { return v > 0.0f ? (v < 6.0f ? v : 6.0f) : 0.0f; }
+
+// f(u) and f'(u) as kernels/activation.h defines them; GELU's two kinds
+// call its (scalar) erf and tanh.
+template <ActivationKind K>
+CNNBENCH_LOOP_INLINE float Forward(float u) {
+  if constexpr (K == ActivationKind::kSigmoid) {
+    return Sigmoid(u);
+  } else if constexpr (K == ActivationKind::kSilu) {
+    return u * Sigmoid(u);
+  } else if constexpr (K == ActivationKind::kHardSigmoid) {
+    return Relu6(u + 3.0f) * (1.0f / 6.0f);
+  } else if constexpr (K == ActivationKind::kHardSwish) {
+    return u * Relu6(u + 3.0f) * (1.0f / 6.0f);
+  } else {
+    return ActivationForward(K, u);
+  }
+}
+
+template <ActivationKind K>
+CNNBENCH_LOOP_INLINE float Derivative(float u) {
+  if constexpr (K == ActivationKind::kSigmoid) {
+    const float s = Sigmoid(u);
+    return s * (1.0f - s);
+  } else if constexpr (K == ActivationKind::kSilu) {
+    const float s = Sigmoid(u);
+    return s * (1.0f + u * (1.0f - s));
+  } else if constexpr (K == ActivationKind::kHardSigmoid) {
+    return u > -3.0f && u < 3.0f ? 1.0f / 6.0f : 0.0f;
+  } else if constexpr (K == ActivationKind::kHardSwish) {
+    return u < -3.0f ? 0.0f : (u <= 3.0f ? (2.0f * u + 3.0f) * (1.0f / 6.0f) : 1.0f);
+  } else {
+    return ActivationDerivative(K, u);
+  }
+}
+
+// Calls `kind_fn` with the kind as a compile-time constant.
+template <typename F>
+CNNBENCH_LOOP_INLINE void WithKind(ActivationKind kind, const F& kind_fn) {
+  switch (kind) {
+    case ActivationKind::kSigmoid:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kSigmoid>());
+    case ActivationKind::kSilu:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kSilu>());
+    case ActivationKind::kHardSigmoid:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kHardSigmoid>());
+    case ActivationKind::kHardSwish:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kHardSwish>());
+    case ActivationKind::kGelu:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kGelu>());
+    case ActivationKind::kGeluTanh:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kGeluTanh>());
+    case ActivationKind::kNone:
+    case ActivationKind::kRelu:
+    case ActivationKind::kRelu6:
+    case ActivationKind::kCount:
+      return kind_fn(std::integral_constant<ActivationKind, ActivationKind::kNone>());
+  }
+}
+
+// The items of a pass: each run's positions in spans of about
+// kItemElements elements.
+struct Items {
+  int64_t span = 1;      // positions per item
+  int64_t per_run = 1;   // items per run
+  int64_t count = 0;     // items in all
+  explicit Items(const ChannelRuns& runs)
+      : span(std::max<int64_t>(1, std::min(runs.positions, kItemElements / runs.lanes))),
+        per_run((runs.positions + span - 1) / span),
+        count(runs.count * per_run) {}
+};
+
+// Item i's run, first channel, element offset and positions [p0, p1).
+struct Item {
+  int64_t c0, start, p0, p1;
+  Item(const ChannelRuns& runs, const Items& items, int64_t i) {
+    const int64_t r = i / items.per_run;
+    c0 = runs.FirstChannel(r);
+    start = runs.Start(r);
+    p0 = (i % items.per_run) * items.span;
+    p1 = std::min(runs.positions, p0 + items.span);
+  }
+};
+
+// Adds a thread's float partials (lanes) into its double sums at c0.
+CNNBENCH_LOOP_INLINE void Flush(int64_t lanes, float* acc0, float* acc1, double* out0,
+                                double* out1) {
+  for (int64_t j = 0; j < lanes; ++j) {
+    out0[j] += static_cast<double>(acc0[j]);
+    out1[j] += static_cast<double>(acc1[j]);
+    acc0[j] = acc1[j] = 0.0f;
+  }
+}
+
+// ---- One thread's items of each pass. `out0`/`out1`: the thread's double
+// sums (channels each); `acc0`/`acc1`: its float partials (lanes each, 0).
+
+template <typename T>
+CNNBENCH_LOOP_INLINE void MomentsItems(const ChannelRuns& runs, const T* x, const float* origin,
+                                       double* out0, double* out1, float* acc0, float* acc1,
+                                       int64_t begin, int64_t end) {
+  const Items items(runs);
+  const int64_t lanes = runs.lanes;
+  for (int64_t i = begin; i < end; ++i) {
+    const Item it(runs, items, i);
+    const T* base = x + it.start;
+    const float* o = origin + it.c0;
+    if (lanes == 1) {
+      const float k = o[0];
+      float s0 = 0.0f, s1 = 0.0f;
+#pragma omp simd reduction(+ : s0, s1)
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const float v = Load(base + p) - k;
+        s0 += v;
+        s1 += v * v;
+      }
+      acc0[0] = s0;
+      acc1[0] = s1;
+    } else {
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const T* row = base + p * lanes;
+#pragma omp simd
+        for (int64_t j = 0; j < lanes; ++j) {
+          const float v = Load(row + j) - o[j];
+          acc0[j] += v;
+          acc1[j] += v * v;
+        }
+      }
+    }
+    Flush(lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
+  }
+}
+
+template <typename T, ActivationKind K>
+CNNBENCH_LOOP_INLINE void ActivateItems(const ChannelRuns& runs, const T* x, const float* center,
+                                        const float* scale, const float* shift, const float* keep,
+                                        T* z, int64_t begin, int64_t end) {
+  const Items items(runs);
+  const int64_t lanes = runs.lanes;
+  for (int64_t i = begin; i < end; ++i) {
+    const Item it(runs, items, i);
+    const float* o = center + it.c0;
+    const float* s = scale + it.c0;
+    const float* b = shift + it.c0;
+    const float* m = keep + it.c0;
+    if (lanes == 1) {
+      const float o0 = o[0], s0 = s[0], b0 = b[0], m0 = m[0];
+#pragma omp simd
+      for (int64_t p = it.p0; p < it.p1; ++p)
+        Store(z + it.start + p, Forward<K>((Load(x + it.start + p) - o0) * s0 + b0) * m0);
+    } else {
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const int64_t at = it.start + p * lanes;
+#pragma omp simd
+        for (int64_t j = 0; j < lanes; ++j)
+          Store(z + at + j, Forward<K>((Load(x + at + j) - o[j]) * s[j] + b[j]) * m[j]);
+      }
+    }
+  }
+}
+
+template <typename T, ActivationKind K>
+CNNBENCH_LOOP_INLINE void GradientSumItems(const ChannelRuns& runs, const T* x, const T* dz,
+                                           const float* scale, const float* shift,
+                                           const float* mean, double* out0, double* out1,
+                                           float* acc0, float* acc1, int64_t begin, int64_t end) {
+  const Items items(runs);
+  const int64_t lanes = runs.lanes;
+  for (int64_t i = begin; i < end; ++i) {
+    const Item it(runs, items, i);
+    const float* s = scale + it.c0;
+    const float* b = shift + it.c0;
+    const float* mu = mean + it.c0;
+    if (lanes == 1) {
+      const float s0 = s[0], b0 = b[0], m0 = mu[0];
+      float g0 = 0.0f, g1 = 0.0f;
+#pragma omp simd reduction(+ : g0, g1)
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const float v = Load(x + it.start + p) - m0;
+        const float g = Load(dz + it.start + p) * Derivative<K>(v * s0 + b0);
+        g0 += g;
+        g1 += g * v;
+      }
+      acc0[0] = g0;
+      acc1[0] = g1;
+    } else {
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const int64_t at = it.start + p * lanes;
+#pragma omp simd
+        for (int64_t j = 0; j < lanes; ++j) {
+          const float v = Load(x + at + j) - mu[j];
+          const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + b[j]);
+          acc0[j] += g;
+          acc1[j] += g * v;
+        }
+      }
+    }
+    Flush(lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
+  }
+}
+
+template <typename T, ActivationKind K>
+CNNBENCH_LOOP_INLINE void GradientItems(const ChannelRuns& runs, const T* x, const T* dz,
+                                        const float* center, const float* scale,
+                                        const float* shift, const float* a, const float* b,
+                                        const float* d, T* dx, int64_t begin, int64_t end) {
+  const Items items(runs);
+  const int64_t lanes = runs.lanes;
+  for (int64_t i = begin; i < end; ++i) {
+    const Item it(runs, items, i);
+    const float* o = center + it.c0;
+    const float* s = scale + it.c0;
+    const float* sh = shift + it.c0;
+    const float* pa = a + it.c0;
+    const float* pb = b + it.c0;
+    const float* pd = d + it.c0;
+    if (lanes == 1) {
+      const float o0 = o[0], s0 = s[0], h0 = sh[0], a0 = pa[0], b0 = pb[0], d0 = pd[0];
+#pragma omp simd
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const float v = Load(x + it.start + p) - o0;
+        const float g = Load(dz + it.start + p) * Derivative<K>(v * s0 + h0);
+        Store(dx + it.start + p, a0 * g + b0 * v + d0);
+      }
+    } else {
+      for (int64_t p = it.p0; p < it.p1; ++p) {
+        const int64_t at = it.start + p * lanes;
+#pragma omp simd
+        for (int64_t j = 0; j < lanes; ++j) {
+          const float v = Load(x + at + j) - o[j];
+          const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + sh[j]);
+          Store(dx + at + j, pa[j] * g + pb[j] * v + pd[j]);
+        }
+      }
+    }
+  }
+}
+
+// ---- The clones: one function per pass and storage type (target_clones
+// takes no template), the kind a switch over inlined instantiations.
+#define CNNBENCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+#define CNNBENCH_DEFINE_PASSES(T, Suffix)                                                        \
+  CNNBENCH_CLONES void Moments##Suffix(const ChannelRuns& runs, const void* x,                   \
+                                       const float* origin, double* out0, double* out1,          \
+                                       float* acc0, float* acc1, int64_t begin, int64_t end) {   \
+    MomentsItems<T>(runs, static_cast<const T*>(x), origin, out0, out1, acc0, acc1, begin, end); \
+  }                                                                                              \
+  CNNBENCH_CLONES void Activate##Suffix(ActivationKind kind, const ChannelRuns& runs,            \
+                                        const void* x, const float* center, const float* scale,  \
+                                        const float* shift, const float* keep, void* z,          \
+                                        int64_t begin, int64_t end) {                            \
+    WithKind(kind, [&](auto k) {                                                                 \
+      ActivateItems<T, decltype(k)::value>(runs, static_cast<const T*>(x), center, scale, shift, \
+                                           keep, static_cast<T*>(z), begin, end);                \
+    });                                                                                          \
+  }                                                                                              \
+  CNNBENCH_CLONES void GradientSums##Suffix(                                                     \
+      ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,               \
+      const float* scale, const float* shift, const float* mean, double* out0, double* out1,     \
+      float* acc0, float* acc1, int64_t begin, int64_t end) {                                    \
+    WithKind(kind, [&](auto k) {                                                                 \
+      GradientSumItems<T, decltype(k)::value>(runs, static_cast<const T*>(x),                    \
+                                              static_cast<const T*>(dz), scale, shift, mean,     \
+                                              out0, out1, acc0, acc1, begin, end);               \
+    });                                                                                          \
+  }                                                                                              \
+  CNNBENCH_CLONES void Gradient##Suffix(                                                         \
+      ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,               \
+      const float* center, const float* scale, const float* shift, const float* a,               \
+      const float* b, const float* d, void* dx, int64_t begin, int64_t end) {                    \
+    WithKind(kind, [&](auto k) {                                                                 \
+      GradientItems<T, decltype(k)::value>(runs, static_cast<const T*>(x),                       \
+                                           static_cast<const T*>(dz), center, scale, shift, a,   \
+                                           b, d, static_cast<T*>(dx), begin, end);               \
+    });                                                                                          \
+  }
+
+CNNBENCH_DEFINE_PASSES(float, F32)
+CNNBENCH_DEFINE_PASSES(uint16_t, Bf16)
+
+// The team's share of `count` items for thread t of n: contiguous.
+std::pair<int64_t, int64_t> Share(int64_t count, int t, int n) {
+  const int64_t per = (count + n - 1) / n;
+  const int64_t begin = std::min(count, t * per);
+  return {begin, std::min(count, begin + per)};
+}
+
+// Runs `reduce(out0, out1, acc0, acc1, begin, end)` on each thread's share
+// with its own sums in `work`, then adds the threads' sums into sum0/sum1.
+template <typename F>
+void ReduceOverTeam(const ChannelRuns& runs, double* sum0, double* sum1, double* work,
+                    int threads, const F& reduce) {
+  const int64_t channels = runs.channels;
+  const Items items(runs);
+  double* partials = work;
+  float* floats = reinterpret_cast<float*>(work + static_cast<int64_t>(threads) * 2 * channels);
+  int used = 1;
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num(), n = omp_get_num_threads();
+#pragma omp single
+    used = n;
+    double* out0 = partials + static_cast<int64_t>(t) * 2 * channels;
+    double* out1 = out0 + channels;
+    float* acc0 = floats + static_cast<int64_t>(t) * 2 * runs.lanes;
+    float* acc1 = acc0 + runs.lanes;
+    std::fill(out0, out0 + 2 * channels, 0.0);
+    std::fill(acc0, acc0 + 2 * runs.lanes, 0.0f);
+    const auto [begin, end] = Share(items.count, t, n);
+    reduce(out0, out1, acc0, acc1, begin, end);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    double s0 = 0.0, s1 = 0.0;
+    for (int t = 0; t < used; ++t) {
+      s0 += partials[static_cast<int64_t>(t) * 2 * channels + c];
+      s1 += partials[static_cast<int64_t>(t) * 2 * channels + channels + c];
+    }
+    sum0[c] = s0;
+    sum1[c] = s1;
+  }
+}
+
+}  // namespace
+
+int64_t ReductionWorkDoubles(const ChannelRuns& runs, int threads) {
+  return static_cast<int64_t>(threads) * 2 * (runs.channels + runs.lanes);
+}
+
+void ChannelMoments(DType dtype, const ChannelRuns& runs, const void* x, const float* origin,
+                    double* sum, double* sum_sq, double* work, int threads) {
+  ReduceOverTeam(runs, sum, sum_sq, work, threads,
+                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
+                   if (dtype == DType::kBF16) {
+                     MomentsBf16(runs, x, origin, o0, o1, a0, a1, b, e);
+                   } else {
+                     MomentsF32(runs, x, origin, o0, o1, a0, a1, b, e);
+                   }
+                 });
+}
+
+void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, const void* x,
+                  const float* center, const float* scale, const float* shift, const float* keep,
+                  void* z) {
+  const Items items(runs);
+#pragma omp parallel
+  {
+    const auto [b, e] = Share(items.count, omp_get_thread_num(), omp_get_num_threads());
+    if (dtype == DType::kBF16) {
+      ActivateBf16(kind, runs, x, center, scale, shift, keep, z, b, e);
+    } else {
+      ActivateF32(kind, runs, x, center, scale, shift, keep, z, b, e);
+    }
+  }
+}
+
+void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
+                              const void* x, const void* dz, const float* scale,
+                              const float* shift, const float* mean, double* sum_g,
+                              double* sum_gx, double* work, int threads) {
+  ReduceOverTeam(runs, sum_g, sum_gx, work, threads,
+                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
+                   if (dtype == DType::kBF16) {
+                     GradientSumsBf16(kind, runs, x, dz, scale, shift, mean, o0, o1, a0, a1, b, e);
+                   } else {
+                     GradientSumsF32(kind, runs, x, dz, scale, shift, mean, o0, o1, a0, a1, b, e);
+                   }
+                 });
+}
+
+void NormActivateGradient(DType dtype, ActivationKind kind, const ChannelRuns& runs,
+                          const void* x, const void* dz, const float* center, const float* scale,
+                          const float* shift, const float* a, const float* b, const float* d,
+                          void* dx) {
+  const Items items(runs);
+#pragma omp parallel
+  {
+    const auto [begin, end] = Share(items.count, omp_get_thread_num(), omp_get_num_threads());
+    if (dtype == DType::kBF16) {
+      GradientBf16(kind, runs, x, dz, center, scale, shift, a, b, d, dx, begin, end);
+    } else {
+      GradientF32(kind, runs, x, dz, center, scale, shift, a, b, d, dx, begin, end);
+    }
+  }
+}
+
+float LoopExp(float x) { return Exp(x); }
+
+float LoopActivation(ActivationKind kind, float u) {
+  float out = 0.0f;
+  WithKind(kind, [&](auto k) { out = Forward<decltype(k)::value>(u); });
+  return out;
+}
+
+float LoopActivationDerivative(ActivationKind kind, float u) {
+  float out = 0.0f;
+  WithKind(kind, [&](auto k) { out = Derivative<decltype(k)::value>(u); });
+  return out;
+}
+
+}  // namespace onednn
+}  // namespace cnnbench
