@@ -4,14 +4,14 @@
 // backend's own loops (bn_activation_loops.h) over the input's layout as
 // given (plain, NHWC, channels blocked by 8 or 16), in training and
 // inference. What the fusion saves against a batch norm and an activation
-// layer: the normalised tensor is never written or read. Forward: a pass of
-// statistics (sums of x - x0[c], x0 the channel's first element, in
-// double), then z = f((x - mean) * gamma rstd + beta) in one pass. Backward: the
-// pre-activation is recomputed from x and the saved mean and 1/sqrt(var +
-// eps), so its two passes (the sums of g and g (x - mean), g = dz f'(u);
-// then dx) read x and dz only. gamma, beta and the statistics fp32; the
-// running statistics updated as the oneDNN batch norm does (TensorFlow's
-// unbiased variance).
+// layer: the normalised tensor is never written or read. Forward: a pass
+// of statistics (sums of x - x0[c], x0 the channel's first element, in
+// double), then z = f((x - mean) gamma rstd + beta) in one pass. Backward:
+// its first pass recomputes the pre-activation from x and the saved mean
+// and 1/sqrt(var + eps) and sums g and g (x - mean), g = dz f'(u), keeping
+// g in dx; the second makes dx from g and x. gamma, beta and the
+// statistics fp32; the running statistics updated as the oneDNN batch
+// norm does (TensorFlow's unbiased variance).
 #include <omp.h>
 
 #include <algorithm>
@@ -35,8 +35,8 @@ bool MakeRuns(const LayoutWalk& k, ChannelRuns* runs) {
   const int64_t positions = k.h * k.w;
   if (k.block > 1) {  // a run per (n, channel block)
     if (k.stride[3] != k.block || k.stride[2] != k.w * k.block) return false;
-    *runs = {k.n * k.blocks(), k.blocks(), positions, k.block, k.stride[1], k.stride[0],
-             k.blocks() * k.block};
+    *runs = {k.n * k.blocks(), k.blocks(),  positions,           k.block,
+             k.stride[1],      k.stride[0], k.blocks() * k.block};
     return true;
   }
   if (k.stride[1] == 1 && k.stride[3] == k.c && k.stride[2] == k.w * k.c) {  // NHWC
@@ -68,7 +68,8 @@ class BatchNormActivationKernel : public OneDnnKernel {
     const int64_t channels = runs_.channels;
     threads_ = std::max(1, omp_get_max_threads());
     work_.assign(ReductionWorkDoubles(runs_, threads_), 0.0);
-    for (std::vector<float>* v : {&origin_, &scale_, &shift_, &keep_, &a_, &b_, &d_, &mean_, &rstd_})
+    for (std::vector<float>* v :
+         {&origin_, &scale_, &shift_, &keep_, &a_, &b_, &d_, &mean_, &rstd_})
       v->assign(channels, 0.0f);
     for (int64_t c = 0; c < d.dims.c; ++c) keep_[c] = 1.0f;
     sum0_.assign(channels, 0.0);
@@ -107,8 +108,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
         SetAffine(p, c, running_mean[c], 1.0f / std::sqrt(running_var[c] + Epsilon()));
       }
       NormActivate(dtype_, d.activation, runs_, x, mean_.data(), scale_.data(), shift_.data(),
-                   keep_.data(),
-                   args.y);
+                   keep_.data(), args.y);
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(RequireSaved(args));
@@ -135,8 +135,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
           static_cast<float>(d.momentum * running_var[c] + (1.0 - d.momentum) * (var * unbias));
     }
     NormActivate(dtype_, d.activation, runs_, x, mean_.data(), scale_.data(), shift_.data(),
-                   keep_.data(),
-                 args.y);
+                 keep_.data(), args.y);
     return absl::OkStatus();
   }
 
@@ -239,9 +238,8 @@ class BatchNormActivationKernel : public OneDnnKernel {
         SetAffine(p, c, mean[c], rstd[c]);
       }
     }
-    NormActivateGradientSums(dtype_, d.activation, runs_, x, args.dy, scale_.data(),
-                             shift_.data(), mean_.data(), sum0_.data(), sum1_.data(),
-                             work_.data(), threads_);
+    NormActivateGradientSums(dtype_, d.activation, runs_, x, args.dy, scale_.data(), shift_.data(),
+                             mean_.data(), dx, sum0_.data(), sum1_.data(), work_.data(), threads_);
     const double m = Count();
     for (int64_t c = 0; c < d.dims.c; ++c) {
       const double s = rstd_[c];
@@ -256,8 +254,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
       d_[c] = static_cast<float>(-a * dbeta[c] / m);
     }
     if (dx != nullptr)
-      NormActivateGradient(dtype_, d.activation, runs_, x, args.dy, mean_.data(), scale_.data(),
-                           shift_.data(), a_.data(), b_.data(), d_.data(), dx);
+      NormGradientInPlace(dtype_, runs_, x, mean_.data(), a_.data(), b_.data(), d_.data(), dx);
     return absl::OkStatus();
   }
 

@@ -121,9 +121,9 @@ CNNBENCH_LOOP_INLINE void WithKind(ActivationKind kind, const F& kind_fn) {
 // The items of a pass: each run's positions in spans of about
 // kItemElements elements.
 struct Items {
-  int64_t span = 1;      // positions per item
-  int64_t per_run = 1;   // items per run
-  int64_t count = 0;     // items in all
+  int64_t span = 1;     // positions per item
+  int64_t per_run = 1;  // items per run
+  int64_t count = 0;    // items in all
   explicit Items(const ChannelRuns& runs)
       : span(std::max<int64_t>(1, std::min(runs.positions, kItemElements / runs.lanes))),
         per_run((runs.positions + span - 1) / span),
@@ -154,40 +154,101 @@ CNNBENCH_LOOP_INLINE void Flush(int64_t lanes, float* acc0, float* acc1, double*
 
 // ---- One thread's items of each pass. `out0`/`out1`: the thread's double
 // sums (channels each); `acc0`/`acc1`: its float partials (lanes each, 0).
+// Each pass's item body is templated on the lane count L: 16 or 8 (a
+// blocked layout: the per-channel constants copied into registers, the
+// inner loop one vector), 1 (plain NCHW: one channel's constants, the loop
+// over positions), or 0 (NHWC: `lanes` at run time, a long inner loop).
+
+// Per-lane constants of an item: L of them copied (L > 0), else a pointer.
+template <int L>
+struct LaneConstants {
+  float v[L];
+  CNNBENCH_LOOP_INLINE explicit LaneConstants(const float* from) {
+    for (int j = 0; j < L; ++j) v[j] = from[j];
+  }
+  CNNBENCH_LOOP_INLINE float operator[](int64_t j) const { return v[j]; }
+};
+template <>
+struct LaneConstants<0> {
+  const float* v;
+  CNNBENCH_LOOP_INLINE explicit LaneConstants(const float* from) : v(from) {}
+  CNNBENCH_LOOP_INLINE float operator[](int64_t j) const { return v[j]; }
+};
+
+// Calls body(std::integral_constant<int, L>) with the runs' lane count as
+// L where it is 16, 8 or 1, else 0.
+template <typename F>
+CNNBENCH_LOOP_INLINE void WithLanes(int64_t lanes, const F& body) {
+  if (lanes == 16) return body(std::integral_constant<int, 16>());
+  if (lanes == 8) return body(std::integral_constant<int, 8>());
+  if (lanes == 1) return body(std::integral_constant<int, 1>());
+  return body(std::integral_constant<int, 0>());
+}
+
+template <typename T, int L>
+CNNBENCH_LOOP_INLINE void MomentsItem(const Item& it, int64_t lanes, const T* __restrict x,
+                                      const float* __restrict origin, float* __restrict acc0,
+                                      float* __restrict acc1) {
+  const T* base = x + it.start;
+  if constexpr (L == 1) {
+    const float k = origin[it.c0];
+    float s0 = 0.0f, s1 = 0.0f;
+#pragma omp simd reduction(+ : s0, s1)
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const float v = Load(base + p) - k;
+      s0 += v;
+      s1 += v * v;
+    }
+    acc0[0] = s0;
+    acc1[0] = s1;
+  } else {
+    const int64_t n = L > 0 ? L : lanes;
+    const LaneConstants<L> o(origin + it.c0);
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const T* row = base + p * n;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = Load(row + j) - o[j];
+        acc0[j] += v;
+        acc1[j] += v * v;
+      }
+    }
+  }
+}
 
 template <typename T>
 CNNBENCH_LOOP_INLINE void MomentsItems(const ChannelRuns& runs, const T* x, const float* origin,
                                        double* out0, double* out1, float* acc0, float* acc1,
                                        int64_t begin, int64_t end) {
   const Items items(runs);
-  const int64_t lanes = runs.lanes;
-  for (int64_t i = begin; i < end; ++i) {
-    const Item it(runs, items, i);
-    const T* base = x + it.start;
-    const float* o = origin + it.c0;
-    if (lanes == 1) {
-      const float k = o[0];
-      float s0 = 0.0f, s1 = 0.0f;
-#pragma omp simd reduction(+ : s0, s1)
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const float v = Load(base + p) - k;
-        s0 += v;
-        s1 += v * v;
-      }
-      acc0[0] = s0;
-      acc1[0] = s1;
-    } else {
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const T* row = base + p * lanes;
-#pragma omp simd
-        for (int64_t j = 0; j < lanes; ++j) {
-          const float v = Load(row + j) - o[j];
-          acc0[j] += v;
-          acc1[j] += v * v;
+  WithLanes(
+      runs.lanes, [&](auto lanes) __attribute__((always_inline)) {
+        for (int64_t i = begin; i < end; ++i) {
+          const Item it(runs, items, i);
+          MomentsItem<T, decltype(lanes)::value>(it, runs.lanes, x, origin, acc0, acc1);
+          Flush(runs.lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
         }
-      }
+      });
+}
+
+template <typename T, ActivationKind K, int L>
+CNNBENCH_LOOP_INLINE void ActivateItem(const Item& it, int64_t lanes, const T* __restrict x,
+                                       const float* __restrict center,
+                                       const float* __restrict scale, const float* __restrict shift,
+                                       const float* __restrict keep, T* __restrict z) {
+  const int64_t n = L > 0 ? L : lanes;
+  const LaneConstants<L> o(center + it.c0), s(scale + it.c0), b(shift + it.c0), m(keep + it.c0);
+  if constexpr (L == 1) {
+#pragma omp simd
+    for (int64_t p = it.p0; p < it.p1; ++p)
+      Store(z + it.start + p, Forward<K>((Load(x + it.start + p) - o[0]) * s[0] + b[0]) * m[0]);
+  } else {
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const int64_t at = it.start + p * n;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j)
+        Store(z + at + j, Forward<K>((Load(x + at + j) - o[j]) * s[j] + b[j]) * m[j]);
     }
-    Flush(lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
   }
 }
 
@@ -196,24 +257,48 @@ CNNBENCH_LOOP_INLINE void ActivateItems(const ChannelRuns& runs, const T* x, con
                                         const float* scale, const float* shift, const float* keep,
                                         T* z, int64_t begin, int64_t end) {
   const Items items(runs);
-  const int64_t lanes = runs.lanes;
-  for (int64_t i = begin; i < end; ++i) {
-    const Item it(runs, items, i);
-    const float* o = center + it.c0;
-    const float* s = scale + it.c0;
-    const float* b = shift + it.c0;
-    const float* m = keep + it.c0;
-    if (lanes == 1) {
-      const float o0 = o[0], s0 = s[0], b0 = b[0], m0 = m[0];
+  WithLanes(
+      runs.lanes, [&](auto lanes) __attribute__((always_inline)) {
+        for (int64_t i = begin; i < end; ++i)
+          ActivateItem<T, K, decltype(lanes)::value>(Item(runs, items, i), runs.lanes, x, center,
+                                                     scale, shift, keep, z);
+      });
+}
+
+// g = dz f'(u) summed, and g (x - mean); g stored where `g_out` is given.
+// g_out may be dz itself (an executor's dx over dy): each element is read
+// before its own g is written, so the restrict holds in every loop GCC
+// makes of it.
+template <typename T, ActivationKind K, int L>
+CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T* __restrict x,
+                                          const T* __restrict dz, const float* __restrict scale,
+                                          const float* __restrict shift,
+                                          const float* __restrict mean, T* __restrict g_out,
+                                          float* __restrict acc0, float* __restrict acc1) {
+  const int64_t n = L > 0 ? L : lanes;
+  const LaneConstants<L> s(scale + it.c0), b(shift + it.c0), mu(mean + it.c0);
+  if constexpr (L == 1) {
+    float g0 = 0.0f, g1 = 0.0f;
+#pragma omp simd reduction(+ : g0, g1)
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const float v = Load(x + it.start + p) - mu[0];
+      const float g = Load(dz + it.start + p) * Derivative<K>(v * s[0] + b[0]);
+      if (g_out != nullptr) Store(g_out + it.start + p, g);
+      g0 += g;
+      g1 += g * v;
+    }
+    acc0[0] = g0;
+    acc1[0] = g1;
+  } else {
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const int64_t at = it.start + p * n;
 #pragma omp simd
-      for (int64_t p = it.p0; p < it.p1; ++p)
-        Store(z + it.start + p, Forward<K>((Load(x + it.start + p) - o0) * s0 + b0) * m0);
-    } else {
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const int64_t at = it.start + p * lanes;
-#pragma omp simd
-        for (int64_t j = 0; j < lanes; ++j)
-          Store(z + at + j, Forward<K>((Load(x + at + j) - o[j]) * s[j] + b[j]) * m[j]);
+      for (int64_t j = 0; j < n; ++j) {
+        const float v = Load(x + at + j) - mu[j];
+        const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + b[j]);
+        if (g_out != nullptr) Store(g_out + at + j, g);
+        acc0[j] += g;
+        acc1[j] += g * v;
       }
     }
   }
@@ -222,118 +307,99 @@ CNNBENCH_LOOP_INLINE void ActivateItems(const ChannelRuns& runs, const T* x, con
 template <typename T, ActivationKind K>
 CNNBENCH_LOOP_INLINE void GradientSumItems(const ChannelRuns& runs, const T* x, const T* dz,
                                            const float* scale, const float* shift,
-                                           const float* mean, double* out0, double* out1,
+                                           const float* mean, T* g_out, double* out0, double* out1,
                                            float* acc0, float* acc1, int64_t begin, int64_t end) {
   const Items items(runs);
-  const int64_t lanes = runs.lanes;
-  for (int64_t i = begin; i < end; ++i) {
-    const Item it(runs, items, i);
-    const float* s = scale + it.c0;
-    const float* b = shift + it.c0;
-    const float* mu = mean + it.c0;
-    if (lanes == 1) {
-      const float s0 = s[0], b0 = b[0], m0 = mu[0];
-      float g0 = 0.0f, g1 = 0.0f;
-#pragma omp simd reduction(+ : g0, g1)
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const float v = Load(x + it.start + p) - m0;
-        const float g = Load(dz + it.start + p) * Derivative<K>(v * s0 + b0);
-        g0 += g;
-        g1 += g * v;
-      }
-      acc0[0] = g0;
-      acc1[0] = g1;
-    } else {
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const int64_t at = it.start + p * lanes;
-#pragma omp simd
-        for (int64_t j = 0; j < lanes; ++j) {
-          const float v = Load(x + at + j) - mu[j];
-          const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + b[j]);
-          acc0[j] += g;
-          acc1[j] += g * v;
+  WithLanes(
+      runs.lanes, [&](auto lanes) __attribute__((always_inline)) {
+        for (int64_t i = begin; i < end; ++i) {
+          const Item it(runs, items, i);
+          // Two loops, so neither tests g_out per element.
+          if (g_out != nullptr) {
+            GradientSumItem<T, K, decltype(lanes)::value>(it, runs.lanes, x, dz, scale, shift, mean,
+                                                          g_out, acc0, acc1);
+          } else {
+            GradientSumItem<T, K, decltype(lanes)::value>(it, runs.lanes, x, dz, scale, shift, mean,
+                                                          static_cast<T*>(nullptr), acc0, acc1);
+          }
+          Flush(runs.lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
         }
-      }
+      });
+}
+
+// dx = a g + b (x - center) + d in place over g.
+template <typename T, int L>
+CNNBENCH_LOOP_INLINE void GradientItem(const Item& it, int64_t lanes, const T* __restrict x,
+                                       const float* __restrict center, const float* __restrict a,
+                                       const float* __restrict b, const float* __restrict d,
+                                       T* __restrict dx) {
+  const int64_t n = L > 0 ? L : lanes;
+  const LaneConstants<L> o(center + it.c0), pa(a + it.c0), pb(b + it.c0), pd(d + it.c0);
+  if constexpr (L == 1) {
+#pragma omp simd
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const int64_t at = it.start + p;
+      Store(dx + at, pa[0] * Load(dx + at) + pb[0] * (Load(x + at) - o[0]) + pd[0]);
     }
-    Flush(lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
+  } else {
+    for (int64_t p = it.p0; p < it.p1; ++p) {
+      const int64_t at = it.start + p * n;
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j)
+        Store(dx + at + j, pa[j] * Load(dx + at + j) + pb[j] * (Load(x + at + j) - o[j]) + pd[j]);
+    }
   }
 }
 
-template <typename T, ActivationKind K>
-CNNBENCH_LOOP_INLINE void GradientItems(const ChannelRuns& runs, const T* x, const T* dz,
-                                        const float* center, const float* scale,
-                                        const float* shift, const float* a, const float* b,
-                                        const float* d, T* dx, int64_t begin, int64_t end) {
+template <typename T>
+CNNBENCH_LOOP_INLINE void GradientItems(const ChannelRuns& runs, const T* x, const float* center,
+                                        const float* a, const float* b, const float* d, T* dx,
+                                        int64_t begin, int64_t end) {
   const Items items(runs);
-  const int64_t lanes = runs.lanes;
-  for (int64_t i = begin; i < end; ++i) {
-    const Item it(runs, items, i);
-    const float* o = center + it.c0;
-    const float* s = scale + it.c0;
-    const float* sh = shift + it.c0;
-    const float* pa = a + it.c0;
-    const float* pb = b + it.c0;
-    const float* pd = d + it.c0;
-    if (lanes == 1) {
-      const float o0 = o[0], s0 = s[0], h0 = sh[0], a0 = pa[0], b0 = pb[0], d0 = pd[0];
-#pragma omp simd
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const float v = Load(x + it.start + p) - o0;
-        const float g = Load(dz + it.start + p) * Derivative<K>(v * s0 + h0);
-        Store(dx + it.start + p, a0 * g + b0 * v + d0);
-      }
-    } else {
-      for (int64_t p = it.p0; p < it.p1; ++p) {
-        const int64_t at = it.start + p * lanes;
-#pragma omp simd
-        for (int64_t j = 0; j < lanes; ++j) {
-          const float v = Load(x + at + j) - o[j];
-          const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + sh[j]);
-          Store(dx + at + j, pa[j] * g + pb[j] * v + pd[j]);
-        }
-      }
-    }
-  }
+  WithLanes(
+      runs.lanes, [&](auto lanes) __attribute__((always_inline)) {
+        for (int64_t i = begin; i < end; ++i)
+          GradientItem<T, decltype(lanes)::value>(Item(runs, items, i), runs.lanes, x, center, a, b,
+                                                  d, dx);
+      });
 }
 
 // ---- The clones: one function per pass and storage type (target_clones
 // takes no template), the kind a switch over inlined instantiations.
 #define CNNBENCH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-#define CNNBENCH_DEFINE_PASSES(T, Suffix)                                                        \
-  CNNBENCH_CLONES void Moments##Suffix(const ChannelRuns& runs, const void* x,                   \
-                                       const float* origin, double* out0, double* out1,          \
-                                       float* acc0, float* acc1, int64_t begin, int64_t end) {   \
-    MomentsItems<T>(runs, static_cast<const T*>(x), origin, out0, out1, acc0, acc1, begin, end); \
-  }                                                                                              \
-  CNNBENCH_CLONES void Activate##Suffix(ActivationKind kind, const ChannelRuns& runs,            \
-                                        const void* x, const float* center, const float* scale,  \
-                                        const float* shift, const float* keep, void* z,          \
-                                        int64_t begin, int64_t end) {                            \
-    WithKind(kind, [&](auto k) {                                                                 \
-      ActivateItems<T, decltype(k)::value>(runs, static_cast<const T*>(x), center, scale, shift, \
-                                           keep, static_cast<T*>(z), begin, end);                \
-    });                                                                                          \
-  }                                                                                              \
-  CNNBENCH_CLONES void GradientSums##Suffix(                                                     \
-      ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,               \
-      const float* scale, const float* shift, const float* mean, double* out0, double* out1,     \
-      float* acc0, float* acc1, int64_t begin, int64_t end) {                                    \
-    WithKind(kind, [&](auto k) {                                                                 \
-      GradientSumItems<T, decltype(k)::value>(runs, static_cast<const T*>(x),                    \
-                                              static_cast<const T*>(dz), scale, shift, mean,     \
-                                              out0, out1, acc0, acc1, begin, end);               \
-    });                                                                                          \
-  }                                                                                              \
-  CNNBENCH_CLONES void Gradient##Suffix(                                                         \
-      ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,               \
-      const float* center, const float* scale, const float* shift, const float* a,               \
-      const float* b, const float* d, void* dx, int64_t begin, int64_t end) {                    \
-    WithKind(kind, [&](auto k) {                                                                 \
-      GradientItems<T, decltype(k)::value>(runs, static_cast<const T*>(x),                       \
-                                           static_cast<const T*>(dz), center, scale, shift, a,   \
-                                           b, d, static_cast<T*>(dx), begin, end);               \
-    });                                                                                          \
+#define CNNBENCH_DEFINE_PASSES(T, Suffix)                                                         \
+  CNNBENCH_CLONES void Moments##Suffix(const ChannelRuns& runs, const void* x,                    \
+                                       const float* origin, double* out0, double* out1,           \
+                                       float* acc0, float* acc1, int64_t begin, int64_t end) {    \
+    MomentsItems<T>(runs, static_cast<const T*>(x), origin, out0, out1, acc0, acc1, begin, end);  \
+  }                                                                                               \
+  CNNBENCH_CLONES void Activate##Suffix(ActivationKind kind, const ChannelRuns& runs,             \
+                                        const void* x, const float* center, const float* scale,   \
+                                        const float* shift, const float* keep, void* z,           \
+                                        int64_t begin, int64_t end) {                             \
+    WithKind(                                                                                     \
+        kind, [&](auto k) __attribute__((always_inline)) {                                        \
+          ActivateItems<T, decltype(k)::value>(runs, static_cast<const T*>(x), center, scale,     \
+                                               shift, keep, static_cast<T*>(z), begin, end);      \
+        });                                                                                       \
+  }                                                                                               \
+  CNNBENCH_CLONES void GradientSums##Suffix(                                                      \
+      ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,                \
+      const float* scale, const float* shift, const float* mean, void* g_out, double* out0,       \
+      double* out1, float* acc0, float* acc1, int64_t begin, int64_t end) {                       \
+    WithKind(                                                                                     \
+        kind, [&](auto k) __attribute__((always_inline)) {                                        \
+          GradientSumItems<T, decltype(k)::value>(                                                \
+              runs, static_cast<const T*>(x), static_cast<const T*>(dz), scale, shift, mean,      \
+              static_cast<T*>(g_out), out0, out1, acc0, acc1, begin, end);                        \
+        });                                                                                       \
+  }                                                                                               \
+  CNNBENCH_CLONES void Gradient##Suffix(const ChannelRuns& runs, const void* x,                   \
+                                        const float* center, const float* a, const float* b,      \
+                                        const float* d, void* dx, int64_t begin, int64_t end) {   \
+    GradientItems<T>(runs, static_cast<const T*>(x), center, a, b, d, static_cast<T*>(dx), begin, \
+                     end);                                                                        \
   }
 
 CNNBENCH_DEFINE_PASSES(float, F32)
@@ -349,8 +415,8 @@ std::pair<int64_t, int64_t> Share(int64_t count, int t, int n) {
 // Runs `reduce(out0, out1, acc0, acc1, begin, end)` on each thread's share
 // with its own sums in `work`, then adds the threads' sums into sum0/sum1.
 template <typename F>
-void ReduceOverTeam(const ChannelRuns& runs, double* sum0, double* sum1, double* work,
-                    int threads, const F& reduce) {
+void ReduceOverTeam(const ChannelRuns& runs, double* sum0, double* sum1, double* work, int threads,
+                    const F& reduce) {
   const int64_t channels = runs.channels;
   const Items items(runs);
   double* partials = work;
@@ -415,31 +481,30 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
 }
 
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                              const void* x, const void* dz, const float* scale,
-                              const float* shift, const float* mean, double* sum_g,
-                              double* sum_gx, double* work, int threads) {
-  ReduceOverTeam(runs, sum_g, sum_gx, work, threads,
-                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
-                   if (dtype == DType::kBF16) {
-                     GradientSumsBf16(kind, runs, x, dz, scale, shift, mean, o0, o1, a0, a1, b, e);
-                   } else {
-                     GradientSumsF32(kind, runs, x, dz, scale, shift, mean, o0, o1, a0, a1, b, e);
-                   }
-                 });
+                              const void* x, const void* dz, const float* scale, const float* shift,
+                              const float* mean, void* g_out, double* sum_g, double* sum_gx,
+                              double* work, int threads) {
+  ReduceOverTeam(
+      runs, sum_g, sum_gx, work, threads,
+      [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
+        if (dtype == DType::kBF16) {
+          GradientSumsBf16(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1, a0, a1, b, e);
+        } else {
+          GradientSumsF32(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1, a0, a1, b, e);
+        }
+      });
 }
 
-void NormActivateGradient(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                          const void* x, const void* dz, const float* center, const float* scale,
-                          const float* shift, const float* a, const float* b, const float* d,
-                          void* dx) {
+void NormGradientInPlace(DType dtype, const ChannelRuns& runs, const void* x, const float* center,
+                         const float* a, const float* b, const float* d, void* dx) {
   const Items items(runs);
 #pragma omp parallel
   {
     const auto [begin, end] = Share(items.count, omp_get_thread_num(), omp_get_num_threads());
     if (dtype == DType::kBF16) {
-      GradientBf16(kind, runs, x, dz, center, scale, shift, a, b, d, dx, begin, end);
+      GradientBf16(runs, x, center, a, b, d, dx, begin, end);
     } else {
-      GradientF32(kind, runs, x, dz, center, scale, shift, a, b, d, dx, begin, end);
+      GradientF32(runs, x, center, a, b, d, dx, begin, end);
     }
   }
 }

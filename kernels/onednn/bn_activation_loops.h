@@ -3,7 +3,8 @@
 // false), which oneDNN 2.6.3's batch norm does not fuse (it fuses ReLU
 // alone). The forward writes z = f((x - mean[c]) * scale[c] + beta[c]) in one pass
 // after one pass of statistics; the backward recomputes the pre-activation
-// from x (the normalised y is never stored) in its two passes. fp32
+// from x (the normalised y is never stored) in its first pass, which
+// also keeps g = dz f'(u) in dx for the second. fp32
 // arithmetic on fp32 and bf16 storage; the statistics' sums in double.
 // Compiled for AVX-512, AVX2 and the baseline (target_clones); on the
 // OpenMP team oneDNN uses.
@@ -56,19 +57,19 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
                   void* z);
 
 // With g = dz * f'(u), u as above with center = mean: per channel,
-// sum_g[c] = sum of g and sum_gx[c] = sum of g * (x - mean[c]) (doubles).
+// sum_g[c] = sum of g and sum_gx[c] = sum of g * (x - mean[c]) (doubles);
+// g itself stored in g_out where it is not null (dx, for
+// NormGradientInPlace: the activation's derivative is computed once).
 // `work` as above.
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                              const void* x, const void* dz, const float* scale,
-                              const float* shift, const float* mean, double* sum_g,
-                              double* sum_gx, double* work, int threads);
+                              const void* x, const void* dz, const float* scale, const float* shift,
+                              const float* mean, void* g_out, double* sum_g, double* sum_gx,
+                              double* work, int threads);
 
-// dx = a[c] * g + b[c] * (x - center[c]) + d[c], g as above (the batch
+// dx = a[c] * g + b[c] * (x - center[c]) + d[c] over g in dx (the batch
 // norm's input gradient as one affine map of g and x per channel).
-void NormActivateGradient(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                          const void* x, const void* dz, const float* center, const float* scale,
-                          const float* shift, const float* a, const float* b, const float* d,
-                          void* dx);
+void NormGradientInPlace(DType dtype, const ChannelRuns& runs, const void* x, const float* center,
+                         const float* a, const float* b, const float* d, void* dx);
 
 // exp(x) in fp32 with the arithmetic the loops use (a polynomial after
 // range reduction, vectorisable; within 2 ulp of std::exp over [-87, 88],

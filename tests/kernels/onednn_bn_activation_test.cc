@@ -27,9 +27,9 @@ using onednn_test::CompareOptions;
 using onednn_test::CompareWithReference;
 using onednn_test::OneDnn;
 
-constexpr ActivationKind kKinds[] = {ActivationKind::kSilu, ActivationKind::kHardSwish,
+constexpr ActivationKind kKinds[] = {ActivationKind::kSilu,    ActivationKind::kHardSwish,
                                      ActivationKind::kSigmoid, ActivationKind::kHardSigmoid,
-                                     ActivationKind::kGelu, ActivationKind::kGeluTanh};
+                                     ActivationKind::kGelu,    ActivationKind::kGeluTanh};
 
 TEST(BnActivationLoopsTest, ExpIsWithinTwoUlpOfTheLibrary) {
   for (double x = -87.0; x <= 88.0; x += 0.0137) {
@@ -71,8 +71,8 @@ TEST(OneDnnBnActivationTest, MatchesTheReferenceInEveryLayout) {
   };
   // 20 channels: a padded last block; 130 x 130 plain and 33 x 33 blocked:
   // runs longer than one item of the loops.
-  const Case cases[] = {{2, 16, 5, "conv"},  {2, 20, 4, "conv"}, {2, 3, 4, "plain"},
-                        {2, 20, 3, "nhwc"},  {1, 3, 130, "plain"}, {2, 20, 33, "conv"}};
+  const Case cases[] = {{2, 16, 5, "conv"}, {2, 20, 4, "conv"},   {2, 3, 4, "plain"},
+                        {2, 20, 3, "nhwc"}, {1, 3, 130, "plain"}, {2, 20, 33, "conv"}};
   for (DType dtype : {DType::kF32, DType::kBF16}) {
     const KernelOptions options = KernelOptions::ForDType(dtype);
     for (const Case& k : cases) {
