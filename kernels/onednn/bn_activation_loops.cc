@@ -40,10 +40,14 @@ CNNBENCH_LOOP_INLINE void Store(uint16_t* p, float v) {
 // exp(x): x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so r is
 // exact to fp32), e^r by a degree-7 polynomial (Cephes' expf
 // coefficients), times 2^n built in the exponent bits. Clamped to
-// [-87, 88], where 2^n stays a normal number.
+// [-87, 88], where 2^n stays a normal number. n is rounded by a
+// conversion to int (the file is built with -ffast-math, which would fold
+// the add-and-subtract rounding trick away).
 CNNBENCH_LOOP_INLINE float Exp(float x) {
   x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round
+  const float t = x * 1.44269504088896341f;
+  const int32_t i = static_cast<int32_t>(t + (t >= 0.0f ? 0.5f : -0.5f));
+  const float n = static_cast<float>(i);
   float r = x - n * 0.693359375f;
   r = r + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -53,8 +57,7 @@ CNNBENCH_LOOP_INLINE float Exp(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   const float e = p * r * r + r + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  return e * __builtin_bit_cast(float, bits);
+  return e * __builtin_bit_cast(float, (i + 127) << 23);
 }
 
 CNNBENCH_LOOP_INLINE float Sigmoid(float u) { return 1.0f / (1.0f + Exp(-u)); }
