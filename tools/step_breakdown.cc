@@ -84,8 +84,9 @@ ABSL_FLAG(bool, verbose, false,
           "the compile log on stderr: one line per layer and pass while plans are built "
           "(also CNNBENCH_VERBOSE=1)");
 ABSL_FLAG(bool, fuse_relu, true,
-          "--profile: fold each ReLU into the batch norm, add or convolution before it (false: "
-          "the graph's layers as they are)");
+          "--profile: fold each ReLU into the batch norm, add or convolution before it, and "
+          "each other activation where the backend fuses it (a batch norm's SiLU in training) "
+          "(false: the graph's layers as they are)");
 ABSL_FLAG(bool, conv_relu, true,
           "--profile, with --fuse_relu: the convolutions take their ReLU too (false: those ReLUs "
           "stay layers)");
@@ -394,7 +395,7 @@ absl::Status ProfileStep(const Graph& graph, const std::string& precision_name,
     std::printf("\n");
   }
   const double step = total / steps;
-  std::printf("ReLUs fused into the layer before them: %d\n", trainer->fused_relus());
+  std::printf("activations fused into the layer before them: %d\n", trainer->fused_relus());
   const std::vector<std::string> reordered = trainer->ReorderedEdges();
   std::printf("reordered edges (layout changes a step makes): %zu%s%s\n", reordered.size(),
               reordered.empty() ? "" : ": ", absl::StrJoin(reordered, ", ").c_str());

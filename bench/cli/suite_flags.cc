@@ -65,8 +65,9 @@ ABSL_FLAG(bool, overlap, cnnbench::bench::TrainCaseOptions().overlap,
           "data-parallel training: all-reduce each gradient bucket during backward (false: "
           "all of them after backward, to measure what overlap gains)");
 ABSL_FLAG(bool, fuse_relu, cnnbench::bench::TrainCaseOptions().fuse_relu,
-          "training: fold each ReLU into the batch norm or residual add before it (false: "
-          "every layer on its own, the baseline fusion is measured against)");
+          "training: fold each ReLU into the batch norm or residual add before it, and each "
+          "SiLU, hard-swish, sigmoid or GELU into the batch norm before it (false: every layer "
+          "on its own, the baseline fusion is measured against)");
 ABSL_FLAG(bool, keep_step_times, cnnbench::bench::SuiteOptions().keep_step_times,
           "train and infer cases write each repetition's step times into the JSON "
           "(\"step_times_ms\"); false leaves the list out, never the step statistics");

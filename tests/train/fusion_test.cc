@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "kernels/backends.h"
 #include "models/net_builder.h"
@@ -366,6 +367,46 @@ TEST_P(FusedTrainingTest, Relu6TrainsLikeTheUnfusedGraph) {
     ASSERT_EQ(a.size(), b.size());
     ASSERT_FALSE(a.empty());
     for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5) << "weight " << i;
+  }
+}
+
+// SiLU and hard-swish: each batch norm takes its activation in training
+// (3 of them; the adds' stay layers, a fused curved add having no
+// backward), and the steps equal the unfused graph's to fp32's rounding on
+// oneDNN (its fused loops' exponential against oneDNN's eltwise), also
+// with freed buffers poisoned (the fused backward reads x, not y).
+TEST_P(FusedTrainingTest, CurvedKindsAfterBatchNormTrainLikeTheUnfusedGraph) {
+  for (Activation act : {Activation::kSilu, Activation::kHardSwish}) {
+    SCOPED_TRACE(ActivationSuffix(act));
+    const TrainedRun plain = Train(GetParam(), false, false, 4, act);
+    const TrainedRun fused = Train(GetParam(), true, false, 4, act);
+    const TrainedRun poisoned = Train(GetParam(), true, true, 4, act);
+    EXPECT_EQ(poisoned.losses, fused.losses);
+    EXPECT_EQ(poisoned.weights, fused.weights);
+    EXPECT_EQ(poisoned.last_conv, fused.last_conv);
+    EXPECT_EQ(plain.fused, 0);
+    EXPECT_EQ(fused.fused, 3);
+    const std::string suffix = absl::StrCat("+", ActivationSuffix(act) + 1);
+    int joined = 0;
+    for (const std::string& name : fused.profile_names)
+      joined += name.find("batchnorm") != std::string::npos &&
+                name.find(suffix) != std::string::npos;
+    EXPECT_EQ(joined, 3);
+    EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 3);
+    ASSERT_EQ(plain.losses.size(), fused.losses.size());
+    for (size_t s = 0; s < plain.losses.size(); ++s) {
+      ASSERT_TRUE(std::isfinite(fused.losses[s]));
+      EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-4 * std::fabs(plain.losses[s]) + 1e-6)
+          << "step " << s;
+    }
+    EXPECT_NE(plain.losses.front(), plain.losses.back());
+    for (const auto* pair : {&plain.weights, &plain.last_conv}) {
+      const std::vector<float>& a = *pair;
+      const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
+      ASSERT_EQ(a.size(), b.size());
+      ASSERT_FALSE(a.empty());
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-4) << "weight " << i;
+    }
   }
 }
 
