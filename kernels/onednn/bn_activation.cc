@@ -68,6 +68,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
     const int64_t channels = runs_.channels;
     threads_ = std::max(1, omp_get_max_threads());
     work_.assign(ReductionWorkDoubles(runs_, threads_), 0.0);
+    if (dtype_ == DType::kBF16) staging_.assign(StagingFloats(threads_), 0.0f);
     for (std::vector<float>* v :
          {&origin_, &scale_, &shift_, &keep_, &a_, &b_, &d_, &mean_, &rstd_})
       v->assign(channels, 0.0f);
@@ -108,7 +109,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
         SetAffine(p, c, running_mean[c], 1.0f / std::sqrt(running_var[c] + Epsilon()));
       }
       NormActivate(dtype_, d.activation, runs_, x, mean_.data(), scale_.data(), shift_.data(),
-                   keep_.data(), args.y);
+                   keep_.data(), args.y, staging_.data(), threads_);
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(RequireSaved(args));
@@ -120,7 +121,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
       for (int64_t j = 0; j < runs_.lanes; ++j)
         origin_[runs_.FirstChannel(r) + j] = LoadAt(x, runs_.Start(r) + j);
     ChannelMoments(dtype_, runs_, x, origin_.data(), sum0_.data(), sum1_.data(), work_.data(),
-                   threads_);
+                   staging_.data(), threads_);
     const double m = Count();
     const double unbias = m > 1 ? m / (m - 1) : 1.0;
     for (int64_t c = 0; c < channels; ++c) {
@@ -135,7 +136,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
           static_cast<float>(d.momentum * running_var[c] + (1.0 - d.momentum) * (var * unbias));
     }
     NormActivate(dtype_, d.activation, runs_, x, mean_.data(), scale_.data(), shift_.data(),
-                 keep_.data(), args.y);
+                 keep_.data(), args.y, staging_.data(), threads_);
     return absl::OkStatus();
   }
 
@@ -239,7 +240,8 @@ class BatchNormActivationKernel : public OneDnnKernel {
       }
     }
     NormActivateGradientSums(dtype_, d.activation, runs_, x, args.dy, scale_.data(), shift_.data(),
-                             mean_.data(), dx, sum0_.data(), sum1_.data(), work_.data(), threads_);
+                             mean_.data(), dx, sum0_.data(), sum1_.data(), work_.data(),
+                             staging_.data(), threads_);
     const double m = Count();
     for (int64_t c = 0; c < d.dims.c; ++c) {
       const double s = rstd_[c];
@@ -254,7 +256,8 @@ class BatchNormActivationKernel : public OneDnnKernel {
       d_[c] = static_cast<float>(-a * dbeta[c] / m);
     }
     if (dx != nullptr)
-      NormGradientInPlace(dtype_, runs_, x, mean_.data(), a_.data(), b_.data(), d_.data(), dx);
+      NormGradientInPlace(dtype_, runs_, x, mean_.data(), a_.data(), b_.data(), d_.data(), dx,
+                          staging_.data(), threads_);
     return absl::OkStatus();
   }
 
@@ -267,6 +270,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
   // scale, shift and keep 0): made with the kernel, so no call allocates.
   std::vector<float> origin_, scale_, shift_, keep_, a_, b_, d_, mean_, rstd_;
   std::vector<double> sum0_, sum1_, work_;
+  std::vector<float> staging_;  // bf16: fp32 copies of each item (bn_activation_loops.h)
   int64_t forward_count_ = 0;
   BackwardRecord done_;
 };

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/onednn/masked_sum.h"
+
 namespace cnnbench {
 namespace onednn {
 namespace {
@@ -196,7 +198,7 @@ CNNBENCH_LOOP_INLINE void MomentsItem(const Item& it, int64_t lanes, const T* __
   if constexpr (L == 1) {
     const float k = origin[it.c0];
     float s0 = 0.0f, s1 = 0.0f;
-#pragma omp simd reduction(+ : s0, s1)
+#pragma omp simd simdlen(16) reduction(+ : s0, s1)
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const float v = Load(base + p) - k;
       s0 += v;
@@ -209,7 +211,7 @@ CNNBENCH_LOOP_INLINE void MomentsItem(const Item& it, int64_t lanes, const T* __
     const LaneConstants<L> o(origin + it.c0);
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const T* row = base + p * n;
-#pragma omp simd
+#pragma omp simd simdlen(16)
       for (int64_t j = 0; j < n; ++j) {
         const float v = Load(row + j) - o[j];
         acc0[j] += v;
@@ -242,13 +244,13 @@ CNNBENCH_LOOP_INLINE void ActivateItem(const Item& it, int64_t lanes, const T* _
   const int64_t n = L > 0 ? L : lanes;
   const LaneConstants<L> o(center + it.c0), s(scale + it.c0), b(shift + it.c0), m(keep + it.c0);
   if constexpr (L == 1) {
-#pragma omp simd
+#pragma omp simd simdlen(16)
     for (int64_t p = it.p0; p < it.p1; ++p)
       Store(z + it.start + p, Forward<K>((Load(x + it.start + p) - o[0]) * s[0] + b[0]) * m[0]);
   } else {
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const int64_t at = it.start + p * n;
-#pragma omp simd
+#pragma omp simd simdlen(16)
       for (int64_t j = 0; j < n; ++j)
         Store(z + at + j, Forward<K>((Load(x + at + j) - o[j]) * s[j] + b[j]) * m[j]);
     }
@@ -282,7 +284,7 @@ CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T
   const LaneConstants<L> s(scale + it.c0), b(shift + it.c0), mu(mean + it.c0);
   if constexpr (L == 1) {
     float g0 = 0.0f, g1 = 0.0f;
-#pragma omp simd reduction(+ : g0, g1)
+#pragma omp simd simdlen(16) reduction(+ : g0, g1)
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const float v = Load(x + it.start + p) - mu[0];
       const float g = Load(dz + it.start + p) * Derivative<K>(v * s[0] + b[0]);
@@ -295,7 +297,7 @@ CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T
   } else {
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const int64_t at = it.start + p * n;
-#pragma omp simd
+#pragma omp simd simdlen(16)
       for (int64_t j = 0; j < n; ++j) {
         const float v = Load(x + at + j) - mu[j];
         const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + b[j]);
@@ -339,7 +341,7 @@ CNNBENCH_LOOP_INLINE void GradientItem(const Item& it, int64_t lanes, const T* _
   const int64_t n = L > 0 ? L : lanes;
   const LaneConstants<L> o(center + it.c0), pa(a + it.c0), pb(b + it.c0), pd(d + it.c0);
   if constexpr (L == 1) {
-#pragma omp simd
+#pragma omp simd simdlen(16)
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const int64_t at = it.start + p;
       Store(dx + at, pa[0] * Load(dx + at) + pb[0] * (Load(x + at) - o[0]) + pd[0]);
@@ -347,7 +349,7 @@ CNNBENCH_LOOP_INLINE void GradientItem(const Item& it, int64_t lanes, const T* _
   } else {
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const int64_t at = it.start + p * n;
-#pragma omp simd
+#pragma omp simd simdlen(16)
       for (int64_t j = 0; j < n; ++j)
         Store(dx + at + j, pa[j] * Load(dx + at + j) + pb[j] * (Load(x + at + j) - o[j]) + pd[j]);
     }
@@ -406,7 +408,6 @@ CNNBENCH_LOOP_INLINE void GradientItems(const ChannelRuns& runs, const T* x, con
   }
 
 CNNBENCH_DEFINE_PASSES(float, F32)
-CNNBENCH_DEFINE_PASSES(uint16_t, Bf16)
 
 // The team's share of `count` items for thread t of n: contiguous.
 std::pair<int64_t, int64_t> Share(int64_t count, int t, int n) {
@@ -415,8 +416,43 @@ std::pair<int64_t, int64_t> Share(int64_t count, int t, int n) {
   return {begin, std::min(count, begin + per)};
 }
 
-// Runs `reduce(out0, out1, acc0, acc1, begin, end)` on each thread's share
-// with its own sums in `work`, then adds the threads' sums into sum0/sum1.
+// ---- bf16: each item's elements (contiguous: positions [p0, p1) of one
+// run) widened to fp32 in the thread's staging (three arrays of
+// kItemElements floats), the fp32 clones run on them as one run of the
+// item's own, and the outputs rounded back (masked_sum.h's conversions,
+// AVX-512 where the CPU has it). GCC vectorises the loops on 16-bit data
+// in narrow vectors; widening first keeps them at the fp32 loops' width.
+struct Staged {
+  ChannelRuns runs;  // one run: the item
+  int64_t c0 = 0, offset = 0, count = 0;
+  float* x;
+  float* y;
+  float* z;
+  Staged(const ChannelRuns& all, const Items& items, int64_t i, float* staging) {
+    const Item it(all, items, i);
+    runs = {1, 1, it.p1 - it.p0, all.lanes, 0, 0, all.lanes};
+    c0 = it.c0;
+    offset = it.start + it.p0 * all.lanes;
+    count = (it.p1 - it.p0) * all.lanes;
+    x = staging;
+    y = staging + kItemElements;
+    z = staging + 2 * kItemElements;
+  }
+  void Widen(const void* from, float* to) const {
+    ConvertBf16ToF32Run(static_cast<const uint16_t*>(from) + offset, to, 0, count);
+  }
+  void Narrow(const float* from, void* to) const {
+    ConvertF32ToBf16Run(from, static_cast<uint16_t*>(to) + offset, 0, count);
+  }
+};
+
+float* ThreadStaging(float* staging, int t) {
+  return staging + static_cast<int64_t>(t) * 3 * kItemElements;
+}
+
+// Runs `reduce(out0, out1, acc0, acc1, begin, end, t)` on each thread's
+// share with its own sums in `work`, then adds the threads' sums into
+// sum0/sum1.
 template <typename F>
 void ReduceOverTeam(const ChannelRuns& runs, double* sum0, double* sum1, double* work, int threads,
                     const F& reduce) {
@@ -437,7 +473,7 @@ void ReduceOverTeam(const ChannelRuns& runs, double* sum0, double* sum1, double*
     std::fill(out0, out0 + 2 * channels, 0.0);
     std::fill(acc0, acc0 + 2 * runs.lanes, 0.0f);
     const auto [begin, end] = Share(items.count, t, n);
-    reduce(out0, out1, acc0, acc1, begin, end);
+    reduce(out0, out1, acc0, acc1, begin, end, t);
   }
   for (int64_t c = 0; c < channels; ++c) {
     double s0 = 0.0, s1 = 0.0;
@@ -456,29 +492,41 @@ int64_t ReductionWorkDoubles(const ChannelRuns& runs, int threads) {
   return static_cast<int64_t>(threads) * 2 * (runs.channels + runs.lanes);
 }
 
+int64_t StagingFloats(int threads) { return static_cast<int64_t>(threads) * 3 * kItemElements; }
+
 void ChannelMoments(DType dtype, const ChannelRuns& runs, const void* x, const float* origin,
-                    double* sum, double* sum_sq, double* work, int threads) {
+                    double* sum, double* sum_sq, double* work, float* staging, int threads) {
+  const Items items(runs);
   ReduceOverTeam(runs, sum, sum_sq, work, threads,
-                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
-                   if (dtype == DType::kBF16) {
-                     MomentsBf16(runs, x, origin, o0, o1, a0, a1, b, e);
-                   } else {
-                     MomentsF32(runs, x, origin, o0, o1, a0, a1, b, e);
+                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e, int t) {
+                   if (dtype != DType::kBF16)
+                     return MomentsF32(runs, x, origin, o0, o1, a0, a1, b, e);
+                   for (int64_t i = b; i < e; ++i) {
+                     const Staged s(runs, items, i, ThreadStaging(staging, t));
+                     s.Widen(x, s.x);
+                     MomentsF32(s.runs, s.x, origin + s.c0, o0 + s.c0, o1 + s.c0, a0, a1, 0, 1);
                    }
                  });
 }
 
 void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, const void* x,
                   const float* center, const float* scale, const float* shift, const float* keep,
-                  void* z) {
+                  void* z, float* staging, int threads) {
   const Items items(runs);
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    const auto [b, e] = Share(items.count, omp_get_thread_num(), omp_get_num_threads());
-    if (dtype == DType::kBF16) {
-      ActivateBf16(kind, runs, x, center, scale, shift, keep, z, b, e);
-    } else {
+    const int t = omp_get_thread_num();
+    const auto [b, e] = Share(items.count, t, omp_get_num_threads());
+    if (dtype != DType::kBF16) {
       ActivateF32(kind, runs, x, center, scale, shift, keep, z, b, e);
+    } else {
+      for (int64_t i = b; i < e; ++i) {
+        const Staged s(runs, items, i, ThreadStaging(staging, t));
+        s.Widen(x, s.x);
+        ActivateF32(kind, s.runs, s.x, center + s.c0, scale + s.c0, shift + s.c0, keep + s.c0, s.z,
+                    0, 1);
+        s.Narrow(s.z, z);
+      }
     }
   }
 }
@@ -486,28 +534,43 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
                               const void* x, const void* dz, const float* scale, const float* shift,
                               const float* mean, void* g_out, double* sum_g, double* sum_gx,
-                              double* work, int threads) {
-  ReduceOverTeam(
-      runs, sum_g, sum_gx, work, threads,
-      [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e) {
-        if (dtype == DType::kBF16) {
-          GradientSumsBf16(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1, a0, a1, b, e);
-        } else {
-          GradientSumsF32(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1, a0, a1, b, e);
-        }
-      });
+                              double* work, float* staging, int threads) {
+  const Items items(runs);
+  ReduceOverTeam(runs, sum_g, sum_gx, work, threads,
+                 [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e, int t) {
+                   if (dtype != DType::kBF16)
+                     return GradientSumsF32(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1,
+                                            a0, a1, b, e);
+                   for (int64_t i = b; i < e; ++i) {
+                     const Staged s(runs, items, i, ThreadStaging(staging, t));
+                     s.Widen(x, s.x);
+                     s.Widen(dz, s.y);
+                     GradientSumsF32(kind, s.runs, s.x, s.y, scale + s.c0, shift + s.c0,
+                                     mean + s.c0, g_out != nullptr ? s.z : nullptr, o0 + s.c0,
+                                     o1 + s.c0, a0, a1, 0, 1);
+                     if (g_out != nullptr) s.Narrow(s.z, g_out);
+                   }
+                 });
 }
 
 void NormGradientInPlace(DType dtype, const ChannelRuns& runs, const void* x, const float* center,
-                         const float* a, const float* b, const float* d, void* dx) {
+                         const float* a, const float* b, const float* d, void* dx, float* staging,
+                         int threads) {
   const Items items(runs);
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
   {
-    const auto [begin, end] = Share(items.count, omp_get_thread_num(), omp_get_num_threads());
-    if (dtype == DType::kBF16) {
-      GradientBf16(runs, x, center, a, b, d, dx, begin, end);
-    } else {
+    const int t = omp_get_thread_num();
+    const auto [begin, end] = Share(items.count, t, omp_get_num_threads());
+    if (dtype != DType::kBF16) {
       GradientF32(runs, x, center, a, b, d, dx, begin, end);
+    } else {
+      for (int64_t i = begin; i < end; ++i) {
+        const Staged s(runs, items, i, ThreadStaging(staging, t));
+        s.Widen(x, s.x);
+        s.Widen(dx, s.y);
+        GradientF32(s.runs, s.x, center + s.c0, a + s.c0, b + s.c0, d + s.c0, s.y, 0, 1);
+        s.Narrow(s.y, dx);
+      }
     }
   }
 }

@@ -43,10 +43,15 @@ struct ChannelRuns {
 // doubles, plus `threads` x 2 x runs.lanes floats (as doubles' room).
 int64_t ReductionWorkDoubles(const ChannelRuns& runs, int threads);
 
+// bf16's staging: fp32 copies of each item's elements, StagingFloats
+// floats for `threads` threads (every call below takes it, and `threads`,
+// the team it was made for).
+int64_t StagingFloats(int threads);
+
 // Per channel c: sum over every element of (x - origin[c]) and of its
 // square, into sum[c] and sum_sq[c] (doubles). `work`: ReductionWorkDoubles.
 void ChannelMoments(DType dtype, const ChannelRuns& runs, const void* x, const float* origin,
-                    double* sum, double* sum_sq, double* work, int threads);
+                    double* sum, double* sum_sq, double* work, float* staging, int threads);
 
 // z = f(u) * keep[c], u = (x - center[c]) * scale[c] + shift[c] (keep: 1,
 // or 0 for a blocked layout's padding channels, which stay 0). The
@@ -54,7 +59,7 @@ void ChannelMoments(DType dtype, const ChannelRuns& runs, const void* x, const f
 // mean is large against the spread.
 void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, const void* x,
                   const float* center, const float* scale, const float* shift, const float* keep,
-                  void* z);
+                  void* z, float* staging, int threads);
 
 // With g = dz * f'(u), u as above with center = mean: per channel,
 // sum_g[c] = sum of g and sum_gx[c] = sum of g * (x - mean[c]) (doubles);
@@ -64,12 +69,13 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
                               const void* x, const void* dz, const float* scale, const float* shift,
                               const float* mean, void* g_out, double* sum_g, double* sum_gx,
-                              double* work, int threads);
+                              double* work, float* staging, int threads);
 
 // dx = a[c] * g + b[c] * (x - center[c]) + d[c] over g in dx (the batch
 // norm's input gradient as one affine map of g and x per channel).
 void NormGradientInPlace(DType dtype, const ChannelRuns& runs, const void* x, const float* center,
-                         const float* a, const float* b, const float* d, void* dx);
+                         const float* a, const float* b, const float* d, void* dx, float* staging,
+                         int threads);
 
 // exp(x) in fp32 with the arithmetic the loops use (a polynomial after
 // range reduction, vectorisable; relative error under 1.5e-6 for |x| <= 20

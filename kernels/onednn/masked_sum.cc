@@ -371,12 +371,17 @@ void ConvertF32ToBf16(const float* src, uint16_t* dst, int64_t count) {
   });
 }
 
+void ConvertBf16ToF32Run(const uint16_t* src, float* dst, int64_t begin, int64_t end) {
+  if (begin >= end) return;
+#if defined(__x86_64__)
+  if (kHasAvx512) return Bf16ToF32Avx512(src, dst, begin, end);
+#endif
+  Bf16ToF32Generic(src, dst, begin, end);
+}
+
 void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count) {
   OnTeam(count, [src, dst](int64_t begin, int64_t end) {
-#if defined(__x86_64__)
-    if (kHasAvx512) return Bf16ToF32Avx512(src, dst, begin, end);
-#endif
-    Bf16ToF32Generic(src, dst, begin, end);
+    ConvertBf16ToF32Run(src, dst, begin, end);
   });
 }
 

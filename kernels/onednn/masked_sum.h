@@ -43,6 +43,9 @@ void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count);
 // ConvertF32ToBf16 of [begin, end) on the calling thread (the optimizer
 // rounds each run of masters it has just updated, still in cache).
 void ConvertF32ToBf16Run(const float* src, uint16_t* dst, int64_t begin, int64_t end);
+// ConvertBf16ToF32 of [begin, end) on the calling thread (the batch norm's
+// fused loops widen each item before its fp32 arithmetic).
+void ConvertBf16ToF32Run(const uint16_t* src, float* dst, int64_t begin, int64_t end);
 
 // The unmasked sum over one run, on the calling thread (the caller spreads
 // runs over the team): dx[0, count) = parts[0][offset, offset + count) +
