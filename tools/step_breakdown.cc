@@ -227,7 +227,7 @@ absl::Status CompareWithDirect(const Graph& graph, const std::vector<LayerTime>&
   std::map<std::string, Direct> timed;
   double step_total = 0, direct_total = 0, flops_total = 0;
   std::printf("\nconvolutions against oneDNN called directly (%s; median of 5 runs):\n",
-              DTypeName(dtype));
+              std::string(DTypeName(dtype)).c_str());
   std::printf("%-28s %10s %10s %10s %10s %9s %9s  %s\n", "layer", "fwd ms", "bwd ms",
               "direct fwd", "direct bwd", "step/dir", "dir GF/s", "direct (fwd / data / weights)");
   for (const LayerTime& t : profile) {
