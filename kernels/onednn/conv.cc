@@ -249,19 +249,32 @@ class ConvKernel : public WeightedLayer {
     using BackwardWeightsPd = dnnl::convolution_backward_weights::primitive_desc;
     std::vector<int> weights_args = {DNNL_ARG_SRC, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_WEIGHTS};
     if (bias_) weights_args.push_back(DNNL_ARG_DIFF_BIAS);
+    auto time_weights = [&](const BackwardWeightsPd& pd) {
+      BoundPrimitive p(pd, dnnl::convolution_backward_weights(pd), weights_args, engine);
+      return TimeExecution(context, p, weights_args, kTimingRuns) +
+             reorder_seconds(pd.diff_weights_desc(), weights) +
+             reorder_seconds(src, pd.src_desc()) + reorder_seconds(dst, pd.diff_dst_desc());
+    };
     const Made<BackwardWeightsPd> bwd_weights = ChoosePass<BackwardWeightsPd>(
         context, what_, dtype, "bwd_weights",
         [&](dnnl::algorithm a) {
-          auto make = [&](const memory::desc& x, const memory::desc& dy) {
+          // `hint`: the forward oneDNN matches its backward kernel to (a
+          // kernel of another data type than the hint's is not offered).
+          auto make_typed = [&](const memory::desc& x, const memory::desc& dy,
+                                const memory::desc& w_stored, const memory::desc& w_any,
+                                const ForwardPd& hint) {
             return ChooseBackwardWeights<BackwardWeightsPd>(
                 [&](const memory::desc& w) {
                   auto desc = bias_ ? dnnl::convolution_backward_weights::desc(
                                           a, x, w, bias_md, dy, strides, dilation, pad_l, pad_r)
                                     : dnnl::convolution_backward_weights::desc(
                                           a, x, w, dy, strides, dilation, pad_l, pad_r);
-                  return BackwardWeightsPd(desc, attr, engine, fwd_pd);
+                  return BackwardWeightsPd(desc, attr, engine, hint);
                 },
-                weights, any_weights);
+                w_stored, w_any);
+          };
+          auto make = [&](const memory::desc& x, const memory::desc& dy) {
+            return make_typed(x, dy, weights, any_weights, fwd_pd);
           };
           BackwardWeightsPd pd = make(src, dst);
           // oneDNN 2.6 has some weight gradients only as its reference
@@ -275,20 +288,53 @@ class ConvKernel : public WeightedLayer {
             if (src != x_nhwc || dst != dy_nhwc) {
               try {
                 BackwardWeightsPd channels_last = make(x_nhwc, dy_nhwc);
-                if (!IsReferenceKernel(channels_last)) return channels_last;
+                if (!IsReferenceKernel(channels_last)) pd = channels_last;
               } catch (const dnnl::error&) {
                 // None: the reference kernel on the forward's layout.
               }
             }
           }
+          // bf16 grouped convolutions: oneDNN 2.6 runs the weight gradient
+          // of the depthwise 5x5 and 7x7 (EfficientNet's, ConvNeXt's) on
+          // its generic jit_bf16 kernel, about 3x slower than the fp32
+          // kernel on the same shape. The fp32 kernel on fp32 copies of x
+          // and dy (WeightedLayer's reorders widen them; its gradient is
+          // rounded back into the parameters' type) is a candidate, taken
+          // when it is faster with its copies timed.
+          if (type == memory::data_type::bf16 && d.groups > 1 && !bias_) {
+            const memory::data_type f32 = memory::data_type::f32;
+            double best = time_weights(pd);
+            // fp32 channels-last (where oneDNN 2.6 has its fp32 jit
+            // kernel for the depthwise 5x5 and 7x7; on the blocked layout it
+            // has only the reference), and the layout oneDNN picks.
+            for (const bool nhwc : {true, false}) {
+              try {
+                const auto tag = memory::format_tag::nhwc;
+                const memory::desc x32 =
+                    nhwc ? memory::desc(src_dims, f32, tag) : AnyDesc(src_dims, f32);
+                const memory::desc dy32 =
+                    nhwc ? memory::desc(dst_dims, f32, tag) : AnyDesc(dst_dims, f32);
+                const memory::desc w32 = AnyDesc(weights_dims, f32);
+                const ForwardPd hint(
+                    dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, a, x32,
+                                                    w32, dy32, strides, dilation, pad_l, pad_r),
+                    attr, engine);
+                BackwardWeightsPd wide = make_typed(hint.src_desc(), hint.dst_desc(), w32, w32,
+                                                    hint);
+                if (IsReferenceKernel(wide)) continue;
+                const double seconds = time_weights(wide);
+                if (seconds < best) {
+                  best = seconds;
+                  pd = wide;
+                }
+              } catch (const dnnl::error&) {
+                // No fp32 kernel for this layout: the next, or the bf16 one.
+              }
+            }
+          }
           return pd;
         },
-        [&](const BackwardWeightsPd& pd) {
-          BoundPrimitive p(pd, dnnl::convolution_backward_weights(pd), weights_args, engine);
-          return TimeExecution(context, p, weights_args, kTimingRuns) +
-                 reorder_seconds(pd.diff_weights_desc(), weights) +
-                 reorder_seconds(src, pd.src_desc()) + reorder_seconds(dst, pd.diff_dst_desc());
-        });
+        time_weights);
     Bind(fwd_pd, dnnl::convolution_forward(fwd_pd), bwd_data.pd,
          dnnl::convolution_backward_data(bwd_data.pd), bwd_weights.pd,
          dnnl::convolution_backward_weights(bwd_weights.pd));

@@ -262,6 +262,31 @@ TEST(OneDnnConvLayoutTest, DepthwiseWeightGradientsRunAJitKernel) {
   }
 }
 
+// bf16 depthwise 5x5 and 7x7 in training against the reference, forward
+// and both backward passes: their weight gradient may run oneDNN's fp32
+// kernel on fp32 copies of x and dy, its result rounded back (conv.cc takes
+// it where its timing is the faster), or the bf16 kernel. Integers in
+// [-2, 2], exact in bf16; outputs rounded to bf16's 8 bits.
+TEST(OneDnnConvLayoutTest, Bf16DepthwiseWeightGradientsMatchTheReference) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (const ConvCase& c : {ConvCase{2, 32, 32, 9, 9, 5, 5, 1, 1, Padding::kSame, 32},
+                            ConvCase{2, 48, 48, 9, 9, 7, 7, 2, 2, Padding::kSame, 48},
+                            ConvCase{2, 32, 32, 9, 9, 3, 3, 1, 1, Padding::kSame, 32}}) {
+    absl::StatusOr<ConvDesc> desc = ConvDesc::Parse(ConvString(c));
+    ASSERT_TRUE(desc.ok()) << desc.status();
+    if (!OneDnn()->Supports(*desc, KernelOptions::ForDType(DType::kBF16)).ok())
+      GTEST_SKIP() << "no bf16 on this CPU";
+    onednn_test::CompareOptions o;
+    o.dtype = DType::kBF16;
+    o.low = -2;
+    o.high = 2;
+    o.forward_rtol = o.backward_rtol = 1.0 / 128;
+    o.forward_atol = o.backward_atol = 1e-2;
+    const absl::Status status = CompareWithReference(*desc, o);
+    EXPECT_TRUE(status.ok()) << ConvString(c) << ": " << status;
+  }
+}
+
 // A producer's layout that only oneDNN's reference convolution reads
 // (channels-last into 12 output channels, DenseNet's growth layers after a
 // channels-last concatenation) is reordered at the edge instead.
