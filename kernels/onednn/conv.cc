@@ -299,9 +299,10 @@ class ConvKernel : public WeightedLayer {
           // its generic jit_bf16 kernel, about 3x slower than the fp32
           // kernel on the same shape. The fp32 kernel on fp32 copies of x
           // and dy (WeightedLayer's reorders widen them; its gradient is
-          // rounded back into the parameters' type) is a candidate, taken
-          // when it is faster with its copies timed.
-          if (type == memory::data_type::bf16 && d.groups > 1 && !bias_) {
+          // rounded back into the parameters' type; a bias's gradient is
+          // fp32 either way) is a candidate, taken when it is faster with
+          // its copies timed.
+          if (type == memory::data_type::bf16 && d.groups > 1) {
             const memory::data_type f32 = memory::data_type::f32;
             double best = time_weights(pd);
             // fp32 channels-last (where oneDNN 2.6 has its fp32 jit
@@ -315,9 +316,12 @@ class ConvKernel : public WeightedLayer {
                 const memory::desc dy32 =
                     nhwc ? memory::desc(dst_dims, f32, tag) : AnyDesc(dst_dims, f32);
                 const memory::desc w32 = AnyDesc(weights_dims, f32);
+                const auto training = dnnl::prop_kind::forward_training;
                 const ForwardPd hint(
-                    dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, a, x32,
-                                                    w32, dy32, strides, dilation, pad_l, pad_r),
+                    bias_ ? dnnl::convolution_forward::desc(training, a, x32, w32, bias_md, dy32,
+                                                            strides, dilation, pad_l, pad_r)
+                          : dnnl::convolution_forward::desc(training, a, x32, w32, dy32, strides,
+                                                            dilation, pad_l, pad_r),
                     attr, engine);
                 BackwardWeightsPd wide = make_typed(hint.src_desc(), hint.dst_desc(), w32, w32,
                                                     hint);

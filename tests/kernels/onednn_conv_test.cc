@@ -271,6 +271,8 @@ TEST(OneDnnConvLayoutTest, Bf16DepthwiseWeightGradientsMatchTheReference) {
   ASSERT_NE(OneDnn(), nullptr);
   for (const ConvCase& c : {ConvCase{2, 32, 32, 9, 9, 5, 5, 1, 1, Padding::kSame, 32},
                             ConvCase{2, 48, 48, 9, 9, 7, 7, 2, 2, Padding::kSame, 48},
+                            // ConvNeXt's: 7x7, stride 1, with a bias.
+                            ConvCase{2, 32, 32, 9, 9, 7, 7, 1, 1, Padding::kSame, 32, 1, true},
                             ConvCase{2, 32, 32, 9, 9, 3, 3, 1, 1, Padding::kSame, 32}}) {
     absl::StatusOr<ConvDesc> desc = ConvDesc::Parse(ConvString(c));
     ASSERT_TRUE(desc.ok()) << desc.status();
