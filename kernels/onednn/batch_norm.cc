@@ -198,16 +198,6 @@ class BatchNormKernel : public OneDnnKernel {
     void* gamma = nullptr;  // absent with _noscale
     void* beta = nullptr;
   };
-  // The pass whose dgamma/dbeta saved holds.
-  struct BackwardRecord {
-    int64_t forward_count = -1;
-    const void* x = nullptr;
-    const void* dy = nullptr;
-    const void* saved = nullptr;
-    bool operator==(const BackwardRecord& o) const {
-      return forward_count == o.forward_count && x == o.x && dy == o.dy && saved == o.saved;
-    }
-  };
 
   // Vector i of saved: 0 mean, 1 variance, 2 dgamma, 3 dbeta.
   float* Saved(const KernelArgs& args, int i) const {

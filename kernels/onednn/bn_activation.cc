@@ -168,15 +168,6 @@ class BatchNormActivationKernel : public OneDnnKernel {
     float* gamma = nullptr;  // absent with _noscale
     float* beta = nullptr;
   };
-  struct BackwardRecord {
-    int64_t forward_count = -1;
-    const void* x = nullptr;
-    const void* dy = nullptr;
-    const void* saved = nullptr;
-    bool operator==(const BackwardRecord& o) const {
-      return forward_count == o.forward_count && x == o.x && dy == o.dy && saved == o.saved;
-    }
-  };
 
   float Epsilon() const { return static_cast<float>(desc_.epsilon); }
   double Count() const { return static_cast<double>(desc_.dims.n) * desc_.dims.h * desc_.dims.w; }

@@ -175,6 +175,20 @@ double TimeExecution(const Context& context, BoundPrimitive& primitive,
 BoundPrimitive MakeReorder(const Context& context, const dnnl::memory::desc& from,
                            const dnnl::memory::desc& to);
 
+// The backward pass whose parameter gradients a kernel kept in its saved
+// memory (a batch norm computes dx and dgamma/dbeta in one pass): a
+// BackwardWeights after a BackwardData of the same forward, x, dy and saved
+// copies them instead of running the pass again.
+struct BackwardRecord {
+  int64_t forward_count = -1;
+  const void* x = nullptr;
+  const void* dy = nullptr;
+  const void* saved = nullptr;
+  bool operator==(const BackwardRecord& o) const {
+    return forward_count == o.forward_count && x == o.x && dy == o.dy && saved == o.saved;
+  }
+};
+
 // Base of the oneDNN kernels: the shared context, the descriptor string for
 // errors, and argument checks.
 class OneDnnKernel : public Kernel {

@@ -302,6 +302,26 @@ TrainedRun Train(const char* backend_name, bool fuse, bool poison, int steps = 4
 
 class FusedTrainingTest : public ::testing::TestWithParam<const char*> {};
 
+// The fused run took the unfused run's steps: the same losses (relative
+// `rtol`) and the same first and last conv weights (within `atol`), and the
+// losses moved (not a comparison of two frozen runs).
+void ExpectSameSteps(const TrainedRun& plain, const TrainedRun& fused, double rtol, double atol) {
+  ASSERT_EQ(plain.losses.size(), fused.losses.size());
+  for (size_t s = 0; s < plain.losses.size(); ++s) {
+    ASSERT_TRUE(std::isfinite(fused.losses[s]));
+    EXPECT_NEAR(fused.losses[s], plain.losses[s], rtol * std::fabs(plain.losses[s]) + 1e-6)
+        << "step " << s;
+  }
+  EXPECT_NE(plain.losses.front(), plain.losses.back());
+  for (const auto* pair : {&plain.weights, &plain.last_conv}) {
+    const std::vector<float>& a = *pair;
+    const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_FALSE(a.empty());
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], atol) << "weight " << i;
+  }
+}
+
 // Fused or not, the same network from the same seed takes the same steps:
 // the same ops in the same order (a ReLU applied inside the batch norm or
 // the sum, the gradients of two consumers summed inside the fused add).
@@ -310,21 +330,7 @@ TEST_P(FusedTrainingTest, TrainsLikeTheUnfusedGraph) {
   const TrainedRun fused = Train(GetParam(), /*fuse=*/true, /*poison=*/false);
   EXPECT_EQ(plain.fused, 0);
   EXPECT_EQ(fused.fused, 5);
-  ASSERT_EQ(plain.losses.size(), fused.losses.size());
-  for (size_t s = 0; s < plain.losses.size(); ++s) {
-    ASSERT_TRUE(std::isfinite(fused.losses[s]));
-    EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-5 * std::fabs(plain.losses[s]) + 1e-6)
-        << "step " << s;
-  }
-  // The losses move: the steps learn (not a comparison of two frozen runs).
-  EXPECT_NE(plain.losses.front(), plain.losses.back());
-  for (const auto* pair : {&plain.weights, &plain.last_conv}) {
-    const std::vector<float>& a = *pair;
-    const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
-    ASSERT_EQ(a.size(), b.size());
-    ASSERT_FALSE(a.empty());
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5) << "weight " << i;
-  }
+  ExpectSameSteps(plain, fused, 1e-5, 1e-5);
   // The profile names fused layers "<producer>+<relu>" and has no ReLU of its own.
   int joined = 0;
   for (const std::string& name : fused.profile_names) {
@@ -354,20 +360,7 @@ TEST_P(FusedTrainingTest, Relu6TrainsLikeTheUnfusedGraph) {
   }
   EXPECT_EQ(joined, 5);
   EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 5);
-  ASSERT_EQ(plain.losses.size(), fused.losses.size());
-  for (size_t s = 0; s < plain.losses.size(); ++s) {
-    ASSERT_TRUE(std::isfinite(fused.losses[s]));
-    EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-5 * std::fabs(plain.losses[s]) + 1e-6)
-        << "step " << s;
-  }
-  EXPECT_NE(plain.losses.front(), plain.losses.back());
-  for (const auto* pair : {&plain.weights, &plain.last_conv}) {
-    const std::vector<float>& a = *pair;
-    const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
-    ASSERT_EQ(a.size(), b.size());
-    ASSERT_FALSE(a.empty());
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5) << "weight " << i;
-  }
+  ExpectSameSteps(plain, fused, 1e-5, 1e-5);
 }
 
 // SiLU and hard-swish: each batch norm takes its activation in training
@@ -389,24 +382,11 @@ TEST_P(FusedTrainingTest, CurvedKindsAfterBatchNormTrainLikeTheUnfusedGraph) {
     const std::string suffix = absl::StrCat("+", ActivationSuffix(act) + 1);
     int joined = 0;
     for (const std::string& name : fused.profile_names)
-      joined += name.find("batchnorm") != std::string::npos &&
-                name.find(suffix) != std::string::npos;
+      joined +=
+          name.find("batchnorm") != std::string::npos && name.find(suffix) != std::string::npos;
     EXPECT_EQ(joined, 3);
     EXPECT_EQ(plain.profile_names.size(), fused.profile_names.size() + 3);
-    ASSERT_EQ(plain.losses.size(), fused.losses.size());
-    for (size_t s = 0; s < plain.losses.size(); ++s) {
-      ASSERT_TRUE(std::isfinite(fused.losses[s]));
-      EXPECT_NEAR(fused.losses[s], plain.losses[s], 1e-4 * std::fabs(plain.losses[s]) + 1e-6)
-          << "step " << s;
-    }
-    EXPECT_NE(plain.losses.front(), plain.losses.back());
-    for (const auto* pair : {&plain.weights, &plain.last_conv}) {
-      const std::vector<float>& a = *pair;
-      const std::vector<float>& b = pair == &plain.weights ? fused.weights : fused.last_conv;
-      ASSERT_EQ(a.size(), b.size());
-      ASSERT_FALSE(a.empty());
-      for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-4) << "weight " << i;
-    }
+    ExpectSameSteps(plain, fused, 1e-4, 1e-4);
   }
 }
 
