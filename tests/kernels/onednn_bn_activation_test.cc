@@ -94,7 +94,9 @@ TEST(OneDnnBnActivationTest, MatchesTheReferenceInEveryLayout) {
         ASSERT_TRUE(kernel.ok()) << what << ": " << kernel.status();
         const KernelSignature& sig = (*kernel)->signature();
         EXPECT_EQ((*kernel)->implementation(), absl::StrCat("cnnbench:bn", ActivationSuffix(kind)));
-        if (!given.empty()) EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[0], given[0])) << what;
+        if (!given.empty()) {
+          EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[0], given[0])) << what;
+        }
         EXPECT_TRUE(OneDnn()->SameLayout(sig.output, sig.inputs[0])) << what;
         EXPECT_FALSE(sig.backward_reads_output) << what;
         CompareOptions o;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/device.h"
 #include "gtest/gtest.h"
 #include "kernels/desc.h"
 #include "kernels/layer_norm.h"
-#include "core/device.h"
 #include "tests/kernels/onednn_test_util.h"
 #include "tests/testing/alloc_counter.h"
 
@@ -32,7 +32,8 @@ TEST(LayerNormMathTest, NormalisesAndDifferentiates) {
   const std::vector<double> dy = {0.3, -0.7, 1.1, 0.2, -0.4};
   const int64_t c = static_cast<int64_t>(x.size());
   double mean, rstd;
-  LayerNormStatistics<double>(c, 1e-5, [&](int64_t i) { return x[i]; }, &mean, &rstd);
+  LayerNormStatistics<double>(
+      c, 1e-5, [&](int64_t i) { return x[i]; }, &mean, &rstd);
   double m = 0, v = 0;
   for (int64_t i = 0; i < c; ++i) m += (x[i] - mean) * rstd / c;
   for (int64_t i = 0; i < c; ++i) v += std::pow((x[i] - mean) * rstd, 2) / c;
@@ -41,7 +42,8 @@ TEST(LayerNormMathTest, NormalisesAndDifferentiates) {
   // The loss sum(dy * y): its gradient by central differences.
   auto loss = [&](const std::vector<double>& in) {
     double mu, r;
-    LayerNormStatistics<double>(c, 1e-5, [&](int64_t i) { return in[i]; }, &mu, &r);
+    LayerNormStatistics<double>(
+        c, 1e-5, [&](int64_t i) { return in[i]; }, &mu, &r);
     double l = 0;
     for (int64_t i = 0; i < c; ++i) l += dy[i] * LayerNormOutput(in[i], mu, r, gamma[i], 0.0);
     return l;
@@ -78,7 +80,9 @@ TEST(OneDnnLayerNormTest, MatchesTheReferenceInEveryLayout) {
         ASSERT_TRUE(kernel.ok()) << what << ": " << kernel.status();
         const KernelSignature& sig = (*kernel)->signature();
         EXPECT_EQ((*kernel)->implementation(), "cnnbench:lnorm");
-        if (!given.empty()) EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[0], given[0])) << what;
+        if (!given.empty()) {
+          EXPECT_TRUE(OneDnn()->SameLayout(sig.inputs[0], given[0])) << what;
+        }
         EXPECT_TRUE(OneDnn()->SameLayout(sig.output, sig.inputs[0])) << what;
         EXPECT_GE(sig.scratch_bytes, sig.saved_bytes) << what;
         CompareOptions o;
@@ -115,8 +119,7 @@ TEST(OneDnnLayerNormTest, CallsAllocateNothing) {
     const LayerNormDesc desc{{2, 20, 4, 4}, 1e-6};
     const KernelOptions options = KernelOptions::ForDType(dtype);
     if (!OneDnn()->Supports(desc, options).ok()) continue;
-    auto kernel =
-        OneDnn()->Create(desc, options, {onednn_test::ConvOutputSpec(2, 20, 4, dtype)});
+    auto kernel = OneDnn()->Create(desc, options, {onednn_test::ConvOutputSpec(2, 20, 4, dtype)});
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     const KernelSignature& sig = (*kernel)->signature();
     auto cpu = [](size_t bytes) { return *Buffer::Allocate(Device::Cpu(), bytes); };

@@ -50,11 +50,8 @@ uint16_t Narrow(float f) {
   if (std::isinf(FromBits(up))) {
     // Halfway between the largest bf16 and 2^128 rounds to infinity.
     const double largest = FromBits(down), half_ulp = std::ldexp(1.0, 127 - 8);
-    return static_cast<uint16_t>((std::fabs(static_cast<double>(f)) - std::fabs(largest) >=
-                                          half_ulp
-                                      ? up
-                                      : down) >>
-                                 16);
+    return static_cast<uint16_t>(
+        (std::fabs(static_cast<double>(f)) - std::fabs(largest) >= half_ulp ? up : down) >> 16);
   }
   if (below < above) return static_cast<uint16_t>(down >> 16);
   if (above < below) return static_cast<uint16_t>(up >> 16);
@@ -63,18 +60,22 @@ uint16_t Narrow(float f) {
 
 // Values with every special case, cycling with the index and the part.
 float Value(int64_t i, int part) {
-  static const float kSpecial[] = {
-      0.0f,        -0.0f, 1.0f, -2.5f, std::numeric_limits<float>::infinity(),
-      -std::numeric_limits<float>::infinity(),  std::numeric_limits<float>::quiet_NaN(),
-      1e-40f,  // subnormal
-      FromBits(0x3f808000u),  // a tie between two bf16 (even below)
-      FromBits(0x3f818000u),  // a tie (even above)
-      FromBits(0x7f7f8000u),  // a tie at the top of the range
-      3.0e38f,
-      6.0f,
-      FromBits(0x40bf0000u),  // 5.96875: the bf16 below 6
-      FromBits(0x40c10000u),  // 6.03125: the bf16 above 6
-      FromBits(0x40bfffffu)};  // the fp32 below 6
+  static const float kSpecial[] = {0.0f,
+                                   -0.0f,
+                                   1.0f,
+                                   -2.5f,
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   1e-40f,                 // subnormal
+                                   FromBits(0x3f808000u),  // a tie between two bf16 (even below)
+                                   FromBits(0x3f818000u),  // a tie (even above)
+                                   FromBits(0x7f7f8000u),  // a tie at the top of the range
+                                   3.0e38f,
+                                   6.0f,
+                                   FromBits(0x40bf0000u),   // 5.96875: the bf16 below 6
+                                   FromBits(0x40c10000u),   // 6.03125: the bf16 above 6
+                                   FromBits(0x40bfffffu)};  // the fp32 below 6
   const int64_t k = (i * 7 + part * 3) % 40;
   if (k < 16) return kSpecial[k];
   return static_cast<float>((i * 13 + part * 29) % 97 - 48) * 0.37f;
@@ -146,11 +147,12 @@ TEST_P(MaskedSumTest, Fp32MatchesTheScalarStatement) {
   for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(Bits(dx[i]) == Bits(want[i]) || (std::isnan(dx[i]) && std::isnan(want[i])), true)
         << "element " << i << ": " << dx[i] << " want " << want[i];
-    if (!c.masked() && c.parts <= 4)
-      ASSERT_EQ(Bits(parallel[i]) == Bits(want[i]) ||
-                    (std::isnan(parallel[i]) && std::isnan(want[i])),
-                true)
+    if (!c.masked() && c.parts <= 4) {
+      ASSERT_EQ(
+          Bits(parallel[i]) == Bits(want[i]) || (std::isnan(parallel[i]) && std::isnan(want[i])),
+          true)
           << "ParallelSum, element " << i << ": " << parallel[i] << " want " << want[i];
+    }
   }
 }
 
@@ -172,13 +174,13 @@ TEST_P(MaskedSumTest, Bf16MatchesTheScalarStatement) {
   std::vector<uint16_t> parallel(c.count, 0x1234);
   if (!c.masked() && c.parts <= 4)
     ParallelSum(DType::kBF16, pointers.data(), c.parts, parallel.data(), c.count);
-  const std::vector<uint16_t> want =
-      Expected<uint16_t>(parts, y, c.mask, c.count, Widen, Narrow);
+  const std::vector<uint16_t> want = Expected<uint16_t>(parts, y, c.mask, c.count, Widen, Narrow);
   for (int64_t i = 0; i < c.count; ++i) {
     ASSERT_EQ(dx[i], want[i]) << "element " << i << ": " << Widen(dx[i]) << " want "
                               << Widen(want[i]);
-    if (!c.masked() && c.parts <= 4)
+    if (!c.masked() && c.parts <= 4) {
       ASSERT_EQ(parallel[i], want[i]) << "ParallelSum, element " << i;
+    }
   }
 }
 
@@ -285,8 +287,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{7, 250, ActivationKind::kNone}, Case{9, 1027, ActivationKind::kRelu},
                       Case{9, 1027, ActivationKind::kRelu6}),
     [](const ::testing::TestParamInfo<Case>& info) {
-      return std::to_string(info.param.parts) + "parts_" + std::to_string(info.param.count) +
-             "_" + MaskName(info.param.mask);
+      return std::to_string(info.param.parts) + "parts_" + std::to_string(info.param.count) + "_" +
+             MaskName(info.param.mask);
     });
 
 }  // namespace
