@@ -31,6 +31,14 @@ absl::Status CheckStoreSpec(const std::string& spec) {
     return absl::InvalidArgumentError(
         "--store=: empty (a SQLite file, postgresql://user@host/db, or none)");
   if (spec == "none" || history::IsPostgresUri(spec)) return absl::OkStatus();
+  // A yes/no word is a flag mistyped, not a file to make: "--store=false"
+  // made a SQLite file named "false" in the working folder.
+  for (const char* word : {"false", "true", "no", "yes", "off", "on", "0", "1"})
+    if (spec == word)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--store=", spec, ": a yes/no word, not a store (--store=none keeps nothing; a file "
+                            "name with a path or an extension, e.g. ./",
+          spec, ".db, is taken as a SQLite file)"));
   if (spec.back() == '/')
     return absl::InvalidArgumentError(
         absl::StrCat("--store=", spec, ": a folder; give the store's file (", spec,

@@ -27,17 +27,10 @@ namespace {
 // sums at most this many values before they are added in double).
 constexpr int64_t kItemElements = 16384;
 
+// The loops read and write fp32 (bf16 is widened into staging first,
+// below).
 CNNBENCH_LOOP_INLINE float Load(const float* p) { return *p; }
-CNNBENCH_LOOP_INLINE float Load(const uint16_t* p) {
-  return __builtin_bit_cast(float, static_cast<uint32_t>(*p) << 16);
-}
 CNNBENCH_LOOP_INLINE void Store(float* p, float v) { *p = v; }
-CNNBENCH_LOOP_INLINE void Store(uint16_t* p, float v) {
-  const uint32_t bits = __builtin_bit_cast(uint32_t, v);
-  const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-  const uint32_t quiet = (bits >> 16) | 0x40u;
-  *p = static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
-}
 
 // exp(x): x = n ln2 + r with |r| <= ln2 / 2 (ln2 in two parts, so r is
 // exact to fp32), e^r by a degree-7 polynomial (Cephes' expf

@@ -441,6 +441,15 @@ TEST(RunBehaviourTest, EveryRunIsKeptInTheStoreUnlessToldNot) {
   // An empty or folder value is refused before anything runs.
   EXPECT_EQ(RunBench("--preset=tiny --families=gemm --store= --list", &output), 2) << output;
   EXPECT_NE(output.find("--store=: empty"), std::string::npos) << output;
+  // A yes/no word too, which would otherwise make a SQLite file so named.
+  for (const char* word : {"false", "off", "0"}) {
+    EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --store=", word, " --list"),
+                       &output),
+              2)
+        << output;
+    EXPECT_NE(output.find(absl::StrCat("--store=", word, ": a yes/no word")), std::string::npos)
+        << output;
+  }
   EXPECT_EQ(RunBench(absl::StrCat("--preset=tiny --families=gemm --store=", dir, "/ --list"),
                      &output),
             2)
