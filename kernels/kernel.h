@@ -67,6 +67,9 @@ struct KernelSignature {
   // with dy null): where the output feeds several layers, the executor
   // passes their gradients instead of summing them first.
   bool sums_output_gradient = false;
+  // With sums_output_gradient: the most parts BackwardData takes (0: any
+  // number); an output read by more layers has its gradients summed first.
+  int max_output_gradient_parts = 0;
   // Forward may write y over x[output_over_input] (>= 0; the input has y's
   // spec): it reads each element of that input before it writes the same
   // element of y, or needs y to hold that input when it starts (oneDNN's
@@ -105,6 +108,14 @@ struct KernelArgs {
   // reference and cuda backends honour it; oneDNN (no fp16) refuses it.
   const float* loss_scale = nullptr;
 };
+
+// Whether a kernel with `signature` takes an output gradient of `parts`
+// parts (> 1) as they are (KernelArgs::dy_parts) rather than summed.
+inline bool TakesOutputGradientParts(const KernelSignature& signature, size_t parts) {
+  return signature.sums_output_gradient &&
+         (signature.max_output_gradient_parts <= 0 ||
+          parts <= static_cast<size_t>(signature.max_output_gradient_parts));
+}
 
 class Kernel {
  public:

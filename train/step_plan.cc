@@ -330,7 +330,8 @@ absl::Status RequestBuffers(StepPlan& plan) {
     if (layer.grad_edges.size() == 1) layer.dy = layer.grad_edges[0];
     // Several consumers: their gradients are summed first, or handed to a
     // kernel that sums them itself (dy_parts).
-    if (layer.grad_edges.size() > 1 && !layer.kernel->signature().sums_output_gradient)
+    if (layer.grad_edges.size() > 1 &&
+        !TakesOutputGradientParts(layer.kernel->signature(), layer.grad_edges.size()))
       layer.dy = request(layer.name + "/dy_sum", layer.kernel->signature().output.bytes,
                          backward_step(layer.node), backward_step(layer.node));
   }

@@ -112,7 +112,8 @@ absl::Status Trainer::AllocateAndBind() {
         args.loss_scale = scalars_.loss_scale();
       if (layer.grad_edges.size() > 1) {
         for (int e : layer.grad_edges) layer.dy_parts[slot].push_back(BufferData(e, slot));
-        if (layer.kernel->signature().sums_output_gradient) args.dy_parts = layer.dy_parts[slot];
+        if (TakesOutputGradientParts(layer.kernel->signature(), layer.grad_edges.size()))
+          args.dy_parts = layer.dy_parts[slot];
       }
     }
   }

@@ -89,6 +89,11 @@ class BatchNormActivationKernel : public OneDnnKernel {
     signature_.saved_bytes = 4 * stats_bytes_;
     signature_.backward_reads_inputs = true;   // u is recomputed from x
     signature_.backward_reads_output = false;  // z is not kept
+    // An output read by two layers (squeeze-and-excitation's features: the
+    // pool and the channel multiply) hands both gradients to the first
+    // backward pass, which adds them as it reads them: no summing pass.
+    signature_.sums_output_gradient = true;
+    signature_.max_output_gradient_parts = 2;
     implementation_ = absl::StrCat("cnnbench:bn", ActivationSuffix(d.activation));
     return absl::OkStatus();
   }
@@ -146,14 +151,14 @@ class BatchNormActivationKernel : public OneDnnKernel {
     if (args.dx.empty() || args.dx[0] == nullptr) return absl::OkStatus();
     RETURN_IF_ERROR(RequireSaved(args));
     RETURN_IF_ERROR(RunBackward(args, args.dx[0], Saved(args, 2), Saved(args, 3)));
-    done_ = {forward_count_, args.x[0], args.dy, args.saved};
+    done_ = {forward_count_, args.x[0], FirstGradient(args), args.saved};
     return absl::OkStatus();
   }
 
   absl::Status BackwardWeights(const KernelArgs& args) override {
     ASSIGN_OR_RETURN(Params diff, ParamsOf(args.dparams, true));
-    const BackwardRecord now = {forward_count_, args.x.empty() ? nullptr : args.x[0], args.dy,
-                                args.saved};
+    const BackwardRecord now = {forward_count_, args.x.empty() ? nullptr : args.x[0],
+                                FirstGradient(args), args.saved};
     RETURN_IF_ERROR(RequireSaved(args));
     if (!(done_ == now))
       RETURN_IF_ERROR(RunBackward(args, nullptr, Saved(args, 2), Saved(args, 3)));
@@ -168,6 +173,10 @@ class BatchNormActivationKernel : public OneDnnKernel {
     float* gamma = nullptr;  // absent with _noscale
     float* beta = nullptr;
   };
+
+  static const void* FirstGradient(const KernelArgs& args) {
+    return args.dy_parts.empty() ? args.dy : args.dy_parts[0];
+  }
 
   float Epsilon() const { return static_cast<float>(desc_.epsilon); }
   double Count() const { return static_cast<double>(desc_.dims.n) * desc_.dims.h * desc_.dims.w; }
@@ -212,7 +221,20 @@ class BatchNormActivationKernel : public OneDnnKernel {
     const BatchNormDesc& d = desc_;
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     ASSIGN_OR_RETURN(Params p, ParamsOf(args.params, false));
-    RETURN_IF_ERROR(Require(args.dy, "dy"));
+    // The output gradient: dy, or dz + dz2 given as parts.
+    const void* dz = args.dy;
+    const void* dz2 = nullptr;
+    if (!args.dy_parts.empty()) {
+      if (args.dy_parts.size() > 2)
+        return absl::InvalidArgumentError(absl::StrCat(
+            what_, ": given ", args.dy_parts.size(), " output gradient parts; it takes 2 at most"));
+      dz = args.dy_parts[0];
+      if (args.dy_parts.size() == 2) {
+        dz2 = args.dy_parts[1];
+        RETURN_IF_ERROR(Require(dz2, "dy_parts[1]"));
+      }
+    }
+    RETURN_IF_ERROR(Require(dz, args.dy_parts.empty() ? "dy" : "dy_parts[0]"));
     const float* mean = Saved(args, 0);
     const float* rstd = Saved(args, 1);
     if (!args.training) {  // rstd_ and mean_ from the running statistics
@@ -230,7 +252,7 @@ class BatchNormActivationKernel : public OneDnnKernel {
         SetAffine(p, c, mean[c], rstd[c]);
       }
     }
-    NormActivateGradientSums(dtype_, d.activation, runs_, x, args.dy, scale_.data(), shift_.data(),
+    NormActivateGradientSums(dtype_, d.activation, runs_, x, dz, dz2, scale_.data(), shift_.data(),
                              mean_.data(), dx, sum0_.data(), sum1_.data(), work_.data(),
                              staging_.data(), threads_);
     const double m = Count();

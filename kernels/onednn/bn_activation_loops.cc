@@ -264,12 +264,13 @@ CNNBENCH_LOOP_INLINE void ActivateItems(const ChannelRuns& runs, const T* x, con
 }
 
 // g = dz f'(u) summed, and g (x - mean); g stored where `g_out` is given.
-// g_out may be dz itself (an executor's dx over dy): each element is read
-// before its own g is written, so the restrict holds in every loop GCC
-// makes of it.
-template <typename T, ActivationKind K, int L>
+// With kTwo, dz is the sum dz + dz2 (an output read by two layers). g_out
+// may be dz or dz2 (dx over dy; bf16's staging): each element is read
+// before its own g is written, so the restrict holds in GCC's loops.
+template <typename T, ActivationKind K, int L, bool kTwo>
 CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T* __restrict x,
-                                          const T* __restrict dz, const float* __restrict scale,
+                                          const T* __restrict dz, const T* __restrict dz2,
+                                          const float* __restrict scale,
                                           const float* __restrict shift,
                                           const float* __restrict mean, T* __restrict g_out,
                                           float* __restrict acc0, float* __restrict acc1) {
@@ -280,7 +281,9 @@ CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T
 #pragma omp simd simdlen(16) reduction(+ : g0, g1)
     for (int64_t p = it.p0; p < it.p1; ++p) {
       const float v = Load(x + it.start + p) - mu[0];
-      const float g = Load(dz + it.start + p) * Derivative<K>(v * s[0] + b[0]);
+      float dzp = Load(dz + it.start + p);
+      if constexpr (kTwo) dzp += Load(dz2 + it.start + p);
+      const float g = dzp * Derivative<K>(v * s[0] + b[0]);
       if (g_out != nullptr) Store(g_out + it.start + p, g);
       g0 += g;
       g1 += g * v;
@@ -293,7 +296,9 @@ CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T
 #pragma omp simd simdlen(16)
       for (int64_t j = 0; j < n; ++j) {
         const float v = Load(x + at + j) - mu[j];
-        const float g = Load(dz + at + j) * Derivative<K>(v * s[j] + b[j]);
+        float dzp = Load(dz + at + j);
+        if constexpr (kTwo) dzp += Load(dz2 + at + j);
+        const float g = dzp * Derivative<K>(v * s[j] + b[j]);
         if (g_out != nullptr) Store(g_out + at + j, g);
         acc0[j] += g;
         acc1[j] += g * v;
@@ -302,9 +307,9 @@ CNNBENCH_LOOP_INLINE void GradientSumItem(const Item& it, int64_t lanes, const T
   }
 }
 
-template <typename T, ActivationKind K>
+template <typename T, ActivationKind K, bool kTwo>
 CNNBENCH_LOOP_INLINE void GradientSumItems(const ChannelRuns& runs, const T* x, const T* dz,
-                                           const float* scale, const float* shift,
+                                           const T* dz2, const float* scale, const float* shift,
                                            const float* mean, T* g_out, double* out0, double* out1,
                                            float* acc0, float* acc1, int64_t begin, int64_t end) {
   const Items items(runs);
@@ -313,12 +318,13 @@ CNNBENCH_LOOP_INLINE void GradientSumItems(const ChannelRuns& runs, const T* x, 
         for (int64_t i = begin; i < end; ++i) {
           const Item it(runs, items, i);
           // Two loops, so neither tests g_out per element.
+          constexpr int kL = decltype(lanes)::value;
           if (g_out != nullptr) {
-            GradientSumItem<T, K, decltype(lanes)::value>(it, runs.lanes, x, dz, scale, shift, mean,
-                                                          g_out, acc0, acc1);
+            GradientSumItem<T, K, kL, kTwo>(it, runs.lanes, x, dz, dz2, scale, shift, mean, g_out,
+                                            acc0, acc1);
           } else {
-            GradientSumItem<T, K, decltype(lanes)::value>(it, runs.lanes, x, dz, scale, shift, mean,
-                                                          static_cast<T*>(nullptr), acc0, acc1);
+            GradientSumItem<T, K, kL, kTwo>(it, runs.lanes, x, dz, dz2, scale, shift, mean,
+                                            static_cast<T*>(nullptr), acc0, acc1);
           }
           Flush(runs.lanes, acc0, acc1, out0 + it.c0, out1 + it.c0);
         }
@@ -384,13 +390,19 @@ CNNBENCH_LOOP_INLINE void GradientItems(const ChannelRuns& runs, const T* x, con
   }                                                                                               \
   CNNBENCH_CLONES void GradientSums##Suffix(                                                      \
       ActivationKind kind, const ChannelRuns& runs, const void* x, const void* dz,                \
-      const float* scale, const float* shift, const float* mean, void* g_out, double* out0,       \
-      double* out1, float* acc0, float* acc1, int64_t begin, int64_t end) {                       \
+      const void* dz2, const float* scale, const float* shift, const float* mean, void* g_out,    \
+      double* out0, double* out1, float* acc0, float* acc1, int64_t begin, int64_t end) {         \
+    const T *in = static_cast<const T*>(x), *d1 = static_cast<const T*>(dz);                      \
+    const T* d2 = static_cast<const T*>(dz2);                                                     \
     WithKind(                                                                                     \
         kind, [&](auto k) __attribute__((always_inline)) {                                        \
-          GradientSumItems<T, decltype(k)::value>(                                                \
-              runs, static_cast<const T*>(x), static_cast<const T*>(dz), scale, shift, mean,      \
-              static_cast<T*>(g_out), out0, out1, acc0, acc1, begin, end);                        \
+          constexpr ActivationKind kK = decltype(k)::value;                                       \
+          auto sums = [&](auto two) __attribute__((always_inline)) {                              \
+            GradientSumItems<T, kK, decltype(two)::value>(runs, in, d1, d2, scale, shift, mean,   \
+                                                          static_cast<T*>(g_out), out0, out1,     \
+                                                          acc0, acc1, begin, end);                \
+          };                                                                                      \
+          d2 != nullptr ? sums(std::true_type{}) : sums(std::false_type{});                       \
         });                                                                                       \
   }                                                                                               \
   CNNBENCH_CLONES void Gradient##Suffix(const ChannelRuns& runs, const void* x,                   \
@@ -525,20 +537,22 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
 }
 
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                              const void* x, const void* dz, const float* scale, const float* shift,
-                              const float* mean, void* g_out, double* sum_g, double* sum_gx,
-                              double* work, float* staging, int threads) {
+                              const void* x, const void* dz, const void* dz2, const float* scale,
+                              const float* shift, const float* mean, void* g_out, double* sum_g,
+                              double* sum_gx, double* work, float* staging, int threads) {
   const Items items(runs);
   ReduceOverTeam(runs, sum_g, sum_gx, work, threads,
                  [&](double* o0, double* o1, float* a0, float* a1, int64_t b, int64_t e, int t) {
                    if (dtype != DType::kBF16)
-                     return GradientSumsF32(kind, runs, x, dz, scale, shift, mean, g_out, o0, o1,
-                                            a0, a1, b, e);
+                     return GradientSumsF32(kind, runs, x, dz, dz2, scale, shift, mean, g_out, o0,
+                                            o1, a0, a1, b, e);
                    for (int64_t i = b; i < e; ++i) {
                      const Staged s(runs, items, i, ThreadStaging(staging, t));
                      s.Widen(x, s.x);
                      s.Widen(dz, s.y);
-                     GradientSumsF32(kind, s.runs, s.x, s.y, scale + s.c0, shift + s.c0,
+                     if (dz2 != nullptr) s.Widen(dz2, s.z);  // g over it: read first
+                     GradientSumsF32(kind, s.runs, s.x, s.y, dz2 != nullptr ? s.z : nullptr,
+                                     scale + s.c0, shift + s.c0,
                                      mean + s.c0, g_out != nullptr ? s.z : nullptr, o0 + s.c0,
                                      o1 + s.c0, a0, a1, 0, 1);
                      if (g_out != nullptr) s.Narrow(s.z, g_out);

@@ -61,15 +61,16 @@ void NormActivate(DType dtype, ActivationKind kind, const ChannelRuns& runs, con
                   const float* center, const float* scale, const float* shift, const float* keep,
                   void* z, float* staging, int threads);
 
-// With g = dz * f'(u), u as above with center = mean: per channel,
+// With g = dz * f'(u), u as above with center = mean (dz: the sum dz + dz2
+// where dz2 is not null, an output gradient in two parts): per channel,
 // sum_g[c] = sum of g and sum_gx[c] = sum of g * (x - mean[c]) (doubles);
 // g itself stored in g_out where it is not null (dx, for
 // NormGradientInPlace: the activation's derivative is computed once).
 // `work` as above.
 void NormActivateGradientSums(DType dtype, ActivationKind kind, const ChannelRuns& runs,
-                              const void* x, const void* dz, const float* scale, const float* shift,
-                              const float* mean, void* g_out, double* sum_g, double* sum_gx,
-                              double* work, float* staging, int threads);
+                              const void* x, const void* dz, const void* dz2, const float* scale,
+                              const float* shift, const float* mean, void* g_out, double* sum_g,
+                              double* sum_gx, double* work, float* staging, int threads);
 
 // dx = a[c] * g + b[c] * (x - center[c]) + d[c] over g in dx (the batch
 // norm's input gradient as one affine map of g and x per channel).

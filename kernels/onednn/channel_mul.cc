@@ -5,8 +5,9 @@
 // or (N,C). Parallel over (example, channel block); fp32 arithmetic on fp32
 // and bf16. A channels-last x0 walks each channel at a stride of C (one
 // task per channel): correct, not cache-friendly; the zoo's producers (the
-// depthwise convolutions) give channel-blocked layouts here. Backward: dx0 = dy * x1 in x0's layout; dx1 = the sum over
-// (H,W) of dy * x0, plain.
+// depthwise convolutions) give channel-blocked layouts here. Backward:
+// dx0 = dy * x1 in x0's layout; dx1 = the sum over (H,W) of dy * x0,
+// plain; one pass over dy and x0 when both are wanted.
 #include <omp.h>
 
 #include <algorithm>
@@ -46,7 +47,8 @@ void Multiply(const Walk& k, const void* in, const void* scales, void* out) {
       for (int64_t w = 0; w < k.w; ++w) {
         const int64_t at = base + h * k.stride[2] + w * k.stride[3];
 #pragma omp simd
-        for (int64_t j = 0; j < k.block; ++j) StoreValue(y + at + j, LoadValue(x + at + j) * scale[j]);
+        for (int64_t j = 0; j < k.block; ++j)
+          StoreValue(y + at + j, LoadValue(x + at + j) * scale[j]);
       }
   }
 }
@@ -67,7 +69,46 @@ void ScaleGradient(const Walk& k, const void* dy_in, const void* x_in, void* ds_
       for (int64_t w = 0; w < k.w; ++w) {
         const int64_t at = base + h * k.stride[2] + w * k.stride[3];
 #pragma omp simd
-        for (int64_t j = 0; j < k.block; ++j) sum[j] += LoadValue(dy + at + j) * LoadValue(x + at + j);
+        for (int64_t j = 0; j < k.block; ++j)
+          sum[j] += LoadValue(dy + at + j) * LoadValue(x + at + j);
+      }
+    for (int64_t j = 0; j < k.block; ++j) {
+      const int64_t c = cb * k.block + j;
+      if (c < k.c) StoreValue(ds + n * k.c + c, sum[j]);
+    }
+  }
+}
+
+// Both gradients in one pass over dy: dx0 = dy * x1 and ds = the sum over
+// (h, w) of dy * x0 (dy read once, not once per gradient).
+template <typename T>
+void BothGradients(const Walk& k, const void* dy_in, const void* x_in, const void* scales,
+                   void* dx_out, void* ds_out) {
+  const T* dy = static_cast<const T*>(dy_in);
+  const T* x = static_cast<const T*>(x_in);
+  const T* s = static_cast<const T*>(scales);
+  T* dx = static_cast<T*>(dx_out);
+  T* ds = static_cast<T*>(ds_out);
+  const int64_t tasks = k.n * k.blocks();
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t n = t / k.blocks(), cb = t % k.blocks();
+    float scale[64];
+    float sum[64] = {};
+    for (int64_t j = 0; j < k.block; ++j) {
+      const int64_t c = cb * k.block + j;
+      scale[j] = c < k.c ? LoadValue(s + n * k.c + c) : 0.0f;
+    }
+    const int64_t base = n * k.stride[0] + cb * k.stride[1];
+    for (int64_t h = 0; h < k.h; ++h)
+      for (int64_t w = 0; w < k.w; ++w) {
+        const int64_t at = base + h * k.stride[2] + w * k.stride[3];
+#pragma omp simd
+        for (int64_t j = 0; j < k.block; ++j) {
+          const float g = LoadValue(dy + at + j);
+          sum[j] += g * LoadValue(x + at + j);
+          StoreValue(dx + at + j, g * scale[j]);
+        }
       }
     for (int64_t j = 0; j < k.block; ++j) {
       const int64_t c = cb * k.block + j;
@@ -117,7 +158,17 @@ class ChannelMulKernel : public OneDnnKernel {
     ASSIGN_OR_RETURN(const void* x, Input(args, 0));
     ASSIGN_OR_RETURN(const void* s, Input(args, 1));
     const bool bf16 = dtype_ == DType::kBF16;
-    if (!args.dx.empty() && args.dx[0] != nullptr) {
+    void* dx0 = args.dx.empty() ? nullptr : args.dx[0];
+    void* dx1 = args.dx.size() > 1 ? args.dx[1] : nullptr;
+    if (dx0 != nullptr && dx1 != nullptr) {
+      if (bf16) {
+        BothGradients<uint16_t>(walk_, args.dy, x, s, dx0, dx1);
+      } else {
+        BothGradients<float>(walk_, args.dy, x, s, dx0, dx1);
+      }
+      return absl::OkStatus();
+    }
+    if (dx0 != nullptr) {
       if (bf16) {
         Multiply<uint16_t>(walk_, args.dy, s, args.dx[0]);
       } else {

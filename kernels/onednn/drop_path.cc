@@ -3,13 +3,20 @@
 // global index, so every backend drops the same examples), applied to the
 // example's stored run. Any layout whose examples are dense runs (plain,
 // NHWC, channel-blocked) is taken as given, padding included (a scaled 0
-// stays 0); others are read plain.
+// stays 0); others are read plain. fp32 arithmetic, vectorised per ISA
+// (masked_sum.h's ScaleRun), the tensor split evenly over the team.
+#include "kernels/drop_path.h"
+
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "core/random.h"
 #include "core/status.h"
-#include "kernels/drop_path.h"
+#include "kernels/onednn/loop_util.h"
+#include "kernels/onednn/masked_sum.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -18,19 +25,22 @@ namespace {
 
 using dnnl::memory;
 
-double Load(const float* p) { return *p; }
-double Load(const uint16_t* p) { return BFloat16ToFloat(BFloat16{*p}); }
-void Store(float* p, double v) { *p = static_cast<float>(v); }
-void Store(uint16_t* p, double v) { *p = FloatToBFloat16(static_cast<float>(v)).bits; }
-
-// out = in * scale[n] over each example's `run` stored elements.
-template <typename T>
-void Scale(const void* in, const double* scale, int64_t examples, int64_t run, void* out) {
-  const T* src = static_cast<const T*>(in);
-  T* dst = static_cast<T*>(out);
-#pragma omp parallel for
-  for (int64_t n = 0; n < examples; ++n)
-    for (int64_t i = n * run; i < (n + 1) * run; ++i) Store(dst + i, Load(src + i) * scale[n]);
+// out = in * scale[n] over each example's `run` stored elements: the
+// team splits the whole tensor (whole cache lines each), each thread's
+// part scaled example by example in fp32 (bf16 rounded once).
+void Scale(DType dtype, const void* in, const double* scale, int64_t examples, int64_t run,
+           void* out) {
+  const int64_t count = examples * run;
+#pragma omp parallel
+  {
+    const auto [begin, end] = ThreadChunk(count, 32, omp_get_thread_num(), omp_get_num_threads());
+    for (int64_t i = begin; i < end;) {
+      const int64_t n = i / run;
+      const int64_t stop = std::min(end, (n + 1) * run);
+      ScaleRun(dtype, in, static_cast<float>(scale[n]), out, i, stop);
+      i = stop;
+    }
+  }
 }
 
 // Whether each example of `md` is one dense run of its stored elements.
@@ -40,7 +50,8 @@ bool ExamplesAreRuns(const memory::desc& md, int64_t n) {
   const dnnl_blocking_desc_t& b = d.format_desc.blocking;
   for (int i = 0; i < b.inner_nblks; ++i)
     if (b.inner_idxs[i] == 0) return false;
-  const int64_t elements = static_cast<int64_t>(md.get_size() / memory::data_type_size(md.data_type()));
+  const int64_t elements =
+      static_cast<int64_t>(md.get_size() / memory::data_type_size(md.data_type()));
   return b.strides[0] * n == elements;
 }
 
@@ -110,11 +121,7 @@ class DropPathKernel : public OneDnnKernel {
 
  private:
   void Apply(const void* in, const double* scale, void* out) const {
-    if (dtype_ == DType::kBF16) {
-      Scale<uint16_t>(in, scale, desc_.dims.n, run_, out);
-    } else {
-      Scale<float>(in, scale, desc_.dims.n, run_, out);
-    }
+    Scale(dtype_, in, scale, desc_.dims.n, run_, out);
   }
 
   const DropPathDesc desc_;

@@ -11,6 +11,8 @@
 // dbeta from per-thread sums over the positions, added in double. No call
 // allocates: the forward sums into the kept statistics, and the backward's
 // per-thread sums are made with the kernel.
+#include "kernels/layer_norm.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -19,8 +21,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "kernels/layer_norm.h"
+#include "kernels/onednn/layer_norm_loops.h"
 #include "kernels/onednn/layout_walk.h"
+#include "kernels/onednn/masked_sum.h"
 #include "kernels/onednn/ops.h"
 
 namespace cnnbench {
@@ -80,8 +83,7 @@ void NormForward(const LayoutWalk& k, float epsilon, const void* in, const float
 
 template <typename T>
 void InputGradient(const LayoutWalk& k, const void* x_in, const void* dy_in, const float* gamma,
-                   const float* mean, const float* rstd, void* dx_out, int threads,
-                   float* work) {
+                   const float* mean, const float* rstd, void* dx_out, int threads, float* work) {
   const T* x = static_cast<const T*>(x_in);
   const T* dy = static_cast<const T*>(dy_in);
   T* dx = static_cast<T*>(dx_out);
@@ -104,8 +106,7 @@ void InputGradient(const LayoutWalk& k, const void* x_in, const void* dy_in, con
       });
       ForRow(k, n, h, [&](int64_t at, int64_t c, int64_t w) {
         StoreValue(dx + at, LayerNormInputGradient(k.c, LoadValue(x + at), LoadValue(dy + at),
-                                                   gamma[c], m[w], s[w], sum_g[w],
-                                                   sum_g_xhat[w]));
+                                                   gamma[c], m[w], s[w], sum_g[w], sum_g_xhat[w]));
       });
       if (k.c % k.block != 0) {
         const int64_t cb = k.blocks() - 1;
@@ -152,6 +153,130 @@ void ParamGradients(const LayoutWalk& k, const void* x_in, const void* dy_in, co
   }
 }
 
+// The rows of a layout blocked by 8 or 16 channels with no padding channels
+// (layer_norm_loops.h): fp32 read in place, bf16 widened segment by segment
+// into the thread's staging (x, dy, then the output) and narrowed back.
+class BlockedRows {
+ public:
+  // Whether `k` has such rows; sets them up for `threads` threads.
+  bool Init(const LayoutWalk& k, DType dtype, int threads) {
+    if ((k.block != 8 && k.block != 16) || k.c % k.block != 0 || k.stride[3] != k.block)
+      return false;
+    walk_ = k;
+    bf16_ = dtype == DType::kBF16;
+    row_.blocks = k.blocks();
+    row_.width = k.w;
+    row_.lanes = k.block;
+    row_.x_stride = row_.y_stride = bf16_ ? k.w * k.block : k.stride[1];
+    const int64_t row_elements = k.c * k.w;
+    per_thread_ = NormRowAccumulators(row_) + 2 * k.c + (bf16_ ? 3 * row_elements : 0);
+    work_.assign(static_cast<size_t>(threads) * per_thread_, 0.0f);
+    sums_.assign(static_cast<size_t>(threads) * 2 * k.c, 0.0);
+    threads_ = threads;
+    return true;
+  }
+
+  void Forward(const void* x, void* y, const float* gamma, const float* beta, float epsilon,
+               float* mean, float* rstd) {
+    const LayoutWalk& k = walk_;
+#pragma omp parallel for num_threads(threads_) schedule(static)
+    for (int64_t r = 0; r < k.n * k.h; ++r) {
+      const int64_t n = r / k.h, h = r % k.h, at = k.at(n, 0, h, 0);
+      Thread t = ThreadWork(omp_get_thread_num());
+      if (!bf16_) {
+        LayerNormRowForward(row_, static_cast<const float*>(x) + at, static_cast<float*>(y) + at,
+                            gamma, beta, epsilon, mean + r * k.w, rstd + r * k.w, t.acc);
+        continue;
+      }
+      Widen(x, at, t.x);
+      LayerNormRowForward(row_, t.x, t.out, gamma, beta, epsilon, mean + r * k.w, rstd + r * k.w,
+                          t.acc);
+      Narrow(t.out, at, y);
+    }
+  }
+
+  // dx where it is not null, and dgamma and dbeta (fp32 sums per row,
+  // added per thread in double, then over the threads).
+  void Backward(const void* x, const void* dy, void* dx, const float* gamma, const float* mean,
+                const float* rstd, float* dgamma, float* dbeta) {
+    const LayoutWalk& k = walk_;
+    std::fill(sums_.begin(), sums_.end(), 0.0);
+#pragma omp parallel num_threads(threads_)
+    {
+      const int thread = omp_get_thread_num();
+      Thread t = ThreadWork(thread);
+      double* mine = sums_.data() + static_cast<size_t>(thread) * 2 * k.c;
+#pragma omp for schedule(static)
+      for (int64_t r = 0; r < k.n * k.h; ++r) {
+        const int64_t n = r / k.h, h = r % k.h, at = k.at(n, 0, h, 0);
+        std::fill(t.params, t.params + 2 * k.c, 0.0f);
+        if (!bf16_) {
+          LayerNormRowBackward(row_, static_cast<const float*>(x) + at,
+                               static_cast<const float*>(dy) + at,
+                               dx != nullptr ? static_cast<float*>(dx) + at : nullptr, gamma,
+                               mean + r * k.w, rstd + r * k.w, t.params, t.params + k.c, t.acc);
+        } else {
+          Widen(x, at, t.x);
+          Widen(dy, at, t.dy);
+          LayerNormRowBackward(row_, t.x, t.dy, dx != nullptr ? t.out : nullptr, gamma,
+                               mean + r * k.w, rstd + r * k.w, t.params, t.params + k.c, t.acc);
+          if (dx != nullptr) Narrow(t.out, at, dx);
+        }
+        for (int64_t i = 0; i < 2 * k.c; ++i) mine[i] += t.params[i];
+      }
+    }
+    for (int64_t c = 0; c < k.c; ++c) {
+      double g = 0, b = 0;
+      for (int t = 0; t < threads_; ++t) {
+        g += sums_[static_cast<size_t>(t) * 2 * k.c + c];
+        b += sums_[static_cast<size_t>(t) * 2 * k.c + k.c + c];
+      }
+      dgamma[c] = static_cast<float>(g);
+      dbeta[c] = static_cast<float>(b);
+    }
+  }
+
+ private:
+  struct Thread {
+    float* acc;
+    float* params;  // dgamma's then dbeta's row sums
+    float* x;
+    float* dy;
+    float* out;
+  };
+  Thread ThreadWork(int thread) {
+    float* base = work_.data() + static_cast<size_t>(thread) * per_thread_;
+    Thread t;
+    t.acc = base;
+    t.params = t.acc + NormRowAccumulators(row_);
+    t.x = t.params + 2 * walk_.c;
+    t.dy = t.x + walk_.c * walk_.w;
+    t.out = t.dy + walk_.c * walk_.w;
+    return t;
+  }
+  // Row (n, h) at `at`, segment by segment, between bf16 and the staging.
+  void Widen(const void* from, int64_t at, float* to) const {
+    const int64_t run = walk_.w * walk_.block;
+    for (int64_t cb = 0; cb < walk_.blocks(); ++cb)
+      ConvertBf16ToF32Run(static_cast<const uint16_t*>(from) + at + cb * walk_.stride[1],
+                          to + cb * run, 0, run);
+  }
+  void Narrow(const float* from, int64_t at, void* to) const {
+    const int64_t run = walk_.w * walk_.block;
+    for (int64_t cb = 0; cb < walk_.blocks(); ++cb)
+      ConvertF32ToBf16Run(from + cb * run, static_cast<uint16_t*>(to) + at + cb * walk_.stride[1],
+                          0, run);
+  }
+
+  LayoutWalk walk_;
+  NormRow row_;
+  bool bf16_ = false;
+  int threads_ = 1;
+  int64_t per_thread_ = 0;
+  std::vector<float> work_;
+  std::vector<double> sums_;
+};
+
 class LayerNormKernel : public OneDnnKernel {
  public:
   LayerNormKernel(std::shared_ptr<Context> context, const LayerNormDesc& desc)
@@ -177,7 +302,10 @@ class LayerNormKernel : public OneDnnKernel {
     const size_t per_thread = static_cast<size_t>(2 * std::max(d.dims.w, d.dims.c));
     work_.assign(static_cast<size_t>(threads_) * per_thread, 0.0f);
     sums_.assign(static_cast<size_t>(threads_) * 2 * d.dims.c, 0.0);
-    implementation_ = "cnnbench:lnorm";
+    blocked_ = rows_.Init(walk_, dtype, threads_);
+    dgamma_.assign(d.dims.c, 0.0f);
+    dbeta_.assign(d.dims.c, 0.0f);
+    implementation_ = blocked_ ? "cnnbench:lnorm_blocked" : "cnnbench:lnorm";
     return absl::OkStatus();
   }
 
@@ -191,7 +319,10 @@ class LayerNormKernel : public OneDnnKernel {
     RETURN_IF_ERROR(Require(mean, "saved or scratch"));
     float* rstd = mean + desc_.positions();
     const float epsilon = static_cast<float>(desc_.epsilon);
-    if (dtype_ == DType::kBF16) {
+    ++forward_count_;
+    if (blocked_) {
+      rows_.Forward(x, args.y, gamma, beta, epsilon, mean, rstd);
+    } else if (dtype_ == DType::kBF16) {
       NormForward<uint16_t>(walk_, epsilon, x, gamma, beta, args.y, mean, rstd);
     } else {
       NormForward<float>(walk_, epsilon, x, gamma, beta, args.y, mean, rstd);
@@ -207,12 +338,15 @@ class LayerNormKernel : public OneDnnKernel {
     ASSIGN_OR_RETURN(const float* gamma, ParamAt(args.params, 0, "params[0] (gamma)"));
     const float* mean = static_cast<const float*>(args.saved);
     const float* rstd = mean + desc_.positions();
-    if (dtype_ == DType::kBF16) {
+    if (blocked_) {  // dgamma and dbeta in the same pass, kept for BackwardWeights
+      rows_.Backward(x, args.dy, args.dx[0], gamma, mean, rstd, dgamma_.data(), dbeta_.data());
+      done_ = {forward_count_, x, args.dy, args.saved};
+    } else if (dtype_ == DType::kBF16) {
       InputGradient<uint16_t>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0], threads_,
                               work_.data());
     } else {
       InputGradient<float>(walk_, x, args.dy, gamma, mean, rstd, args.dx[0], threads_,
-                              work_.data());
+                           work_.data());
     }
     return absl::OkStatus();
   }
@@ -225,12 +359,21 @@ class LayerNormKernel : public OneDnnKernel {
     ASSIGN_OR_RETURN(float* dbeta, ParamAt(args.dparams, 1, "dparams[1] (dbeta)"));
     const float* mean = static_cast<const float*>(args.saved);
     const float* rstd = mean + desc_.positions();
-    if (dtype_ == DType::kBF16) {
-      ParamGradients<uint16_t>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_,
-                               work_.data(), sums_.data());
+    if (blocked_) {
+      const BackwardRecord now = {forward_count_, x, args.dy, args.saved};
+      if (!(done_ == now)) {
+        ASSIGN_OR_RETURN(const float* gamma, ParamAt(args.params, 0, "params[0] (gamma)"));
+        rows_.Backward(x, args.dy, nullptr, gamma, mean, rstd, dgamma_.data(), dbeta_.data());
+        done_ = now;
+      }
+      std::copy(dgamma_.begin(), dgamma_.end(), dgamma);
+      std::copy(dbeta_.begin(), dbeta_.end(), dbeta);
+    } else if (dtype_ == DType::kBF16) {
+      ParamGradients<uint16_t>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_, work_.data(),
+                               sums_.data());
     } else {
-      ParamGradients<float>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_,
-                               work_.data(), sums_.data());
+      ParamGradients<float>(walk_, x, args.dy, mean, rstd, dgamma, dbeta, threads_, work_.data(),
+                            sums_.data());
     }
     return absl::OkStatus();
   }
@@ -246,9 +389,16 @@ class LayerNormKernel : public OneDnnKernel {
   const LayerNormDesc desc_;
   LayoutWalk walk_;
   DType dtype_ = DType::kF32;
-  int threads_ = 1;          // the team the backward loops run on
-  std::vector<float> work_;  // per thread: 2 * max(W, C) floats
+  int threads_ = 1;           // the team the backward loops run on
+  std::vector<float> work_;   // per thread: 2 * max(W, C) floats
   std::vector<double> sums_;  // per thread: 2 * C (dgamma, dbeta)
+  // A blocked layout without padding channels: the vectorised rows, whose
+  // backward makes dx, dgamma and dbeta in one pass over x and dy.
+  bool blocked_ = false;
+  BlockedRows rows_;
+  std::vector<float> dgamma_, dbeta_;
+  int64_t forward_count_ = 0;
+  BackwardRecord done_;
 };
 
 }  // namespace

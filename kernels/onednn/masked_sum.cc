@@ -92,8 +92,7 @@ __attribute__((always_inline)) inline void SumGroupBf16(const uint16_t* y,
     default:
 #pragma omp simd
       for (int64_t i = begin; i < end; ++i)
-        store(i, Bf16ToFloat(p0[i]) + Bf16ToFloat(p1[i]) + Bf16ToFloat(p2[i]) +
-                     Bf16ToFloat(p3[i]));
+        store(i, Bf16ToFloat(p0[i]) + Bf16ToFloat(p1[i]) + Bf16ToFloat(p2[i]) + Bf16ToFloat(p3[i]));
       break;
   }
 }
@@ -150,8 +149,8 @@ __attribute__((target("avx512f"))) inline __mmask16 PassesX16(__m512 y) {
 
 template <ActivationKind kMask>
 __attribute__((target("avx512f"))) void SumBf16Avx512(const uint16_t* y,
-                                                     const uint16_t* const* parts, int num_parts,
-                                                     uint16_t* dx, int64_t begin, int64_t end) {
+                                                      const uint16_t* const* parts, int num_parts,
+                                                      uint16_t* dx, int64_t begin, int64_t end) {
   static_assert(kMask == ActivationKind::kNone || kMask == ActivationKind::kRelu ||
                 kMask == ActivationKind::kRelu6);
   constexpr bool kMasked = kMask != ActivationKind::kNone;
@@ -177,8 +176,8 @@ __attribute__((target("avx512f"))) void ClipBf16Avx512(uint16_t* y, int64_t begi
     const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y + i));
     const __m512 v = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
     const __mmask16 high = _mm512_cmp_ps_mask(v, _mm512_set1_ps(6.0f), _CMP_GE_OQ);
-    __m512i out = _mm512_maskz_mov_epi32(PassesX16<ActivationKind::kRelu6>(v),
-                                         _mm512_cvtepu16_epi32(bits));
+    __m512i out =
+        _mm512_maskz_mov_epi32(PassesX16<ActivationKind::kRelu6>(v), _mm512_cvtepu16_epi32(bits));
     out = _mm512_mask_mov_epi32(out, high, _mm512_set1_epi32(six));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(out));
   }
@@ -189,7 +188,7 @@ __attribute__((target("avx512f"))) void ClipBf16Avx512(uint16_t* y, int64_t begi
 const bool kHasAvx512 = __builtin_cpu_supports("avx512f");
 
 __attribute__((target("avx512f"))) void F32ToBf16Avx512(const float* src, uint16_t* dst,
-                                                       int64_t begin, int64_t end) {
+                                                        int64_t begin, int64_t end) {
   int64_t i = begin;
   for (; i + 16 <= end; i += 16)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i),
@@ -197,8 +196,19 @@ __attribute__((target("avx512f"))) void F32ToBf16Avx512(const float* src, uint16
   for (; i < end; ++i) dst[i] = FloatToBf16(src[i]);
 }
 
+__attribute__((target("avx512f"))) void ScaleBf16Avx512(const uint16_t* src, float scale,
+                                                        uint16_t* dst, int64_t begin, int64_t end) {
+  const __m512 factor = _mm512_set1_ps(scale);
+  int64_t i = begin;
+  for (; i + 16 <= end; i += 16)
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(dst + i),
+        _mm512_cvtepi32_epi16(RoundBf16x16(_mm512_mul_ps(WidenBf16x16(src + i), factor))));
+  for (; i < end; ++i) dst[i] = FloatToBf16(Bf16ToFloat(src[i]) * scale);
+}
+
 __attribute__((target("avx512f"))) void Bf16ToF32Avx512(const uint16_t* src, float* dst,
-                                                       int64_t begin, int64_t end) {
+                                                        int64_t begin, int64_t end) {
   int64_t i = begin;
   for (; i + 16 <= end; i += 16) _mm512_storeu_ps(dst + i, WidenBf16x16(src + i));
   for (; i < end; ++i) dst[i] = Bf16ToFloat(src[i]);
@@ -214,16 +224,16 @@ __attribute__((target_clones("avx2", "default"))) void F32ToBf16Generic(const fl
 }
 
 __attribute__((target_clones("avx2", "default"))) void Bf16ToF32Generic(const uint16_t* src,
-                                                                        float* dst,
-                                                                        int64_t begin,
+                                                                        float* dst, int64_t begin,
                                                                         int64_t end) {
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) dst[i] = Bf16ToFloat(src[i]);
 }
 
-__attribute__((target_clones("avx2", "default"))) void SumBf16Generic(
-    const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
-    int64_t end) {
+__attribute__((target_clones("avx2", "default"))) void SumBf16Generic(const uint16_t* y,
+                                                                      const uint16_t* const* parts,
+                                                                      int num_parts, uint16_t* dx,
+                                                                      int64_t begin, int64_t end) {
   SumGroupBf16<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
 }
 
@@ -231,6 +241,23 @@ __attribute__((target_clones("avx2", "default"))) void SumBf16Relu6Generic(
     const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx, int64_t begin,
     int64_t end) {
   SumGroupBf16<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
+}
+
+// dst = src * scale (fp32 arithmetic; bf16 rounded once).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void ScaleF32(const float* src,
+                                                                           float scale, float* dst,
+                                                                           int64_t begin,
+                                                                           int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) dst[i] = src[i] * scale;
+}
+
+__attribute__((target_clones("avx2", "default"))) void ScaleBf16Generic(const uint16_t* src,
+                                                                        float scale, uint16_t* dst,
+                                                                        int64_t begin,
+                                                                        int64_t end) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) dst[i] = FloatToBf16(Bf16ToFloat(src[i]) * scale);
 }
 
 // ReLU6's forward in place (ActivationForward), fp32 and bf16.
@@ -256,8 +283,7 @@ __attribute__((target_clones("avx2", "default"))) void PlainSumBf16Generic(
 void SumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
              int64_t begin, int64_t end) {
 #if defined(__x86_64__)
-  if (kHasAvx512)
-    return SumBf16Avx512<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
+  if (kHasAvx512) return SumBf16Avx512<ActivationKind::kRelu>(y, parts, num_parts, dx, begin, end);
 #endif
   SumBf16Generic(y, parts, num_parts, dx, begin, end);
 }
@@ -265,8 +291,7 @@ void SumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts, uin
 void SumBf16Relu6(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
                   int64_t begin, int64_t end) {
 #if defined(__x86_64__)
-  if (kHasAvx512)
-    return SumBf16Avx512<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
+  if (kHasAvx512) return SumBf16Avx512<ActivationKind::kRelu6>(y, parts, num_parts, dx, begin, end);
 #endif
   SumBf16Relu6Generic(y, parts, num_parts, dx, begin, end);
 }
@@ -281,8 +306,7 @@ void ClipBf16(uint16_t* y, int64_t begin, int64_t end) {
 void PlainSumBf16(const uint16_t* y, const uint16_t* const* parts, int num_parts, uint16_t* dx,
                   int64_t begin, int64_t end) {
 #if defined(__x86_64__)
-  if (kHasAvx512)
-    return SumBf16Avx512<ActivationKind::kNone>(y, parts, num_parts, dx, begin, end);
+  if (kHasAvx512) return SumBf16Avx512<ActivationKind::kNone>(y, parts, num_parts, dx, begin, end);
 #endif
   PlainSumBf16Generic(y, parts, num_parts, dx, begin, end);
 }
@@ -347,8 +371,7 @@ void SumRun(DType dtype, const void* const* parts, int num_parts, int64_t offset
   }
 }
 
-void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx,
-                 int64_t count) {
+void ParallelSum(DType dtype, const void* const* parts, int num_parts, void* dx, int64_t count) {
   if (num_parts <= 0 || count <= 0) return;
   if (dtype == DType::kBF16) {
     Parallel<uint16_t>(nullptr, parts, num_parts, dx, count, PlainSumBf16);
@@ -365,10 +388,21 @@ void ConvertF32ToBf16Run(const float* src, uint16_t* dst, int64_t begin, int64_t
   F32ToBf16Generic(src, dst, begin, end);
 }
 
+void ScaleRun(DType dtype, const void* src, float scale, void* dst, int64_t begin, int64_t end) {
+  if (begin >= end) return;
+  if (dtype != DType::kBF16)
+    return ScaleF32(static_cast<const float*>(src), scale, static_cast<float*>(dst), begin, end);
+  const uint16_t* in = static_cast<const uint16_t*>(src);
+  uint16_t* out = static_cast<uint16_t*>(dst);
+#if defined(__x86_64__)
+  if (kHasAvx512) return ScaleBf16Avx512(in, scale, out, begin, end);
+#endif
+  ScaleBf16Generic(in, scale, out, begin, end);
+}
+
 void ConvertF32ToBf16(const float* src, uint16_t* dst, int64_t count) {
-  OnTeam(count, [src, dst](int64_t begin, int64_t end) {
-    ConvertF32ToBf16Run(src, dst, begin, end);
-  });
+  OnTeam(count,
+         [src, dst](int64_t begin, int64_t end) { ConvertF32ToBf16Run(src, dst, begin, end); });
 }
 
 void ConvertBf16ToF32Run(const uint16_t* src, float* dst, int64_t begin, int64_t end) {
@@ -380,9 +414,8 @@ void ConvertBf16ToF32Run(const uint16_t* src, float* dst, int64_t begin, int64_t
 }
 
 void ConvertBf16ToF32(const uint16_t* src, float* dst, int64_t count) {
-  OnTeam(count, [src, dst](int64_t begin, int64_t end) {
-    ConvertBf16ToF32Run(src, dst, begin, end);
-  });
+  OnTeam(count,
+         [src, dst](int64_t begin, int64_t end) { ConvertBf16ToF32Run(src, dst, begin, end); });
 }
 
 void MaskedSum(DType dtype, ActivationKind kind, const void* y, const void* const* parts,
@@ -398,9 +431,8 @@ void MaskedSum(DType dtype, ActivationKind kind, const void* y, const void* cons
 
 void ClipRelu6InPlace(DType dtype, void* y, int64_t count) {
   if (dtype == DType::kBF16) {
-    OnTeam(count, [y](int64_t begin, int64_t end) {
-      ClipBf16(static_cast<uint16_t*>(y), begin, end);
-    });
+    OnTeam(count,
+           [y](int64_t begin, int64_t end) { ClipBf16(static_cast<uint16_t*>(y), begin, end); });
   } else {
     OnTeam(count, [y](int64_t begin, int64_t end) { ClipF32(static_cast<float*>(y), begin, end); });
   }

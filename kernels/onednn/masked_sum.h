@@ -47,6 +47,11 @@ void ConvertF32ToBf16Run(const float* src, uint16_t* dst, int64_t begin, int64_t
 // fused loops widen each item before its fp32 arithmetic).
 void ConvertBf16ToF32Run(const uint16_t* src, float* dst, int64_t begin, int64_t end);
 
+// dst[begin, end) = src[begin, end) * scale on the calling thread, fp32
+// arithmetic (bf16: widened exactly, rounded once to nearest even); dst
+// may be src. Drop-path's kept examples.
+void ScaleRun(DType dtype, const void* src, float scale, void* dst, int64_t begin, int64_t end);
+
 // The unmasked sum over one run, on the calling thread (the caller spreads
 // runs over the team): dx[0, count) = parts[0][offset, offset + count) +
 // ... + parts[num_parts - 1][...], in that order (fp32 sums; bf16 summed in

@@ -5,7 +5,8 @@
 // 0 against a small spread, fp32 and bf16 where the CPU has it, training
 // (forward, both backward passes) and inference; z keeps x's layout. The
 // loops' exponential and activations against <cmath> in double. No call
-// allocates (a training step allocates nothing).
+// allocates (a training step allocates nothing). An output gradient in
+// two parts gives what their sum gives.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -13,10 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/device.h"
+#include "core/dtype.h"
 #include "gtest/gtest.h"
 #include "kernels/activation.h"
 #include "kernels/desc.h"
 #include "kernels/onednn/bn_activation_loops.h"
+#include "kernels/onednn/loop_util.h"
 #include "tests/kernels/onednn_test_util.h"
 #include "tests/testing/alloc_counter.h"
 
@@ -205,6 +208,75 @@ TEST(OneDnnBnActivationTest, KeepsTheVarianceOfAFarMean) {
         const double u = (x[at] - mean) / std::sqrt(var + desc.epsilon);
         EXPECT_NEAR(static_cast<float*>(b.y.data())[at], u / (1 + std::exp(-u)), 1e-3) << at;
       }
+  }
+}
+
+// An output read by two layers: the kernel takes its gradient as two parts
+// (no summing pass before it) and gives what it gives for their sum, to the
+// bit (parts of eighths, whose sums fp32 and bf16 hold exactly); three
+// parts are refused with what was given.
+TEST(OneDnnBnActivationTest, TakesTheOutputGradientInTwoParts) {
+  ASSERT_NE(OneDnn(), nullptr);
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    BatchNormDesc desc;
+    desc.dims = {2, 20, 33, 33};
+    desc.activation = ActivationKind::kSilu;
+    const KernelOptions options = KernelOptions::ForDType(dtype);
+    if (!OneDnn()->Supports(desc, options).ok()) continue;
+    auto kernel = OneDnn()->Create(desc, options, {onednn_test::ConvOutputSpec(2, 20, 33, dtype)});
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    const KernelSignature& sig = (*kernel)->signature();
+    EXPECT_TRUE(sig.sums_output_gradient);
+    EXPECT_EQ(sig.max_output_gradient_parts, 2);
+    EXPECT_TRUE(TakesOutputGradientParts(sig, 2));
+    EXPECT_FALSE(TakesOutputGradientParts(sig, 3));
+    Bound b(**kernel);
+    const size_t bytes = sig.output.bytes, size = SizeOf(dtype);
+    Buffer part0 = Bound::Cpu(bytes), part1 = Bound::Cpu(bytes);
+    auto set = [&](void* buffer, int64_t i, float v) {
+      if (dtype == DType::kBF16) {
+        static_cast<uint16_t*>(buffer)[i] = onednn::FloatToBf16(v);
+      } else {
+        static_cast<float*>(buffer)[i] = v;
+      }
+    };
+    for (int64_t i = 0; i < static_cast<int64_t>(bytes / size); ++i) {
+      const float p0 = static_cast<float>((i * 7) % 17 - 8) / 8.0f;
+      const float p1 = static_cast<float>((i * 11) % 13 - 6) / 8.0f;
+      set(b.x.data(), i, static_cast<float>((i * 5) % 23 - 11) / 4.0f);
+      set(part0.data(), i, p0);
+      set(part1.data(), i, p1);
+      set(b.dy.data(), i, p0 + p1);
+    }
+    for (int64_t c = 0; c < 20; ++c) {
+      static_cast<float*>(b.params[0].data())[c] = 0.5f + 0.125f * static_cast<float>(c % 5);
+      static_cast<float*>(b.params[1].data())[c] = 0.25f * static_cast<float>(c % 3) - 0.25f;
+    }
+    KernelArgs args = b.Args();
+    ASSERT_TRUE((*kernel)->Forward(args).ok());
+    ASSERT_TRUE((*kernel)->BackwardData(args).ok());
+    ASSERT_TRUE((*kernel)->BackwardWeights(args).ok());
+    const std::vector<char> dx(static_cast<char*>(b.dx.data()),
+                               static_cast<char*>(b.dx.data()) + bytes);
+    std::vector<std::vector<float>> dparams;
+    for (Buffer& d : b.dparams) {
+      const float* f = static_cast<const float*>(d.data());
+      dparams.emplace_back(f, f + 20);
+    }
+    std::memset(b.dx.data(), 0, bytes);
+    args.dy = nullptr;
+    args.dy_parts = {part0.data(), part1.data()};
+    ASSERT_TRUE((*kernel)->BackwardData(args).ok());
+    ASSERT_TRUE((*kernel)->BackwardWeights(args).ok());
+    EXPECT_EQ(std::memcmp(dx.data(), b.dx.data(), bytes), 0) << DTypeName(dtype);
+    for (size_t i = 0; i < dparams.size(); ++i) {
+      const float* f = static_cast<const float*>(b.dparams[i].data());
+      EXPECT_EQ(dparams[i], std::vector<float>(f, f + 20)) << DTypeName(dtype) << " dparams " << i;
+    }
+    args.dy_parts.push_back(b.dy.data());
+    const absl::Status three = (*kernel)->BackwardData(args);
+    EXPECT_EQ(three.code(), absl::StatusCode::kInvalidArgument) << three;
+    EXPECT_NE(three.message().find("3 output gradient parts"), std::string::npos) << three;
   }
 }
 
