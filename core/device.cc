@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <malloc.h>
 #include <optional>
 #include <cstring>
 #include <new>
@@ -62,6 +63,14 @@ std::optional<size_t> ReadSizeFile(const char* path) {
 
 }  // namespace
 
+size_t HeldFreeHeapBytes() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  return mallinfo2().fordblks;
+#else
+  return 0;
+#endif
+}
+
 absl::StatusOr<size_t> AvailableMemory(const Device& device) {
   if (device.is_cuda()) {
     RETURN_IF_ERROR(CheckDevice(device));
@@ -83,7 +92,10 @@ absl::StatusOr<size_t> AvailableMemory(const Device& device) {
   const std::optional<size_t> limit = ReadSizeFile("/sys/fs/cgroup/memory.max");
   const std::optional<size_t> used = ReadSizeFile("/sys/fs/cgroup/memory.current");
   if (limit && used) available = std::min(*available, *limit > *used ? *limit - *used : 0);
-  return *available;
+  // Memory this process freed but malloc keeps (an earlier case's arena,
+  // under MALLOC_TRIM_THRESHOLD_/MALLOC_MMAP_THRESHOLD_ that keep freed
+  // memory mapped) is not in MemAvailable, yet the next allocation reuses it.
+  return *available + HeldFreeHeapBytes();
 }
 
 std::string FormatBytes(size_t bytes) {

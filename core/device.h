@@ -38,9 +38,14 @@ int CudaDeviceCount();
 // OK when `device` exists here; a clear error otherwise.
 absl::Status CheckDevice(const Device& device);
 // Bytes `device` can still give: on the CPU the kernel's MemAvailable, or
-// the cgroup's remaining limit when that is smaller; on a GPU the free
-// device memory.
+// the cgroup's remaining limit when that is smaller, plus the free bytes
+// this process's malloc holds (HeldFreeHeapBytes); on a GPU the free device
+// memory.
 absl::StatusOr<size_t> AvailableMemory(const Device& device);
+// Bytes freed by this process that glibc's malloc keeps in its arenas
+// (mallinfo2's fordblks; 0 elsewhere): reused by the next allocations, so
+// counted as available.
+size_t HeldFreeHeapBytes();
 // "1.50 GiB", "12.0 MiB", "512 B": for messages.
 std::string FormatBytes(size_t bytes);
 
