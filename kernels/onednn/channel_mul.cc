@@ -26,6 +26,16 @@ using dnnl::memory;
 
 using Walk = LayoutWalk;
 
+// scale[j] = x1's value for channel cb * block + j of example n (padding
+// channels: 0).
+template <typename T>
+void LoadScales(const Walk& k, const T* s, int64_t n, int64_t cb, float* scale) {
+  for (int64_t j = 0; j < k.block; ++j) {
+    const int64_t c = cb * k.block + j;
+    scale[j] = c < k.c ? LoadValue(s + n * k.c + c) : 0.0f;
+  }
+}
+
 // out = in * scale[n * C + c] over every stored element of x0's layout
 // (padding channels: 0).
 template <typename T>
@@ -38,10 +48,7 @@ void Multiply(const Walk& k, const void* in, const void* scales, void* out) {
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t n = t / k.blocks(), cb = t % k.blocks();
     float scale[64];
-    for (int64_t j = 0; j < k.block; ++j) {
-      const int64_t c = cb * k.block + j;
-      scale[j] = c < k.c ? LoadValue(s + n * k.c + c) : 0.0f;
-    }
+    LoadScales(k, s, n, cb, scale);
     const int64_t base = n * k.stride[0] + cb * k.stride[1];
     for (int64_t h = 0; h < k.h; ++h)
       for (int64_t w = 0; w < k.w; ++w) {
@@ -95,10 +102,7 @@ void BothGradients(const Walk& k, const void* dy_in, const void* x_in, const voi
     const int64_t n = t / k.blocks(), cb = t % k.blocks();
     float scale[64];
     float sum[64] = {};
-    for (int64_t j = 0; j < k.block; ++j) {
-      const int64_t c = cb * k.block + j;
-      scale[j] = c < k.c ? LoadValue(s + n * k.c + c) : 0.0f;
-    }
+    LoadScales(k, s, n, cb, scale);
     const int64_t base = n * k.stride[0] + cb * k.stride[1];
     for (int64_t h = 0; h < k.h; ++h)
       for (int64_t w = 0; w < k.w; ++w) {

@@ -46,6 +46,20 @@ inline void ForRow(const LayoutWalk& k, int64_t n, int64_t h, const F& f) {
   }
 }
 
+// dgamma[c] and dbeta[c]: the threads' sums (per thread 2 * C doubles,
+// dgamma's then dbeta's) added in double.
+void AddThreadSums(const double* sums, int threads, int64_t channels, float* dgamma, float* dbeta) {
+  for (int64_t c = 0; c < channels; ++c) {
+    double g = 0, b = 0;
+    for (int t = 0; t < threads; ++t) {
+      g += sums[static_cast<size_t>(t) * 2 * channels + c];
+      b += sums[static_cast<size_t>(t) * 2 * channels + channels + c];
+    }
+    dgamma[c] = static_cast<float>(g);
+    dbeta[c] = static_cast<float>(b);
+  }
+}
+
 template <typename T>
 void NormForward(const LayoutWalk& k, float epsilon, const void* in, const float* gamma,
                  const float* beta, void* out, float* mean_out, float* rstd_out) {
@@ -142,15 +156,7 @@ void ParamGradients(const LayoutWalk& k, const void* x_in, const void* dy_in, co
       for (int64_t i = 0; i < 2 * k.c; ++i) mine[i] += row[i];
     }
   }
-  for (int64_t c = 0; c < k.c; ++c) {
-    double g = 0, b = 0;
-    for (int t = 0; t < threads; ++t) {
-      g += sums[static_cast<size_t>(t) * 2 * k.c + c];
-      b += sums[static_cast<size_t>(t) * 2 * k.c + k.c + c];
-    }
-    dgamma[c] = static_cast<float>(g);
-    dbeta[c] = static_cast<float>(b);
-  }
+  AddThreadSums(sums, threads, k.c, dgamma, dbeta);
 }
 
 // The rows of a layout blocked by 8 or 16 channels with no padding channels
@@ -225,15 +231,7 @@ class BlockedRows {
         for (int64_t i = 0; i < 2 * k.c; ++i) mine[i] += t.params[i];
       }
     }
-    for (int64_t c = 0; c < k.c; ++c) {
-      double g = 0, b = 0;
-      for (int t = 0; t < threads_; ++t) {
-        g += sums_[static_cast<size_t>(t) * 2 * k.c + c];
-        b += sums_[static_cast<size_t>(t) * 2 * k.c + k.c + c];
-      }
-      dgamma[c] = static_cast<float>(g);
-      dbeta[c] = static_cast<float>(b);
-    }
+    AddThreadSums(sums_.data(), threads_, k.c, dgamma, dbeta);
   }
 
  private:
