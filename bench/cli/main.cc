@@ -37,6 +37,7 @@
 #include "bench/cases/infer/infer_cases.h"
 #include "bench/cli/flag_read.h"
 #include "bench/cli/flag_values.h"
+#include "bench/cli/mpi_run.h"
 #include "bench/cli/preflight.h"
 #include "bench/cli/suite_flags.h"
 #include "bench/cli/usage.h"
@@ -143,14 +144,6 @@ void AddMethodologyContext(const SuiteOptions& o) {
   benchmark::AddCustomContext("methodology", absl::StrJoin(method, "; "));
 }
 
-// Exit statuses (docs/benchmarks.md): 0 the run finished and its output was
-// written; 1 the output could not be written (Abseil also exits 1 on an
-// unknown flag); 2 a bad flag value, or no case to run; 3 (kCaseFailedExit)
-// the output was written but a case failed (not unsupported, not OOM);
-// 128 + signal when interrupted.
-constexpr int kOutputFailed = 1;
-constexpr int kBadUsage = 2;
-
 // The console of the ranks other than 0 of an MPI job: they run every case
 // (each is one rank of it) but rank 0 alone reports.
 class SilentReporter : public benchmark::BenchmarkReporter {
@@ -208,54 +201,6 @@ absl::Status ParseFlags(int argc, char** argv) {
   return CheckStoreSpec(absl::GetFlag(FLAGS_store));
 }
 
-// Under an MPI launcher this process is one rank (rank 0 alone prints and
-// writes the output): its place in the job, the world communicator, and
-// the families that span ranks only (the others would time the same thing
-// on every process). Null outside one.
-absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
-                                                         MpiRanks& mpi_ranks) {
-  if (!MpiEnvironment::Launched()) return std::unique_ptr<Communicator>();
-  ASSIGN_OR_RETURN_AS_IS(MpiEnvironment * env, MpiEnvironment::Get());
-  mpi_ranks.rank = env->rank();
-  mpi_ranks.size = env->size();
-  mpi_ranks.local_rank = env->local_rank();
-  const std::set<std::string> hosts(env->host_names().begin(), env->host_names().end());
-  mpi_ranks.hosts = static_cast<int>(hosts.size());
-  mpi_ranks.library_version = env->library_version();
-  options.mpi = &mpi_ranks;
-  // The job's ranks are the collectives' ranks: a rank count asked for is
-  // said to be ignored, never dropped without a word.
-  for (const char* name : {"collective_ranks", "allreduce_ranks"}) {
-    const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag != nullptr && FlagGiven(*flag) && mpi_ranks.rank == 0) {
-      std::fprintf(stderr,
-                   "cnnbench: note: --%s is ignored under mpirun: the collectives run over the "
-                   "job's %d ranks\n",
-                   name, mpi_ranks.size);
-      std::fflush(stderr);  // at the start, before any case's line
-    }
-  }
-  CommunicatorOptions co;
-  co.timeout = options.collective_timeout;
-  absl::StatusOr<std::unique_ptr<Communicator>> comm = CreateMpiCommunicator(co);
-  // A rank that never arrives leaves the others inside MPI: the job ends.
-  if (absl::IsDeadlineExceeded(comm.status()))
-    AbortMpiJob(kBadUsage,
-                absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", comm.status().message()));
-  if (!comm.ok()) return comm.status();
-  std::vector<std::string> families;
-  for (const std::string& f : options.families)
-    if (const CaseFamily* family = FindCaseFamily(f); family != nullptr && family->spans_ranks)
-      families.push_back(f);
-  if (families.size() != options.families.size() && mpi_ranks.rank == 0)
-    std::fprintf(stderr,
-                 "cnnbench: under MPI (%d ranks) only the %s families run (one replica "
-                 "or rank per process)\n",
-                 mpi_ranks.size, SpanningFamilyList().c_str());
-  options.families = std::move(families);
-  return comm;
-}
-
 // The names of the cases --benchmark_filter lets run, as Google Benchmark
 // will choose them (the harness's progress counts those); none is an error.
 absl::StatusOr<std::vector<std::string>> SelectCases(Harness& harness,
@@ -281,30 +226,6 @@ absl::StatusOr<std::vector<std::string>> SelectCases(Harness& harness,
                                            " matches none of the ", harness.case_count(),
                                            " case(s) the options select (without the filter, "
                                            "--list shows them); no output was written"));
-}
-
-// Every rank must be about to make the same collectives: the same binary,
-// flags, cases, GPUs and libraries. A rank that never answers ends the job.
-absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
-                              const SuiteOptions& options,
-                              const std::vector<std::string>& selected_names, int argc,
-                              char** argv) {
-  const PlatformInfo platform = CollectPlatformInfo();
-  const std::vector<std::string> user_args(argv + 1, argv + argc);
-  const absl::StatusOr<std::string> nccl = NcclVersion();
-  const absl::Status agreed =
-      Preflight(world, {{"binary", absl::StrCat(platform.git_commit, " ", platform.build_config,
-                                                " ", BuildCompilationMode())},
-                        {"flags", absl::StrJoin(user_args, " ")},
-                        {"cases", absl::StrJoin(selected_names, ",")},
-                        {"gpus visible", absl::StrCat(options.gpu_count)},
-                        {"mpi", mpi_ranks.library_version},
-                        {"nccl", nccl.ok() ? *nccl : "none"}});
-  if (absl::IsDeadlineExceeded(agreed))
-    AbortMpiJob(kBadUsage, absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", agreed.message()));
-  if (agreed.ok()) return agreed;
-  return absl::FailedPreconditionError(
-      absl::StrCat("rank ", mpi_ranks.rank, ": ", agreed.message()));
 }
 
 // The results file (rank 0 only; null when there is none): --benchmark_out,
@@ -334,7 +255,9 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
   out->SetDropCheck([&harness] { return harness.stopped(); });
   out->SetEndContext([&harness] {
     std::vector<std::pair<std::string, std::string>> entries = EndOfRunContext();
-    if (StopSignal() != 0) {
+    if (const std::string ended = JobEndNote(); !ended.empty()) {
+      entries.push_back({"interrupted", ended});
+    } else if (StopSignal() != 0) {
       const int started = harness.progress().started();
       const int selected = harness.progress().selected();
       entries.push_back(
@@ -347,6 +270,7 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
   // What a file written before the run's end says (read on the signal
   // watcher's thread too: the count is the file's own).
   out->SetPartialNote([selected = harness.progress().selected()](int cases) {
+    if (const std::string ended = JobEndNote(); !ended.empty()) return ended;
     if (StopSignal() != 0)
       return absl::StrCat(StopDescription(), " after ", cases, " of ", selected,
                           " case(s) had finished (written when the signal arrived; the run was "
@@ -358,21 +282,6 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
   });
   RemoveOnSecondSignal(out->temp_path().c_str());
   return out;
-}
-
-// Under MPI: the stop agreed across ranks (the signal and the highest rank
-// it reached, a two-value max all-reduce on the world communicator), so a
-// signal to any one rank stops every rank at the same point. A failed
-// agreement leaves each rank its own view.
-std::function<bool(bool)> AgreeOnStopping(Communicator& world, int rank) {
-  return [&world, rank](bool here) {
-    int64_t views[2] = {here ? InterruptSignal() : 0, here ? rank : -1};
-    if (!world.AllReduce(views, views, 2, DType::kI64, ReduceOp::kMax, Stream::Cpu()).ok())
-      return here;
-    if (views[0] != 0 && InterruptSignal() == 0)
-      SetAgreedStop(static_cast<int>(views[0]), static_cast<int>(views[1]));
-    return views[0] != 0;
-  };
 }
 
 // The power sensors, opened once when --power_sample_ms asks (the context
@@ -397,9 +306,10 @@ absl::Status OpenPowerSensors(const SuiteOptions& options, Harness& harness,
 
 // The JSON context of the run (platform, methodology, the definitions of
 // the selected cases' models, command, ranks, what NCCL was told), and rank
-// 0's header line on stderr.
+// 0's header line on stderr (under MPI, with where the results go).
 void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool under_mpi,
-                 const std::string& command_line, const std::vector<std::string>& cases) {
+                 const std::string& command_line, const std::vector<std::string>& cases,
+                 const std::string& results_path) {
   PlatformInfo info = AddPlatformContext(options.platform);
   AddMethodologyContext(options);
   AddModelDefinitionContext(cases);
@@ -423,6 +333,10 @@ void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool un
       under_mpi ? absl::StrCat(", ", mpi_ranks.size, " MPI ranks on ", mpi_ranks.hosts, " host(s)")
                       .c_str()
                 : "");
+  // Named at the start: if rank 0 dies, the file holds what had finished.
+  if (under_mpi && !results_path.empty())
+    std::fprintf(stderr, "cnnbench: rank 0 writes the results to %s as each case finishes\n",
+                 results_path.c_str());
 }
 
 // Where the finished cases are, for the interrupt lines.
@@ -445,7 +359,7 @@ absl::Status WriteResults(ResultFile* out, size_t ran, const OutputFlags& output
     // The run kept in the store (rank 0 alone has `out`), from the file
     // just written, or from where a failed write saved it.
     const std::string& json = written.ok() ? out_path : out->rescue_path();
-    if (!json.empty())
+    if (!json.empty() && !stored->stored)  // else kept when the signal came
       *stored = StoreRun(absl::GetFlag(FLAGS_store), json,
                          output.default_out ? "json" : output.out_format);
     if (!written.ok()) PrintStoreReport(*stored, /*to_stdout=*/false);
@@ -511,6 +425,42 @@ int RunExitStatus(const Harness& harness, const ResultFile* out, const std::stri
   return 0;
 }
 
+// The first signal rewrites the results file at once, saying so, before
+// a launcher's follow-up kill (mpirun's comes a second later). Under MPI it
+// also keeps the run in the store then (`stored`) and says so: a launcher
+// that passes a rank's death on as SIGTERM kills the ranks a second later,
+// often while rank 0 waits in a collective for the rank that died.
+void WatchFirstSignal(std::optional<FirstSignalWatcher>& watcher, ResultFile& out,
+                      StoreReport& stored, const OutputFlags& output, const Harness& harness,
+                      const MpiRanks& mpi_ranks, bool under_mpi) {
+  watcher.emplace([&out, &stored, &output, &harness, &mpi_ranks, under_mpi] {
+    if (!out.Checkpoint().ok() || !under_mpi) return;
+    if (out.cases_in_target() > 0)
+      stored = StoreRun(absl::GetFlag(FLAGS_store), output.out_path,
+                        output.default_out ? "json" : output.out_format);
+    std::fprintf(
+        stderr, "cnnbench: rank 0 (on %s) got %s in case %s; %d finished case(s) are in %s%s\n",
+        mpi_ranks.host_names.empty() ? "" : mpi_ranks.host_names[0].c_str(),
+        SignalName(InterruptSignal()).c_str(), harness.current_case().c_str(),
+        out.cases_in_target(), output.out_path.c_str(), stored.stored ? " and the store" : "");
+    std::fflush(stderr);
+  });
+}
+
+// Under MPI: the ranks agree on stopping, and a timed-out collective ends
+// the job, whichever case meets it (bench/cli/mpi_run.h): the results
+// written and kept first.
+void EndJobOnTimeouts(SuiteOptions& options, Harness& harness, Communicator& world,
+                      const MpiRanks& mpi_ranks, ResultFile* out, const OutputFlags& output) {
+  harness.SetStopAgreement(AgreeOnStopping(world, mpi_ranks.rank));
+  const JobEnd end{&mpi_ranks, &harness, out, output.out_path,
+                   output.default_out ? "json" : output.out_format};
+  options.end_job = [end](const absl::Status& why) { EndJobOnTimeout(end, why); };
+  harness.SetFailureHook([end](const std::string&, const absl::Status& why) {
+    if (absl::IsDeadlineExceeded(why)) EndJobOnTimeout(end, why);
+  });
+}
+
 // The run's steps: flags, the MPI job, the cases, the ranks' agreement, the
 // output, the context, the cases run, the output written, the summary.
 int Main(int argc, char** argv) {
@@ -562,18 +512,19 @@ int Main(int argc, char** argv) {
   // its follow-up is not the user's second signal.
   if (under_mpi) TreatParentSignalsAsOneRequest(true);
   InstallInterruptHandlers();
-  // The first signal rewrites the results file at once, saying so, before
-  // a launcher's follow-up kill (mpirun's comes a second later).
   std::optional<FirstSignalWatcher> signal_watcher;
-  if (out != nullptr) signal_watcher.emplace([&out] { out->Checkpoint().IgnoreError(); });
+  StoreReport stored;
+  if (out != nullptr)
+    WatchFirstSignal(signal_watcher, *out, stored, *output, harness, mpi_ranks, under_mpi);
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
-  if (under_mpi) harness.SetStopAgreement(AgreeOnStopping(**world, mpi_ranks.rank));
+  if (under_mpi) EndJobOnTimeouts(*options, harness, **world, mpi_ranks, out.get(), *output);
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
   PowerSensors power_sensors;
   if (absl::Status power = OpenPowerSensors(*options, harness, power_sensors); !power.ok())
     return Fail(kBadUsage, power);
-  AddContexts(*options, mpi_ranks, under_mpi, command_line, *selected);
+  AddContexts(*options, mpi_ranks, under_mpi, command_line, *selected,
+              out != nullptr ? output->out_path : "");
 
   std::unique_ptr<benchmark::BenchmarkReporter> display =
       rank0 ? MakeDisplayReporter([&harness] { return harness.stopped(); })
@@ -582,7 +533,7 @@ int Main(int argc, char** argv) {
                          : benchmark::RunSpecifiedBenchmarks(display.get());
   harness.Release();
   benchmark::Shutdown();
-  StoreReport stored;
+  signal_watcher.reset();  // its work done, if a signal came
   const absl::Status written = WriteResults(out.get(), ran, *output, world->get(), rank0, &stored);
   // The filter was checked above; Google Benchmark disagreeing still must not pass.
   if (ran == 0)

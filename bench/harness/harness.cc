@@ -226,6 +226,7 @@ void Harness::Release() {
 }
 
 Workload* Harness::Activate(Entry& entry) {
+  current_case_ = entry.spec.name;
   if (active_ == &entry) return workload_.get();
   Release();  // the previous case's memory goes before this one allocates
   if (!entry.failure.ok()) return nullptr;
@@ -285,8 +286,10 @@ void Harness::Skip(benchmark::State& state, const Entry& entry, const absl::Stat
                  std::string(why.message()).c_str());
     std::fflush(stderr);
   }
-  if (IsCaseFailure(why) && failed_entries_.insert(&entry).second)
+  if (IsCaseFailure(why) && failed_entries_.insert(&entry).second) {
     failed_cases_.push_back(entry.spec.name);
+    if (failure_hook_) failure_hook_(entry.spec.name, why);
+  }
   state.SkipWithError(SkipMessage(why).c_str());
 }
 

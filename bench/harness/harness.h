@@ -249,6 +249,14 @@ class Harness {
   // The cases that failed (IsCaseFailure) so far, each once whatever its
   // repetitions, in the order they failed.
   const std::vector<std::string>& failed_cases() const { return failed_cases_; }
+  // Called when a case fails (its name, the error), before the failure is
+  // reported: where an MPI job ends on a timed-out collective (it may not
+  // return).
+  void SetFailureHook(std::function<void(const std::string&, const absl::Status&)> hook) {
+    failure_hook_ = std::move(hook);
+  }
+  // The case running now ("" before the first).
+  const std::string& current_case() const { return current_case_; }
   // Prints each skip's full reason (with its file:line trail) on stderr.
   void set_verbose(bool verbose) { verbose_ = verbose; }
   // Samples `sensors` every `period` over each repetition's timed span
@@ -294,6 +302,8 @@ class Harness {
   std::set<std::string> noted_families_;
   std::function<bool()> stop_check_;
   std::function<bool(bool)> agree_;
+  std::function<void(const std::string&, const absl::Status&)> failure_hook_;
+  std::string current_case_;
   bool stopped_ = false;
   bool verbose_ = false;
   PowerSensors* power_sensors_ = nullptr;

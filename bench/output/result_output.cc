@@ -347,11 +347,16 @@ std::string ResultFile::Rescue(const std::string& text, std::string* reasons) {
   return "";
 }
 
-absl::Status ResultFile::Commit() {
+absl::Status ResultFile::Commit() { return Close(/*whole=*/true); }
+
+absl::Status ResultFile::CommitPartial() { return Close(/*whole=*/false); }
+
+absl::Status ResultFile::Close(bool whole) {
   std::lock_guard<std::mutex> lock(reporter_->mutex());
   if (committed_) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
   committed_ = true;
-  const std::string text = reporter_->Text();
+  if (!whole && !reporter_->started()) return absl::OkStatus();  // nothing ran: left as it was
+  const std::string text = whole ? reporter_->Text() : reporter_->Partial();
   if (direct_fd_ >= 0) {
     int error = WriteAll(direct_fd_, text);
     const int fd = direct_fd_;

@@ -66,6 +66,11 @@ class ResultFile {
   // the target keeps the last complete file it held.
   absl::Status Commit();
 
+  // As Commit, for a run that ends before Google Benchmark closes it (an
+  // MPI job ended on a timed-out collective): the cases finished so far,
+  // with the partial note, as Checkpoint writes them.
+  absl::Status CommitPartial();
+
   const std::string& path() const { return path_; }
   // The file the results replace (path() with links resolved).
   std::string Target() const;
@@ -80,6 +85,8 @@ class ResultFile {
  private:
   class Reporter;
   ResultFile() = default;
+  // Commit (`whole`) or CommitPartial.
+  absl::Status Close(bool whole);
   // Writes `text` through the temporary file onto the target.
   absl::Status Replace(const std::string& text, bool sync);
   // The run's whole text in a new file under the first writable folder of

@@ -272,6 +272,8 @@ absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int 
 }
 
 absl::Status EndJobOnTimeout(const SuiteOptions& options, absl::Status status) {
+  if (options.mpi != nullptr && absl::IsDeadlineExceeded(status) && options.end_job)
+    options.end_job(status);
   if (options.mpi != nullptr && absl::IsDeadlineExceeded(status))
     AbortMpiJob(1, absl::StrCat("cnnbench: rank ", options.mpi->rank, ": ", status.message(),
                                 "; ending the job"));

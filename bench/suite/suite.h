@@ -4,6 +4,7 @@
 #define CNNBENCH_BENCH_SUITE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct MpiRanks {
   int rank = 0, size = 1;
   int local_rank = 0;  // among the ranks on this host: the GPU it drives
   int hosts = 1;
+  std::vector<std::string> host_names;  // by rank (MPI_Get_processor_name)
   std::string library_version;
 };
 
@@ -59,6 +61,10 @@ struct SuiteOptions {
   std::vector<int> gpus;                // 0 = the CPU
   absl::Duration collective_timeout = absl::Minutes(5);  // train, collectives, grads
   const MpiRanks* mpi = nullptr;                         // set under an MPI launcher
+  // Under MPI, what ends the job when a collective timed out (the results
+  // written, the line said, every rank ended; it does not return); unset:
+  // AbortMpiJob with the error.
+  std::function<void(const absl::Status&)> end_job;
   std::string data_dir;                                  // data:real training, input cases
   // Colour distortion of real training images (data:real training and the
   // input cases): none, Inception's fast mode, tf_cnn_benchmarks' full one.
@@ -158,7 +164,8 @@ struct ReplicaPlacement {
 // MPI: every process calls it.
 absl::StatusOr<ReplicaPlacement> PlaceReplicas(const SuiteOptions& options, int gpus, int ranks);
 // Under MPI, a timed-out collective leaves the others stuck: the job ends
-// (every process) with the error. Otherwise returns `status`.
+// (every process) with the error, through options.end_job where it is set.
+// Otherwise returns `status`.
 absl::Status EndJobOnTimeout(const SuiteOptions& options, absl::Status status);
 
 // The devices kernel and GEMM cases run on, as case names spell them:

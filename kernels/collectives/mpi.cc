@@ -342,12 +342,21 @@ class MpiCommunicator final : public Communicator {
         if (r == 0) rank0_arrived = false;
       }
     }
+    // Each rank with its host: across hosts, where to look.
+    absl::StatusOr<MpiEnvironment*> env = MpiEnvironment::Get();
+    auto on_host = [&env](std::string* out, int r) {
+      absl::StrAppend(out, r);
+      if (env.ok() && r < static_cast<int>((*env)->host_names().size()))
+        absl::StrAppend(out, " (on ", (*env)->host_names()[r], ")");
+    };
     std::string who;
     if (rank_ == 0 && !missing.empty()) {
-      who = absl::StrCat(missing.size() == 1 ? "rank " : "ranks ", absl::StrJoin(missing, ", "),
-                         " did not arrive");
+      who = absl::StrCat(missing.size() == 1 ? "rank " : "ranks ",
+                         absl::StrJoin(missing, ", ", on_host), " did not arrive");
     } else if (rank_ != 0 && !rank0_arrived) {
-      who = "rank 0 did not arrive";
+      who = "rank ";
+      on_host(&who, 0);
+      absl::StrAppend(&who, " did not arrive");
     } else if (rank_ == 0) {
       who = "every rank arrived but the agreement step did not complete";
     } else {

@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/backends.h"
 #include "kernels/collectives/mpi.h"
 #include "tests/testing/mpi_job.h"
+#include "tests/testing/two_hosts.h"
 #include "tests/train/small_cnn.h"
 #include "train/data_parallel.h"
 
@@ -115,6 +117,30 @@ TEST(MpiReplicaLaunch, TwoProcesses) {
   const testing::MpiJob job = testing::RunMpiJob(
       mpirun, 2,
       absl::StrCat(self, " --gtest_also_run_disabled_tests --gtest_filter=MpiReplicaTest.*"));
+  EXPECT_EQ(job.exit_code, 0) << job.output;
+  for (int r = 0; r < 2; ++r)
+    EXPECT_TRUE(absl::StrContains(job.output, absl::StrCat("replica rank ", r, " of 2")))
+        << job.output;
+  EXPECT_FALSE(absl::StrContains(job.output, "[  FAILED  ]")) << job.output;
+}
+
+// The same replicas, one on each of two hosts over TCP (network
+// namespaces: root only, skipped elsewhere with the reason): the weights
+// after k steps match one trainer at the global batch, as on one host.
+TEST(MpiReplicaLaunch, TwoHostsOverTcp) {
+  if (MpiEnvironment::Launched()) GTEST_SKIP() << "the launcher runs outside mpirun";
+  const std::string mpirun = testing::FindMpirun();
+  if (mpirun.empty()) GTEST_SKIP() << "mpirun is not on PATH: install OpenMPI (openmpi-bin)";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  auto hosts = testing::TwoHosts::Make(tmp != nullptr ? tmp : "/tmp");
+  if (!hosts.ok()) GTEST_SKIP() << "no two hosts here: " << hosts.status().message();
+  char self[PATH_MAX] = {};
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  ASSERT_GT(length, 0);
+  const testing::MpiJob job = testing::RunMpiJob(
+      mpirun, 2,
+      absl::StrCat(self, " --gtest_also_run_disabled_tests --gtest_filter=MpiReplicaTest.*"),
+      /*timeout_seconds=*/120, {(*hosts)->On(0), (*hosts)->MpirunOptions()});
   EXPECT_EQ(job.exit_code, 0) << job.output;
   for (int r = 0; r < 2; ++r)
     EXPECT_TRUE(absl::StrContains(job.output, absl::StrCat("replica rank ", r, " of 2")))

@@ -278,7 +278,12 @@ TEST(MpiRankTest, ARankThatSkipsACallTimesOutRankZeroAndBreaksItsCommunicator) {
     absl::Status s = comm->AllReduce(&value, &value, 1, DType::kF32, ReduceOp::kSum, Stream::Cpu());
     EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
     EXPECT_TRUE(absl::StrContains(s.message(), "mpi all-reduce timed out after 1s: rank")) << s;
-    const std::string missing = comm->size() == 2 ? "rank 1 did not arrive" : "ranks 1, ";
+    // Each late rank with its host.
+    auto env = MpiEnvironment::Get();
+    ASSERT_TRUE(env.ok());
+    const std::string late = absl::StrCat("1 (on ", (*env)->host_names()[1], ")");
+    const std::string missing = comm->size() == 2 ? absl::StrCat("rank ", late, " did not arrive")
+                                                  : absl::StrCat("ranks ", late, ", ");
     EXPECT_TRUE(absl::StrContains(s.message(), missing)) << s;
     // Broken: fails at once (waiting would end in DeadlineExceeded).
     s = comm->Broadcast(&value, &value, 1, DType::kF32, 0, Stream::Cpu());
@@ -378,7 +383,8 @@ TEST(MpiLaunchTest, AbortEndsTheJob) {
                          "--gtest_filter=MpiAbortTest.DISABLED_RankZeroAbortsTheJobAfterATimeout");
   EXPECT_EQ(job.exit_code, 7) << job.output;
   EXPECT_TRUE(absl::StrContains(job.output, "aborting the MPI job (exit code 7)")) << job.output;
-  EXPECT_TRUE(absl::StrContains(job.output, "rank 1 did not arrive")) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "rank 1 (on ")) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, ") did not arrive")) << job.output;
   EXPECT_EQ(Occurrences(job.output, "the job was not aborted"), 0u) << job.output;
 }
 
