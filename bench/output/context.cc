@@ -1,15 +1,14 @@
 #include "bench/output/context.h"
 
 #include <glob.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -97,9 +96,13 @@ bool NeedsQuotes(const std::string& arg) {
 
 std::string RunUuid() {
   std::random_device device;
-  std::seed_seq seed{device(), device(), device(), device(),
-                     static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()),
-                     static_cast<unsigned>(::getpid())};
+  std::seed_seq seed{
+      device(),
+      device(),
+      device(),
+      device(),
+      static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()),
+      static_cast<unsigned>(::getpid())};
   std::mt19937_64 bits(seed);
   return absl::StrFormat("%016x%016x", bits(), bits());
 }
@@ -127,6 +130,18 @@ void AddRunContext(const std::string& command_line) {
   benchmark::AddCustomContext("cpu_mhz_start", MhzRange(folders, "scaling_cur_freq"));
   benchmark::AddCustomContext("cpu_mhz_min", MhzRange(folders, "scaling_min_freq"));
   benchmark::AddCustomContext("cpu_mhz_max", MhzRange(folders, "scaling_max_freq"));
+  AddSlurmContext();
+}
+
+void AddSlurmContext() {
+  // The job as Slurm knows it (srun's tasks, or salloc's allocation that
+  // mpirun runs in): which job, on which nodes, how many tasks.
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES",
+                           "SLURM_NTASKS", "SLURM_JOB_PARTITION", "SLURM_CLUSTER_NAME"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0')
+      benchmark::AddCustomContext(absl::AsciiStrToLower(name), value);
+  }
 }
 
 void AddModelDefinitionContext(const std::vector<std::string>& case_names) {

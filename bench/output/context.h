@@ -26,6 +26,11 @@ PlatformInfo AddPlatformContext(const std::string& platform_override);
 // load_average_start, and the CPU frequency governor and clocks where
 // /sys/devices/system/cpu/cpu*/cpufreq/ is readable.
 void AddRunContext(const std::string& command_line);
+// Under Slurm (srun, or salloc with mpirun inside): slurm_job_id,
+// slurm_job_nodelist, slurm_job_num_nodes, slurm_ntasks,
+// slurm_job_partition and slurm_cluster_name, from the SLURM_* variables
+// that are set. Part of AddRunContext.
+void AddSlurmContext();
 
 // One measurement setting per model that `case_names` run (train, infer,
 // grads): model_definition.<model> = the zoo's definition version of the

@@ -25,8 +25,15 @@ constexpr char kJobTag[] = "CNNBENCH_MPI_JOB";
 // sandbox, then mpirun itself, ready for its apps.
 std::string MpirunLine(const std::string& mpirun, const std::string& dir, const std::string& tag,
                        const MpiLaunch& launch) {
+  return absl::StrCat(launch.prefix, launch.prefix.empty() ? "" : " ", JobEnvironment(dir), kJobTag,
+                      "=", tag, " ", mpirun, " --oversubscribe --allow-run-as-root -x ", kJobTag,
+                      " ", launch.options, launch.options.empty() ? "" : " ");
+}
+
+}  // namespace
+
+std::string JobEnvironment(const std::string& dir) {
   return absl::StrCat(
-      launch.prefix, launch.prefix.empty() ? "" : " ",
       // The ranks are not the test: they must not write its result files.
       "env -u XML_OUTPUT_FILE -u TEST_PREMATURE_EXIT_FILE -u GTEST_OUTPUT ",
       "-u TEST_SHARD_STATUS_FILE -u TEST_SHARD_INDEX -u TEST_TOTAL_SHARDS ",
@@ -36,12 +43,13 @@ std::string MpirunLine(const std::string& mpirun, const std::string& dir, const 
       // lack); session files under the test's tmp; PMIx's shared-memory
       // store off (it fails in some sandboxes).
       "OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none ",
-      "OMPI_MCA_orte_tmpdir_base=", dir, " PMIX_MCA_gds=hash ", kJobTag, "=", tag, " ",
+      "OMPI_MCA_orte_tmpdir_base=", dir, " PMIX_MCA_gds=hash ",
       // Under LeakSanitizer the ranks would fail on OpenMPI's allocations
       // left at exit (MPI_Finalize unloads the components that made them).
-      "LSAN_OPTIONS=detect_leaks=0 ", mpirun, " --oversubscribe --allow-run-as-root -x ", kJobTag,
-      " ", launch.options, launch.options.empty() ? "" : " ");
+      "LSAN_OPTIONS=detect_leaks=0 ");
 }
+
+namespace {
 
 std::string TempDir() {
   const char* tmp = std::getenv("TEST_TMPDIR");

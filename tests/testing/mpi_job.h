@@ -13,6 +13,11 @@ namespace cnnbench::testing {
 // mpirun's path on PATH, or "" when OpenMPI is not installed (tests skip).
 std::string FindMpirun();
 
+// The `env ...` words that start a job's processes from a test: without the
+// test's result-file variables, with OpenMPI's sandbox settings, session
+// files under `dir`. mpirun's line starts with them; so does srun's.
+std::string JobEnvironment(const std::string& dir);
+
 // Where mpirun runs and how it places the ranks. The default: here, every
 // rank on this host over shared memory. For two hosts: `prefix` =
 // TwoHosts::On(0) (mpirun runs on the first), `options` =

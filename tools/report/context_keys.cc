@@ -62,7 +62,10 @@ const std::vector<std::string>& RunRecordKeys() {
       // Notes and knobs that never change a figure.
       "library_build_type_note", "cnnbench_assertions", "json_schema_version", "power",
       "power_sample_ms", "drift_threshold", "keep_step_times", "compile_deadline_s",
-      "collective_timeout_s", "cuda_plan_cache", "cuda_rtc_attempts", "cuda_rtc_process_builds"};
+      "collective_timeout_s", "cuda_plan_cache", "cuda_rtc_attempts", "cuda_rtc_process_builds",
+      // The Slurm job the run was (bench/output/context.h's AddSlurmContext).
+      "slurm_job_id", "slurm_job_nodelist", "slurm_job_num_nodes", "slurm_ntasks",
+      "slurm_job_partition", "slurm_cluster_name"};
   return kKeys;
 }
 
