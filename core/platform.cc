@@ -151,6 +151,10 @@ std::string DefaultPlatformName(const PlatformInfo& info) {
   return absl::StrCat("cpu-", tidy(info.cpu_model), "-", cpus, "c");
 }
 
+std::string MultiHostPlatformName(const std::string& platform, int hosts) {
+  return hosts > 1 ? absl::StrCat(platform, "-", hosts, "hosts") : platform;
+}
+
 std::string CpuCountText(const PlatformInfo& info) {
   const int machine = info.host_cpus > 0 ? info.host_cpus : info.cpu_cores;  // as the name counts
   std::string text = absl::StrCat(machine, machine == 1 ? " CPU" : " CPUs");

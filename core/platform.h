@@ -70,6 +70,9 @@ PlatformInfo CollectPlatformInfo();
 // affinity: a rank that mpirun binds to one core is on the same platform as
 // a run over the whole host (cpu_cores, a setting, tells the two apart).
 std::string DefaultPlatformName(const PlatformInfo& info);
+// A job across `hosts` hosts is a system of its own: "<platform>-2hosts"
+// (rank 0's host's name for the one); `platform` itself on one host.
+std::string MultiHostPlatformName(const std::string& platform, int hosts);
 
 // The CPUs as the console header says them: the machine's (host_cpus, as
 // the platform name counts them) and, when this process may use fewer (a

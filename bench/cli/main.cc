@@ -239,7 +239,10 @@ absl::StatusOr<std::unique_ptr<ResultFile>> OpenResults(OutputFlags& output,
                                                         Harness& harness, bool under_mpi) {
   if (output.default_out) {
     const std::string platform =
-        options.platform.empty() ? CollectPlatformInfo().platform : options.platform;
+        options.platform.empty()
+            ? MultiHostPlatformName(CollectPlatformInfo().platform,
+                                    options.mpi != nullptr ? options.mpi->hosts : 1)
+            : options.platform;
     absl::StatusOr<std::string> path = DefaultResultsPath("results", platform, std::time(nullptr));
     if (path.ok()) {
       output.out_path = *path;
@@ -310,13 +313,16 @@ absl::Status OpenPowerSensors(const SuiteOptions& options, Harness& harness,
 void AddContexts(const SuiteOptions& options, const MpiRanks& mpi_ranks, bool under_mpi,
                  const std::string& command_line, const std::vector<std::string>& cases,
                  const std::string& results_path) {
-  PlatformInfo info = AddPlatformContext(options.platform);
+  PlatformInfo info = AddPlatformContext(options.platform, mpi_ranks.hosts);
   AddMethodologyContext(options);
   AddModelDefinitionContext(cases);
   AddRunContext(command_line);
   benchmark::AddCustomContext("ranks", absl::StrCat(mpi_ranks.size));
   benchmark::AddCustomContext("hosts", absl::StrCat(mpi_ranks.hosts));
-  if (under_mpi) benchmark::AddCustomContext("mpi_version", mpi_ranks.library_version);
+  if (under_mpi) {
+    benchmark::AddCustomContext("mpi_version", mpi_ranks.library_version);
+    benchmark::AddCustomContext("host_facts", mpi_ranks.host_facts);
+  }
   // NCCL picks its algorithm and protocol per call unless told; what it was
   // told is part of the conditions a multi-GPU figure was taken under.
   for (const char* name : {"NCCL_ALGO", "NCCL_PROTO"}) {

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -13,6 +15,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/cli/flag_read.h"
 #include "bench/cli/preflight.h"
@@ -34,6 +37,39 @@ std::mutex note_mutex;
 std::string& Note() {
   static std::string* note = new std::string;  // read at exit by no one: never destroyed
   return *note;
+}
+
+// Every host's facts in mpi_ranks.host_facts: each rank's CPU, CPUs and
+// memory gathered (fixed slots of chars), then one entry per host, in the
+// order of its first rank, with its ranks.
+absl::Status DescribeHosts(Communicator& world, const PlatformInfo& platform, MpiRanks& mpi_ranks) {
+  constexpr size_t kSlot = 256;
+  std::string facts =
+      absl::StrCat(platform.cpu_model, "; ", platform.host_cpus, " CPUs; ",
+                   absl::StrFormat("%.1f GiB", platform.memory_bytes / 1073741824.0));
+  facts.resize(kSlot - 1);
+  std::vector<char> mine(kSlot, '\0'), all(kSlot * mpi_ranks.size, '\0');
+  std::copy(facts.begin(), facts.end(), mine.begin());
+  RETURN_IF_ERROR(world.AllGather(mine.data(), all.data(), kSlot, DType::kU8, Stream::Cpu()));
+  std::vector<std::string> order;  // hosts by first rank
+  std::map<std::string, std::pair<std::vector<int>, std::string>> hosts;
+  for (int r = 0; r < mpi_ranks.size; ++r) {
+    const std::string& name = r < static_cast<int>(mpi_ranks.host_names.size())
+                                  ? mpi_ranks.host_names[r]
+                                  : std::string("?");
+    auto [it, added] = hosts.try_emplace(name);
+    if (added) {
+      order.push_back(name);
+      it->second.second = std::string(all.data() + r * kSlot);
+    }
+    it->second.first.push_back(r);
+  }
+  std::vector<std::string> entries;
+  for (const std::string& name : order)
+    entries.push_back(absl::StrCat(name, " (ranks ", absl::StrJoin(hosts[name].first, ", "), "; ",
+                                   hosts[name].second, ")"));
+  mpi_ranks.host_facts = absl::StrJoin(entries, " | ");
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -89,8 +125,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
 
 // Every rank must be about to make the same collectives: the same binary,
 // flags, cases, GPUs and libraries. A rank that never answers ends the job.
-absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
-                              const SuiteOptions& options,
+absl::Status AgreeAcrossRanks(Communicator& world, MpiRanks& mpi_ranks, const SuiteOptions& options,
                               const std::vector<std::string>& selected_names, int argc,
                               char** argv) {
   const PlatformInfo platform = CollectPlatformInfo();
@@ -106,7 +141,7 @@ absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
                         {"nccl", nccl.ok() ? *nccl : "none"}});
   if (absl::IsDeadlineExceeded(agreed))
     AbortMpiJob(kBadUsage, absl::StrCat("cnnbench: rank ", mpi_ranks.rank, ": ", agreed.message()));
-  if (agreed.ok()) return agreed;
+  if (agreed.ok()) return DescribeHosts(world, platform, mpi_ranks);
   return absl::FailedPreconditionError(
       absl::StrCat("rank ", mpi_ranks.rank, ": ", agreed.message()));
 }

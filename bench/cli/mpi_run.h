@@ -37,7 +37,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
 
 // Every rank must be about to make the same collectives: the same binary,
 // flags, cases, GPUs and libraries. A rank that never answers ends the job.
-absl::Status AgreeAcrossRanks(Communicator& world, const MpiRanks& mpi_ranks,
+// Then gathers each host's facts (mpi_ranks.host_facts).
+absl::Status AgreeAcrossRanks(Communicator& world, MpiRanks& mpi_ranks,
                               const SuiteOptions& options,
                               const std::vector<std::string>& selected_names, int argc,
                               char** argv);

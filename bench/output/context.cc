@@ -107,9 +107,10 @@ std::string RunUuid() {
   return absl::StrFormat("%016x%016x", bits(), bits());
 }
 
-PlatformInfo AddPlatformContext(const std::string& platform_override) {
+PlatformInfo AddPlatformContext(const std::string& platform_override, int hosts) {
   PlatformInfo info = CollectPlatformInfo();
-  if (!platform_override.empty()) info.platform = platform_override;
+  info.platform =
+      platform_override.empty() ? MultiHostPlatformName(info.platform, hosts) : platform_override;
   for (const auto& [key, value] : info.ToKeyValues()) benchmark::AddCustomContext(key, value);
   return info;
 }

@@ -16,8 +16,9 @@ namespace cnnbench::bench {
 // explained in one line (context and console).
 extern const char kLibraryBuildTypeNote[];
 
-// `platform_override`, when not empty, replaces the default platform name.
-PlatformInfo AddPlatformContext(const std::string& platform_override);
+// `platform_override`, when not empty, replaces the default platform name;
+// else a job across several `hosts` is named so (MultiHostPlatformName).
+PlatformInfo AddPlatformContext(const std::string& platform_override, int hosts = 1);
 
 // What the run was started with and under: `command_line` (as typed, before
 // any flag is consumed), run_uuid (RunUuid: what tells two runs of one

@@ -36,6 +36,9 @@ struct MpiRanks {
   int local_rank = 0;  // among the ranks on this host: the GPU it drives
   int hosts = 1;
   std::vector<std::string> host_names;  // by rank (MPI_Get_processor_name)
+  // Each host's facts, as rank 0 gathered them: "a (ranks 0, 1; AMD EPYC;
+  // 2 CPUs; 23.5 GiB) | b (ranks 2, 3; ...)".
+  std::string host_facts;
   std::string library_version;
 };
 

@@ -16,9 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "bench/suite/names.h"
 #include "gtest/gtest.h"
-#include "tests/testing/suite_paths.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/mpi_job.h"
+#include "tests/testing/suite_paths.h"
 
 namespace cnnbench::bench {
 namespace {
@@ -47,11 +47,11 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   const std::string store = TempPath("mpi_run.db");
   std::remove(json_path.c_str());
   std::remove(store.c_str());
-  const MpiJob job =
-      RunMpiJob(mpirun, 2,
-                absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
-                             "--collective_ranks=3 --benchmark_repetitions=1 --benchmark_out=",
-                             json_path, " --benchmark_out_format=json --store=", store));
+  const MpiJob job = RunMpiJob(
+      mpirun, 2,
+      absl::StrCat(BenchBinary(), " --preset=tiny --families=train,allreduce,grads,gemm ",
+                   "--collective_ranks=3 --benchmark_repetitions=1 --benchmark_out=", json_path,
+                   " --benchmark_out_format=json --store=", store));
   ASSERT_EQ(job.exit_code, 0) << job.output;
   // Rank 0 alone keeps the run in the store.
   EXPECT_EQ(Occurrences(job.output, "stored as run "), 1u) << job.output;
@@ -77,12 +77,16 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
   const std::string mpi_version = run.at("context").value("mpi_version", "");
   EXPECT_FALSE(mpi_version.empty());
   EXPECT_EQ(mpi_version.find('\0'), std::string::npos) << mpi_version;
-  EXPECT_TRUE(absl::StrContains(job.output, "--collective_ranks is ignored under mpirun")) << job.output;
+  EXPECT_TRUE(absl::StrContains(job.output, "--collective_ranks is ignored under mpirun"))
+      << job.output;
   // The platform names the host, whatever CPUs mpirun bound each rank to.
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   EXPECT_EQ(run.at("context").value("host_cpus", ""), absl::StrCat(online));
   const std::string platform = run.at("context").value("platform", "");
   EXPECT_TRUE(absl::EndsWith(platform, absl::StrCat("-", online, "c"))) << platform;
+  // One host, both ranks on it.
+  EXPECT_TRUE(absl::StrContains(run.at("context").value("host_facts", ""), " (ranks 0, 1; "))
+      << run.at("context").dump(2);
   std::set<std::string> families;
   for (const auto& b : run.at("benchmarks")) {
     auto name = ParseCaseName(b.at("name").get<std::string>());
@@ -207,8 +211,8 @@ TEST(MpiSuiteTest, AKillOfRankZeroLeavesTheFinishedCasesInTheFile) {
   const SignalledSweep sweep = RunSignalledSweep(mpirun, "mpi_rank_kill", SIGKILL, /*rank=*/0);
   EXPECT_NE(sweep.job.exit_code, 0) << sweep.job.output;
   ASSERT_FALSE(sweep.run.is_discarded()) << "no results file, or not JSON\n" << sweep.job.output;
-  EXPECT_TRUE(absl::StartsWith(sweep.run.at("context").value("interrupted", ""),
-                               "not finished: 1 of 2"))
+  EXPECT_TRUE(
+      absl::StartsWith(sweep.run.at("context").value("interrupted", ""), "not finished: 1 of 2"))
       << sweep.run.at("context").dump();
   EXPECT_EQ(sweep.run.at("benchmarks").size(), 1u) << sweep.run.dump(2);
 }

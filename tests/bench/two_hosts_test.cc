@@ -50,6 +50,14 @@ TEST(TwoHostsTest, CollectivesGradsAndTrainingRunAcrossTwoHostsOverTcp) {
   EXPECT_EQ(context.at("ranks"), "2");
   EXPECT_EQ(context.at("hosts"), "2");
   EXPECT_EQ(context.value("host_name", ""), (*hosts)->host(0));
+  // A system of its own: the platform says two hosts, and each host's
+  // facts are there with its ranks.
+  EXPECT_TRUE(absl::EndsWith(context.value("platform", ""), "c-2hosts")) << context.dump(2);
+  const std::string facts = context.value("host_facts", "");
+  EXPECT_TRUE(absl::StartsWith(facts, absl::StrCat((*hosts)->host(0), " (ranks 0; "))) << facts;
+  EXPECT_TRUE(absl::StrContains(facts, absl::StrCat(" | ", (*hosts)->host(1), " (ranks 1; ")))
+      << facts;
+  EXPECT_TRUE(absl::StrContains(facts, " CPUs; ")) << facts;
   std::set<std::string> families;
   for (const auto& b : run.at("benchmarks")) {
     auto name = ParseCaseName(b.at("name").get<std::string>());

@@ -9,18 +9,18 @@ namespace cnnbench::report {
 
 const std::vector<std::string>& MachineKeys() {
   static const std::vector<std::string> kKeys = {
-      "cpu_model", "cpu_isa", "host_cpus", "memory_bytes", "gpu_model", "gpu_count", "gpu_names",
-      "gpu_memory_bytes", "gpu_compute_capability", "hosts", "instance_type"};
+      "cpu_model",    "cpu_isa",   "host_cpus",        "memory_bytes",           "gpu_model",
+      "gpu_count",    "gpu_names", "gpu_memory_bytes", "gpu_compute_capability", "hosts",
+      "instance_type"};
   return kKeys;
 }
 
 const std::vector<std::string>& MeasurementSettingKeys() {
   static const std::vector<std::string> kKeys = {
       // How the suite measured (bench/cli/main.cc), and what other harnesses record.
-      "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup",
-      "collective_iters", "collective_root", "collective_graph", "infer_iterations",
-      "infer_include_copy", "fold_batch_norm", "conv_relu", "conv_add", "concat_in_place",
-      "image_size", "cpu_backend",
+      "preset", "steps", "warmup_steps", "kernel_min_time", "collective_warmup", "collective_iters",
+      "collective_root", "collective_graph", "infer_iterations", "infer_include_copy",
+      "fold_batch_norm", "conv_relu", "conv_add", "concat_in_place", "image_size", "cpu_backend",
       "cpu_conv_algorithm", "cuda_graph", "gpu_layout", "cuda_batch_norm", "fuse_relu", "backend",
       "framework", "framework_settings", "cnnbench_build", "build_mode", "build_config",
       "cuda_built_in", "optimizer",
@@ -53,8 +53,7 @@ const std::vector<std::string>& RunRecordKeys() {
   static const std::vector<std::string> kKeys = {
       // When, where and how the run was made, and how far it got.
       "date", "host_name", "executable", "command_line", "run_uuid", "git_commit", "platform",
-      "data_dir",
-      "repetitions", "methodology", "interrupted", "dataset", "ranks",
+      "data_dir", "repetitions", "methodology", "interrupted", "dataset", "ranks",
       // What the machine was doing then (Google Benchmark's and the suite's
       // readings), which describe the run, not the machine.
       "load_avg", "load_average_start", "load_average_end", "cpu_mhz_start", "cpu_mhz_end",
@@ -65,7 +64,9 @@ const std::vector<std::string>& RunRecordKeys() {
       "collective_timeout_s", "cuda_plan_cache", "cuda_rtc_attempts", "cuda_rtc_process_builds",
       // The Slurm job the run was (bench/output/context.h's AddSlurmContext).
       "slurm_job_id", "slurm_job_nodelist", "slurm_job_num_nodes", "slurm_ntasks",
-      "slurm_job_partition", "slurm_cluster_name"};
+      "slurm_job_partition", "slurm_cluster_name",
+      // Each host of a multi-host job (rank 0's are the machine keys').
+      "host_facts"};
   return kKeys;
 }
 
@@ -74,7 +75,8 @@ std::string ModelDefinitionKey(absl::string_view model) {
 }
 
 bool IsModelDefinitionKey(absl::string_view key) {
-  return absl::StartsWith(key, kModelDefinitionPrefix) && key.size() > kModelDefinitionPrefix.size();
+  return absl::StartsWith(key, kModelDefinitionPrefix) &&
+         key.size() > kModelDefinitionPrefix.size();
 }
 
 std::optional<KeyClass> ClassOfKey(absl::string_view key) {
@@ -91,10 +93,14 @@ std::optional<KeyClass> ClassOfKey(absl::string_view key) {
 
 const char* KeyClassName(KeyClass key_class) {
   switch (key_class) {
-    case KeyClass::kMachine: return "machine identity";
-    case KeyClass::kSetting: return "measurement setting";
-    case KeyClass::kEnvironment: return "environment";
-    case KeyClass::kRunRecord: return "run record";
+    case KeyClass::kMachine:
+      return "machine identity";
+    case KeyClass::kSetting:
+      return "measurement setting";
+    case KeyClass::kEnvironment:
+      return "environment";
+    case KeyClass::kRunRecord:
+      return "run record";
   }
   return "?";
 }
