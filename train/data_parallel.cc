@@ -1,6 +1,7 @@
 #include "train/data_parallel.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -273,6 +274,7 @@ absl::Status Replica::FinishBuckets() {
 }
 
 absl::Status Replica::Step() {
+  const auto start = std::chrono::steady_clock::now();
   buckets_.clear();
   started_ = 0;
   reported_end_ = unbucketed_end_ = trainer_->gradient_bytes();
@@ -288,6 +290,9 @@ absl::Status Replica::Step() {
       status = StartBucket(bucket);
       if (!status.ok()) break;
     }
+  if (on_cpu_)
+    arrival_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Whatever happened, wait for the buckets already handed to the worker
   // (on the CPU, the time backward's end waits for the last all-reduce).
   absl::Status finished =

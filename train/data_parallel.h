@@ -80,6 +80,11 @@ class Replica {
   // every bucket is reduced. Enqueues on a GPU; on the CPU it returns when
   // the step is done.
   absl::Status Step();
+  // The last Step()'s seconds from its start until this replica had handed
+  // its last gradient bucket to the all-reduce and began to wait for the
+  // others: its arrival at the step's all-reduce. Host-timed, so CPU
+  // replicas only (0 on a GPU, whose steps are enqueued).
+  double arrival_seconds() const { return arrival_seconds_; }
   // This replica's loss of the most recent step (waits for it).
   absl::StatusOr<float> LastLoss() { return trainer_->LastLoss(); }
   // The mean of every replica's loss (a collective: every rank calls it).
@@ -119,6 +124,7 @@ class Replica {
   Communicator* comm_ = nullptr;
   DataParallelOptions dp_;
   bool on_cpu_ = true;
+  double arrival_seconds_ = 0;
   // Step state: the start of the gradients not yet in a bucket (buckets
   // grow from the end of the block down), and the buckets so far.
   size_t unbucketed_end_ = 0;

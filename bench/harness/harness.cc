@@ -368,10 +368,15 @@ void Harness::RunCase(benchmark::State& state, Entry& entry) {
     return;
   }
   AddPowerCounters(state, workload->power_, timed_steps, workload->items_per_iteration());
-  if (timing_.keep_step_times && entry.spec.keeps_step_times) {
-    std::vector<double> steps = workload->StepSeconds();
-    if (!steps.empty()) StepTimes::Global().Add(InstanceName(entry.index), std::move(steps));
-  }
+  KeepStepTimes(entry, *workload);
+}
+
+void Harness::KeepStepTimes(const Entry& entry, const Workload& workload) {
+  if (!timing_.keep_step_times || !entry.spec.keeps_step_times) return;
+  std::vector<double> steps = workload.StepSeconds();
+  if (!steps.empty())
+    StepTimes::Global().Add(InstanceName(entry.index), std::move(steps),
+                            workload.RankArrivalSeconds());
 }
 
 void Harness::DisplayProgress(const Entry& entry, Workload& workload, int64_t done, int64_t total) {

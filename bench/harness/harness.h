@@ -154,6 +154,10 @@ class Workload {
   // iteration's by default; a span-timed case gives the steps it can time
   // inside the span without perturbing it, or none (the span only).
   virtual std::vector<double> StepSeconds() const { return iteration_seconds_; }
+  // For the same repetition, each rank's arrival at every step's
+  // all-reduce (seconds; by rank, then step): data-parallel CPU cases,
+  // every rank's, kept beside the step times ("rank_arrival_ms").
+  virtual std::vector<std::vector<double>> RankArrivalSeconds() const { return {}; }
   // Live progress (--display_every): the items one iteration processes
   // (images; 0: the case prints no progress) and a note on the last step
   // ("loss 6.912"), asked between iterations, never inside the timed interval.
@@ -271,7 +275,7 @@ class Harness {
     TimedCase spec;
     int index = 0;  // in registration order
     int progress_index = 0;
-    int repetition = 0;  // the repetition running (1-based), for the progress lines
+    int repetition = 0;    // the repetition running (1-based), for the progress lines
     absl::Status failure;  // a case that failed to prepare skips every repetition the same way
   };
   void RunCase(benchmark::State& state, Entry& entry);
@@ -286,6 +290,8 @@ class Harness {
   // Checks the stop check; true (and the state skipped) when the run stops.
   bool StopNow(benchmark::State& state);
   void Skip(benchmark::State& state, const Entry& entry, const absl::Status& why);
+  // The repetition's step times (and ranks' arrivals) kept for the JSON.
+  void KeepStepTimes(const Entry& entry, const Workload& workload);
   // After timed step `done` of `total` (outside the timed interval): the
   // progress line, when due.
   void DisplayProgress(const Entry& entry, Workload& workload, int64_t done, int64_t total);

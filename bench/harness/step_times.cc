@@ -12,9 +12,20 @@ StepTimes& StepTimes::Global() {
   return *times;
 }
 
-void StepTimes::Add(const std::string& run_name, std::vector<double> seconds) {
+void StepTimes::Add(const std::string& run_name, std::vector<double> seconds,
+                    std::vector<std::vector<double>> rank_arrivals) {
   std::lock_guard<std::mutex> lock(mutex_);
   kept_[run_name].push_back(std::move(seconds));
+  arrivals_[run_name].push_back(std::move(rank_arrivals));
+}
+
+std::vector<std::vector<double>> StepTimes::TakeRankArrivals(const std::string& run_name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = taken_.find(run_name);
+  if (found == taken_.end()) return {};
+  std::vector<std::vector<double>> arrivals = std::move(found->second);
+  taken_.erase(found);
+  return arrivals;
 }
 
 std::optional<std::vector<double>> StepTimes::Take(const std::string& run_name) {
@@ -23,12 +34,19 @@ std::optional<std::vector<double>> StepTimes::Take(const std::string& run_name) 
   if (found == kept_.end() || found->second.empty()) return std::nullopt;
   std::vector<double> seconds = std::move(found->second.front());
   found->second.pop_front();
+  std::deque<std::vector<std::vector<double>>>& arrivals = arrivals_[run_name];
+  if (!arrivals.empty()) {
+    taken_[run_name] = std::move(arrivals.front());
+    arrivals.pop_front();
+  }
   return seconds;
 }
 
 void StepTimes::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   kept_.clear();
+  arrivals_.clear();
+  taken_.clear();
 }
 
 std::string WithStepTimes(const std::string& entry, const std::vector<double>& seconds) {
@@ -41,6 +59,24 @@ std::string WithStepTimes(const std::string& entry, const std::vector<double>& s
   for (size_t i = 0; i < seconds.size(); ++i)
     absl::StrAppend(&list, i == 0 ? "" : ", ", absl::StrFormat("%.6g", seconds[i] * 1e3));
   return absl::StrCat(entry.substr(0, end), ",\n      \"step_times_ms\": [", list, "]",
+                      entry.substr(end));
+}
+
+std::string WithRankArrivals(const std::string& entry,
+                             const std::vector<std::vector<double>>& rank_arrivals) {
+  const size_t close = entry.rfind('}');
+  if (rank_arrivals.empty() || close == std::string::npos) return entry;
+  size_t end = close;
+  while (end > 0 && (entry[end - 1] == ' ' || entry[end - 1] == '\n')) --end;
+  std::string lists;
+  for (size_t r = 0; r < rank_arrivals.size(); ++r) {
+    absl::StrAppend(&lists, r == 0 ? "[" : ", [");
+    for (size_t i = 0; i < rank_arrivals[r].size(); ++i)
+      absl::StrAppend(&lists, i == 0 ? "" : ", ",
+                      absl::StrFormat("%.6g", rank_arrivals[r][i] * 1e3));
+    absl::StrAppend(&lists, "]");
+  }
+  return absl::StrCat(entry.substr(0, end), ",\n      \"rank_arrival_ms\": [", lists, "]",
                       entry.substr(end));
 }
 

@@ -24,14 +24,23 @@ class StepTimes {
 
   // Keeps `seconds` as the next repetition of the run named `run_name`
   // (Google Benchmark's instance name, e.g. ".../iterations:100/repeats:5/manual_time").
-  void Add(const std::string& run_name, std::vector<double> seconds);
+  // With `rank_arrivals` (seconds, by rank then step), each rank's arrival
+  // at every step's all-reduce (data-parallel CPU cases; empty otherwise).
+  void Add(const std::string& run_name, std::vector<double> seconds,
+           std::vector<std::vector<double>> rank_arrivals = {});
   // The oldest kept list of `run_name`, removed; nullopt when none is left.
   std::optional<std::vector<double>> Take(const std::string& run_name);
+  // The rank arrivals kept with the list Take returned last for `run_name`
+  // (call after it); empty when there were none.
+  std::vector<std::vector<double>> TakeRankArrivals(const std::string& run_name);
   void Clear();
 
  private:
   std::mutex mutex_;
   std::map<std::string, std::deque<std::vector<double>>> kept_;
+  // Beside kept_, one per Add; the one Take passed moves to taken_.
+  std::map<std::string, std::deque<std::vector<std::vector<double>>>> arrivals_;
+  std::map<std::string, std::vector<std::vector<double>>> taken_;
 };
 
 // `entry`, one run's JSON object as Google Benchmark's JSON reporter writes
@@ -39,6 +48,10 @@ class StepTimes {
 // field (milliseconds, 6 significant digits); unchanged when it does not
 // end in a closing brace.
 std::string WithStepTimes(const std::string& entry, const std::vector<double>& seconds);
+// The same with `"rank_arrival_ms": [[...], [...]]` (one list per rank, in
+// rank order) added; unchanged when `rank_arrivals` is empty.
+std::string WithRankArrivals(const std::string& entry,
+                             const std::vector<std::vector<double>>& rank_arrivals);
 
 }  // namespace cnnbench::bench
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -19,8 +19,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/output/context.h"
 #include "bench/harness/step_times.h"
+#include "bench/output/context.h"
 #include "core/json_string.h"
 
 namespace cnnbench::bench {
@@ -112,10 +112,10 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
   // note (call with the lock held).
   std::string Partial() {
     if (format_ != "json") return head_.str() + runs_.str();
-    const std::string note =
-        partial_note_ ? partial_note_(cases_)
-                      : absl::StrCat("the run had not ended: ", cases_,
-                                     " case(s) finished (written as each finished)");
+    const std::string note = partial_note_
+                                 ? partial_note_(cases_)
+                                 : absl::StrCat("the run had not ended: ", cases_,
+                                                " case(s) finished (written as each finished)");
     std::ostringstream tail;
     inner_->SetOutputStream(&tail);
     inner_->Finalize();  // the JSON reporter's closing text only
@@ -159,7 +159,8 @@ class ResultFile::Reporter : public benchmark::BenchmarkReporter {
       inner_->SetOutputStream(&entry);
       inner_->ReportRuns({run});
       inner_->SetOutputStream(&runs_);
-      runs_ << WithStepTimes(entry.str(), *steps);
+      runs_ << WithRankArrivals(WithStepTimes(entry.str(), *steps),
+                                StepTimes::Global().TakeRankArrivals(run.run_name.str()));
     }
   }
 
@@ -311,8 +312,9 @@ absl::Status ResultFile::Checkpoint() {
                  "cnnbench: warning: %s (updating it with the %d finished case(s)); it keeps %s; "
                  "the run goes on and tries again after each case\n",
                  std::string(written.message()).c_str(), cases,
-                 written_cases_.load() > 0 ? absl::StrCat("the first ", written_cases_.load()).c_str()
-                                           : "what it held before the run");
+                 written_cases_.load() > 0
+                     ? absl::StrCat("the first ", written_cases_.load()).c_str()
+                     : "what it held before the run");
   std::fflush(stderr);
   failing_ = true;
   return written;
@@ -376,21 +378,21 @@ absl::Status ResultFile::Close(bool whole) {
   rescue_path_ = Rescue(text, &reasons);
   const int kept = written_cases_.load();
   const std::string in_target =
-      kept > 0 ? absl::StrCat("'", path_, "' holds the first ", kept,
-                              " case(s), marked interrupted")
-               : absl::StrCat("'", path_, "' is as it was before the run");
+      kept > 0
+          ? absl::StrCat("'", path_, "' holds the first ", kept, " case(s), marked interrupted")
+          : absl::StrCat("'", path_, "' is as it was before the run");
   if (!rescue_path_.empty())
     return absl::Status(written.code(),
                         absl::StrCat(written.message(), "; ", in_target, "; the whole run (",
                                      reporter_->cases(), " case(s)) is saved in ", rescue_path_));
   // Nowhere to save it: the text itself goes to stderr, between two lines.
-  std::fprintf(stderr, "cnnbench: ---- the run's results (%s could not be written) ----\n%s\n"
+  std::fprintf(stderr,
+               "cnnbench: ---- the run's results (%s could not be written) ----\n%s\n"
                "cnnbench: ---- end of the run's results ----\n",
                path_.c_str(), text.c_str());
-  return absl::Status(written.code(),
-                      absl::StrCat(written.message(), "; ", in_target,
-                                   "; no other folder took the results either (", reasons,
-                                   "): they are printed above on stderr"));
+  return absl::Status(written.code(), absl::StrCat(written.message(), "; ", in_target,
+                                                   "; no other folder took the results either (",
+                                                   reasons, "): they are printed above on stderr"));
 }
 
 namespace {

@@ -97,6 +97,12 @@ TEST(MpiSuiteTest, TwoProcessesRunOneReplicaEachAndRankZeroWritesTheOutput) {
       EXPECT_EQ(name->ToString(), "train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2");
       EXPECT_EQ(b.at("ranks").get<double>(), 2);
       EXPECT_GT(b.at("images_per_second").get<double>(), 0);
+      // Both ranks' arrivals kept; one host, so one host's mean.
+      if (b.value("run_type", "") == "iteration") {
+        EXPECT_EQ(b.at("rank_arrival_ms").size(), 2u) << b.dump();
+        EXPECT_GT(b.value("host0_arrival_ms", 0.0), 0) << b.dump();
+        EXPECT_FALSE(b.contains("host1_arrival_ms")) << b.dump();
+      }
     } else if (name->family == "allreduce" || name->family == "grads") {
       EXPECT_EQ(name->impl, "mpi") << name->ToString();
       EXPECT_EQ(name->ranks, 2);

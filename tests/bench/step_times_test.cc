@@ -47,5 +47,36 @@ TEST(StepTimesTest, WritesTheListAsTheEntrysLastFieldInMilliseconds) {
   EXPECT_EQ(WithStepTimes("no brace", {1}), "no brace");
 }
 
+// The ranks' arrivals travel with the step list they were added with.
+TEST(StepTimesTest, KeepsTheRanksArrivalsWithTheirRepetition) {
+  StepTimes times;
+  times.Add("a", {0.1}, {{0.01}, {0.02}});
+  times.Add("a", {0.2});
+  times.Add("a", {0.3}, {{0.03}, {0.04}});
+  EXPECT_TRUE(times.TakeRankArrivals("a").empty()) << "nothing taken yet";
+  EXPECT_EQ(times.Take("a"), (std::vector<double>{0.1}));
+  EXPECT_EQ(times.TakeRankArrivals("a"), (std::vector<std::vector<double>>{{0.01}, {0.02}}));
+  EXPECT_TRUE(times.TakeRankArrivals("a").empty()) << "taken once";
+  EXPECT_EQ(times.Take("a"), (std::vector<double>{0.2}));
+  EXPECT_TRUE(times.TakeRankArrivals("a").empty());
+  EXPECT_EQ(times.Take("a"), (std::vector<double>{0.3}));
+  EXPECT_EQ(times.TakeRankArrivals("a"), (std::vector<std::vector<double>>{{0.03}, {0.04}}));
+}
+
+TEST(StepTimesTest, WritesTheRanksArrivalsAsListsInMilliseconds) {
+  const std::string entry = ",\n    {\n      \"name\": \"train/x\"\n    }";
+  const std::string with =
+      WithRankArrivals(WithStepTimes(entry, {0.5, 0.5}), {{0.25, 0.125}, {0.0125, 1.0 / 3}});
+  const nlohmann::json parsed = nlohmann::json::parse(with.substr(2));
+  ASSERT_TRUE(parsed.contains("rank_arrival_ms")) << with;
+  const auto ranks = parsed["rank_arrival_ms"].get<std::vector<std::vector<double>>>();
+  ASSERT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(ranks[0], (std::vector<double>{250, 125}));
+  EXPECT_DOUBLE_EQ(ranks[1][0], 12.5);
+  EXPECT_NEAR(ranks[1][1], 333.333, 1e-9);
+  EXPECT_EQ(parsed["step_times_ms"].size(), 2u);
+  EXPECT_EQ(WithRankArrivals(entry, {}), entry) << "no arrivals: unchanged";
+}
+
 }  // namespace
 }  // namespace cnnbench::bench

@@ -69,6 +69,18 @@ TEST(TwoHostsTest, CollectivesGradsAndTrainingRunAcrossTwoHostsOverTcp) {
       EXPECT_EQ(name->ToString(), "train/trivial/fp32/synthetic/batch:2/gpus:0/replicas:2");
       EXPECT_EQ(b.at("ranks").get<double>(), 2);
       EXPECT_GT(b.at("images_per_second").get<double>(), 0);
+      // Each rank's arrival at each step's all-reduce, and each host's mean.
+      if (b.value("run_type", "") == "iteration") {
+        ASSERT_TRUE(b.contains("rank_arrival_ms")) << b.dump();
+        const auto ranks = b["rank_arrival_ms"].get<std::vector<std::vector<double>>>();
+        ASSERT_EQ(ranks.size(), 2u) << b.dump();
+        EXPECT_EQ(ranks[0].size(), b.at("step_times_ms").size()) << b.dump();
+        EXPECT_EQ(ranks[1].size(), ranks[0].size()) << b.dump();
+        for (const auto& steps : ranks)
+          for (double ms : steps) EXPECT_GT(ms, 0) << b.dump();
+        EXPECT_GT(b.value("host0_arrival_ms", 0.0), 0) << b.dump();
+        EXPECT_GT(b.value("host1_arrival_ms", 0.0), 0) << b.dump();
+      }
     } else {
       EXPECT_EQ(name->impl, "mpi") << name->ToString();
       EXPECT_EQ(name->ranks, 2);

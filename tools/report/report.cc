@@ -13,6 +13,7 @@
 #include "tools/report/energy_tables.h"
 #include "tools/report/environment_tables.h"
 #include "tools/report/framework_tables.h"
+#include "tools/report/host_tables.h"
 #include "tools/report/infer_tables.h"
 #include "tools/report/kernel_tables.h"
 #include "tools/report/output_file.h"
@@ -67,6 +68,8 @@ Report BuildReport(const Results& results, const std::string& title, double max_
     }
     platform.sections.push_back(std::move(environment));
     for (Section& s : TrainSections(p, max_cv)) platform.sections.push_back(std::move(s));
+    if (std::optional<Section> hosts = HostSection(p))
+      platform.sections.push_back(*std::move(hosts));
     if (std::optional<Table> accuracy = TrainAccuracyTable(p))
       platform.sections.push_back(Section{"Training accuracy", {*std::move(accuracy)}, {}});
     if (std::optional<Section> infer = InferSection(p, max_cv))

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -92,6 +93,12 @@ Counters ReadCounters(const Json& entry) {
   Counters counters;
   for (const char* name : kCounterNames) {
     if (std::optional<double> value = NumberField(entry, name)) counters[name] = *value;
+  }
+  // A multi-host training case's hosts: host<i>_arrival_ms (host_tables.h).
+  for (auto it = entry.begin(); it != entry.end(); ++it) {
+    const std::string& key = it.key();
+    if (absl::StartsWith(key, "host") && absl::EndsWith(key, "_arrival_ms"))
+      if (std::optional<double> value = NumberField(entry, key.c_str())) counters[key] = *value;
   }
   // The repetition's timed iterations: rates over repetitions are
   // weighted by them (IsRateCounter).

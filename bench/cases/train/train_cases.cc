@@ -19,13 +19,13 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/harness/harness.h"
 #include "bench/cases/input/input_cases.h"
-#include "bench/harness/iteration_stats.h"
-#include "bench/suite/names.h"
-#include "bench/harness/rank_threads.h"
-#include "bench/suite/suite.h"
 #include "bench/cases/train/train_parts.h"
+#include "bench/harness/harness.h"
+#include "bench/harness/iteration_stats.h"
+#include "bench/harness/rank_threads.h"
+#include "bench/suite/names.h"
+#include "bench/suite/suite.h"
 #include "benchmark/benchmark.h"
 #include "core/device.h"
 #include "core/random.h"
@@ -41,7 +41,6 @@
 #include "train/inference.h"
 #include "train/trace.h"
 #include "train/trainer.h"
-
 
 namespace cnnbench::bench {
 namespace {
@@ -164,6 +163,9 @@ class ReplicatedTrainWorkload : public Workload {
   // GPU replicas: none, the span only (timing each step would make the
   // host wait on the device between steps).
   std::vector<double> StepSeconds() const override { return rank0_step_seconds_; }
+  // CPU replicas: every rank's arrival at each step's all-reduce (under MPI
+  // gathered from every process at Report), so the slowest host shows.
+  std::vector<std::vector<double>> RankArrivalSeconds() const override { return arrivals_; }
   // Every local replica's GPU (the case's power is theirs together).
   std::vector<int> gpu_ordinals() const override {
     std::vector<int> ordinals;
@@ -181,6 +183,10 @@ class ReplicatedTrainWorkload : public Workload {
   // `count` steps of local rank r (each fed a batch first on real data);
   // each step's seconds into `seconds` when given.
   absl::Status Steps(int r, int64_t count, std::vector<double>* seconds = nullptr);
+  // Every rank's arrivals of this repetition in arrivals_ (a collective
+  // under MPI), and each host's mean as a counter (host<i>_arrival_ms, the
+  // hosts in the order of their first rank).
+  absl::Status GatherArrivals(benchmark::State& state);
   // One more step on every rank, traced (after the timed ones: never in the
   // figures), each local replica a process row of the file; under MPI,
   // rank 0 writes its own.
@@ -192,6 +198,7 @@ class ReplicatedTrainWorkload : public Workload {
     SyntheticBatch batch;
     std::unique_ptr<input::InputPipeline> pipeline;  // data:real
     input::PipelineStats last_stats;
+    std::vector<double> arrivals;  // this repetition's, CPU replicas
   };
   TrainCase case_;
   const SuiteOptions& options_;
@@ -200,7 +207,9 @@ class ReplicatedTrainWorkload : public Workload {
   int saved_threads_ = 0;                   // the harness thread's team size before the case
   int64_t steps_ = 0;                       // since the last Report
   std::vector<double> rank0_step_seconds_;  // this repetition's (StepSeconds)
-  bool traced_ = false;  // --trace_file: written once, after the first repetition
+  bool traced_ = false;     // --trace_file: written once, after the first repetition
+  bool recording_ = false;  // Steps keeps each rank's arrivals
+  std::vector<std::vector<double>> arrivals_;  // every rank's, by rank (RankArrivalSeconds)
   std::vector<std::unique_ptr<Communicator>> group_;
   std::vector<Rank> ranks_;               // sized once, before the threads start
   std::unique_ptr<RankThreads> threads_;  // declared last: joined first
@@ -284,6 +293,7 @@ absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count, std::vector<do
     if (rank.pipeline != nullptr)
       RETURN_IF_ERROR(FeedNextBatch(*rank.pipeline, rank.replica->trainer()));
     RETURN_IF_ERROR(rank.replica->Step());
+    if (recording_) rank.arrivals.push_back(rank.replica->arrival_seconds());
     if (seconds != nullptr)
       seconds->push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -294,11 +304,47 @@ absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count, std::vector<do
 absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
   steps_ += count;
   rank0_step_seconds_.clear();
+  for (Rank& rank : ranks_) rank.arrivals.clear();
+  recording_ = case_.gpus == 0;
   std::vector<double>* timed = case_.gpus == 0 ? &rank0_step_seconds_ : nullptr;
   return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count, timed](int r) {
     PinThreads();
     return Steps(r, count, r == 0 ? timed : nullptr);
   }));
+}
+
+absl::Status ReplicatedTrainWorkload::GatherArrivals(benchmark::State& state) {
+  arrivals_.clear();
+  for (const Rank& rank : ranks_) arrivals_.push_back(rank.arrivals);
+  const MpiRanks* mpi = options_.mpi;
+  if (mpi != nullptr && mpi->size > 1) {
+    // One rank per process, the same steps on each: all-gathered.
+    const std::vector<double> mine = ranks_[0].arrivals;
+    const size_t steps = mine.size();
+    std::vector<double> all(steps * mpi->size);
+    RETURN_IF_ERROR(
+        EndJobOnTimeout(options_, ranks_[0].replica->communicator().AllGather(
+                                      mine.data(), all.data(), steps, DType::kF64, Stream::Cpu())));
+    arrivals_.assign(mpi->size, {});
+    for (int r = 0; r < mpi->size; ++r)
+      arrivals_[r].assign(all.begin() + r * steps, all.begin() + (r + 1) * steps);
+  }
+  // Each host's mean over its ranks and steps, the hosts in the order of
+  // their first rank (host_facts' order).
+  std::vector<std::string> hosts;
+  std::vector<double> sums, counts;
+  for (size_t r = 0; r < arrivals_.size(); ++r) {
+    const std::string host =
+        mpi != nullptr && r < mpi->host_names.size() ? mpi->host_names[r] : std::string();
+    const size_t h = std::find(hosts.begin(), hosts.end(), host) - hosts.begin();
+    if (h == hosts.size()) hosts.push_back(host), sums.push_back(0), counts.push_back(0);
+    for (double s : arrivals_[r]) sums[h] += s, counts[h] += 1;
+  }
+  for (size_t h = 0; h < hosts.size(); ++h)
+    if (counts[h] > 0)
+      state.counters[absl::StrCat("host", h, "_arrival_ms")] =
+          benchmark::Counter(1e3 * sums[h] / counts[h]);
+  return absl::OkStatus();
 }
 
 absl::Status ReplicatedTrainWorkload::TraceOneStep() {
@@ -345,6 +391,7 @@ absl::Status ReplicatedTrainWorkload::Report(benchmark::State& state) {
   state.counters["images_per_second_per_replica"] = benchmark::Counter(
       static_cast<double>(case_.batch), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["hosts"] = benchmark::Counter(options_.mpi != nullptr ? options_.mpi->hosts : 1);
+  if (recording_) RETURN_IF_ERROR(GatherArrivals(state));
   if (ranks_[0].pipeline != nullptr)
     ReportInput(state, ranks_[0].pipeline->stats(), ranks_[0].last_stats, steps_);
   steps_ = 0;
@@ -485,8 +532,8 @@ absl::Status RegisterTrainCases(const SuiteOptions& options, Harness& harness) {
   ASSIGN_OR_RETURN_AS_IS(const std::vector<TrainCase> cases, TrainCases(options));
   for (const TrainCase& c : cases) {
     TimedCase timed;
-    timed.name = TrainCaseName(c.model, PrecisionName(c.precision), c.data, c.batch, c.gpus,
-                               c.replicas);
+    timed.name =
+        TrainCaseName(c.model, PrecisionName(c.precision), c.data, c.batch, c.gpus, c.replicas);
     timed.family = FamilyName(Family::kTrain);
     timed.iterations = options.train.steps;
     timed.iterations_flag = "--steps";
