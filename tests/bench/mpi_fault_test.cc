@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/mpi_job.h"
+#include "tests/testing/shell.h"
 #include "tests/testing/suite_paths.h"
 #include "tests/testing/two_hosts.h"
 
@@ -46,16 +47,6 @@ struct Outcome {
   std::string stored;  // `history runs` on the run's store
   std::string json_path;
 };
-
-std::string Capture(const std::string& command) {
-  std::string text;
-  FILE* pipe = ::popen(absl::StrCat(command, " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return text;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
-  ::pclose(pipe);
-  return text;
-}
 
 std::string ThisHost() {
   char name[256] = {};
@@ -102,7 +93,8 @@ class MpiFaultTest : public ::testing::TestWithParam<bool> {
         "[2/", action, /*timeout_seconds=*/150, launch_);
     std::ifstream in(o.json_path);
     o.run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    o.stored = Capture(absl::StrCat(RunfilePath("tools/history"), " runs --store=", store));
+    o.stored = cnnbench::testing::CaptureOutput(
+        absl::StrCat(RunfilePath("tools/history"), " runs --store=", store));
     // The figures docs/benchmarks.md states the bounds from.
     std::printf("%s (%s): mpirun ended %.0f ms after the action; ranks %.0f, %.0f ms\n",
                 name.c_str(), GetParam() ? "two hosts" : "one host", o.job.mpirun_ms_after_action,

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/testing/mpi_job.h"
+#include "tests/testing/shell.h"
 #include "tests/testing/slurm_cluster.h"
 #include "tests/testing/suite_paths.h"
 
@@ -34,17 +35,6 @@ struct Job {
   nlohmann::json run;  // discarded when absent or not JSON
   std::string stored;  // `history runs` on the run's store
 };
-
-std::string Capture(const std::string& command, int* exit_code = nullptr) {
-  std::string text = absl::StrCat("$ ", command, "\n");
-  FILE* pipe = ::popen(absl::StrCat(command, " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return text;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
-  const int status = ::pclose(pipe);
-  if (exit_code != nullptr) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return text;
-}
 
 class SlurmTest : public ::testing::Test {
  protected:
@@ -73,14 +63,16 @@ class SlurmTest : public ::testing::Test {
     std::filesystem::create_directories(dir);
     const std::string json = dir + "/run.json", store = dir + "/store.db";
     Job job;
-    job.output = Capture(
+    const std::string command =
         absl::StrCat("timeout -k 5 ", timeout_seconds, " ", cnnbench::testing::JobEnvironment(dir),
                      cluster_->Env(), " ", launcher, " ", BenchBinary(), " ", args,
-                     " --benchmark_out=", json, " --benchmark_out_format=json --store=", store),
-        &job.exit_code);
+                     " --benchmark_out=", json, " --benchmark_out_format=json --store=", store);
+    job.output = absl::StrCat("$ ", command, "\n",
+                              cnnbench::testing::CaptureOutput(command, &job.exit_code));
     std::ifstream in(json);
     job.run = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    job.stored = Capture(absl::StrCat(RunfilePath("tools/history"), " runs --store=", store));
+    job.stored = cnnbench::testing::CaptureOutput(
+        absl::StrCat(RunfilePath("tools/history"), " runs --store=", store));
     return job;
   }
 

@@ -2,7 +2,6 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "tests/testing/shell.h"
 
 namespace cnnbench::testing {
 namespace {
@@ -57,16 +57,6 @@ int FreePort() {
 std::string Read(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-std::string Capture(const std::string& command) {
-  std::string text;
-  FILE* pipe = ::popen(absl::StrCat(command, " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return text;
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
-  ::pclose(pipe);
-  return text;
 }
 
 // Stops the daemon whose pid file is `pid_file`: SIGTERM, then SIGKILL
@@ -131,7 +121,7 @@ absl::StatusOr<std::unique_ptr<SlurmCluster>> SlurmCluster::Start(int kill_wait_
   // Ready when the node is idle.
   for (int i = 0; i < 300; ++i) {
     const std::string state =
-        Capture(absl::StrCat(cluster->Env(), " sinfo -h -N -o %T 2>/dev/null"));
+        CaptureOutput(absl::StrCat(cluster->Env(), " sinfo -h -N -o %T 2>/dev/null"));
     if (absl::StartsWith(absl::StripAsciiWhitespace(state), "idle")) return cluster;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

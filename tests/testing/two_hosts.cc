@@ -1,7 +1,6 @@
 #include "tests/testing/two_hosts.h"
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tests/testing/shell.h"
 
 namespace cnnbench::testing {
 namespace {
@@ -29,14 +29,10 @@ const char* const kAddress[2] = {"10.231.0.1", "10.231.0.2"};
 
 // Runs `command` under sh; its status, with what it printed when it failed.
 absl::Status Sh(const std::string& command, std::string* out = nullptr) {
-  std::string text;
-  FILE* pipe = ::popen(absl::StrCat(command, " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return absl::InternalError(absl::StrCat("cannot run: ", command));
-  char buffer[512];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
-  const int status = ::pclose(pipe);
+  int exit_code = -1;
+  const std::string text = CaptureOutput(command, &exit_code);
   if (out != nullptr) *out = text;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
+  if (exit_code == 0) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat("`", command, "` failed: ", text));
 }
 
