@@ -456,14 +456,14 @@ void WatchFirstSignal(std::optional<FirstSignalWatcher>& watcher, ResultFile& ou
 // Under MPI: the ranks agree on stopping, and a timed-out collective ends
 // the job, whichever case meets it (bench/cli/mpi_run.h): the results
 // written and kept first.
-void EndJobOnTimeouts(SuiteOptions& options, Harness& harness, Communicator& world,
-                      const MpiRanks& mpi_ranks, ResultFile* out, const OutputFlags& output) {
+void SetUpMpiEnding(SuiteOptions& options, Harness& harness, Communicator& world,
+                    const MpiRanks& mpi_ranks, ResultFile* out, const OutputFlags& output) {
   harness.SetStopAgreement(AgreeOnStopping(world, mpi_ranks.rank));
   const JobEnd end{&mpi_ranks, &harness, out, output.out_path,
                    output.default_out ? "json" : output.out_format};
-  options.end_job = [end](const absl::Status& why) { EndJobOnTimeout(end, why); };
+  options.end_job = [end](const absl::Status& why) { EndJobOnCollectiveTimeout(end, why); };
   harness.SetFailureHook([end](const std::string&, const absl::Status& why) {
-    if (absl::IsDeadlineExceeded(why)) EndJobOnTimeout(end, why);
+    if (absl::IsDeadlineExceeded(why)) EndJobOnCollectiveTimeout(end, why);
   });
 }
 
@@ -523,7 +523,7 @@ int Main(int argc, char** argv) {
   if (out != nullptr)
     WatchFirstSignal(signal_watcher, *out, stored, *output, harness, mpi_ranks, under_mpi);
   harness.SetStopCheck([] { return InterruptSignal() != 0; });
-  if (under_mpi) EndJobOnTimeouts(*options, harness, **world, mpi_ranks, out.get(), *output);
+  if (under_mpi) SetUpMpiEnding(*options, harness, **world, mpi_ranks, out.get(), *output);
   harness.set_verbose(absl::GetFlag(FLAGS_verbose));
   if (absl::GetFlag(FLAGS_verbose)) SetCompileLog(true);
   PowerSensors power_sensors;

@@ -169,7 +169,7 @@ std::string JobEndNote() {
   return Note();
 }
 
-void EndJobOnTimeout(const JobEnd& end, const absl::Status& why) {
+void EndJobOnCollectiveTimeout(const JobEnd& end, const absl::Status& why) {
   // One thread ends the job; another that times out meanwhile waits for it.
   if (ending.exchange(true))
     for (;;) ::pause();
@@ -195,7 +195,7 @@ void EndJobOnTimeout(const JobEnd& end, const absl::Status& why) {
     }
     const absl::Status written = end.out->CommitPartial();
     const std::string& json = written.ok() ? end.out_path : end.out->rescue_path();
-    if (!json.empty() && !end.store_format.empty())
+    if (!json.empty())
       PrintStoreReport(StoreRun(absl::GetFlag(FLAGS_store), json, end.store_format),
                        /*to_stdout=*/false);
     std::fprintf(stderr, "cnnbench: %s\n",

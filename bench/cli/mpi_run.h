@@ -38,8 +38,7 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinMpiJob(SuiteOptions& options,
 // Every rank must be about to make the same collectives: the same binary,
 // flags, cases, GPUs and libraries. A rank that never answers ends the job.
 // Then gathers each host's facts (mpi_ranks.host_facts).
-absl::Status AgreeAcrossRanks(Communicator& world, MpiRanks& mpi_ranks,
-                              const SuiteOptions& options,
+absl::Status AgreeAcrossRanks(Communicator& world, MpiRanks& mpi_ranks, const SuiteOptions& options,
                               const std::vector<std::string>& selected_names, int argc,
                               char** argv);
 
@@ -58,7 +57,7 @@ struct JobEnd {
   Harness* harness = nullptr;  // the case running
   ResultFile* out = nullptr;   // rank 0's results (null elsewhere, or none)
   std::string out_path;
-  std::string store_format;  // the results' format, for the store ("json" or not stored)
+  std::string store_format;  // the results' format, for the store (only JSON is stored)
 };
 
 // Ends the job on `why` (a timed-out collective), once, whichever thread
@@ -69,9 +68,9 @@ struct JobEnd {
 // and why: the case itself is left out, as an interrupted run leaves out
 // the case it stopped), keeps the run in the store, and says where; then
 // MPI_Abort ends every rank (exit status kCollectiveTimedOut).
-[[noreturn]] void EndJobOnTimeout(const JobEnd& end, const absl::Status& why);
+[[noreturn]] void EndJobOnCollectiveTimeout(const JobEnd& end, const absl::Status& why);
 
-// The `interrupted` entry for a job ended by EndJobOnTimeout ("" until then).
+// The `interrupted` entry for a job ended by EndJobOnCollectiveTimeout ("" until then).
 std::string JobEndNote();
 
 }  // namespace cnnbench::bench

@@ -226,7 +226,10 @@ void Harness::Release() {
 }
 
 Workload* Harness::Activate(Entry& entry) {
-  current_case_ = entry.spec.name;
+  {
+    std::lock_guard<std::mutex> lock(current_case_mutex_);
+    current_case_ = entry.spec.name;
+  }
   if (active_ == &entry) return workload_.get();
   Release();  // the previous case's memory goes before this one allocates
   if (!entry.failure.ok()) return nullptr;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -259,8 +260,12 @@ class Harness {
   void SetFailureHook(std::function<void(const std::string&, const absl::Status&)> hook) {
     failure_hook_ = std::move(hook);
   }
-  // The case running now ("" before the first).
-  const std::string& current_case() const { return current_case_; }
+  // The case running now ("" before the first); safe from any thread (a
+  // signal watcher, a rank's thread ending the job).
+  std::string current_case() const {
+    std::lock_guard<std::mutex> lock(current_case_mutex_);
+    return current_case_;
+  }
   // Prints each skip's full reason (with its file:line trail) on stderr.
   void set_verbose(bool verbose) { verbose_ = verbose; }
   // Samples `sensors` every `period` over each repetition's timed span
@@ -309,6 +314,7 @@ class Harness {
   std::function<bool()> stop_check_;
   std::function<bool(bool)> agree_;
   std::function<void(const std::string&, const absl::Status&)> failure_hook_;
+  mutable std::mutex current_case_mutex_;
   std::string current_case_;
   bool stopped_ = false;
   bool verbose_ = false;

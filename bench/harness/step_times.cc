@@ -49,35 +49,40 @@ void StepTimes::Clear() {
   taken_.clear();
 }
 
-std::string WithStepTimes(const std::string& entry, const std::vector<double>& seconds) {
+namespace {
+
+// Seconds as a JSON list of milliseconds, 6 significant digits.
+std::string MillisecondList(const std::vector<double>& seconds) {
+  std::string list = "[";
+  for (size_t i = 0; i < seconds.size(); ++i)
+    absl::StrAppend(&list, i == 0 ? "" : ", ", absl::StrFormat("%.6g", seconds[i] * 1e3));
+  return list + "]";
+}
+
+// `entry` with `"key": value` added as its last field; unchanged when it
+// does not end in a closing brace.
+std::string WithLastField(const std::string& entry, const char* key, const std::string& value) {
   const size_t close = entry.rfind('}');
   if (close == std::string::npos) return entry;
   // Back over the newline and indentation before the closing brace.
   size_t end = close;
   while (end > 0 && (entry[end - 1] == ' ' || entry[end - 1] == '\n')) --end;
-  std::string list;
-  for (size_t i = 0; i < seconds.size(); ++i)
-    absl::StrAppend(&list, i == 0 ? "" : ", ", absl::StrFormat("%.6g", seconds[i] * 1e3));
-  return absl::StrCat(entry.substr(0, end), ",\n      \"step_times_ms\": [", list, "]",
-                      entry.substr(end));
+  return absl::StrCat(entry.substr(0, end), ",\n      \"", key, "\": ", value, entry.substr(end));
+}
+
+}  // namespace
+
+std::string WithStepTimes(const std::string& entry, const std::vector<double>& seconds) {
+  return WithLastField(entry, "step_times_ms", MillisecondList(seconds));
 }
 
 std::string WithRankArrivals(const std::string& entry,
                              const std::vector<std::vector<double>>& rank_arrivals) {
-  const size_t close = entry.rfind('}');
-  if (rank_arrivals.empty() || close == std::string::npos) return entry;
-  size_t end = close;
-  while (end > 0 && (entry[end - 1] == ' ' || entry[end - 1] == '\n')) --end;
-  std::string lists;
-  for (size_t r = 0; r < rank_arrivals.size(); ++r) {
-    absl::StrAppend(&lists, r == 0 ? "[" : ", [");
-    for (size_t i = 0; i < rank_arrivals[r].size(); ++i)
-      absl::StrAppend(&lists, i == 0 ? "" : ", ",
-                      absl::StrFormat("%.6g", rank_arrivals[r][i] * 1e3));
-    absl::StrAppend(&lists, "]");
-  }
-  return absl::StrCat(entry.substr(0, end), ",\n      \"rank_arrival_ms\": [", lists, "]",
-                      entry.substr(end));
+  if (rank_arrivals.empty()) return entry;
+  std::string lists = "[";
+  for (size_t r = 0; r < rank_arrivals.size(); ++r)
+    absl::StrAppend(&lists, r == 0 ? "" : ", ", MillisecondList(rank_arrivals[r]));
+  return WithLastField(entry, "rank_arrival_ms", lists + "]");
 }
 
 }  // namespace cnnbench::bench

@@ -36,8 +36,9 @@ using cnnbench::testing::TempPath;
 using cnnbench::testing::TwoHosts;
 
 constexpr int kTimeoutSeconds = 5;  // --collective_timeout
-// Slack on a loaded machine of two cores: the bounds catch a hang, not speed.
-constexpr int kSlackSeconds = 30;
+// Slack on a loaded machine of two cores: the bounds tell "ended on the
+// timeout" from "hung until the test's 150 s limit", never how fast.
+constexpr int kSlackSeconds = 60;
 constexpr char kFirstCase[] = "allreduce/mpi/fp32/sum/bytes:64/ranks:2";
 constexpr char kSecondCase[] = "allreduce/mpi/fp32/sum/bytes:4194304/ranks:2";
 

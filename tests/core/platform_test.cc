@@ -152,5 +152,12 @@ TEST(PlatformTest, CollectedUnderOneCpuAffinityNamesTheHost) {
   EXPECT_EQ(CpuCountText(bound), absl::StrCat(bound.host_cpus, " CPUs, 1 usable by this process"));
 }
 
+// A job across hosts is a platform of its own; one host keeps its name.
+TEST(PlatformTest, AJobAcrossHostsIsNamedWithItsHostCount) {
+  EXPECT_EQ(MultiHostPlatformName("cpu-AMD-EPYC-2c", 1), "cpu-AMD-EPYC-2c");
+  EXPECT_EQ(MultiHostPlatformName("cpu-AMD-EPYC-2c", 2), "cpu-AMD-EPYC-2c-2hosts");
+  EXPECT_EQ(MultiHostPlatformName("8xNVIDIA-H100", 16), "8xNVIDIA-H100-16hosts");
+}
+
 }  // namespace
 }  // namespace cnnbench

@@ -303,8 +303,13 @@ absl::Status ReplicatedTrainWorkload::Steps(int r, int64_t count, std::vector<do
 
 absl::Status ReplicatedTrainWorkload::RunIterations(int64_t count) {
   steps_ += count;
+  // Room for every step before the span: nothing allocates inside it.
   rank0_step_seconds_.clear();
-  for (Rank& rank : ranks_) rank.arrivals.clear();
+  rank0_step_seconds_.reserve(static_cast<size_t>(count));
+  for (Rank& rank : ranks_) {
+    rank.arrivals.clear();
+    rank.arrivals.reserve(static_cast<size_t>(count));
+  }
   recording_ = case_.gpus == 0;
   std::vector<double>* timed = case_.gpus == 0 ? &rank0_step_seconds_ : nullptr;
   return EndJobOnTimeout(options_, threads_->RunEverywhere([this, count, timed](int r) {
@@ -319,7 +324,7 @@ absl::Status ReplicatedTrainWorkload::GatherArrivals(benchmark::State& state) {
   const MpiRanks* mpi = options_.mpi;
   if (mpi != nullptr && mpi->size > 1) {
     // One rank per process, the same steps on each: all-gathered.
-    const std::vector<double> mine = ranks_[0].arrivals;
+    const std::vector<double>& mine = ranks_[0].arrivals;
     const size_t steps = mine.size();
     std::vector<double> all(steps * mpi->size);
     RETURN_IF_ERROR(
